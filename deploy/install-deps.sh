@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# Installs exactly the Debian 12 packages electra.c needs to build, run and test.
+# Idempotent: packages already present are not touched, and apt is not called at all
+# when nothing is missing. Run as root or with sudo available.
+#   deploy/install-deps.sh            build + run + test dependencies
+#   deploy/install-deps.sh --runtime  only what the binaries need at run time
+#   deploy/install-deps.sh --check    exit 1 (listing them) if anything is missing
+set -euo pipefail
+
+build_pkgs="build-essential pkg-config libopenblas-dev libmicrohttpd-dev libcjson-dev libuv1-dev libutf8proc-dev"
+runtime_pkgs="libopenblas0-pthread libmicrohttpd12 libcjson1 libuv1 libutf8proc2"
+# python3-torch is the independent reference the tests check the engine against;
+# curl drives the end-to-end server tests; fortunes + wordnet are the English text
+# the default model of `make run` is pretrained on.
+test_pkgs="python3 python3-torch python3-numpy curl fortunes-min wordnet-base"
+
+mode=all
+case "${1:-}" in
+  --runtime) mode=runtime ;;
+  --check) mode=check ;;
+  "") ;;
+  *) echo "usage: $0 [--runtime|--check]" >&2; exit 2 ;;
+esac
+
+if [ "$mode" = runtime ]; then wanted="$runtime_pkgs"; else wanted="$build_pkgs $test_pkgs"; fi
+
+missing=""
+for p in $wanted; do
+  if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+    missing="$missing $p"
+  fi
+done
+
+if [ -z "$missing" ]; then
+  [ "$mode" = check ] || echo "install-deps: all dependencies present"
+  exit 0
+fi
+if [ "$mode" = check ]; then
+  echo "install-deps: missing:$missing" >&2
+  exit 1
+fi
+
+SUDO=""
+if [ "$(id -u)" -ne 0 ]; then
+  command -v sudo >/dev/null || { echo "install-deps: need root or sudo to install:$missing" >&2; exit 1; }
+  SUDO=sudo
+fi
+echo "install-deps: installing:$missing"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+# shellcheck disable=SC2086
+$SUDO apt-get install -y -qq --no-install-recommends $missing

@@ -1,0 +1,20 @@
+/* Internal: a small deterministic RNG (xoshiro256**) whose whole state is 4
+ * words, so the trainer can save it and resume bit for bit. */
+#ifndef EL_RNG_H
+#define EL_RNG_H
+#include <stdint.h>
+
+typedef struct el_rng { uint64_t s[4]; } el_rng;
+
+void el_rng_seed(el_rng *r, uint64_t seed);
+uint64_t el_rng_u64(el_rng *r);
+/* Uniform in [0, 1) with 24 random bits. */
+float el_rng_uniform(el_rng *r);
+/* Uniform integer in [0, n), n > 0, unbiased. */
+uint32_t el_rng_below(el_rng *r, uint32_t n);
+/* Standard normal (Box-Muller). */
+float el_rng_normal(el_rng *r);
+/* Independent stream derived from r and a tag (e.g. per thread or per purpose). */
+el_rng el_rng_split(const el_rng *r, uint64_t tag);
+
+#endif

@@ -1,0 +1,62 @@
+/* Loading a Hugging Face ELECTRA checkpoint directory (PRODUCT.md §2):
+ * config.json, model.safetensors (mmap'd; F32 used in place, F16/BF16
+ * converted), vocab.txt, tokenizer_config.json. Loading trusts nothing:
+ * every defect is refused with a message naming file, tensor, expected and
+ * found. A loaded model is read-only and may be shared by any number of
+ * threads. */
+#ifndef ELECTRA_MODEL_H
+#define ELECTRA_MODEL_H
+
+#include <stddef.h>
+#include "error.h"
+#include "tokenizer.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum el_arch {
+  EL_ARCH_PRETRAINING = 0, /* ElectraForPreTraining: replaced-token probability per token */
+  EL_ARCH_MASKED_LM,       /* ElectraForMaskedLM: generator logits over the vocabulary */
+  EL_ARCH_SEQ_CLS,         /* ElectraForSequenceClassification (HF head), or regression */
+  EL_ARCH_QA,              /* ElectraForQuestionAnswering: start/end logits */
+  EL_ARCH_COUNT
+} el_arch;
+
+/* HF ElectraConfig fields the engine uses. Strings owned by the config. */
+typedef struct el_config {
+  el_arch arch;
+  int vocab_size, embedding_size, hidden_size, num_layers, num_heads, intermediate_size;
+  int max_position_embeddings, type_vocab_size, pad_token_id;
+  float layer_norm_eps, initializer_range;
+  float hidden_dropout_prob, attention_probs_dropout_prob;
+  int num_labels;  /* SEQ_CLS: outputs of out_proj */
+  int regression;  /* SEQ_CLS with problem_type "regression" (num_labels 1) */
+  char **id2label; /* SEQ_CLS: num_labels names ("LABEL_i" when absent) */
+  int has_null_threshold; /* QA trained with impossible answers (squad2) */
+  float null_threshold;   /* "electra_null_threshold" in config.json */
+  int do_lower_case;      /* from tokenizer_config.json, default 1 */
+} el_config;
+
+typedef struct el_model el_model; /* opaque */
+
+/* Loads dir. On success *out is owned by the caller; free with el_model_free. */
+int el_model_load(const char *dir, el_model **out, el_error *err);
+void el_model_free(el_model *m);
+
+/* Borrowed pointers, valid while m lives. */
+const el_config *el_model_config(const el_model *m);
+const el_tokenizer *el_model_tokenizer(const el_model *m);
+size_t el_model_num_parameters(const el_model *m);
+/* Bytes of weights mapped from the file or converted into memory. */
+size_t el_model_weight_bytes(const el_model *m);
+
+/* "ElectraForPreTraining", ... ; NULL for an invalid value. */
+const char *el_arch_name(el_arch a);
+/* Inverse of el_arch_name; -1 when unknown. */
+int el_arch_from_name(const char *name);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
