@@ -1,0 +1,9 @@
+/* The electra-train subcommands; each parses its own argv (argv[0] is the
+ * subcommand name) and returns the process exit status. */
+#ifndef EL_TRAIN_COMMANDS_H
+#define EL_TRAIN_COMMANDS_H
+int el_cmd_vocab(int argc, char **argv);    /* train/cmd_vocab.c */
+int el_cmd_pretrain(int argc, char **argv); /* train/cmd_pretrain.c */
+int el_cmd_finetune(int argc, char **argv); /* train/cmd_finetune.c */
+int el_cmd_eval(int argc, char **argv);     /* train/cmd_eval.c */
+#endif

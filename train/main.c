@@ -1,0 +1,38 @@
+/* electra-train: dispatches to the subcommands (PRODUCT.md §3). */
+#include <stdio.h>
+#include <string.h>
+#include "commands.h"
+#include "electra/electra.h"
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "electra-train %s — ELECTRA pretraining, fine-tuning and evaluation on CPU\n"
+          "\n"
+          "usage: electra-train COMMAND [options]   (electra-train COMMAND --help for details)\n"
+          "\n"
+          "commands:\n"
+          "  vocab      learn a WordPiece vocabulary from text files\n"
+          "  pretrain   pretrain a generator + discriminator (replaced-token detection) or an MLM baseline\n"
+          "  finetune   fine-tune a discriminator on a GLUE task, grammatical error detection or SQuAD\n"
+          "  eval       evaluate a fine-tuned model and print metrics as JSON\n",
+          EL_VERSION);
+}
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (!strcmp(argv[1], "--version")) {
+    printf("electra-train %s\n", EL_VERSION);
+    return 0;
+  }
+  const char *cmd = argv[1];
+  if (!strcmp(cmd, "vocab")) return el_cmd_vocab(argc - 1, argv + 1);
+  if (!strcmp(cmd, "pretrain")) return el_cmd_pretrain(argc - 1, argv + 1);
+  if (!strcmp(cmd, "finetune")) return el_cmd_finetune(argc - 1, argv + 1);
+  if (!strcmp(cmd, "eval")) return el_cmd_eval(argc - 1, argv + 1);
+  fprintf(stderr, "electra-train: unknown command '%s'\n\n", cmd);
+  usage(stderr);
+  return 2;
+}
