@@ -10,16 +10,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* ---- dense: out[N,O] = in[N,I] . W[O,I]^T + b[O] (b may be NULL) ---- */
-void el_dense_forward(float *out, const float *in, const float *w, const float *b, int N, int I,
-                      int O);
+/* ---- dense: out[N,Cout] = in[N,Cin] . W[Cout,Cin]^T + b[Cout] (b may be NULL) ---- */
+void el_dense_forward(float *out, const float *in, const float *w, const float *b, int N, int Cin,
+                      int Cout);
 void el_dense_forward_naive(float *out, const float *in, const float *w, const float *b, int N,
-                            int I, int O);
-/* din [N,I] (may be NULL), dw [O,I], db [O] (may be NULL) */
+                            int Cin, int Cout);
+/* din [N,Cin] (may be NULL), dw [Cout,Cin], db [Cout] (may be NULL) */
 void el_dense_backward(float *din, float *dw, float *db, const float *dout, const float *in,
-                       const float *w, int N, int I, int O);
+                       const float *w, int N, int Cin, int Cout);
 void el_dense_backward_naive(float *din, float *dw, float *db, const float *dout,
-                             const float *in, const float *w, int N, int I, int O);
+                             const float *in, const float *w, int N, int Cin, int Cout);
 
 /* ---- LayerNorm over the last dim C: out = (x - mean) * rstd * g + b ----
  * mean/rstd [N] are saved for backward (may be NULL for inference). */

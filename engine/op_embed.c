@@ -1,0 +1,18 @@
+/* Embedding sum over packed sequences: word + position + token type. Position
+ * ids restart at 0 for every sequence (no padding offset, ELECTRA.md §1). */
+#include <string.h>
+#include "ops.h"
+
+void el_embed_forward(float *out, const int *ids, const int *type_ids, const int *seq_len,
+                      int n_seqs, const float *word, const float *pos, const float *type, int E) {
+  size_t t = 0;
+  for (int s = 0; s < n_seqs; s++) {
+    for (int p = 0; p < seq_len[s]; p++, t++) {
+      const float *we = word + (size_t)ids[t] * E;
+      const float *pe = pos + (size_t)p * E;
+      const float *te = type + (size_t)(type_ids ? type_ids[t] : 0) * E;
+      float *o = out + t * E;
+      for (int e = 0; e < E; e++) o[e] = we[e] + pe[e] + te[e];
+    }
+  }
+}
