@@ -103,12 +103,40 @@ run: deps
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) deploy/run.sh
 
+# make install PREFIX=/usr/local DESTDIR=: binaries to $(PREFIX)/bin; the
+# systemd unit to $(SYSTEMDUNITDIR) (systemd looks in /usr/local/lib/systemd/system
+# and /usr/lib/systemd/system; for another PREFIX pass
+# SYSTEMDUNITDIR=/etc/systemd/system), its ExecStart pointing at $(PREFIX)/bin;
+# the example options to $(PREFIX)/share/electra/ (copy to /etc/electra/ to use);
+# both binaries' --help as text in $(PREFIX)/share/doc/electra/.
+SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+EL_SHAREDIR = $(PREFIX)/share/electra
+EL_DOCDIR = $(PREFIX)/share/doc/electra
 install: $(BINS)
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(EL_SHAREDIR) $(DESTDIR)$(EL_DOCDIR)
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	sed 's|/usr/local/|$(PREFIX)/|g' deploy/electra-server.service >$(DESTDIR)$(SYSTEMDUNITDIR)/electra-server.service
+	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/electra-server.service
+	install -m 644 deploy/electra-server.env $(DESTDIR)$(EL_SHAREDIR)/electra-server.env
+	deploy/help-docs.sh $(BUILD)/bin $(DESTDIR)$(EL_DOCDIR)
+	chmod 644 $(DESTDIR)$(EL_DOCDIR)/*.txt
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/electra-train $(DESTDIR)$(PREFIX)/bin/electra-server
+	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/electra-server.service
+	rm -f $(DESTDIR)$(EL_SHAREDIR)/electra-server.env
+	rm -f $(DESTDIR)$(EL_DOCDIR)/electra-server.txt $(DESTDIR)$(EL_DOCDIR)/electra-train.txt
+	rmdir $(DESTDIR)$(EL_SHAREDIR) $(DESTDIR)$(EL_DOCDIR) 2>/dev/null || true
+
+# Slow deployment checks, outside `make test` (each debootstraps Debian 12 into
+# a cached scratch folder; root needed). EL_FRESH_DIR picks the folder,
+# EL_FRESH_ARGS passes options (e.g. --skip-test).
+EL_FRESH_DIR ?= /var/tmp/electra-fresh
+.PHONY: docker-check
+fresh-test:
+	tests/fresh/fresh_machine.sh $(EL_FRESH_ARGS) $(EL_FRESH_DIR)
+docker-check:
+	tests/fresh/docker_check.sh $(EL_FRESH_ARGS) $(EL_FRESH_DIR)
 
 clean:
 	rm -rf $(BUILD)

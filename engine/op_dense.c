@@ -25,3 +25,54 @@ void el_dense_forward_naive(float *out, const float *in, const float *w, const f
       out[(size_t)n * Cout + o] = (float)acc;
     }
 }
+
+void el_dense_backward(float *din, float *dw, float *db, const float *dout, const float *in,
+                       const float *w, int N, int Cin, int Cout) {
+  if (N <= 0) return;
+  if (din)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, N, Cin, Cout, 1.0f, dout, Cout, w,
+                Cin, 1.0f, din, Cin);
+  if (dw)
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, Cout, Cin, N, 1.0f, dout, Cout, in, Cin,
+                1.0f, dw, Cin);
+  if (db) {
+    /* Columns split across threads, rows summed in order: the same result for
+     * any thread count. */
+#pragma omp parallel for schedule(static) if ((long)N * Cout > 65536)
+    for (int o0 = 0; o0 < Cout; o0 += 64) {
+      const int o1 = o0 + 64 < Cout ? o0 + 64 : Cout;
+      float acc[64] = {0};
+      for (int n = 0; n < N; n++) {
+        const float *d = dout + (size_t)n * Cout;
+        for (int o = o0; o < o1; o++) acc[o - o0] += d[o];
+      }
+      for (int o = o0; o < o1; o++) db[o] += acc[o - o0];
+    }
+  }
+}
+
+void el_dense_backward_naive(float *din, float *dw, float *db, const float *dout,
+                             const float *in, const float *w, int N, int Cin, int Cout) {
+  if (din)
+    for (int n = 0; n < N; n++)
+      for (int i = 0; i < Cin; i++) {
+        double acc = 0.0;
+        for (int o = 0; o < Cout; o++)
+          acc += (double)dout[(size_t)n * Cout + o] * w[(size_t)o * Cin + i];
+        din[(size_t)n * Cin + i] += (float)acc;
+      }
+  if (dw)
+    for (int o = 0; o < Cout; o++)
+      for (int i = 0; i < Cin; i++) {
+        double acc = 0.0;
+        for (int n = 0; n < N; n++)
+          acc += (double)dout[(size_t)n * Cout + o] * in[(size_t)n * Cin + i];
+        dw[(size_t)o * Cin + i] += (float)acc;
+      }
+  if (db)
+    for (int o = 0; o < Cout; o++) {
+      double acc = 0.0;
+      for (int n = 0; n < N; n++) acc += dout[(size_t)n * Cout + o];
+      db[o] += (float)acc;
+    }
+}

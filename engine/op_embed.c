@@ -16,3 +16,28 @@ void el_embed_forward(float *out, const int *ids, const int *type_ids, const int
     }
   }
 }
+
+/* Scatter-add: repeated ids (and every position/type row) accumulate. Serial
+ * in token order so the sums do not depend on the thread count. */
+void el_embed_backward(float *dword, float *dpos, float *dtype, const float *dout,
+                       const int *ids, const int *type_ids, const int *seq_len, int n_seqs,
+                       int E) {
+  size_t t = 0;
+  for (int s = 0; s < n_seqs; s++) {
+    for (int p = 0; p < seq_len[s]; p++, t++) {
+      const float *d = dout + t * E;
+      if (dword) {
+        float *w = dword + (size_t)ids[t] * E;
+        for (int e = 0; e < E; e++) w[e] += d[e];
+      }
+      if (dpos) {
+        float *q = dpos + (size_t)p * E;
+        for (int e = 0; e < E; e++) q[e] += d[e];
+      }
+      if (dtype) {
+        float *y = dtype + (size_t)(type_ids ? type_ids[t] : 0) * E;
+        for (int e = 0; e < E; e++) y[e] += d[e];
+      }
+    }
+  }
+}

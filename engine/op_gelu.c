@@ -17,3 +17,25 @@ void el_gelu_forward_naive(float *out, const float *in, size_t n) {
     out[i] = (float)(0.5 * x * (1.0 + erf(x / sqrt(2.0))));
   }
 }
+
+/* d/dx [x Phi(x)] = Phi(x) + x phi(x) */
+#define EL_INV_SQRT_2PI 0.39894228040143267794f
+
+void el_gelu_backward(float *din, const float *in, const float *dout, size_t n) {
+#pragma omp parallel for schedule(static) if (n > 65536)
+  for (size_t i = 0; i < n; i++) {
+    float x = in[i];
+    float cdf = 0.5f * (1.0f + erff(x * EL_INV_SQRT2));
+    float pdf = EL_INV_SQRT_2PI * expf(-0.5f * x * x);
+    din[i] += dout[i] * (cdf + x * pdf);
+  }
+}
+
+void el_gelu_backward_naive(float *din, const float *in, const float *dout, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    double x = in[i];
+    double cdf = 0.5 * (1.0 + erf(x / sqrt(2.0)));
+    double pdf = exp(-0.5 * x * x) / sqrt(2.0 * M_PI);
+    din[i] += (float)(dout[i] * (cdf + x * pdf));
+  }
+}

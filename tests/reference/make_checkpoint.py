@@ -9,16 +9,17 @@ Run with /usr/bin/python3 (Debian python3-torch). The directory holds:
                          {name: {dtype, shape, data_offsets}, "__metadata__": {"format": "pt"}}
                          padded with spaces to a multiple of 8, then the tensor bytes
                          back to back (sorted by name, no holes)
-  vocab.txt              --vocab PATH copied, or a built-in vocabulary of ~500 entries:
+  vocab.txt              --vocab PATH copied, or a built-in vocabulary of 655 entries:
                          [PAD] [UNK] [CLS] [SEP] [MASK] at ids 0-4, then printable ASCII
-                         characters, "##" + letters/digits, common suffixes, ~330 lower-case
+                         characters, "##" + letters/digits, common suffixes, 503 lower-case
                          English words and a few CJK characters
   tokenizer_config.json  {"do_lower_case": true|false, "tokenizer_class": "ElectraTokenizer", ...}
 
 Tensor names follow HF modeling_electra.py (ELECTRA.md section 7); all four task models
 prefix the encoder with "electra.". Values: every dense weight, embedding table and bias is
 N(0, std); LayerNorm weight is 1 + N(0, 0.1) and LayerNorm bias N(0, 0.1) (non-trivial on
-purpose, so a reference comparison exercises every parameter). The seed fixes everything.
+purpose, so a reference comparison exercises every parameter); generator_lm_head.weight equals
+the word embeddings (HF ties them). The seed fixes everything.
 
 CLI:
   make_checkpoint.py --arch pretraining|mlm|cls|qa --out DIR
@@ -31,8 +32,9 @@ CLI:
       [--dtype f32|f16|bf16]   storage dtype of every tensor
       [--dtype-of NAME=DTYPE]  per-tensor override (repeatable), e.g. a 1-element F16 tensor
                                makes every following F32 tensor misaligned in the file
-      [--tie]                  mlm only: omit generator_lm_head.weight (tied to the word
-                               embeddings, as safetensors deduplication does)
+      [--tie]                  mlm only: omit generator_lm_head.weight (it is tied to the
+                               word embeddings; without --tie it is written as a copy of them,
+                               as torch.save of a tied HF model holds both)
       [--position-ids]         add the unused int64 buffer electra.embeddings.position_ids
       [--null-threshold X]     qa only: write "electra_null_threshold": X
       [--cased]                tokenizer_config.json "do_lower_case": false
@@ -102,7 +104,7 @@ test record boat common gold possible plane stead dry wonder laugh thousand ago 
 shape equate hot miss brought heat snow tire bring yes distant fill east paint language among
 movie film bad terrible awesome boring
 """.split()
-_SUFFIXES = ["##s", "##es", "##ed", "##ing", "##ly", "##er", "##est", "##ion", "##ness", "##ment"]
+_SUFFIXES = ["##es", "##ed", "##ing", "##ly", "##er", "##est", "##ion", "##ness", "##ment"]
 _CJK = ["中", "国", "日", "本", "人", "大", "学", "語"]
 
 
@@ -243,6 +245,10 @@ def _random_tensors(d, V):
     std = float(d["std"])
     out = {}
     for name, shape in tensor_shapes(d, V):
+        if name == "generator_lm_head.weight":
+            # HF ties it to the word embeddings (tie_word_embeddings): same values.
+            out[name] = out["electra.embeddings.word_embeddings.weight"].clone()
+            continue
         if ".LayerNorm.weight" in name:
             t = 1.0 + 0.1 * torch.randn(shape, generator=g)
         elif ".LayerNorm.bias" in name:

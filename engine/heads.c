@@ -1,0 +1,103 @@
+/* The four Hugging Face task heads on top of the encoder (ELECTRA.md sections
+ * 1 and 7). Each validates the batch and the model's architecture, runs the
+ * encoder into the workspace and writes the caller's output array. */
+#include <string.h>
+#include "infer_internal.h"
+#include "infer_kernels.h"
+#include "ops.h"
+
+static float dot(const float *a, const float *b, int n) {
+  float s = 0.0f;
+#pragma omp simd reduction(+ : s)
+  for (int i = 0; i < n; i++) s += a[i] * b[i];
+  return s;
+}
+
+/* ElectraDiscriminatorPredictions: sigmoid(dense_prediction(gelu(dense(h)))). */
+int el_run_replaced(const el_model *m, el_workspace *ws, const el_batch *b, float *prob,
+                    el_error *err) {
+  int T = 0;
+  int rc = el__check_batch(m, ws, b, EL_ARCH_PRETRAINING, "el_run_replaced", &T, err);
+  if (rc) return rc;
+  if (!prob) return el_error_set(err, EL_EINVAL, "el_run_replaced: NULL output");
+  el__encode(m, ws, b, T);
+  const el_weights *w = &m->w;
+  const int H = m->cfg.hidden_size;
+  float *d = ws->big;
+  el__gemm_nt(d, ws->x, w->disc_dense.w, NULL, T, H, H, 0);
+  el__bias_gelu(d, w->disc_dense.b, T, H);
+  const float bp = w->disc_pred.b[0];
+  for (int t = 0; t < T; t++) prob[t] = el_sigmoidf(dot(d + (size_t)t * H, w->disc_pred.w, H) + bp);
+  return EL_OK;
+}
+
+/* ElectraClassificationHead on the first ([CLS]) token of each sequence:
+ * out_proj(gelu(dense(h_cls))). Dropout is off at inference. */
+int el_run_classify(const el_model *m, el_workspace *ws, const el_batch *b, float *logits,
+                    el_error *err) {
+  int T = 0;
+  int rc = el__check_batch(m, ws, b, EL_ARCH_SEQ_CLS, "el_run_classify", &T, err);
+  if (rc) return rc;
+  if (!logits) return el_error_set(err, EL_EINVAL, "el_run_classify: NULL output");
+  el__encode(m, ws, b, T);
+  const el_weights *w = &m->w;
+  const int H = m->cfg.hidden_size, n = b->n_seqs;
+  float *cls = ws->ctx, *d = ws->big;
+  for (int s = 0, t = 0; s < n; t += b->seq_len[s], s++)
+    memcpy(cls + (size_t)s * H, ws->x + (size_t)t * H, sizeof(float) * (size_t)H);
+  el__gemm_nt(d, cls, w->cls_dense.w, NULL, n, H, H, 0);
+  el__bias_gelu(d, w->cls_dense.b, n, H);
+  el__gemm_nt(logits, d, w->cls_out.w, w->cls_out.b, n, H, m->cfg.num_labels, 0);
+  return EL_OK;
+}
+
+/* qa_outputs: two logits per token, split into start and end. */
+int el_run_qa(const el_model *m, el_workspace *ws, const el_batch *b, float *start_logits,
+              float *end_logits, el_error *err) {
+  int T = 0;
+  int rc = el__check_batch(m, ws, b, EL_ARCH_QA, "el_run_qa", &T, err);
+  if (rc) return rc;
+  if (!start_logits || !end_logits) return el_error_set(err, EL_EINVAL, "el_run_qa: NULL output");
+  el__encode(m, ws, b, T);
+  const el_weights *w = &m->w;
+  const int H = m->cfg.hidden_size;
+  const float *ws_ = w->qa.w, *we = w->qa.w + H;
+  for (int t = 0; t < T; t++) {
+    const float *h = ws->x + (size_t)t * H;
+    start_logits[t] = dot(h, ws_, H) + w->qa.b[0];
+    end_logits[t] = dot(h, we, H) + w->qa.b[1];
+  }
+  return EL_OK;
+}
+
+/* ElectraGeneratorPredictions + generator_lm_head at the chosen positions:
+ * logits = LN(gelu(dense(h))) lm_w^T + lm_b, lm_w the (possibly tied) word
+ * embeddings [V,E]. */
+int el_run_mlm(const el_model *m, el_workspace *ws, const el_batch *b, const int *positions,
+               int n_pos, float *logits, el_error *err) {
+  int T = 0;
+  int rc = el__check_batch(m, ws, b, EL_ARCH_MASKED_LM, "el_run_mlm", &T, err);
+  if (rc) return rc;
+  if (n_pos < 0 || n_pos > ws->max_tokens)
+    return el_error_set(err, n_pos < 0 ? EL_EINVAL : EL_ETOOLONG,
+                        "el_run_mlm: %d positions, the workspace holds %d", n_pos, ws->max_tokens);
+  if (n_pos > 0 && (!positions || !logits))
+    return el_error_set(err, EL_EINVAL, "el_run_mlm: NULL positions or output");
+  for (int i = 0; i < n_pos; i++)
+    if (positions[i] < 0 || positions[i] >= T)
+      return el_error_set(err, EL_EINVAL, "el_run_mlm: position %d is %d, outside [0, %d)", i,
+                          positions[i], T);
+  if (n_pos == 0) return EL_OK;
+  el__encode(m, ws, b, T);
+  const el_config *c = &m->cfg;
+  const el_weights *w = &m->w;
+  const int H = c->hidden_size, E = c->embedding_size;
+  float *g = ws->ctx, *d = ws->big;
+  for (int i = 0; i < n_pos; i++)
+    memcpy(g + (size_t)i * H, ws->x + (size_t)positions[i] * H, sizeof(float) * (size_t)H);
+  el__gemm_nt(d, g, w->gen_dense.w, NULL, n_pos, H, E, 0);
+  el__bias_gelu(d, w->gen_dense.b, n_pos, E);
+  el__bias_layernorm(d, NULL, w->gen_ln.g, w->gen_ln.b, n_pos, E, c->layer_norm_eps);
+  el__gemm_nt(logits, d, w->lm_w, w->lm_b, n_pos, E, c->vocab_size, 0);
+  return EL_OK;
+}

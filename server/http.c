@@ -1,0 +1,560 @@
+/* The HTTP layer on libmicrohttpd 0.9.75: routing, limits decided before the
+ * body is read, suspend while the batcher works, resume with the result.
+ *
+ * Access-handler calls for one request (SERVING.md §6): the first call has
+ * only headers, and rejections that need no body (404, 405, 401, 413, 415,
+ * 503) are queued there; body chunks are copied (or counted and dropped past
+ * the limit for chunked bodies); the final call (no data) parses, submits and
+ * suspends; after the batcher resumes the connection the handler runs once
+ * more and queues the answer. NOTIFY_COMPLETED logs, counts and frees. */
+#include <arpa/inet.h>
+#include <microhttpd.h>
+#include <netinet/in.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "electra/electra.h"
+#include "srv_log.h"
+#include "srv_metrics.h"
+#include "srv_server.h"
+
+enum { ST_NEW = 0, ST_BODY, ST_WAITING, ST_DONE };
+
+typedef struct route_def {
+  const char *path;
+  int route;
+  int post;     /* POST route (else GET/HEAD) */
+  int open;     /* no API key needed */
+} route_def;
+
+static const route_def routes[] = {
+    {"/", EL_ROUTE_ROOT, 0, 1},
+    {"/health", EL_ROUTE_HEALTH, 0, 1},
+    {"/ready", EL_ROUTE_READY, 0, 1},
+    {"/v2/health/live", EL_ROUTE_LIVE_V2, 0, 1},
+    {"/v2/health/ready", EL_ROUTE_READY_V2, 0, 1},
+    {"/info", EL_ROUTE_INFO, 0, 0},
+    {"/metrics", EL_ROUTE_METRICS, 0, 1},
+    {"/openapi.json", EL_ROUTE_OPENAPI, 0, 0},
+    {"/tokenize", EL_ROUTE_TOKENIZE, 1, 0},
+    {"/score", EL_ROUTE_SCORE, 1, 0},
+    {"/classify", EL_ROUTE_CLASSIFY, 1, 0},
+    {"/qa", EL_ROUTE_QA, 1, 0},
+};
+#define N_ROUTES ((int)(sizeof routes / sizeof routes[0]))
+
+typedef struct conn_req {
+  el__server *srv;
+  struct MHD_Connection *conn;
+  const route_def *rt; /* NULL: unknown route */
+  char method[16];
+  char path[256];
+  double t0;
+  int state;
+  el__sb body;
+  size_t body_seen;
+  int body_over;
+  el__model_set *set;
+  el__api_req *api;
+  el__job job;
+  int status;
+  const char *err_type;
+  char origin[256]; /* allowed Origin to echo, or "" */
+  const char *model;
+} conn_req;
+
+/* ---- responses ---- */
+
+static void add_common_headers(conn_req *r, struct MHD_Response *resp) {
+  if (r->origin[0]) {
+    MHD_add_response_header(resp, "Access-Control-Allow-Origin", r->origin);
+    MHD_add_response_header(resp, "Vary", "Origin");
+  }
+  if (atomic_load(&r->srv->draining)) MHD_add_response_header(resp, "Connection", "close");
+}
+
+static enum MHD_Result send_buf(conn_req *r, int status, const char *ctype, char *data,
+                                size_t len, int must_free) {
+  struct MHD_Response *resp = MHD_create_response_from_buffer(
+      len, data, must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
+  if (!resp) {
+    if (must_free) free(data);
+    return MHD_NO;
+  }
+  MHD_add_response_header(resp, "Content-Type", ctype);
+  add_common_headers(r, resp);
+  if (r->state == ST_DONE && r->job.t_enqueue > 0) {
+    char v[32];
+    double q = (r->job.t_first_run > 0 ? r->job.t_first_run : r->job.t_done) - r->job.t_enqueue;
+    double inf = r->job.t_first_run > 0 ? r->job.t_done - r->job.t_first_run : 0;
+    snprintf(v, sizeof v, "%.3f", q * 1e3);
+    MHD_add_response_header(resp, "x-queue-time", v);
+    snprintf(v, sizeof v, "%.3f", inf * 1e3);
+    MHD_add_response_header(resp, "x-inference-time", v);
+  }
+  r->status = status;
+  enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)status, resp);
+  MHD_destroy_response(resp);
+  return ret;
+}
+
+static enum MHD_Result send_json(conn_req *r, int status, char *data, size_t len) {
+  return send_buf(r, status, "application/json", data, len, 1);
+}
+
+/* The one function that turns an error into a reply. */
+static enum MHD_Result send_error(conn_req *r, el__http_err e, const char *msg) {
+  char buf[512];
+  size_t n = el__error_body(e, msg, buf, sizeof buf);
+  struct MHD_Response *resp = MHD_create_response_from_buffer(n, buf, MHD_RESPMEM_MUST_COPY);
+  if (!resp) return MHD_NO;
+  MHD_add_response_header(resp, "Content-Type", "application/json");
+  add_common_headers(r, resp);
+  if (e == EL_HERR_METHOD)
+    MHD_add_response_header(resp, "Allow", r->rt && r->rt->post ? "POST, OPTIONS"
+                                                                  : "GET, HEAD, OPTIONS");
+  if (e == EL_HERR_OVERLOADED || e == EL_HERR_UNAVAILABLE)
+    MHD_add_response_header(resp, "Retry-After", "1");
+  if (e == EL_HERR_UNAUTHORIZED) MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
+  r->status = el__herr_status(e);
+  r->err_type = el__herr_type(e);
+  enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
+  MHD_destroy_response(resp);
+  return ret;
+}
+
+/* ---- checks on the first call ---- */
+
+static const route_def *find_route(const char *url) {
+  for (int i = 0; i < N_ROUTES; i++)
+    if (!strcmp(url, routes[i].path)) return &routes[i];
+  return NULL;
+}
+
+/* Constant-time comparison: time depends on the lengths only. */
+static int key_equal(const char *given, size_t glen, const char *key) {
+  size_t klen = strlen(key);
+  unsigned char diff = (unsigned char)(glen != klen);
+  for (size_t i = 0; i < klen; i++) {
+    unsigned char g = i < glen ? (unsigned char)given[i] : 0;
+    diff |= (unsigned char)(g ^ (unsigned char)key[i]);
+  }
+  return diff == 0;
+}
+
+static int authorized(conn_req *r) {
+  const char *key = r->srv->opt.api_key;
+  if (!key[0] || r->rt->open) return 1;
+  const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
+  if (!h || strncasecmp(h, "Bearer ", 7)) return 0;
+  h += 7;
+  while (*h == ' ') h++;
+  size_t n = strlen(h);
+  while (n && h[n - 1] == ' ') n--;
+  return key_equal(h, n, key);
+}
+
+static void check_origin(conn_req *r) {
+  const el__srv_options *o = &r->srv->opt;
+  if (!o->n_cors) return;
+  const char *origin = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Origin");
+  if (!origin) return;
+  for (int i = 0; i < o->n_cors; i++) {
+    if (!strcmp(o->cors_origins[i], "*")) {
+      snprintf(r->origin, sizeof r->origin, "*");
+      return;
+    }
+    if (!strcmp(o->cors_origins[i], origin)) {
+      snprintf(r->origin, sizeof r->origin, "%s", origin);
+      return;
+    }
+  }
+}
+
+static int is_json_type(const char *ct) {
+  if (!ct) return 0;
+  while (*ct == ' ') ct++;
+  size_t n = strlen("application/json");
+  if (strncasecmp(ct, "application/json", n)) return 0;
+  return ct[n] == 0 || ct[n] == ';' || ct[n] == ' ';
+}
+
+static enum MHD_Result first_call(conn_req *r) {
+  el__server *s = r->srv;
+  check_origin(r);
+  if (!r->rt) return send_error(r, EL_HERR_NOT_FOUND, "no such route");
+  if (!strcmp(r->method, "OPTIONS")) {
+    struct MHD_Response *resp = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
+    if (!resp) return MHD_NO;
+    MHD_add_response_header(resp, "Allow", r->rt->post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS");
+    if (r->origin[0]) {
+      MHD_add_response_header(resp, "Access-Control-Allow-Methods",
+                              r->rt->post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS");
+      MHD_add_response_header(resp, "Access-Control-Allow-Headers",
+                              "Content-Type, Authorization");
+      MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
+    }
+    add_common_headers(r, resp);
+    r->status = 204;
+    enum MHD_Result ret = MHD_queue_response(r->conn, 204, resp);
+    MHD_destroy_response(resp);
+    return ret;
+  }
+  int is_post = !strcmp(r->method, "POST");
+  int is_get = !strcmp(r->method, "GET") || !strcmp(r->method, "HEAD");
+  if (r->rt->post ? !is_post : !is_get)
+    return send_error(r, EL_HERR_METHOD, r->rt->post ? "use POST" : "use GET");
+  if (!authorized(r))
+    return send_error(r, EL_HERR_UNAUTHORIZED, "missing or wrong Authorization: Bearer key");
+  if (!r->rt->post) return MHD_YES;
+
+  const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Transfer-Encoding");
+  const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Length");
+  /* libmicrohttpd 0.9.75 accepts both headers together (request smuggling);
+   * refuse here. */
+  if (te && cl)
+    return send_error(r, EL_HERR_INVALID_REQUEST,
+                      "Transfer-Encoding and Content-Length must not both be sent");
+  if (te && strcasecmp(te, "chunked"))
+    return send_error(r, EL_HERR_INVALID_REQUEST, "unsupported Transfer-Encoding");
+  if (cl) {
+    char *end;
+    unsigned long long n = strtoull(cl, &end, 10);
+    if (end == cl || *end) return send_error(r, EL_HERR_INVALID_REQUEST, "bad Content-Length");
+    if (n > (unsigned long long)s->opt.max_body_bytes) {
+      char msg[128];
+      snprintf(msg, sizeof msg, "body of %llu bytes is over the limit of %ld", n,
+               s->opt.max_body_bytes);
+      return send_error(r, EL_HERR_TOO_LARGE, msg);
+    }
+  }
+  if (!is_json_type(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Type")))
+    return send_error(r, EL_HERR_MEDIA_TYPE, "Content-Type must be application/json");
+  if (atomic_load(&s->draining))
+    return send_error(r, EL_HERR_UNAVAILABLE, "the server is draining");
+  if (!atomic_load(&s->loaded))
+    return send_error(r, EL_HERR_UNAVAILABLE, "models are loading");
+  if (r->rt->route != EL_ROUTE_TOKENIZE && el__sched_depth(s->sched) >= s->opt.max_queue)
+    return send_error(r, EL_HERR_OVERLOADED, "the request queue is full");
+  r->state = ST_BODY;
+  return MHD_YES;
+}
+
+/* ---- GET routes ---- */
+
+static char *render_info(el__server *s, size_t *len) {
+  el__sb b = {0};
+  el__model_set *set = el__server_models(s);
+  const el__srv_options *o = &s->opt;
+  el__sb_printf(&b,
+                "{\"version\":\"%s\",\"ready\":%s,\"limits\":{\"max_batch_tokens\":%d,"
+                "\"max_batch_size\":%d,\"max_wait_us\":%d,\"max_queue\":%d,\"max_inputs\":%d,"
+                "\"max_body_bytes\":%ld,\"request_timeout\":%g},\"models\":[",
+                EL_VERSION, atomic_load(&s->ready) ? "true" : "false", o->max_batch_tokens,
+                o->max_batch_size, o->max_wait_us, o->max_queue, o->max_inputs,
+                o->max_body_bytes, o->request_timeout);
+  for (int i = 0; set && i < set->n; i++) {
+    const el__model_entry *e = &set->e[i];
+    const el_config *c = e->cfg;
+    el__sb_puts(&b, i ? ",{\"name\":" : "{\"name\":");
+    el__sb_json_str(&b, e->name, strlen(e->name));
+    const char *task = e->task == EL_TASK_SCORE      ? "score"
+                       : e->task == EL_TASK_CLASSIFY ? "classify"
+                       : e->task == EL_TASK_QA       ? "qa"
+                                                     : "tokenize";
+    el__sb_printf(&b,
+                  ",\"task\":\"%s\",\"route\":\"%s\",\"architecture\":\"%s\",\"default\":%s,"
+                  "\"max_seq_len\":%d,\"num_parameters\":%zu,\"vocab_size\":%d,"
+                  "\"hidden_size\":%d,\"num_layers\":%d,\"do_lower_case\":%s",
+                  task, el__task_route(e->task), el_arch_name(c->arch),
+                  e->task >= 0 && set->task_default[e->task] == i ? "true" : "false", e->max_len,
+                  el_model_num_parameters(e->model), c->vocab_size, c->hidden_size,
+                  c->num_layers, c->do_lower_case ? "true" : "false");
+    if (c->arch == EL_ARCH_SEQ_CLS) {
+      el__sb_printf(&b, ",\"regression\":%s,\"labels\":[", c->regression ? "true" : "false");
+      for (int k = 0; k < c->num_labels; k++) {
+        const char *l = c->id2label && c->id2label[k] ? c->id2label[k] : "";
+        if (k) el__sb_puts(&b, ",");
+        el__sb_json_str(&b, l, strlen(l));
+      }
+      el__sb_puts(&b, "]");
+    } else {
+      el__sb_puts(&b, ",\"labels\":null");
+    }
+    if (c->arch == EL_ARCH_QA) {
+      el__sb_puts(&b, ",\"null_threshold\":");
+      if (c->has_null_threshold)
+        el__sb_json_num(&b, c->null_threshold);
+      else
+        el__sb_puts(&b, "null");
+    }
+    el__sb_puts(&b, "}");
+  }
+  el__sb_puts(&b, "]}");
+  if (set) el__model_set_unref(set);
+  return el__sb_take(&b, len);
+}
+
+static char *render_model_metrics(el__server *s) {
+  el__model_set *set = el__server_models(s);
+  if (!set) return NULL;
+  el__sb b = {0};
+  el__sb_puts(&b, "# HELP electra_model_info Models served (value 1).\n"
+                  "# TYPE electra_model_info gauge\n");
+  for (int i = 0; i < set->n; i++)
+    el__sb_printf(&b, "electra_model_info{name=\"%s\",architecture=\"%s\"} 1\n", set->e[i].name,
+                  el_arch_name(set->e[i].cfg->arch));
+  el__model_set_unref(set);
+  return el__sb_take(&b, NULL);
+}
+
+static enum MHD_Result handle_get(conn_req *r) {
+  el__server *s = r->srv;
+  switch (r->rt->route) {
+    case EL_ROUTE_ROOT:
+      return send_buf(r, 200, "text/html; charset=utf-8", (char *)el__page_html,
+                      strlen(el__page_html), 0);
+    case EL_ROUTE_HEALTH:
+    case EL_ROUTE_LIVE_V2: {
+      static const char ok[] = "{\"status\":\"ok\"}";
+      return send_buf(r, 200, "application/json", (char *)ok, sizeof ok - 1, 0);
+    }
+    case EL_ROUTE_READY:
+    case EL_ROUTE_READY_V2: {
+      static const char ok[] = "{\"status\":\"ready\"}";
+      if (atomic_load(&s->ready))
+        return send_buf(r, 200, "application/json", (char *)ok, sizeof ok - 1, 0);
+      return send_error(r, EL_HERR_UNAVAILABLE,
+                        atomic_load(&s->draining) ? "draining" : "loading models");
+    }
+    case EL_ROUTE_INFO: {
+      size_t n;
+      char *body = render_info(s, &n);
+      if (!body) return send_error(r, EL_HERR_INTERNAL, "out of memory");
+      return send_json(r, 200, body, n);
+    }
+    case EL_ROUTE_METRICS: {
+      size_t n;
+      char *models = render_model_metrics(s);
+      char *body = el__metrics_render(models, &n);
+      free(models);
+      if (!body) return send_error(r, EL_HERR_INTERNAL, "out of memory");
+      return send_buf(r, 200, "text/plain; version=0.0.4; charset=utf-8", body, n, 1);
+    }
+    case EL_ROUTE_OPENAPI:
+      return send_buf(r, 200, "application/json", (char *)el__openapi_json,
+                      strlen(el__openapi_json), 0);
+  }
+  return send_error(r, EL_HERR_NOT_FOUND, "no such route");
+}
+
+/* ---- POST routes ---- */
+
+static void job_done(el__job *j) {
+  conn_req *r = j->user;
+  r->state = ST_DONE;
+  MHD_resume_connection(r->conn); /* nothing may touch r after this */
+}
+
+static enum MHD_Result respond_result(conn_req *r) {
+  if (r->job.status != EL_HERR_NONE) return send_error(r, r->job.status, r->job.errmsg);
+  el__sb b = {0};
+  el__fail f = {0};
+  el__http_err e = el__api_render(r->api, &b, &f);
+  if (e) {
+    el__sb_free(&b);
+    return send_error(r, e, f.msg);
+  }
+  size_t n;
+  char *body = el__sb_take(&b, &n);
+  if (!body) return send_error(r, EL_HERR_INTERNAL, "out of memory");
+  return send_json(r, 200, body, n);
+}
+
+static enum MHD_Result handle_post(conn_req *r) {
+  el__server *s = r->srv;
+  if (r->body_over) {
+    char msg[128];
+    snprintf(msg, sizeof msg, "body is over the limit of %ld bytes", s->opt.max_body_bytes);
+    return send_error(r, EL_HERR_TOO_LARGE, msg);
+  }
+  r->set = el__server_models(s);
+  if (!r->set) return send_error(r, EL_HERR_UNAVAILABLE, "models are loading");
+  el__fail f = {0};
+  el__http_err e = el__api_prepare(r->rt->route, r->body.data ? r->body.data : "", r->body.len,
+                                   r->set, &s->lim, &r->api, &f);
+  el__sb_free(&r->body);
+  if (e) return send_error(r, e, f.msg);
+  r->model = el__api_entry(r->api)->name;
+  int n;
+  el__seq *seqs = el__api_seqs(r->api, &n);
+  if (n == 0) {
+    r->state = ST_DONE;
+    return respond_result(r);
+  }
+  e = el__sched_admit(s->sched, 0);
+  if (e)
+    return send_error(r, e, e == EL_HERR_OVERLOADED ? "the request queue is full"
+                                                    : "the server is draining");
+  memset(&r->job, 0, sizeof r->job);
+  r->job.model = el__api_entry(r->api);
+  r->job.seqs = seqs;
+  r->job.n_seqs = n;
+  r->job.deadline = s->opt.request_timeout > 0 ? r->t0 + s->opt.request_timeout : 0;
+  r->job.done = job_done;
+  r->job.user = r;
+  r->state = ST_WAITING;
+  /* suspend first: the result can then only resume a suspended connection */
+  atomic_fetch_add(&s->suspended, 1);
+  MHD_suspend_connection(r->conn);
+  el__sched_submit(s->sched, &r->job);
+  return MHD_YES;
+}
+
+static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, const char *url,
+                                      const char *method, const char *version,
+                                      const char *upload_data, size_t *upload_data_size,
+                                      void **con_cls) {
+  (void)version;
+  el__server *s = cls;
+  conn_req *r = *con_cls;
+  if (!r) {
+    r = calloc(1, sizeof *r);
+    if (!r) return MHD_NO;
+    r->srv = s;
+    r->conn = conn;
+    r->t0 = el__now();
+    r->rt = find_route(url);
+    snprintf(r->method, sizeof r->method, "%s", method);
+    snprintf(r->path, sizeof r->path, "%s", r->rt ? r->rt->path : url);
+    *con_cls = r;
+    atomic_fetch_add(&s->inflight, 1);
+    return first_call(r);
+  }
+  if (r->state == ST_DONE) {
+    if (r->job.done) atomic_fetch_sub(&s->suspended, 1);
+    r->job.done = NULL; /* count the resume once */
+    return respond_result(r);
+  }
+  if (r->state == ST_WAITING) return MHD_YES; /* spurious call while suspended */
+  if (*upload_data_size) {
+    size_t n = *upload_data_size;
+    *upload_data_size = 0;
+    if (!r->rt || !r->rt->post || r->state != ST_BODY) return MHD_YES; /* discard */
+    r->body_seen += n;
+    if (r->body_seen > (size_t)s->opt.max_body_bytes) {
+      /* chunked body past the limit: stop storing, answer 413 at the end */
+      r->body_over = 1;
+      el__sb_free(&r->body);
+      return MHD_YES;
+    }
+    el__sb_put(&r->body, upload_data, n);
+    if (r->body.oom) {
+      r->body_over = 1;
+      el__sb_free(&r->body);
+    }
+    return MHD_YES;
+  }
+  if (!r->rt) return send_error(r, EL_HERR_NOT_FOUND, "no such route");
+  if (r->rt->post) return handle_post(r);
+  return handle_get(r);
+}
+
+static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                      enum MHD_RequestTerminationCode toe) {
+  (void)conn;
+  el__server *s = cls;
+  conn_req *r = *con_cls;
+  if (!r) return;
+  *con_cls = NULL;
+  double dt = el__now() - r->t0;
+  int status = r->status ? r->status : 499; /* 499: closed before an answer */
+  if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && r->status == 0) r->err_type = "aborted";
+  el__metrics_request(r->rt ? r->rt->route : EL_ROUTE_OTHER, status, dt);
+  if (s->opt.access_log)
+    el__log_access(r->method, r->path, status, dt, r->job.max_batch_seqs, r->model,
+                   r->err_type);
+  el__api_free(r->api);
+  if (r->set) el__model_set_unref(r->set);
+  el__sb_free(&r->body);
+  free(r);
+  atomic_fetch_sub(&s->inflight, 1);
+}
+
+static void mhd_logger(void *cls, const char *fmt, va_list ap) {
+  (void)cls;
+  char msg[512];
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  size_t n = strlen(msg);
+  while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r')) msg[--n] = 0;
+  el__log("warn", "libmicrohttpd: %s", msg);
+}
+
+int el__http_start(el__server *s, char *err, size_t cap) {
+  const el__srv_options *o = &s->opt;
+  struct sockaddr_storage ss;
+  memset(&ss, 0, sizeof ss);
+  socklen_t slen;
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
+                   MHD_USE_ERROR_LOG;
+  struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
+  struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+  if (inet_pton(AF_INET, o->host, &a4->sin_addr) == 1) {
+    a4->sin_family = AF_INET;
+    a4->sin_port = htons((uint16_t)o->port);
+    slen = sizeof *a4;
+  } else if (inet_pton(AF_INET6, o->host, &a6->sin6_addr) == 1) {
+    a6->sin6_family = AF_INET6;
+    a6->sin6_port = htons((uint16_t)o->port);
+    slen = sizeof *a6;
+    flags |= MHD_USE_IPv6;
+  } else if (!strcmp(o->host, "localhost")) {
+    a4->sin_family = AF_INET;
+    a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a4->sin_port = htons((uint16_t)o->port);
+    slen = sizeof *a4;
+  } else {
+    snprintf(err, cap, "--host \"%s\" is not an IPv4 or IPv6 address", o->host);
+    return -1;
+  }
+  (void)slen;
+  unsigned pool = (unsigned)o->http_threads;
+  if (pool == 0) {
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    pool = n < 2 ? 2 : n > 4 ? 4 : (unsigned)n;
+  }
+  unsigned conn_limit = (unsigned)o->max_connections;
+  if (conn_limit < pool * 2) conn_limit = pool * 2;
+  s->mhd = MHD_start_daemon(
+      flags, (uint16_t)o->port, NULL, NULL, access_handler, s, MHD_OPTION_EXTERNAL_LOGGER,
+      mhd_logger, s, MHD_OPTION_SOCK_ADDR, &ss,
+      MHD_OPTION_THREAD_POOL_SIZE, pool, MHD_OPTION_CONNECTION_LIMIT, conn_limit,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->connection_timeout,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+      (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
+  if (!s->mhd) {
+    snprintf(err, cap, "cannot listen on %s:%d (address in use, or not permitted)", o->host,
+             o->port);
+    return -1;
+  }
+  const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
+  s->port = di ? di->port : (unsigned)o->port;
+  s->listen_fd = -1;
+  return 0;
+}
+
+void el__http_quiesce(el__server *s) {
+  if (s->mhd && s->listen_fd < 0) s->listen_fd = MHD_quiesce_daemon(s->mhd);
+}
+
+void el__http_stop(el__server *s) {
+  if (!s->mhd) return;
+  MHD_stop_daemon(s->mhd);
+  s->mhd = NULL;
+  if (s->listen_fd >= 0) close(s->listen_fd);
+  s->listen_fd = -1;
+}

@@ -1,0 +1,703 @@
+/* POST route bodies: JSON -> plain request -> JSON (srv_api.h). */
+#include "srv_api.h"
+
+#include <cjson/cJSON.h>
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "electra/qa.h"
+#include "srv_jsonscan.h"
+#include "srv_metrics.h"
+
+#define QA_MAX_TOP_K 100
+
+/* One text of the request: points into the cJSON tree. */
+typedef struct text_in {
+  const char *s;
+  size_t len;
+  el_tokens toks;
+  int *cp_byte; /* byte offset of each code point, n_cp + 1 entries */
+  int n_cp;
+} text_in;
+
+/* One input: a /score text, a /classify input or a /qa pair. */
+typedef struct item {
+  text_in a, b;
+  int has_b;
+  el_encoding enc;   /* /score, /classify */
+  el_qa_windows win; /* /qa */
+  float *out;        /* outputs of this item's sequences, back to back */
+  int seq0, nseq;
+} item;
+
+struct el__api_req {
+  int route;
+  cJSON *root;
+  el__model_entry *entry;
+  int batch_form; /* "texts"/"inputs": answer with "results" */
+  item *items;
+  int n_items;
+  el__seq *seqs;
+  int n_seqs;
+  float *outbuf;
+  double threshold;
+  int truncate;
+  int add_special;
+  el_qa_params qa;
+  int top_k, handle_impossible;
+};
+
+el__seq *el__api_seqs(el__api_req *r, int *n) {
+  *n = r->n_seqs;
+  return r->seqs;
+}
+
+el__model_entry *el__api_entry(const el__api_req *r) { return r->entry; }
+
+static void text_free(text_in *t) {
+  el_tokens_free(&t->toks);
+  free(t->cp_byte);
+}
+
+void el__api_free(el__api_req *r) {
+  if (!r) return;
+  for (int i = 0; i < r->n_items; i++) {
+    item *it = &r->items[i];
+    text_free(&it->a);
+    text_free(&it->b);
+    el_encoding_free(&it->enc);
+    el_qa_windows_free(&it->win);
+  }
+  free(r->items);
+  free(r->seqs);
+  free(r->outbuf);
+  cJSON_Delete(r->root);
+  free(r);
+}
+
+/* ---- field access with exact error kinds ---- */
+
+/* Optional string field: NULL when absent; error when not a string. */
+static el__http_err get_string(const cJSON *obj, const char *name, const char *where,
+                               const cJSON **out, el__fail *f) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+  *out = NULL;
+  if (!v || cJSON_IsNull(v)) return EL_HERR_NONE;
+  if (!cJSON_IsString(v) || !v->valuestring)
+    return el__failf(f, EL_HERR_INVALID_REQUEST, "%s\"%s\" must be a string", where, name);
+  *out = v;
+  return EL_HERR_NONE;
+}
+
+static el__http_err get_bool(const cJSON *obj, const char *name, int *out, el__fail *f) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+  if (!v || cJSON_IsNull(v)) return EL_HERR_NONE;
+  if (!cJSON_IsBool(v))
+    return el__failf(f, EL_HERR_INVALID_REQUEST, "\"%s\" must be true or false", name);
+  *out = cJSON_IsTrue(v);
+  return EL_HERR_NONE;
+}
+
+static el__http_err get_int(const cJSON *obj, const char *name, int lo, int hi, int *out,
+                            el__fail *f) {
+  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
+  if (!v || cJSON_IsNull(v)) return EL_HERR_NONE;
+  if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble != floor(v->valuedouble))
+    return el__failf(f, EL_HERR_INVALID_REQUEST, "\"%s\" must be an integer", name);
+  if (v->valuedouble < lo || v->valuedouble > hi)
+    return el__failf(f, EL_HERR_VALIDATION, "\"%s\" must be between %d and %d, got %.0f", name,
+                     lo, hi, v->valuedouble);
+  *out = (int)v->valuedouble;
+  return EL_HERR_NONE;
+}
+
+/* Copies a JSON string into t and tokenizes it. Empty text is refused. */
+static el__http_err load_text(el__api_req *r, const cJSON *v, const char *what, text_in *t,
+                              el__fail *f) {
+  t->s = v->valuestring;
+  t->len = strlen(v->valuestring);
+  if (t->len == 0) return el__failf(f, EL_HERR_INVALID_REQUEST, "%s is empty", what);
+  el_error er = {0};
+  int rc = el_tokenize(r->entry->tok, t->s, t->len, &t->toks, &er);
+  if (rc == EL_EINVAL)
+    return el__failf(f, EL_HERR_INVALID_REQUEST, "%s: %s", what, er.msg);
+  if (rc) return el__failf(f, EL_HERR_INTERNAL, "%s: tokenizer: %s", what, er.msg);
+  /* code point -> byte map for slicing words and answers */
+  t->cp_byte = malloc((t->len + 1) * sizeof(int));
+  if (!t->cp_byte) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
+  int n = 0;
+  const unsigned char *u = (const unsigned char *)t->s;
+  for (size_t i = 0; i < t->len;) {
+    t->cp_byte[n++] = (int)i;
+    int k = el__utf8_seq_len(u + i, t->len - i);
+    i += k ? (size_t)k : 1;
+  }
+  t->cp_byte[n] = (int)t->len;
+  t->n_cp = n;
+  return EL_HERR_NONE;
+}
+
+/* Offsets clamp to the text so a tokenizer quirk can never index out of it. */
+static void put_slice(el__sb *b, const text_in *t, int start, int end) {
+  if (start < 0) start = 0;
+  if (end > t->n_cp) end = t->n_cp;
+  if (end < start) end = start;
+  el__sb_json_str(b, t->s + t->cp_byte[start], (size_t)(t->cp_byte[end] - t->cp_byte[start]));
+}
+
+/* ---- model choice ---- */
+
+static el__http_err pick_model(el__api_req *r, el__model_set *set, int task, el__fail *f) {
+  const cJSON *m;
+  el__http_err e = get_string(r->root, "model", "", &m, f);
+  if (e) return e;
+  if (m) {
+    el__model_entry *en = el__model_set_find(set, m->valuestring);
+    if (!en) {
+      char names[512] = "";
+      size_t k = 0;
+      for (int i = 0; i < set->n && k < sizeof names - 70; i++)
+        k += (size_t)snprintf(names + k, sizeof names - k, "%s%.64s", i ? ", " : "",
+                              set->e[i].name);
+      return el__failf(f, EL_HERR_NOT_FOUND, "unknown model \"%.64s\"; loaded: %s",
+                       m->valuestring, names);
+    }
+    if (task >= 0 && en->task != task)
+      return el__failf(f, EL_HERR_VALIDATION,
+                       "model \"%s\" is %s, which serves %s, not %s", en->name,
+                       el_arch_name(en->cfg->arch), el__task_route(en->task),
+                       el__task_route(task));
+    r->entry = en;
+    return EL_HERR_NONE;
+  }
+  if (task < 0) {
+    r->entry = &set->e[0];
+    return EL_HERR_NONE;
+  }
+  int d = set->task_default[task];
+  if (d < 0)
+    return el__failf(f, EL_HERR_NOT_FOUND, "no model loaded serves %s", el__task_route(task));
+  r->entry = &set->e[d];
+  return EL_HERR_NONE;
+}
+
+/* ---- inputs: single object fields or a batch array ---- */
+
+/* Finds the item list: either the root holds the single-item fields, or
+ * list_name holds an array of 1..max items (objects, or strings when
+ * strings_ok). Returns the items as cJSON nodes in *nodes. */
+static el__http_err collect_items(el__api_req *r, const char *single, const char *list_name,
+                                  int strings_ok, int max_items, const cJSON ***nodes, int *n,
+                                  el__fail *f) {
+  const cJSON *one = cJSON_GetObjectItemCaseSensitive(r->root, single);
+  const cJSON *many = cJSON_GetObjectItemCaseSensitive(r->root, list_name);
+  if (one && cJSON_IsNull(one)) one = NULL;
+  if (many && cJSON_IsNull(many)) many = NULL;
+  if (one && many)
+    return el__failf(f, EL_HERR_INVALID_REQUEST, "give either \"%s\" or \"%s\", not both",
+                     single, list_name);
+  if (!one && !many)
+    return el__failf(f, EL_HERR_INVALID_REQUEST, "missing \"%s\" (or \"%s\")", single,
+                     list_name);
+  if (one) {
+    *nodes = malloc(sizeof **nodes);
+    if (!*nodes) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
+    (*nodes)[0] = r->root;
+    *n = 1;
+    return EL_HERR_NONE;
+  }
+  if (!cJSON_IsArray(many))
+    return el__failf(f, EL_HERR_INVALID_REQUEST, "\"%s\" must be an array", list_name);
+  int cnt = cJSON_GetArraySize(many);
+  if (cnt == 0) return el__failf(f, EL_HERR_INVALID_REQUEST, "\"%s\" is empty", list_name);
+  if (cnt > max_items)
+    return el__failf(f, EL_HERR_VALIDATION, "\"%s\" has %d items; at most %d are allowed",
+                     list_name, cnt, max_items);
+  *nodes = malloc((size_t)cnt * sizeof **nodes);
+  if (!*nodes) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
+  int i = 0;
+  for (const cJSON *x = many->child; x; x = x->next, i++) {
+    if (strings_ok ? !cJSON_IsString(x) : !cJSON_IsObject(x)) {
+      free(*nodes);
+      *nodes = NULL;
+      return el__failf(f, EL_HERR_INVALID_REQUEST, "\"%s\"[%d] must be %s", list_name, i,
+                       strings_ok ? "a string" : "an object");
+    }
+    (*nodes)[i] = x;
+  }
+  *n = cnt;
+  r->batch_form = 1;
+  return EL_HERR_NONE;
+}
+
+static el__http_err encode_item(el__api_req *r, item *it, int idx, el__fail *f) {
+  el_error er = {0};
+  int rc = el_encode(r->entry->tok, &it->a.toks, it->has_b ? &it->b.toks : NULL,
+                     r->entry->max_len, r->truncate, &it->enc, &er);
+  if (rc == EL_ETOOLONG) {
+    int pieces = it->a.toks.n + (it->has_b ? it->b.toks.n : 0);
+    return el__failf(f, EL_HERR_VALIDATION,
+                     "input %d has %d tokens with [CLS]/[SEP]; model \"%s\" takes at most %d "
+                     "(send \"truncate\": true to cut it)",
+                     idx, pieces + (it->has_b ? 3 : 2), r->entry->name, r->entry->max_len);
+  }
+  if (rc) return el__failf(f, EL_HERR_INTERNAL, "encode: %s", er.msg);
+  return EL_HERR_NONE;
+}
+
+static el__http_err prepare_score(el__api_req *r, const el__api_limits *lim, el__fail *f) {
+  el__http_err e;
+  r->threshold = 0.5;
+  const cJSON *th = cJSON_GetObjectItemCaseSensitive(r->root, "threshold");
+  if (th && !cJSON_IsNull(th)) {
+    if (!cJSON_IsNumber(th) || !isfinite(th->valuedouble))
+      return el__failf(f, EL_HERR_INVALID_REQUEST, "\"threshold\" must be a number");
+    r->threshold = th->valuedouble;
+  }
+  if ((e = get_bool(r->root, "truncate", &r->truncate, f))) return e;
+  const cJSON **nodes = NULL;
+  int n = 0;
+  if ((e = collect_items(r, "text", "texts", 1, lim->max_inputs, &nodes, &n, f))) return e;
+  r->items = calloc((size_t)n, sizeof *r->items);
+  if (!r->items) {
+    free(nodes);
+    return el__failf(f, EL_HERR_INTERNAL, "out of memory");
+  }
+  r->n_items = n;
+  for (int i = 0; i < n && !e; i++) {
+    const cJSON *v = nodes[i];
+    char what[32];
+    if (!r->batch_form) {
+      if ((e = get_string(v, "text", "", &v, f))) break;
+      snprintf(what, sizeof what, "\"text\"");
+    } else {
+      snprintf(what, sizeof what, "\"texts\"[%d]", i);
+    }
+    if ((e = load_text(r, v, what, &r->items[i].a, f))) break;
+    e = encode_item(r, &r->items[i], i, f);
+  }
+  free(nodes);
+  return e;
+}
+
+static el__http_err prepare_classify(el__api_req *r, const el__api_limits *lim, el__fail *f) {
+  el__http_err e;
+  if ((e = get_bool(r->root, "truncate", &r->truncate, f))) return e;
+  const cJSON **nodes = NULL;
+  int n = 0;
+  if ((e = collect_items(r, "text", "inputs", 0, lim->max_inputs, &nodes, &n, f))) return e;
+  r->items = calloc((size_t)n, sizeof *r->items);
+  if (!r->items) {
+    free(nodes);
+    return el__failf(f, EL_HERR_INTERNAL, "out of memory");
+  }
+  r->n_items = n;
+  for (int i = 0; i < n && !e; i++) {
+    char where[40] = "", what[48];
+    if (r->batch_form) snprintf(where, sizeof where, "\"inputs\"[%d].", i);
+    const cJSON *t, *p;
+    if ((e = get_string(nodes[i], "text", where, &t, f))) break;
+    if (!t) {
+      e = el__failf(f, EL_HERR_INVALID_REQUEST, "missing %s\"text\"", where);
+      break;
+    }
+    if ((e = get_string(nodes[i], "text_pair", where, &p, f))) break;
+    snprintf(what, sizeof what, "%s\"text\"", where);
+    if ((e = load_text(r, t, what, &r->items[i].a, f))) break;
+    if (p) {
+      snprintf(what, sizeof what, "%s\"text_pair\"", where);
+      if ((e = load_text(r, p, what, &r->items[i].b, f))) break;
+      r->items[i].has_b = 1;
+    }
+    e = encode_item(r, &r->items[i], i, f);
+  }
+  free(nodes);
+  return e;
+}
+
+static el__http_err prepare_qa(el__api_req *r, const el__api_limits *lim, el__fail *f) {
+  el__http_err e;
+  r->qa = el_qa_default_params();
+  r->qa.score = EL_QA_SCORE_PROB;
+  r->top_k = 1;
+  int max_len = r->entry->max_len;
+  if (r->qa.max_seq_len > max_len) r->qa.max_seq_len = max_len;
+  if ((e = get_int(r->root, "top_k", 1, QA_MAX_TOP_K, &r->top_k, f))) return e;
+  if ((e = get_int(r->root, "max_answer_len", 1, 1 << 20, &r->qa.max_answer_len, f))) return e;
+  if ((e = get_int(r->root, "max_seq_len", 8, max_len, &r->qa.max_seq_len, f))) return e;
+  if ((e = get_int(r->root, "doc_stride", 1, 1 << 20, &r->qa.doc_stride, f))) return e;
+  if ((e = get_int(r->root, "max_question_len", 1, 1 << 20, &r->qa.max_query_len, f))) return e;
+  if ((e = get_bool(r->root, "handle_impossible_answer", &r->handle_impossible, f))) return e;
+  r->qa.include_null = r->handle_impossible;
+  const cJSON **nodes = NULL;
+  int n = 0;
+  if ((e = collect_items(r, "question", "inputs", 0, lim->max_inputs, &nodes, &n, f))) return e;
+  r->items = calloc((size_t)n, sizeof *r->items);
+  if (!r->items) {
+    free(nodes);
+    return el__failf(f, EL_HERR_INTERNAL, "out of memory");
+  }
+  r->n_items = n;
+  for (int i = 0; i < n && !e; i++) {
+    char where[40] = "", what[48];
+    if (r->batch_form) snprintf(where, sizeof where, "\"inputs\"[%d].", i);
+    const cJSON *q, *c;
+    if ((e = get_string(nodes[i], "question", where, &q, f))) break;
+    if ((e = get_string(nodes[i], "context", where, &c, f))) break;
+    if (!q || !c) {
+      e = el__failf(f, EL_HERR_INVALID_REQUEST, "missing %s\"%s\"", where,
+                    q ? "context" : "question");
+      break;
+    }
+    item *it = &r->items[i];
+    snprintf(what, sizeof what, "%s\"question\"", where);
+    if ((e = load_text(r, q, what, &it->a, f))) break;
+    snprintf(what, sizeof what, "%s\"context\"", where);
+    if ((e = load_text(r, c, what, &it->b, f))) break;
+    it->has_b = 1;
+    el_error er = {0};
+    int rc = el_qa_windows_build(r->entry->tok, &it->a.toks, &it->b.toks, &r->qa, &it->win, &er);
+    if (rc == EL_EINVAL)
+      e = el__failf(f, EL_HERR_VALIDATION, "input %d: %s", i, er.msg);
+    else if (rc)
+      e = el__failf(f, EL_HERR_INTERNAL, "input %d: %s", i, er.msg);
+  }
+  free(nodes);
+  return e;
+}
+
+static el__http_err prepare_tokenize(el__api_req *r, el__fail *f) {
+  el__http_err e;
+  r->add_special = 1;
+  if ((e = get_bool(r->root, "add_special_tokens", &r->add_special, f))) return e;
+  const cJSON *t;
+  if ((e = get_string(r->root, "text", "", &t, f))) return e;
+  if (!t) return el__failf(f, EL_HERR_INVALID_REQUEST, "missing \"text\"");
+  r->items = calloc(1, sizeof *r->items);
+  if (!r->items) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
+  r->n_items = 1;
+  return load_text(r, t, "\"text\"", &r->items[0].a, f);
+}
+
+/* Lays out one output block per item and the sequence list. */
+static el__http_err build_seqs(el__api_req *r, el__fail *f) {
+  size_t floats = 0;
+  int nseq = 0;
+  int labels = r->entry->cfg->num_labels > 0 ? r->entry->cfg->num_labels : 1;
+  for (int i = 0; i < r->n_items; i++) {
+    item *it = &r->items[i];
+    it->seq0 = nseq;
+    if (r->route == EL_ROUTE_QA) {
+      it->nseq = it->win.n;
+      floats += 2 * (size_t)it->win.total_tokens;
+    } else if (r->route == EL_ROUTE_CLASSIFY) {
+      it->nseq = 1;
+      floats += (size_t)labels;
+    } else {
+      it->nseq = 1;
+      floats += (size_t)it->enc.n;
+    }
+    nseq += it->nseq;
+  }
+  r->outbuf = malloc((floats ? floats : 1) * sizeof(float));
+  r->seqs = calloc((size_t)(nseq ? nseq : 1), sizeof *r->seqs);
+  if (!r->outbuf || !r->seqs) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
+  size_t off = 0;
+  for (int i = 0; i < r->n_items; i++) {
+    item *it = &r->items[i];
+    it->out = r->outbuf + off;
+    if (r->route == EL_ROUTE_QA) {
+      for (int w = 0; w < it->win.n; w++) {
+        el__seq *s = &r->seqs[it->seq0 + w];
+        s->ids = it->win.enc[w].ids;
+        s->type_ids = it->win.enc[w].type_ids;
+        s->len = it->win.enc[w].n;
+        s->out = r->outbuf + off;
+        off += 2 * (size_t)s->len;
+      }
+    } else {
+      el__seq *s = &r->seqs[it->seq0];
+      s->ids = it->enc.ids;
+      s->type_ids = it->enc.type_ids;
+      s->len = it->enc.n;
+      s->out = r->outbuf + off;
+      off += r->route == EL_ROUTE_CLASSIFY ? (size_t)labels : (size_t)it->enc.n;
+    }
+  }
+  r->n_seqs = nseq;
+  return EL_HERR_NONE;
+}
+
+el__http_err el__api_prepare(int route, const char *body, size_t len, el__model_set *set,
+                             const el__api_limits *lim, el__api_req **out, el__fail *f) {
+  *out = NULL;
+  if (len == 0) return el__failf(f, EL_HERR_INVALID_REQUEST, "the request has no body");
+  size_t at = 0;
+  switch (el__json_prescan(body, len, lim->max_depth, &at)) {
+    case EL_SCAN_BAD_UTF8:
+      return el__failf(f, EL_HERR_INVALID_REQUEST, "body is not valid UTF-8 at byte %zu", at);
+    case EL_SCAN_TOO_DEEP:
+      return el__failf(f, EL_HERR_INVALID_JSON, "JSON nested deeper than %d levels at byte %zu",
+                       lim->max_depth, at);
+    case EL_SCAN_NUL_ESCAPE:
+      return el__failf(f, EL_HERR_INVALID_REQUEST, "\\u0000 in a string at byte %zu", at);
+    case EL_SCAN_OK: break;
+  }
+  el__api_req *r = calloc(1, sizeof *r);
+  if (!r) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
+  r->route = route;
+  const char *end = NULL;
+  r->root = cJSON_ParseWithLengthOpts(body, len, &end, 0);
+  el__http_err e = EL_HERR_NONE;
+  if (r->root && end) { /* only whitespace may follow the value */
+    while (end < body + len && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
+      end++;
+    if (end != body + len) {
+      cJSON_Delete(r->root);
+      r->root = NULL;
+    }
+  }
+  if (!r->root) {
+    size_t pos = end && end >= body && end <= body + len ? (size_t)(end - body) : 0;
+    e = el__failf(f, EL_HERR_INVALID_JSON, "malformed JSON at byte %zu", pos);
+  } else if (!cJSON_IsObject(r->root)) {
+    e = el__failf(f, EL_HERR_INVALID_REQUEST, "the body must be a JSON object");
+  } else {
+    int task = route == EL_ROUTE_SCORE      ? EL_TASK_SCORE
+               : route == EL_ROUTE_CLASSIFY ? EL_TASK_CLASSIFY
+               : route == EL_ROUTE_QA       ? EL_TASK_QA
+                                            : -1;
+    e = pick_model(r, set, task, f);
+    if (!e) {
+      if (route == EL_ROUTE_SCORE)
+        e = prepare_score(r, lim, f);
+      else if (route == EL_ROUTE_CLASSIFY)
+        e = prepare_classify(r, lim, f);
+      else if (route == EL_ROUTE_QA)
+        e = prepare_qa(r, lim, f);
+      else
+        e = prepare_tokenize(r, f);
+    }
+    if (!e && route != EL_ROUTE_TOKENIZE) e = build_seqs(r, f);
+  }
+  if (e) {
+    el__api_free(r);
+    return e;
+  }
+  *out = r;
+  return EL_HERR_NONE;
+}
+
+/* ---- rendering ---- */
+
+static void render_score_item(el__sb *b, const el__api_req *r, const item *it) {
+  const el_encoding *en = &it->enc;
+  const text_in *t = &it->a;
+  const float *prob = it->out;
+  float max_prob = 0;
+  el__sb_puts(b, "\"tokens\":[");
+  int first = 1;
+  for (int k = 0; k < en->n; k++) {
+    if (en->segment[k] < 0) continue;
+    const char *piece = el_tokenizer_token(r->entry->tok, en->ids[k]);
+    el__sb_puts(b, first ? "{\"token\":" : ",{\"token\":");
+    first = 0;
+    el__sb_json_str(b, piece ? piece : "", piece ? strlen(piece) : 0);
+    el__sb_printf(b, ",\"start\":%d,\"end\":%d,\"prob\":", en->start[k], en->end[k]);
+    el__sb_json_num(b, prob[k]);
+    el__sb_puts(b, "}");
+    if (prob[k] > max_prob) max_prob = prob[k];
+  }
+  el__sb_puts(b, "],\"words\":[");
+  first = 1;
+  /* pieces of a word are contiguous: fold runs of equal word index */
+  for (int k = 0; k < en->n;) {
+    if (en->segment[k] < 0 || en->word[k] < 0) {
+      k++;
+      continue;
+    }
+    int w = en->word[k];
+    float p = prob[k];
+    int j = k + 1;
+    while (j < en->n && en->segment[j] >= 0 && en->word[j] == w) {
+      if (prob[j] > p) p = prob[j];
+      j++;
+    }
+    int ws = en->start[k], we = en->end[j - 1];
+    if (w < t->toks.n_words) {
+      ws = t->toks.word_start[w];
+      we = t->toks.word_end[w];
+    }
+    el__sb_puts(b, first ? "{\"word\":" : ",{\"word\":");
+    first = 0;
+    put_slice(b, t, ws, we);
+    el__sb_printf(b, ",\"start\":%d,\"end\":%d,\"prob\":", ws, we);
+    el__sb_json_num(b, p);
+    el__sb_printf(b, ",\"flagged\":%s}", p >= r->threshold ? "true" : "false");
+    k = j;
+  }
+  el__sb_puts(b, "],\"max_prob\":");
+  el__sb_json_num(b, max_prob);
+}
+
+static void render_classify_item(el__sb *b, const el__api_req *r, const item *it) {
+  const el_config *c = r->entry->cfg;
+  const float *lg = it->out;
+  if (c->regression || c->num_labels == 1) {
+    el__sb_puts(b, "\"value\":");
+    el__sb_json_num(b, lg[0]);
+    return;
+  }
+  int L = c->num_labels;
+  int order[256];
+  double p[256];
+  if (L > 256) L = 256;
+  double m = lg[0], s = 0;
+  for (int i = 1; i < L; i++)
+    if (lg[i] > m) m = lg[i];
+  for (int i = 0; i < L; i++) s += p[i] = exp(lg[i] - m);
+  for (int i = 0; i < L; i++) {
+    p[i] /= s;
+    order[i] = i;
+  }
+  for (int i = 1; i < L; i++) { /* insertion sort: stable, highest first */
+    int x = order[i], j = i;
+    while (j > 0 && p[order[j - 1]] < p[x]) {
+      order[j] = order[j - 1];
+      j--;
+    }
+    order[j] = x;
+  }
+  const char *top = c->id2label && c->id2label[order[0]] ? c->id2label[order[0]] : "";
+  el__sb_puts(b, "\"label\":");
+  el__sb_json_str(b, top, strlen(top));
+  el__sb_puts(b, ",\"score\":");
+  el__sb_json_num(b, p[order[0]]);
+  el__sb_puts(b, ",\"scores\":[");
+  for (int i = 0; i < L; i++) {
+    const char *lab = c->id2label && c->id2label[order[i]] ? c->id2label[order[i]] : "";
+    el__sb_puts(b, i ? ",{\"label\":" : "{\"label\":");
+    el__sb_json_str(b, lab, strlen(lab));
+    el__sb_puts(b, ",\"score\":");
+    el__sb_json_num(b, p[order[i]]);
+    el__sb_puts(b, "}");
+  }
+  el__sb_puts(b, "]");
+}
+
+static el__http_err render_qa_item(el__sb *b, const el__api_req *r, const item *it,
+                                   el__fail *f) {
+  const el_qa_windows *w = &it->win;
+  size_t T = (size_t)w->total_tokens;
+  float *st = malloc((T ? T : 1) * sizeof(float)), *en = malloc((T ? T : 1) * sizeof(float));
+  el_qa_span spans[QA_MAX_TOP_K];
+  if (!st || !en) {
+    free(st);
+    free(en);
+    return el__failf(f, EL_HERR_INTERNAL, "out of memory");
+  }
+  /* each window's block holds its start then end logits: unpack to the
+   * packed layout el_qa_decode takes */
+  size_t off = 0, src = 0;
+  for (int k = 0; k < w->n; k++) {
+    size_t len = (size_t)w->enc[k].n;
+    memcpy(st + off, it->out + src, len * sizeof(float));
+    memcpy(en + off, it->out + src + len, len * sizeof(float));
+    off += len;
+    src += 2 * len;
+  }
+  int n = 0;
+  el_qa_null null = {0};
+  el_error er = {0};
+  int rc = el_qa_decode(w, st, en, &r->qa, spans, r->top_k, &n, &null, &er);
+  free(st);
+  free(en);
+  if (rc) return el__failf(f, EL_HERR_INTERNAL, "qa decode: %s", er.msg);
+  const el_config *c = r->entry->cfg;
+  /* The null answer: by the model's threshold when it has one (put first);
+   * else ranked by its probability among the spans (as HF's pipeline). */
+  int null_first = 0, null_rank = -1;
+  if (r->handle_impossible) {
+    if (c->has_null_threshold) {
+      null_first = el_qa_is_impossible(&null, spans, n, c->null_threshold);
+      if (!null_first) null_rank = -1;
+    } else {
+      null_rank = 0;
+      while (null_rank < n && spans[null_rank].score >= null.prob) null_rank++;
+      if (null_rank >= r->top_k) null_rank = -1;
+    }
+    if (null_first) null_rank = 0;
+  }
+  el__sb_puts(b, "\"answers\":[");
+  int written = 0;
+  for (int k = 0; k <= n && written < r->top_k; k++) {
+    if (k == null_rank) {
+      el__sb_puts(b, written ? ",{\"text\":\"\",\"start\":0,\"end\":0,\"score\":"
+                             : "{\"text\":\"\",\"start\":0,\"end\":0,\"score\":");
+      el__sb_json_num(b, null.prob);
+      el__sb_puts(b, "}");
+      written++;
+      if (written >= r->top_k) break;
+    }
+    if (k == n) break;
+    el__sb_puts(b, written ? ",{\"text\":" : "{\"text\":");
+    put_slice(b, &it->b, spans[k].start, spans[k].end);
+    el__sb_printf(b, ",\"start\":%d,\"end\":%d,\"score\":", spans[k].start, spans[k].end);
+    el__sb_json_num(b, spans[k].score);
+    el__sb_puts(b, "}");
+    written++;
+  }
+  el__sb_puts(b, "]");
+  return EL_HERR_NONE;
+}
+
+static void render_tokenize(el__sb *b, const el__api_req *r) {
+  const item *it = &r->items[0];
+  const el_tokens *tk = &it->a.toks;
+  const el_tokenizer *tok = r->entry->tok;
+  el__sb_puts(b, "\"tokens\":[");
+  int first = 1;
+  for (int k = -1; k <= tk->n; k++) {
+    int special = k < 0 || k == tk->n;
+    if (special && !r->add_special) continue;
+    int id = k < 0    ? el_tokenizer_special_id(tok, EL_TOK_CLS)
+             : special ? el_tokenizer_special_id(tok, EL_TOK_SEP)
+                       : tk->tok[k].id;
+    const char *s = el_tokenizer_token(tok, id);
+    el__sb_printf(b, "%s{\"id\":%d,\"token\":", first ? "" : ",", id);
+    first = 0;
+    el__sb_json_str(b, s ? s : "", s ? strlen(s) : 0);
+    el__sb_printf(b, ",\"start\":%d,\"end\":%d,\"special\":%s}", special ? 0 : tk->tok[k].start,
+                  special ? 0 : tk->tok[k].end, special ? "true" : "false");
+  }
+  el__sb_puts(b, "]");
+}
+
+el__http_err el__api_render(el__api_req *r, el__sb *b, el__fail *f) {
+  el__sb_puts(b, "{\"model\":");
+  el__sb_json_str(b, r->entry->name, strlen(r->entry->name));
+  el__sb_puts(b, ",");
+  if (r->route == EL_ROUTE_TOKENIZE) {
+    render_tokenize(b, r);
+    el__sb_puts(b, "}");
+    return b->oom ? el__failf(f, EL_HERR_INTERNAL, "out of memory") : EL_HERR_NONE;
+  }
+  if (r->batch_form) el__sb_puts(b, "\"results\":[");
+  for (int i = 0; i < r->n_items; i++) {
+    if (r->batch_form) el__sb_puts(b, i ? ",{" : "{");
+    const item *it = &r->items[i];
+    if (r->route == EL_ROUTE_SCORE) {
+      render_score_item(b, r, it);
+    } else if (r->route == EL_ROUTE_CLASSIFY) {
+      render_classify_item(b, r, it);
+    } else {
+      el__http_err e = render_qa_item(b, r, it, f);
+      if (e) return e;
+    }
+    if (r->batch_form) el__sb_puts(b, "}");
+  }
+  el__sb_puts(b, r->batch_form ? "]}" : "}");
+  return b->oom ? el__failf(f, EL_HERR_INTERNAL, "out of memory") : EL_HERR_NONE;
+}

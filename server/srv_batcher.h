@@ -1,0 +1,100 @@
+/* The batching scheduler: a libuv loop owns the queues; one inference thread
+ * owns every BLAS call and runs one batched forward at a time.
+ *
+ * Flow: an HTTP thread reserves a place (el__sched_admit: bounded queue,
+ * refused while draining), then hands over a job (el__sched_submit) made of
+ * sequences. The loop keeps one FIFO queue per model; whenever the inference
+ * thread is free it takes the queue whose head waited longest and packs
+ * sequences from its jobs, in order, up to max_batch_tokens / max_batch_size
+ * (a sequence longer than the token budget runs alone), optionally waiting up
+ * to max_wait_us for a fuller batch. Sequences of one job may span batches;
+ * sequences of many jobs share one. When a job's last sequence is done, or its
+ * deadline passes while it still waits, or the queue is failed on drain, the
+ * loop calls job->done exactly once, on the loop thread.
+ *
+ * Threads: admit/submit/depth from any thread; everything else on the loop
+ * thread. The runner is called on the inference thread only. */
+#ifndef EL_SERVER_BATCHER_H
+#define EL_SERVER_BATCHER_H
+
+#include <stddef.h>
+#include <uv.h>
+
+#include "srv_errors.h"
+
+/* One sequence to run; ids/type_ids/out are owned by the job's submitter and
+ * must stay valid until job->done. */
+typedef struct el__seq {
+  const int *ids, *type_ids; /* type_ids may be NULL (all zeros) */
+  int len;
+  float *out; /* the runner's output for this sequence (size is the runner's business) */
+} el__seq;
+
+typedef struct el__job el__job;
+typedef void (*el__job_done_fn)(el__job *job);
+
+struct el__job {
+  /* filled by the submitter */
+  void *model; /* opaque to the scheduler: queues and batches are per model */
+  el__seq *seqs;
+  int n_seqs;
+  double deadline; /* el__now() seconds; 0 = none */
+  el__job_done_fn done;
+  void *user;
+  /* results, valid when done runs */
+  el__http_err status; /* EL_HERR_NONE, _TIMEOUT, _UNAVAILABLE or _INTERNAL */
+  char errmsg[200];
+  double t_enqueue, t_first_run, t_done;
+  int max_batch_seqs; /* largest batch one of its sequences ran in */
+  /* private to the scheduler */
+  el__job *next;
+  int next_seq, running;
+  int admitted;
+};
+
+/* Runs one batch on the inference thread: all seqs belong to `model`; fill
+ * each seqs[i]->out. Returns 0, or non-zero with a message in err. */
+typedef struct el__runner {
+  int (*run)(void *ctx, void *model, el__seq *const *seqs, int n, int n_tokens, char *err,
+             size_t errcap);
+  void (*thread_init)(void *ctx); /* once, on the inference thread, before any run; may be NULL */
+  void *ctx;
+} el__runner;
+
+typedef struct el__sched_config {
+  int max_batch_tokens, max_batch_size, max_wait_us, max_queue;
+} el__sched_config;
+
+typedef struct el__sched el__sched;
+
+/* Monotonic clock in seconds. */
+double el__now(void);
+
+/* Creates the scheduler on loop (handles are added to it) and starts the
+ * inference thread. NULL on failure. */
+el__sched *el__sched_new(uv_loop_t *loop, const el__sched_config *c, el__runner runner);
+
+/* Reserves a queue place. EL_HERR_NONE, EL_HERR_OVERLOADED (max_queue
+ * requests already accepted and unanswered) or EL_HERR_UNAVAILABLE
+ * (draining). force ignores both (internal work such as warm-up). */
+el__http_err el__sched_admit(el__sched *s, int force);
+/* Gives back a reserved place that will not be used. */
+void el__sched_unadmit(el__sched *s);
+/* Hands over a job that holds an admitted place; done runs exactly once. */
+void el__sched_submit(el__sched *s, el__job *job);
+/* Requests accepted and not yet answered. */
+int el__sched_depth(el__sched *s);
+
+/* Loop thread. Refuse new work (admit -> UNAVAILABLE) from now on. */
+void el__sched_drain(el__sched *s);
+/* Loop thread. Completes every job still waiting with status (jobs whose
+ * sequences are running finish with that status once those return). */
+void el__sched_fail_queued(el__sched *s, el__http_err status, const char *msg);
+/* Loop thread. 1 when nothing is queued, running or being handed over. */
+int el__sched_idle(el__sched *s);
+/* Loop thread, at the end: stops the inference thread (after its current
+ * batch), closes the handles; free happens in their close callbacks, so
+ * run the loop once more afterwards. Jobs still queued are failed first. */
+void el__sched_close(el__sched *s);
+
+#endif

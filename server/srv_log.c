@@ -1,0 +1,92 @@
+/* Logging (srv_log.h). */
+#include "srv_log.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/time.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "srv_sbuf.h"
+
+static int log_json;
+
+void el__log_init(int json) { log_json = json; }
+
+static void timestamp(char *buf, size_t cap) {
+  struct timeval tv;
+  gettimeofday(&tv, NULL);
+  struct tm tm;
+  gmtime_r(&tv.tv_sec, &tm);
+  size_t n = strftime(buf, cap, "%Y-%m-%dT%H:%M:%S", &tm);
+  snprintf(buf + n, cap - n, ".%03dZ", (int)(tv.tv_usec / 1000));
+}
+
+static void emit(el__sb *b) {
+  el__sb_put(b, "\n", 1);
+  if (b->oom) return;
+  size_t off = 0;
+  while (off < b->len) {
+    ssize_t w = write(2, b->data + off, b->len - off);
+    if (w <= 0) break;
+    off += (size_t)w;
+  }
+}
+
+void el__log(const char *level, const char *fmt, ...) {
+  char msg[2048], ts[40];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(msg, sizeof msg, fmt, ap);
+  va_end(ap);
+  timestamp(ts, sizeof ts);
+  el__sb b = {0};
+  if (log_json) {
+    el__sb_printf(&b, "{\"ts\":\"%s\",\"level\":\"%s\",\"msg\":", ts, level);
+    el__sb_json_str(&b, msg, strlen(msg));
+    el__sb_puts(&b, "}");
+  } else {
+    el__sb_printf(&b, "%s %s %s", ts, level, msg);
+  }
+  emit(&b);
+  el__sb_free(&b);
+}
+
+void el__log_access(const char *method, const char *path, int status, double seconds,
+                    int batch_size, const char *model, const char *error_type) {
+  char ts[40];
+  timestamp(ts, sizeof ts);
+  el__sb b = {0};
+  /* the path is client-controlled: cut it and escape it in both formats */
+  size_t plen = strlen(path);
+  if (plen > 200) plen = 200;
+  if (log_json) {
+    el__sb_printf(&b, "{\"ts\":\"%s\",\"level\":\"info\",\"msg\":\"access\",\"method\":", ts);
+    el__sb_json_str(&b, method, strlen(method) > 16 ? 16 : strlen(method));
+    el__sb_puts(&b, ",\"route\":");
+    el__sb_json_str(&b, path, plen);
+    el__sb_printf(&b, ",\"status\":%d,\"latency_ms\":%.3f,\"batch_size\":%d", status,
+                  seconds * 1e3, batch_size);
+    if (model) {
+      el__sb_puts(&b, ",\"model\":");
+      el__sb_json_str(&b, model, strlen(model));
+    }
+    if (error_type) el__sb_printf(&b, ",\"error\":\"%s\"", error_type);
+    el__sb_puts(&b, "}");
+  } else {
+    el__sb_printf(&b, "%s access %.16s ", ts, method);
+    for (size_t i = 0; i < plen; i++) {
+      unsigned char c = (unsigned char)path[i];
+      if (c < 0x21 || c >= 0x7f)
+        el__sb_printf(&b, "%%%02X", c);
+      else
+        el__sb_put(&b, (const char *)&c, 1);
+    }
+    el__sb_printf(&b, " %d %.3fms batch=%d", status, seconds * 1e3, batch_size);
+    if (model) el__sb_printf(&b, " model=%s", model);
+    if (error_type) el__sb_printf(&b, " error=%s", error_type);
+  }
+  emit(&b);
+  el__sb_free(&b);
+}

@@ -1,0 +1,52 @@
+/* The models being served: loaded as one reference-counted set, so a reload
+ * (SIGHUP) swaps every model at once while requests still holding the old
+ * set finish on it. Tasks come from the architecture: ElectraForPreTraining
+ * serves /score, ElectraForSequenceClassification /classify,
+ * ElectraForQuestionAnswering /qa; ElectraForMaskedLM only /tokenize. The
+ * first model of each task is its default. */
+#ifndef EL_SERVER_MODELS_H
+#define EL_SERVER_MODELS_H
+
+#include <stdatomic.h>
+
+#include "electra/electra.h"
+#include "srv_options.h"
+
+typedef enum el__task { EL_TASK_SCORE = 0, EL_TASK_CLASSIFY, EL_TASK_QA, EL_TASK_COUNT } el__task;
+
+typedef struct el__model_set el__model_set;
+
+typedef struct el__model_entry {
+  char name[64];
+  char dir[1024];
+  el_model *model;
+  const el_config *cfg;
+  const el_tokenizer *tok;
+  el_workspace *ws; /* used by the inference thread only */
+  int task;         /* el__task, or -1 (masked LM: /tokenize only) */
+  int max_len;      /* max_position_embeddings */
+  el__model_set *set;
+} el__model_entry;
+
+struct el__model_set {
+  atomic_int refs;
+  int n;
+  el__model_entry e[EL_SRV_MAX_MODELS];
+  int task_default[EL_TASK_COUNT]; /* index into e, or -1 */
+};
+
+/* Route name of a task ("/score", ...) and its architecture's name. */
+const char *el__task_route(int task);
+
+/* Loads every model (no BLAS call: safe off the inference thread) with a
+ * workspace for batches of ws_tokens tokens (raised to each model's
+ * max_position_embeddings) and ws_seqs sequences. The set starts with one
+ * reference, owned by the caller. err names the model that failed. */
+int el__model_set_load(const el__model_spec *specs, int n, int ws_tokens, int ws_seqs,
+                       el__model_set **out, char *err, size_t cap);
+void el__model_set_ref(el__model_set *s);
+void el__model_set_unref(el__model_set *s);
+/* By name; NULL when unknown. */
+el__model_entry *el__model_set_find(el__model_set *s, const char *name);
+
+#endif

@@ -1,0 +1,485 @@
+/* Option parsing (srv_options.h). One table drives flags, environment names,
+ * config-file keys and the --help text, so they cannot disagree. */
+#include "srv_options.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+extern char **environ;
+
+typedef enum { T_INT, T_LONG, T_SECS, T_STR, T_FLAG, T_MODEL, T_ORIGIN, T_LOGFMT } opt_type;
+
+typedef struct opt_def {
+  const char *name; /* flag without "--"; env = ELECTRA_ + upper(name with - -> _) */
+  opt_type type;
+  size_t off;
+  size_t size; /* for strings */
+  long lo, hi; /* numeric range */
+  const char *arg, *help;
+} opt_def;
+
+#define OFF(f) offsetof(el__srv_options, f)
+#define SZ(f) sizeof(((el__srv_options *)0)->f)
+static const opt_def defs[] = {
+    {"model", T_MODEL, 0, 0, 0, 0, "NAME=DIR",
+     "serve the checkpoint directory DIR as NAME (repeat for several models; the first\n"
+     "      model of each task is that task's default). ELECTRA_MODEL takes NAME=DIR,NAME=DIR"},
+    {"config", T_STR, OFF(config), SZ(config), 0, 0, "FILE.json",
+     "options as JSON: {\"models\": {\"NAME\": \"DIR\", ...}, \"port\": 8080, ...}; any option\n"
+     "      below is a key (dashes or underscores)"},
+    {"host", T_STR, OFF(host), SZ(host), 0, 0, "ADDR", "address to listen on (127.0.0.1)"},
+    {"port", T_INT, OFF(port), 0, 0, 65535, "N", "TCP port (8080; 0 picks a free port)"},
+    {"threads", T_INT, OFF(threads), 0, 0, 1024, "N",
+     "compute threads of the inference thread's BLAS (0 = the CPU quota)"},
+    {"http-threads", T_INT, OFF(http_threads), 0, 0, 256, "N",
+     "HTTP worker threads (0 = cores, between 2 and 4)"},
+    {"max-batch-tokens", T_INT, OFF(max_batch_tokens), 0, 1, 1 << 20, "N",
+     "tokens per batched forward pass (8192)"},
+    {"max-batch-size", T_INT, OFF(max_batch_size), 0, 1, 65536, "N",
+     "sequences per batched forward pass (64; 1 turns batching off)"},
+    {"max-wait-us", T_INT, OFF(max_wait_us), 0, 0, 10000000, "US",
+     "wait up to US microseconds for a batch to fill (0: run as soon as the engine is free)"},
+    {"max-queue", T_INT, OFF(max_queue), 0, 1, 1 << 24, "N",
+     "requests accepted and not yet answered before 429 (1024)"},
+    {"max-inputs", T_INT, OFF(max_inputs), 0, 1, 1 << 20, "N",
+     "items in one request's texts/inputs (64; more is 422)"},
+    {"max-body-bytes", T_LONG, OFF(max_body_bytes), 0, 16, 1L << 30, "N",
+     "largest request body (1048576; larger is 413 before reading it)"},
+    {"request-timeout", T_SECS, OFF(request_timeout), 0, 0, 86400, "SECONDS",
+     "longest wait for a result before 504 (30; fractions allowed)"},
+    {"drain-timeout", T_SECS, OFF(drain_timeout), 0, 0, 86400, "SECONDS",
+     "on SIGTERM/SIGINT, time to finish accepted requests (30)"},
+    {"connection-timeout", T_INT, OFF(connection_timeout), 0, 0, 86400, "SECONDS",
+     "close a connection idle this long, e.g. a stalled client (30; 0 = never)"},
+    {"max-connections", T_INT, OFF(max_connections), 0, 8, 1000000, "N",
+     "open connections at once (1000)"},
+    {"api-key-file", T_STR, OFF(api_key_file), SZ(api_key_file), 0, 0, "FILE",
+     "require \"Authorization: Bearer KEY\" with KEY the file's first line\n"
+     "      (/health, /ready, /v2/health/*, /metrics stay open)"},
+    {"cors-origin", T_ORIGIN, 0, 0, 0, 0, "ORIGIN",
+     "allow browser requests from ORIGIN (repeat or comma-separate; * = any)"},
+    {"log-format", T_LOGFMT, 0, 0, 0, 0, "text|json", "log line format (text)"},
+    {"no-access-log", T_FLAG, OFF(access_log), 0, 0, 0, NULL, "no log line per request"},
+    {"healthcheck", T_FLAG, OFF(healthcheck), 0, 0, 0, NULL,
+     "probe http://HOST:PORT/health and exit 0 when it answers 200, else 1"},
+    {"version", T_FLAG, OFF(version), 0, 0, 0, NULL, "print the version and exit"},
+    {"help", T_FLAG, OFF(help), 0, 0, 0, NULL, "this text"},
+};
+#define N_DEFS ((int)(sizeof defs / sizeof defs[0]))
+
+static char usage_buf[8192];
+
+const char *el__options_usage(void) {
+  if (usage_buf[0]) return usage_buf;
+  size_t n = 0;
+  n += (size_t)snprintf(usage_buf + n, sizeof usage_buf - n,
+                        "usage: electra-server --model NAME=DIR [--model NAME=DIR ...] [options]\n"
+                        "       electra-server --healthcheck [--host H] [--port P]\n\n"
+                        "Batched REST inference for ELECTRA checkpoints: POST /score /classify "
+                        "/qa /tokenize,\nGET / /health /ready /info /metrics /openapi.json.\n\n"
+                        "Options (each also read from ELECTRA_<OPTION>, e.g. ELECTRA_PORT=8080 "
+                        "for --port;\nthe flag wins over the environment, which wins over "
+                        "--config):\n");
+  for (int i = 0; i < N_DEFS && n < sizeof usage_buf; i++) {
+    char flag[64];
+    snprintf(flag, sizeof flag, "--%s%s%s", defs[i].name, defs[i].arg ? " " : "",
+             defs[i].arg ? defs[i].arg : "");
+    n += (size_t)snprintf(usage_buf + n, sizeof usage_buf - n, "  %-28s %s\n", flag,
+                          defs[i].help);
+  }
+  if (n < sizeof usage_buf)
+    snprintf(usage_buf + n, sizeof usage_buf - n,
+             "\nSignals: SIGTERM/SIGINT drain (not ready, stop accepting, finish accepted "
+             "work,\nexit 0); SIGHUP reloads every model from its directory (a failed reload "
+             "keeps\nthe old models). Exit status: 0 after a drain, 1 on a start-up error, 2 "
+             "on bad options.\n");
+  return usage_buf;
+}
+
+void el__options_defaults(el__srv_options *o) {
+  memset(o, 0, sizeof *o);
+  snprintf(o->host, sizeof o->host, "127.0.0.1");
+  o->port = 8080;
+  o->max_batch_tokens = 8192;
+  o->max_batch_size = 64;
+  o->max_queue = 1024;
+  o->max_inputs = 64;
+  o->max_body_bytes = 1048576;
+  o->request_timeout = 30;
+  o->drain_timeout = 30;
+  o->connection_timeout = 30;
+  o->max_connections = 1000;
+  o->access_log = 1;
+}
+
+static int fail(char *err, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, size_t cap, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(err, cap, fmt, ap);
+  va_end(ap);
+  return -1;
+}
+
+static const opt_def *find_def(const char *name, size_t len) {
+  for (int i = 0; i < N_DEFS; i++) {
+    const char *d = defs[i].name;
+    if (strlen(d) != len) continue;
+    size_t k = 0;
+    for (; k < len; k++) {
+      char c = name[k] == '_' ? '-' : (char)tolower((unsigned char)name[k]);
+      if (c != d[k]) break;
+    }
+    if (k == len) return &defs[i];
+  }
+  return NULL;
+}
+
+static int add_model(el__srv_options *o, const char *spec, const char *src, char *err,
+                     size_t cap) {
+  const char *eq = strchr(spec, '=');
+  if (!eq || eq == spec || !eq[1])
+    return fail(err, cap, "%s: model must be NAME=DIR, got \"%s\"", src, spec);
+  size_t nl = (size_t)(eq - spec);
+  if (nl >= sizeof o->models[0].name)
+    return fail(err, cap, "%s: model name longer than %zu bytes", src,
+                sizeof o->models[0].name - 1);
+  for (size_t i = 0; i < nl; i++) {
+    char c = spec[i];
+    if (!(isalnum((unsigned char)c) || c == '-' || c == '_' || c == '.'))
+      return fail(err, cap, "%s: model name \"%.*s\" may hold only letters, digits, - _ .",
+                  src, (int)nl, spec);
+  }
+  if (strlen(eq + 1) >= sizeof o->models[0].dir)
+    return fail(err, cap, "%s: model directory path too long", src);
+  if (o->n_models >= EL_SRV_MAX_MODELS)
+    return fail(err, cap, "%s: more than %d models", src, EL_SRV_MAX_MODELS);
+  for (int i = 0; i < o->n_models; i++)
+    if (strlen(o->models[i].name) == nl && !strncmp(o->models[i].name, spec, nl))
+      return fail(err, cap, "%s: model name \"%.*s\" given twice", src, (int)nl, spec);
+  el__model_spec *m = &o->models[o->n_models++];
+  memcpy(m->name, spec, nl);
+  m->name[nl] = 0;
+  snprintf(m->dir, sizeof m->dir, "%s", eq + 1);
+  return 0;
+}
+
+static int add_origin(el__srv_options *o, const char *v, const char *src, char *err,
+                      size_t cap) {
+  const char *p = v;
+  while (*p) {
+    const char *c = strchr(p, ',');
+    size_t n = c ? (size_t)(c - p) : strlen(p);
+    while (n && isspace((unsigned char)*p)) p++, n--;
+    while (n && isspace((unsigned char)p[n - 1])) n--;
+    if (n) {
+      if (o->n_cors >= EL_SRV_MAX_ORIGINS)
+        return fail(err, cap, "%s: more than %d CORS origins", src, EL_SRV_MAX_ORIGINS);
+      if (n >= sizeof o->cors_origins[0]) return fail(err, cap, "%s: origin too long", src);
+      memcpy(o->cors_origins[o->n_cors], p, n);
+      o->cors_origins[o->n_cors++][n] = 0;
+    }
+    if (!c) break;
+    p = c + 1;
+  }
+  return 0;
+}
+
+/* Sets one option from its text value. src names where it came from. */
+static int set_value(el__srv_options *o, const opt_def *d, const char *v, const char *src,
+                     char *err, size_t cap) {
+  char *base = (char *)o;
+  char *end;
+  switch (d->type) {
+    case T_INT:
+    case T_LONG: {
+      errno = 0;
+      long x = strtol(v, &end, 10);
+      if (errno || end == v || *end || x < d->lo || x > d->hi)
+        return fail(err, cap, "%s: --%s wants an integer in [%ld, %ld], got \"%s\"", src,
+                    d->name, d->lo, d->hi, v);
+      if (d->type == T_INT)
+        *(int *)(base + d->off) = (int)x;
+      else
+        *(long *)(base + d->off) = x;
+      return 0;
+    }
+    case T_SECS: {
+      errno = 0;
+      double x = strtod(v, &end);
+      if (errno || end == v || *end || !isfinite(x) || x < d->lo || x > d->hi)
+        return fail(err, cap, "%s: --%s wants seconds in [%ld, %ld], got \"%s\"", src,
+                    d->name, d->lo, d->hi, v);
+      *(double *)(base + d->off) = x;
+      return 0;
+    }
+    case T_STR:
+      if (strlen(v) >= d->size) return fail(err, cap, "%s: --%s value too long", src, d->name);
+      snprintf(base + d->off, d->size, "%s", v);
+      return 0;
+    case T_FLAG: {
+      int on;
+      if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes"))
+        on = 1;
+      else if (!strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") || !*v)
+        on = 0;
+      else
+        return fail(err, cap, "%s: --%s wants true or false, got \"%s\"", src, d->name, v);
+      /* --no-access-log stores the negation */
+      *(int *)(base + d->off) = !strcmp(d->name, "no-access-log") ? !on : on;
+      return 0;
+    }
+    case T_MODEL: {
+      const char *p = v;
+      while (*p) { /* env and config lists: NAME=DIR,NAME=DIR */
+        const char *c = strchr(p, ',');
+        char one[1200];
+        size_t n = c ? (size_t)(c - p) : strlen(p);
+        if (n >= sizeof one) return fail(err, cap, "%s: model spec too long", src);
+        memcpy(one, p, n);
+        one[n] = 0;
+        if (n && add_model(o, one, src, err, cap)) return -1;
+        if (!c) break;
+        p = c + 1;
+      }
+      return 0;
+    }
+    case T_ORIGIN:
+      return add_origin(o, v, src, err, cap);
+    case T_LOGFMT:
+      if (!strcmp(v, "text"))
+        o->log_json = 0;
+      else if (!strcmp(v, "json"))
+        o->log_json = 1;
+      else
+        return fail(err, cap, "%s: --log-format wants text or json, got \"%s\"", src, v);
+      return 0;
+  }
+  return 0;
+}
+
+static int read_file(const char *path, char **out, char *err, size_t cap) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return fail(err, cap, "%s: %s", path, strerror(errno));
+  size_t n = 0, c = 4096;
+  char *buf = malloc(c);
+  while (buf) {
+    size_t r = fread(buf + n, 1, c - n - 1, f);
+    n += r;
+    if (r == 0) break;
+    if (n + 1 == c) {
+      if (c > (16u << 20)) {
+        free(buf);
+        fclose(f);
+        return fail(err, cap, "%s: larger than 16 MiB", path);
+      }
+      char *nb = realloc(buf, c * 2);
+      if (!nb) {
+        free(buf);
+        buf = NULL;
+        break;
+      }
+      buf = nb;
+      c *= 2;
+    }
+  }
+  int bad = ferror(f);
+  fclose(f);
+  if (!buf) return fail(err, cap, "%s: out of memory", path);
+  if (bad) {
+    free(buf);
+    return fail(err, cap, "%s: read error", path);
+  }
+  buf[n] = 0;
+  *out = buf;
+  return 0;
+}
+
+static int apply_config(el__srv_options *o, const char *path, char *err, size_t cap) {
+  char *text;
+  if (read_file(path, &text, err, cap)) return -1;
+  cJSON *root = cJSON_Parse(text);
+  free(text);
+  if (!cJSON_IsObject(root)) {
+    cJSON_Delete(root);
+    return fail(err, cap, "%s: not a JSON object", path);
+  }
+  int rc = 0;
+  char src[1100];
+  for (cJSON *it = root->child; it && !rc; it = it->next) {
+    snprintf(src, sizeof src, "%s: \"%s\"", path, it->string);
+    if (!strcmp(it->string, "models")) {
+      if (cJSON_IsObject(it)) {
+        for (cJSON *m = it->child; m && !rc; m = m->next) {
+          if (!cJSON_IsString(m)) {
+            rc = fail(err, cap, "%s: \"models\".\"%s\" must be a directory string", path,
+                      m->string);
+            break;
+          }
+          char spec[1200];
+          snprintf(spec, sizeof spec, "%s=%s", m->string, m->valuestring);
+          rc = add_model(o, spec, src, err, cap);
+        }
+      } else if (cJSON_IsArray(it)) {
+        for (cJSON *m = it->child; m && !rc; m = m->next) {
+          cJSON *nm = cJSON_GetObjectItemCaseSensitive(m, "name");
+          cJSON *pa = cJSON_GetObjectItemCaseSensitive(m, "path");
+          if (!cJSON_IsString(nm) || !cJSON_IsString(pa)) {
+            rc = fail(err, cap, "%s: \"models\" entries need string \"name\" and \"path\"",
+                      path);
+            break;
+          }
+          char spec[1200];
+          snprintf(spec, sizeof spec, "%s=%s", nm->valuestring, pa->valuestring);
+          rc = add_model(o, spec, src, err, cap);
+        }
+      } else {
+        rc = fail(err, cap, "%s: \"models\" must be an object or an array", path);
+      }
+      continue;
+    }
+    const opt_def *d = find_def(it->string, strlen(it->string));
+    if (!d || !strcmp(d->name, "config") || !strcmp(d->name, "help") ||
+        !strcmp(d->name, "version") || !strcmp(d->name, "healthcheck")) {
+      rc = fail(err, cap, "%s: unknown option \"%s\"", path, it->string);
+      break;
+    }
+    char val[1200];
+    if (cJSON_IsString(it)) {
+      snprintf(val, sizeof val, "%s", it->valuestring);
+    } else if (cJSON_IsBool(it)) {
+      snprintf(val, sizeof val, "%s", cJSON_IsTrue(it) ? "true" : "false");
+    } else if (cJSON_IsNumber(it)) {
+      if (d->type == T_SECS)
+        snprintf(val, sizeof val, "%.17g", it->valuedouble);
+      else if (it->valuedouble == floor(it->valuedouble) && fabs(it->valuedouble) < 1e15)
+        snprintf(val, sizeof val, "%.0f", it->valuedouble);
+      else
+        snprintf(val, sizeof val, "%.17g", it->valuedouble);
+    } else if (cJSON_IsArray(it) && (d->type == T_ORIGIN || d->type == T_MODEL)) {
+      for (cJSON *e = it->child; e && !rc; e = e->next) {
+        if (!cJSON_IsString(e)) {
+          rc = fail(err, cap, "%s: \"%s\" entries must be strings", path, it->string);
+          break;
+        }
+        rc = set_value(o, d, e->valuestring, src, err, cap);
+      }
+      continue;
+    } else {
+      rc = fail(err, cap, "%s: \"%s\" has the wrong type", path, it->string);
+      break;
+    }
+    rc = set_value(o, d, val, src, err, cap);
+  }
+  cJSON_Delete(root);
+  return rc;
+}
+
+static const char *env_get(char **envp, const char *name) {
+  size_t n = strlen(name);
+  for (char **e = envp; e && *e; e++)
+    if (!strncmp(*e, name, n) && (*e)[n] == '=') return *e + n + 1;
+  return NULL;
+}
+
+static void env_name(const opt_def *d, char *out, size_t cap) {
+  size_t k = (size_t)snprintf(out, cap, "ELECTRA_");
+  for (const char *p = d->name; *p && k + 1 < cap; p++)
+    out[k++] = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
+  out[k] = 0;
+}
+
+static int read_api_key(el__srv_options *o, char *err, size_t cap) {
+  char *text;
+  if (read_file(o->api_key_file, &text, err, cap)) return -1;
+  size_t n = strcspn(text, "\r\n");
+  text[n] = 0;
+  while (n && isspace((unsigned char)text[n - 1])) text[--n] = 0;
+  if (n == 0 || n >= sizeof o->api_key) {
+    free(text);
+    return fail(err, cap, "%s: the first line must hold a key of 1 to %zu bytes",
+                o->api_key_file, sizeof o->api_key - 1);
+  }
+  memcpy(o->api_key, text, n + 1);
+  free(text);
+  return 0;
+}
+
+int el__options_parse(el__srv_options *o, int argc, char **argv, char **envp, char *err,
+                      size_t errcap) {
+  if (!envp) envp = environ;
+  el__options_defaults(o);
+  /* Flags are collected first so the config file and environment can be
+   * applied underneath them. */
+  const opt_def *fdef[256];
+  const char *fval[256];
+  int nflags = 0;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-h")) a = "--help";
+    if (strncmp(a, "--", 2))
+      return fail(err, errcap, "unexpected argument \"%s\" (try --help)", a);
+    const char *name = a + 2, *eq = strchr(name, '=');
+    size_t nl = eq ? (size_t)(eq - name) : strlen(name);
+    const opt_def *d = find_def(name, nl);
+    if (!d || memchr(name, '_', nl))
+      return fail(err, errcap, "unknown option \"%s\" (try --help)", a);
+    const char *v;
+    if (d->type == T_FLAG) {
+      if (eq) return fail(err, errcap, "--%s takes no value", d->name);
+      v = "true";
+    } else if (eq) {
+      v = eq + 1;
+    } else {
+      if (i + 1 >= argc) return fail(err, errcap, "--%s needs a value (%s)", d->name, d->arg);
+      v = argv[++i];
+    }
+    if (nflags >= 256) return fail(err, errcap, "too many arguments");
+    fdef[nflags] = d;
+    fval[nflags++] = v;
+  }
+  const char *config = NULL;
+  for (int i = 0; i < nflags; i++)
+    if (!strcmp(fdef[i]->name, "config")) config = fval[i];
+  if (!config) config = env_get(envp, "ELECTRA_CONFIG");
+  if (config && *config) {
+    if (strlen(config) >= sizeof o->config)
+      return fail(err, errcap, "--config path too long");
+    snprintf(o->config, sizeof o->config, "%s", config);
+    if (apply_config(o, config, err, errcap)) return -1;
+  }
+  /* Environment over the file; a list option given in a higher layer
+   * replaces the lower layer's list rather than adding to it. */
+  for (int i = 0; i < N_DEFS; i++) {
+    const opt_def *d = &defs[i];
+    if (d->type == T_FLAG && strcmp(d->name, "no-access-log")) continue;
+    if (!strcmp(d->name, "config")) continue;
+    char en[64];
+    env_name(d, en, sizeof en);
+    const char *v = env_get(envp, en);
+    if (!v || !*v) continue;
+    if (d->type == T_MODEL) o->n_models = 0;
+    if (d->type == T_ORIGIN) o->n_cors = 0;
+    if (set_value(o, d, v, en, err, errcap)) return -1;
+  }
+  int flag_models = 0, flag_origins = 0;
+  for (int i = 0; i < nflags; i++) {
+    const opt_def *d = fdef[i];
+    if (d->type == T_MODEL && !flag_models++) o->n_models = 0;
+    if (d->type == T_ORIGIN && !flag_origins++) o->n_cors = 0;
+    if (!strcmp(d->name, "config")) continue;
+    if (set_value(o, d, fval[i], "command line", err, errcap)) return -1;
+  }
+  if (o->help || o->version || o->healthcheck) return 0;
+  if (o->n_models == 0)
+    return fail(err, errcap, "no model: give --model NAME=DIR (or ELECTRA_MODEL, or --config)");
+  if (o->api_key_file[0] && read_api_key(o, err, errcap)) return -1;
+  return 0;
+}

@@ -1,0 +1,49 @@
+/* electra-server's options (PRODUCT.md §4): command-line flags, ELECTRA_<OPTION>
+ * environment variables and an optional --config JSON file. Precedence:
+ * flag > environment > config file > default. Parsing never exits: errors
+ * come back as a message for main to print. */
+#ifndef EL_SERVER_OPTIONS_H
+#define EL_SERVER_OPTIONS_H
+
+#include <stddef.h>
+
+#define EL_SRV_MAX_MODELS 16
+#define EL_SRV_MAX_ORIGINS 16
+
+typedef struct el__model_spec {
+  char name[64];
+  char dir[1024];
+} el__model_spec;
+
+typedef struct el__srv_options {
+  el__model_spec models[EL_SRV_MAX_MODELS];
+  int n_models;
+  char config[1024];
+  char host[256];
+  int port;
+  int threads;       /* engine compute threads; 0 = CPU quota */
+  int http_threads;  /* libmicrohttpd pool size; 0 = min(cores, 4), at least 2 */
+  int max_batch_tokens, max_batch_size, max_wait_us, max_queue, max_inputs;
+  long max_body_bytes;
+  double request_timeout, drain_timeout; /* seconds */
+  int connection_timeout;                /* idle seconds before a connection closes */
+  int max_connections;
+  char api_key_file[1024];
+  char api_key[256]; /* read from api_key_file (trailing newline removed) */
+  char cors_origins[EL_SRV_MAX_ORIGINS][256]; /* "*" allows any origin */
+  int n_cors;
+  int log_json;      /* --log-format json */
+  int access_log;    /* 0 with --no-access-log */
+  int healthcheck;   /* --healthcheck: probe /health and exit */
+  int help, version;
+} el__srv_options;
+
+void el__options_defaults(el__srv_options *o);
+/* Parses argv and the environment (envp NULL: the process environment).
+ * Returns 0, or -1 with a message in err. */
+int el__options_parse(el__srv_options *o, int argc, char **argv, char **envp, char *err,
+                      size_t errcap);
+/* Full --help text. */
+const char *el__options_usage(void);
+
+#endif

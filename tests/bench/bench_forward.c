@@ -1,0 +1,186 @@
+/* Discriminator forward throughput of the engine (driven by bench_forward.sh).
+ *
+ *   bench_forward --model DIR [--threads 2] [--seconds 3] [--len 128]
+ *                 [--batches 1,8,32] [--mixed 17,128,45,...]
+ *   bench_forward --load-only DIR     peak RSS of a process that only loads DIR
+ *   bench_forward --sgemm [--threads 2] [--seconds 3]
+ *
+ * Prints one line per measurement, for the script to tabulate:
+ *   sgemm M N K GFLOPS
+ *   case NAME SEQS TOKENS MS_MEDIAN TOKENS_PER_S GFLOPS PEAK_RSS_KB
+ *   load RSS_KB PEAK_RSS_KB FILE_BYTES
+ * GFLOP counts multiply-adds of every matrix product as 2 FLOPs (projection,
+ * Q/K/V/output, FFN, attention scores and context per sequence, discriminator
+ * head), on real tokens only. */
+#include <cblas.h>
+#undef I /* complex.h (pulled in by cblas.h) defines I */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "electra/engine.h"
+#include "electra/model.h"
+
+static double now(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+static long status_kb(const char *key) {
+  FILE *f = fopen("/proc/self/status", "r");
+  char line[256];
+  long v = -1;
+  size_t n = strlen(key);
+  while (f && fgets(line, sizeof line, f))
+    if (!strncmp(line, key, n)) v = atol(line + n);
+  if (f) fclose(f);
+  return v;
+}
+
+static int cmp_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+static double flops(const el_config *c, const int *len, int n) {
+  const double H = c->hidden_size, E = c->embedding_size, I = c->intermediate_size;
+  double T = 0, att = 0;
+  for (int s = 0; s < n; s++) T += len[s], att += 4.0 * H * len[s] * len[s];
+  double per_tok = c->num_layers * (8.0 * H * H + 4.0 * H * I) + 2.0 * H * H + 2.0 * H;
+  if (E != H) per_tok += 2.0 * E * H;
+  return T * per_tok + c->num_layers * att;
+}
+
+static void bench_sgemm(int M, int N, int K, double seconds) {
+  float *a = malloc(sizeof(float) * (size_t)M * K), *b = malloc(sizeof(float) * (size_t)N * K);
+  float *c = malloc(sizeof(float) * (size_t)M * N);
+  for (size_t i = 0; i < (size_t)M * K; i++) a[i] = (float)(i % 7) * 0.1f;
+  for (size_t i = 0; i < (size_t)N * K; i++) b[i] = (float)(i % 5) * 0.1f;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, a, K, b, K, 0, c, N);
+  int it = 0;
+  double t0 = now(), t;
+  do {
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, a, K, b, K, 0, c, N);
+    it++;
+    t = now() - t0;
+  } while (t < seconds);
+  printf("sgemm %d %d %d %.1f\n", M, N, K, 2.0 * M * N * K * it / t / 1e9);
+  free(a), free(b), free(c);
+}
+
+static int bench_case(const el_model *m, const char *name, const int *len, int n, double seconds) {
+  const el_config *c = el_model_config(m);
+  int T = 0;
+  for (int s = 0; s < n; s++) T += len[s];
+  int *ids = malloc(sizeof(int) * (size_t)T), *types = calloc((size_t)T, sizeof(int));
+  float *prob = malloc(sizeof(float) * (size_t)T);
+  unsigned r = 12345;
+  for (int t = 0; t < T; t++) r = r * 1103515245u + 12345u, ids[t] = 5 + (int)(r >> 8) % (c->vocab_size - 5);
+  el_workspace *ws = NULL;
+  el_error err = {0};
+  if (el_workspace_new(m, T, n, &ws, &err)) {
+    fprintf(stderr, "bench_forward: %s\n", err.msg);
+    return 1;
+  }
+  el_batch b = {n, len, ids, types};
+  if (el_run_replaced(m, ws, &b, prob, &err)) { /* warm-up */
+    fprintf(stderr, "bench_forward: %s\n", err.msg);
+    return 1;
+  }
+  double times[1000];
+  int it = 0;
+  double t_start = now();
+  do {
+    double t0 = now();
+    el_run_replaced(m, ws, &b, prob, &err);
+    times[it++] = now() - t0;
+  } while (it < 1000 && (now() - t_start < seconds || it < 3));
+  qsort(times, (size_t)it, sizeof times[0], cmp_double);
+  double med = times[it / 2];
+  printf("case %s %d %d %.3f %.1f %.1f %ld\n", name, n, T, med * 1e3, T / med,
+         flops(c, len, n) / med / 1e9, status_kb("VmHWM:"));
+  fflush(stdout);
+  el_workspace_free(ws);
+  free(ids), free(types), free(prob);
+  return 0;
+}
+
+static int parse_list(const char *s, int *out, int max) {
+  int n = 0;
+  while (*s && n < max) {
+    char *end;
+    long v = strtol(s, &end, 10);
+    if (end == s || v < 1) return -1;
+    out[n++] = (int)v;
+    s = *end == ',' ? end + 1 : end;
+  }
+  return n;
+}
+
+int main(int argc, char **argv) {
+  const char *model = NULL, *load_only = NULL, *batches = "1,8,32", *mixed = NULL;
+  int threads = 2, len = 128, sgemm = 0;
+  double seconds = 3;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    if (!strcmp(a, "--sgemm")) sgemm = 1;
+    else if (v && !strcmp(a, "--model")) model = v, i++;
+    else if (v && !strcmp(a, "--load-only")) load_only = v, i++;
+    else if (v && !strcmp(a, "--threads")) threads = atoi(v), i++;
+    else if (v && !strcmp(a, "--seconds")) seconds = atof(v), i++;
+    else if (v && !strcmp(a, "--len")) len = atoi(v), i++;
+    else if (v && !strcmp(a, "--batches")) batches = v, i++;
+    else if (v && !strcmp(a, "--mixed")) mixed = v, i++;
+    else {
+      fprintf(stderr, "bench_forward: unknown or incomplete option %s\n", a);
+      return 2;
+    }
+  }
+  el_error err = {0};
+  if (load_only) {
+    el_model *m = NULL;
+    if (el_model_load(load_only, &m, &err)) {
+      fprintf(stderr, "bench_forward: %s\n", err.msg);
+      return 1;
+    }
+    char path[4096];
+    struct stat st;
+    snprintf(path, sizeof path, "%s/model.safetensors", load_only);
+    long long bytes = stat(path, &st) ? -1 : (long long)st.st_size;
+    printf("load %ld %ld %lld\n", status_kb("VmRSS:"), status_kb("VmHWM:"), bytes);
+    el_model_free(m);
+    return 0;
+  }
+  el_set_threads(threads);
+  if (sgemm) {
+    bench_sgemm(512, 1024, 256, seconds);
+    bench_sgemm(4096, 1024, 256, seconds);
+    return 0;
+  }
+  if (!model) {
+    fprintf(stderr, "usage: bench_forward --model DIR | --load-only DIR | --sgemm\n");
+    return 2;
+  }
+  el_model *m = NULL;
+  if (el_model_load(model, &m, &err)) {
+    fprintf(stderr, "bench_forward: %s\n", err.msg);
+    return 1;
+  }
+  int bl[64], nb = parse_list(batches, bl, 64), rc = 0;
+  for (int i = 0; i < nb && !rc; i++) {
+    int *lens = malloc(sizeof(int) * (size_t)bl[i]);
+    for (int s = 0; s < bl[i]; s++) lens[s] = len;
+    char name[32];
+    snprintf(name, sizeof name, "b%dx%d", bl[i], len);
+    rc = bench_case(m, name, lens, bl[i], seconds);
+    free(lens);
+  }
+  if (mixed && !rc) {
+    int ml[4096], n = parse_list(mixed, ml, 4096);
+    if (n > 0) rc = bench_case(m, "mixed", ml, n, seconds);
+  }
+  el_model_free(m);
+  return rc;
+}

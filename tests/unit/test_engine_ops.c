@@ -1,0 +1,426 @@
+/* Every op of engine/ops.h, two ways:
+ *  1. fast vs naive reference, forward and backward (tolerance: |a-b| <=
+ *     1e-5 + 1e-4 |b|, float kernels vs double-accumulating loops);
+ *  2. backward (naive and fast) vs central finite differences of a scalar
+ *     loss L = sum_i r_i out_i (r fixed random), evaluated in double over the
+ *     float forward with step h = 1e-2 on ~30 random coordinates per tensor;
+ *     tolerance |fd - grad| <= 2e-3 + 2e-2 |grad| (float forward rounding
+ *     divided by h dominates).
+ * Backward ops must ACCUMULATE: gradients start from a random non-zero
+ * buffer and the increment is compared. */
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ops.h"
+#include "rng.h"
+#include "../test.h"
+
+static el_rng R;
+
+static float *rnd(size_t n, float scale) {
+  float *x = malloc(sizeof(float) * (n ? n : 1));
+  for (size_t i = 0; i < n; i++) x[i] = scale * el_rng_normal(&R);
+  return x;
+}
+static float *dup(const float *x, size_t n) {
+  float *y = malloc(sizeof(float) * (n ? n : 1));
+  memcpy(y, x, sizeof(float) * n);
+  return y;
+}
+static double dot(const float *a, const float *b, size_t n) {
+  double s = 0.0;
+  for (size_t i = 0; i < n; i++) s += (double)a[i] * b[i];
+  return s;
+}
+/* max over i of |a-b| / (atol + rtol |b|); <= 1 passes */
+static double worst(const float *a, const float *b, size_t n, double atol, double rtol) {
+  double w = 0.0;
+  for (size_t i = 0; i < n; i++) {
+    double e = fabs((double)a[i] - b[i]) / (atol + rtol * fabs((double)b[i]));
+    if (!(e <= w)) w = e; /* NaN propagates */
+  }
+  return w;
+}
+#define CLOSE(a, b, n, what)                                                        \
+  do {                                                                              \
+    double w_ = worst((a), (b), (n), 1e-5, 1e-4);                                   \
+    CHECK(w_ <= 1.0, "%s fast vs naive (worst error ratio %.3g)", (what), w_);      \
+  } while (0)
+
+/* Gradient increment: after - before. */
+static float *delta(const float *after, const float *before, size_t n) {
+  float *d = malloc(sizeof(float) * (n ? n : 1));
+  for (size_t i = 0; i < n; i++) d[i] = after[i] - before[i];
+  return d;
+}
+
+typedef double (*loss_fn)(void *ctx);
+
+/* Central differences of loss wrt x[idx] for sampled idx; compares with grad. */
+static void fd_check(const char *what, loss_fn f, void *ctx, float *x, size_t n,
+                     const float *grad) {
+  const float h = 1e-2f;
+  double worst_e = 0.0;
+  int samples = n < 30 ? (int)n : 30;
+  for (int s = 0; s < samples; s++) {
+    size_t i = n <= 30 ? (size_t)s : el_rng_below(&R, (uint32_t)n);
+    float x0 = x[i];
+    x[i] = x0 + h;
+    double lp = f(ctx);
+    x[i] = x0 - h;
+    double lm = f(ctx);
+    x[i] = x0;
+    double fd = (lp - lm) / (2.0 * h);
+    double e = fabs(fd - grad[i]) / (2e-3 + 2e-2 * fabs((double)grad[i]));
+    if (!(e <= worst_e)) worst_e = e;
+  }
+  CHECK(worst_e <= 1.0, "%s backward vs finite differences (worst error ratio %.3g)", what,
+        worst_e);
+}
+
+/* ---------------- dense ---------------- */
+typedef struct { float *in, *w, *b, *r, *out; int N, Cin, Cout; } dense_ctx;
+static double dense_loss(void *p) {
+  dense_ctx *c = p;
+  el_dense_forward_naive(c->out, c->in, c->w, c->b, c->N, c->Cin, c->Cout);
+  return dot(c->out, c->r, (size_t)c->N * c->Cout);
+}
+
+static void test_dense(void) {
+  const int N = 37, Cin = 29, Cout = 19;
+  dense_ctx c = {rnd((size_t)N * Cin, 1), rnd((size_t)Cout * Cin, 0.3f), rnd(Cout, 0.5f),
+                 rnd((size_t)N * Cout, 1), malloc(sizeof(float) * N * Cout), N, Cin, Cout};
+  float *o1 = malloc(sizeof(float) * N * Cout), *o2 = malloc(sizeof(float) * N * Cout);
+  el_dense_forward(o1, c.in, c.w, c.b, N, Cin, Cout);
+  el_dense_forward_naive(o2, c.in, c.w, c.b, N, Cin, Cout);
+  CLOSE(o1, o2, (size_t)N * Cout, "dense forward");
+  el_dense_forward(o1, c.in, c.w, NULL, N, Cin, Cout);
+  el_dense_forward_naive(o2, c.in, c.w, NULL, N, Cin, Cout);
+  CLOSE(o1, o2, (size_t)N * Cout, "dense forward without bias");
+
+  float *din0 = rnd((size_t)N * Cin, 1), *dw0 = rnd((size_t)Cout * Cin, 1), *db0 = rnd(Cout, 1);
+  float *din1 = dup(din0, (size_t)N * Cin), *dw1 = dup(dw0, (size_t)Cout * Cin), *db1 = dup(db0, Cout);
+  float *din2 = dup(din0, (size_t)N * Cin), *dw2 = dup(dw0, (size_t)Cout * Cin), *db2 = dup(db0, Cout);
+  el_dense_backward(din1, dw1, db1, c.r, c.in, c.w, N, Cin, Cout);
+  el_dense_backward_naive(din2, dw2, db2, c.r, c.in, c.w, N, Cin, Cout);
+  CLOSE(din1, din2, (size_t)N * Cin, "dense backward din");
+  CLOSE(dw1, dw2, (size_t)Cout * Cin, "dense backward dw");
+  CLOSE(db1, db2, Cout, "dense backward db");
+  float *gin = delta(din1, din0, (size_t)N * Cin), *gw = delta(dw1, dw0, (size_t)Cout * Cin),
+        *gb = delta(db1, db0, Cout);
+  fd_check("dense din", dense_loss, &c, c.in, (size_t)N * Cin, gin);
+  fd_check("dense dw", dense_loss, &c, c.w, (size_t)Cout * Cin, gw);
+  fd_check("dense db", dense_loss, &c, c.b, Cout, gb);
+  /* NULL din / db are skipped, dw still accumulated */
+  float *dw3 = dup(dw0, (size_t)Cout * Cin);
+  el_dense_backward(NULL, dw3, NULL, c.r, c.in, c.w, N, Cin, Cout);
+  CLOSE(dw3, dw2, (size_t)Cout * Cin, "dense backward dw with din/db NULL");
+  free(c.in); free(c.w); free(c.b); free(c.r); free(c.out); free(o1); free(o2);
+  free(din0); free(dw0); free(db0); free(din1); free(dw1); free(db1); free(din2); free(dw2);
+  free(db2); free(gin); free(gw); free(gb); free(dw3);
+}
+
+/* ---------------- layernorm ---------------- */
+typedef struct { float *in, *g, *b, *r, *out, *mean, *rstd; int N, C; } ln_ctx;
+static double ln_loss(void *p) {
+  ln_ctx *c = p;
+  el_layernorm_forward_naive(c->out, c->mean, c->rstd, c->in, c->g, c->b, c->N, c->C, 1e-12f);
+  return dot(c->out, c->r, (size_t)c->N * c->C);
+}
+
+static void test_layernorm(void) {
+  const int N = 23, C = 70; /* C not a multiple of the 64-column blocks */
+  ln_ctx c = {rnd((size_t)N * C, 2), rnd(C, 1), rnd(C, 1), rnd((size_t)N * C, 1),
+              malloc(sizeof(float) * N * C), malloc(sizeof(float) * N), malloc(sizeof(float) * N),
+              N, C};
+  for (int i = 0; i < C; i++) c.in[i] += 5.0f; /* a row with a large mean */
+  float *o1 = malloc(sizeof(float) * N * C), *m1 = malloc(sizeof(float) * N),
+        *s1 = malloc(sizeof(float) * N);
+  el_layernorm_forward(o1, m1, s1, c.in, c.g, c.b, N, C, 1e-12f);
+  ln_loss(&c);
+  CLOSE(o1, c.out, (size_t)N * C, "layernorm forward");
+  CLOSE(m1, c.mean, N, "layernorm mean");
+  CLOSE(s1, c.rstd, N, "layernorm rstd");
+  float *dx0 = rnd((size_t)N * C, 1), *dg0 = rnd(C, 1), *db0 = rnd(C, 1);
+  float *dx1 = dup(dx0, (size_t)N * C), *dg1 = dup(dg0, C), *db1 = dup(db0, C);
+  float *dx2 = dup(dx0, (size_t)N * C), *dg2 = dup(dg0, C), *db2 = dup(db0, C);
+  el_layernorm_backward(dx1, dg1, db1, c.r, c.in, m1, s1, c.g, N, C);
+  el_layernorm_backward_naive(dx2, dg2, db2, c.r, c.in, c.mean, c.rstd, c.g, N, C);
+  CLOSE(dx1, dx2, (size_t)N * C, "layernorm backward dx");
+  CLOSE(dg1, dg2, C, "layernorm backward dgamma");
+  CLOSE(db1, db2, C, "layernorm backward dbeta");
+  float *gx = delta(dx1, dx0, (size_t)N * C), *gg = delta(dg1, dg0, C), *gb = delta(db1, db0, C);
+  fd_check("layernorm dx", ln_loss, &c, c.in, (size_t)N * C, gx);
+  fd_check("layernorm dgamma", ln_loss, &c, c.g, C, gg);
+  fd_check("layernorm dbeta", ln_loss, &c, c.b, C, gb);
+  free(c.in); free(c.g); free(c.b); free(c.r); free(c.out); free(c.mean); free(c.rstd);
+  free(o1); free(m1); free(s1); free(dx0); free(dg0); free(db0); free(dx1); free(dg1);
+  free(db1); free(dx2); free(dg2); free(db2); free(gx); free(gg); free(gb);
+}
+
+/* ---------------- gelu ---------------- */
+typedef struct { float *in, *r, *out; size_t n; } gelu_ctx;
+static double gelu_loss(void *p) {
+  gelu_ctx *c = p;
+  el_gelu_forward_naive(c->out, c->in, c->n);
+  return dot(c->out, c->r, c->n);
+}
+
+static void test_gelu(void) {
+  const size_t n = 300;
+  gelu_ctx c = {rnd(n, 2.5f), rnd(n, 1), malloc(sizeof(float) * n), n};
+  c.in[0] = 0.0f;
+  c.in[1] = -8.0f;
+  c.in[2] = 8.0f;
+  float *o = malloc(sizeof(float) * n);
+  el_gelu_forward(o, c.in, n);
+  gelu_loss(&c);
+  CLOSE(o, c.out, n, "gelu forward");
+  CHECK(fabsf(o[2] - 8.0f) < 1e-6f && fabsf(o[1]) < 1e-6f && o[0] == 0.0f,
+        "gelu(8) = 8, gelu(-8) = 0, gelu(0) = 0");
+  float *d0 = rnd(n, 1), *d1 = dup(d0, n), *d2 = dup(d0, n);
+  el_gelu_backward(d1, c.in, c.r, n);
+  el_gelu_backward_naive(d2, c.in, c.r, n);
+  CLOSE(d1, d2, n, "gelu backward");
+  float *g = delta(d1, d0, n);
+  CHECK(fabsf(g[0] - 0.5f * c.r[0]) < 1e-6f, "gelu'(0) = 0.5");
+  fd_check("gelu", gelu_loss, &c, c.in, n, g);
+  free(c.in); free(c.r); free(c.out); free(o); free(d0); free(d1); free(d2); free(g);
+}
+
+/* ---------------- embeddings ---------------- */
+static void test_embed(void) {
+  const int V = 7, P = 16, Ty = 2, E = 5, n_seqs = 3;
+  const int seq_len[3] = {4, 1, 6};
+  const int T = 11;
+  /* id 3 occurs 4 times, id 0 twice, across sequences */
+  const int ids[11] = {3, 1, 3, 0, 3, 2, 3, 0, 6, 5, 4};
+  const int types[11] = {0, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1};
+  float *word = rnd((size_t)V * E, 1), *pos = rnd((size_t)P * E, 1), *type = rnd((size_t)Ty * E, 1);
+  float *out = malloc(sizeof(float) * T * E);
+  el_embed_forward(out, ids, types, seq_len, n_seqs, word, pos, type, E);
+  int ok = 1;
+  for (int s = 0, t = 0; s < n_seqs; s++)
+    for (int p = 0; p < seq_len[s]; p++, t++)
+      for (int e = 0; e < E; e++)
+        ok &= fabsf(out[t * E + e] - (word[ids[t] * E + e] + pos[p * E + e] + type[types[t] * E + e])) < 1e-6f;
+  CHECK(ok, "embed forward: word[id] + pos[position in its sequence] + type[type id]");
+  el_embed_forward(out, ids, NULL, seq_len, n_seqs, word, pos, type, E);
+  CHECK(fabsf(out[2 * E] - (word[3 * E] + pos[2 * E] + type[0])) < 1e-6f,
+        "embed forward: NULL type ids mean type 0");
+
+  float *dout = rnd((size_t)T * E, 1);
+  float *dw0 = rnd((size_t)V * E, 1), *dp0 = rnd((size_t)P * E, 1), *dt0 = rnd((size_t)Ty * E, 1);
+  float *dw = dup(dw0, (size_t)V * E), *dp = dup(dp0, (size_t)P * E), *dt = dup(dt0, (size_t)Ty * E);
+  el_embed_backward(dw, dp, dt, dout, ids, types, seq_len, n_seqs, E);
+  /* reference: the gradient of sum(r . out) is a scatter-sum, written in double */
+  double rw[7 * 5] = {0}, rp[16 * 5] = {0}, rt[2 * 5] = {0};
+  for (int s = 0, t = 0; s < n_seqs; s++)
+    for (int p = 0; p < seq_len[s]; p++, t++)
+      for (int e = 0; e < E; e++) {
+        rw[ids[t] * E + e] += dout[t * E + e];
+        rp[p * E + e] += dout[t * E + e];
+        rt[types[t] * E + e] += dout[t * E + e];
+      }
+  double ew = 0, ep = 0, et = 0;
+  for (int i = 0; i < V * E; i++) ew = fmax(ew, fabs(dw[i] - dw0[i] - rw[i]));
+  for (int i = 0; i < P * E; i++) ep = fmax(ep, fabs(dp[i] - dp0[i] - rp[i]));
+  for (int i = 0; i < Ty * E; i++) et = fmax(et, fabs(dt[i] - dt0[i] - rt[i]));
+  CHECK(ew < 1e-5, "embed backward: repeated ids scatter-add into the word table (max err %.2g)", ew);
+  CHECK(ep < 1e-5, "embed backward: position rows restart per sequence (max err %.2g)", ep);
+  CHECK(et < 1e-5, "embed backward: token-type rows (max err %.2g)", et);
+  CHECK(fabs(dw[5 * E + 0] - dw0[5 * E + 0] - dout[9 * E]) < 1e-6 && rp[15 * E] == 0.0,
+        "embed backward: a single-use id gets exactly its token's gradient; unused rows 0");
+  free(word); free(pos); free(type); free(out); free(dout); free(dw0); free(dp0); free(dt0);
+  free(dw); free(dp); free(dt);
+}
+
+/* ---------------- attention ---------------- */
+typedef struct {
+  float *q, *k, *v, *drop, *r, *ctx, *probs;
+  const int *seq_len;
+  int n_seqs, H, nh, T;
+} att_ctx;
+static double att_loss(void *p) {
+  att_ctx *c = p;
+  el_attention_forward_naive(c->ctx, c->probs, c->q, c->k, c->v, c->drop, c->seq_len, c->n_seqs,
+                             c->H, c->nh);
+  return dot(c->ctx, c->r, (size_t)c->T * c->H);
+}
+
+static void test_attention_case(int use_drop) {
+  const int seq_len[5] = {5, 1, 9, 3, 12}, n_seqs = 5, H = 12, nh = 3, T = 30, max_len = 12;
+  const size_t TH = (size_t)T * H;
+  size_t np = el_attention_probs_size(seq_len, n_seqs, nh);
+  CHECK(np == (size_t)nh * (25 + 1 + 81 + 9 + 144), "attention probs size = nh * sum len^2");
+  att_ctx c = {rnd(TH, 1), rnd(TH, 1), rnd(TH, 1), NULL, rnd(TH, 1), malloc(sizeof(float) * TH),
+               malloc(sizeof(float) * np), seq_len, n_seqs, H, nh, T};
+  const char *tag = use_drop ? "attention (dropout 0.3, packed lengths 5,1,9,3,12)"
+                             : "attention (no dropout, packed lengths 5,1,9,3,12)";
+  if (use_drop) {
+    c.drop = malloc(sizeof(float) * np);
+    for (size_t i = 0; i < np; i++) c.drop[i] = el_rng_uniform(&R) < 0.3f ? 0.0f : 1.0f / 0.7f;
+  }
+  float *scratch = malloc(sizeof(float) * el_attention_scratch_size(max_len, H, nh));
+  float *ctx1 = malloc(sizeof(float) * TH), *p1 = malloc(sizeof(float) * np);
+  el_attention_forward(ctx1, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh, scratch);
+  att_loss(&c);
+  char buf[160];
+  snprintf(buf, sizeof buf, "%s forward ctx", tag);
+  CLOSE(ctx1, c.ctx, TH, buf);
+  snprintf(buf, sizeof buf, "%s forward probs", tag);
+  CLOSE(p1, c.probs, np, buf);
+  /* each row of probs sums to 1 */
+  double wr = 0.0;
+  for (size_t off = 0, s = 0; s < (size_t)n_seqs; s++)
+    for (int h = 0; h < nh; h++)
+      for (int i = 0; i < seq_len[s]; i++, off += seq_len[s]) {
+        double sum = 0.0;
+        for (int j = 0; j < seq_len[s]; j++) sum += p1[off + j];
+        wr = fmax(wr, fabs(sum - 1.0));
+      }
+  CHECK(wr < 1e-5, "%s: probability rows sum to 1 (max err %.2g)", tag, wr);
+  /* isolation: changing sequence 2's keys/values leaves sequence 0 untouched */
+  float *ctx_b = malloc(sizeof(float) * TH);
+  float *k2 = dup(c.k, TH), *v2 = dup(c.v, TH);
+  for (size_t i = 6 * (size_t)H; i < 15 * (size_t)H; i++) k2[i] += 1.0f, v2[i] -= 2.0f;
+  el_attention_forward(ctx_b, NULL, c.q, k2, v2, c.drop, seq_len, n_seqs, H, nh, scratch);
+  CHECK(!memcmp(ctx_b, ctx1, sizeof(float) * 6 * H) &&
+            !memcmp(ctx_b + 15 * H, ctx1 + 15 * H, sizeof(float) * 15 * H) &&
+            memcmp(ctx_b + 6 * H, ctx1 + 6 * H, sizeof(float) * 9 * H),
+        "%s: sequences do not attend to each other", tag);
+
+  float *dq0 = rnd(TH, 1), *dk0 = rnd(TH, 1), *dv0 = rnd(TH, 1);
+  float *dq1 = dup(dq0, TH), *dk1 = dup(dk0, TH), *dv1 = dup(dv0, TH);
+  float *dq2 = dup(dq0, TH), *dk2 = dup(dk0, TH), *dv2 = dup(dv0, TH);
+  el_attention_backward(dq1, dk1, dv1, c.r, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh,
+                        scratch);
+  el_attention_backward_naive(dq2, dk2, dv2, c.r, c.probs, c.q, c.k, c.v, c.drop, seq_len,
+                              n_seqs, H, nh);
+  snprintf(buf, sizeof buf, "%s backward dq", tag);
+  CLOSE(dq1, dq2, TH, buf);
+  snprintf(buf, sizeof buf, "%s backward dk", tag);
+  CLOSE(dk1, dk2, TH, buf);
+  snprintf(buf, sizeof buf, "%s backward dv", tag);
+  CLOSE(dv1, dv2, TH, buf);
+  float *gq = delta(dq1, dq0, TH), *gk = delta(dk1, dk0, TH), *gv = delta(dv1, dv0, TH);
+  snprintf(buf, sizeof buf, "%s dq", tag);
+  fd_check(buf, att_loss, &c, c.q, TH, gq);
+  snprintf(buf, sizeof buf, "%s dk", tag);
+  fd_check(buf, att_loss, &c, c.k, TH, gk);
+  snprintf(buf, sizeof buf, "%s dv", tag);
+  fd_check(buf, att_loss, &c, c.v, TH, gv);
+  free(c.q); free(c.k); free(c.v); free(c.drop); free(c.r); free(c.ctx); free(c.probs);
+  free(scratch); free(ctx1); free(p1); free(ctx_b); free(k2); free(v2);
+  free(dq0); free(dk0); free(dv0); free(dq1); free(dk1); free(dv1); free(dq2); free(dk2);
+  free(dv2); free(gq); free(gk); free(gv);
+}
+
+/* ---------------- dropout ---------------- */
+static void test_dropout(void) {
+  float in[6] = {1, 2, 3, 4, 5, 6}, mask[6] = {0, 2, 2, 0, 2, 2}, out[6], din[6] = {1, 1, 1, 1, 1, 1};
+  el_dropout_forward(out, in, mask, 6);
+  CHECK(out[0] == 0 && out[1] == 4 && out[5] == 12, "dropout forward multiplies by the mask");
+  el_dropout_backward(din, in, mask, 6);
+  CHECK(din[0] == 1 && din[1] == 5 && din[5] == 13, "dropout backward accumulates dout * mask");
+}
+
+/* ---------------- softmax cross-entropy ---------------- */
+typedef struct { float *logits, *w, *probs; const int *tg; int n, V; } sx_ctx;
+static double sx_loss(void *p) {
+  sx_ctx *c = p;
+  return el_softmax_xent_forward(c->probs, c->logits, c->tg, c->w, c->n, c->V, NULL);
+}
+
+static void test_softmax_xent(void) {
+  const int n = 6, V = 50;
+  const int tg[6] = {3, 0, 49, 3, 17, 8};
+  sx_ctx c = {rnd((size_t)n * V, 3), rnd(n, 1), malloc(sizeof(float) * n * V), tg, n, V};
+  for (int i = 0; i < n; i++) c.w[i] = i == 4 ? 0.0f : fabsf(c.w[i]);
+  c.w[1] = 1.0f;
+  c.logits[0 * V + 3] = 20.0f;  /* row 0: argmax is the target */
+  c.logits[1 * V + 7] = 1000.0f; /* row 1: huge logit elsewhere, must stay finite */
+  int correct = -1;
+  double loss = el_softmax_xent_forward(c.probs, c.logits, tg, c.w, n, V, &correct);
+  double ref = 0.0;
+  int ref_hits = 0;
+  for (int i = 0; i < n; i++) {
+    const float *x = c.logits + (size_t)i * V;
+    double mx = x[0];
+    int arg = 0;
+    for (int j = 1; j < V; j++)
+      if (x[j] > mx) mx = x[j], arg = j;
+    double s = 0.0;
+    for (int j = 0; j < V; j++) s += exp(x[j] - mx);
+    ref += c.w[i] * (mx + log(s) - x[tg[i]]);
+    ref_hits += c.w[i] > 0 && arg == tg[i];
+  }
+  CHECK_NEAR(loss, ref, 1e-6, 1e-6, "softmax xent loss = sum w (logsumexp - logit[target])");
+  CHECK(isfinite(loss) && loss > 900.0, "softmax xent with a 1000 logit stays finite (%g)", loss);
+  CHECK(correct == ref_hits && correct >= 1, "softmax xent correct count (%d, expected %d)",
+        correct, ref_hits);
+  /* probs may alias logits */
+  float *al = dup(c.logits, (size_t)n * V);
+  double l2 = el_softmax_xent_forward(al, al, tg, c.w, n, V, NULL);
+  CHECK(l2 == loss && !memcmp(al, c.probs, sizeof(float) * n * V),
+        "softmax xent: probs may alias logits");
+  float *d = rnd((size_t)n * V, 1), *d0 = dup(d, (size_t)n * V);
+  el_softmax_xent_backward(d, c.probs, tg, c.w, 0.7f, n, V);
+  float *g = delta(d, d0, (size_t)n * V);
+  int zero_row = 1;
+  for (int j = 0; j < V; j++) zero_row &= g[4 * V + j] == 0.0f;
+  CHECK(zero_row, "softmax xent: a weight-0 row gets no gradient");
+  for (size_t i = 0; i < (size_t)n * V; i++) g[i] /= 0.7f;
+  /* row 1 saturates (p = 1 at a 1000 logit): finite differences of float
+   * logsumexp are meaningless there, so check rows 2..5 only */
+  sx_ctx c2 = c;
+  c2.logits += 2 * V, c2.w += 2, c2.tg += 2, c2.n = n - 2;
+  fd_check("softmax xent", sx_loss, &c2, c2.logits, (size_t)(n - 2) * V, g + 2 * V);
+  free(c.logits); free(c.w); free(c.probs); free(d); free(d0); free(g); free(al);
+}
+
+/* ---------------- sigmoid cross-entropy ---------------- */
+typedef struct { float *x, *y, *w; int n; } bx_ctx;
+static double bx_loss(void *p) {
+  bx_ctx *c = p;
+  return el_sigmoid_xent_forward(c->x, c->y, c->w, c->n);
+}
+
+static void test_sigmoid_xent(void) {
+  const int n = 40;
+  bx_ctx c = {rnd(n, 3), malloc(sizeof(float) * n), rnd(n, 1), n};
+  for (int i = 0; i < n; i++) c.y[i] = (float)(i % 3 == 0), c.w[i] = fabsf(c.w[i]);
+  double loss = el_sigmoid_xent_forward(c.x, c.y, c.w, n), ref = 0.0;
+  for (int i = 0; i < n; i++) {
+    double p = 1.0 / (1.0 + exp(-(double)c.x[i]));
+    ref += c.w[i] * -(c.y[i] * log(p) + (1 - c.y[i]) * log(1 - p));
+  }
+  CHECK_NEAR(loss, ref, 1e-9, 1e-6, "sigmoid xent = sum w BCE(sigmoid(x), y)");
+  float big[4] = {100.0f, -100.0f, 100.0f, -100.0f}, lab[4] = {0, 1, 1, 0};
+  double lb = el_sigmoid_xent_forward(big, lab, NULL, 4);
+  CHECK_NEAR(lb, 200.0, 1e-6, 1e-9, "sigmoid xent stable at |x| = 100 (confident wrong = 100 each)");
+  float *d = rnd(n, 1), *d0 = dup(d, n);
+  el_sigmoid_xent_backward(d, c.x, c.y, c.w, 1.0f, n);
+  float *g = delta(d, d0, n);
+  fd_check("sigmoid xent", bx_loss, &c, c.x, n, g);
+  float dbig[4] = {0};
+  el_sigmoid_xent_backward(dbig, big, lab, NULL, 0.5f, 4);
+  CHECK(fabsf(dbig[0] - 0.5f) < 1e-6f && fabsf(dbig[1] + 0.5f) < 1e-6f && fabsf(dbig[2]) < 1e-6f,
+        "sigmoid xent backward = scale (sigmoid(x) - y)");
+  free(c.x); free(c.y); free(c.w); free(d); free(d0); free(g);
+}
+
+int main(void) {
+  el_rng_seed(&R, 1234);
+  test_dense();
+  test_layernorm();
+  test_gelu();
+  test_embed();
+  test_attention_case(0);
+  test_attention_case(1);
+  test_dropout();
+  test_softmax_xent();
+  test_sigmoid_xent();
+  return el_test_done();
+}

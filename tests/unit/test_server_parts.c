@@ -1,0 +1,219 @@
+/* Server pieces without a model: JSON pre-scan, error bodies, option
+ * precedence (flag > environment > config file > default), metrics text. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../test.h"
+#include "srv_errors.h"
+#include "srv_jsonscan.h"
+#include "srv_metrics.h"
+#include "srv_options.h"
+#include "srv_sbuf.h"
+
+static void test_prescan(void) {
+  size_t at = 0;
+  const char *good = "{\"t\":\"Zo\xc3\xab \xe6\x97\xa5 \xf0\x9f\x98\x80\",\"e\":\"\\\"\\\\u0000\"}";
+  CHECK(el__json_prescan(good, strlen(good), 8, &at) == EL_SCAN_OK,
+        "valid UTF-8 and an escaped backslash before u0000 pass");
+  struct {
+    const char *s;
+    size_t at;
+    const char *what;
+  } bad[] = {
+      {"{\"t\":\"a\xff\"}", 7, "0xff"},
+      {"{\"t\":\"\xc0\xaf\"}", 6, "overlong 2-byte"},
+      {"{\"t\":\"\xe0\x80\xaf\"}", 6, "overlong 3-byte"},
+      {"{\"t\":\"\xed\xa0\x80\"}", 6, "surrogate"},
+      {"{\"t\":\"\xf4\x90\x80\x80\"}", 6, "past U+10FFFF"},
+      {"{\"t\":\"\xe2\x82\"}", 6, "truncated"},
+      {"{\"t\":\"\x80\"}", 6, "lone continuation"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    at = 999;
+    el__scan_result r = el__json_prescan(bad[i].s, strlen(bad[i].s), 8, &at);
+    CHECK(r == EL_SCAN_BAD_UTF8 && at == bad[i].at, "bad UTF-8 (%s) at byte %zu (got %d at %zu)",
+          bad[i].what, bad[i].at, r, at);
+  }
+  const char *deep = "{\"a\":[[[[1]]]]}"; /* depth 5 */
+  CHECK(el__json_prescan(deep, strlen(deep), 5, &at) == EL_SCAN_OK, "depth 5 within 5");
+  CHECK(el__json_prescan(deep, strlen(deep), 4, &at) == EL_SCAN_TOO_DEEP && at == 9,
+        "depth 5 over 4, at the 5th bracket (byte %zu)", at);
+  const char *brackets_in_string = "{\"a\":\"[[[[[[[[\"}";
+  CHECK(el__json_prescan(brackets_in_string, strlen(brackets_in_string), 2, &at) == EL_SCAN_OK,
+        "brackets inside strings do not count");
+  const char *nul = "{\"a\":\"x\\u0000\"}";
+  CHECK(el__json_prescan(nul, strlen(nul), 8, &at) == EL_SCAN_NUL_ESCAPE && at == 7,
+        "\\u0000 escape found at byte %zu", at);
+}
+
+static void test_error_bodies(void) {
+  struct {
+    el__http_err e;
+    int status;
+    const char *type;
+  } kinds[] = {
+      {EL_HERR_INVALID_JSON, 400, "invalid_json"},
+      {EL_HERR_INVALID_REQUEST, 400, "invalid_request"},
+      {EL_HERR_UNAUTHORIZED, 401, "unauthorized"},
+      {EL_HERR_NOT_FOUND, 404, "not_found"},
+      {EL_HERR_METHOD, 405, "method_not_allowed"},
+      {EL_HERR_TOO_LARGE, 413, "payload_too_large"},
+      {EL_HERR_MEDIA_TYPE, 415, "unsupported_media_type"},
+      {EL_HERR_VALIDATION, 422, "validation_error"},
+      {EL_HERR_OVERLOADED, 429, "overloaded"},
+      {EL_HERR_INTERNAL, 500, "internal"},
+      {EL_HERR_UNAVAILABLE, 503, "unavailable"},
+      {EL_HERR_TIMEOUT, 504, "timeout"},
+  };
+  for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+    char buf[512];
+    el__error_body(kinds[i].e, "a \"quoted\" \\ message\n\x01 caf\xc3\xa9", buf, sizeof buf);
+    cJSON *j = cJSON_Parse(buf);
+    cJSON *e = cJSON_GetObjectItem(j, "error");
+    cJSON *code = cJSON_GetObjectItem(e, "code"), *type = cJSON_GetObjectItem(e, "type"),
+          *msg = cJSON_GetObjectItem(e, "message");
+    CHECK(j && cJSON_GetArraySize(j) == 1 && cJSON_GetArraySize(e) == 3 && code &&
+              code->valueint == kinds[i].status && el__herr_status(kinds[i].e) == kinds[i].status &&
+              type && !strcmp(type->valuestring, kinds[i].type) && msg &&
+              !strncmp(msg->valuestring, "a \"quoted\" \\ message\n\x01 caf", 26),
+          "%d %s: exact shape, message escaped", kinds[i].status, kinds[i].type);
+    cJSON_Delete(j);
+  }
+  char longmsg[2000];
+  memset(longmsg, 'x', sizeof longmsg - 1);
+  longmsg[sizeof longmsg - 1] = 0;
+  longmsg[100] = '"';
+  char buf[300];
+  size_t n = el__error_body(EL_HERR_INTERNAL, longmsg, buf, sizeof buf);
+  cJSON *j = cJSON_Parse(buf);
+  CHECK(j && n < sizeof buf && n == strlen(buf), "a long message is cut and stays valid JSON");
+  cJSON_Delete(j);
+}
+
+static void test_sbuf(void) {
+  el__sb b = {0};
+  el__sb_json_str(&b, "a\"b\\c\n\x1f\xc3\xa9", 8);
+  el__sb_puts(&b, " ");
+  el__sb_json_num(&b, 0.25);
+  el__sb_puts(&b, " ");
+  el__sb_json_num(&b, 1.0 / 0.0);
+  char *s = el__sb_take(&b, NULL);
+  CHECK(s && !strcmp(s, "\"a\\\"b\\\\c\\n\\u001f\xc3\xa9\" 0.25 null"), "JSON strings and numbers: %s",
+        s);
+  free(s);
+}
+
+static int parse(el__srv_options *o, int argc, char **argv, char **envp, char *err) {
+  return el__options_parse(o, argc, argv, envp, err, 512);
+}
+
+static void test_options(void) {
+  el__srv_options o;
+  char err[512] = "";
+  char *env0[] = {NULL};
+  char *a1[] = {"electra-server", "--model", "m=/x", NULL};
+  CHECK(parse(&o, 3, a1, env0, err) == 0 && o.n_models == 1 && !strcmp(o.models[0].name, "m") &&
+            !strcmp(o.models[0].dir, "/x") && o.port == 8080 && o.max_batch_tokens == 8192 &&
+            o.max_batch_size == 64 && o.max_wait_us == 0 && o.max_queue == 1024 &&
+            o.max_inputs == 64 && o.max_body_bytes == 1048576 && o.request_timeout == 30 &&
+            o.drain_timeout == 30 && !strcmp(o.host, "127.0.0.1") && !o.log_json,
+        "defaults as in PRODUCT.md (%s)", err);
+  char *env1[] = {"ELECTRA_PORT=9000", "ELECTRA_MAX_QUEUE=7", "ELECTRA_MODEL=a=/a,b=/b",
+                  "ELECTRA_LOG_FORMAT=json", "ELECTRA_REQUEST_TIMEOUT=0.5", NULL};
+  char *a2[] = {"electra-server", "--port=9100", NULL};
+  CHECK(parse(&o, 2, a2, env1, err) == 0 && o.port == 9100 && o.max_queue == 7 &&
+            o.n_models == 2 && !strcmp(o.models[1].dir, "/b") && o.log_json &&
+            o.request_timeout == 0.5,
+        "environment read; the flag wins (%s)", err);
+  char *a3[] = {"electra-server", "--model", "c=/c", NULL};
+  CHECK(parse(&o, 3, a3, env1, err) == 0 && o.n_models == 1 && !strcmp(o.models[0].name, "c"),
+        "--model flags replace ELECTRA_MODEL");
+
+  char cfg[] = "/tmp/el_test_srv_cfg_XXXXXX";
+  int fd = mkstemp(cfg);
+  const char *js = "{\"models\": {\"x\": \"/dx\", \"y\": \"/dy\"}, \"port\": 7000, "
+                   "\"max_batch_size\": 3, \"cors-origin\": [\"http://a\", \"http://b\"], "
+                   "\"request_timeout\": 2.5}";
+  if (write(fd, js, strlen(js)) < 0) perror("write");
+  close(fd);
+  char *a4[] = {"electra-server", "--config", cfg, "--max-batch-size", "5", NULL};
+  char *env2[] = {"ELECTRA_PORT=7100", NULL};
+  CHECK(parse(&o, 5, a4, env2, err) == 0 && o.n_models == 2 && !strcmp(o.models[1].dir, "/dy") &&
+            o.port == 7100 && o.max_batch_size == 5 && o.n_cors == 2 &&
+            !strcmp(o.cors_origins[1], "http://b") && o.request_timeout == 2.5,
+        "config file under environment under flags (%s)", err);
+  unlink(cfg);
+
+  struct {
+    char *argv[6];
+    int argc;
+    const char *needle;
+  } bad[] = {
+      {{"s", "--port", "70000"}, 3, "--port"},
+      {{"s", "--max-batch-size", "0", "--model", "a=/a"}, 5, "--max-batch-size"},
+      {{"s", "--model", "noequals"}, 3, "NAME=DIR"},
+      {{"s", "--model", "a=/a", "--model", "a=/b"}, 5, "twice"},
+      {{"s", "--bogus"}, 2, "unknown option"},
+      {{"s", "--log-format", "xml", "--model", "a=/a"}, 5, "text or json"},
+      {{"s", "--port"}, 2, "needs a value"},
+      {{"s"}, 1, "no model"},
+      {{"s", "--model", "a=/a", "--request-timeout", "soon"}, 5, "--request-timeout"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    err[0] = 0;
+    int rc = parse(&o, bad[i].argc, bad[i].argv, env0, err);
+    CHECK(rc == -1 && strstr(err, bad[i].needle), "refused: %s", err);
+  }
+  char *a5[] = {"s", "--healthcheck", "--port", "1234", NULL};
+  CHECK(parse(&o, 4, a5, env0, err) == 0 && o.healthcheck && o.port == 1234,
+        "--healthcheck needs no model");
+  const char *u = el__options_usage();
+  const char *flags[] = {"--model", "--config", "--host", "--port", "--threads", "--http-threads",
+                         "--max-batch-tokens", "--max-batch-size", "--max-wait-us", "--max-queue",
+                         "--max-inputs", "--max-body-bytes", "--request-timeout",
+                         "--drain-timeout", "--api-key-file", "--cors-origin", "--log-format",
+                         "--healthcheck", "ELECTRA_"};
+  int all = 1;
+  for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+    if (!strstr(u, flags[i])) all = 0;
+  CHECK(all, "--help lists every PRODUCT.md option and the environment rule");
+}
+
+static void test_metrics(void) {
+  el__metrics_init();
+  el__metrics_request(EL_ROUTE_SCORE, 200, 0.003);
+  el__metrics_request(EL_ROUTE_SCORE, 200, 0.2);
+  el__metrics_request(EL_ROUTE_QA, 422, 0.001);
+  el__metrics_request(EL_ROUTE_OTHER, 418, 0.001);
+  el__metrics_batch(5, 100, 0.004);
+  el__metrics_queue_depth(3);
+  size_t n;
+  char *t = el__metrics_render("extra_line 1\n", &n);
+  CHECK(t && strstr(t, "electra_requests_total{route=\"/score\",status=\"200\"} 2\n") &&
+            strstr(t, "electra_requests_total{route=\"/qa\",status=\"422\"} 1\n") &&
+            strstr(t, "electra_requests_total{route=\"other\",status=\"other\"} 1\n"),
+        "requests counted by route and status");
+  CHECK(t && strstr(t, "electra_request_duration_seconds_bucket{route=\"/score\",le=\"0.005\"} 1\n") &&
+            strstr(t, "electra_request_duration_seconds_bucket{route=\"/score\",le=\"0.25\"} 2\n") &&
+            strstr(t, "electra_request_duration_seconds_bucket{route=\"/score\",le=\"+Inf\"} 2\n") &&
+            strstr(t, "electra_request_duration_seconds_count{route=\"/score\"} 2\n"),
+        "latency histogram is cumulative");
+  CHECK(t && strstr(t, "electra_batch_size_bucket{le=\"4\"} 0\n") &&
+            strstr(t, "electra_batch_size_bucket{le=\"8\"} 1\n") &&
+            strstr(t, "electra_batch_tokens_bucket{le=\"128\"} 1\n") &&
+            strstr(t, "electra_queue_depth 3\n") && strstr(t, "extra_line 1\n"),
+        "batch size / tokens histograms, queue depth, appended model lines");
+  free(t);
+}
+
+int main(void) {
+  test_prescan();
+  test_error_bodies();
+  test_sbuf();
+  test_options();
+  test_metrics();
+  return el_test_done();
+}

@@ -1,0 +1,437 @@
+/* Whole-model gradients of the trainer, five cases on small models:
+ *   electra  generator + discriminator pair with shared embeddings (the ELECTRA step)
+ *   mlm      a single ElectraForMaskedLM (the BERT baseline step)
+ *   cls      ElectraForSequenceClassification, mean softmax CE over sequences (E == H)
+ *   qa       ElectraForQuestionAnswering, mean over sequences of (CE start + CE end) / 2
+ *   ged      ElectraForPreTraining head on per-token labels, sigmoid CE over labelled tokens
+ *
+ * Without arguments (make test): for each case, with dropout ON (masks fixed
+ * by re-seeding the rng) and OFF, the analytic gradient of ~40 sampled
+ * parameters is compared with central finite differences of the float
+ * forward (h = 1e-3; tolerance |fd - g| <= 3e-3 + 5e-2 |g|; the float
+ * forward's rounding over h dominates). The exact check is the PyTorch one:
+ *
+ * With --dump DIR (tests/reference/test_train_reference.sh): writes, for each
+ * case with dropout off, the configs, tensor table, initial parameters, batch,
+ * losses and every gradient, and for electra/cls also a 10-step AdamW run
+ * (clip 1.0, weight decay 0.01, warmup 3 + linear decay over 10, samples
+ * drawn by the C side and written out), for train_ref.py to replay in float64
+ * autograd. */
+#include <errno.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "objective.h"
+#include "ops.h"
+#include "optim.h"
+#include "params.h"
+#include "tmodel.h"
+#include "../test.h"
+
+static const char *dump_dir = NULL;
+
+/* ---------------- batch ---------------- */
+enum { NSEQ = 4, T_MAX = 64, MASK_ID = 4, CLS_ID = 2, SEP_ID = 3 };
+static const int SEQ_LEN[NSEQ] = {7, 12, 3, 9};
+static int T_TOT;
+static int IDS[T_MAX], TYPES[T_MAX];
+
+static void make_batch(int V, el_rng *r) {
+  int t = 0;
+  for (int s = 0; s < NSEQ; s++) {
+    const int L = SEQ_LEN[s];
+    for (int p = 0; p < L; p++, t++) {
+      IDS[t] = p == 0 ? CLS_ID : p == L - 1 ? SEP_ID : 5 + (int)el_rng_below(r, (uint32_t)(V - 5));
+      TYPES[t] = p > L / 2;
+    }
+  }
+  IDS[3] = IDS[9] = IDS[10] = 17; /* repeated ids across sequences */
+  T_TOT = t;
+}
+
+static el_batch batch_of(const int *ids) {
+  el_batch b = {NSEQ, SEQ_LEN, ids, TYPES};
+  return b;
+}
+
+static el_config make_cfg(el_arch arch, int V, int E, int H, int L, int nh, int I) {
+  el_config c;
+  memset(&c, 0, sizeof c);
+  c.arch = arch;
+  c.vocab_size = V;
+  c.embedding_size = E;
+  c.hidden_size = H;
+  c.num_layers = L;
+  c.num_heads = nh;
+  c.intermediate_size = I;
+  c.max_position_embeddings = 16;
+  c.type_vocab_size = 2;
+  c.pad_token_id = 0;
+  c.layer_norm_eps = 1e-12f;
+  c.initializer_range = 0.02f;
+  c.hidden_dropout_prob = 0.1f;
+  c.attention_probs_dropout_prob = 0.1f;
+  c.num_labels = arch == EL_ARCH_SEQ_CLS ? 3 : 0;
+  c.do_lower_case = 1;
+  return c;
+}
+
+/* ---------------- dump helpers ---------------- */
+static FILE *meta;
+
+static void dump_raw(const char *cs, const char *name, const void *p, size_t bytes) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/%s.%s", dump_dir, cs, name);
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(p, 1, bytes, f) != bytes) {
+    fprintf(stderr, "cannot write %s: %s\n", path, strerror(errno));
+    exit(1);
+  }
+  fclose(f);
+}
+static void dump_f32(const char *cs, const char *name, const float *p, size_t n) {
+  dump_raw(cs, name, p, n * sizeof(float));
+}
+static void dump_i32(const char *cs, const char *name, const int *p, size_t n) {
+  dump_raw(cs, name, p, n * sizeof(int));
+}
+
+static void meta_cfg(const el_config *c) {
+  fprintf(meta,
+          "{\"arch\": \"%s\", \"vocab_size\": %d, \"embedding_size\": %d, \"hidden_size\": %d, "
+          "\"num_layers\": %d, \"num_heads\": %d, \"intermediate_size\": %d, "
+          "\"max_position_embeddings\": %d, \"type_vocab_size\": %d, \"layer_norm_eps\": %.9g, "
+          "\"num_labels\": %d}",
+          el_arch_name(c->arch), c->vocab_size, c->embedding_size, c->hidden_size, c->num_layers,
+          c->num_heads, c->intermediate_size, c->max_position_embeddings, c->type_vocab_size,
+          (double)c->layer_norm_eps, c->num_labels);
+}
+
+static void meta_case_begin(const char *cs, const el_params *p) {
+  fprintf(meta, "\"%s\": {\"configs\": [", cs);
+  for (int k = 0; k < p->n_models; k++) {
+    if (k) fprintf(meta, ", ");
+    meta_cfg(&p->cfg[k]);
+  }
+  fprintf(meta, "], \"numel\": %zu, \"tensors\": [", p->numel);
+  for (int i = 0; i < p->n_tensors; i++) {
+    const el_param_tensor *t = &p->tensors[i];
+    fprintf(meta,
+            "%s{\"name\": \"%s\", \"model\": %d, \"shared\": %d, \"offset\": %zu, \"count\": %zu, "
+            "\"shape\": [%d%s%.0d], \"no_decay\": %d}",
+            i ? ", " : "", t->name, t->model, t->shared, t->offset, t->count, t->shape[0],
+            t->ndim == 2 ? ", " : "", t->ndim == 2 ? t->shape[1] : 0, t->no_decay);
+  }
+  fprintf(meta, "], \"seq_len\": [");
+  for (int s = 0; s < NSEQ; s++) fprintf(meta, "%s%d", s ? ", " : "", SEQ_LEN[s]);
+  fprintf(meta, "]");
+}
+
+/* ---------------- cases ---------------- */
+/* A case computes its loss with everything fixed (params from p, masks from a
+ * re-seeded rng) and, with grads != 0, accumulates the gradient. */
+typedef struct gcase {
+  const char *name;
+  el_params p;
+  el_electra *e;    /* electra */
+  el_tmodel *m;     /* single-model cases */
+  int train;        /* dropout on */
+  uint64_t seed;    /* dropout masks */
+  /* electra / mlm */
+  int plan_pos[8];
+  uint8_t plan_mask[8];
+  int n_plan;
+  int forced[8];    /* electra samples (FD needs them fixed) */
+  int use_forced;
+  int mlm_ids[T_MAX], mlm_targets[8];
+  /* heads */
+  int cls_labels[NSEQ];
+  int qa_start[NSEQ], qa_end[NSEQ]; /* packed token indices */
+  float ged_labels[T_MAX], ged_w[T_MAX];
+  double last_mlm, last_disc;
+} gcase;
+
+static double qa_seq_loss(const float *lg, int col, int t0, int L, int target, float *dout,
+                          float scale) {
+  float x[T_MAX] = {0}, pr[T_MAX];
+  for (int i = 0; i < L; i++) x[i] = lg[(size_t)(t0 + i) * 2 + col];
+  int tg = target - t0;
+  double l = el_softmax_xent_forward(pr, x, &tg, NULL, 1, L, NULL);
+  if (dout) {
+    float d[T_MAX] = {0};
+    el_softmax_xent_backward(d, pr, &tg, NULL, scale, 1, L);
+    for (int i = 0; i < L; i++) dout[(size_t)(t0 + i) * 2 + col] += d[i];
+  }
+  return l;
+}
+
+static double run_case(gcase *c, int grads, el_error *err) {
+  el_rng r;
+  el_rng_seed(&r, c->seed);
+  if (!strcmp(c->name, "electra")) {
+    el_electra_opts o = el_electra_default_opts(MASK_ID);
+    o.train = c->train;
+    o.backward = grads;
+    o.forced_samples = c->use_forced ? c->forced : NULL;
+    el_mask_plan plan = {c->n_plan, c->plan_pos, c->plan_mask};
+    el_batch b = batch_of(IDS);
+    el_electra_result res;
+    el_electra_outputs outs = {NULL, NULL, c->use_forced ? NULL : c->forced, NULL};
+    if (el_electra_step(c->e, &b, &plan, &o, &r, &res, &outs, err)) return NAN;
+    c->last_mlm = res.mlm_loss;
+    c->last_disc = res.disc_loss;
+    return res.loss;
+  }
+  if (!strcmp(c->name, "mlm")) {
+    el_batch b = batch_of(c->mlm_ids);
+    double loss;
+    if (el_mlm_step(c->m, &b, c->plan_pos, c->mlm_targets, c->n_plan, c->train, grads, &r, &loss,
+                    NULL, err))
+      return NAN;
+    return loss;
+  }
+  el_batch b = batch_of(IDS);
+  const float *out;
+  if (el_tmodel_forward(c->m, &b, NULL, 0, c->train, &r, &out, err)) return NAN;
+  static float dout[T_MAX * 4];
+  memset(dout, 0, sizeof dout);
+  double loss = 0.0;
+  if (!strcmp(c->name, "cls")) {
+    float pr[NSEQ * 3];
+    loss = el_softmax_xent_forward(pr, out, c->cls_labels, NULL, NSEQ, 3, NULL) / NSEQ;
+    el_softmax_xent_backward(dout, pr, c->cls_labels, NULL, 1.0f / NSEQ, NSEQ, 3);
+  } else if (!strcmp(c->name, "qa")) {
+    for (int s = 0, t0 = 0; s < NSEQ; t0 += SEQ_LEN[s], s++) {
+      loss += qa_seq_loss(out, 0, t0, SEQ_LEN[s], c->qa_start[s], dout, 0.5f / NSEQ);
+      loss += qa_seq_loss(out, 1, t0, SEQ_LEN[s], c->qa_end[s], dout, 0.5f / NSEQ);
+    }
+    loss *= 0.5 / NSEQ;
+  } else { /* ged */
+    double wsum = 0.0;
+    for (int t = 0; t < T_TOT; t++) wsum += c->ged_w[t];
+    loss = el_sigmoid_xent_forward(out, c->ged_labels, c->ged_w, T_TOT) / wsum;
+    el_sigmoid_xent_backward(dout, out, c->ged_labels, c->ged_w, (float)(1.0 / wsum), T_TOT);
+  }
+  if (grads && el_tmodel_backward(c->m, dout, err)) return NAN;
+  return loss;
+}
+
+static void setup(gcase *c, const char *name, el_rng *r) {
+  memset(c, 0, sizeof *c);
+  c->name = name;
+  const int V = 61;
+  make_batch(V, r);
+  el_error err = {0};
+  el_tmodel_limits lim = {T_MAX, NSEQ, 16, 8};
+  int rc = 0;
+  if (!strcmp(name, "electra")) {
+    el_config d = make_cfg(EL_ARCH_PRETRAINING, V, 16, 32, 2, 4, 64), g;
+    rc = el_generator_config(&d, 0.5f, &g, &err);
+    g.num_heads = 2; /* exercise multi-head attention in the generator too */
+    if (!rc) rc = el_params_new_pair(&c->p, &d, &g, &err);
+    if (!rc) rc = el_params_init_random(&c->p, 0.02f, 0, r, &err);
+    if (!rc) rc = el_electra_new(&c->p, &lim, &c->e, &err);
+  } else {
+    el_arch arch = !strcmp(name, "mlm") ? EL_ARCH_MASKED_LM
+                   : !strcmp(name, "cls") ? EL_ARCH_SEQ_CLS
+                   : !strcmp(name, "qa")  ? EL_ARCH_QA
+                                          : EL_ARCH_PRETRAINING;
+    int E = arch == EL_ARCH_SEQ_CLS ? 24 : 16;
+    el_config cf = make_cfg(arch, V, E, 24, 2, 2, 48);
+    rc = el_params_new_single(&c->p, &cf, &err);
+    if (!rc) rc = el_params_init_random(&c->p, 0.3f, 0, r, &err);
+    if (!rc) rc = el_tmodel_new(&cf, &c->p.w[0], &c->p.g[0], &lim, &c->m, &err);
+  }
+  CHECK(rc == 0, "%s: set up (%s)", name, rc ? err.msg : "ok");
+  if (rc) exit(1);
+  /* LayerNorm gammas/betas and biases away from 1/0 so their gradients matter */
+  for (int i = 0; i < c->p.n_tensors; i++) {
+    const el_param_tensor *t = &c->p.tensors[i];
+    if (t->ndim == 1)
+      for (size_t j = 0; j < t->count; j++) c->p.params[t->offset + j] += 0.1f * el_rng_normal(r);
+  }
+  /* masking plan: 6 distinct non-special positions, the 2nd and 5th kept */
+  const int pos[6] = {1, 4, 9, 12, 20, 27};
+  c->n_plan = 6;
+  for (int i = 0; i < 6; i++) {
+    c->plan_pos[i] = pos[i];
+    c->plan_mask[i] = !(i == 1 || i == 4);
+    c->mlm_targets[i] = IDS[pos[i]];
+  }
+  memcpy(c->mlm_ids, IDS, sizeof IDS);
+  for (int i = 0; i < 6; i++) /* an 80/10/10-style corruption decided "outside" */
+    c->mlm_ids[pos[i]] = i < 4 ? MASK_ID : i == 4 ? 7 : IDS[pos[i]];
+  for (int s = 0; s < NSEQ; s++) c->cls_labels[s] = s % 3;
+  for (int s = 0, t0 = 0; s < NSEQ; t0 += SEQ_LEN[s], s++) {
+    c->qa_start[s] = t0 + (s == 2 ? 0 : 1 + s % (SEQ_LEN[s] - 1));
+    c->qa_end[s] = t0 + SEQ_LEN[s] - 1 - (s % 2);
+  }
+  for (int t = 0; t < T_TOT; t++) {
+    c->ged_w[t] = (t % 4) != 3 && IDS[t] != CLS_ID && IDS[t] != SEP_ID; /* "first sub-tokens" */
+    c->ged_labels[t] = (float)((t * 7) % 5 == 0);
+  }
+}
+
+static void teardown(gcase *c) {
+  el_electra_free(c->e);
+  el_tmodel_free(c->m);
+  el_params_free(&c->p);
+}
+
+/* Finite differences on sampled elements of selected tensors. */
+static void fd_case(gcase *c, el_rng *r) {
+  el_error err = {0};
+  el_params_zero_grads(&c->p);
+  double l0 = run_case(c, 1, &err);
+  CHECK(isfinite(l0), "%s (dropout %s): loss %.6g (%s)", c->name, c->train ? "on" : "off", l0,
+        isfinite(l0) ? "finite" : err.msg);
+  if (!isfinite(l0)) return;
+  float *grad = malloc(sizeof(float) * c->p.numel);
+  memcpy(grad, c->p.grads, sizeof(float) * c->p.numel);
+  /* gradient accumulation: a second backward doubles the gradients */
+  run_case(c, 1, &err);
+  double wd = 0.0;
+  for (size_t i = 0; i < c->p.numel; i++)
+    wd = fmax(wd, fabs(c->p.grads[i] - 2.0 * grad[i]) / (1e-7 + 1e-5 * fabs(2.0 * grad[i])));
+  CHECK(wd <= 1.0, "%s (dropout %s): a second backward accumulates (doubles) every gradient",
+        c->name, c->train ? "on" : "off");
+  const float h = 1e-3f;
+  double worst = 0.0;
+  const char *worst_name = "";
+  int checked = 0;
+  for (int k = 0; k < 40; k++) {
+    const el_param_tensor *t = &c->p.tensors[el_rng_below(r, (uint32_t)c->p.n_tensors)];
+    size_t j = t->offset + el_rng_below(r, (uint32_t)t->count);
+    if (k < 8) { /* always probe the word embeddings of used ids (shared in a pair) */
+      t = &c->p.tensors[0];
+      j = t->offset + (size_t)IDS[(k * 5) % T_TOT] * t->shape[1] + (size_t)k % t->shape[1];
+    }
+    float x0 = c->p.params[j];
+    c->p.params[j] = x0 + h;
+    double lp = run_case(c, 0, &err);
+    c->p.params[j] = x0 - h;
+    double lm = run_case(c, 0, &err);
+    c->p.params[j] = x0;
+    double fd = (lp - lm) / (2.0 * h);
+    double e = fabs(fd - grad[j]) / (3e-3 + 5e-2 * fabs((double)grad[j]));
+    if (!(e <= worst)) worst = e, worst_name = t->name;
+    checked++;
+  }
+  CHECK(worst <= 1.0,
+        "%s (dropout %s): %d gradients vs finite differences (worst ratio %.3g at %s)", c->name,
+        c->train ? "on" : "off", checked, worst, worst_name);
+  free(grad);
+}
+
+/* ---------------- dump for PyTorch ---------------- */
+static void dump_case(gcase *c) {
+  el_error err = {0};
+  c->train = 0;
+  c->use_forced = 0;
+  meta_case_begin(c->name, &c->p);
+  dump_f32(c->name, "params0", c->p.params, c->p.numel);
+  el_params_zero_grads(&c->p);
+  double loss = run_case(c, 1, &err);
+  CHECK(isfinite(loss), "%s: dump step (%s)", c->name, isfinite(loss) ? "ok" : err.msg);
+  dump_f32(c->name, "grads", c->p.grads, c->p.numel);
+  fprintf(meta, ", \"loss\": %.17g, \"mlm_loss\": %.17g, \"disc_loss\": %.17g", loss,
+          c->last_mlm, c->last_disc);
+  dump_i32(c->name, "ids", IDS, (size_t)T_TOT);
+  dump_i32(c->name, "types", TYPES, (size_t)T_TOT);
+  dump_i32(c->name, "plan_pos", c->plan_pos, (size_t)c->n_plan);
+  int um[8];
+  for (int i = 0; i < c->n_plan; i++) um[i] = c->plan_mask[i];
+  dump_i32(c->name, "plan_mask", um, (size_t)c->n_plan);
+  dump_i32(c->name, "samples", c->forced, (size_t)c->n_plan);
+  dump_i32(c->name, "mlm_ids", c->mlm_ids, (size_t)T_TOT);
+  dump_i32(c->name, "mlm_targets", c->mlm_targets, (size_t)c->n_plan);
+  dump_i32(c->name, "cls_labels", c->cls_labels, NSEQ);
+  dump_i32(c->name, "qa_start", c->qa_start, NSEQ);
+  dump_i32(c->name, "qa_end", c->qa_end, NSEQ);
+  dump_f32(c->name, "ged_labels", c->ged_labels, (size_t)T_TOT);
+  dump_f32(c->name, "ged_w", c->ged_w, (size_t)T_TOT);
+  fprintf(meta, ", \"mask_id\": %d", MASK_ID);
+
+  if (!strcmp(c->name, "electra") || !strcmp(c->name, "cls")) {
+    /* 10 AdamW steps; the electra samples of each step are written out */
+    el_adamw o = el_adamw_defaults();
+    const double peak = 2e-3;
+    const long total = 10, warm = 3;
+    fprintf(meta,
+            ", \"adamw\": {\"steps\": %ld, \"peak_lr\": %.17g, \"warmup\": %ld, \"beta1\": %.9g, "
+            "\"beta2\": %.9g, \"eps\": %.9g, \"weight_decay\": %.9g, \"clip\": %.9g}",
+            total, peak, warm, (double)o.beta1, (double)o.beta2, (double)o.eps,
+            (double)o.weight_decay, (double)o.clip_norm);
+    double losses[10], norms[10];
+    int samples[10 * 8];
+    el_rng sr;
+    el_rng_seed(&sr, 99);
+    for (long s = 0; s < total; s++) {
+      el_params_zero_grads(&c->p);
+      c->seed = el_rng_u64(&sr);
+      losses[s] = run_case(c, 1, &err);
+      memcpy(samples + s * c->n_plan, c->forced, sizeof(int) * (size_t)c->n_plan);
+      el_adamw_stats st;
+      int rc = el_adamw_step(&c->p, &o, el_lr_at(peak, s, total, warm), &st, &err);
+      CHECK(rc == 0, "%s: adamw step %ld", c->name, s);
+      norms[s] = st.grad_norm;
+    }
+    fprintf(meta, ", \"step_losses\": [");
+    for (int s = 0; s < 10; s++) fprintf(meta, "%s%.17g", s ? ", " : "", losses[s]);
+    fprintf(meta, "], \"step_norms\": [");
+    for (int s = 0; s < 10; s++) fprintf(meta, "%s%.17g", s ? ", " : "", norms[s]);
+    fprintf(meta, "]");
+    dump_i32(c->name, "step_samples", samples, (size_t)10 * c->n_plan);
+    dump_f32(c->name, "params_final", c->p.params, c->p.numel);
+  }
+  fprintf(meta, "}");
+}
+
+int main(int argc, char **argv) {
+  if (argc == 3 && !strcmp(argv[1], "--dump")) dump_dir = argv[2];
+  const char *cases[5] = {"electra", "mlm", "cls", "qa", "ged"};
+  if (dump_dir) {
+    char path[512];
+    mkdir(dump_dir, 0755);
+    snprintf(path, sizeof path, "%s/meta.json", dump_dir);
+    meta = fopen(path, "w");
+    if (!meta) {
+      fprintf(stderr, "cannot write %s\n", path);
+      return 1;
+    }
+    fprintf(meta, "{");
+    for (int k = 0; k < 5; k++) {
+      el_rng r;
+      el_rng_seed(&r, 1000 + (uint64_t)k);
+      gcase c;
+      setup(&c, cases[k], &r);
+      if (k) fprintf(meta, ", ");
+      dump_case(&c);
+      teardown(&c);
+    }
+    fprintf(meta, "}\n");
+    fclose(meta);
+    return el_test_done();
+  }
+  for (int k = 0; k < 5; k++) {
+    for (int train = 0; train <= 1; train++) {
+      el_rng r;
+      el_rng_seed(&r, 1000 + (uint64_t)k);
+      gcase c;
+      setup(&c, cases[k], &r);
+      c.train = train;
+      c.seed = 4242;
+      if (!strcmp(cases[k], "electra")) { /* draw samples once, then keep them fixed */
+        el_error err;
+        c.use_forced = 0;
+        run_case(&c, 0, &err);
+        c.use_forced = 1;
+      }
+      fd_case(&c, &r);
+      teardown(&c);
+    }
+  }
+  return el_test_done();
+}

@@ -1,0 +1,139 @@
+/* electra-train eval (PRODUCT.md §3): loads a fine-tuned checkpoint, scores
+ * a labelled file and prints the metrics as one JSON object on stdout;
+ * --out FILE writes the predictions (TSV for classification/regression/GED,
+ * a SQuAD-style {id: answer} JSON for QA). The model's forward is the
+ * trainer's (eval mode) over the loaded weights; the windows and span
+ * decoding are the engine's (include/electra/qa.h), as /qa uses them. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "finetune_run.h"
+#include "model_internal.h"
+
+#define PROG "electra-train eval"
+
+static el_opt *g_opts;
+static int g_nopts;
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: " PROG " --task TASK --data FILE --model DIR [--out FILE] [options]\n\n"
+          "Prints metrics JSON: MCC/accuracy/F1 (classification), Pearson/Spearman (stsb),\n"
+          "token precision/recall/F0.5 of the error class (ged), EM/F1 (squad, squad2).\n"
+          "TASK: %s\n\noptions:\n",
+          el__task_names());
+  el_cli_print_options(f, g_opts, g_nopts);
+}
+
+static int arch_ok(const el__task *t, const el_config *c) {
+  switch (t->kind) {
+    case EL__TASK_CLS: return c->arch == EL_ARCH_SEQ_CLS && !c->regression;
+    case EL__TASK_REG: return c->arch == EL_ARCH_SEQ_CLS && c->regression;
+    case EL__TASK_GED: return c->arch == EL_ARCH_PRETRAINING;
+    default: return c->arch == EL_ARCH_QA;
+  }
+}
+
+int el_cmd_eval(int argc, char **argv) {
+  const char *task = NULL, *data = NULL, *model = NULL, *outp = NULL;
+  const char *tcol = NULL, *pcol = NULL, *lcol = NULL;
+  long batch = 32, max_len = 128, stride = 128, max_query = 64, threads = 0, max_ex = 0;
+  el_opt opts[] = {
+      {"--task", EL_OPT_STR, &task, 0, 0, "TASK", "task; required", 0},
+      {"--data", EL_OPT_STR, &data, 0, 0, "FILE", "labelled file to score; required", 0},
+      {"--model", EL_OPT_STR, &model, 0, 0, "DIR", "fine-tuned checkpoint directory; required", 0},
+      {"--out", EL_OPT_STR, &outp, 0, 0, "FILE", "write predictions here", 0},
+      {"--batch-size", EL_OPT_INT, &batch, 1, 4096, "N", "sequences per forward (32)", 0},
+      {"--max-seq-len", EL_OPT_INT, &max_len, 8, 4096, "N", "tokens per sequence (128; 384 squad)", 0},
+      {"--doc-stride", EL_OPT_INT, &stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
+      {"--max-query-len", EL_OPT_INT, &max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
+      {"--threads", EL_OPT_INT, &threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
+      {"--max-examples", EL_OPT_INT, &max_ex, 0, 1e9, "N", "score the first N only (all)", 0},
+      {"--text-column", EL_OPT_STR, &tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
+      {"--pair-column", EL_OPT_STR, &pcol, 0, 0, "NAME|N", "tsv: second text column", 0},
+      {"--label-column", EL_OPT_STR, &lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},
+  };
+  g_opts = opts;
+  g_nopts = (int)(sizeof opts / sizeof opts[0]);
+  int rc = el_cli_parse(PROG, opts, g_nopts, argc, argv, usage);
+  if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+  const char *miss = !task ? "--task" : !data ? "--data" : !model ? "--model" : NULL;
+  if (miss) {
+    fprintf(stderr, PROG ": %s is required (see --help)\n", miss);
+    return 2;
+  }
+  const el__task *t = el__task_find(task);
+  if (!t) {
+    fprintf(stderr, PROG ": unknown --task '%s' (one of: %s)\n", task, el__task_names());
+    return 2;
+  }
+  if (!el_cli_find(opts, g_nopts, "--max-seq-len")->seen) max_len = t->max_seq_len;
+  if (threads > 0) el_set_threads((int)threads);
+
+  el_error err = {0};
+  el_model *m = NULL;
+  el_tmodel *tm = NULL;
+  el__ft_examples ex = {0};
+  el__ft_data d = {0};
+  FILE *pf = NULL;
+  int status = 1;
+  char note[700], js[1024];
+  if ((rc = el_model_load(model, &m, &err))) goto fail;
+  const el_config *cfg = el_model_config(m);
+  if (!arch_ok(t, cfg)) {
+    fprintf(stderr,
+            PROG ": %s is %s%s, task %s needs %s\n", model, el_arch_name(cfg->arch),
+            cfg->regression ? " (regression)" : "", t->name,
+            t->kind == EL__TASK_GED ? "ElectraForPreTraining"
+            : t->kind == EL__TASK_QA ? "ElectraForQuestionAnswering"
+            : t->kind == EL__TASK_REG ? "ElectraForSequenceClassification with problem_type regression"
+                                      : "ElectraForSequenceClassification");
+    goto out;
+  }
+  if (max_len > cfg->max_position_embeddings) max_len = cfg->max_position_embeddings;
+  el__tsv_columns cols = {tcol, pcol, lcol};
+  if ((rc = el__ft_read(t, data, &cols, t->kind == EL__TASK_CLS ? cfg->id2label : NULL,
+                        t->kind == EL__TASK_CLS ? cfg->num_labels : 0, (int)max_ex, &ex, &err)))
+    goto fail;
+  el__ft_skip_note(&ex, note, sizeof note);
+  if (note[0]) fprintf(stderr, PROG ": %s\n", note);
+  el__ft_shape shape = {(int)max_len, el_qa_default_params()};
+  shape.qa.max_seq_len = (int)max_len;
+  shape.qa.doc_stride = (int)stride;
+  shape.qa.max_query_len = (int)max_query;
+  const el_tokenizer *tok = el_model_tokenizer(m);
+  if ((rc = el__ft_features(&ex, tok, &shape, &d, &err))) goto fail;
+  el_tmodel_limits lim = {(int)batch * d.max_len, (int)batch, d.max_len, 0};
+  if ((rc = el_tmodel_new(cfg, &m->w, NULL, &lim, &tm, &err))) goto fail;
+  if (outp && !(pf = fopen(outp, "w"))) {
+    perror(outp);
+    goto out;
+  }
+  el__ft_metrics mt;
+  if ((rc = el__ft_evaluate(tm, tok, &ex, &d, &shape, (int)batch, 0,
+                            cfg->has_null_threshold ? cfg->null_threshold : 0.0f, pf, &mt, &err)))
+    goto fail;
+  if (t->squad2 && !cfg->has_null_threshold)
+    fprintf(stderr, PROG ": %s has no electra_null_threshold: using 0\n", model);
+  if (pf && fclose(pf) != 0) {
+    pf = NULL;
+    perror(outp);
+    goto out;
+  }
+  pf = NULL;
+  el__ft_metrics_json(t, &mt, js, sizeof js);
+  printf("%s\n", js);
+  status = 0;
+  goto out;
+fail:
+  fprintf(stderr, PROG ": %s\n", err.msg);
+out:
+  if (pf) fclose(pf);
+  el_tmodel_free(tm);
+  el__ft_data_free(&d);
+  el__ft_examples_free(&ex);
+  el_model_free(m);
+  return status;
+}

@@ -1,0 +1,141 @@
+/* electra-train finetune (PRODUCT.md §3): option parsing and defaults; the
+ * run itself is train/finetune_run.c.
+ *
+ * Defaults (ELECTRA.md §6): layer decay 0.8, warmup 0.1, batch 32, epochs 3
+ * (10 for RTE and STS-B, 2 for SQuAD), max_seq_len 128 (384 for QA, doc
+ * stride 128, max query 64), weight decay 0.01 (GR code). The learning rate
+ * depends on the encoder's width when --lr is not given: 3e-4 up to hidden
+ * 256 (ELECTRA-Small and smaller: the paper's Table 7 value for Small, the
+ * one behind its published scores; GR's code default 1e-4 is the Base value
+ * and trains a small model more slowly), 1e-4 up to 768 (Base), 5e-5 above
+ * (Large, which also gets layer decay 0.9). */
+#include <stdio.h>
+#include <string.h>
+
+#include "cli_util.h"
+#include "commands.h"
+#include "finetune_run.h"
+
+#define PROG "electra-train finetune"
+
+static el_opt *g_opts;
+static int g_nopts;
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: " PROG " --task TASK --train FILE --dev FILE --init DIR --out DIR [options]\n\n"
+          "Fine-tunes a pretrained ELECTRA encoder (a discriminator directory, a pretrain RUN\n"
+          "directory, or any ELECTRA checkpoint: its encoder is loaded, a new head initialised)\n"
+          "and writes the best-on-dev checkpoint to DIR plus DIR/eval.json.\n\n"
+          "TASK: %s\n"
+          "  cola..wnli: GLUE TSV files as distributed; tsv: generic (--text-column ...);\n"
+          "  ged: token<TAB|SPACE>c|i per line (-> ElectraForPreTraining: P(replaced) = P(error));\n"
+          "  squad, squad2: SQuAD JSON (-> ElectraForQuestionAnswering)\n\noptions:\n",
+          el__task_names());
+  el_cli_print_options(f, g_opts, g_nopts);
+}
+
+int el_cmd_finetune(int argc, char **argv) {
+  const char *task = NULL, *train = NULL, *dev = NULL, *init = NULL, *out = NULL;
+  const char *tcol = NULL, *pcol = NULL, *lcol = NULL;
+  long epochs = 3, batch = 32, max_len = 128, seed = 0, stride = 128, max_query = 64, threads = 0;
+  long max_train = 0, max_dev = 0, log_every = 50;
+  double lr = 3e-4, decay = 0.8, warmup = 0.1, wd = 0.01;
+  int random_init = 0;
+  el_opt opts[] = {
+      {"--task", EL_OPT_STR, &task, 0, 0, "TASK", "task (see above); required", 0},
+      {"--train", EL_OPT_STR, &train, 0, 0, "FILE", "training file; required", 0},
+      {"--dev", EL_OPT_STR, &dev, 0, 0, "FILE", "dev file, evaluated after each epoch; required", 0},
+      {"--init", EL_OPT_STR, &init, 0, 0, "DIR", "pretrained model directory; required", 0},
+      {"--out", EL_OPT_STR, &out, 0, 0, "DIR", "output checkpoint directory; required", 0},
+      {"--epochs", EL_OPT_INT, &epochs, 1, 1000, "N", "epochs (3; 10 rte/stsb; 2 squad)", 0},
+      {"--lr", EL_OPT_FLOAT, &lr, 1e-9, 1, "X", "peak LR (3e-4 hidden<=256, 1e-4 base, 5e-5 large)", 0},
+      {"--batch-size", EL_OPT_INT, &batch, 1, 4096, "N", "sequences per step (32)", 0},
+      {"--max-seq-len", EL_OPT_INT, &max_len, 8, 4096, "N", "tokens per sequence (128; 384 squad)", 0},
+      {"--layer-decay", EL_OPT_FLOAT, &decay, 0.01, 1, "X", "layer-wise LR decay (0.8; 0.9 large)", 0},
+      {"--warmup-proportion", EL_OPT_FLOAT, &warmup, 0, 1, "X", "warmup share of the steps (0.1)", 0},
+      {"--weight-decay", EL_OPT_FLOAT, &wd, 0, 1, "X", "decoupled weight decay (0.01)", 0},
+      {"--seed", EL_OPT_INT, &seed, 0, 1e15, "N", "seed of init, shuffle, dropout (0)", 0},
+      {"--doc-stride", EL_OPT_INT, &stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
+      {"--max-query-len", EL_OPT_INT, &max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
+      {"--threads", EL_OPT_INT, &threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
+      {"--random-init", EL_OPT_FLAG, &random_init, 0, 0, NULL,
+       "keep a random encoder of the --init shape (baseline)", 0},
+      {"--text-column", EL_OPT_STR, &tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
+      {"--pair-column", EL_OPT_STR, &pcol, 0, 0, "NAME|N", "tsv: second text column (none)", 0},
+      {"--label-column", EL_OPT_STR, &lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},
+      {"--max-train-examples", EL_OPT_INT, &max_train, 0, 1e9, "N", "use the first N only (all)", 0},
+      {"--max-dev-examples", EL_OPT_INT, &max_dev, 0, 1e9, "N", "use the first N only (all)", 0},
+      {"--log-every", EL_OPT_INT, &log_every, 0, 1e9, "N", "progress line every N steps (50)", 0},
+  };
+  g_opts = opts;
+  g_nopts = (int)(sizeof opts / sizeof opts[0]);
+  int rc = el_cli_parse(PROG, opts, g_nopts, argc, argv, usage);
+  if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+  const char *miss = !task ? "--task" : !train ? "--train" : !dev ? "--dev" : !init ? "--init"
+                   : !out ? "--out" : NULL;
+  if (miss) {
+    fprintf(stderr, PROG ": %s is required (see --help)\n", miss);
+    return 2;
+  }
+  const el__task *t = el__task_find(task);
+  if (!t) {
+    fprintf(stderr, PROG ": unknown --task '%s' (one of: %s)\n", task, el__task_names());
+    return 2;
+  }
+  if ((tcol || pcol || lcol) && (t->kind == EL__TASK_GED || t->kind == EL__TASK_QA)) {
+    fprintf(stderr, PROG ": --text/pair/label-column apply to TSV tasks, not %s\n", t->name);
+    return 2;
+  }
+  el__ft_opts o = {0};
+  o.task = t;
+  o.train = train;
+  o.dev = dev;
+  o.init = init;
+  o.out = out;
+  o.cols = (el__tsv_columns){tcol, pcol, lcol};
+  o.epochs = el_cli_find(opts, g_nopts, "--epochs")->seen ? epochs : t->epochs;
+  o.max_seq_len = el_cli_find(opts, g_nopts, "--max-seq-len")->seen ? max_len : t->max_seq_len;
+  o.batch = batch;
+  o.seed = seed;
+  o.doc_stride = stride;
+  o.max_query_len = max_query;
+  o.threads = threads;
+  o.max_train = max_train;
+  o.max_dev = max_dev;
+  o.log_every = log_every;
+  o.lr = lr;
+  o.layer_decay = decay;
+  o.warmup = warmup;
+  o.weight_decay = wd;
+  o.random_init = random_init;
+  /* width-dependent defaults need the encoder's config: read it cheaply */
+  int lr_given = el_cli_find(opts, g_nopts, "--lr")->seen;
+  int decay_given = el_cli_find(opts, g_nopts, "--layer-decay")->seen;
+  int len_given = el_cli_find(opts, g_nopts, "--max-seq-len")->seen;
+  if (!lr_given || !decay_given || !len_given) {
+    char dir[4096];
+    el__ft_resolve_model_dir(init, dir, sizeof dir);
+    el_model *m = NULL;
+    el_error e = {0};
+    if (el_model_load(dir, &m, &e) == 0) {
+      int h = el_model_config(m)->hidden_size;
+      if (!lr_given) o.lr = h <= 256 ? 3e-4 : h <= 768 ? 1e-4 : 5e-5;
+      if (!decay_given && h > 768) o.layer_decay = 0.9;
+      int maxpos = el_model_config(m)->max_position_embeddings;
+      if (!len_given && o.max_seq_len > maxpos) {
+        fprintf(stderr, PROG ": max_seq_len %ld capped to the model's %d positions\n", o.max_seq_len,
+                maxpos);
+        o.max_seq_len = maxpos;
+      }
+      el_model_free(m);
+    } /* a load failure is reported by the run itself */
+  }
+  el_error err = {0};
+  rc = el__ft_run(&o, stderr, &err);
+  if (rc) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
+    return 1;
+  }
+  return 0;
+}

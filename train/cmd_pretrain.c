@@ -1,0 +1,243 @@
+/* electra-train pretrain: command line, presets, and the rules of --resume
+ * (PRODUCT.md §3). The run itself is pretrain_setup.c + pretrain_loop.c. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "cli_util.h"
+#include "commands.h"
+#include "pretrain_run.h"
+
+#define PROG "electra-train pretrain"
+
+/* Raw values as given on the command line. */
+static el_strlist a_inputs;
+static const char *a_vocab, *a_out, *a_cache, *a_preset, *a_objective;
+static long a_max_steps, a_batch, a_seq_len, a_warmup, a_seed, a_save_every, a_threads,
+    a_log_every, a_val_every, a_val_examples;
+static double a_time_limit, a_lr, a_wd, a_gen_size, a_disc_weight, a_mask_prob, a_val_fraction;
+static int a_resume;
+
+static el_opt opts[] = {
+    {"--input", EL_OPT_STRS, &a_inputs, 0, 0, "PATH...", "text files: one sentence or paragraph per line, a blank line between documents", 0},
+    {"--vocab", EL_OPT_STR, &a_vocab, 0, 0, "vocab.txt", "WordPiece vocabulary (electra-train vocab); must hold [PAD] [UNK] [CLS] [SEP] [MASK]", 0},
+    {"--out", EL_OPT_STR, &a_out, 0, 0, "RUN", "run directory (checkpoints, state, metrics.jsonl, loss.svg)", 0},
+    {"--preset", EL_OPT_CHOICE, &a_preset, 0, 0, "tiny|small|base|large", "model size (tiny: hidden 128, 4 layers, 2 heads, FFN 512, embedding 128)", 0},
+    {"--objective", EL_OPT_CHOICE, &a_objective, 0, 0, "electra|mlm", "replaced-token detection (default) or the BERT MLM baseline", 0},
+    {"--max-steps", EL_OPT_INT, &a_max_steps, 1, 1e12, "N", "optimizer steps; the LR decays linearly to 0 at N (tiny 10000, small 1M, base 766k, large 400k)", 0},
+    {"--time-limit", EL_OPT_DURATION, &a_time_limit, 0, 1e9, "T", "stop (and save) after T of training in this session: 90s, 10m, 2h, 1h30m", 0},
+    {"--batch-size", EL_OPT_INT, &a_batch, 1, 65536, "N", "sequences per step (tiny 32, small 128, base 256, large 2048)", 0},
+    {"--seq-len", EL_OPT_INT, &a_seq_len, 8, 4096, "N", "tokens per sequence incl. [CLS]/[SEP] (tiny/small 128, base/large 512)", 0},
+    {"--lr", EL_OPT_FLOAT, &a_lr, 1e-9, 1, "X", "peak learning rate (tiny 1e-3, small 5e-4, base/large 2e-4)", 0},
+    {"--warmup-steps", EL_OPT_INT, &a_warmup, 0, 1e12, "N", "linear warmup steps (10000; tiny 1000; at most max-steps/10 unless given)", 0},
+    {"--weight-decay", EL_OPT_FLOAT, &a_wd, 0, 1, "X", "AdamW decoupled weight decay, not on LayerNorm/bias (0.01)", 0},
+    {"--generator-size", EL_OPT_FLOAT, &a_gen_size, 0.01, 4, "X", "generator hidden/FFN/heads multiplier (0.25; base 1/3)", 0},
+    {"--disc-weight", EL_OPT_FLOAT, &a_disc_weight, 0, 1e6, "X", "weight of the discriminator loss (50)", 0},
+    {"--mask-prob", EL_OPT_FLOAT, &a_mask_prob, 0.001, 0.9, "X", "fraction of tokens masked (0.15; large 0.25)", 0},
+    {"--seed", EL_OPT_INT, &a_seed, 0, 9007199254740992.0, "N", "random seed: init, data order, masking, dropout, samples (1)", 0},
+    {"--save-every", EL_OPT_INT, &a_save_every, 0, 1e12, "N", "checkpoint every N steps, 0 = only at the end (1000)", 0},
+    {"--threads", EL_OPT_INT, &a_threads, 0, 1024, "N", "threads, 0 = the CPUs available (0)", 0},
+    {"--resume", EL_OPT_FLAG, &a_resume, 0, 0, NULL, "continue the run saved in --out exactly where it stopped", 0},
+    {"--log-every", EL_OPT_INT, &a_log_every, 1, 1e12, "N", "a metrics.jsonl row (and a log line) every N steps (10)", 0},
+    {"--val-every", EL_OPT_INT, &a_val_every, 0, 1e12, "N", "validate on the held-out slice every N steps, 0 = only at the end (500)", 0},
+    {"--val-fraction", EL_OPT_FLOAT, &a_val_fraction, 0, 0.5, "X", "fraction of examples held out for validation (0.01)", 0},
+    {"--val-examples", EL_OPT_INT, &a_val_examples, 0, 1e9, "N", "at most N held-out examples (512)", 0},
+    {"--cache", EL_OPT_STR, &a_cache, 0, 0, "PATH", "token cache file, reused when it matches (RUN/cache/tokens.bin)", 0},
+};
+#define N_OPTS ((int)(sizeof opts / sizeof opts[0]))
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: " PROG " --input PATH... --vocab vocab.txt --out RUN [options]\n"
+          "       " PROG " --out RUN --resume [run-control options]\n"
+          "\n"
+          "Pretrains an ELECTRA generator + discriminator (or, with --objective mlm, a BERT-style\n"
+          "masked language model) on CPU. Writes RUN/discriminator/ (ElectraForPreTraining) and\n"
+          "RUN/generator/ (ElectraForMaskedLM) -- RUN/mlm/ for the MLM objective -- every\n"
+          "--save-every steps, at the end, and on Ctrl-C/SIGTERM (saved at the next step\n"
+          "boundary; press Ctrl-C twice to quit without saving), plus RUN/state/ for an exact\n"
+          "--resume, RUN/metrics.jsonl and RUN/loss.svg. The text is tokenized once into a\n"
+          "binary cache (RUN/cache/tokens.bin) reused by later runs and resumes.\n"
+          "\n"
+          "options:\n");
+  el_cli_print_options(f, opts, N_OPTS);
+  fprintf(f,
+          "\n"
+          "With --resume the run keeps its saved settings; --max-steps, --time-limit,\n"
+          "--save-every, --threads, --log-every and --val-every may be changed, --input,\n"
+          "--vocab and --cache may point to moved copies of the same data, and any other\n"
+          "option must match the saved value. Results are deterministic for a given seed\n"
+          "and thread count; a resumed run ends bit-identical to an uninterrupted one.\n");
+}
+
+static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
+
+static int set_inputs(el__pt_opts *o) {
+  for (int i = 0; i < o->n_inputs; i++) free(o->inputs[i]);
+  free(o->inputs);
+  o->n_inputs = 0;
+  o->inputs = calloc((size_t)a_inputs.n, sizeof *o->inputs);
+  if (!o->inputs) return -1;
+  for (int i = 0; i < a_inputs.n; i++)
+    if (!(o->inputs[o->n_inputs++] = strdup(a_inputs.v[i]))) return -1;
+  return 0;
+}
+
+static int seen(const char *name) { return el_cli_find(opts, N_OPTS, name)->seen; }
+
+/* A resumed run: the option must match the saved value. */
+static int same_num(const char *name, double given, double saved) {
+  if (!seen(name) || given == saved) return 0;
+  fprintf(stderr,
+          PROG ": %s %g differs from the run's saved value %g; a resumed run keeps its "
+          "settings (start a new --out to change it)\n",
+          name, given, saved);
+  return 1;
+}
+
+static int resume_settings(el__pt_opts *o, el__state *st) {
+  el_error err = {0};
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s/state", a_out);
+  if (el__state_peek(dir, st, &err)) {
+    fprintf(stderr, PROG ": cannot resume %s: %s\n", a_out, err.msg);
+    return 1;
+  }
+  if (el__pt_opts_from_json(st->settings_json, o, &err)) {
+    fprintf(stderr, PROG ": cannot resume %s: %s\n", a_out, err.msg);
+    return 1;
+  }
+  if (a_preset && strcmp(a_preset, o->preset)) {
+    fprintf(stderr, PROG ": --preset %s differs from the run's preset %s\n", a_preset, o->preset);
+    return 1;
+  }
+  if (a_objective && (!strcmp(a_objective, "mlm")) != o->mlm) {
+    fprintf(stderr, PROG ": --objective %s differs from the run's objective %s\n", a_objective,
+            o->mlm ? "mlm" : "electra");
+    return 1;
+  }
+  if (same_num("--batch-size", a_batch, o->batch_size) ||
+      same_num("--seq-len", a_seq_len, o->seq_len) || same_num("--lr", a_lr, o->lr) ||
+      same_num("--warmup-steps", a_warmup, o->warmup_steps) ||
+      same_num("--weight-decay", a_wd, o->weight_decay) ||
+      same_num("--generator-size", a_gen_size, o->gen_size) ||
+      same_num("--disc-weight", a_disc_weight, o->disc_weight) ||
+      same_num("--mask-prob", a_mask_prob, o->mask_prob) || same_num("--seed", a_seed, o->seed) ||
+      same_num("--val-fraction", a_val_fraction, o->val_fraction) ||
+      same_num("--val-examples", a_val_examples, o->val_examples))
+    return 1;
+  if (seen("--max-steps") && a_max_steps != o->max_steps) {
+    fprintf(stderr,
+            "note: --max-steps %ld replaces %ld: the learning-rate schedule changes from here "
+            "on\n",
+            a_max_steps, o->max_steps);
+    o->max_steps = a_max_steps;
+  }
+  if (seen("--time-limit")) o->time_limit = a_time_limit;
+  if (seen("--save-every")) o->save_every = a_save_every;
+  if (seen("--threads")) o->threads = a_threads;
+  if (seen("--log-every")) o->log_every = a_log_every;
+  if (seen("--val-every")) o->val_every = a_val_every;
+  if (a_inputs.n && set_inputs(o)) return 1;
+  if (a_vocab) {
+    free(o->vocab);
+    o->vocab = strdup(a_vocab);
+  }
+  if (a_cache) {
+    free(o->cache);
+    o->cache = strdup(a_cache);
+  }
+  free(o->out);
+  o->out = strdup(a_out);
+  if (st->step >= o->max_steps) {
+    fprintf(stderr,
+            PROG ": %s already reached step %lld of --max-steps %ld; give a larger --max-steps "
+            "to train further\n",
+            a_out, (long long)st->step, o->max_steps);
+    return 1;
+  }
+  return 0;
+}
+
+static int new_settings(el__pt_opts *o) {
+  const el__preset *p = el__preset_find(a_preset ? a_preset : "tiny");
+  el__pt_opts_defaults(o, p);
+  o->mlm = a_objective && !strcmp(a_objective, "mlm");
+  if (seen("--max-steps")) o->max_steps = a_max_steps;
+  if (seen("--batch-size")) o->batch_size = a_batch;
+  if (seen("--seq-len")) o->seq_len = a_seq_len;
+  if (seen("--lr")) o->lr = a_lr;
+  if (seen("--warmup-steps")) o->warmup_steps = a_warmup;
+  else if (o->warmup_steps > o->max_steps / 10) o->warmup_steps = o->max_steps / 10;
+  if (seen("--weight-decay")) o->weight_decay = a_wd;
+  if (seen("--generator-size")) o->gen_size = a_gen_size;
+  if (seen("--disc-weight")) o->disc_weight = a_disc_weight;
+  if (seen("--mask-prob")) o->mask_prob = a_mask_prob;
+  if (seen("--seed")) o->seed = a_seed;
+  if (seen("--save-every")) o->save_every = a_save_every;
+  if (seen("--threads")) o->threads = a_threads;
+  if (seen("--log-every")) o->log_every = a_log_every;
+  if (seen("--val-every")) o->val_every = a_val_every;
+  if (seen("--val-fraction")) o->val_fraction = a_val_fraction;
+  if (seen("--val-examples")) o->val_examples = a_val_examples;
+  if (seen("--time-limit")) o->time_limit = a_time_limit;
+  if (set_inputs(o)) return 1;
+  o->vocab = dup_or_null(a_vocab);
+  o->out = dup_or_null(a_out);
+  o->cache = dup_or_null(a_cache);
+  if (o->mlm && seen("--generator-size"))
+    fprintf(stderr, "note: --generator-size has no effect with --objective mlm\n");
+  return 0;
+}
+
+int el_cmd_pretrain(int argc, char **argv) {
+  int rc = el_cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
+  if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+  if (!a_out) {
+    fprintf(stderr, PROG ": --out RUN is required (see --help)\n");
+    return 2;
+  }
+  char state_file[4200];
+  snprintf(state_file, sizeof state_file, "%s/state/state.bin", a_out);
+  struct stat sb;
+  int has_state = stat(state_file, &sb) == 0;
+  el__pt_opts o;
+  memset(&o, 0, sizeof o);
+  el__state st;
+  memset(&st, 0, sizeof st);
+  int code;
+  if (a_resume) {
+    if (!has_state) {
+      fprintf(stderr, PROG ": %s holds no saved run (%s is missing): nothing to resume\n", a_out,
+              state_file);
+      return 1;
+    }
+    if (resume_settings(&o, &st)) {
+      code = 1;
+      goto done;
+    }
+  } else {
+    if (!a_inputs.n || !a_vocab) {
+      fprintf(stderr, PROG ": --input and --vocab are required (see --help)\n");
+      return 2;
+    }
+    if (has_state) {
+      fprintf(stderr,
+              PROG ": %s already holds a run (%s); add --resume to continue it, or choose "
+              "another --out\n",
+              a_out, state_file);
+      return 1;
+    }
+    if (new_settings(&o)) {
+      fprintf(stderr, PROG ": out of memory\n");
+      code = 1;
+      goto done;
+    }
+  }
+  code = el__pretrain_main(&o, a_resume, a_resume ? &st : NULL);
+done:
+  free(st.settings_json);
+  el__pt_opts_free(&o);
+  return code;
+}

@@ -1,0 +1,119 @@
+/* electra-train vocab: learn a WordPiece vocabulary from text files
+ * (PRODUCT.md §3; algorithm in vocab_builder.h). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli_util.h"
+#include "commands.h"
+#include "data_input.h"
+#include "vocab_builder.h"
+
+#define PROG "electra-train vocab"
+
+static double now_s(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+static el_strlist inputs;
+static long vocab_size = 0, min_frequency = 2;
+static const char *out_path = NULL;
+static int no_lower_case = 0;
+
+static el_opt opts[] = {
+    {"--input", EL_OPT_STRS, &inputs, 0, 0, "PATH...", "text files (UTF-8, one sentence or paragraph per line)", 0},
+    {"--vocab-size", EL_OPT_INT, &vocab_size, 6, 1 << 24, "N", "vocabulary entries including the 5 special tokens (required)", 0},
+    {"--out", EL_OPT_STR, &out_path, 0, 0, "vocab.txt", "where to write the vocabulary (written atomically; required)", 0},
+    {"--min-frequency", EL_OPT_INT, &min_frequency, 1, 1e15, "N", "minimum count of a character and of a merged pair (2)", 0},
+    {"--no-lower-case", EL_OPT_FLAG, &no_lower_case, 0, 0, NULL, "keep case and accents (default: lower-case and strip accents)", 0},
+};
+#define N_OPTS ((int)(sizeof opts / sizeof opts[0]))
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: " PROG " --input PATH... --vocab-size N --out vocab.txt\n"
+          "                           [--min-frequency N] [--no-lower-case]\n"
+          "\n"
+          "Learns a WordPiece vocabulary. Text is split into words the way the BERT tokenizer\n"
+          "does (lower-casing and accent stripping unless --no-lower-case, punctuation split).\n"
+          "Every word starts as its characters (\"the\" -> t ##h ##e); the most frequent\n"
+          "adjacent pair that occurs at least --min-frequency times is merged (t ##h -> th),\n"
+          "again and again, until the vocabulary is full. Words longer than 100 characters\n"
+          "are skipped, as the tokenizer maps them to [UNK].\n"
+          "Ids: [PAD] [UNK] [CLS] [SEP] [MASK] = 0..4, then the characters, then merges in\n"
+          "the order they were made. The same input always gives the same file.\n"
+          "\n"
+          "options:\n");
+  el_cli_print_options(f, opts, N_OPTS);
+}
+
+int el_cmd_vocab(int argc, char **argv) {
+  int rc = el_cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
+  if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+  if (!inputs.n || !vocab_size || !out_path) {
+    fprintf(stderr, PROG ": --input, --vocab-size and --out are required (see --help)\n");
+    return 2;
+  }
+  el_error err = {0};
+  uint64_t bytes = 0;
+  if (el__inputs_check(inputs.v, inputs.n, &bytes, &err)) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
+    return 1;
+  }
+  double t0 = now_s();
+  el__word_counts *wc = NULL;
+  if (el__wc_new(&wc, &err)) goto fail;
+  char *line = NULL;
+  size_t cap = 0;
+  for (int i = 0; i < inputs.n; i++) {
+    FILE *f = fopen(inputs.v[i], "rb");
+    if (!f) {
+      el_error_set(&err, EL_EIO, "cannot open %s", inputs.v[i]);
+      free(line);
+      goto fail;
+    }
+    ssize_t len;
+    while ((len = getline(&line, &cap, f)) > 0)
+      if (el__wc_add_text(wc, line, (size_t)len, !no_lower_case, &err)) {
+        fclose(f);
+        free(line);
+        goto fail;
+      }
+    int bad = ferror(f);
+    fclose(f);
+    if (bad) {
+      el_error_set(&err, EL_EIO, "read error in %s", inputs.v[i]);
+      free(line);
+      goto fail;
+    }
+  }
+  free(line);
+  double t1 = now_s();
+  fprintf(stderr, "read %d file(s), %.1f MB: %llu words, %zu distinct (%.1fs)\n", inputs.n,
+          (double)bytes / 1e6, (unsigned long long)el__wc_total(wc), el__wc_distinct(wc),
+          t1 - t0);
+  el__vb_opts vo = {(int)vocab_size, min_frequency, EL_VOCAB_SCORE_FREQ};
+  el__vb_vocab v;
+  if (el__vb_learn(wc, &vo, &v, &err)) goto fail;
+  double t2 = now_s();
+  if (el__vb_write(&v, out_path, &err)) {
+    el__vb_free(&v);
+    goto fail;
+  }
+  fprintf(stderr, "wrote %s: %d tokens (5 special, %d characters, %d from %d merges) in %.1fs\n",
+          out_path, v.n, v.n_alphabet, v.n - 5 - v.n_alphabet, v.n_merges, t2 - t1);
+  if (v.n < vocab_size)
+    fprintf(stderr,
+            "note: fewer than --vocab-size %ld entries: no more pairs occur --min-frequency %ld "
+            "times\n",
+            vocab_size, min_frequency);
+  el__vb_free(&v);
+  el__wc_free(wc);
+  return 0;
+fail:
+  fprintf(stderr, PROG ": %s\n", err.msg);
+  el__wc_free(wc);
+  return 1;
+}

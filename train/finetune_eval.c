@@ -1,0 +1,324 @@
+/* Evaluation of a (trainable) model on task features; see finetune.h. The
+ * model runs in eval mode (no dropout), so the numbers equal those of the
+ * engine on the saved checkpoint up to float rounding. */
+#include <cJSON.h>
+#include <float.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "finetune.h"
+#include "metrics.h"
+
+/* Runs features [a, b) (consecutive, so their tokens are contiguous) and
+ * returns the head output. */
+static int run_range(el_tmodel *m, const el__ft_data *d, int a, int b, int *lens,
+                     const float **out, el_error *err) {
+  for (int i = a; i < b; i++) lens[i - a] = d->f[i].len;
+  el_batch bt = {b - a, lens, d->ids + d->f[a].off, d->types + d->f[a].off};
+  return el_tmodel_forward(m, &bt, NULL, 0, 0, NULL, out, err);
+}
+
+/* Byte offset of code point cp in s (clamped to the end). */
+static size_t cp_byte(const char *s, int cp) {
+  size_t b = 0;
+  for (int i = 0; i < cp && s[b]; i++) {
+    b++;
+    while ((s[b] & 0xC0) == 0x80) b++;
+  }
+  return b;
+}
+
+typedef struct qa_pred {
+  char *text;       /* best span, or "" */
+  double diff;      /* null logit - best logit (+inf: no span) */
+  double em_ans, f1_ans, em_null, f1_null;
+} qa_pred;
+
+static int cmp_diff_idx(const void *a, const void *b, void *ctx) {
+  const qa_pred *p = ctx;
+  double x = p[*(const int *)a].diff, y = p[*(const int *)b].diff;
+  return x < y ? -1 : x > y ? 1 : *(const int *)a - *(const int *)b;
+}
+
+static int eval_qa(el_tmodel *m, const el__ft_examples *ex, const el__ft_data *d,
+                   const el__ft_shape *s, int batch, int pick, float threshold, FILE *pred,
+                   el__ft_metrics *mt, el_error *err) {
+  const el__squad_data *sq = &ex->squad;
+  int rc = EL_OK, nq = sq->n_q;
+  float *st = malloc((size_t)d->n_tok * sizeof *st), *en = malloc((size_t)d->n_tok * sizeof *en);
+  int *lens = malloc((size_t)batch * sizeof *lens);
+  qa_pred *qp = calloc((size_t)nq, sizeof *qp);
+  int *order = malloc((size_t)nq * sizeof *order);
+  el_qa_span spans[4];
+  if (!st || !en || !lens || !qp || !order) {
+    rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
+    goto done;
+  }
+  for (int a = 0; a < d->n && !rc; a += batch) {
+    int b = a + batch < d->n ? a + batch : d->n;
+    const float *o;
+    if ((rc = run_range(m, d, a, b, lens, &o, err))) goto done;
+    long base = d->f[a].off, T = d->f[b - 1].off + d->f[b - 1].len - base;
+    for (long t = 0; t < T; t++) {
+      st[base + t] = o[2 * t];
+      en[base + t] = o[2 * t + 1];
+    }
+  }
+  for (int qi = 0; qi < nq; qi++) {
+    const el__squad_q *q = &sq->q[qi];
+    const char *ctx = sq->contexts[q->ctx];
+    long off = d->f[d->qa_first_feat[qi]].off;
+    int ns = 0;
+    el_qa_null nul;
+    if ((rc = el_qa_decode(&d->qa_w[qi], st + off, en + off, &s->qa, spans, 4, &ns, &nul, err)))
+      goto done;
+    if (ns > 0) {
+      size_t b0 = cp_byte(ctx, spans[0].start), b1 = cp_byte(ctx, spans[0].end);
+      qp[qi].text = strndup(ctx + b0, b1 - b0);
+      qp[qi].diff = (double)nul.logit - (double)spans[0].score;
+    } else {
+      qp[qi].text = strdup("");
+      qp[qi].diff = INFINITY;
+    }
+    if (!qp[qi].text) {
+      rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
+      goto done;
+    }
+    const char *golds[64];
+    int ng = 0;
+    for (int k = 0; k < q->n_answers && ng < 64; k++) golds[ng++] = q->answers[k].text;
+    qp[qi].em_ans = el__squad_max_em(qp[qi].text, golds, ng);
+    qp[qi].f1_ans = el__squad_max_f1(qp[qi].text, golds, ng);
+    qp[qi].em_null = el__squad_max_em("", golds, ng);
+    qp[qi].f1_null = el__squad_max_f1("", golds, ng);
+    order[qi] = qi;
+  }
+  double t = INFINITY; /* squad: never predict "no answer" unless no span */
+  if (ex->task->squad2) {
+    if (pick) {
+      /* sweep: with diffs sorted ascending, a threshold between the j-th and
+       * (j+1)-th makes questions j+1.. unanswered; take the best F1 */
+      qsort_r(order, (size_t)nq, sizeof *order, cmp_diff_idx, qp);
+      double score = 0, best;
+      for (int i = 0; i < nq; i++) score += qp[i].f1_null; /* j = 0: all null */
+      best = score;
+      int best_j = 0;
+      for (int j = 1; j <= nq; j++) {
+        const qa_pred *x = &qp[order[j - 1]];
+        if (!isfinite(x->diff)) break;
+        score += x->f1_ans - x->f1_null;
+        if (score > best + 1e-12) {
+          best = score;
+          best_j = j;
+        }
+      }
+      if (best_j == 0)
+        t = isfinite(qp[order[0]].diff) ? qp[order[0]].diff - 1.0 : 0.0;
+      else
+        t = qp[order[best_j - 1]].diff;
+      if (!isfinite(t)) t = 0.0;
+    } else {
+      t = threshold;
+    }
+    mt->has_null_threshold = 1;
+    mt->null_threshold = (float)t;
+  }
+  double em = 0, f1 = 0, ha = 0, na = 0;
+  int nha = 0, nna = 0;
+  cJSON *pj = pred ? cJSON_CreateObject() : NULL;
+  for (int qi = 0; qi < nq; qi++) {
+    int empty = !(qp[qi].diff <= t);
+    double e = empty ? qp[qi].em_null : qp[qi].em_ans, f = empty ? qp[qi].f1_null : qp[qi].f1_ans;
+    em += e;
+    f1 += f;
+    if (sq->q[qi].impossible || sq->q[qi].n_answers == 0) {
+      na += f;
+      nna++;
+    } else {
+      ha += f;
+      nha++;
+    }
+    if (pj) cJSON_AddStringToObject(pj, sq->q[qi].id, empty ? "" : qp[qi].text);
+  }
+  if (pj) {
+    char *txt = cJSON_Print(pj);
+    if (txt) fprintf(pred, "%s\n", txt);
+    free(txt);
+    cJSON_Delete(pj);
+  }
+  mt->n = nq;
+  mt->em = 100.0 * em / nq;
+  mt->f1_qa = 100.0 * f1 / nq;
+  mt->has_ans_f1 = nha ? 100.0 * ha / nha : 0;
+  mt->no_ans_f1 = nna ? 100.0 * na / nna : 0;
+  mt->primary = mt->f1_qa;
+done:
+  for (int i = 0; qp && i < nq; i++) free(qp[i].text);
+  free(qp);
+  free(order);
+  free(st);
+  free(en);
+  free(lens);
+  return rc;
+}
+
+static int eval_cls(el_tmodel *m, const el__ft_examples *ex, const el__ft_data *d, int batch,
+                    FILE *pred, el__ft_metrics *mt, el_error *err) {
+  const el__cls_data *c = &ex->cls;
+  int reg = ex->task->kind == EL__TASK_REG, K = reg ? 1 : c->n_labels, rc = EL_OK;
+  int *lens = malloc((size_t)batch * sizeof *lens);
+  int *pi = malloc((size_t)d->n * sizeof *pi), *gi = malloc((size_t)d->n * sizeof *gi);
+  double *pv = malloc((size_t)d->n * sizeof *pv), *gv = malloc((size_t)d->n * sizeof *gv);
+  if (!lens || !pi || !gi || !pv || !gv) {
+    rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
+    goto done;
+  }
+  if (pred) fprintf(pred, "index\tprediction\n");
+  for (int a = 0; a < d->n; a += batch) {
+    int b = a + batch < d->n ? a + batch : d->n;
+    const float *o;
+    if ((rc = run_range(m, d, a, b, lens, &o, err))) goto done;
+    for (int i = a; i < b; i++) {
+      const float *l = o + (size_t)(i - a) * K;
+      int best = 0;
+      for (int k = 1; k < K; k++)
+        if (l[k] > l[best]) best = k;
+      pi[i] = best;
+      gi[i] = d->f[i].label;
+      pv[i] = l[0];
+      gv[i] = d->f[i].value;
+      if (pred) {
+        if (reg)
+          fprintf(pred, "%d\t%.6g\n", i, l[0]);
+        else
+          fprintf(pred, "%d\t%s\n", i, c->labels[best]);
+      }
+    }
+  }
+  mt->n = d->n;
+  if (reg) {
+    mt->pearson = el__metric_pearson(pv, gv, d->n);
+    mt->spearman = el__metric_spearman(pv, gv, d->n);
+    mt->primary = mt->spearman;
+  } else {
+    mt->accuracy = el__metric_accuracy(pi, gi, d->n);
+    mt->mcc = el__metric_mcc(pi, gi, d->n, K);
+    mt->f1 = K == 2 ? el__metric_f1(pi, gi, d->n, 1) : 0;
+    const char *pm = ex->task->metric;
+    mt->primary = !strcmp(pm, "mcc") ? mt->mcc : !strcmp(pm, "f1") ? mt->f1 : mt->accuracy;
+  }
+done:
+  free(lens);
+  free(pi);
+  free(gi);
+  free(pv);
+  free(gv);
+  return rc;
+}
+
+static int eval_ged(el_tmodel *m, const el__ft_examples *ex, const el__ft_data *d, int batch,
+                    FILE *pred, el__ft_metrics *mt, el_error *err) {
+  const el__ged_data *g = &ex->ged;
+  int rc = EL_OK;
+  int *lens = malloc((size_t)batch * sizeof *lens);
+  /* word predictions, sentence by sentence in one flat array */
+  long *first = malloc((size_t)(g->n + 1) * sizeof *first);
+  int *pw = NULL, *gw = NULL;
+  float *prob = NULL;
+  if (!lens || !first) goto oom;
+  first[0] = 0;
+  for (int i = 0; i < g->n; i++) first[i + 1] = first[i] + g->s[i].n;
+  pw = calloc((size_t)first[g->n] + 1, sizeof *pw);
+  gw = calloc((size_t)first[g->n] + 1, sizeof *gw);
+  prob = calloc((size_t)first[g->n] + 1, sizeof *prob);
+  if (!pw || !gw || !prob) goto oom;
+  for (int i = 0; i < g->n; i++)
+    for (int j = 0; j < g->s[i].n; j++) gw[first[i] + j] = g->s[i].err[j];
+  for (int a = 0; a < d->n; a += batch) {
+    int b = a + batch < d->n ? a + batch : d->n;
+    const float *o;
+    if ((rc = run_range(m, d, a, b, lens, &o, err))) goto done;
+    long base = d->f[a].off;
+    for (int i = a; i < b; i++) {
+      const el__feat *f = &d->f[i];
+      for (int t = 0; t < f->len; t++) {
+        int w = d->tword[f->off + t];
+        if (w < 0) continue;
+        float p = 1.0f / (1.0f + expf(-o[f->off - base + t]));
+        prob[first[f->example] + w] = p;
+        pw[first[f->example] + w] = p > 0.5f;
+      }
+    }
+  }
+  el__ged_scores sc;
+  el__metric_ged(pw, gw, (int)first[g->n], &sc);
+  mt->n = (int)first[g->n];
+  mt->precision = sc.precision;
+  mt->recall = sc.recall;
+  mt->f05 = sc.f05;
+  mt->accuracy = el__metric_accuracy(pw, gw, (int)first[g->n]);
+  mt->primary = sc.f05;
+  if (pred)
+    for (int i = 0; i < g->n; i++) {
+      for (int j = 0; j < g->s[i].n; j++)
+        fprintf(pred, "%s\t%c\t%c\t%.4f\n", g->s[i].words[j], gw[first[i] + j] ? 'i' : 'c',
+                pw[first[i] + j] ? 'i' : 'c', prob[first[i] + j]);
+      fprintf(pred, "\n");
+    }
+  goto done;
+oom:
+  rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
+done:
+  free(lens);
+  free(first);
+  free(pw);
+  free(gw);
+  free(prob);
+  return rc;
+}
+
+int el__ft_evaluate(el_tmodel *m, const el_tokenizer *tok, const el__ft_examples *ex,
+                    const el__ft_data *d, const el__ft_shape *s, int batch, int pick_threshold,
+                    float threshold, FILE *pred, el__ft_metrics *out, el_error *err) {
+  (void)tok;
+  memset(out, 0, sizeof *out);
+  if (d->n == 0) return el_error_set(err, EL_EINVAL, "%s: nothing to evaluate", ex->path);
+  switch (ex->task->kind) {
+    case EL__TASK_CLS:
+    case EL__TASK_REG: return eval_cls(m, ex, d, batch, pred, out, err);
+    case EL__TASK_GED: return eval_ged(m, ex, d, batch, pred, out, err);
+    default: return eval_qa(m, ex, d, s, batch, pick_threshold, threshold, pred, out, err);
+  }
+}
+
+void el__ft_metrics_json(const el__task *t, const el__ft_metrics *mt, char *buf, int n) {
+  switch (t->kind) {
+    case EL__TASK_REG:
+      snprintf(buf, (size_t)n, "{\"task\": \"%s\", \"n\": %d, \"pearson\": %.6f, \"spearman\": %.6f}",
+               t->name, mt->n, mt->pearson, mt->spearman);
+      break;
+    case EL__TASK_CLS:
+      snprintf(buf, (size_t)n,
+               "{\"task\": \"%s\", \"n\": %d, \"accuracy\": %.6f, \"mcc\": %.6f, \"f1\": %.6f, "
+               "\"metric\": \"%s\", \"score\": %.6f}",
+               t->name, mt->n, mt->accuracy, mt->mcc, mt->f1, t->metric, mt->primary);
+      break;
+    case EL__TASK_GED:
+      snprintf(buf, (size_t)n,
+               "{\"task\": \"ged\", \"n_tokens\": %d, \"precision\": %.6f, \"recall\": %.6f, "
+               "\"f0.5\": %.6f, \"accuracy\": %.6f}",
+               mt->n, mt->precision, mt->recall, mt->f05, mt->accuracy);
+      break;
+    default:
+      if (mt->has_null_threshold)
+        snprintf(buf, (size_t)n,
+                 "{\"task\": \"%s\", \"n\": %d, \"exact_match\": %.4f, \"f1\": %.4f, "
+                 "\"HasAns_f1\": %.4f, \"NoAns_f1\": %.4f, \"null_threshold\": %.6g}",
+                 t->name, mt->n, mt->em, mt->f1_qa, mt->has_ans_f1, mt->no_ans_f1,
+                 mt->null_threshold);
+      else
+        snprintf(buf, (size_t)n, "{\"task\": \"%s\", \"n\": %d, \"exact_match\": %.4f, \"f1\": %.4f}",
+                 t->name, mt->n, mt->em, mt->f1_qa);
+  }
+}

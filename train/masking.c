@@ -1,0 +1,105 @@
+/* Dynamic masking (rules in masking.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "masking.h"
+
+int el__max_predictions(float mask_prob, int seq_len) {
+  return (int)(((double)mask_prob + 0.005) * (double)seq_len);
+}
+
+int el__mask_count(int length, float mask_prob, int max_pred) {
+  /* tf.round(float32(num_tokens) * mask_prob): float32 product, rintf rounds
+   * half to even in the default rounding mode. */
+  float prod = (float)length * mask_prob;
+  int n = (int)rintf(prod);
+  if (n > max_pred) n = max_pred;
+  if (n < 1) n = 1;
+  return n;
+}
+
+static int is_candidate(const el__mask_cfg *c, int id) {
+  return id != c->cls_id && id != c->sep_id && id != c->mask_id && id != c->pad_id;
+}
+
+static int cmp_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Selects positions of one sequence starting at packed offset base into
+ * out; returns how many. cand is scratch of len ints. */
+static int select_seq(const el__mask_cfg *c, const int *ids, int base, int len, el_rng *rng,
+                      int *cand, int *out) {
+  int nc = 0;
+  for (int i = 0; i < len; i++)
+    if (is_candidate(c, ids[base + i])) cand[nc++] = base + i;
+  if (!nc) return 0;
+  int n = el__mask_count(len, c->mask_prob, c->max_pred);
+  if (n > nc) n = nc;
+  for (int k = 0; k < n; k++) {
+    int j = k + (int)el_rng_below(rng, (uint32_t)(nc - k));
+    int t = cand[k];
+    cand[k] = cand[j];
+    cand[j] = t;
+    out[k] = cand[k];
+  }
+  qsort(out, (size_t)n, sizeof *out, cmp_int);
+  return n;
+}
+
+static int max_len_of(const el_batch *b) {
+  int m = 0;
+  for (int s = 0; s < b->n_seqs; s++)
+    if (b->seq_len[s] > m) m = b->seq_len[s];
+  return m;
+}
+
+int el__mask_electra(const el__mask_cfg *c, const el_batch *b, el_rng *rng, int *pos,
+                     uint8_t *use_mask) {
+  int *cand = malloc((size_t)(max_len_of(b) + 1) * sizeof *cand);
+  if (!cand) return -1;
+  int n = 0, base = 0;
+  for (int s = 0; s < b->n_seqs; s++) {
+    int k = select_seq(c, b->ids, base, b->seq_len[s], rng, cand, pos + n);
+    for (int i = 0; i < k; i++) use_mask[n + i] = el_rng_uniform(rng) < 0.85f;
+    n += k;
+    base += b->seq_len[s];
+  }
+  free(cand);
+  return n;
+}
+
+static int random_token(const el__mask_cfg *c, el_rng *rng) {
+  for (;;) {
+    int t = (int)el_rng_below(rng, (uint32_t)c->vocab_size);
+    if (t != c->pad_id && t != c->unk_id && t != c->cls_id && t != c->sep_id && t != c->mask_id)
+      return t;
+  }
+}
+
+int el__mask_mlm(const el__mask_cfg *c, const el_batch *b, el_rng *rng, int *ids_out, int *pos,
+                 int *target, uint8_t *kind) {
+  int *cand = malloc((size_t)(max_len_of(b) + 1) * sizeof *cand);
+  if (!cand) return -1;
+  int total = 0;
+  for (int s = 0; s < b->n_seqs; s++) total += b->seq_len[s];
+  memcpy(ids_out, b->ids, (size_t)total * sizeof *ids_out);
+  int n = 0, base = 0;
+  for (int s = 0; s < b->n_seqs; s++) {
+    int k = select_seq(c, b->ids, base, b->seq_len[s], rng, cand, pos + n);
+    for (int i = n; i < n + k; i++) {
+      int p = pos[i];
+      target[i] = b->ids[p];
+      float r = el_rng_uniform(rng);
+      int kd = r < 0.8f ? 0 : r < 0.9f ? 1 : 2;
+      if (kd == 0) ids_out[p] = c->mask_id;
+      else if (kd == 2) ids_out[p] = random_token(c, rng);
+      if (kind) kind[i] = (uint8_t)kd;
+    }
+    n += k;
+    base += b->seq_len[s];
+  }
+  free(cand);
+  return n;
+}

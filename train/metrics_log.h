@@ -1,0 +1,68 @@
+/* RUN/metrics.jsonl (one JSON object per logged training step and per
+ * validation) and RUN/loss.svg drawn from the same rows.
+ *
+ * Line format: {"kind":"train"|"val","step":N, <field>:<number>...} with the
+ * fields of el__mfield that the row has. A resumed run first drops the rows
+ * logged after the step it resumes from (they belong to the lost part of the
+ * interrupted run), so the file always describes one consistent history. */
+#ifndef EL_TRAIN_METRICS_LOG_H
+#define EL_TRAIN_METRICS_LOG_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include "electra/error.h"
+
+typedef enum el__mfield {
+  EL_MF_TIME,          /* training seconds so far */
+  EL_MF_TOKENS,        /* tokens seen so far */
+  EL_MF_LR,
+  EL_MF_LOSS,          /* total loss (gen + disc_weight * disc, or MLM) */
+  EL_MF_GEN_LOSS,      /* generator (or MLM model) loss at the masked positions */
+  EL_MF_GEN_ACC,       /* generator argmax accuracy at the masked positions */
+  EL_MF_DISC_LOSS,
+  EL_MF_DISC_ACC,      /* over all tokens */
+  EL_MF_DISC_AUC,      /* validation: replaced vs original tokens */
+  EL_MF_UNIGRAM_ACC,   /* validation: accuracy of always predicting the most frequent token */
+  EL_MF_REPLACED_FRAC, /* fraction of tokens the discriminator should flag */
+  EL_MF_TOKENS_PER_S,
+  EL_MF_GRAD_NORM,
+  EL_MF_COUNT
+} el__mfield;
+
+/* JSON key of a field ("gen_acc", ...). */
+const char *el__mfield_name(el__mfield f);
+
+typedef struct el__mrow {
+  int val;      /* 0 train, 1 validation */
+  int64_t step;
+  uint32_t has; /* bit f set when v[f] is present */
+  double v[EL_MF_COUNT];
+} el__mrow;
+
+static inline void el__mrow_set(el__mrow *r, el__mfield f, double x) {
+  r->v[f] = x;
+  r->has |= 1u << f;
+}
+
+typedef struct el__mlog {
+  char *path;
+  FILE *f;
+  el__mrow *rows;
+  int n, cap;
+  int write_failed; /* set after the first failed append */
+} el__mlog;
+
+/* Opens path for appending. keep_upto < 0: start a new file. Else: load the
+ * existing rows with step <= keep_upto (a missing file is an empty history),
+ * rewrite the file with just those, and append after them. */
+int el__mlog_open(el__mlog *m, const char *path, int64_t keep_upto, el_error *err);
+/* Appends one row (kept in memory too) and flushes the line. */
+int el__mlog_add(el__mlog *m, const el__mrow *r, el_error *err);
+void el__mlog_close(el__mlog *m);
+
+/* Draws svg_path: panel 1 the training losses (log scale), panel 2 the
+ * validation metrics (accuracies, AUC, unigram baseline) in [0, 1]. */
+int el__mlog_plot(const el__mlog *m, const char *svg_path, const char *title, int mlm,
+                  el_error *err);
+
+#endif

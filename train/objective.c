@@ -1,0 +1,296 @@
+/* ELECTRA replaced-token detection and the BERT MLM baseline on one packed
+ * batch (train/objective.h). */
+#include "objective.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ops.h"
+
+struct el_electra {
+  el_params *p;
+  el_tmodel *gen, *disc;
+  el_tmodel_limits lim;
+  int *gen_ids, *corrupt; /* [max_tokens] */
+  int *targets, *samples;         /* [max_pos] */
+  float *labels;                  /* [max_tokens] */
+  uint8_t *seen;                  /* [max_tokens] duplicate check */
+};
+
+el_electra_opts el_electra_default_opts(int mask_id) {
+  el_electra_opts o;
+  memset(&o, 0, sizeof o);
+  o.mask_id = mask_id;
+  o.gen_weight = 1.0f;
+  o.disc_weight = 50.0f;
+  o.train = 1;
+  o.backward = 1;
+  o.sampler = EL_SAMPLE_GUMBEL;
+  return o;
+}
+
+int el_electra_new(el_params *p, const el_tmodel_limits *lim, el_electra **out, el_error *err) {
+  *out = NULL;
+  if (p->n_models != 2)
+    return el_error_set(err, EL_EINVAL, "electra: needs a generator/discriminator pair");
+  el_electra *e = calloc(1, sizeof *e);
+  if (!e) return el_error_set(err, EL_ENOMEM, "electra: out of memory");
+  e->p = p;
+  e->lim = *lim;
+  el_tmodel_limits dl = *lim;
+  dl.max_pos = 0;
+  int rc = el_tmodel_new(&p->cfg[1], &p->w[1], &p->g[1], lim, &e->gen, err);
+  if (!rc) rc = el_tmodel_new(&p->cfg[0], &p->w[0], &p->g[0], &dl, &e->disc, err);
+  if (rc) {
+    el_electra_free(e);
+    return rc;
+  }
+  const size_t T = (size_t)lim->max_tokens, P = (size_t)lim->max_pos;
+  e->gen_ids = malloc(sizeof(int) * T);
+  e->corrupt = malloc(sizeof(int) * T);
+  e->targets = malloc(sizeof(int) * P);
+  e->samples = malloc(sizeof(int) * P);
+  e->labels = malloc(sizeof(float) * T);
+  e->seen = calloc(T, 1);
+  if (!e->gen_ids || !e->corrupt || !e->targets || !e->samples || !e->labels ||
+      !e->seen) {
+    el_electra_free(e);
+    return el_error_set(err, EL_ENOMEM, "electra: out of memory");
+  }
+  *out = e;
+  return EL_OK;
+}
+
+void el_electra_free(el_electra *e) {
+  if (!e) return;
+  el_tmodel_free(e->gen);
+  el_tmodel_free(e->disc);
+  free(e->gen_ids);
+  free(e->corrupt);
+  free(e->targets);
+  free(e->samples);
+  free(e->labels);
+  free(e->seen);
+  free(e);
+}
+
+size_t el_electra_bytes(const el_electra *e) {
+  const size_t T = (size_t)e->lim.max_tokens, P = (size_t)e->lim.max_pos;
+  return el_tmodel_bytes(e->gen) + el_tmodel_bytes(e->disc) + T * (2 * sizeof(int) + 5) +
+         P * 2 * sizeof(int);
+}
+
+el_tmodel *el_electra_generator(el_electra *e) { return e->gen; }
+el_tmodel *el_electra_discriminator(el_electra *e) { return e->disc; }
+
+/* Gumbel-max over one row: argmax_j logits_j - log(-log(u_j + 1e-9) + 1e-9). */
+int el__sample_gumbel(const float *x, int V, el_rng *r) {
+  int best = 0;
+  float best_v = -INFINITY;
+  for (int j = 0; j < V; j++) {
+    float u = el_rng_uniform(r);
+    float g = -logf(-logf(u + 1e-9f) + 1e-9f);
+    float s = x[j] + g;
+    if (s > best_v) best_v = s, best = j;
+  }
+  return best;
+}
+
+/* Inverse CDF over one row of probabilities. */
+int el__sample_cdf(const float *p, int V, el_rng *r) {
+  double u = (double)(el_rng_u64(r) >> 11) * (1.0 / 9007199254740992.0), acc = 0.0;
+  int last = 0;
+  for (int j = 0; j < V; j++) {
+    if (p[j] > 0.0f) last = j;
+    acc += p[j];
+    if (u < acc) return j;
+  }
+  return last; /* rounding left u above the total: the last token with mass */
+}
+
+static int check_plan(el_electra *e, const el_batch *b, const el_mask_plan *plan, int *T_out,
+                      el_error *err) {
+  if (!b || b->n_seqs < 1 || !b->seq_len || !b->ids)
+    return el_error_set(err, EL_EINVAL, "electra: empty batch");
+  long T = 0;
+  for (int s = 0; s < b->n_seqs; s++) T += b->seq_len[s] > 0 ? b->seq_len[s] : 0;
+  if (T > e->lim.max_tokens)
+    return el_error_set(err, EL_ETOOLONG, "electra: batch has %ld tokens, limit %d", T,
+                        e->lim.max_tokens);
+  if (!plan || plan->n < 1 || plan->n > e->lim.max_pos || !plan->pos || !plan->use_mask)
+    return el_error_set(err, EL_EINVAL, "electra: mask plan needs 1..%d positions, got %d",
+                        e->lim.max_pos, plan ? plan->n : 0);
+  int rc = EL_OK;
+  for (int i = 0; i < plan->n; i++) {
+    int q = plan->pos[i];
+    if (q < 0 || q >= T) {
+      rc = el_error_set(err, EL_EINVAL, "electra: mask position %d is %d, outside [0, %ld)", i,
+                        q, T);
+      break;
+    }
+    if (e->seen[q]) {
+      rc = el_error_set(err, EL_EINVAL, "electra: mask position %d (token %d) is repeated", i, q);
+      break;
+    }
+    e->seen[q] = 1;
+  }
+  for (int i = 0; i < plan->n; i++) {
+    int q = plan->pos[i];
+    if (q >= 0 && q < T) e->seen[q] = 0;
+  }
+  *T_out = (int)T;
+  return rc;
+}
+
+int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
+                    const el_electra_opts *o, el_rng *rng, el_electra_result *res,
+                    el_electra_outputs *outs, el_error *err) {
+  int T = 0, rc = check_plan(e, b, plan, &T, err);
+  if (rc) return rc;
+  if (!rng && (o->train || !o->forced_samples))
+    return el_error_set(err, EL_EINVAL, "electra: an rng is needed to sample or for dropout");
+  const int n = plan->n, V = e->p->cfg[1].vocab_size;
+  if (o->mask_id < 0 || o->mask_id >= V)
+    return el_error_set(err, EL_EINVAL, "electra: [MASK] id %d outside the vocabulary", o->mask_id);
+
+  /* 1. generator input */
+  memcpy(e->gen_ids, b->ids, sizeof(int) * (size_t)T);
+  for (int i = 0; i < n; i++) {
+    e->targets[i] = b->ids[plan->pos[i]];
+    if (plan->use_mask[i]) e->gen_ids[plan->pos[i]] = o->mask_id;
+  }
+  el_batch gb = *b;
+  gb.ids = e->gen_ids;
+  const float *cout;
+  if ((rc = el_tmodel_forward(e->gen, &gb, plan->pos, n, o->train, rng, &cout, err))) return rc;
+  float *logits = el_tmodel_output(e->gen);
+
+  /* 3a. Gumbel samples need the raw logits (before they become probs) */
+  el_rng sbase = {{0, 0, 0, 0}};
+  if (!o->forced_samples) el_rng_seed(&sbase, el_rng_u64(rng));
+  if (o->forced_samples) {
+    for (int i = 0; i < n; i++) {
+      if (o->forced_samples[i] < 0 || o->forced_samples[i] >= V)
+        return el_error_set(err, EL_EINVAL, "electra: forced sample %d is %d, outside [0, %d)", i,
+                            o->forced_samples[i], V);
+      e->samples[i] = o->forced_samples[i];
+    }
+  } else if (o->sampler == EL_SAMPLE_GUMBEL) {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) {
+      el_rng r = el_rng_split(&sbase, (uint64_t)i);
+      e->samples[i] = el__sample_gumbel(logits + (size_t)i * V, V, &r);
+    }
+  }
+
+  /* 2. MLM loss; logits become probs in place */
+  int gen_correct = 0;
+  double mlm_sum = el_softmax_xent_forward(logits, logits, e->targets, NULL, n, V, &gen_correct);
+  const double mlm = mlm_sum / n;
+  if (!o->forced_samples && o->sampler == EL_SAMPLE_CDF) {
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) {
+      el_rng r = el_rng_split(&sbase, (uint64_t)i);
+      e->samples[i] = el__sample_cdf(logits + (size_t)i * V, V, &r);
+    }
+  }
+
+  /* 4. corrupted input and labels */
+  memcpy(e->corrupt, b->ids, sizeof(int) * (size_t)T);
+  memset(e->labels, 0, sizeof(float) * (size_t)T);
+  int n_replaced = 0;
+  for (int i = 0; i < n; i++) {
+    e->corrupt[plan->pos[i]] = e->samples[i];
+    if (e->samples[i] != e->targets[i]) {
+      e->labels[plan->pos[i]] = 1.0f;
+      n_replaced++;
+    }
+  }
+  el_batch db = *b;
+  db.ids = e->corrupt;
+  if ((rc = el_tmodel_forward(e->disc, &db, NULL, 0, o->train, rng, &cout, err))) return rc;
+  float *dl = el_tmodel_output(e->disc);
+
+  /* 5. discriminator loss and metrics */
+  const double disc = el_sigmoid_xent_forward(dl, e->labels, NULL, T) / T;
+  int disc_correct = 0;
+  for (int t = 0; t < T; t++) disc_correct += (dl[t] > 0.0f) == (e->labels[t] > 0.5f);
+  if (outs) {
+    if (outs->disc_prob)
+      for (int t = 0; t < T; t++) outs->disc_prob[t] = el_sigmoidf(dl[t]);
+    if (outs->disc_label)
+      for (int t = 0; t < T; t++) outs->disc_label[t] = e->labels[t] > 0.5f;
+    if (outs->samples) memcpy(outs->samples, e->samples, sizeof(int) * (size_t)n);
+    if (outs->corrupted) memcpy(outs->corrupted, e->corrupt, sizeof(int) * (size_t)T);
+  }
+  const double total = o->gen_weight * mlm + o->disc_weight * disc;
+  if (res) {
+    res->loss = total;
+    res->mlm_loss = mlm;
+    res->disc_loss = disc;
+    res->n_selected = n;
+    res->gen_correct = gen_correct;
+    res->n_tokens = T;
+    res->n_replaced = n_replaced;
+    res->disc_correct = disc_correct;
+    res->gen_acc = (double)gen_correct / n;
+    res->disc_acc = (double)disc_correct / T;
+  }
+  if (!isfinite(total))
+    return el_error_set(err, EL_EVALUE,
+                        "electra: non-finite loss (MLM %g, discriminator %g); no gradient "
+                        "accumulated",
+                        mlm, disc);
+  if (!o->backward) return EL_OK;
+
+  /* 6. backward: discriminator dL/dlogit = w/T (sigmoid - label), in place */
+  {
+    const float sc = o->disc_weight / (float)T;
+    for (int t = 0; t < T; t++) dl[t] = sc * (el_sigmoidf(dl[t]) - e->labels[t]);
+  }
+  if ((rc = el_tmodel_backward(e->disc, dl, err))) return rc;
+  /* generator dL/dlogits = gen_weight/n (probs - onehot), in place over probs */
+  {
+    const float sc = o->gen_weight / (float)n;
+#pragma omp parallel for schedule(static)
+    for (int i = 0; i < n; i++) {
+      float *r = logits + (size_t)i * V;
+      for (int j = 0; j < V; j++) r[j] *= sc;
+      r[e->targets[i]] -= sc;
+    }
+  }
+  return el_tmodel_backward(e->gen, logits, err);
+}
+
+int el_mlm_step(el_tmodel *m, const el_batch *b, const int *positions, const int *targets,
+                int n, int train, int do_backward, el_rng *rng, double *loss, int *correct,
+                el_error *err) {
+  const el_config *c = el_tmodel_config(m);
+  if (c->arch != EL_ARCH_MASKED_LM)
+    return el_error_set(err, EL_EINVAL, "mlm: the model must be %s",
+                        el_arch_name(EL_ARCH_MASKED_LM));
+  const int V = c->vocab_size;
+  for (int i = 0; i < n; i++)
+    if (!targets || targets[i] < 0 || targets[i] >= V)
+      return el_error_set(err, EL_EINVAL, "mlm: target %d is %d, outside [0, %d)", i,
+                          targets ? targets[i] : -1, V);
+  const float *cout;
+  int rc = el_tmodel_forward(m, b, positions, n, train, rng, &cout, err);
+  if (rc) return rc;
+  float *logits = el_tmodel_output(m);
+  int hits = 0;
+  const double l = el_softmax_xent_forward(logits, logits, targets, NULL, n, V, &hits) / n;
+  if (loss) *loss = l;
+  if (correct) *correct = hits;
+  if (!isfinite(l))
+    return el_error_set(err, EL_EVALUE, "mlm: non-finite loss %g; no gradient accumulated", l);
+  if (!do_backward) return EL_OK;
+  const float sc = 1.0f / (float)n;
+#pragma omp parallel for schedule(static)
+  for (int i = 0; i < n; i++) {
+    float *r = logits + (size_t)i * V;
+    for (int j = 0; j < V; j++) r[j] *= sc;
+    r[targets[i]] -= sc;
+  }
+  return el_tmodel_backward(m, logits, err);
+}

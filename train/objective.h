@@ -1,0 +1,115 @@
+/* The pretraining objectives on one packed batch, forward + backward:
+ * ELECTRA replaced-token detection (ELECTRA.md §3) and the BERT MLM baseline.
+ *
+ * Masking decisions are made by the data pipeline (which positions, which of
+ * them become [MASK]); this module does everything after that. Gradients are
+ * ACCUMULATED into the el_params grads block: call el_params_zero_grads
+ * before a step (or before the first of several accumulated micro-batches).
+ *
+ * ELECTRA step, exactly:
+ *   1. generator input = ids with [MASK] (mask_id) at the selected positions
+ *      whose use_mask is 1; the others keep the original token.
+ *   2. generator forward; logits at the selected positions only;
+ *      MLM loss = mean over selected positions of -log p(original).
+ *   3. sample s_i ~ softmax(logits_i / 1) with no gradient: the Gumbel-max
+ *      trick argmax(logits + g), g = -log(-log(u + 1e-9) + 1e-9), u ~ U(0,1)
+ *      as in GR, or (sampler EL_SAMPLE_CDF) inverse-CDF sampling from the same
+ *      softmax, which has the same distribution and costs one uniform per row.
+ *   4. corrupted input = original ids with s_i at EVERY selected position;
+ *      label_t = 1 iff t is selected and s != original (a correct sample is
+ *      "real").
+ *   5. discriminator forward on the corrupted input; disc loss = mean over
+ *      all tokens of the batch ([CLS]/[SEP] included; packing has no pads) of
+ *      sigmoid cross-entropy(logit_t, label_t).
+ *   6. total = gen_weight * MLM + disc_weight * disc; backward of both into
+ *      the shared grads (the shared embeddings get the sum of both).
+ * Random draws (dropout masks of both models, samples) come from the rng in a
+ * fixed order that depends only on shapes and its state. */
+#ifndef EL_TRAIN_OBJECTIVE_H
+#define EL_TRAIN_OBJECTIVE_H
+
+#include <stdint.h>
+#include "electra/engine.h"
+#include "electra/error.h"
+#include "params.h"
+#include "rng.h"
+#include "tmodel.h"
+
+/* The masking decision for one packed batch (arrays borrowed for the call). */
+typedef struct el_mask_plan {
+  int n;                  /* selected positions, >= 1 */
+  const int *pos;         /* [n] distinct packed token indices in [0, T) */
+  const uint8_t *use_mask; /* [n] 1 -> [MASK] in the generator input, 0 -> keep */
+} el_mask_plan;
+
+enum { EL_SAMPLE_GUMBEL = 0, EL_SAMPLE_CDF = 1 };
+
+typedef struct el_electra_opts {
+  int mask_id;          /* [MASK] token id */
+  float gen_weight;     /* 1.0 */
+  float disc_weight;    /* 50.0 */
+  int train;            /* 1: dropout on (per the configs) */
+  int backward;         /* 1: accumulate gradients; 0: losses/metrics only (validation) */
+  int sampler;          /* EL_SAMPLE_GUMBEL (default) or EL_SAMPLE_CDF */
+  const int *forced_samples; /* tests: [n] replacement tokens to use instead of sampling */
+} el_electra_opts;
+
+/* Defaults above (mask_id must still be set): gen 1, disc 50, train 1, backward 1. */
+el_electra_opts el_electra_default_opts(int mask_id);
+
+typedef struct el_electra_result {
+  double loss;          /* gen_weight * mlm_loss + disc_weight * disc_loss */
+  double mlm_loss, disc_loss;
+  int n_selected;       /* = plan n */
+  int gen_correct;      /* selected positions whose generator argmax is the original */
+  int n_tokens;         /* T */
+  int n_replaced;       /* labels equal to 1 */
+  int disc_correct;     /* tokens with (logit > 0) == label */
+  double gen_acc, disc_acc; /* gen_correct / n_selected, disc_correct / n_tokens */
+} el_electra_result;
+
+/* Optional per-token outputs (caller-owned arrays, any may be NULL). */
+typedef struct el_electra_outputs {
+  float *disc_prob;     /* [T] sigmoid(disc logit) (validation AUC) */
+  uint8_t *disc_label;  /* [T] 1 = replaced */
+  int *samples;         /* [n] the sampled replacement tokens */
+  int *corrupted;       /* [T] discriminator input ids */
+} el_electra_outputs;
+
+typedef struct el_electra el_electra; /* opaque: the two trainable models + scratch */
+
+/* p must be an ELECTRA pair (el_params_new_pair); borrowed, must outlive e.
+ * Limits as in el_tmodel_new; lim->max_pos bounds plan n. *out owned by the
+ * caller: el_electra_free. */
+int el_electra_new(el_params *p, const el_tmodel_limits *lim, el_electra **out, el_error *err);
+void el_electra_free(el_electra *e);
+size_t el_electra_bytes(const el_electra *e);
+/* The generator (model 1) and discriminator (model 0) trainable models, for
+ * dropout overrides. */
+el_tmodel *el_electra_generator(el_electra *e);
+el_tmodel *el_electra_discriminator(el_electra *e);
+
+/* One ELECTRA forward + backward on a packed batch of ORIGINAL ids.
+ * rng may be NULL only if train == 0 and forced_samples is set.
+ * Errors: bad plan (position out of range or repeated, n < 1 or > max_pos),
+ * bad batch, a non-finite loss (EL_EVALUE, nothing accumulated). */
+int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
+                    const el_electra_opts *o, el_rng *rng, el_electra_result *res,
+                    el_electra_outputs *outs, el_error *err);
+
+/* --- BERT MLM baseline (--objective mlm) ---
+ * m: a trainable EL_ARCH_MASKED_LM model (full size). b holds the ALREADY
+ * corrupted ids (80/10/10 decided by the pipeline); targets[i] is the
+ * original id at positions[i]. Loss = mean over the n positions of
+ * -log p(target). With do_backward, dLoss/dlogits is back-propagated into
+ * m's gradients (accumulated). correct (may be NULL) = argmax hits. */
+int el_mlm_step(el_tmodel *m, const el_batch *b, const int *positions, const int *targets,
+                int n, int train, int do_backward, el_rng *rng, double *loss, int *correct,
+                el_error *err);
+
+/* Internal, exposed for tests: one draw from softmax(logits) by Gumbel-max,
+ * and from a row of probabilities by inverse CDF. */
+int el__sample_gumbel(const float *logits, int V, el_rng *r);
+int el__sample_cdf(const float *probs, int V, el_rng *r);
+
+#endif

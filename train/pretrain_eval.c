@@ -1,0 +1,242 @@
+/* Held-out validation and the exact AUC (pretrain_eval.h). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pretrain_eval.h"
+
+#define VAL_STREAM 0x7A11DA7EULL
+
+typedef struct scored {
+  float s;
+  uint8_t l;
+} scored;
+
+static int cmp_scored(const void *a, const void *b) {
+  float x = ((const scored *)a)->s, y = ((const scored *)b)->s;
+  return (x > y) - (x < y);
+}
+
+double el__auc(const float *score, const uint8_t *label, size_t n) {
+  scored *v = malloc((n ? n : 1) * sizeof *v);
+  if (!v) return NAN;
+  size_t pos = 0;
+  for (size_t i = 0; i < n; i++) {
+    v[i].s = score[i];
+    v[i].l = label[i] ? 1 : 0;
+    pos += v[i].l;
+  }
+  size_t neg = n - pos;
+  if (!pos || !neg) {
+    free(v);
+    return NAN;
+  }
+  qsort(v, n, sizeof *v, cmp_scored);
+  /* Sum of the (1-based, tie-averaged) ranks of the positives. */
+  double rank_sum = 0;
+  for (size_t i = 0; i < n;) {
+    size_t j = i;
+    size_t p = 0;
+    while (j < n && v[j].s == v[i].s) p += v[j++].l;
+    double avg = 0.5 * ((double)(i + 1) + (double)j);
+    rank_sum += avg * (double)p;
+    i = j;
+  }
+  free(v);
+  double u = rank_sum - (double)pos * ((double)pos + 1) / 2;
+  return u / ((double)pos * (double)neg);
+}
+
+/* Growable scratch shared by both validations. */
+typedef struct vbuf {
+  int *pos, *targets, *ids;
+  uint8_t *use_mask;
+  float *prob;
+  uint8_t *label;
+  int cap_pos, cap_tok;
+  float *all_prob;
+  uint8_t *all_label;
+  size_t n_all, cap_all;
+  long *counts;
+} vbuf;
+
+static void vbuf_free(vbuf *b) {
+  free(b->pos);
+  free(b->targets);
+  free(b->ids);
+  free(b->use_mask);
+  free(b->prob);
+  free(b->label);
+  free(b->all_prob);
+  free(b->all_label);
+  free(b->counts);
+}
+
+static int vbuf_reserve(vbuf *b, int n_pos, int n_tok) {
+  if (n_pos > b->cap_pos) {
+    free(b->pos);
+    free(b->targets);
+    free(b->use_mask);
+    b->pos = malloc((size_t)n_pos * sizeof *b->pos);
+    b->targets = malloc((size_t)n_pos * sizeof *b->targets);
+    b->use_mask = malloc((size_t)n_pos);
+    if (!b->pos || !b->targets || !b->use_mask) return -1;
+    b->cap_pos = n_pos;
+  }
+  if (n_tok > b->cap_tok) {
+    free(b->ids);
+    free(b->prob);
+    free(b->label);
+    b->ids = malloc((size_t)n_tok * sizeof *b->ids);
+    b->prob = malloc((size_t)n_tok * sizeof *b->prob);
+    b->label = malloc((size_t)n_tok);
+    if (!b->ids || !b->prob || !b->label) return -1;
+    b->cap_tok = n_tok;
+  }
+  return 0;
+}
+
+static int push_scores(vbuf *b, const float *p, const uint8_t *l, const int *ids, int T,
+                       const el__mask_cfg *mc) {
+  if (b->n_all + (size_t)T > b->cap_all) {
+    size_t cap = b->cap_all ? b->cap_all : 1 << 16;
+    while (cap < b->n_all + (size_t)T) cap *= 2;
+    float *np = realloc(b->all_prob, cap * sizeof *np);
+    if (!np) return -1;
+    b->all_prob = np;
+    uint8_t *nl = realloc(b->all_label, cap);
+    if (!nl) return -1;
+    b->all_label = nl;
+    b->cap_all = cap;
+  }
+  for (int t = 0; t < T; t++) {
+    if (ids[t] == mc->cls_id || ids[t] == mc->sep_id) continue;
+    b->all_prob[b->n_all] = p[t];
+    b->all_label[b->n_all] = l[t];
+    b->n_all++;
+  }
+  return 0;
+}
+
+static double unigram(const vbuf *b, int V, long n) {
+  long best = 0;
+  for (int i = 0; i < V; i++)
+    if (b->counts[i] > best) best = b->counts[i];
+  return n ? (double)best / (double)n : NAN;
+}
+
+int el__validate_electra(el_electra *e, el__dataset *d, const el__mask_cfg *mc,
+                         const el_electra_opts *o, int batch_size, uint64_t seed,
+                         el__val_result *out, el_error *err) {
+  memset(out, 0, sizeof *out);
+  vbuf b;
+  memset(&b, 0, sizeof b);
+  el__packed pk;
+  memset(&pk, 0, sizeof pk);
+  b.counts = calloc((size_t)mc->vocab_size, sizeof *b.counts);
+  if (!b.counts) return el_error_set(err, EL_ENOMEM, "validation: out of memory");
+  el_rng rng;
+  el_rng_seed(&rng, seed ^ VAL_STREAM);
+  el_electra_opts vo = *o;
+  vo.train = 0;
+  vo.backward = 0;
+  double gl = 0, dl = 0;
+  long gc = 0, dc = 0, nrep = 0, ncontent = 0;
+  int rc = EL_OK;
+  for (uint64_t first = 0; first < d->n_val && !rc; first += (uint64_t)batch_size) {
+    if ((rc = el__dataset_val(d, first, batch_size, &pk, err))) break;
+    el_batch bt = el__packed_batch(&pk);
+    if (vbuf_reserve(&b, pk.n_seqs * mc->max_pred, pk.n_tokens)) {
+      rc = el_error_set(err, EL_ENOMEM, "validation: out of memory");
+      break;
+    }
+    int n = el__mask_electra(mc, &bt, &rng, b.pos, b.use_mask);
+    if (n < 0) {
+      rc = el_error_set(err, EL_ENOMEM, "validation: out of memory");
+      break;
+    }
+    if (n == 0) continue;
+    el_mask_plan plan = {n, b.pos, b.use_mask};
+    el_electra_result r;
+    el_electra_outputs outs = {b.prob, b.label, NULL, NULL};
+    if ((rc = el_electra_step(e, &bt, &plan, &vo, &rng, &r, &outs, err))) break;
+    gl += r.mlm_loss * r.n_selected;
+    dl += r.disc_loss * r.n_tokens;
+    gc += r.gen_correct;
+    dc += r.disc_correct;
+    out->n_masked += r.n_selected;
+    out->n_tokens += r.n_tokens;
+    out->n_seqs += pk.n_seqs;
+    for (int i = 0; i < n; i++) b.counts[pk.ids[b.pos[i]]]++;
+    for (int t = 0; t < pk.n_tokens; t++)
+      if (pk.ids[t] != mc->cls_id && pk.ids[t] != mc->sep_id) {
+        ncontent++;
+        nrep += b.label[t];
+      }
+    if (push_scores(&b, b.prob, b.label, pk.ids, pk.n_tokens, mc)) {
+      rc = el_error_set(err, EL_ENOMEM, "validation: out of memory");
+      break;
+    }
+  }
+  if (!rc) {
+    out->gen_loss = out->n_masked ? gl / (double)out->n_masked : NAN;
+    out->gen_acc = out->n_masked ? (double)gc / (double)out->n_masked : NAN;
+    out->disc_loss = out->n_tokens ? dl / (double)out->n_tokens : NAN;
+    out->disc_acc = out->n_tokens ? (double)dc / (double)out->n_tokens : NAN;
+    out->disc_auc = el__auc(b.all_prob, b.all_label, b.n_all);
+    out->unigram_acc = unigram(&b, mc->vocab_size, out->n_masked);
+    out->replaced_frac = ncontent ? (double)nrep / (double)ncontent : NAN;
+  }
+  el__packed_free(&pk);
+  vbuf_free(&b);
+  return rc;
+}
+
+int el__validate_mlm(el_tmodel *m, el__dataset *d, const el__mask_cfg *mc, int batch_size,
+                     uint64_t seed, el__val_result *out, el_error *err) {
+  memset(out, 0, sizeof *out);
+  vbuf b;
+  memset(&b, 0, sizeof b);
+  el__packed pk;
+  memset(&pk, 0, sizeof pk);
+  b.counts = calloc((size_t)mc->vocab_size, sizeof *b.counts);
+  if (!b.counts) return el_error_set(err, EL_ENOMEM, "validation: out of memory");
+  el_rng rng;
+  el_rng_seed(&rng, seed ^ VAL_STREAM);
+  double gl = 0;
+  long gc = 0;
+  int rc = EL_OK;
+  for (uint64_t first = 0; first < d->n_val && !rc; first += (uint64_t)batch_size) {
+    if ((rc = el__dataset_val(d, first, batch_size, &pk, err))) break;
+    el_batch bt = el__packed_batch(&pk);
+    if (vbuf_reserve(&b, pk.n_seqs * mc->max_pred, pk.n_tokens)) {
+      rc = el_error_set(err, EL_ENOMEM, "validation: out of memory");
+      break;
+    }
+    int n = el__mask_mlm(mc, &bt, &rng, b.ids, b.pos, b.targets, NULL);
+    if (n < 0) {
+      rc = el_error_set(err, EL_ENOMEM, "validation: out of memory");
+      break;
+    }
+    if (n == 0) continue;
+    el_batch cb = bt;
+    cb.ids = b.ids;
+    double loss;
+    int correct;
+    if ((rc = el_mlm_step(m, &cb, b.pos, b.targets, n, 0, 0, NULL, &loss, &correct, err))) break;
+    gl += loss * n;
+    gc += correct;
+    out->n_masked += n;
+    out->n_tokens += pk.n_tokens;
+    out->n_seqs += pk.n_seqs;
+    for (int i = 0; i < n; i++) b.counts[b.targets[i]]++;
+  }
+  if (!rc) {
+    out->gen_loss = out->n_masked ? gl / (double)out->n_masked : NAN;
+    out->gen_acc = out->n_masked ? (double)gc / (double)out->n_masked : NAN;
+    out->disc_loss = out->disc_acc = out->disc_auc = out->replaced_frac = NAN;
+    out->unigram_acc = unigram(&b, mc->vocab_size, out->n_masked);
+  }
+  el__packed_free(&pk);
+  vbuf_free(&b);
+  return rc;
+}

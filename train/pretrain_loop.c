@@ -1,0 +1,390 @@
+/* The pretraining loop: steps, logging, validation, checkpoints, signals
+ * and the time limit (pretrain_run.h). */
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include "checkpoint.h"
+#include "cli_util.h"
+#include "pretrain_eval.h"
+#include "pretrain_run.h"
+
+#define PROG "electra-train pretrain"
+
+static volatile sig_atomic_t g_stop = 0;
+
+static void on_signal(int sig) {
+  g_stop = sig;
+  signal(sig, SIG_DFL); /* a second Ctrl-C ends the process at once */
+}
+
+static double mono(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* Sums of the per-step values since the last log line. */
+typedef struct acc {
+  int steps;
+  double loss, gen_loss, disc_loss, grad_norm;
+  long gen_correct, n_selected, disc_correct, n_tokens, tokens;
+  double t0; /* wall time at the interval start */
+} acc;
+
+static int save_all(el__pt_run *r, el_error *err) {
+  char dir[4300];
+  int rc;
+  if (r->o->mlm) {
+    snprintf(dir, sizeof dir, "%s/mlm", r->run_dir);
+    rc = el_checkpoint_save(dir, &r->p.cfg[0], &r->p.w[0], r->o->vocab, err);
+  } else {
+    snprintf(dir, sizeof dir, "%s/discriminator", r->run_dir);
+    rc = el_checkpoint_save(dir, &r->p.cfg[0], &r->p.w[0], r->o->vocab, err);
+    if (!rc) {
+      snprintf(dir, sizeof dir, "%s/generator", r->run_dir);
+      rc = el_checkpoint_save(dir, &r->p.cfg[1], &r->p.w[1], r->o->vocab, err);
+    }
+  }
+  if (rc) return rc;
+  el__state s;
+  memset(&s, 0, sizeof s);
+  s.step = r->step;
+  s.data_epoch = r->data.pos.epoch;
+  s.data_offset = r->data.pos.offset;
+  s.rng = r->base;
+  s.vocab_hash = r->vocab_hash;
+  s.vocab_size = (uint32_t)r->vocab_size;
+  s.data_hash = r->data.cache.h.content_hash;
+  s.tokens_seen = r->tokens_seen;
+  s.train_seconds = r->train_seconds;
+  s.threads = el_get_threads();
+  s.settings_json = el__pt_opts_to_json(r->o);
+  if (!s.settings_json) return el_error_set(err, EL_ENOMEM, "out of memory");
+  rc = el__state_save(r->state_dir, &s, &r->p, err);
+  free(s.settings_json);
+  return rc;
+}
+
+static void plot(el__pt_run *r) {
+  char path[4300], title[256];
+  snprintf(path, sizeof path, "%s/loss.svg", r->run_dir);
+  snprintf(title, sizeof title, "%s pretraining, preset %s, batch %ld x %ld",
+           r->o->mlm ? "MLM" : "ELECTRA", r->o->preset, r->o->batch_size, r->o->seq_len);
+  el_error e = {0};
+  if (el__mlog_plot(&r->mlog, path, title, r->o->mlm, &e))
+    el__progress_note(&r->prog, "warning: %s", e.msg);
+}
+
+static int validate(el__pt_run *r, el_error *err) {
+  if (!r->data.n_val) return EL_OK;
+  double t0 = mono();
+  el__val_result v;
+  int rc = r->o->mlm ? el__validate_mlm(r->mlm, &r->data, &r->mc, (int)r->o->batch_size,
+                                        (uint64_t)r->o->seed, &v, err)
+                     : el__validate_electra(r->electra, &r->data, &r->mc, &r->eo,
+                                            (int)r->o->batch_size, (uint64_t)r->o->seed, &v, err);
+  if (rc) return rc;
+  el__mrow row;
+  memset(&row, 0, sizeof row);
+  row.val = 1;
+  row.step = r->step;
+  el__mrow_set(&row, EL_MF_TIME, r->train_seconds);
+  el__mrow_set(&row, EL_MF_TOKENS, (double)r->tokens_seen);
+  el__mrow_set(&row, EL_MF_GEN_LOSS, v.gen_loss);
+  el__mrow_set(&row, EL_MF_GEN_ACC, v.gen_acc);
+  el__mrow_set(&row, EL_MF_UNIGRAM_ACC, v.unigram_acc);
+  if (!r->o->mlm) {
+    el__mrow_set(&row, EL_MF_DISC_LOSS, v.disc_loss);
+    el__mrow_set(&row, EL_MF_DISC_ACC, v.disc_acc);
+    el__mrow_set(&row, EL_MF_DISC_AUC, v.disc_auc);
+    el__mrow_set(&row, EL_MF_REPLACED_FRAC, v.replaced_frac);
+  }
+  el_error e = {0};
+  if (el__mlog_add(&r->mlog, &row, &e) && r->mlog.write_failed == 1) {
+    el__progress_note(&r->prog, "warning: %s", e.msg);
+    r->mlog.write_failed = 2;
+  }
+  if (r->o->mlm)
+    el__progress_note(&r->prog,
+                      "validation at step %lld (%ld sequences): MLM loss %.4f, accuracy %.2f%% "
+                      "(unigram baseline %.2f%%) [%.1fs]",
+                      (long long)r->step, v.n_seqs, v.gen_loss, 100 * v.gen_acc,
+                      100 * v.unigram_acc, mono() - t0);
+  else
+    el__progress_note(&r->prog,
+                      "validation at step %lld (%ld sequences): generator loss %.4f, accuracy "
+                      "%.2f%% (unigram baseline %.2f%%); discriminator loss %.4f, accuracy %.2f%%, "
+                      "AUC %.4f (%.1f%% of tokens replaced) [%.1fs]",
+                      (long long)r->step, v.n_seqs, v.gen_loss, 100 * v.gen_acc,
+                      100 * v.unigram_acc, v.disc_loss, 100 * v.disc_acc, v.disc_auc,
+                      100 * v.replaced_frac, mono() - t0);
+  plot(r);
+  return EL_OK;
+}
+
+/* One optimizer step on the next batch. Returns EL_OK, EL_EVALUE for a
+ * skipped (non-finite) step, or an error. */
+static int train_step(el__pt_run *r, el__packed *pk, acc *a, el_error *err) {
+  el__pt_opts *o = r->o;
+  int rc = el__dataset_next(&r->data, (int)o->batch_size, pk, err);
+  if (rc) return rc;
+  el_batch b = el__packed_batch(pk);
+  el_rng mrng = el_rng_split(&r->base, 2 * (uint64_t)r->step + 1);
+  el_rng srng = el_rng_split(&r->base, 2 * (uint64_t)r->step + 2);
+  el_params_zero_grads(&r->p);
+  double loss, gen_loss, disc_loss = NAN;
+  int n_sel, gen_correct, disc_correct = 0, n_tok = pk->n_tokens;
+  if (o->mlm) {
+    n_sel = el__mask_mlm(&r->mc, &b, &mrng, r->corrupt, r->pos, r->targets, NULL);
+    if (n_sel < 0) return el_error_set(err, EL_ENOMEM, "out of memory masking");
+    el_batch cb = b;
+    cb.ids = r->corrupt;
+    rc = el_mlm_step(r->mlm, &cb, r->pos, r->targets, n_sel, 1, 1, &srng, &gen_loss,
+                     &gen_correct, err);
+    loss = gen_loss;
+  } else {
+    n_sel = el__mask_electra(&r->mc, &b, &mrng, r->pos, r->use_mask);
+    if (n_sel < 0) return el_error_set(err, EL_ENOMEM, "out of memory masking");
+    el_mask_plan plan = {n_sel, r->pos, r->use_mask};
+    el_electra_result res;
+    rc = el_electra_step(r->electra, &b, &plan, &r->eo, &srng, &res, NULL, err);
+    loss = res.loss;
+    gen_loss = res.mlm_loss;
+    disc_loss = res.disc_loss;
+    gen_correct = res.gen_correct;
+    disc_correct = res.disc_correct;
+  }
+  double lr = el_lr_at(o->lr, r->step, o->max_steps, o->warmup_steps);
+  el_adamw_stats as = {0, 1};
+  if (!rc) rc = el_adamw_step(&r->p, &r->adam, lr, &as, err);
+  r->step++;
+  r->tokens_seen += (uint64_t)n_tok;
+  if (rc) return rc;
+  a->steps++;
+  a->loss += loss;
+  a->gen_loss += gen_loss;
+  a->disc_loss += disc_loss;
+  a->grad_norm += as.grad_norm;
+  a->gen_correct += gen_correct;
+  a->n_selected += n_sel;
+  a->disc_correct += disc_correct;
+  a->n_tokens += n_tok;
+  a->tokens += n_tok;
+  return EL_OK;
+}
+
+static void log_row(el__pt_run *r, acc *a, double lr) {
+  if (!a->steps) return;
+  double dt = mono() - a->t0;
+  el__mrow row;
+  memset(&row, 0, sizeof row);
+  row.step = r->step;
+  el__mrow_set(&row, EL_MF_TIME, r->train_seconds);
+  el__mrow_set(&row, EL_MF_TOKENS, (double)r->tokens_seen);
+  el__mrow_set(&row, EL_MF_LR, lr);
+  el__mrow_set(&row, EL_MF_LOSS, a->loss / a->steps);
+  el__mrow_set(&row, EL_MF_GEN_LOSS, a->gen_loss / a->steps);
+  el__mrow_set(&row, EL_MF_GEN_ACC, a->n_selected ? (double)a->gen_correct / a->n_selected : NAN);
+  if (!r->o->mlm) {
+    el__mrow_set(&row, EL_MF_DISC_LOSS, a->disc_loss / a->steps);
+    el__mrow_set(&row, EL_MF_DISC_ACC, a->n_tokens ? (double)a->disc_correct / a->n_tokens : NAN);
+  }
+  el__mrow_set(&row, EL_MF_TOKENS_PER_S, dt > 0 ? a->tokens / dt : NAN);
+  el__mrow_set(&row, EL_MF_GRAD_NORM, a->grad_norm / a->steps);
+  el_error e = {0};
+  if (el__mlog_add(&r->mlog, &row, &e) && r->mlog.write_failed == 1) {
+    el__progress_note(&r->prog, "warning: %s", e.msg);
+    r->mlog.write_failed = 2;
+  }
+}
+
+static int fail(el__pt_run *r, const char *what, const el_error *err) {
+  el__progress_done(&r->prog);
+  fprintf(stderr, PROG ": %s%s\n", what, err->msg);
+  return 1;
+}
+
+int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
+  el__pt_run run, *r = &run;
+  memset(r, 0, sizeof *r);
+  r->o = o;
+  r->resume = resume;
+  el_error err = {0};
+  int code = 1;
+  snprintf(r->run_dir, sizeof r->run_dir, "%s", o->out);
+  snprintf(r->state_dir, sizeof r->state_dir, "%s/state", o->out);
+  el_set_threads((int)o->threads);
+  el__progress_init(&r->prog, stderr, o->max_steps);
+  if (mkdir(r->run_dir, 0755) && errno != EEXIST) {
+    fprintf(stderr, PROG ": cannot create %s: %s\n", r->run_dir, strerror(errno));
+    return 1;
+  }
+  if (el__pt_setup_vocab(r, resume ? st->vocab_hash : 0, &err) ||
+      el__pt_setup_data(r, resume ? st : NULL, &err) ||
+      el__pt_setup_model(r, resume ? st : NULL, &err)) {
+    code = fail(r, "", &err);
+    goto out;
+  }
+  char mpath[4300];
+  snprintf(mpath, sizeof mpath, "%.4000s/metrics.jsonl", r->run_dir);
+  if (el__mlog_open(&r->mlog, mpath, resume ? r->step : -1, &err)) {
+    code = fail(r, "", &err);
+    goto out;
+  }
+  {
+    size_t nd = 0, ng = 0;
+    for (int i = 0; i < r->p.n_tensors; i++) {
+      if (r->p.tensors[i].model == 0) nd += r->p.tensors[i].count;
+      else ng += r->p.tensors[i].count;
+    }
+    const el_config *c = &r->p.cfg[0];
+    fprintf(stderr,
+            "%s %s: hidden %d, %d layers, %d heads, FFN %d, embedding %d, vocabulary %d%s; "
+            "%.2fM parameters%s",
+            o->mlm ? "MLM model" : "discriminator", o->preset, c->hidden_size, c->num_layers,
+            c->num_heads, c->intermediate_size, c->embedding_size, c->vocab_size,
+            r->lower_case ? " (lower-cased)" : " (cased)", nd / 1e6, o->mlm ? "\n" : "");
+    if (!o->mlm) {
+      const el_config *g = &r->p.cfg[1];
+      fprintf(stderr, " (incl. shared embeddings); generator: hidden %d, %d heads, FFN %d, %.2fM own\n",
+              g->hidden_size, g->num_heads, g->intermediate_size, ng / 1e6);
+    }
+    fprintf(stderr,
+            "data: %llu examples (%llu train, %llu held out), %llu tokens; batch %ld x %ld, "
+            "%d threads, %s step %lld of %ld\n",
+            (unsigned long long)r->data.cache.h.n_examples, (unsigned long long)r->data.n_train,
+            (unsigned long long)r->data.n_val, (unsigned long long)r->data.cache.h.n_tokens,
+            o->batch_size, o->seq_len, el_get_threads(), resume ? "resuming after" : "starting at",
+            (long long)r->step, o->max_steps);
+    if (resume && st->threads != el_get_threads())
+      fprintf(stderr,
+              "note: the run was saved with %d threads and continues with %d: results are "
+              "deterministic per thread count, so they will differ slightly from an "
+              "uninterrupted run\n",
+              st->threads, el_get_threads());
+  }
+  signal(SIGINT, on_signal);
+  signal(SIGTERM, on_signal);
+  if (!resume && r->step == 0 && (err.code = validate(r, &err))) {
+    code = fail(r, "validation failed: ", &err);
+    goto out;
+  }
+  el__packed pk;
+  memset(&pk, 0, sizeof pk);
+  acc a;
+  memset(&a, 0, sizeof a);
+  double session_t0 = mono(), last_plot = mono(), ema_step = NAN;
+  a.t0 = mono();
+  int bad_steps = 0;
+  const char *why_stop = "finished";
+  while (r->step < o->max_steps) {
+    if (g_stop) {
+      why_stop = g_stop == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)";
+      break;
+    }
+    if (o->time_limit > 0 && mono() - session_t0 >= o->time_limit) {
+      why_stop = "time limit reached";
+      break;
+    }
+    double t0 = mono();
+    int rc = train_step(r, &pk, &a, &err);
+    double dt = mono() - t0;
+    r->train_seconds += dt;
+    ema_step = isnan(ema_step) ? dt : 0.9 * ema_step + 0.1 * dt;
+    if (rc == EL_EVALUE) {
+      el__progress_note(&r->prog, "warning: step %lld skipped: %s", (long long)r->step, err.msg);
+      if (++bad_steps >= 10) {
+        code = fail(r, "training diverged (10 non-finite steps in a row): ", &err);
+        goto out_pk;
+      }
+    } else if (rc) {
+      code = fail(r, "", &err);
+      goto out_pk;
+    }
+    if (!rc) bad_steps = 0;
+    double lr = el_lr_at(o->lr, r->step - 1, o->max_steps, o->warmup_steps);
+    double remain = (double)(o->max_steps - r->step) * ema_step;
+    if (o->time_limit > 0) {
+      double left = o->time_limit - (mono() - session_t0);
+      if (left < remain) remain = left > 0 ? left : 0;
+    }
+    if (r->prog.tty) {
+      el__progress_stats ps = {r->step,
+                               a.tokens / fmax(mono() - a.t0, 1e-9),
+                               lr,
+                               remain,
+                               a.gen_loss / a.steps,
+                               a.n_selected ? (double)a.gen_correct / a.n_selected : 0,
+                               o->mlm ? NAN : a.disc_loss / a.steps,
+                               o->mlm ? NAN : (double)a.disc_correct / a.n_tokens};
+      el__progress_update(&r->prog, &ps, 0);
+    }
+    if (r->step % o->log_every == 0 || r->step == o->max_steps) {
+      el__progress_stats ps = {r->step,
+                               a.tokens / fmax(mono() - a.t0, 1e-9),
+                               lr,
+                               remain,
+                               a.gen_loss / a.steps,
+                               a.n_selected ? (double)a.gen_correct / a.n_selected : 0,
+                               o->mlm ? NAN : a.disc_loss / a.steps,
+                               o->mlm ? NAN : (double)a.disc_correct / a.n_tokens};
+      el__progress_log(&r->prog, &ps);
+      log_row(r, &a, lr);
+      memset(&a, 0, sizeof a);
+      a.t0 = mono();
+      if (mono() - last_plot > 30) {
+        plot(r);
+        last_plot = mono();
+      }
+    }
+    if (o->val_every > 0 && r->step % o->val_every == 0 && r->step < o->max_steps) {
+      if ((rc = validate(r, &err))) {
+        code = fail(r, "validation failed: ", &err);
+        goto out_pk;
+      }
+      a.t0 = mono(); /* validation time is not training throughput */
+    }
+    if (o->save_every > 0 && r->step % o->save_every == 0 && r->step < o->max_steps) {
+      double ts = mono();
+      if ((rc = save_all(r, &err))) {
+        code = fail(r, "could not save the checkpoint: ", &err);
+        goto out_pk;
+      }
+      el__progress_note(&r->prog, "saved step %lld to %s (%.1fs)", (long long)r->step,
+                        r->run_dir, mono() - ts);
+      a.t0 += mono() - ts;
+    }
+  }
+  if (a.steps) {
+    double lr = el_lr_at(o->lr, r->step - 1, o->max_steps, o->warmup_steps);
+    log_row(r, &a, lr);
+  }
+  if (r->step >= o->max_steps && validate(r, &err)) {
+    code = fail(r, "validation failed: ", &err);
+    goto out_pk;
+  }
+  {
+    double ts = mono();
+    if (save_all(r, &err)) {
+      code = fail(r, "could not save the checkpoint: ", &err);
+      goto out_pk;
+    }
+    plot(r);
+    el__progress_note(&r->prog, "%s at step %lld; saved to %s (%.1fs). Trained %s in total.",
+                      why_stop, (long long)r->step, r->run_dir, mono() - ts,
+                      el_format_duration(r->train_seconds, (char[32]){0}, 32));
+  }
+  code = 0;
+out_pk:
+  el__packed_free(&pk);
+out:
+  el__progress_done(&r->prog);
+  el__pt_run_free(r);
+  return code;
+}

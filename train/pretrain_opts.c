@@ -1,0 +1,188 @@
+/* Presets, model config and the JSON form of the pretraining settings. */
+#include <cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "pretrain_opts.h"
+
+/* small/base/large: ELECTRA.md §2 (GR get_bert_config, paper Table 6).
+ * tiny: the project's test/default model (issue 3); its defaults are chosen
+ * for minutes of CPU training (short warmup, batch 32). */
+static const el__preset PRESETS[] = {
+    {"tiny", 128, 4, 2, 512, 128, 0.25, 1e-3, 0.15, 128, 32, 1000, 10000},
+    {"small", 256, 12, 4, 1024, 128, 0.25, 5e-4, 0.15, 128, 128, 10000, 1000000},
+    {"base", 768, 12, 12, 3072, 768, 1.0 / 3.0, 2e-4, 0.15, 512, 256, 10000, 766000},
+    {"large", 1024, 24, 16, 4096, 1024, 0.25, 2e-4, 0.25, 512, 2048, 10000, 400000},
+};
+
+const el__preset *el__preset_find(const char *name) {
+  for (size_t i = 0; i < sizeof PRESETS / sizeof PRESETS[0]; i++)
+    if (!strcmp(PRESETS[i].name, name)) return &PRESETS[i];
+  return NULL;
+}
+
+const char *el__preset_names(void) { return "tiny|small|base|large"; }
+
+void el__pt_opts_defaults(el__pt_opts *o, const el__preset *p) {
+  memset(o, 0, sizeof *o);
+  snprintf(o->preset, sizeof o->preset, "%s", p->name);
+  o->gen_size = p->gen_size;
+  o->seq_len = p->seq_len;
+  o->max_steps = p->max_steps;
+  o->batch_size = p->batch_size;
+  o->warmup_steps = p->warmup_steps;
+  o->seed = 1;
+  o->lr = p->lr;
+  o->weight_decay = 0.01;
+  o->disc_weight = 50.0;
+  o->mask_prob = p->mask_prob;
+  o->save_every = 1000;
+  o->threads = 0;
+  o->log_every = 10;
+  o->val_every = 500;
+  o->val_examples = 512;
+  o->val_fraction = 0.01;
+}
+
+void el__pt_opts_free(el__pt_opts *o) {
+  for (int i = 0; i < o->n_inputs; i++) free(o->inputs[i]);
+  free(o->inputs);
+  free(o->vocab);
+  free(o->out);
+  free(o->cache);
+  o->inputs = NULL;
+  o->n_inputs = 0;
+  o->vocab = o->out = o->cache = NULL;
+}
+
+int el__pt_model_config(const el__pt_opts *o, int vocab_size, int pad_id, int lower_case,
+                        el_config *c, el_error *err) {
+  const el__preset *p = el__preset_find(o->preset);
+  if (!p) return el_error_set(err, EL_EINVAL, "unknown preset '%s' (%s)", o->preset, el__preset_names());
+  memset(c, 0, sizeof *c);
+  c->arch = o->mlm ? EL_ARCH_MASKED_LM : EL_ARCH_PRETRAINING;
+  c->vocab_size = vocab_size;
+  c->embedding_size = p->embedding;
+  c->hidden_size = p->hidden;
+  c->num_layers = p->layers;
+  c->num_heads = p->heads;
+  c->intermediate_size = p->ffn;
+  c->max_position_embeddings = o->seq_len > 512 ? (int)o->seq_len : 512;
+  c->type_vocab_size = 2;
+  c->pad_token_id = pad_id;
+  c->layer_norm_eps = 1e-12f;
+  c->initializer_range = 0.02f;
+  c->hidden_dropout_prob = 0.1f;
+  c->attention_probs_dropout_prob = 0.1f;
+  c->do_lower_case = lower_case;
+  return EL_OK;
+}
+
+char *el__pt_opts_to_json(const el__pt_opts *o) {
+  cJSON *j = cJSON_CreateObject();
+  if (!j) return NULL;
+  cJSON *in = cJSON_AddArrayToObject(j, "input");
+  for (int i = 0; in && i < o->n_inputs; i++)
+    cJSON_AddItemToArray(in, cJSON_CreateString(o->inputs[i]));
+  cJSON_AddStringToObject(j, "vocab", o->vocab ? o->vocab : "");
+  cJSON_AddStringToObject(j, "out", o->out ? o->out : "");
+  cJSON_AddStringToObject(j, "cache", o->cache ? o->cache : "");
+  cJSON_AddStringToObject(j, "preset", o->preset);
+  cJSON_AddStringToObject(j, "objective", o->mlm ? "mlm" : "electra");
+#define NUM(k, v) cJSON_AddNumberToObject(j, k, (double)(v))
+  NUM("generator_size", o->gen_size);
+  NUM("seq_len", o->seq_len);
+  NUM("max_steps", o->max_steps);
+  NUM("batch_size", o->batch_size);
+  NUM("warmup_steps", o->warmup_steps);
+  NUM("seed", o->seed);
+  NUM("lr", o->lr);
+  NUM("weight_decay", o->weight_decay);
+  NUM("disc_weight", o->disc_weight);
+  NUM("mask_prob", o->mask_prob);
+  NUM("time_limit", o->time_limit);
+  NUM("save_every", o->save_every);
+  NUM("threads", o->threads);
+  NUM("log_every", o->log_every);
+  NUM("val_every", o->val_every);
+  NUM("val_examples", o->val_examples);
+  NUM("val_fraction", o->val_fraction);
+#undef NUM
+  char *s = cJSON_Print(j);
+  cJSON_Delete(j);
+  return s;
+}
+
+static int get_num(const cJSON *j, const char *k, double *v, el_error *err) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, k);
+  if (!cJSON_IsNumber(x))
+    return el_error_set(err, EL_EFORMAT, "saved settings: \"%s\" is missing or not a number", k);
+  *v = x->valuedouble;
+  return EL_OK;
+}
+
+static int get_str(const cJSON *j, const char *k, char **v, el_error *err) {
+  const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, k);
+  if (!cJSON_IsString(x))
+    return el_error_set(err, EL_EFORMAT, "saved settings: \"%s\" is missing or not a string", k);
+  *v = x->valuestring[0] ? strdup(x->valuestring) : NULL;
+  return EL_OK;
+}
+
+int el__pt_opts_from_json(const char *text, el__pt_opts *o, el_error *err) {
+  memset(o, 0, sizeof *o);
+  cJSON *j = cJSON_Parse(text);
+  if (!j) return el_error_set(err, EL_EFORMAT, "saved settings: not valid JSON");
+  int rc = EL_OK;
+  const cJSON *in = cJSON_GetObjectItemCaseSensitive(j, "input");
+  if (!cJSON_IsArray(in)) {
+    rc = el_error_set(err, EL_EFORMAT, "saved settings: \"input\" is missing");
+    goto done;
+  }
+  int n = cJSON_GetArraySize(in);
+  o->inputs = calloc((size_t)(n ? n : 1), sizeof *o->inputs);
+  for (int i = 0; i < n && o->inputs; i++) {
+    const cJSON *s = cJSON_GetArrayItem(in, i);
+    if (!cJSON_IsString(s)) {
+      rc = el_error_set(err, EL_EFORMAT, "saved settings: input %d is not a string", i);
+      goto done;
+    }
+    o->inputs[o->n_inputs++] = strdup(s->valuestring);
+  }
+  char *preset = NULL, *objective = NULL;
+  if ((rc = get_str(j, "vocab", &o->vocab, err)) || (rc = get_str(j, "out", &o->out, err)) ||
+      (rc = get_str(j, "cache", &o->cache, err)) || (rc = get_str(j, "preset", &preset, err)) ||
+      (rc = get_str(j, "objective", &objective, err)))
+    goto strs;
+  snprintf(o->preset, sizeof o->preset, "%s", preset ? preset : "");
+  o->mlm = objective && !strcmp(objective, "mlm");
+  double v = 0;
+#define NUM(k, dst)                                   \
+  if ((rc = get_num(j, k, &v, err))) goto strs;      \
+  dst = v;
+  NUM("generator_size", o->gen_size);
+  NUM("seq_len", o->seq_len);
+  NUM("max_steps", o->max_steps);
+  NUM("batch_size", o->batch_size);
+  NUM("warmup_steps", o->warmup_steps);
+  NUM("seed", o->seed);
+  NUM("lr", o->lr);
+  NUM("weight_decay", o->weight_decay);
+  NUM("disc_weight", o->disc_weight);
+  NUM("mask_prob", o->mask_prob);
+  NUM("time_limit", o->time_limit);
+  NUM("save_every", o->save_every);
+  NUM("threads", o->threads);
+  NUM("log_every", o->log_every);
+  NUM("val_every", o->val_every);
+  NUM("val_examples", o->val_examples);
+  NUM("val_fraction", o->val_fraction);
+#undef NUM
+strs:
+  free(preset);
+  free(objective);
+done:
+  cJSON_Delete(j);
+  if (rc) el__pt_opts_free(o);
+  return rc;
+}

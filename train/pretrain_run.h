@@ -1,0 +1,72 @@
+/* One pretraining run: setup (pretrain_setup.c) and the training loop with
+ * logging, validation and checkpoints (pretrain_loop.c). cmd_pretrain.c
+ * parses the command line and reconciles a resume's settings, then calls
+ * el__pretrain_main.
+ *
+ * Determinism: every random draw of step t comes from streams split off the
+ * run's base RNG with tags derived from t (masking: 2t+1, dropout and
+ * generator samples: 2t+2), the data order from (seed, epoch), the cache from
+ * a fixed builder seed. So the state after step t is a function of (settings,
+ * data, thread count), and a resume from a state saved at step t continues
+ * exactly as the uninterrupted run would have. */
+#ifndef EL_TRAIN_PRETRAIN_RUN_H
+#define EL_TRAIN_PRETRAIN_RUN_H
+
+#include <stdint.h>
+#include "data_loader.h"
+#include "electra/electra.h"
+#include "masking.h"
+#include "metrics_log.h"
+#include "objective.h"
+#include "optim.h"
+#include "params.h"
+#include "pretrain_opts.h"
+#include "progress.h"
+#include "rng.h"
+#include "state.h"
+#include "tmodel.h"
+
+/* Seed of the example builder: fixed, so one cache serves every --seed. */
+#define EL_PT_BUILD_SEED 20200323ULL
+
+typedef struct el__pt_run {
+  el__pt_opts *o;
+  int resume;
+  char run_dir[4096], state_dir[4200], cache_path[4200];
+  /* vocabulary */
+  el_tokenizer *tok;
+  int vocab_size, lower_case;
+  uint64_t vocab_hash;
+  /* data */
+  el__dataset data;
+  /* model */
+  el_params p;
+  el_electra *electra; /* ELECTRA objective */
+  el_tmodel *mlm;      /* MLM objective */
+  el_adamw adam;
+  el__mask_cfg mc;
+  el_electra_opts eo;
+  /* progress of the run */
+  el_rng base;
+  int64_t step;
+  uint64_t tokens_seen;
+  double train_seconds;
+  /* per-step buffers */
+  int *pos, *targets, *corrupt;
+  uint8_t *use_mask;
+  /* output */
+  el__mlog mlog;
+  el__progress prog;
+} el__pt_run;
+
+/* Setup (pretrain_setup.c). Each returns EL_OK or fills err. */
+int el__pt_setup_vocab(el__pt_run *r, uint64_t expect_hash, el_error *err);
+int el__pt_setup_data(el__pt_run *r, const el__state *resume_state, el_error *err);
+int el__pt_setup_model(el__pt_run *r, el__state *resume_state, el_error *err);
+void el__pt_run_free(el__pt_run *r);
+
+/* Runs o (resume: continue RUN/state) to the end; returns the exit code and
+ * prints every message itself. */
+int el__pretrain_main(el__pt_opts *o, int resume, el__state *resume_state);
+
+#endif

@@ -1,0 +1,198 @@
+/* Pretraining setup: vocabulary, token cache and split, models and
+ * optimizer (pretrain_run.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "checkpoint.h"
+#include "data_corpus.h"
+#include "data_input.h"
+#include "pretrain_run.h"
+#include "vocab_builder.h"
+
+int el__pt_setup_vocab(el__pt_run *r, uint64_t expect_hash, el_error *err) {
+  int size = 0, cased = 0;
+  uint64_t hash = 0;
+  int rc = el__vb_check(r->o->vocab, &size, &hash, &cased, err);
+  if (rc) return rc;
+  if (expect_hash && hash != expect_hash)
+    return el_error_set(err, EL_ESHAPE,
+                        "vocabulary %s is not the one %s was trained with (file hash %016llx, "
+                        "the run's %016llx)",
+                        r->o->vocab, r->run_dir, (unsigned long long)hash,
+                        (unsigned long long)expect_hash);
+  if (size < 6)
+    return el_error_set(err, EL_EFORMAT,
+                        "vocabulary %s has only %d entries: it needs at least one token besides "
+                        "the 5 special ones",
+                        r->o->vocab, size);
+  if (size > (1 << 24))
+    return el_error_set(err, EL_EUNSUPPORTED, "vocabulary %s has %d entries, more than 2^24",
+                        r->o->vocab, size);
+  r->lower_case = !cased;
+  if ((rc = el_tokenizer_load(r->o->vocab, r->lower_case, &r->tok, err))) return rc;
+  r->vocab_size = el_tokenizer_vocab_size(r->tok);
+  r->vocab_hash = hash;
+  el__mask_cfg *m = &r->mc;
+  m->mask_prob = (float)r->o->mask_prob;
+  m->max_pred = el__max_predictions(m->mask_prob, (int)r->o->seq_len);
+  if (m->max_pred < 1) m->max_pred = 1;
+  m->vocab_size = r->vocab_size;
+  m->pad_id = el_tokenizer_special_id(r->tok, EL_TOK_PAD);
+  m->unk_id = el_tokenizer_special_id(r->tok, EL_TOK_UNK);
+  m->cls_id = el_tokenizer_special_id(r->tok, EL_TOK_CLS);
+  m->sep_id = el_tokenizer_special_id(r->tok, EL_TOK_SEP);
+  m->mask_id = el_tokenizer_special_id(r->tok, EL_TOK_MASK);
+  return EL_OK;
+}
+
+static int mkdir_p(const char *path, el_error *err) {
+  char buf[4200];
+  snprintf(buf, sizeof buf, "%s", path);
+  for (char *p = buf + 1; *p; p++) {
+    if (*p != '/') continue;
+    *p = 0;
+    if (mkdir(buf, 0755) && errno != EEXIST)
+      return el_error_set(err, errno == ENOSPC ? EL_ENOSPC : EL_EIO, "cannot create %s: %s", buf,
+                          strerror(errno));
+    *p = '/';
+  }
+  if (mkdir(buf, 0755) && errno != EEXIST)
+    return el_error_set(err, errno == ENOSPC ? EL_ENOSPC : EL_EIO, "cannot create %s: %s", buf,
+                        strerror(errno));
+  return EL_OK;
+}
+
+/* A cache usable for this run: same vocabulary, length, casing; for a resume
+ * also the same content (inputs may have moved). */
+static int cache_usable(el__pt_run *r, const el__state *st, const el__cache_key *key,
+                        char *why, size_t n) {
+  el__cache c;
+  el_error e = {0};
+  int rc = el__cache_open(&c, r->cache_path, st ? NULL : key, &e);
+  if (rc) {
+    snprintf(why, n, "%s", rc == EL_EIO ? "no token cache yet" : e.msg);
+    return 0;
+  }
+  int ok = 1;
+  if (st) {
+    const el__cache_header *h = &c.h;
+    if (h->vocab_hash != key->vocab_hash || h->seq_len != key->seq_len ||
+        h->lower_case != key->lower_case || h->build_seed != key->build_seed) {
+      snprintf(why, n, "token cache %s was built with other settings", r->cache_path);
+      ok = 0;
+    } else if (h->content_hash != st->data_hash) {
+      snprintf(why, n, "token cache %s holds other data than the run used", r->cache_path);
+      ok = 0;
+    }
+  }
+  el__cache_close(&c);
+  return ok;
+}
+
+int el__pt_setup_data(el__pt_run *r, const el__state *st, el_error *err) {
+  el__pt_opts *o = r->o;
+  if (o->cache) snprintf(r->cache_path, sizeof r->cache_path, "%s", o->cache);
+  else snprintf(r->cache_path, sizeof r->cache_path, "%s/cache/tokens.bin", r->run_dir);
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s", r->cache_path);
+  char *slash = strrchr(dir, '/');
+  if (slash && slash != dir) {
+    *slash = 0;
+    int rc = mkdir_p(dir, err);
+    if (rc) return rc;
+  }
+  el__cache_key key = {r->vocab_hash,
+                       el__inputs_fingerprint(o->inputs, o->n_inputs),
+                       EL_PT_BUILD_SEED,
+                       (uint32_t)r->vocab_size,
+                       (uint32_t)o->seq_len,
+                       (uint32_t)r->lower_case};
+  char why[4800];
+  if (!cache_usable(r, st, &key, why, sizeof why)) {
+    uint64_t bytes = 0;
+    int rc = el__inputs_check(o->inputs, o->n_inputs, &bytes, err);
+    if (rc) return rc;
+    fprintf(stderr, "tokenizing %d file(s), %.1f MB, into %s (%s)\n", o->n_inputs,
+            (double)bytes / 1e6, r->cache_path, why);
+    el__corpus_stats cs;
+    if ((rc = el__corpus_build(r->cache_path, o->inputs, o->n_inputs, r->tok, &key, &cs, err)))
+      return rc;
+    fprintf(stderr,
+            "  %llu lines, %llu documents -> %llu examples, %llu tokens in %.1fs (%.1f MB/s)%s\n",
+            (unsigned long long)cs.lines, (unsigned long long)cs.documents,
+            (unsigned long long)cs.examples, (unsigned long long)cs.tokens, cs.seconds,
+            (double)cs.bytes / 1e6 / (cs.seconds > 0 ? cs.seconds : 1),
+            cs.bad_utf8_lines ? " (some lines had invalid UTF-8 bytes, dropped)" : "");
+  }
+  int rc = el__dataset_open(&r->data, r->cache_path, st ? NULL : &key, o->val_fraction,
+                            (uint64_t)o->val_examples, (uint64_t)o->seed, err);
+  if (rc) return rc;
+  if (st && r->data.cache.h.content_hash != st->data_hash)
+    return el_error_set(err, EL_ESHAPE,
+                        "the training data differs from the data %s was trained on (token cache "
+                        "%s)",
+                        r->run_dir, r->cache_path);
+  return EL_OK;
+}
+
+int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
+  el__pt_opts *o = r->o;
+  el_config dc, gc;
+  memset(&gc, 0, sizeof gc);
+  int rc = el__pt_model_config(o, r->vocab_size, r->mc.pad_id, r->lower_case, &dc, err);
+  if (rc) return rc;
+  if (o->mlm) {
+    rc = el_params_new_single(&r->p, &dc, err);
+  } else {
+    if ((rc = el_generator_config(&dc, (float)o->gen_size, &gc, err))) return rc;
+    rc = el_params_new_pair(&r->p, &dc, &gc, err);
+    el_config_free(&gc);
+  }
+  if (rc) return rc;
+  el_tmodel_limits lim = {(int)(o->batch_size * o->seq_len), (int)o->batch_size,
+                          (int)o->seq_len, (int)o->batch_size * r->mc.max_pred};
+  if (o->mlm) rc = el_tmodel_new(&r->p.cfg[0], &r->p.w[0], &r->p.g[0], &lim, &r->mlm, err);
+  else rc = el_electra_new(&r->p, &lim, &r->electra, err);
+  if (rc) return rc;
+  r->eo = el_electra_default_opts(r->mc.mask_id);
+  r->eo.disc_weight = (float)o->disc_weight;
+  r->adam = el_adamw_defaults();
+  r->adam.weight_decay = (float)o->weight_decay;
+  size_t P = (size_t)lim.max_pos, T = (size_t)lim.max_tokens;
+  r->pos = malloc(P * sizeof *r->pos);
+  r->targets = malloc(P * sizeof *r->targets);
+  r->use_mask = malloc(P);
+  r->corrupt = malloc(T * sizeof *r->corrupt);
+  if (!r->pos || !r->targets || !r->use_mask || !r->corrupt)
+    return el_error_set(err, EL_ENOMEM, "out of memory");
+  el_rng_seed(&r->base, (uint64_t)o->seed);
+  if (st) {
+    if ((rc = el__state_load(r->state_dir, st, &r->p, err))) return rc;
+    r->step = st->step;
+    r->base = st->rng;
+    r->tokens_seen = st->tokens_seen;
+    r->train_seconds = st->train_seconds;
+    el__data_pos pos = {st->data_epoch, st->data_offset};
+    el__dataset_seek(&r->data, pos);
+  } else {
+    el_rng init = el_rng_split(&r->base, 0x1A17ULL);
+    if ((rc = el_params_init_random(&r->p, 0.0f, 1, &init, err))) return rc;
+  }
+  return EL_OK;
+}
+
+void el__pt_run_free(el__pt_run *r) {
+  el_electra_free(r->electra);
+  el_tmodel_free(r->mlm);
+  el_params_free(&r->p);
+  el__dataset_close(&r->data);
+  el_tokenizer_free(r->tok);
+  el__mlog_close(&r->mlog);
+  free(r->pos);
+  free(r->targets);
+  free(r->use_mask);
+  free(r->corrupt);
+  memset(r, 0, sizeof *r);
+}

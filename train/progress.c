@@ -1,0 +1,86 @@
+/* Progress bar and log lines (progress.h). */
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cli_util.h"
+#include "progress.h"
+
+static double mono(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+void el__progress_init(el__progress *p, FILE *f, int64_t total) {
+  memset(p, 0, sizeof *p);
+  p->f = f;
+  p->tty = isatty(fileno(f));
+  p->total = total;
+}
+
+static void fmt_rate(char *buf, size_t n, double r) {
+  if (!isfinite(r)) snprintf(buf, n, "?");
+  else if (r >= 1e6) snprintf(buf, n, "%.2fM", r / 1e6);
+  else if (r >= 1e3) snprintf(buf, n, "%.1fk", r / 1e3);
+  else snprintf(buf, n, "%.0f", r);
+}
+
+/* The fields shared by the bar and the log line. */
+static void fields(char *buf, size_t n, const el__progress_stats *s) {
+  char rate[32], eta[32];
+  fmt_rate(rate, sizeof rate, s->tokens_per_s);
+  el_format_duration(s->eta_s, eta, sizeof eta);
+  if (isnan(s->disc_loss))
+    snprintf(buf, n, "%s tok/s | mlm %.3f acc %.1f%% | lr %.2e | ETA %s", rate, s->gen_loss,
+             100 * s->gen_acc, s->lr, eta);
+  else
+    snprintf(buf, n, "%s tok/s | gen %.3f acc %.1f%% | disc %.4f acc %.1f%% | lr %.2e | ETA %s",
+             rate, s->gen_loss, 100 * s->gen_acc, s->disc_loss, 100 * s->disc_acc, s->lr, eta);
+}
+
+void el__progress_update(el__progress *p, const el__progress_stats *s, int force) {
+  if (!p->tty) return;
+  double t = mono();
+  if (!force && p->drawn && t - p->last_draw < 0.1) return;
+  p->last_draw = t;
+  const int W = 20;
+  double frac = p->total > 0 ? (double)s->step / (double)p->total : 0;
+  if (frac > 1) frac = 1;
+  int fill = (int)(frac * W);
+  char bar[W + 1];
+  for (int i = 0; i < W; i++) bar[i] = i < fill ? '=' : (i == fill ? '>' : ' ');
+  bar[W] = 0;
+  char rest[256];
+  fields(rest, sizeof rest, s);
+  fprintf(p->f, "\r\033[K%lld/%lld [%s] %3.0f%% | %s", (long long)s->step, (long long)p->total,
+          bar, 100 * frac, rest);
+  fflush(p->f);
+  p->drawn = 1;
+}
+
+void el__progress_log(el__progress *p, const el__progress_stats *s) {
+  if (p->tty) return;
+  char rest[256];
+  fields(rest, sizeof rest, s);
+  fprintf(p->f, "step %lld/%lld | %s\n", (long long)s->step, (long long)p->total, rest);
+  fflush(p->f);
+}
+
+void el__progress_note(el__progress *p, const char *fmt, ...) {
+  if (p->drawn) fputs("\r\033[K", p->f);
+  p->drawn = 0;
+  va_list ap;
+  va_start(ap, fmt);
+  vfprintf(p->f, fmt, ap);
+  va_end(ap);
+  fputc('\n', p->f);
+  fflush(p->f);
+}
+
+void el__progress_done(el__progress *p) {
+  if (p->drawn) fputc('\n', p->f);
+  p->drawn = 0;
+  fflush(p->f);
+}

@@ -1,0 +1,37 @@
+/* What a user sees while a long run trains: on a terminal (isatty(stderr))
+ * one status line redrawn in place with \r (step/total, a bar, tokens/s,
+ * losses and accuracies, learning rate, ETA); otherwise plain log lines, one
+ * per call of el__progress_log. Messages (el__progress_note) first clear the
+ * status line so nothing is garbled. */
+#ifndef EL_TRAIN_PROGRESS_H
+#define EL_TRAIN_PROGRESS_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct el__progress {
+  FILE *f;
+  int tty;
+  int drawn;        /* a status line is on screen */
+  double last_draw; /* monotonic seconds */
+  int64_t total;    /* max steps */
+} el__progress;
+
+typedef struct el__progress_stats {
+  int64_t step;
+  double tokens_per_s, lr, eta_s;
+  double gen_loss, gen_acc, disc_loss, disc_acc; /* disc_* NaN for MLM */
+} el__progress_stats;
+
+void el__progress_init(el__progress *p, FILE *f, int64_t total);
+/* Terminal: redraws the status line (at most ~10 times a second unless
+ * force). Not a terminal: does nothing (see el__progress_log). */
+void el__progress_update(el__progress *p, const el__progress_stats *s, int force);
+/* Not a terminal: prints one line with the same fields. Terminal: nothing. */
+void el__progress_log(el__progress *p, const el__progress_stats *s);
+/* A message on its own line (printf-style), the status line redrawn later. */
+void el__progress_note(el__progress *p, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Ends the status line (newline) if one is drawn. */
+void el__progress_done(el__progress *p);
+
+#endif

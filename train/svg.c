@@ -1,0 +1,205 @@
+/* SVG line plots (svg.h). Text is XML-escaped; numbers use "%g" with a
+ * precision fitted to the tick step. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "svg.h"
+
+#define W 900
+#define PANEL_H 320
+#define TOP 48
+#define ML 78
+#define MR 190
+#define MT 34
+#define MB 52
+
+int el__svg_ticks(double lo, double hi, int target, double *ticks, int max, double *step) {
+  if (!(hi > lo)) hi = lo + 1;
+  double raw = (hi - lo) / (target > 1 ? target : 1);
+  double mag = pow(10, floor(log10(raw)));
+  double f = raw / mag, s;
+  if (f <= 1) s = mag;
+  else if (f <= 2) s = 2 * mag;
+  else if (f <= 5) s = 5 * mag;
+  else s = 10 * mag;
+  int n = 0;
+  for (double t = ceil(lo / s - 1e-9) * s; t <= hi + s * 1e-9 && n < max; t += s)
+    ticks[n++] = fabs(t) < s * 1e-9 ? 0.0 : t;
+  if (step) *step = s;
+  return n;
+}
+
+static void xml_text(FILE *f, const char *s) {
+  for (; s && *s; s++) {
+    switch (*s) {
+      case '<': fputs("&lt;", f); break;
+      case '>': fputs("&gt;", f); break;
+      case '&': fputs("&amp;", f); break;
+      case '"': fputs("&quot;", f); break;
+      default: fputc(*s, f);
+    }
+  }
+}
+
+/* Tick label with enough digits for the step. */
+static void tick_label(char *buf, size_t n, double v, double step) {
+  if (fabs(v) >= 1e5 || (fabs(v) > 0 && fabs(v) < 1e-3)) {
+    snprintf(buf, n, "%.3g", v);
+    return;
+  }
+  int dec = step >= 1 ? 0 : (int)ceil(-log10(step) - 1e-9);
+  if (dec > 6) dec = 6;
+  snprintf(buf, n, "%.*f", dec, v);
+}
+
+static void panel(FILE *f, const el__svg_panel *p, int y0) {
+  const int x0 = ML, w = W - ML - MR, h = PANEL_H - MT - MB, top = y0 + MT;
+  double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
+  for (int s = 0; s < p->n_series; s++)
+    for (int i = 0; i < p->series[s].n; i++) {
+      double x = p->series[s].x[i], y = p->series[s].y[i];
+      if (!isfinite(x) || !isfinite(y) || (p->log_y && y <= 0)) continue;
+      if (x < xmin) xmin = x;
+      if (x > xmax) xmax = x;
+      if (y < ymin) ymin = y;
+      if (y > ymax) ymax = y;
+    }
+  int empty = !isfinite(xmin);
+  if (empty) xmin = 0, xmax = 1, ymin = 0, ymax = 1;
+  if (xmax <= xmin) xmax = xmin + 1;
+  if (p->fixed_y) ymin = p->ymin, ymax = p->ymax;
+  else if (p->include_zero && !p->log_y && ymin > 0) ymin = 0;
+  if (p->log_y && !p->fixed_y) {
+    ymin = pow(10, floor(log10(ymin)));
+    ymax = pow(10, ceil(log10(ymax)));
+  }
+  if (ymax <= ymin) ymax = ymin + (ymin != 0 ? fabs(ymin) * 0.1 : 1);
+  double xt[32], yt[32], xs, ys;
+  int nxt = el__svg_ticks(xmin, xmax, 8, xt, 32, &xs);
+  int nyt;
+  if (p->log_y) {
+    nyt = 0;
+    for (double v = ymin; v <= ymax * 1.0001 && nyt < 32; v *= 10) yt[nyt++] = v;
+    ys = 1;
+  } else {
+    nyt = el__svg_ticks(ymin, ymax, 6, yt, 32, &ys);
+    if (!p->fixed_y && nyt) { /* extend to whole ticks */
+      if (yt[0] > ymin + 1e-12) {
+        memmove(yt + 1, yt, (size_t)nyt * sizeof *yt);
+        yt[0] = yt[1] - ys;
+        nyt++;
+      }
+      if (yt[nyt - 1] < ymax - 1e-12 && nyt < 32) yt[nyt] = yt[nyt - 1] + ys, nyt++;
+      ymin = yt[0];
+      ymax = yt[nyt - 1];
+    }
+  }
+#define PX(x) (x0 + ((x) - xmin) / (xmax - xmin) * w)
+#define PY(y) \
+  (p->log_y ? top + h - (log10(y) - log10(ymin)) / (log10(ymax) - log10(ymin)) * h \
+            : top + h - ((y) - ymin) / (ymax - ymin) * h)
+  fprintf(f, "<g>\n<text x=\"%d\" y=\"%d\" class=\"pt\">", x0, y0 + 22);
+  xml_text(f, p->title);
+  fputs("</text>\n", f);
+  fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"frame\"/>\n", x0, top, w,
+          h);
+  char lab[48];
+  for (int i = 0; i < nyt; i++) {
+    if (yt[i] < ymin - 1e-12 || yt[i] > ymax + 1e-12) continue;
+    double py = PY(yt[i]);
+    fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>\n", x0, py,
+            x0 + w, py);
+    if (p->log_y) snprintf(lab, sizeof lab, "%g", yt[i]);
+    else tick_label(lab, sizeof lab, yt[i], ys);
+    fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"yt\">%s</text>\n", x0 - 6, py + 4, lab);
+  }
+  for (int i = 0; i < nxt; i++) {
+    double px = PX(xt[i]);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>\n", px, top,
+            px, top + h);
+    tick_label(lab, sizeof lab, xt[i], xs);
+    fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"xt\">%s</text>\n", px, top + h + 18, lab);
+  }
+  fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"xl\">", x0 + w / 2, top + h + 40);
+  xml_text(f, p->xlabel);
+  fprintf(f, "</text>\n<text transform=\"translate(%d,%d) rotate(-90)\" class=\"xl\">", 18,
+          top + h / 2);
+  xml_text(f, p->ylabel);
+  fputs("</text>\n", f);
+  if (empty)
+    fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"xl\">no data yet</text>\n", x0 + w / 2,
+            top + h / 2);
+  for (int s = 0; s < p->n_series; s++) {
+    const el__svg_series *se = &p->series[s];
+    fprintf(f, "<polyline class=\"ln\" stroke=\"%s\"%s points=\"", se->color,
+            se->dashed ? " stroke-dasharray=\"6 4\"" : "");
+    int pts = 0;
+    for (int i = 0; i < se->n; i++) {
+      double x = se->x[i], y = se->y[i];
+      if (!isfinite(x) || !isfinite(y) || (p->log_y && y <= 0)) continue;
+      if (y < ymin) y = ymin;
+      if (y > ymax) y = ymax;
+      fprintf(f, "%s%.1f,%.1f", pts++ ? " " : "", PX(x), PY(y));
+    }
+    fputs("\"/>\n", f);
+    if (pts == 1) { /* a lone point would be invisible as a polyline */
+      for (int i = 0; i < se->n; i++)
+        if (isfinite(se->x[i]) && isfinite(se->y[i]))
+          fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", PX(se->x[i]),
+                  PY(fmin(fmax(se->y[i], ymin), ymax)), se->color);
+    }
+    int ly = top + 8 + 20 * s;
+    fprintf(f,
+            "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2.5\"%s/>\n",
+            x0 + w + 14, ly, x0 + w + 40, ly, se->color,
+            se->dashed ? " stroke-dasharray=\"6 4\"" : "");
+    fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"lg\">", x0 + w + 46, ly + 4);
+    xml_text(f, se->name);
+    fputs("</text>\n", f);
+  }
+  fputs("</g>\n", f);
+#undef PX
+#undef PY
+}
+
+int el__svg_write(const char *path, const char *title, const el__svg_panel *panels, int n_panels,
+                  el_error *err) {
+  char tmp[4200];
+  snprintf(tmp, sizeof tmp, "%s.tmp-%d", path, (int)getpid());
+  FILE *f = fopen(tmp, "wb");
+  if (!f) return el_error_set(err, errno == ENOSPC ? EL_ENOSPC : EL_EIO, "cannot create %s: %s", tmp, strerror(errno));
+  int H = TOP + n_panels * PANEL_H;
+  fprintf(f,
+          "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
+          "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d "
+          "%d\">\n"
+          "<style>text{font-family:Helvetica,Arial,sans-serif;fill:#222}"
+          ".t{font-size:18px;font-weight:bold}.pt{font-size:15px;font-weight:bold}"
+          ".xt{font-size:11px;text-anchor:middle}.yt{font-size:11px;text-anchor:end}"
+          ".xl{font-size:13px;text-anchor:middle}.lg{font-size:12px}"
+          ".frame{fill:none;stroke:#444;stroke-width:1}.grid{stroke:#ddd;stroke-width:1}"
+          ".ln{fill:none;stroke-width:1.8;stroke-linejoin:round}</style>\n"
+          "<rect width=\"100%%\" height=\"100%%\" fill=\"white\"/>\n"
+          "<text x=\"%d\" y=\"28\" class=\"t\">",
+          W, H, W, H, ML);
+  xml_text(f, title);
+  fputs("</text>\n", f);
+  for (int i = 0; i < n_panels; i++) panel(f, &panels[i], TOP + i * PANEL_H);
+  fputs("</svg>\n", f);
+  int bad = ferror(f) | fflush(f);
+  int e = errno;
+  if (fclose(f) || bad) {
+    unlink(tmp);
+    return el_error_set(err, e == ENOSPC ? EL_ENOSPC : EL_EIO, "cannot write %s: %s", tmp,
+                        strerror(e ? e : EIO));
+  }
+  if (rename(tmp, path)) {
+    e = errno;
+    unlink(tmp);
+    return el_error_set(err, EL_EIO, "cannot rename to %s: %s", path, strerror(e));
+  }
+  return EL_OK;
+}

@@ -1,0 +1,294 @@
+/* GLUE-style TSV reader for classification and regression tasks; see
+ * task_data.h for the column and bad-input rules. */
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "task_data.h"
+
+#define MAX_FIELDS 64
+
+/* Splits line at tabs in place; returns the number of fields. */
+static int split_tabs(char *line, char **f) {
+  int n = 0;
+  f[n++] = line;
+  for (char *p = line; *p; p++)
+    if (*p == '\t') {
+      *p = 0;
+      if (n == MAX_FIELDS) return n;
+      f[n++] = p + 1;
+    }
+  return n;
+}
+
+static void chomp(char *s) {
+  size_t n = strlen(s);
+  while (n && (s[n - 1] == '\n' || s[n - 1] == '\r')) s[--n] = 0;
+}
+
+static int is_blank(const char *s) {
+  for (; *s; s++)
+    if (*s != ' ' && *s != '\t') return 0;
+  return 1;
+}
+
+/* A column spec: all digits -> position, else a header name. */
+static int spec_pos(const char *spec) {
+  if (!spec || !*spec) return -1;
+  for (const char *p = spec; *p; p++)
+    if (*p < '0' || *p > '9') return -1;
+  return atoi(spec);
+}
+
+static int find_field(char **f, int nf, const char *name) {
+  for (int i = 0; i < nf; i++)
+    if (!strcmp(f[i], name)) return i;
+  return -1;
+}
+
+static char *trim_dup(const char *s) {
+  while (*s == ' ') s++;
+  size_t n = strlen(s);
+  while (n && (s[n - 1] == ' ' || s[n - 1] == '\t')) n--;
+  char *r = malloc(n + 1);
+  if (r) {
+    memcpy(r, s, n);
+    r[n] = 0;
+  }
+  return r;
+}
+
+static void note_skip(el__cls_data *d, const char *path, long line, const char *why) {
+  if (d->n_skipped++ == 0)
+    snprintf(d->first_skip, sizeof d->first_skip, "%s:%ld: %s", path, line, why);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+void el__cls_free(el__cls_data *d) {
+  if (!d) return;
+  for (int i = 0; i < d->n; i++) {
+    free(d->ex[i].a);
+    free(d->ex[i].b);
+  }
+  free(d->ex);
+  for (int i = 0; i < d->n_labels; i++) free(d->labels[i]);
+  free(d->labels);
+  memset(d, 0, sizeof *d);
+}
+
+/* Column layout resolved for one file. */
+typedef struct cols_t {
+  int header;            /* first line is a header */
+  int text, pair, label; /* positions (pair -1: none) */
+  int need;              /* fields a row must have */
+} cols_t;
+
+static int resolve_columns(const el__task *t, const el__tsv_columns *ov, char **f, int nf,
+                           const char *path, cols_t *c, el_error *err) {
+  const char *ts = ov && ov->text ? ov->text : t->text_name;
+  const char *ps = ov && ov->pair ? ov->pair : t->pair_name;
+  const char *ls = ov && ov->label ? ov->label : t->label_name;
+  int explicit = ov && (ov->text || ov->pair || ov->label);
+  int tp = spec_pos(ts), pp = spec_pos(ps), lp = spec_pos(ls);
+  int all_pos = tp >= 0 && (!ps || pp >= 0) && lp >= 0;
+  if (explicit && all_pos) {
+    *c = (cols_t){0, tp, ps ? pp : -1, lp, 0};
+  } else {
+    int ht = ts ? (tp >= 0 ? tp : find_field(f, nf, ts)) : -1;
+    int hp = ps ? (pp >= 0 ? pp : find_field(f, nf, ps)) : -1;
+    int hl = ls ? (lp >= 0 ? lp : find_field(f, nf, ls)) : -1;
+    if (ht >= 0 && hl >= 0 && (!ps || hp >= 0)) {
+      *c = (cols_t){1, ht, ps ? hp : -1, hl, 0};
+    } else if (!explicit && t->text_pos >= 0 && nf >= t->min_cols) {
+      *c = (cols_t){0, t->text_pos, t->pair_pos, t->label_pos, 0};
+    } else {
+      const char *miss = ht < 0 ? ts : hl < 0 ? ls : ps;
+      return el_error_set(err, EL_EFORMAT,
+                          "%s:1: no column '%s' in the header (task %s expects columns '%s'%s%s%s "
+                          "and '%s'; use --text-column/--pair-column/--label-column)",
+                          path, miss ? miss : "?", t->name, ts ? ts : "?", ps ? ", '" : "",
+                          ps ? ps : "", ps ? "'" : "", ls ? ls : "?");
+    }
+  }
+  int m = c->text > c->label ? c->text : c->label;
+  if (c->pair > m) m = c->pair;
+  c->need = m + 1;
+  return EL_OK;
+}
+
+int el__cls_read(const el__task *t, const char *path, const el__tsv_columns *cols,
+                 char *const *labels, int n_labels, el__cls_data *out, el_error *err) {
+  memset(out, 0, sizeof *out);
+  out->regression = t->kind == EL__TASK_REG;
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return el_error_set(err, EL_EIO, "%s: %s", path, strerror(errno));
+  char *line = NULL, *f[MAX_FIELDS];
+  size_t cap = 0;
+  long lineno = 0;
+  int rc = EL_OK, have_cols = 0;
+  cols_t c = {0};
+  char **raw = NULL; /* raw label string per example (classification) */
+  int raw_cap = 0;
+  while (getline(&line, &cap, fp) >= 0) {
+    lineno++;
+    chomp(line);
+    char *s = line;
+    if (lineno == 1 && (unsigned char)s[0] == 0xEF && (unsigned char)s[1] == 0xBB &&
+        (unsigned char)s[2] == 0xBF)
+      s += 3;
+    if (is_blank(s)) {
+      note_skip(out, path, lineno, "empty line");
+      continue;
+    }
+    int nf = split_tabs(s, f);
+    if (!have_cols) {
+      if ((rc = resolve_columns(t, cols, f, nf, path, &c, err))) goto done;
+      have_cols = 1;
+      if (c.header) continue;
+    }
+    if (nf < c.need) {
+      char why[96];
+      snprintf(why, sizeof why, "%d columns, expected at least %d", nf, c.need);
+      note_skip(out, path, lineno, why);
+      continue;
+    }
+    if (is_blank(f[c.text]) || (c.pair >= 0 && is_blank(f[c.pair]))) {
+      note_skip(out, path, lineno, "empty text");
+      continue;
+    }
+    if (out->n == out->cap) {
+      int nc = out->cap ? out->cap * 2 : 256;
+      el__cls_example *ne = realloc(out->ex, (size_t)nc * sizeof *ne);
+      if (!ne) {
+        rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+        goto done;
+      }
+      out->ex = ne;
+      out->cap = nc;
+    }
+    el__cls_example *e = &out->ex[out->n];
+    memset(e, 0, sizeof *e);
+    e->line = (int)lineno;
+    e->a = strdup(f[c.text]);
+    e->b = c.pair >= 0 ? strdup(f[c.pair]) : NULL;
+    char *lab = trim_dup(f[c.label]);
+    if (!e->a || (c.pair >= 0 && !e->b) || !lab) {
+      free(lab);
+      rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+      goto done_e;
+    }
+    if (out->regression) {
+      char *end;
+      errno = 0;
+      double v = strtod(lab, &end);
+      if (!*lab || *end || errno || !isfinite(v)) {
+        rc = el_error_set(err, EL_EFORMAT, "%s:%ld: score '%s' is not a number", path, lineno,
+                          lab);
+        free(lab);
+        goto done_e;
+      }
+      e->value = (float)v;
+      free(lab);
+    } else {
+      if (out->n >= raw_cap) {
+        int nc = raw_cap ? raw_cap * 2 : 256;
+        char **nr = realloc(raw, (size_t)nc * sizeof *nr);
+        if (!nr) {
+          free(lab);
+          rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+          goto done_e;
+        }
+        raw = nr;
+        raw_cap = nc;
+      }
+      raw[out->n] = lab;
+    }
+    out->n++;
+    continue;
+  done_e:
+    free(e->a);
+    free(e->b);
+    goto done;
+  }
+  if (ferror(fp)) {
+    rc = el_error_set(err, EL_EIO, "%s: read error: %s", path, strerror(errno));
+    goto done;
+  }
+  if (out->n == 0) {
+    rc = el_error_set(err, EL_EFORMAT, "%s: no usable rows (%d skipped%s%s)", path, out->n_skipped,
+                      out->n_skipped ? "; first: " : "", out->first_skip);
+    goto done;
+  }
+  if (!out->regression) {
+    /* the label set: given, the task's fixed list, or sorted from the file */
+    if (labels || t->labels) {
+      int nl = labels ? n_labels : t->n_labels;
+      out->labels = calloc((size_t)nl, sizeof *out->labels);
+      if (!out->labels) {
+        rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+        goto done;
+      }
+      for (int i = 0; i < nl; i++) {
+        out->labels[i] = strdup(labels ? labels[i] : t->labels[i]);
+        if (!out->labels[i]) {
+          rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+          goto done;
+        }
+        out->n_labels++;
+      }
+    } else {
+      char **tmp = malloc((size_t)out->n * sizeof *tmp);
+      if (!tmp) {
+        rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+        goto done;
+      }
+      memcpy(tmp, raw, (size_t)out->n * sizeof *tmp);
+      qsort(tmp, (size_t)out->n, sizeof *tmp, cmp_str);
+      out->labels = calloc((size_t)out->n, sizeof *out->labels);
+      for (int i = 0; out->labels && i < out->n; i++)
+        if (i == 0 || strcmp(tmp[i], tmp[i - 1])) {
+          if (!(out->labels[out->n_labels] = strdup(tmp[i]))) break;
+          out->n_labels++;
+        }
+      free(tmp);
+      if (!out->labels) {
+        rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+        goto done;
+      }
+      if (out->n_labels < 2) {
+        rc = el_error_set(err, EL_EFORMAT,
+                          "%s: only one label ('%s') in the label column: nothing to classify",
+                          path, out->labels[0]);
+        goto done;
+      }
+    }
+    for (int i = 0; i < out->n; i++) {
+      int k = -1;
+      for (int j = 0; j < out->n_labels && k < 0; j++)
+        if (!strcmp(raw[i], out->labels[j])) k = j;
+      if (k < 0) {
+        char known[200] = "";
+        for (int j = 0; j < out->n_labels && strlen(known) < 150; j++)
+          snprintf(known + strlen(known), sizeof known - strlen(known), "%s'%s'", j ? ", " : "",
+                   out->labels[j]);
+        rc = el_error_set(err, EL_EFORMAT, "%s:%d: unknown label '%s' (task %s labels: %s)", path,
+                          out->ex[i].line, raw[i], t->name, known);
+        goto done;
+      }
+      out->ex[i].label = k;
+    }
+  }
+done:
+  if (raw)
+    for (int i = 0; i < out->n; i++) free(raw[i]);
+  free(raw);
+  free(line);
+  fclose(fp);
+  if (rc) el__cls_free(out);
+  return rc;
+}

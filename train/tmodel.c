@@ -1,0 +1,568 @@
+/* Trainable encoder + head (train/tmodel.h): forward keeping activations,
+ * backward accumulating gradients. Every activation lives in one arena sized
+ * by el_tmodel_new; nothing is allocated per step. */
+#include "tmodel.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "ops.h"
+
+typedef struct layer_cache {
+  float *q, *k, *v;          /* [T,H] projections */
+  float *probs, *adrop;      /* [nh sum L^2] softmax probs, attention keep mask (or NULL) */
+  float *ctx;                /* [T,H] attention context (heads concatenated) */
+  float *ln1_in, *h1drop;    /* [T,H] residual sum before attention LN, its dropout mask */
+  float *ln1_mean, *ln1_rstd; /* [T] */
+  float *a;                  /* [T,H] attention LN output */
+  float *pre, *gel;          /* [T,I] intermediate before / after gelu */
+  float *ln2_in, *h2drop;    /* [T,H] residual sum before output LN, its dropout mask */
+  float *ln2_mean, *ln2_rstd; /* [T] */
+  float *out;                /* [T,H] layer output */
+} layer_cache;
+
+struct el_tmodel {
+  el_config cfg;
+  const el_weights *w;
+  const el_weights *g;
+  el_tmodel_limits lim;
+  float p_hidden, p_attn;
+  /* arena */
+  float *arena;
+  size_t arena_floats;
+  /* the batch of the last forward (copied) */
+  int *ids, *types, *seq_len, *positions, *firsts;
+  int n_seqs, T, n_pos, has_forward, dropout_on;
+  /* embeddings */
+  float *emb_sum, *emb_mean, *emb_rstd, *emb_ln, *edrop, *emb_d, *proj;
+  layer_cache L[EL_MAX_LAYERS];
+  /* heads */
+  float *h_in;                    /* gathered hidden [rows,H] (MLM positions or CLS tokens) */
+  float *hd1, *h_pre, *h_act;     /* SEQ_CLS dropout-1 mask / dense out / gelu */
+  float *hd2, *h_act_d;           /* SEQ_CLS dropout-2 mask and dropped activation */
+  float *h_mean, *h_rstd, *h_ln;  /* MLM LayerNorm */
+  float *logits;
+  /* backward scratch */
+  float *dX, *dA, *dT1, *dT2, *dq, *dk, *dv, *dI1, *dI2, *dE1, *dE2, *dH1, *dH2, *att_scratch;
+};
+
+/* ---------- arena ---------- */
+
+typedef struct carver {
+  float *base;
+  size_t used;
+} carver;
+
+static float *take(carver *c, size_t n) {
+  float *p = c->base ? c->base + c->used : NULL;
+  c->used += (n + 15) / 16 * 16; /* keep 64-byte alignment */
+  return p;
+}
+
+static size_t head_rows(const el_tmodel *m) {
+  switch (m->cfg.arch) {
+    case EL_ARCH_MASKED_LM: return (size_t)m->lim.max_pos;
+    case EL_ARCH_SEQ_CLS: return (size_t)m->lim.max_seqs;
+    default: return (size_t)m->lim.max_tokens;
+  }
+}
+
+/* Carves every buffer; with c->base NULL only counts. */
+static void carve(el_tmodel *m, carver *c) {
+  const el_config *cf = &m->cfg;
+  const size_t T = (size_t)m->lim.max_tokens, H = (size_t)cf->hidden_size;
+  const size_t E = (size_t)cf->embedding_size, I = (size_t)cf->intermediate_size;
+  const size_t V = (size_t)cf->vocab_size, nh = (size_t)cf->num_heads;
+  const size_t NP = nh * (size_t)m->lim.max_len * T; /* >= nh sum L^2 */
+  const size_t R = head_rows(m);
+  const int has_proj = cf->embedding_size != cf->hidden_size;
+  m->emb_sum = take(c, T * E);
+  m->emb_mean = take(c, T);
+  m->emb_rstd = take(c, T);
+  m->emb_ln = take(c, T * E);
+  m->edrop = take(c, T * E);
+  m->emb_d = take(c, T * E);
+  m->proj = has_proj ? take(c, T * H) : NULL;
+  for (int l = 0; l < cf->num_layers; l++) {
+    layer_cache *x = &m->L[l];
+    x->q = take(c, T * H);
+    x->k = take(c, T * H);
+    x->v = take(c, T * H);
+    x->probs = take(c, NP);
+    x->adrop = take(c, NP);
+    x->ctx = take(c, T * H);
+    x->ln1_in = take(c, T * H);
+    x->h1drop = take(c, T * H);
+    x->ln1_mean = take(c, T);
+    x->ln1_rstd = take(c, T);
+    x->a = take(c, T * H);
+    x->pre = take(c, T * I);
+    x->gel = take(c, T * I);
+    x->ln2_in = take(c, T * H);
+    x->h2drop = take(c, T * H);
+    x->ln2_mean = take(c, T);
+    x->ln2_rstd = take(c, T);
+    x->out = take(c, T * H);
+  }
+  m->h_in = m->hd1 = m->h_pre = m->h_act = m->hd2 = m->h_act_d = NULL;
+  m->h_mean = m->h_rstd = m->h_ln = NULL;
+  switch (cf->arch) {
+    case EL_ARCH_PRETRAINING:
+      m->h_pre = take(c, R * H);
+      m->h_act = take(c, R * H);
+      m->logits = take(c, R);
+      break;
+    case EL_ARCH_MASKED_LM:
+      m->h_in = take(c, R * H);
+      m->h_pre = take(c, R * E);
+      m->h_act = take(c, R * E);
+      m->h_mean = take(c, R);
+      m->h_rstd = take(c, R);
+      m->h_ln = take(c, R * E);
+      m->logits = take(c, R * V);
+      break;
+    case EL_ARCH_SEQ_CLS:
+      m->h_in = take(c, R * H);
+      m->hd1 = take(c, R * H);
+      m->h_act_d = take(c, R * H); /* dropped CLS input, then reused below */
+      m->h_pre = take(c, R * H);
+      m->h_act = take(c, R * H);
+      m->hd2 = take(c, R * H);
+      m->h_ln = take(c, R * H); /* dropped activation (out_proj input) */
+      m->logits = take(c, R * (size_t)cf->num_labels);
+      break;
+    case EL_ARCH_QA:
+      m->logits = take(c, R * 2);
+      break;
+    default: break;
+  }
+  /* backward scratch */
+  const size_t W = H > E ? H : E;
+  m->dX = take(c, T * W);
+  m->dA = take(c, T * H);
+  m->dT1 = take(c, T * W);
+  m->dT2 = take(c, T * W);
+  m->dq = take(c, T * H);
+  m->dk = take(c, T * H);
+  m->dv = take(c, T * H);
+  m->dI1 = take(c, T * I);
+  m->dI2 = take(c, T * I);
+  m->dE1 = take(c, T * E);
+  m->dE2 = take(c, T * E);
+  const size_t RW = R * (H > E ? H : E);
+  m->dH1 = take(c, RW);
+  m->dH2 = take(c, RW);
+  m->att_scratch = take(c, el_attention_scratch_size(m->lim.max_len, cf->hidden_size,
+                                                     cf->num_heads));
+}
+
+int el_tmodel_new(const el_config *cfg, const el_weights *w, const el_weights *g,
+                  const el_tmodel_limits *lim, el_tmodel **out, el_error *err) {
+  *out = NULL;
+  int rc = el_config_check(cfg, "tmodel config", err);
+  if (rc) return rc;
+  if (lim->max_tokens < 1 || lim->max_seqs < 1 || lim->max_len < 0 ||
+      lim->max_len > cfg->max_position_embeddings ||
+      (cfg->arch == EL_ARCH_MASKED_LM && lim->max_pos < 1))
+    return el_error_set(err, EL_EINVAL,
+                        "tmodel: bad limits (max_tokens %d, max_seqs %d, max_len %d of %d "
+                        "positions, max_pos %d)",
+                        lim->max_tokens, lim->max_seqs, lim->max_len,
+                        cfg->max_position_embeddings, lim->max_pos);
+  el_tmodel *m = calloc(1, sizeof *m);
+  if (!m) return el_error_set(err, EL_ENOMEM, "tmodel: out of memory");
+  m->cfg = *cfg;
+  m->cfg.id2label = NULL;
+  m->w = w;
+  m->g = g;
+  m->lim = *lim;
+  if (m->lim.max_len == 0) m->lim.max_len = cfg->max_position_embeddings;
+  if (m->lim.max_len > m->lim.max_tokens) m->lim.max_len = m->lim.max_tokens;
+  if (cfg->arch != EL_ARCH_MASKED_LM) m->lim.max_pos = 0;
+  m->p_hidden = cfg->hidden_dropout_prob;
+  m->p_attn = cfg->attention_probs_dropout_prob;
+  carver c = {NULL, 0};
+  carve(m, &c);
+  m->arena_floats = c.used;
+  m->arena = aligned_alloc(64, c.used * sizeof(float));
+  const size_t T = (size_t)m->lim.max_tokens;
+  m->ids = malloc(sizeof(int) * T);
+  m->types = malloc(sizeof(int) * T);
+  m->seq_len = malloc(sizeof(int) * (size_t)m->lim.max_seqs);
+  m->firsts = malloc(sizeof(int) * (size_t)m->lim.max_seqs);
+  m->positions = malloc(sizeof(int) * (size_t)(m->lim.max_pos > 0 ? m->lim.max_pos : 1));
+  if (!m->arena || !m->ids || !m->types || !m->seq_len || !m->firsts || !m->positions) {
+    el_tmodel_free(m);
+    return el_error_set(err, EL_ENOMEM, "tmodel: cannot allocate %zu MB of activations",
+                        c.used * sizeof(float) >> 20);
+  }
+  c.base = m->arena;
+  c.used = 0;
+  carve(m, &c);
+  *out = m;
+  return EL_OK;
+}
+
+void el_tmodel_free(el_tmodel *m) {
+  if (!m) return;
+  free(m->arena);
+  free(m->ids);
+  free(m->types);
+  free(m->seq_len);
+  free(m->firsts);
+  free(m->positions);
+  free(m);
+}
+
+int el_tmodel_set_dropout(el_tmodel *m, float hidden, float attention, el_error *err) {
+  if (!(hidden >= 0.0f && hidden < 1.0f) || !(attention >= 0.0f && attention < 1.0f))
+    return el_error_set(err, EL_EINVAL, "tmodel: dropout must be in [0, 1), got %g / %g",
+                        (double)hidden, (double)attention);
+  m->p_hidden = hidden;
+  m->p_attn = attention;
+  return EL_OK;
+}
+
+size_t el_tmodel_bytes(const el_tmodel *m) {
+  return m->arena_floats * sizeof(float) +
+         sizeof(int) * (2 * (size_t)m->lim.max_tokens + 2 * (size_t)m->lim.max_seqs +
+                        (size_t)m->lim.max_pos);
+}
+
+const float *el_tmodel_hidden(const el_tmodel *m) {
+  if (!m->has_forward) return NULL;
+  return m->cfg.num_layers > 0 ? m->L[m->cfg.num_layers - 1].out : NULL;
+}
+float *el_tmodel_output(el_tmodel *m) { return m->has_forward ? m->logits : NULL; }
+int el_tmodel_tokens(const el_tmodel *m) { return m->has_forward ? m->T : 0; }
+const el_config *el_tmodel_config(const el_tmodel *m) { return &m->cfg; }
+
+/* ---------- dropout masks ---------- */
+
+#define MASK_CHUNK 4096
+
+/* Fills mask[n] with 0 or 1/(1-p). Chunk c uses its own stream split from
+ * base by (tag, c), so the mask depends on (base, tag) only, never on the
+ * thread count. */
+static void fill_mask(float *mask, size_t n, float p, const el_rng *base, uint64_t tag) {
+  const float keep = 1.0f / (1.0f - p);
+  const uint64_t thresh = (uint64_t)((double)p * 4294967296.0); /* drop iff u32 < thresh */
+  const long n_chunks = (long)((n + MASK_CHUNK - 1) / MASK_CHUNK);
+#pragma omp parallel for schedule(static) if (n_chunks > 4)
+  for (long ch = 0; ch < n_chunks; ch++) {
+    el_rng r = el_rng_split(base, (tag << 24) ^ (uint64_t)ch);
+    size_t lo = (size_t)ch * MASK_CHUNK, hi = lo + MASK_CHUNK < n ? lo + MASK_CHUNK : n;
+    for (size_t i = lo; i < hi; i += 2) {
+      uint64_t u = el_rng_u64(&r);
+      mask[i] = (u & 0xffffffffu) < thresh ? 0.0f : keep;
+      if (i + 1 < hi) mask[i + 1] = (u >> 32) < thresh ? 0.0f : keep;
+    }
+  }
+}
+
+/* ---------- forward ---------- */
+
+static int check_batch(el_tmodel *m, const el_batch *b, const int *positions, int n_pos,
+                       el_error *err) {
+  const el_config *c = &m->cfg;
+  if (!b || b->n_seqs < 1 || b->n_seqs > m->lim.max_seqs || !b->seq_len || !b->ids)
+    return el_error_set(err, EL_EINVAL, "tmodel: batch needs 1..%d sequences, got %d",
+                        m->lim.max_seqs, b ? b->n_seqs : 0);
+  long T = 0;
+  for (int s = 0; s < b->n_seqs; s++) {
+    if (b->seq_len[s] < 1 || b->seq_len[s] > m->lim.max_len)
+      return el_error_set(err, EL_ETOOLONG, "tmodel: sequence %d has length %d (allowed 1..%d)",
+                          s, b->seq_len[s], m->lim.max_len);
+    T += b->seq_len[s];
+  }
+  if (T > m->lim.max_tokens)
+    return el_error_set(err, EL_ETOOLONG, "tmodel: batch has %ld tokens, limit %d", T,
+                        m->lim.max_tokens);
+  for (long t = 0; t < T; t++) {
+    if (b->ids[t] < 0 || b->ids[t] >= c->vocab_size)
+      return el_error_set(err, EL_EINVAL, "tmodel: token %ld has id %d outside [0, %d)", t,
+                          b->ids[t], c->vocab_size);
+    if (b->type_ids && (b->type_ids[t] < 0 || b->type_ids[t] >= c->type_vocab_size))
+      return el_error_set(err, EL_EINVAL, "tmodel: token %ld has type id %d outside [0, %d)", t,
+                          b->type_ids[t], c->type_vocab_size);
+  }
+  if (c->arch == EL_ARCH_MASKED_LM) {
+    if (n_pos < 1 || n_pos > m->lim.max_pos || !positions)
+      return el_error_set(err, EL_EINVAL, "tmodel: MLM needs 1..%d positions, got %d",
+                          m->lim.max_pos, n_pos);
+    for (int i = 0; i < n_pos; i++)
+      if (positions[i] < 0 || positions[i] >= T)
+        return el_error_set(err, EL_EINVAL, "tmodel: MLM position %d is %d, outside [0, %ld)", i,
+                            positions[i], T);
+  }
+  return EL_OK;
+}
+
+int el_tmodel_forward(el_tmodel *m, const el_batch *b, const int *positions, int n_pos,
+                      int train, el_rng *rng, const float **out, el_error *err) {
+  *out = NULL;
+  m->has_forward = 0;
+  int rc = check_batch(m, b, positions, n_pos, err);
+  if (rc) return rc;
+  const el_config *c = &m->cfg;
+  const el_weights *w = m->w;
+  const int H = c->hidden_size, E = c->embedding_size, I = c->intermediate_size;
+  const int nh = c->num_heads;
+  const float eps = c->layer_norm_eps;
+  const int drop_h = train && m->p_hidden > 0.0f, drop_a = train && m->p_attn > 0.0f;
+  if ((drop_h || drop_a) && !rng)
+    return el_error_set(err, EL_EINVAL, "tmodel: training-mode forward needs an rng");
+  el_rng base = {{0, 0, 0, 0}};
+  if (drop_h || drop_a) el_rng_seed(&base, el_rng_u64(rng));
+
+  /* copy the batch */
+  int T = 0;
+  m->n_seqs = b->n_seqs;
+  for (int s = 0; s < b->n_seqs; s++) {
+    m->seq_len[s] = b->seq_len[s];
+    m->firsts[s] = T;
+    T += b->seq_len[s];
+  }
+  m->T = T;
+  memcpy(m->ids, b->ids, sizeof(int) * (size_t)T);
+  if (b->type_ids)
+    memcpy(m->types, b->type_ids, sizeof(int) * (size_t)T);
+  else
+    memset(m->types, 0, sizeof(int) * (size_t)T);
+  m->n_pos = c->arch == EL_ARCH_MASKED_LM ? n_pos : 0;
+  if (m->n_pos) memcpy(m->positions, positions, sizeof(int) * (size_t)n_pos);
+  m->dropout_on = drop_h || drop_a;
+
+  /* embeddings -> LN -> dropout -> (projection) */
+  el_embed_forward(m->emb_sum, m->ids, m->types, m->seq_len, m->n_seqs, w->word, w->pos, w->type,
+                   E);
+  el_layernorm_forward(m->emb_ln, m->emb_mean, m->emb_rstd, m->emb_sum, w->emb_ln.g, w->emb_ln.b,
+                       T, E, eps);
+  const size_t TE = (size_t)T * E, TH = (size_t)T * H;
+  if (drop_h) {
+    fill_mask(m->edrop, TE, m->p_hidden, &base, 1);
+    el_dropout_forward(m->emb_d, m->emb_ln, m->edrop, TE);
+  } else {
+    memcpy(m->emb_d, m->emb_ln, TE * sizeof(float));
+  }
+  const float *x = m->emb_d;
+  if (m->proj) {
+    el_dense_forward(m->proj, m->emb_d, w->project.w, w->project.b, T, E, H);
+    x = m->proj;
+  }
+
+  for (int l = 0; l < c->num_layers; l++) {
+    layer_cache *L = &m->L[l];
+    const el_layer_w *lw = &w->layer[l];
+    const uint64_t tag = 16 + 4 * (uint64_t)l;
+    el_dense_forward(L->q, x, lw->q.w, lw->q.b, T, H, H);
+    el_dense_forward(L->k, x, lw->k.w, lw->k.b, T, H, H);
+    el_dense_forward(L->v, x, lw->v.w, lw->v.b, T, H, H);
+    if (drop_a)
+      fill_mask(L->adrop, el_attention_probs_size(m->seq_len, m->n_seqs, nh), m->p_attn, &base,
+                tag);
+    el_attention_forward(L->ctx, L->probs, L->q, L->k, L->v, drop_a ? L->adrop : NULL,
+                         m->seq_len, m->n_seqs, H, nh, m->att_scratch);
+    el_dense_forward(L->ln1_in, L->ctx, lw->attn_out.w, lw->attn_out.b, T, H, H);
+    if (drop_h) {
+      fill_mask(L->h1drop, TH, m->p_hidden, &base, tag + 1);
+      el_dropout_forward(L->ln1_in, L->ln1_in, L->h1drop, TH);
+    }
+    el_add_inplace(L->ln1_in, x, TH);
+    el_layernorm_forward(L->a, L->ln1_mean, L->ln1_rstd, L->ln1_in, lw->attn_ln.g, lw->attn_ln.b,
+                         T, H, eps);
+    el_dense_forward(L->pre, L->a, lw->inter.w, lw->inter.b, T, H, I);
+    el_gelu_forward(L->gel, L->pre, (size_t)T * I);
+    el_dense_forward(L->ln2_in, L->gel, lw->out.w, lw->out.b, T, I, H);
+    if (drop_h) {
+      fill_mask(L->h2drop, TH, m->p_hidden, &base, tag + 2);
+      el_dropout_forward(L->ln2_in, L->ln2_in, L->h2drop, TH);
+    }
+    el_add_inplace(L->ln2_in, L->a, TH);
+    el_layernorm_forward(L->out, L->ln2_mean, L->ln2_rstd, L->ln2_in, lw->out_ln.g, lw->out_ln.b,
+                         T, H, eps);
+    x = L->out;
+  }
+
+  switch (c->arch) {
+    case EL_ARCH_PRETRAINING:
+      el_dense_forward(m->h_pre, x, w->disc_dense.w, w->disc_dense.b, T, H, H);
+      el_gelu_forward(m->h_act, m->h_pre, TH);
+      el_dense_forward(m->logits, m->h_act, w->disc_pred.w, w->disc_pred.b, T, H, 1);
+      break;
+    case EL_ARCH_MASKED_LM: {
+      const int P = m->n_pos;
+      for (int i = 0; i < P; i++)
+        memcpy(m->h_in + (size_t)i * H, x + (size_t)m->positions[i] * H, sizeof(float) * H);
+      el_dense_forward(m->h_pre, m->h_in, w->gen_dense.w, w->gen_dense.b, P, H, E);
+      el_gelu_forward(m->h_act, m->h_pre, (size_t)P * E);
+      el_layernorm_forward(m->h_ln, m->h_mean, m->h_rstd, m->h_act, w->gen_ln.g, w->gen_ln.b, P, E,
+                           eps);
+      el_dense_forward(m->logits, m->h_ln, w->lm_w, w->lm_b, P, E, c->vocab_size);
+      break;
+    }
+    case EL_ARCH_SEQ_CLS: {
+      const int S = m->n_seqs;
+      const size_t SH = (size_t)S * H;
+      for (int s = 0; s < S; s++)
+        memcpy(m->h_in + (size_t)s * H, x + (size_t)m->firsts[s] * H, sizeof(float) * H);
+      if (drop_h) {
+        fill_mask(m->hd1, SH, m->p_hidden, &base, 2);
+        el_dropout_forward(m->h_act_d, m->h_in, m->hd1, SH);
+      } else {
+        memcpy(m->h_act_d, m->h_in, SH * sizeof(float));
+      }
+      el_dense_forward(m->h_pre, m->h_act_d, w->cls_dense.w, w->cls_dense.b, S, H, H);
+      el_gelu_forward(m->h_act, m->h_pre, SH);
+      if (drop_h) {
+        fill_mask(m->hd2, SH, m->p_hidden, &base, 3);
+        el_dropout_forward(m->h_ln, m->h_act, m->hd2, SH);
+      } else {
+        memcpy(m->h_ln, m->h_act, SH * sizeof(float));
+      }
+      el_dense_forward(m->logits, m->h_ln, w->cls_out.w, w->cls_out.b, S, H, c->num_labels);
+      break;
+    }
+    case EL_ARCH_QA:
+      el_dense_forward(m->logits, x, w->qa.w, w->qa.b, T, H, 2);
+      break;
+    default:
+      return el_error_set(err, EL_EUNSUPPORTED, "tmodel: architecture %d", (int)c->arch);
+  }
+  m->has_forward = 1;
+  *out = m->logits;
+  return EL_OK;
+}
+
+/* ---------- backward ---------- */
+
+static void zero(float *x, size_t n) { memset(x, 0, n * sizeof(float)); }
+
+int el_tmodel_backward(el_tmodel *m, const float *dout, el_error *err) {
+  if (!m->has_forward)
+    return el_error_set(err, EL_EINVAL, "tmodel: backward without a forward");
+  if (!m->g) return el_error_set(err, EL_EINVAL, "tmodel: backward on a forward-only model");
+  const el_config *c = &m->cfg;
+  const el_weights *w = m->w, *g = m->g;
+  const int T = m->T, H = c->hidden_size, E = c->embedding_size, I = c->intermediate_size;
+  const int nh = c->num_heads, NL = c->num_layers;
+  const size_t TH = (size_t)T * H, TI = (size_t)T * I, TE = (size_t)T * E;
+  const float *x_top = NL > 0 ? m->L[NL - 1].out : (m->proj ? m->proj : m->emb_d);
+  float *dX = m->dX; /* gradient wrt the current layer output */
+  zero(dX, TH);
+
+  switch (c->arch) {
+    case EL_ARCH_PRETRAINING:
+      zero(m->dT1, TH);
+      el_dense_backward(m->dT1, g->disc_pred.w, g->disc_pred.b, dout, m->h_act, w->disc_pred.w, T,
+                        H, 1);
+      zero(m->dT2, TH);
+      el_gelu_backward(m->dT2, m->h_pre, m->dT1, TH);
+      el_dense_backward(dX, g->disc_dense.w, g->disc_dense.b, m->dT2, x_top, w->disc_dense.w, T,
+                        H, H);
+      break;
+    case EL_ARCH_MASKED_LM: {
+      const int P = m->n_pos;
+      const size_t PE = (size_t)P * E;
+      zero(m->dH1, PE);
+      el_dense_backward(m->dH1, g->lm_w, g->lm_b, dout, m->h_ln, w->lm_w, P, E, c->vocab_size);
+      zero(m->dH2, PE);
+      el_layernorm_backward(m->dH2, g->gen_ln.g, g->gen_ln.b, m->dH1, m->h_act, m->h_mean,
+                            m->h_rstd, w->gen_ln.g, P, E);
+      zero(m->dH1, PE);
+      el_gelu_backward(m->dH1, m->h_pre, m->dH2, PE);
+      zero(m->dH2, (size_t)P * H);
+      el_dense_backward(m->dH2, g->gen_dense.w, g->gen_dense.b, m->dH1, m->h_in, w->gen_dense.w, P,
+                        H, E);
+      for (int i = 0; i < P; i++) /* scatter-add: repeated positions accumulate */
+        el_add_inplace(dX + (size_t)m->positions[i] * H, m->dH2 + (size_t)i * H, (size_t)H);
+      break;
+    }
+    case EL_ARCH_SEQ_CLS: {
+      const int S = m->n_seqs;
+      const size_t SH = (size_t)S * H;
+      zero(m->dH1, SH);
+      el_dense_backward(m->dH1, g->cls_out.w, g->cls_out.b, dout, m->h_ln, w->cls_out.w, S, H,
+                        c->num_labels);
+      if (m->dropout_on && m->p_hidden > 0.0f)
+        for (size_t i = 0; i < SH; i++) m->dH1[i] *= m->hd2[i];
+      zero(m->dH2, SH);
+      el_gelu_backward(m->dH2, m->h_pre, m->dH1, SH);
+      zero(m->dH1, SH);
+      el_dense_backward(m->dH1, g->cls_dense.w, g->cls_dense.b, m->dH2, m->h_act_d,
+                        w->cls_dense.w, S, H, H);
+      if (m->dropout_on && m->p_hidden > 0.0f)
+        for (size_t i = 0; i < SH; i++) m->dH1[i] *= m->hd1[i];
+      for (int s = 0; s < S; s++)
+        el_add_inplace(dX + (size_t)m->firsts[s] * H, m->dH1 + (size_t)s * H, (size_t)H);
+      break;
+    }
+    case EL_ARCH_QA:
+      el_dense_backward(dX, g->qa.w, g->qa.b, dout, x_top, w->qa.w, T, H, 2);
+      break;
+    default:
+      return el_error_set(err, EL_EUNSUPPORTED, "tmodel: architecture %d", (int)c->arch);
+  }
+
+  const int drop_h = m->dropout_on && m->p_hidden > 0.0f;
+  const int drop_a = m->dropout_on && m->p_attn > 0.0f;
+  for (int l = NL - 1; l >= 0; l--) {
+    layer_cache *L = &m->L[l];
+    const el_layer_w *lw = &w->layer[l];
+    const el_layer_w *lg = &g->layer[l];
+    const float *x_in = l > 0 ? m->L[l - 1].out : (m->proj ? m->proj : m->emb_d);
+    /* output LN */
+    float *d_ln2 = m->dT1;
+    zero(d_ln2, TH);
+    el_layernorm_backward(d_ln2, lg->out_ln.g, lg->out_ln.b, dX, L->ln2_in, L->ln2_mean,
+                          L->ln2_rstd, lw->out_ln.g, T, H);
+    /* residual: dA = d_ln2; FFN branch gets d_ln2 * mask */
+    float *dA = m->dA;
+    memcpy(dA, d_ln2, TH * sizeof(float));
+    if (drop_h)
+      for (size_t i = 0; i < TH; i++) d_ln2[i] *= L->h2drop[i];
+    zero(m->dI1, TI);
+    el_dense_backward(m->dI1, lg->out.w, lg->out.b, d_ln2, L->gel, lw->out.w, T, I, H);
+    zero(m->dI2, TI);
+    el_gelu_backward(m->dI2, L->pre, m->dI1, TI);
+    el_dense_backward(dA, lg->inter.w, lg->inter.b, m->dI2, L->a, lw->inter.w, T, H, I);
+    /* attention LN */
+    float *d_ln1 = m->dT2;
+    zero(d_ln1, TH);
+    el_layernorm_backward(d_ln1, lg->attn_ln.g, lg->attn_ln.b, dA, L->ln1_in, L->ln1_mean,
+                          L->ln1_rstd, lw->attn_ln.g, T, H);
+    /* residual: dX_in = d_ln1; attention branch gets d_ln1 * mask */
+    memcpy(dX, d_ln1, TH * sizeof(float));
+    if (drop_h)
+      for (size_t i = 0; i < TH; i++) d_ln1[i] *= L->h1drop[i];
+    float *dctx = m->dT1;
+    zero(dctx, TH);
+    el_dense_backward(dctx, lg->attn_out.w, lg->attn_out.b, d_ln1, L->ctx, lw->attn_out.w, T, H,
+                      H);
+    zero(m->dq, TH);
+    zero(m->dk, TH);
+    zero(m->dv, TH);
+    el_attention_backward(m->dq, m->dk, m->dv, dctx, L->probs, L->q, L->k, L->v,
+                          drop_a ? L->adrop : NULL, m->seq_len, m->n_seqs, H, nh,
+                          m->att_scratch);
+    el_dense_backward(dX, lg->q.w, lg->q.b, m->dq, x_in, lw->q.w, T, H, H);
+    el_dense_backward(dX, lg->k.w, lg->k.b, m->dk, x_in, lw->k.w, T, H, H);
+    el_dense_backward(dX, lg->v.w, lg->v.b, m->dv, x_in, lw->v.w, T, H, H);
+  }
+
+  /* projection, dropout, embedding LN, embeddings */
+  float *d_emb_d = dX;
+  if (m->proj) {
+    d_emb_d = m->dE1;
+    zero(d_emb_d, TE);
+    el_dense_backward(d_emb_d, g->project.w, g->project.b, dX, m->emb_d, w->project.w, T, E, H);
+  }
+  if (drop_h)
+    for (size_t i = 0; i < TE; i++) d_emb_d[i] *= m->edrop[i];
+  zero(m->dE2, TE);
+  el_layernorm_backward(m->dE2, g->emb_ln.g, g->emb_ln.b, d_emb_d, m->emb_sum, m->emb_mean,
+                        m->emb_rstd, w->emb_ln.g, T, E);
+  el_embed_backward(g->word, g->pos, g->type, m->dE2, m->ids, m->types, m->seq_len, m->n_seqs, E);
+  return EL_OK;
+}
