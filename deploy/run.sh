@@ -28,7 +28,8 @@ die() { printf 'run: %s\n' "$*" >&2; exit 1; }
 # ---- 1. the default model ----
 
 # Plain-text lines from Debian's English text: each fortune joined onto one
-# line, each WordNet gloss (definition; "example sentence") on one line.
+# line (a document of its own: blank line after it), then each WordNet gloss
+# (definition; "example sentence") on one line, one document per word class.
 make_corpus() {
   local out=$1 f=/usr/share/games/fortunes w=/usr/share/wordnet
   local fortunes=("$f/fortunes" "$f/literature" "$f/riddles")
@@ -37,65 +38,32 @@ make_corpus() {
     [ -r "$p" ] || die "$p missing: install the Debian packages fortunes-min and wordnet-base (deploy/install-deps.sh)"
   done
   {
-    awk '$0 == "%" { if (t != "") print t; t = ""; next }
+    awk '$0 == "%" { if (t != "") print t "\n"; t = ""; next }
          { gsub(/^[ \t]+|[ \t\r]+$/, ""); if ($0 != "") t = (t == "" ? $0 : t " " $0) }
-         END { if (t != "") print t }' "${fortunes[@]}"
-    awk '/^[0-9]/ { i = index($0, " | "); if (!i) next
+         END { if (t != "") print t "\n" }' "${fortunes[@]}"
+    awk 'FNR == 1 && NR > 1 { print "" }
+         /^[0-9]/ { i = index($0, " | "); if (!i) next
                     g = substr($0, i + 3); gsub(/"/, "", g); gsub(/[ \t]+$/, "", g)
                     if (g != "") print g }' "${glosses[@]}"
   } >"$out.tmp"
   mv "$out.tmp" "$out"
 }
 
-# "90", "90s", "5m", "2h" -> seconds
-to_secs() {
-  case $1 in
-    *h) echo $((${1%h} * 3600)) ;; *m) echo $((${1%m} * 60)) ;; *s) echo "${1%s}" ;; *) echo "$1" ;;
-  esac
-}
-
-# Runs the trainer in the background and draws a bar from the elapsed share
-# of the time limit, with the trainer's latest line beside it (its own log
-# goes to a file). Without a terminal: one line per 10 %.
-train_with_progress() { # limit_secs log command...
-  local limit=$1 log=$2; shift 2
-  "$@" >"$log" 2>&1 &
-  local pid=$! t0=$SECONDS width=30 last_decile=-1
-  trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; echo >&2; die "interrupted; no model written"' INT TERM
-  while kill -0 "$pid" 2>/dev/null; do
-    local el=$((SECONDS - t0)) pct fill line
-    pct=$((limit > 0 ? el * 100 / limit : 0)); [ "$pct" -gt 99 ] && pct=99
-    fill=$((pct * width / 100))
-    line=$(tr '\r' '\n' <"$log" | grep -v '^[[:space:]]*$' | tail -1 | cut -c1-60 || true)
-    if [ -t 2 ]; then
-      printf '\r  [%-*s] %3d%%  %d:%02d/%d:%02d  %-60s' "$width" "$(printf '%*s' "$fill" '' | tr ' ' '#')" \
-        "$pct" $((el / 60)) $((el % 60)) $((limit / 60)) $((limit % 60)) "$line" >&2
-    elif [ $((pct / 10)) -gt "$last_decile" ]; then
-      last_decile=$((pct / 10))
-      printf '  %3d%%  %d:%02d  %s\n' "$pct" $((el / 60)) $((el % 60)) "$line" >&2
-    fi
-    sleep 1
-  done
-  local rc=0
-  wait "$pid" || rc=$?
-  trap - INT TERM
+# The trainer draws its own progress bar on a terminal (step, loss, tokens/s,
+# ETA); elsewhere it prints progress lines, kept in LOG too.
+run_logged() { # LOG COMMAND...
+  local log=$1 rc=0
+  shift
   if [ -t 2 ]; then
-    printf '\r  [%s] 100%%  %d:%02d%*s\n' "$(printf '%*s' "$width" '' | tr ' ' '#')" \
-      $(((SECONDS - t0) / 60)) $(((SECONDS - t0) % 60)) 62 '' >&2
+    "$@" || rc=$?
   else
-    printf '  100%%  %d:%02d  done\n' $(((SECONDS - t0) / 60)) $(((SECONDS - t0) % 60)) >&2
+    "$@" 2>&1 | tee "$log" >&2 || rc=$?
   fi
-  if [ "$rc" -ne 0 ]; then
-    tail -20 "$log" >&2
-    die "training failed (exit $rc); full log: $log"
-  fi
+  [ "$rc" -eq 0 ] || die "failed (exit $rc): $*"
 }
 
 make_default_model() {
-  local corpus=$BUILD/default-corpus.txt vocab=$BUILD/default-vocab.txt run=$BUILD/default-run
-  local secs
-  secs=$(to_secs "$MODEL_TIME")
-  [[ $secs =~ ^[0-9]+$ ]] && [ "$secs" -gt 0 ] || die "ELECTRA_DEFAULT_MODEL_TIME=$MODEL_TIME: want e.g. 90s, 5m, 1h"
+  local corpus=$BUILD/default-corpus.txt vocab=$BUILD/default-vocab-$VOCAB_SIZE.txt run=$BUILD/default-run
   say "No model at $MODEL_DIR: pretraining a tiny ELECTRA for $MODEL_TIME on English text from Debian packages"
   mkdir -p "$BUILD"
   [ -s "$corpus" ] || make_corpus "$corpus"
@@ -106,7 +74,7 @@ make_default_model() {
   fi
   echo "  vocabulary: $vocab ($(wc -l <"$vocab") entries)" >&2
   rm -rf "$run"
-  train_with_progress "$secs" "$BUILD/default-pretrain.log" \
+  run_logged "$BUILD/default-pretrain.log" \
     "$TRAIN" pretrain --input "$corpus" --vocab "$vocab" --out "$run" --preset tiny --time-limit "$MODEL_TIME"
   [ -f "$run/discriminator/config.json" ] || die "the pretraining run wrote no $run/discriminator/config.json"
   # Appears whole or not at all: a half-copied model would be served next time.
@@ -114,7 +82,7 @@ make_default_model() {
   rm -rf "$MODEL_DIR.tmp"
   cp -r "$run/discriminator" "$MODEL_DIR.tmp"
   mv "$MODEL_DIR.tmp" "$MODEL_DIR"
-  echo "  model: $MODEL_DIR (log: $BUILD/default-pretrain.log)" >&2
+  say "Default model ready: $MODEL_DIR (training run: $run)"
 }
 
 [ -x "$SERVER" ] && [ -x "$TRAIN" ] || die "$SERVER or $TRAIN missing: run make first"

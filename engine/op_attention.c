@@ -1,12 +1,44 @@
 /* Multi-head self-attention over packed sequences. Each sequence attends only
  * to itself, so no padding mask is needed. Per sequence and head:
  *   P = softmax(Q_h K_h^T / sqrt(dh)),  ctx_h = dropout(P) V_h
- * The fast path runs both products as strided SGEMMs over the [T,H] buffers. */
+ * The fast path runs both products as strided SGEMMs over the [T,H] buffers,
+ * one (sequence, head) pair per task of an OpenMP team; each thread has its
+ * own scratch, so the passed scratch is used only by single-threaded calls.
+ * Results do not depend on the thread count (each pair is computed the same
+ * way whichever thread takes it). Run with OpenBLAS at 1 thread. */
 #include <cblas.h>
 #undef I /* complex.h (pulled in by cblas.h) defines I */
 #include <math.h>
+#include <omp.h>
+#include <stdlib.h>
 #include <string.h>
+#include "op_fastmath.h"
 #include "ops.h"
+
+/* Offsets of each sequence's first token and first probability; [n_seqs + 1]. */
+static void offsets(const int *seq_len, int n_seqs, int nh, size_t *tok, size_t *prob) {
+  tok[0] = prob[0] = 0;
+  for (int s = 0; s < n_seqs; s++) {
+    tok[s + 1] = tok[s] + (size_t)seq_len[s];
+    prob[s + 1] = prob[s] + (size_t)nh * seq_len[s] * seq_len[s];
+  }
+}
+
+/* Per-thread [2, ml, ml] buffers for a parallel run; 0 (serial, caller's
+ * scratch) when the work is small, there is one thread, or memory is short. */
+static int team_scratch(int n_tasks, int ml, size_t T, float **bufs) {
+  const int nt = omp_get_max_threads();
+  *bufs = NULL;
+  if (n_tasks < 2 || nt < 2 || T * (size_t)ml <= 4096) return 0;
+  *bufs = malloc(sizeof(float) * 2 * (size_t)ml * ml * (size_t)nt);
+  return *bufs != NULL;
+}
+
+static int max_len_of(const int *seq_len, int n_seqs) {
+  int m = 1;
+  for (int s = 0; s < n_seqs; s++) m = seq_len[s] > m ? seq_len[s] : m;
+  return m;
+}
 
 size_t el_attention_probs_size(const int *seq_len, int n_seqs, int nh) {
   size_t n = 0;
@@ -24,15 +56,33 @@ static void softmax_rows(float *p, int rows, int cols) {
   for (int r = 0; r < rows; r++) {
     float *x = p + (size_t)r * cols;
     float mx = x[0];
+#pragma omp simd reduction(max : mx)
     for (int c = 1; c < cols; c++) mx = x[c] > mx ? x[c] : mx;
     float sum = 0.0f;
+#pragma omp simd reduction(+ : sum)
     for (int c = 0; c < cols; c++) {
-      x[c] = expf(x[c] - mx);
+      x[c] = el__expf(x[c] - mx);
       sum += x[c];
     }
-    float inv = 1.0f / sum;
+    const float inv = 1.0f / sum;
+#pragma omp simd
     for (int c = 0; c < cols; c++) x[c] *= inv;
   }
+}
+
+/* One (sequence, head) pair; P and Pd are [L,L] buffers (P may be the saved
+ * probs). */
+static void attend_one(float *ctx, float *P, float *Pd, const float *q, const float *k,
+                       const float *v, const float *dm, int L, int H, int dh, float scale) {
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, L, L, dh, scale, q, H, k, H, 0.0f, P, L);
+  softmax_rows(P, L, L);
+  const float *Pu = P;
+  if (dm) {
+    for (size_t i = 0; i < (size_t)L * L; i++) Pd[i] = P[i] * dm[i];
+    Pu = Pd;
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, dh, L, 1.0f, Pu, L, v, H, 0.0f, ctx,
+              H);
 }
 
 void el_attention_forward(float *ctx, float *probs, const float *q, const float *k,
@@ -40,30 +90,28 @@ void el_attention_forward(float *ctx, float *probs, const float *q, const float 
                           int H, int nh, float *scratch) {
   const int dh = H / nh;
   const float scale = 1.0f / sqrtf((float)dh);
-  size_t t0 = 0, poff = 0;
-  for (int s = 0; s < n_seqs; s++) {
-    const int L = seq_len[s];
-    for (int h = 0; h < nh; h++) {
-      float *P = probs ? probs + poff : scratch;
-      const float *qh = q + t0 * H + (size_t)h * dh;
-      const float *kh = k + t0 * H + (size_t)h * dh;
-      const float *vh = v + t0 * H + (size_t)h * dh;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, L, L, dh, scale, qh, H, kh, H, 0.0f,
-                  P, L);
-      softmax_rows(P, L, L);
-      const float *Pu = P;
-      if (drop) {
-        float *Pd = scratch + (size_t)L * L;
-        const float *dm = drop + poff;
-        for (size_t i = 0; i < (size_t)L * L; i++) Pd[i] = P[i] * dm[i];
-        Pu = Pd;
+  size_t *tok = malloc(sizeof(size_t) * 2 * (size_t)(n_seqs + 1));
+  if (!tok) return;
+  size_t *prob = tok + n_seqs + 1;
+  offsets(seq_len, n_seqs, nh, tok, prob);
+  const int n_tasks = n_seqs * nh, ml = max_len_of(seq_len, n_seqs);
+  float *bufs = NULL;
+  const int par = team_scratch(n_tasks, ml, tok[n_seqs], &bufs);
+#pragma omp parallel if (par)
+  {
+    float *buf = par ? bufs + (size_t)omp_get_thread_num() * 2 * ml * ml : scratch;
+    {
+#pragma omp for schedule(dynamic, 1)
+      for (int task = 0; task < n_tasks; task++) {
+        const int s = task / nh, h = task % nh, L = seq_len[s];
+        const size_t off = tok[s] * H + (size_t)h * dh, poff = prob[s] + (size_t)h * L * L;
+        attend_one(ctx + off, probs ? probs + poff : buf, buf + (size_t)ml * ml, q + off, k + off,
+                   v + off, drop ? drop + poff : NULL, L, H, dh, scale);
       }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, dh, L, 1.0f, Pu, L, vh, H, 0.0f,
-                  ctx + t0 * H + (size_t)h * dh, H);
-      poff += (size_t)L * L;
     }
-    t0 += L;
   }
+  free(bufs);
+  free(tok);
 }
 
 void el_attention_forward_naive(float *ctx, float *probs, const float *q, const float *k,
@@ -104,50 +152,64 @@ void el_attention_forward_naive(float *ctx, float *probs, const float *q, const 
 
 /* Per sequence and head, with Pd = dropout(P):
  *   dV += Pd^T dctx;  dPd = dctx V^T;  dP = dPd * drop;
- *   dS = P * (dP - rowsum(dP * P));  dQ += scale dS K;  dK += scale dS^T Q. */
+ *   dS = P * (dP - rowsum(dP * P));  dQ += scale dS K;  dK += scale dS^T Q.
+ * Pairs write disjoint slices of dq/dk/dv, so they run in parallel. */
+static void attend_back_one(float *dq, float *dk, float *dv, const float *dctx, const float *P,
+                            const float *q, const float *k, const float *v, const float *dm,
+                            float *buf, int L, int H, int dh, float scale) {
+  const float *Pd = P;
+  float *dP = buf + (size_t)L * L;
+  if (dm) {
+    for (size_t i = 0; i < (size_t)L * L; i++) buf[i] = P[i] * dm[i];
+    Pd = buf;
+  }
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L, dh, L, 1.0f, Pd, L, dctx, H, 1.0f, dv,
+              H);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, L, L, dh, 1.0f, dctx, H, v, H, 0.0f, dP, L);
+  for (int i = 0; i < L; i++) {
+    float *dr = dP + (size_t)i * L;
+    const float *pr = P + (size_t)i * L;
+    if (dm) {
+      const float *mr = dm + (size_t)i * L;
+      for (int j = 0; j < L; j++) dr[j] *= mr[j];
+    }
+    float dot = 0.0f;
+    for (int j = 0; j < L; j++) dot += dr[j] * pr[j];
+    for (int j = 0; j < L; j++) dr[j] = pr[j] * (dr[j] - dot);
+  }
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, dh, L, scale, dP, L, k, H, 1.0f, dq,
+              H);
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L, dh, L, scale, dP, L, q, H, 1.0f, dk, H);
+}
+
 void el_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
                            const float *probs, const float *q, const float *k, const float *v,
                            const float *drop, const int *seq_len, int n_seqs, int H, int nh,
                            float *scratch) {
   const int dh = H / nh;
   const float scale = 1.0f / sqrtf((float)dh);
-  size_t t0 = 0, poff = 0;
-  for (int s = 0; s < n_seqs; s++) {
-    const int L = seq_len[s];
-    for (int h = 0; h < nh; h++) {
-      const size_t off = t0 * H + (size_t)h * dh;
-      const float *P = probs + poff;
-      const float *Pd = P;
-      float *dP = scratch + (size_t)L * L;
-      if (drop) {
-        float *tmp = scratch;
-        const float *dm = drop + poff;
-        for (size_t i = 0; i < (size_t)L * L; i++) tmp[i] = P[i] * dm[i];
-        Pd = tmp;
+  size_t *tok = malloc(sizeof(size_t) * 2 * (size_t)(n_seqs + 1));
+  if (!tok) return;
+  size_t *prob = tok + n_seqs + 1;
+  offsets(seq_len, n_seqs, nh, tok, prob);
+  const int n_tasks = n_seqs * nh, ml = max_len_of(seq_len, n_seqs);
+  float *bufs = NULL;
+  const int par = team_scratch(n_tasks, ml, tok[n_seqs], &bufs);
+#pragma omp parallel if (par)
+  {
+    float *buf = par ? bufs + (size_t)omp_get_thread_num() * 2 * ml * ml : scratch;
+    {
+#pragma omp for schedule(dynamic, 1)
+      for (int task = 0; task < n_tasks; task++) {
+        const int s = task / nh, h = task % nh, L = seq_len[s];
+        const size_t off = tok[s] * H + (size_t)h * dh, poff = prob[s] + (size_t)h * L * L;
+        attend_back_one(dq + off, dk + off, dv + off, dctx + off, probs + poff, q + off, k + off,
+                        v + off, drop ? drop + poff : NULL, buf, L, H, dh, scale);
       }
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L, dh, L, 1.0f, Pd, L, dctx + off, H,
-                  1.0f, dv + off, H);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, L, L, dh, 1.0f, dctx + off, H, v + off,
-                  H, 0.0f, dP, L);
-      for (int i = 0; i < L; i++) {
-        float *dr = dP + (size_t)i * L;
-        const float *pr = P + (size_t)i * L;
-        if (drop) {
-          const float *dm = drop + poff + (size_t)i * L;
-          for (int j = 0; j < L; j++) dr[j] *= dm[j];
-        }
-        float dot = 0.0f;
-        for (int j = 0; j < L; j++) dot += dr[j] * pr[j];
-        for (int j = 0; j < L; j++) dr[j] = pr[j] * (dr[j] - dot);
-      }
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, dh, L, scale, dP, L, k + off, H,
-                  1.0f, dq + off, H);
-      cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L, dh, L, scale, dP, L, q + off, H,
-                  1.0f, dk + off, H);
-      poff += (size_t)L * L;
     }
-    t0 += L;
   }
+  free(bufs);
+  free(tok);
 }
 
 void el_attention_backward_naive(float *dq, float *dk, float *dv, const float *dctx,

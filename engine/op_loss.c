@@ -4,6 +4,7 @@
  * result does not depend on the thread count. */
 #include <math.h>
 #include <stdlib.h>
+#include "op_fastmath.h"
 #include "ops.h"
 
 double el_softmax_xent_forward(float *probs, const float *logits, const int *targets,
@@ -27,13 +28,21 @@ double el_softmax_xent_forward(float *probs, const float *logits, const int *tar
         arg = j;
       }
     const float xt = x[targets[i]];
+    /* float partial sums over blocks of 256, added in double */
     double sum = 0.0;
-    for (int j = 0; j < V; j++) {
-      float e = expf(x[j] - mx);
-      p[j] = e;
-      sum += e;
+    for (int j0 = 0; j0 < V; j0 += 256) {
+      const int j1 = j0 + 256 < V ? j0 + 256 : V;
+      float part = 0.0f;
+#pragma omp simd reduction(+ : part)
+      for (int j = j0; j < j1; j++) {
+        const float e = el__expf(x[j] - mx);
+        p[j] = e;
+        part += e;
+      }
+      sum += part;
     }
     const float inv = (float)(1.0 / sum);
+#pragma omp simd
     for (int j = 0; j < V; j++) p[j] *= inv;
     const double w = weights ? weights[i] : 1.0;
     row_loss[i] = w * (log(sum) - ((double)xt - mx));

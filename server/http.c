@@ -527,6 +527,7 @@ int el__http_start(el__server *s, char *err, size_t cap) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     pool = n < 2 ? 2 : n > 4 ? 4 : (unsigned)n;
   }
+  s->http_threads = (int)pool;
   unsigned conn_limit = (unsigned)o->max_connections;
   if (conn_limit < pool * 2) conn_limit = pool * 2;
   s->mhd = MHD_start_daemon(

@@ -295,7 +295,7 @@ static el__http_err prepare_classify(el__api_req *r, const el__api_limits *lim, 
   }
   r->n_items = n;
   for (int i = 0; i < n && !e; i++) {
-    char where[40] = "", what[48];
+    char where[40] = "", what[80];
     if (r->batch_form) snprintf(where, sizeof where, "\"inputs\"[%d].", i);
     const cJSON *t, *p;
     if ((e = get_string(nodes[i], "text", where, &t, f))) break;
@@ -341,7 +341,7 @@ static el__http_err prepare_qa(el__api_req *r, const el__api_limits *lim, el__fa
   }
   r->n_items = n;
   for (int i = 0; i < n && !e; i++) {
-    char where[40] = "", what[48];
+    char where[40] = "", what[80];
     if (r->batch_form) snprintf(where, sizeof where, "\"inputs\"[%d].", i);
     const cJSON *q, *c;
     if ((e = get_string(nodes[i], "question", where, &q, f))) break;

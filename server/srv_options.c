@@ -29,8 +29,11 @@ typedef struct opt_def {
 #define SZ(f) sizeof(((el__srv_options *)0)->f)
 static const opt_def defs[] = {
     {"model", T_MODEL, 0, 0, 0, 0, "NAME=DIR",
-     "serve the checkpoint directory DIR as NAME (repeat for several models; the first\n"
-     "      model of each task is that task's default). ELECTRA_MODEL takes NAME=DIR,NAME=DIR"},
+     "serve the checkpoint directory DIR as NAME; repeat for several models. The task\n"
+     "      follows the architecture (ElectraForPreTraining -> /score,\n"
+     "      ...SequenceClassification -> /classify, ...QuestionAnswering -> /qa); the first\n"
+     "      model of each task is its default. Models from --config, ELECTRA_MODEL\n"
+     "      (NAME=DIR,NAME=DIR) and flags add up; a repeated NAME takes the later DIR"},
     {"config", T_STR, OFF(config), SZ(config), 0, 0, "FILE.json",
      "options as JSON: {\"models\": {\"NAME\": \"DIR\", ...}, \"port\": 8080, ...}; any option\n"
      "      below is a key (dashes or underscores)"},
@@ -82,24 +85,39 @@ const char *el__options_usage(void) {
   n += (size_t)snprintf(usage_buf + n, sizeof usage_buf - n,
                         "usage: electra-server --model NAME=DIR [--model NAME=DIR ...] [options]\n"
                         "       electra-server --healthcheck [--host H] [--port P]\n\n"
-                        "Batched REST inference for ELECTRA checkpoints: POST /score /classify "
-                        "/qa /tokenize,\nGET / /health /ready /info /metrics /openapi.json.\n\n"
-                        "Options (each also read from ELECTRA_<OPTION>, e.g. ELECTRA_PORT=8080 "
-                        "for --port;\nthe flag wins over the environment, which wins over "
-                        "--config):\n");
+                        "Batched REST inference for ELECTRA checkpoints:\n"
+                        "POST /score /classify /qa /tokenize; GET / /health /ready /info "
+                        "/metrics /openapi.json\n(and /v2/health/live, /v2/health/ready).\n\n"
+                        "Every option is also read from ELECTRA_<OPTION> (ELECTRA_PORT=8080 "
+                        "for --port,\nELECTRA_MAX_BATCH_SIZE for --max-batch-size). The flag "
+                        "wins over the\nenvironment, which wins over --config.\n\n");
+  /* flag on its own line, help word-wrapped below it at 8 + 70 columns */
   for (int i = 0; i < N_DEFS && n < sizeof usage_buf; i++) {
-    char flag[64];
-    snprintf(flag, sizeof flag, "--%s%s%s", defs[i].name, defs[i].arg ? " " : "",
-             defs[i].arg ? defs[i].arg : "");
-    n += (size_t)snprintf(usage_buf + n, sizeof usage_buf - n, "  %-28s %s\n", flag,
-                          defs[i].help);
+    n += (size_t)snprintf(usage_buf + n, sizeof usage_buf - n, "  --%s%s%s\n", defs[i].name,
+                          defs[i].arg ? " " : "", defs[i].arg ? defs[i].arg : "");
+    const char *p = defs[i].help;
+    int col = 0;
+    while (*p && n < sizeof usage_buf) {
+      while (*p == ' ' || *p == '\n') p++;
+      size_t w = strcspn(p, " \n");
+      if (!w) break;
+      if (col && col + 1 + (int)w > 70) {
+        n += (size_t)snprintf(usage_buf + n, sizeof usage_buf - n, "\n");
+        col = 0;
+      }
+      n += (size_t)snprintf(usage_buf + n, sizeof usage_buf - n, "%s%.*s",
+                            col ? " " : "        ", (int)w, p);
+      col += (col ? 1 : 0) + (int)w;
+      p += w;
+    }
+    if (n < sizeof usage_buf) n += (size_t)snprintf(usage_buf + n, sizeof usage_buf - n, "\n");
   }
   if (n < sizeof usage_buf)
     snprintf(usage_buf + n, sizeof usage_buf - n,
              "\nSignals: SIGTERM/SIGINT drain (not ready, stop accepting, finish accepted "
              "work,\nexit 0); SIGHUP reloads every model from its directory (a failed reload "
-             "keeps\nthe old models). Exit status: 0 after a drain, 1 on a start-up error, 2 "
-             "on bad options.\n");
+             "keeps\nthe old models). Exit status: 0 after a drain, 1 on a start-up error,\n"
+             "2 on bad options.\n");
   return usage_buf;
 }
 
@@ -142,6 +160,18 @@ static const opt_def *find_def(const char *name, size_t len) {
   return NULL;
 }
 
+/* Models add up across the layers (config file, environment, flags); the
+ * same name in a higher layer replaces the lower layer's directory. */
+enum { LAYER_CONFIG = 1, LAYER_ENV, LAYER_FLAGS };
+static int cur_layer;
+static int model_layer[EL_SRV_MAX_MODELS];
+
+static int el__has_model(const el__srv_options *o, const char *name, size_t nl) {
+  for (int i = 0; i < o->n_models; i++)
+    if (strlen(o->models[i].name) == nl && !strncmp(o->models[i].name, name, nl)) return 1;
+  return 0;
+}
+
 static int add_model(el__srv_options *o, const char *spec, const char *src, char *err,
                      size_t cap) {
   const char *eq = strchr(spec, '=');
@@ -159,12 +189,20 @@ static int add_model(el__srv_options *o, const char *spec, const char *src, char
   }
   if (strlen(eq + 1) >= sizeof o->models[0].dir)
     return fail(err, cap, "%s: model directory path too long", src);
-  if (o->n_models >= EL_SRV_MAX_MODELS)
+  if (o->n_models >= EL_SRV_MAX_MODELS && !el__has_model(o, spec, nl))
     return fail(err, cap, "%s: more than %d models", src, EL_SRV_MAX_MODELS);
+  el__model_spec *m = NULL;
   for (int i = 0; i < o->n_models; i++)
-    if (strlen(o->models[i].name) == nl && !strncmp(o->models[i].name, spec, nl))
-      return fail(err, cap, "%s: model name \"%.*s\" given twice", src, (int)nl, spec);
-  el__model_spec *m = &o->models[o->n_models++];
+    if (strlen(o->models[i].name) == nl && !strncmp(o->models[i].name, spec, nl)) {
+      if (model_layer[i] == cur_layer)
+        return fail(err, cap, "%s: model name \"%.*s\" given twice", src, (int)nl, spec);
+      m = &o->models[i]; /* a higher layer names it again: its directory wins */
+      model_layer[i] = cur_layer;
+    }
+  if (!m) {
+    model_layer[o->n_models] = cur_layer;
+    m = &o->models[o->n_models++];
+  }
   memcpy(m->name, spec, nl);
   m->name[nl] = 0;
   snprintf(m->dir, sizeof m->dir, "%s", eq + 1);
@@ -416,6 +454,8 @@ int el__options_parse(el__srv_options *o, int argc, char **argv, char **envp, ch
                       size_t errcap) {
   if (!envp) envp = environ;
   el__options_defaults(o);
+  memset(model_layer, 0, sizeof model_layer);
+  cur_layer = LAYER_FLAGS;
   /* Flags are collected first so the config file and environment can be
    * applied underneath them. */
   const opt_def *fdef[256];
@@ -453,10 +493,12 @@ int el__options_parse(el__srv_options *o, int argc, char **argv, char **envp, ch
     if (strlen(config) >= sizeof o->config)
       return fail(err, errcap, "--config path too long");
     snprintf(o->config, sizeof o->config, "%s", config);
+    cur_layer = LAYER_CONFIG;
     if (apply_config(o, config, err, errcap)) return -1;
   }
-  /* Environment over the file; a list option given in a higher layer
-   * replaces the lower layer's list rather than adding to it. */
+  /* Environment over the file. CORS origins given in a higher layer replace
+   * the lower layer's list; models add up (see add_model). */
+  cur_layer = LAYER_ENV;
   for (int i = 0; i < N_DEFS; i++) {
     const opt_def *d = &defs[i];
     if (d->type == T_FLAG && strcmp(d->name, "no-access-log")) continue;
@@ -465,14 +507,13 @@ int el__options_parse(el__srv_options *o, int argc, char **argv, char **envp, ch
     env_name(d, en, sizeof en);
     const char *v = env_get(envp, en);
     if (!v || !*v) continue;
-    if (d->type == T_MODEL) o->n_models = 0;
     if (d->type == T_ORIGIN) o->n_cors = 0;
     if (set_value(o, d, v, en, err, errcap)) return -1;
   }
-  int flag_models = 0, flag_origins = 0;
+  int flag_origins = 0;
+  cur_layer = LAYER_FLAGS;
   for (int i = 0; i < nflags; i++) {
     const opt_def *d = fdef[i];
-    if (d->type == T_MODEL && !flag_models++) o->n_models = 0;
     if (d->type == T_ORIGIN && !flag_origins++) o->n_cors = 0;
     if (!strcmp(d->name, "config")) continue;
     if (set_value(o, d, fval[i], "command line", err, errcap)) return -1;

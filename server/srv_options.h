@@ -40,7 +40,9 @@ typedef struct el__srv_options {
 
 void el__options_defaults(el__srv_options *o);
 /* Parses argv and the environment (envp NULL: the process environment).
- * Returns 0, or -1 with a message in err. */
+ * Models add up across config file, environment (ELECTRA_MODEL=a=DIR,b=DIR)
+ * and flags; a name given again in a higher layer takes that layer's
+ * directory. Returns 0, or -1 with a message in err. Not thread-safe. */
 int el__options_parse(el__srv_options *o, int argc, char **argv, char **envp, char *err,
                       size_t errcap);
 /* Full --help text. */

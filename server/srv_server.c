@@ -332,7 +332,7 @@ int el__server_main(const el__srv_options *opt) {
     return 1;
   }
   el__log("info", "electra-server %s listening on %s:%u (http threads %d, max batch %d "
-          "sequences / %d tokens)", EL_VERSION, opt->host, s->port, opt->http_threads,
+          "sequences / %d tokens)", EL_VERSION, opt->host, s->port, s->http_threads,
           opt->max_batch_size, opt->max_batch_tokens);
 
   uv_async_init(&G.loop, &G.ld.done, loader_done_cb);

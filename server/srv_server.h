@@ -28,6 +28,7 @@ typedef struct el__server {
   struct MHD_Daemon *mhd;
   int listen_fd;      /* returned by MHD_quiesce_daemon, closed after stop */
   unsigned port;      /* the bound port */
+  int http_threads;   /* libmicrohttpd pool size in use */
 
   pthread_mutex_t set_mu;
   el__model_set *set; /* current models; NULL until the first load */

@@ -1,16 +1,15 @@
 /* electra-train eval (PRODUCT.md §3): loads a fine-tuned checkpoint, scores
  * a labelled file and prints the metrics as one JSON object on stdout;
  * --out FILE writes the predictions (TSV for classification/regression/GED,
- * a SQuAD-style {id: answer} JSON for QA). The model's forward is the
- * trainer's (eval mode) over the loaded weights; the windows and span
- * decoding are the engine's (include/electra/qa.h), as /qa uses them. */
+ * a SQuAD-style {id: answer} JSON for QA). Inference is the engine's
+ * (el_run_*, include/electra/qa.h windows and span decoding), the same path
+ * as the server's /classify, /score and /qa. */
 #include <stdio.h>
 #include <string.h>
 
 #include "cli_util.h"
 #include "commands.h"
 #include "finetune_run.h"
-#include "model_internal.h"
 
 #define PROG "electra-train eval"
 
@@ -74,7 +73,7 @@ int el_cmd_eval(int argc, char **argv) {
 
   el_error err = {0};
   el_model *m = NULL;
-  el_tmodel *tm = NULL;
+  el_workspace *ws = NULL;
   el__ft_examples ex = {0};
   el__ft_data d = {0};
   FILE *pf = NULL;
@@ -105,14 +104,15 @@ int el_cmd_eval(int argc, char **argv) {
   shape.qa.max_query_len = (int)max_query;
   const el_tokenizer *tok = el_model_tokenizer(m);
   if ((rc = el__ft_features(&ex, tok, &shape, &d, &err))) goto fail;
-  el_tmodel_limits lim = {(int)batch * d.max_len, (int)batch, d.max_len, 0};
-  if ((rc = el_tmodel_new(cfg, &m->w, NULL, &lim, &tm, &err))) goto fail;
+  if ((rc = el_workspace_new(m, (int)batch * d.max_len, (int)batch, &ws, &err))) goto fail;
+  el__ft_engine_ctx ectx = {m, ws, t->kind};
+  el__ft_runner runner = {el__ft_engine_run, &ectx};
   if (outp && !(pf = fopen(outp, "w"))) {
     perror(outp);
     goto out;
   }
   el__ft_metrics mt;
-  if ((rc = el__ft_evaluate(tm, tok, &ex, &d, &shape, (int)batch, 0,
+  if ((rc = el__ft_evaluate(&runner, &ex, &d, &shape, (int)batch, 0,
                             cfg->has_null_threshold ? cfg->null_threshold : 0.0f, pf, &mt, &err)))
     goto fail;
   if (t->squad2 && !cfg->has_null_threshold)
@@ -131,7 +131,7 @@ fail:
   fprintf(stderr, PROG ": %s\n", err.msg);
 out:
   if (pf) fclose(pf);
-  el_tmodel_free(tm);
+  el_workspace_free(ws);
   el__ft_data_free(&d);
   el__ft_examples_free(&ex);
   el_model_free(m);

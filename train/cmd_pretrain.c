@@ -191,7 +191,19 @@ static int new_settings(el__pt_opts *o) {
   return 0;
 }
 
+/* The option variables are file-scope (the table points at them): clear them
+ * so that a second call in one process (tests) starts afresh. */
+static void reset_args(void) {
+  memset(&a_inputs, 0, sizeof a_inputs);
+  a_vocab = a_out = a_cache = a_preset = a_objective = NULL;
+  a_max_steps = a_batch = a_seq_len = a_warmup = a_seed = a_save_every = a_threads = 0;
+  a_log_every = a_val_every = a_val_examples = 0;
+  a_time_limit = a_lr = a_wd = a_gen_size = a_disc_weight = a_mask_prob = a_val_fraction = 0;
+  a_resume = 0;
+}
+
 int el_cmd_pretrain(int argc, char **argv) {
+  reset_args();
   int rc = el_cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
   if (!a_out) {

@@ -50,6 +50,11 @@ static void usage(FILE *f) {
 }
 
 int el_cmd_vocab(int argc, char **argv) {
+  memset(&inputs, 0, sizeof inputs);
+  vocab_size = 0;
+  min_frequency = 2;
+  out_path = NULL;
+  no_lower_case = 0;
   int rc = el_cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
   if (!inputs.n || !vocab_size || !out_path) {

@@ -88,14 +88,39 @@ typedef struct el__ft_metrics {
   float null_threshold;      /* squad2: chosen (or the model's) */
 } el__ft_metrics;
 
-/* Runs m (eval mode) over every feature and scores it. For squad2 with
- * pick_threshold != 0 the null threshold that maximises F1 is chosen and
- * reported; otherwise `threshold` (the model's) is applied. batch: sequences
- * per forward. If pred is non-NULL, predictions are written there (TSV for
- * cls/reg/ged, a JSON object id -> answer for qa). */
-int el__ft_evaluate(el_tmodel *m, const el_tokenizer *tok, const el__ft_examples *ex,
-                    const el__ft_data *d, const el__ft_shape *s, int batch, int pick_threshold,
-                    float threshold, FILE *pred, el__ft_metrics *out, el_error *err);
+/* Something that runs a batch of features in inference mode, writing:
+ * cls/reg: logits [n_seqs * K]; ged: P(error) per token [T]; qa: start
+ * logits [T] into out and end logits [T] into out2. Two implementations:
+ * the trainable model in eval mode (el__ft_tmodel_runner, used for dev
+ * evaluation during training) and the engine on a loaded checkpoint
+ * (el__ft_engine_runner, used by `eval`: the inference path of the server). */
+typedef struct el__ft_runner {
+  int (*run)(void *ctx, const el_batch *b, float *out, float *out2, el_error *err);
+  void *ctx;
+} el__ft_runner;
+
+typedef struct el__ft_tmodel_ctx {
+  el_tmodel *m;
+  el__task_kind kind;
+  int K;
+} el__ft_tmodel_ctx;
+int el__ft_tmodel_run(void *ctx, const el_batch *b, float *out, float *out2, el_error *err);
+
+typedef struct el__ft_engine_ctx {
+  const el_model *m;
+  el_workspace *ws;
+  el__task_kind kind;
+} el__ft_engine_ctx;
+int el__ft_engine_run(void *ctx, const el_batch *b, float *out, float *out2, el_error *err);
+
+/* Runs every feature through r (batches of `batch` sequences) and scores it.
+ * For squad2 with pick_threshold != 0 the null threshold that maximises F1 is
+ * chosen and reported; otherwise `threshold` (the model's) is applied. If
+ * pred is non-NULL, predictions are written there (TSV for cls/reg/ged, a
+ * JSON object id -> answer for qa). */
+int el__ft_evaluate(const el__ft_runner *r, const el__ft_examples *ex, const el__ft_data *d,
+                    const el__ft_shape *s, int batch, int pick_threshold, float threshold,
+                    FILE *pred, el__ft_metrics *out, el_error *err);
 
 /* The metrics as a one-line JSON object (no newline) into buf. */
 void el__ft_metrics_json(const el__task *t, const el__ft_metrics *mt, char *buf, int n);

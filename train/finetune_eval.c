@@ -10,13 +10,42 @@
 #include "finetune.h"
 #include "metrics.h"
 
-/* Runs features [a, b) (consecutive, so their tokens are contiguous) and
- * returns the head output. */
-static int run_range(el_tmodel *m, const el__ft_data *d, int a, int b, int *lens,
-                     const float **out, el_error *err) {
+int el__ft_tmodel_run(void *ctx, const el_batch *b, float *out, float *out2, el_error *err) {
+  el__ft_tmodel_ctx *c = ctx;
+  const float *o;
+  int rc = el_tmodel_forward(c->m, b, NULL, 0, 0, NULL, &o, err);
+  if (rc) return rc;
+  long T = 0;
+  for (int i = 0; i < b->n_seqs; i++) T += b->seq_len[i];
+  if (c->kind == EL__TASK_CLS || c->kind == EL__TASK_REG) {
+    memcpy(out, o, (size_t)b->n_seqs * c->K * sizeof *out);
+  } else if (c->kind == EL__TASK_GED) {
+    for (long t = 0; t < T; t++) out[t] = 1.0f / (1.0f + expf(-o[t]));
+  } else {
+    for (long t = 0; t < T; t++) {
+      out[t] = o[2 * t];
+      out2[t] = o[2 * t + 1];
+    }
+  }
+  return EL_OK;
+}
+
+int el__ft_engine_run(void *ctx, const el_batch *b, float *out, float *out2, el_error *err) {
+  el__ft_engine_ctx *c = ctx;
+  switch (c->kind) {
+    case EL__TASK_CLS:
+    case EL__TASK_REG: return el_run_classify(c->m, c->ws, b, out, err);
+    case EL__TASK_GED: return el_run_replaced(c->m, c->ws, b, out, err);
+    default: return el_run_qa(c->m, c->ws, b, out, out2, err);
+  }
+}
+
+/* Runs features [a, b) (consecutive, so their tokens are contiguous). */
+static int run_range(const el__ft_runner *r, const el__ft_data *d, int a, int b, int *lens,
+                     float *out, float *out2, el_error *err) {
   for (int i = a; i < b; i++) lens[i - a] = d->f[i].len;
   el_batch bt = {b - a, lens, d->ids + d->f[a].off, d->types + d->f[a].off};
-  return el_tmodel_forward(m, &bt, NULL, 0, 0, NULL, out, err);
+  return r->run(r->ctx, &bt, out, out2, err);
 }
 
 /* Byte offset of code point cp in s (clamped to the end). */
@@ -41,7 +70,7 @@ static int cmp_diff_idx(const void *a, const void *b, void *ctx) {
   return x < y ? -1 : x > y ? 1 : *(const int *)a - *(const int *)b;
 }
 
-static int eval_qa(el_tmodel *m, const el__ft_examples *ex, const el__ft_data *d,
+static int eval_qa(const el__ft_runner *r, const el__ft_examples *ex, const el__ft_data *d,
                    const el__ft_shape *s, int batch, int pick, float threshold, FILE *pred,
                    el__ft_metrics *mt, el_error *err) {
   const el__squad_data *sq = &ex->squad;
@@ -57,13 +86,8 @@ static int eval_qa(el_tmodel *m, const el__ft_examples *ex, const el__ft_data *d
   }
   for (int a = 0; a < d->n && !rc; a += batch) {
     int b = a + batch < d->n ? a + batch : d->n;
-    const float *o;
-    if ((rc = run_range(m, d, a, b, lens, &o, err))) goto done;
-    long base = d->f[a].off, T = d->f[b - 1].off + d->f[b - 1].len - base;
-    for (long t = 0; t < T; t++) {
-      st[base + t] = o[2 * t];
-      en[base + t] = o[2 * t + 1];
-    }
+    long base = d->f[a].off;
+    if ((rc = run_range(r, d, a, b, lens, st + base, en + base, err))) goto done;
   }
   for (int qi = 0; qi < nq; qi++) {
     const el__squad_q *q = &sq->q[qi];
@@ -163,22 +187,22 @@ done:
   return rc;
 }
 
-static int eval_cls(el_tmodel *m, const el__ft_examples *ex, const el__ft_data *d, int batch,
-                    FILE *pred, el__ft_metrics *mt, el_error *err) {
+static int eval_cls(const el__ft_runner *r, const el__ft_examples *ex, const el__ft_data *d,
+                    int batch, FILE *pred, el__ft_metrics *mt, el_error *err) {
   const el__cls_data *c = &ex->cls;
   int reg = ex->task->kind == EL__TASK_REG, K = reg ? 1 : c->n_labels, rc = EL_OK;
   int *lens = malloc((size_t)batch * sizeof *lens);
   int *pi = malloc((size_t)d->n * sizeof *pi), *gi = malloc((size_t)d->n * sizeof *gi);
   double *pv = malloc((size_t)d->n * sizeof *pv), *gv = malloc((size_t)d->n * sizeof *gv);
-  if (!lens || !pi || !gi || !pv || !gv) {
+  float *o = malloc((size_t)batch * K * sizeof *o);
+  if (!lens || !pi || !gi || !pv || !gv || !o) {
     rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
     goto done;
   }
   if (pred) fprintf(pred, "index\tprediction\n");
   for (int a = 0; a < d->n; a += batch) {
     int b = a + batch < d->n ? a + batch : d->n;
-    const float *o;
-    if ((rc = run_range(m, d, a, b, lens, &o, err))) goto done;
+    if ((rc = run_range(r, d, a, b, lens, o, NULL, err))) goto done;
     for (int i = a; i < b; i++) {
       const float *l = o + (size_t)(i - a) * K;
       int best = 0;
@@ -209,6 +233,7 @@ static int eval_cls(el_tmodel *m, const el__ft_examples *ex, const el__ft_data *
     mt->primary = !strcmp(pm, "mcc") ? mt->mcc : !strcmp(pm, "f1") ? mt->f1 : mt->accuracy;
   }
 done:
+  free(o);
   free(lens);
   free(pi);
   free(gi);
@@ -217,16 +242,23 @@ done:
   return rc;
 }
 
-static int eval_ged(el_tmodel *m, const el__ft_examples *ex, const el__ft_data *d, int batch,
-                    FILE *pred, el__ft_metrics *mt, el_error *err) {
+static int eval_ged(const el__ft_runner *r, const el__ft_examples *ex, const el__ft_data *d,
+                    int batch, FILE *pred, el__ft_metrics *mt, el_error *err) {
   const el__ged_data *g = &ex->ged;
   int rc = EL_OK;
   int *lens = malloc((size_t)batch * sizeof *lens);
   /* word predictions, sentence by sentence in one flat array */
   long *first = malloc((size_t)(g->n + 1) * sizeof *first);
   int *pw = NULL, *gw = NULL;
-  float *prob = NULL;
-  if (!lens || !first) goto oom;
+  float *prob = NULL, *o = NULL;
+  long maxtok = 0;
+  for (int a = 0; a < d->n; a += batch) {
+    int b = a + batch < d->n ? a + batch : d->n;
+    long T = d->f[b - 1].off + d->f[b - 1].len - d->f[a].off;
+    if (T > maxtok) maxtok = T;
+  }
+  o = malloc((size_t)(maxtok + 1) * sizeof *o);
+  if (!lens || !first || !o) goto oom;
   first[0] = 0;
   for (int i = 0; i < g->n; i++) first[i + 1] = first[i] + g->s[i].n;
   pw = calloc((size_t)first[g->n] + 1, sizeof *pw);
@@ -237,15 +269,14 @@ static int eval_ged(el_tmodel *m, const el__ft_examples *ex, const el__ft_data *
     for (int j = 0; j < g->s[i].n; j++) gw[first[i] + j] = g->s[i].err[j];
   for (int a = 0; a < d->n; a += batch) {
     int b = a + batch < d->n ? a + batch : d->n;
-    const float *o;
-    if ((rc = run_range(m, d, a, b, lens, &o, err))) goto done;
+    if ((rc = run_range(r, d, a, b, lens, o, NULL, err))) goto done;
     long base = d->f[a].off;
     for (int i = a; i < b; i++) {
       const el__feat *f = &d->f[i];
       for (int t = 0; t < f->len; t++) {
         int w = d->tword[f->off + t];
         if (w < 0) continue;
-        float p = 1.0f / (1.0f + expf(-o[f->off - base + t]));
+        float p = o[f->off - base + t];
         prob[first[f->example] + w] = p;
         pw[first[f->example] + w] = p > 0.5f;
       }
@@ -275,20 +306,20 @@ done:
   free(pw);
   free(gw);
   free(prob);
+  free(o);
   return rc;
 }
 
-int el__ft_evaluate(el_tmodel *m, const el_tokenizer *tok, const el__ft_examples *ex,
-                    const el__ft_data *d, const el__ft_shape *s, int batch, int pick_threshold,
-                    float threshold, FILE *pred, el__ft_metrics *out, el_error *err) {
-  (void)tok;
+int el__ft_evaluate(const el__ft_runner *r, const el__ft_examples *ex, const el__ft_data *d,
+                    const el__ft_shape *s, int batch, int pick_threshold, float threshold,
+                    FILE *pred, el__ft_metrics *out, el_error *err) {
   memset(out, 0, sizeof *out);
   if (d->n == 0) return el_error_set(err, EL_EINVAL, "%s: nothing to evaluate", ex->path);
   switch (ex->task->kind) {
     case EL__TASK_CLS:
-    case EL__TASK_REG: return eval_cls(m, ex, d, batch, pred, out, err);
-    case EL__TASK_GED: return eval_ged(m, ex, d, batch, pred, out, err);
-    default: return eval_qa(m, ex, d, s, batch, pick_threshold, threshold, pred, out, err);
+    case EL__TASK_REG: return eval_cls(r, ex, d, batch, pred, out, err);
+    case EL__TASK_GED: return eval_ged(r, ex, d, batch, pred, out, err);
+    default: return eval_qa(r, ex, d, s, batch, pick_threshold, threshold, pred, out, err);
   }
 }
 

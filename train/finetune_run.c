@@ -320,7 +320,9 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
       }
     }
     el__ft_metrics mt;
-    if ((rc = el__ft_evaluate(m, tok, &dv, &ddv, &shape, B, 1, 0, NULL, &mt, err))) goto done_ej;
+    el__ft_tmodel_ctx rctx = {m, t->kind, K};
+    el__ft_runner runner = {el__ft_tmodel_run, &rctx};
+    if ((rc = el__ft_evaluate(&runner, &dv, &ddv, &shape, B, 1, 0, NULL, &mt, err))) goto done_ej;
     el__ft_metrics_json(t, &mt, mj, sizeof mj);
     fprintf(log, "epoch %ld: train loss %.4f, dev %s (%.0f s)\n", ep, loss_sum / n_loss, mj,
             now_wall() - t_ep);

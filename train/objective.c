@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include "op_fastmath.h"
 #include "ops.h"
 
 struct el_electra {
@@ -83,15 +84,27 @@ size_t el_electra_bytes(const el_electra *e) {
 el_tmodel *el_electra_generator(el_electra *e) { return e->gen; }
 el_tmodel *el_electra_discriminator(el_electra *e) { return e->disc; }
 
-/* Gumbel-max over one row: argmax_j logits_j - log(-log(u_j + 1e-9) + 1e-9). */
+/* Gumbel-max over one row: argmax_j logits_j - log(-log(u_j + 1e-9) + 1e-9).
+ * u_j takes one of the 2^24 floats k 2^-24 in [0, 1) (exact in float, so it
+ * never rounds up to 1), two per 64 counter-based random bits keyed by one
+ * draw from r, in blocks of 64 so the bits and logs vectorise. */
 int el__sample_gumbel(const float *x, int V, el_rng *r) {
+  const uint64_t key = el_rng_u64(r);
   int best = 0;
   float best_v = -INFINITY;
-  for (int j = 0; j < V; j++) {
-    float u = el_rng_uniform(r);
-    float g = -logf(-logf(u + 1e-9f) + 1e-9f);
-    float s = x[j] + g;
-    if (s > best_v) best_v = s, best = j;
+  float s[64];
+  for (int j0 = 0; j0 < V; j0 += 64) {
+    const int nb = j0 + 64 <= V ? 64 : V - j0;
+#pragma omp simd
+    for (int h = 0; h < 32; h++) {
+      const uint64_t w = el__mix64(key, (uint64_t)(j0 / 2 + h));
+      s[2 * h] = (float)(uint32_t)(w >> 40) * 5.9604644775390625e-8f;
+      s[2 * h + 1] = (float)(uint32_t)((w >> 8) & 0xffffffu) * 5.9604644775390625e-8f;
+    }
+#pragma omp simd
+    for (int j = 0; j < nb; j++) s[j] = x[j0 + j] - el__logf(-el__logf(s[j] + 1e-9f) + 1e-9f);
+    for (int j = 0; j < nb; j++)
+      if (s[j] > best_v) best_v = s[j], best = j0 + j;
   }
   return best;
 }

@@ -3,10 +3,13 @@
  * by el_tmodel_new; nothing is allocated per step. */
 #include "tmodel.h"
 
+#include <cblas.h>
+#undef I /* complex.h (pulled in by cblas.h) defines I */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "op_fastmath.h"
 #include "ops.h"
 
 typedef struct layer_cache {
@@ -240,25 +243,17 @@ const el_config *el_tmodel_config(const el_tmodel *m) { return &m->cfg; }
 
 /* ---------- dropout masks ---------- */
 
-#define MASK_CHUNK 4096
-
-/* Fills mask[n] with 0 or 1/(1-p). Chunk c uses its own stream split from
- * base by (tag, c), so the mask depends on (base, tag) only, never on the
- * thread count. */
+/* Fills mask[n] with 0 or 1/(1-p): element i is dropped iff the low 32 bits
+ * of el__mix64(key, i) fall below p 2^32, key = a draw from base mixed with
+ * tag. Each element depends only on (base, tag, i), never on the thread count. */
 static void fill_mask(float *mask, size_t n, float p, const el_rng *base, uint64_t tag) {
+  el_rng r = el_rng_split(base, tag);
+  const uint64_t key = el_rng_u64(&r);
   const float keep = 1.0f / (1.0f - p);
-  const uint64_t thresh = (uint64_t)((double)p * 4294967296.0); /* drop iff u32 < thresh */
-  const long n_chunks = (long)((n + MASK_CHUNK - 1) / MASK_CHUNK);
-#pragma omp parallel for schedule(static) if (n_chunks > 4)
-  for (long ch = 0; ch < n_chunks; ch++) {
-    el_rng r = el_rng_split(base, (tag << 24) ^ (uint64_t)ch);
-    size_t lo = (size_t)ch * MASK_CHUNK, hi = lo + MASK_CHUNK < n ? lo + MASK_CHUNK : n;
-    for (size_t i = lo; i < hi; i += 2) {
-      uint64_t u = el_rng_u64(&r);
-      mask[i] = (u & 0xffffffffu) < thresh ? 0.0f : keep;
-      if (i + 1 < hi) mask[i + 1] = (u >> 32) < thresh ? 0.0f : keep;
-    }
-  }
+  const uint32_t thresh = (uint32_t)((double)p * 4294967296.0);
+#pragma omp parallel for simd schedule(static) if (n > 65536)
+  for (size_t i = 0; i < n; i++)
+    mask[i] = (uint32_t)el__mix64(key, i) < thresh ? 0.0f : keep;
 }
 
 /* ---------- forward ---------- */
@@ -299,8 +294,39 @@ static int check_batch(el_tmodel *m, const el_batch *b, const int *positions, in
   return EL_OK;
 }
 
+static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_pos, int train,
+                   el_rng *rng, const float **out, el_error *err);
+static int backward(el_tmodel *m, const float *dout, el_error *err);
+
+/* The ops split their work across one OpenMP team and call BLAS from inside
+ * it; OpenBLAS's own pool is held at 1 thread meanwhile so the two pools do
+ * not spin against each other on the same cores (el_set_threads sets both). */
+static int blas_single(void) {
+  int prev = openblas_get_num_threads();
+  if (prev != 1) openblas_set_num_threads(1);
+  return prev;
+}
+static void blas_restore(int prev) {
+  if (prev != 1) openblas_set_num_threads(prev);
+}
+
 int el_tmodel_forward(el_tmodel *m, const el_batch *b, const int *positions, int n_pos,
                       int train, el_rng *rng, const float **out, el_error *err) {
+  int prev = blas_single();
+  int rc = forward(m, b, positions, n_pos, train, rng, out, err);
+  blas_restore(prev);
+  return rc;
+}
+
+int el_tmodel_backward(el_tmodel *m, const float *dout, el_error *err) {
+  int prev = blas_single();
+  int rc = backward(m, dout, err);
+  blas_restore(prev);
+  return rc;
+}
+
+static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_pos, int train,
+                   el_rng *rng, const float **out, el_error *err) {
   *out = NULL;
   m->has_forward = 0;
   int rc = check_batch(m, b, positions, n_pos, err);
@@ -439,7 +465,7 @@ int el_tmodel_forward(el_tmodel *m, const el_batch *b, const int *positions, int
 
 static void zero(float *x, size_t n) { memset(x, 0, n * sizeof(float)); }
 
-int el_tmodel_backward(el_tmodel *m, const float *dout, el_error *err) {
+static int backward(el_tmodel *m, const float *dout, el_error *err) {
   if (!m->has_forward)
     return el_error_set(err, EL_EINVAL, "tmodel: backward without a forward");
   if (!m->g) return el_error_set(err, EL_EINVAL, "tmodel: backward on a forward-only model");

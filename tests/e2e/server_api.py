@@ -13,8 +13,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_lib import (ROOT, SLOW, SMALL, Server, body_of, done, error_type, make_models, ok,
-                        skip, status_line)
+from server_lib import (ROOT, SANITIZED, SLOW, SMALL, WRAPPER, Server, body_of, done,
+                        error_type, make_models, ok, skip, status_line)
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "reference"))
 import torch  # noqa: E402
@@ -549,9 +549,13 @@ ok(st == 200, "after all abuse: /health 200")
 st, _, j = srv.post("/score", {"text": "The chef cooked the meal."})
 ok(st == 200 and same_score(j, single[0]), "after all abuse: /score gives the same answer")
 rss1 = srv.rss_kb()
-ok(rss1 - rss0 <= RSS_BOUND_KB * (4 if SLOW > 1 else 1),
-   "RSS grew %d KiB over the abuse phase (bound %d KiB; %d -> %d KiB)"
-   % (rss1 - rss0, RSS_BOUND_KB, rss0, rss1))
+if SANITIZED or WRAPPER:
+    skip("RSS bound not checked under sanitizers or valgrind (their allocators hold freed "
+         "memory); grew %d KiB" % (rss1 - rss0))
+else:
+    ok(rss1 - rss0 <= RSS_BOUND_KB,
+       "RSS grew %d KiB over the abuse phase (bound %d KiB; %d -> %d KiB)"
+       % (rss1 - rss0, RSS_BOUND_KB, rss0, rss1))
 
 # metrics reflect what happened
 st, h, data = srv.get("/metrics")

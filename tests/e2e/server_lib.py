@@ -45,7 +45,23 @@ def skip(reason):
     print("ok - # SKIP " + reason, flush=True)
 
 
+_servers = []
+SANITIZED = "asan" in BUILD or "san" in os.environ.get("SANITIZE", "")
+
+
 def done():
+    # every daemon's log must be free of sanitizer and valgrind reports
+    for srv in _servers:
+        if srv.proc and srv.proc.poll() is None:
+            srv.stop()
+        text = srv.log().decode(errors="replace")
+        bad = [line for line in text.splitlines()
+               if "runtime error:" in line or "AddressSanitizer" in line or
+               "LeakSanitizer" in line or re.search(r"ERROR SUMMARY: [1-9]", line) or
+               re.search(r"definitely lost: [1-9]", line)]
+        if WRAPPER or SANITIZED:
+            ok(not bad, "no sanitizer/valgrind report in %s" % os.path.basename(srv.log_path),
+               "\n".join(bad[:10]))
     print("# %d passed, %d failed" % (_passed, _failed), flush=True)
     sys.exit(1 if _failed else 0)
 
@@ -79,6 +95,7 @@ class Server:
         self.log_path = os.path.join(self.workdir, log_name)
         self.proc = None
         self.port = None
+        _servers.append(self)
 
     def start(self, wait_ready=True):
         cmd = list(WRAPPER) + [BIN, "--host", "127.0.0.1", "--port", "0"]

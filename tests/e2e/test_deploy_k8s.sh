@@ -16,7 +16,7 @@ if ! "$PYTHON" -c 'import yaml' 2>/dev/null; then
 fi
 help=""
 [ -x "$BUILD/bin/electra-server" ] && help=$("$BUILD/bin/electra-server" --help 2>&1)
-HELP=$help exec "$PYTHON" - deploy/k8s Dockerfile <<'EOF'
+HELP=$help exec "$PYTHON" - "${K8S_DIR:-deploy/k8s}" Dockerfile <<'EOF'
 import os
 import re
 import sys

@@ -2,6 +2,7 @@
 # End to end: `electra-train finetune` and `eval` on tiny generated data with
 # a random 2-layer model (tests/reference/make_checkpoint.py) for
 # classification, regression, GED, SQuAD and SQuAD 2.0; output architecture,
+# the engine's eval of the saved model against the trainer's dev numbers,
 # config fields, eval JSON, learning (each synthetic task has a one-word cue,
 # so a working trainer reaches the stated scores), determinism, and the
 # documented errors for bad input. Real-data smoke runs SKIP without
@@ -124,6 +125,9 @@ check "stsb has one output" [ "$(json_get $T/sts/config.json id2label | tr -cd '
 out=$($BIN eval --task stsb --data $T/sts_dev.tsv --model $T/sts)
 sp=$(json_get - spearman <<<"$out")
 check "stsb learns (dev spearman $sp >= 0.8)" ge "$sp" 0.8
+near() { python3 -c 'import sys; sys.exit(0 if abs(float(sys.argv[1]) - float(sys.argv[2])) <= 1e-4 else 1)' "$1" "$2"; }
+pe=$(json_get - pearson <<<"$out"); pe_train=$(json_get $T/sts/eval.json dev/pearson)
+check "engine eval of the saved model = trainer's dev eval (pearson $pe vs $pe_train, 1e-4)" near "$pe" "$pe_train"
 
 # ---- GED ----
 $FT --task ged --train $T/ged_train.tsv --dev $T/ged_dev.txt --out $T/ged --epochs 10 2>/dev/null
@@ -144,6 +148,7 @@ check "squad output is ElectraForQuestionAnswering" [ "$(arch $T/sq)" = ElectraF
 out=$($BIN eval --task squad --data $T/sq_dev.json --model $T/sq --max-seq-len 24 --doc-stride 8 --out $T/sq_pred.json)
 f1=$(json_get - f1 <<<"$out")
 check "squad learns (F1 $f1 >= 90)" ge "$f1" 90
+check "squad: engine eval = trainer's dev eval" near "$f1" "$(json_get $T/sq/eval.json dev/f1)"
 check "squad predictions JSON maps ids to answers" [ "$(json_get $T/sq_pred.json q0)" = good ]
 $FT --task squad2 --train $T/sq2_train.json --dev $T/sq2_dev.json --out $T/sq2 --epochs 10 --max-seq-len 64 2>/dev/null
 check "finetune squad2 exits 0" [ $? -eq 0 ]

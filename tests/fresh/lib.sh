@@ -16,8 +16,19 @@
 fresh_log() { printf '[%s] %s\n' "$(date +%H:%M:%S)" "$*" >&2; }
 fresh_die() { fresh_log "FAILED: $*"; exit 1; }
 
+FRESH_REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
+
 fresh_need_root() {
   [ "$(id -u)" -eq 0 ] || fresh_die "run as root (debootstrap, chroot and unshare need it)"
+  if ! command -v debootstrap >/dev/null; then
+    if grep -q -- '--deploy-tools' "$FRESH_REPO/deploy/install-deps.sh"; then
+      "$FRESH_REPO/deploy/install-deps.sh" --deploy-tools >&2
+    else
+      fresh_log "installing debootstrap"
+      DEBIAN_FRONTEND=noninteractive apt-get update -qq >&2 &&
+        DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends debootstrap >&2
+    fi
+  fi
   for t in debootstrap unshare chroot; do
     command -v "$t" >/dev/null || fresh_die "$t missing: apt-get install debootstrap util-linux coreutils"
   done

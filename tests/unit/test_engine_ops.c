@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "op_fastmath.h"
 #include "ops.h"
 #include "rng.h"
 #include "../test.h"
@@ -411,6 +412,81 @@ static void test_sigmoid_xent(void) {
   free(c.x); free(c.y); free(c.w); free(d); free(d0); free(g);
 }
 
+/* ---------------- fast math (op_fastmath.h) ---------------- */
+static void test_fastmath(void) {
+  double we = 0, wl = 0, wc = 0, wc2 = 0;
+  for (int i = 0; i <= 200000; i++) {
+    const float x = -87.0f + 175.0f * (float)i / 200000.0f;
+    we = fmax(we, fabs(el__expf(x) - exp((double)x)) / exp((double)x));
+    const float y = expf(-20.0f + 35.0f * (float)i / 200000.0f); /* 2e-9 .. 3e6 */
+    const double ly = log((double)y);
+    wl = fmax(wl, fabs(el__logf(y) - ly) / fmax(fabs(ly), 1e-3));
+    const float z = -6.0f + 12.0f * (float)i / 200000.0f;
+    const double ec = fabs(el__erfcf(z) - erfc((double)z)) / erfc((double)z);
+    if (fabsf(z) <= 2.0f) wc2 = fmax(wc2, ec);
+    wc = fmax(wc, ec);
+  }
+  CHECK(we < 3e-7, "fast exp on [-87, 88]: max relative error %.2g < 3e-7", we);
+  CHECK(wl < 3e-7, "fast log on [2e-9, 3e6]: max error %.2g < 3e-7 (relative, absolute near 1)", wl);
+  CHECK(wc2 < 1e-6, "fast erfc on [-2, 2]: max relative error %.2g < 1e-6", wc2);
+  CHECK(wc < 5e-6, "fast erfc on [-6, 6] (down to 2e-17): max relative error %.2g < 5e-6", wc);
+  CHECK(el__logf(1.0f) == 0.0f && el__expf(0.0f) == 1.0f, "exp(0) = 1, log(1) = 0 exactly");
+}
+
+/* Sizes past the ops' parallel thresholds: the blocked/team paths vs naive. */
+static void test_large_paths(void) {
+  const int N = 300, Cin = 70, Cout = 130;
+  float *in = rnd((size_t)N * Cin, 1), *w = rnd((size_t)Cout * Cin, 0.3f), *b = rnd(Cout, 1);
+  float *o1 = malloc(sizeof(float) * N * Cout), *o2 = malloc(sizeof(float) * N * Cout);
+  el_dense_forward(o1, in, w, b, N, Cin, Cout);
+  el_dense_forward_naive(o2, in, w, b, N, Cin, Cout);
+  CLOSE(o1, o2, (size_t)N * Cout, "dense forward 300x70->130 (row blocks)");
+  float *d = rnd((size_t)N * Cout, 1);
+  float *di1 = calloc((size_t)N * Cin, 4), *di2 = calloc((size_t)N * Cin, 4);
+  float *dw1 = calloc((size_t)Cout * Cin, 4), *dw2 = calloc((size_t)Cout * Cin, 4);
+  float *db1 = calloc(Cout, 4), *db2 = calloc(Cout, 4);
+  el_dense_backward(di1, dw1, db1, d, in, w, N, Cin, Cout);
+  el_dense_backward_naive(di2, dw2, db2, d, in, w, N, Cin, Cout);
+  CLOSE(di1, di2, (size_t)N * Cin, "dense backward din (blocks)");
+  CLOSE(dw1, dw2, (size_t)Cout * Cin, "dense backward dw (blocks)");
+  CLOSE(db1, db2, Cout, "dense backward db (blocks)");
+  /* wide output: column blocks (the generator's vocabulary logits) */
+  const int Nw = 24, Cw = 3000, Kw = 40;
+  float *iw = rnd((size_t)Nw * Kw, 1), *ww = rnd((size_t)Cw * Kw, 0.3f), *bw = rnd(Cw, 1);
+  float *ow1 = malloc(sizeof(float) * Nw * Cw), *ow2 = malloc(sizeof(float) * Nw * Cw);
+  el_dense_forward(ow1, iw, ww, bw, Nw, Kw, Cw);
+  el_dense_forward_naive(ow2, iw, ww, bw, Nw, Kw, Cw);
+  CLOSE(ow1, ow2, (size_t)Nw * Cw, "dense forward 24x40->3000 (column blocks)");
+  free(in); free(w); free(b); free(o1); free(o2); free(d); free(di1); free(di2); free(dw1);
+  free(dw2); free(db1); free(db2); free(iw); free(ww); free(bw); free(ow1); free(ow2);
+
+  const int seq_len[3] = {64, 37, 100}, n_seqs = 3, H = 32, nh = 4, T = 201;
+  const size_t TH = (size_t)T * H, np = el_attention_probs_size(seq_len, n_seqs, nh);
+  float *q = rnd(TH, 1), *k = rnd(TH, 1), *v = rnd(TH, 1), *dc = rnd(TH, 1);
+  float *drop = malloc(sizeof(float) * np);
+  for (size_t i = 0; i < np; i++) drop[i] = el_rng_uniform(&R) < 0.1f ? 0.0f : 1.0f / 0.9f;
+  float *c1 = malloc(sizeof(float) * TH), *c2 = malloc(sizeof(float) * TH);
+  float *p1 = malloc(sizeof(float) * np), *p2 = malloc(sizeof(float) * np);
+  float *scratch = malloc(sizeof(float) * el_attention_scratch_size(100, H, nh));
+  el_attention_forward(c1, p1, q, k, v, drop, seq_len, n_seqs, H, nh, scratch);
+  el_attention_forward_naive(c2, p2, q, k, v, drop, seq_len, n_seqs, H, nh);
+  CLOSE(c1, c2, TH, "attention forward, lengths 64,37,100 (team path)");
+  CLOSE(p1, p2, np, "attention probs (team path)");
+  float *g1[3], *g2[3];
+  for (int j = 0; j < 3; j++) g1[j] = calloc(TH, 4), g2[j] = calloc(TH, 4);
+  el_attention_backward(g1[0], g1[1], g1[2], dc, p1, q, k, v, drop, seq_len, n_seqs, H, nh, scratch);
+  el_attention_backward_naive(g2[0], g2[1], g2[2], dc, p2, q, k, v, drop, seq_len, n_seqs, H, nh);
+  CLOSE(g1[0], g2[0], TH, "attention backward dq (team path)");
+  CLOSE(g1[1], g2[1], TH, "attention backward dk (team path)");
+  CLOSE(g1[2], g2[2], TH, "attention backward dv (team path)");
+  el_attention_forward(c1, NULL, q, k, v, NULL, seq_len, n_seqs, H, nh, scratch);
+  el_attention_forward_naive(c2, NULL, q, k, v, NULL, seq_len, n_seqs, H, nh);
+  CLOSE(c1, c2, TH, "attention forward without saved probs (inference)");
+  free(q); free(k); free(v); free(dc); free(drop); free(c1); free(c2); free(p1); free(p2);
+  free(scratch);
+  for (int j = 0; j < 3; j++) free(g1[j]), free(g2[j]);
+}
+
 int main(void) {
   el_rng_seed(&R, 1234);
   test_dense();
@@ -422,5 +498,7 @@ int main(void) {
   test_dropout();
   test_softmax_xent();
   test_sigmoid_xent();
+  test_fastmath();
+  test_large_paths();
   return el_test_done();
 }

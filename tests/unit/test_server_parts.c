@@ -39,7 +39,7 @@ static void test_prescan(void) {
   }
   const char *deep = "{\"a\":[[[[1]]]]}"; /* depth 5 */
   CHECK(el__json_prescan(deep, strlen(deep), 5, &at) == EL_SCAN_OK, "depth 5 within 5");
-  CHECK(el__json_prescan(deep, strlen(deep), 4, &at) == EL_SCAN_TOO_DEEP && at == 9,
+  CHECK(el__json_prescan(deep, strlen(deep), 4, &at) == EL_SCAN_TOO_DEEP && at == 8,
         "depth 5 over 4, at the 5th bracket (byte %zu)", at);
   const char *brackets_in_string = "{\"a\":\"[[[[[[[[\"}";
   CHECK(el__json_prescan(brackets_in_string, strlen(brackets_in_string), 2, &at) == EL_SCAN_OK,
@@ -95,7 +95,8 @@ static void test_error_bodies(void) {
 
 static void test_sbuf(void) {
   el__sb b = {0};
-  el__sb_json_str(&b, "a\"b\\c\n\x1f\xc3\xa9", 8);
+  const char *raw = "a\"b\\c\n\x1f\xc3\xa9";
+  el__sb_json_str(&b, raw, strlen(raw));
   el__sb_puts(&b, " ");
   el__sb_json_num(&b, 0.25);
   el__sb_puts(&b, " ");
@@ -129,8 +130,11 @@ static void test_options(void) {
             o.request_timeout == 0.5,
         "environment read; the flag wins (%s)", err);
   char *a3[] = {"electra-server", "--model", "c=/c", NULL};
-  CHECK(parse(&o, 3, a3, env1, err) == 0 && o.n_models == 1 && !strcmp(o.models[0].name, "c"),
-        "--model flags replace ELECTRA_MODEL");
+  CHECK(parse(&o, 3, a3, env1, err) == 0 && o.n_models == 3 && !strcmp(o.models[2].name, "c"),
+        "--model flags add to ELECTRA_MODEL's models");
+  char *a3b[] = {"electra-server", "--model", "a=/new", NULL};
+  CHECK(parse(&o, 3, a3b, env1, err) == 0 && o.n_models == 2 && !strcmp(o.models[0].dir, "/new"),
+        "a --model flag with an ELECTRA_MODEL name replaces its directory");
 
   char cfg[] = "/tmp/el_test_srv_cfg_XXXXXX";
   int fd = mkstemp(cfg);

@@ -1,0 +1,273 @@
+"""electra-server under load and through its lifecycle: a burst beyond
+--max-queue (429 + Retry-After, every accepted request answered), request
+deadlines (504), SIGTERM under load (every request sent before the signal
+answered, exit 0), SIGHUP under load (no failed request; a failed reload keeps
+the old models), /ready 503 while loading, API key, CORS, --healthcheck,
+environment and --config, JSON logs."""
+import json
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from server_lib import BIN, SLOW, SMALL, WRAPPER, Server, done, make_models, ok  # noqa: E402
+
+work = tempfile.mkdtemp(prefix="electra-e2e-load-")
+# a model with 512 positions so long texts make forward passes slow enough to queue
+BIGGER = ["--hidden", "64", "--layers", "2", "--heads", "2", "--intermediate", "128",
+          "--embedding", "32", "--max-position", "512", "--std", "0.3"]
+M = make_models(os.path.join(work, "models"), {
+    "disc": ["--arch", "pretraining", "--seed", "1"] + SMALL,
+    "slow": ["--arch", "pretraining", "--seed", "2"] + BIGGER,
+    "cls": ["--arch", "cls", "--num-labels", "2", "--seed", "3"] + SMALL,
+})
+LONG = "the quick brown fox jumps over the lazy dog " * 50  # ~450 pieces
+
+
+def hammer(srv, n_threads, until, body, path="/score", keepalive=True, log=None):
+    """Threads send requests until until() is true; returns [(t_sent, status|exc)]."""
+    out = []
+    lock = threading.Lock()
+
+    def run():
+        c = None
+        while not until():
+            t = time.time()
+            try:
+                if c is None or not keepalive:
+                    c = srv.conn(timeout=30)
+                st, h, _ = srv.request("POST", path, body, conn=c)
+                res = st
+                if h.get("connection", "").lower() == "close" or not keepalive:
+                    c.close()
+                    c = None
+            except Exception as e:  # noqa: BLE001
+                res = repr(e)
+                if c is not None:
+                    c.close()
+                c = None
+            with lock:
+                out.append((t, res))
+    ths = [threading.Thread(target=run) for _ in range(n_threads)]
+    for t in ths:
+        t.start()
+    return ths, out
+
+
+# ---- overload: burst beyond --max-queue
+srv = Server([("slow", M["slow"])], ["--max-queue", "4", "--max-batch-size", "1",
+                                     "--http-threads", "4"], workdir=work,
+             log_name="overload.log").start()
+results = []
+lock = threading.Lock()
+
+
+def one():
+    try:
+        st, h, j = srv.post("/score", {"text": LONG, "truncate": True}, timeout=60)
+        with lock:
+            results.append((st, h.get("retry-after"), j and j.get("error", {}).get("type")))
+    except Exception as e:  # noqa: BLE001
+        with lock:
+            results.append((repr(e), None, None))
+
+
+ths = [threading.Thread(target=one) for _ in range(40)]
+for t in ths:
+    t.start()
+for t in ths:
+    t.join()
+n200 = sum(1 for r in results if r[0] == 200)
+n429 = [r for r in results if r[0] == 429]
+other = [r for r in results if r[0] not in (200, 429)]
+ok(len(results) == 40 and not other, "burst of 40 with --max-queue 4: every request answered "
+   "200 or 429 (%d ok, %d overloaded)" % (n200, len(n429)), other[:5])
+ok(len(n429) > 0 and all(r[1] == "1" and r[2] == "overloaded" for r in n429),
+   "429s carry Retry-After and type overloaded")
+ok(n200 >= 4, "accepted requests were answered (%d)" % n200)
+rc = srv.stop()
+ok(rc == 0, "overload server exits 0")
+
+# ---- request deadline: 504 timeout for requests stuck in the queue
+srv = Server([("slow", M["slow"])], ["--max-batch-size", "1", "--request-timeout", "0.05"],
+             workdir=work, log_name="timeout.log").start()
+results = []
+ths = [threading.Thread(target=one) for _ in range(24)]
+for t in ths:
+    t.start()
+for t in ths:
+    t.join()
+n504 = [r for r in results if r[0] == 504]
+ok(n504 and all(r[2] == "timeout" for r in n504) and
+   all(r[0] in (200, 504) for r in results),
+   "--request-timeout 0.05 with a backlog: 504 timeout for those that waited (%d of %d), "
+   "the rest 200" % (len(n504), len(results)), results[:5])
+srv.stop()
+
+# ---- SIGTERM under load: everything sent before the signal is answered, exit 0
+srv = Server([("slow", M["slow"])], ["--max-batch-size", "8", "--drain-timeout", "20"],
+             workdir=work, log_name="sigterm.log").start()
+stop = [False]
+ths, out = hammer(srv, 16, lambda: stop[0], {"text": LONG[:800], "truncate": True})
+time.sleep(1.0 * SLOW)
+t_sig = time.time()
+srv.signal(signal.SIGTERM)
+t0 = time.time()
+rc = srv.proc.wait(timeout=60 * SLOW)
+t_exit = time.time()
+stop[0] = True
+for t in ths:
+    t.join()
+# a request sent in the last 0.1 s before the signal may still be on the wire
+# when draining starts (then 503 is right); anything older was accepted
+before = [r for t, r in out if t < t_sig - 0.1]
+after = [r for t, r in out if t >= t_sig - 0.1]
+bad_before = [r for r in before if r != 200]
+ok(rc == 0, "SIGTERM under load: exit status 0 after %.2f s" % (t_exit - t0), srv.log()[-1500:])
+ok(len(before) > 16 and not bad_before,
+   "SIGTERM under load: all %d requests sent before the signal (-0.1 s) answered 200" % len(before),
+   bad_before[:5])
+ok(all(r in (200, 503) or isinstance(r, str) for r in after),
+   "after the signal: 200 (accepted), 503 (draining) or refused connection only (%d)" % len(after),
+   [r for r in after if r not in (200, 503)][:3])
+log = srv.log().decode(errors="replace")
+ok("draining" in log and "drained" in log, "drain logged")
+
+# ---- SIGHUP under load: no failed request; a failed reload keeps the old models
+mdir = os.path.join(work, "reloadable")
+shutil.copytree(M["disc"], mdir)
+srv = Server([("disc", mdir), ("cls", M["cls"])], ["--max-batch-size", "16"], workdir=work,
+             log_name="sighup.log").start()
+stop = [False]
+ths, out = hammer(srv, 8, lambda: stop[0], {"text": "reload me please"})
+for i in range(3):
+    time.sleep(0.5 * SLOW)
+    srv.signal(signal.SIGHUP)
+    deadline = time.time() + 20 * SLOW
+    while time.time() < deadline and srv.log().count(b"reload done") < i + 1:
+        time.sleep(0.05)
+time.sleep(0.3 * SLOW)
+# a reload that fails: the safetensors file goes missing
+os.rename(os.path.join(mdir, "model.safetensors"), os.path.join(mdir, "moved.safetensors"))
+srv.signal(signal.SIGHUP)
+deadline = time.time() + 20 * SLOW
+while time.time() < deadline and b"reload failed" not in srv.log():
+    time.sleep(0.05)
+time.sleep(0.3 * SLOW)
+stop[0] = True
+for t in ths:
+    t.join()
+os.rename(os.path.join(mdir, "moved.safetensors"), os.path.join(mdir, "model.safetensors"))
+bad = [r for _, r in out if r != 200]
+log = srv.log().decode(errors="replace")
+ok(log.count("reload done") == 3, "three SIGHUP reloads completed", log[-1500:])
+ok(len(out) > 50 and not bad, "SIGHUP under load: %d requests, none failed" % len(out), bad[:5])
+ok("reload failed" in log and "moved.safetensors" not in log or "reload failed" in log,
+   "a failed reload is logged with its reason", log[-800:])
+st, _, j = srv.post("/score", {"text": "still the old model"})
+st2, _, met = srv.get("/metrics")
+met = met.decode()
+ok(st == 200 and 'electra_reloads_total{result="ok"} 3' in met and
+   'electra_reloads_total{result="failed"} 1' in met,
+   "after the failed reload the old models still answer; reloads counted")
+ok(srv.get("/ready")[0] == 200, "still ready after a failed reload")
+rc = srv.stop()
+ok(rc == 0, "exit 0")
+
+# ---- /ready is 503 while models load (config.json is a FIFO: the loader's open() blocks)
+slowdir = os.path.join(work, "slowload")
+shutil.copytree(M["disc"], slowdir)
+cfg_text = open(os.path.join(slowdir, "config.json")).read()
+os.remove(os.path.join(slowdir, "config.json"))
+os.mkfifo(os.path.join(slowdir, "config.json"))
+srv = Server([("disc", slowdir)], workdir=work, log_name="loading.log").start(wait_ready=False)
+time.sleep(0.3 * SLOW)
+st_h = srv.get("/health")[0]
+st_r, _, body_r = srv.get("/ready")
+st_s, _, j_s = srv.post("/score", {"text": "too early"})
+ok(st_h == 200, "while loading: /health 200")
+ok(st_r == 503 and json.loads(body_r)["error"]["type"] == "unavailable",
+   "while loading: /ready 503 unavailable")
+ok(st_s == 503 and j_s["error"]["type"] == "unavailable", "while loading: /score 503 unavailable")
+# opening the FIFO's other end lets the loader's open() return; it then refuses
+# a config.json that is not a regular file: a failed start-up load exits 1
+fd = os.open(os.path.join(slowdir, "config.json"), os.O_WRONLY)
+os.close(fd)
+try:
+    rc = srv.proc.wait(timeout=20 * SLOW)
+except subprocess.TimeoutExpired:
+    rc = None
+ok(rc == 1 and b"config.json: not a regular file" in srv.log(),
+   "a model failing to load at start-up: logged, exit 1", srv.log()[-400:])
+srv.stop()
+
+# ---- API key, CORS, JSON logs, environment, healthcheck
+keyfile = os.path.join(work, "key")
+with open(keyfile, "w") as f:
+    f.write("s3cret-key\n")
+cfgfile = os.path.join(work, "config.json")
+with open(cfgfile, "w") as f:
+    json.dump({"models": {"cls": M["cls"]}, "max_inputs": 3, "cors_origin": ["http://ok.example"]},
+              f)
+srv = Server([("disc", M["disc"])], ["--api-key-file", keyfile, "--log-format", "json",
+                                     "--config", cfgfile],
+             env={"ELECTRA_MAX_INPUTS": "2"}, workdir=work, log_name="auth.log")
+srv.start(wait_ready=False)
+srv.wait_ready()
+auth = {"Authorization": "Bearer s3cret-key"}
+st, _, j = srv.post("/score", {"text": "no key"})
+ok(st == 401 and j["error"]["type"] == "unauthorized", "no key: 401 unauthorized")
+st, _, j = srv.post("/score", {"text": "bad key"}, headers={"Authorization": "Bearer s3cret-kez"})
+ok(st == 401, "wrong key: 401")
+st, _, j = srv.post("/score", {"text": "short key"}, headers={"Authorization": "Bearer s3cret"})
+ok(st == 401, "prefix of the key: 401")
+st, _, j = srv.post("/score", {"text": "good key"}, headers=auth)
+ok(st == 200, "right key: 200")
+ok(all(srv.get(p)[0] == 200 for p in ("/health", "/ready", "/metrics", "/v2/health/live")),
+   "/health, /ready, /metrics stay open")
+ok(srv.get("/info")[0] == 401, "/info needs the key")
+st, _, j = srv.post("/score", {"texts": ["a", "b", "c"]}, headers=auth)
+ok(st == 422, "ELECTRA_MAX_INPUTS=2 wins over the config file's 3")
+st, _, j = srv.post("/classify", {"text": "model from --config"}, headers=auth)
+ok(st == 200 and j["model"] == "cls", "--config adds models next to --model")
+st, h, _ = srv.request("POST", "/score", {"text": "cors"},
+                       headers=dict(auth, Origin="http://ok.example"))
+ok(h.get("access-control-allow-origin") == "http://ok.example", "CORS: allowed origin echoed")
+st, h, _ = srv.request("POST", "/score", {"text": "cors"},
+                       headers=dict(auth, Origin="http://evil.example"))
+ok("access-control-allow-origin" not in h, "CORS: other origins get no allow header")
+st, h, _ = srv.request("OPTIONS", "/score", headers={"Origin": "http://ok.example",
+                                                     "Access-Control-Request-Method": "POST"})
+ok(st == 204 and "POST" in h.get("access-control-allow-methods", "") and
+   "Authorization" in h.get("access-control-allow-headers", ""), "CORS preflight: 204 with allow lists")
+hc = subprocess.run(WRAPPER + [BIN, "--healthcheck", "--port", str(srv.port)])
+ok(hc.returncode == 0, "--healthcheck against a live server: exit 0")
+lines = [json.loads(line) for line in srv.log().decode().splitlines() if line.startswith("{")]
+acc = [x for x in lines if x.get("msg") == "access"]
+ok(lines and len(lines) == len(srv.log().decode().splitlines()) and acc and
+   {"method", "route", "status", "latency_ms", "batch_size"} <= set(acc[-1]),
+   "--log-format json: every log line is a JSON object; access lines carry method, route, "
+   "status, latency, batch size", acc[-1:] if acc else lines[:3])
+srv.stop()
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+dead = s.getsockname()[1]
+s.close()
+hc = subprocess.run(WRAPPER + [BIN, "--healthcheck", "--port", str(dead)], capture_output=True)
+ok(hc.returncode == 1, "--healthcheck against nothing: exit 1")
+r = subprocess.run([BIN, "--model", "x=/nonexistent/dir", "--port", "0"], capture_output=True,
+                   timeout=30 * SLOW)
+ok(r.returncode == 1 and b"/nonexistent/dir" in r.stderr,
+   "a model that fails to load at start-up: exit 1, naming the directory", r.stderr[-300:])
+r = subprocess.run([BIN, "--port", "banana"], capture_output=True)
+ok(r.returncode == 2 and b"--port" in r.stderr, "bad option: exit 2 naming it")
+r = subprocess.run([BIN, "--help"], capture_output=True)
+ok(r.returncode == 0 and b"--max-batch-tokens" in r.stdout and b"ELECTRA_" in r.stdout,
+   "--help prints every option")
+done()

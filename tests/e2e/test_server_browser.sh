@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# GET / in headless Chromium: type, submit, check the rendered words. SKIPs without chromium.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+if [ ! -x "$BUILD/bin/electra-server" ]; then
+  echo "not ok - $BUILD/bin/electra-server is missing (run make)"; exit 1
+fi
+if ! /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  echo "ok - # SKIP python3-torch missing: cannot make test checkpoints"; exit 0
+fi
+exec /usr/bin/python3 tests/e2e/server_browser.py
