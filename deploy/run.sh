@@ -63,6 +63,10 @@ run_logged() { # LOG COMMAND...
 }
 
 make_default_model() {
+  if [ -d "$MODEL_DIR" ]; then
+    rmdir "$MODEL_DIR" 2>/dev/null ||
+      die "$MODEL_DIR exists but holds no config.json: not a model directory (move it away or set ELECTRA_MODEL_DIR)"
+  fi
   local corpus=$BUILD/default-corpus.txt vocab=$BUILD/default-vocab-$VOCAB_SIZE.txt run=$BUILD/default-run
   say "No model at $MODEL_DIR: pretraining a tiny ELECTRA for $MODEL_TIME on English text from Debian packages"
   mkdir -p "$BUILD"

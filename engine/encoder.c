@@ -25,24 +25,25 @@ void el__gemm_nt(float *out, const float *in, const float *w, const float *b, in
 
 int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b, int need,
                     const char *fn, int *T, el_error *err) {
-  if (!m || !ws || !b) return el_error_set(err, EL_EINVAL, "%s: NULL model, workspace or batch", fn);
+  if (!m || !ws || !b)
+    return el_error_set(err, EL_EINVAL, "%s: NULL model, workspace or batch", fn);
   const el_config *c = &m->cfg;
   if (need >= 0 && (int)c->arch != need)
     return el_error_set(err, EL_EINVAL, "%s: the model is %s, this call needs %s", fn,
                         el_arch_name(c->arch) ? el_arch_name(c->arch) : "an unknown architecture",
                         el_arch_name((el_arch)need));
-  if (ws->H != c->hidden_size || ws->E != c->embedding_size || ws->I != c->intermediate_size ||
+  if (ws->H != c->hidden_size || ws->E != c->embedding_size || ws->inter != c->intermediate_size ||
       ws->nh != c->num_heads || ws->max_pos != c->max_position_embeddings)
     return el_error_set(err, EL_EINVAL,
                         "%s: the workspace was sized for another model shape (hidden %d, "
                         "embedding %d, intermediate %d, heads %d; this model: %d, %d, %d, %d)",
-                        fn, ws->H, ws->E, ws->I, ws->nh, c->hidden_size, c->embedding_size,
+                        fn, ws->H, ws->E, ws->inter, ws->nh, c->hidden_size, c->embedding_size,
                         c->intermediate_size, c->num_heads);
   if (b->n_seqs < 1)
     return el_error_set(err, EL_EINVAL, "%s: batch has %d sequences (need >= 1)", fn, b->n_seqs);
   if (b->n_seqs > ws->max_seqs)
-    return el_error_set(err, EL_ETOOLONG, "%s: batch has %d sequences, the workspace holds %d",
-                        fn, b->n_seqs, ws->max_seqs);
+    return el_error_set(err, EL_ETOOLONG, "%s: batch has %d sequences, the workspace holds %d", fn,
+                        b->n_seqs, ws->max_seqs);
   if (!b->seq_len || !b->ids)
     return el_error_set(err, EL_EINVAL, "%s: batch without seq_len or ids", fn);
   long long total = 0;
@@ -58,15 +59,15 @@ int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b
     total += L;
   }
   if (total > ws->max_tokens)
-    return el_error_set(err, EL_ETOOLONG, "%s: batch has %lld tokens, the workspace holds %d",
-                        fn, total, ws->max_tokens);
+    return el_error_set(err, EL_ETOOLONG, "%s: batch has %lld tokens, the workspace holds %d", fn,
+                        total, ws->max_tokens);
   const int n = (int)total;
   for (int s = 0, t = 0; s < b->n_seqs; s++) {
     for (int p = 0; p < b->seq_len[s]; p++, t++) {
       if (b->ids[t] < 0 || b->ids[t] >= c->vocab_size)
         return el_error_set(err, EL_EINVAL,
-                            "%s: token %d (sequence %d, position %d): id %d outside [0, %d)", fn,
-                            t, s, p, b->ids[t], c->vocab_size);
+                            "%s: token %d (sequence %d, position %d): id %d outside [0, %d)", fn, t,
+                            s, p, b->ids[t], c->vocab_size);
       if (b->type_ids && (b->type_ids[t] < 0 || b->type_ids[t] >= c->type_vocab_size))
         return el_error_set(err, EL_EINVAL,
                             "%s: token %d (sequence %d, position %d): type id %d outside [0, %d)",
@@ -79,20 +80,19 @@ int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b
 
 static void encoder_layer(const el_layer_w *lw, el_workspace *ws, const el_batch *b, int T,
                           float eps) {
-  const int H = ws->H, I = ws->I;
+  const int H = ws->H, In = ws->inter;
   float *x = ws->x, *ctx = ws->ctx;
   float *q = ws->big, *k = q + (size_t)T * H, *v = k + (size_t)T * H;
   el__gemm_nt(q, x, lw->q.w, NULL, T, H, H, 0);
   el__gemm_nt(k, x, lw->k.w, NULL, T, H, H, 0);
   el__gemm_nt(v, x, lw->v.w, NULL, T, H, H, 0);
-  el__attention(ctx, q, k, v, lw->q.b, lw->k.b, lw->v.b, b->seq_len, b->n_seqs, H, ws->nh,
-                ws->att);
+  el__attention(ctx, q, k, v, lw->q.b, lw->k.b, lw->v.b, b->seq_len, b->n_seqs, H, ws->nh, ws->att);
   el__gemm_nt(x, ctx, lw->attn_out.w, NULL, T, H, H, 1);
   el__bias_layernorm(x, lw->attn_out.b, lw->attn_ln.g, lw->attn_ln.b, T, H, eps);
   float *f = ws->big;
-  el__gemm_nt(f, x, lw->inter.w, NULL, T, H, I, 0);
-  el__bias_gelu(f, lw->inter.b, T, I);
-  el__gemm_nt(x, f, lw->out.w, NULL, T, I, H, 1);
+  el__gemm_nt(f, x, lw->inter.w, NULL, T, H, In, 0);
+  el__bias_gelu(f, lw->inter.b, T, In);
+  el__gemm_nt(x, f, lw->out.w, NULL, T, In, H, 1);
   el__bias_layernorm(x, lw->out.b, lw->out_ln.g, lw->out_ln.b, T, H, eps);
 }
 
@@ -104,8 +104,7 @@ void el__encode(const el_model *m, el_workspace *ws, const el_batch *b, int T) {
   el_embed_forward(emb, b->ids, b->type_ids, b->seq_len, b->n_seqs, w->word, w->pos, w->type, E);
   el__bias_layernorm(emb, NULL, w->emb_ln.g, w->emb_ln.b, T, E, c->layer_norm_eps);
   if (E != H) el__gemm_nt(ws->x, emb, w->project.w, w->project.b, T, E, H, 0);
-  for (int l = 0; l < c->num_layers; l++)
-    encoder_layer(&w->layer[l], ws, b, T, c->layer_norm_eps);
+  for (int l = 0; l < c->num_layers; l++) encoder_layer(&w->layer[l], ws, b, T, c->layer_norm_eps);
 }
 
 int el_run_hidden(const el_model *m, el_workspace *ws, const el_batch *b, float *hidden,

@@ -20,12 +20,12 @@
 struct el_workspace {
   /* Limits and the model shape the buffers were sized for. */
   int max_tokens, max_seqs, max_len;
-  int H, E, I, nh, max_pos;
-  float *x;       /* [max_tokens, H] hidden states */
-  float *ctx;     /* [max_tokens, H] attention context; head scratch */
-  float *big;     /* [max_tokens, max(3H, I, E)] */
-  float *att;     /* el__attention_scratch(max_len) */
-  void *block;    /* the single allocation the pointers above live in */
+  int H, E, inter, nh, max_pos; /* hidden, embedding, intermediate, heads, positions */
+  float *x;                     /* [max_tokens, H] hidden states */
+  float *ctx;                   /* [max_tokens, H] attention context; head scratch */
+  float *big;                   /* [max_tokens, max(3H, I, E)] */
+  float *att;                   /* el__attention_scratch(max_len) */
+  void *block;                  /* the single allocation the pointers above live in */
 };
 
 /* Checks m, ws and b (batch shape, ids, type ids, workspace limits, that ws

@@ -9,16 +9,16 @@
 #include "infer_kernels.h"
 
 #define LOG2E 1.44269504088896341f
-#define LN2_HI 0.693145751953125f        /* ln 2 split so n * LN2_HI is exact */
+#define LN2_HI 0.693145751953125f /* ln 2 split so n * LN2_HI is exact */
 #define LN2_LO 1.42860682030941723e-6f
-#define ROUND_MAGIC 12582912.0f          /* 1.5 * 2^23: adding it rounds to an integer */
+#define ROUND_MAGIC 12582912.0f /* 1.5 * 2^23: adding it rounds to an integer */
 #define INV_SQRT2 0.70710678118654752440f
 
 /* exp(x) = 2^n * e^r, n = round(x / ln 2), |r| <= ln2 / 2; e^r by its Taylor
  * series to degree 7 (truncation error < 1e-8 relative on that interval). */
 static inline float exp_core(float x) {
   x = x < -87.3f ? -87.3f : x; /* not fminf/fmaxf: their NaN rules block vectorising */
-  x = x > 88.3f ? 88.3f : x; /* keeps n <= 127: 2^n stays finite */
+  x = x > 88.3f ? 88.3f : x;   /* keeps n <= 127: 2^n stays finite */
   float n = (x * LOG2E + ROUND_MAGIC) - ROUND_MAGIC;
   float r = fmaf(-n, LN2_HI, x);
   r = fmaf(-n, LN2_LO, r);

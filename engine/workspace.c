@@ -34,14 +34,14 @@ int el_workspace_new(const el_model *m, int max_tokens, int max_seqs, el_workspa
   ws->max_len = max_tokens < c->max_position_embeddings ? max_tokens : c->max_position_embeddings;
   ws->H = c->hidden_size;
   ws->E = c->embedding_size;
-  ws->I = c->intermediate_size;
+  ws->inter = c->intermediate_size;
   ws->nh = c->num_heads;
   ws->max_pos = c->max_position_embeddings;
 
   const size_t T = (size_t)max_tokens;
   const size_t nx = round_up64(T * (size_t)ws->H);
   const size_t nctx = round_up64(T * (size_t)ws->H);
-  const size_t nbig = round_up64(T * (size_t)imax(imax(3 * ws->H, ws->I), ws->E));
+  const size_t nbig = round_up64(T * (size_t)imax(imax(3 * ws->H, ws->inter), ws->E));
   const size_t natt = round_up64(el__attention_scratch(ws->max_len));
   const size_t total = nx + nctx + nbig + natt;
   if (total > SIZE_MAX / sizeof(float) / 2) {
@@ -52,8 +52,7 @@ int el_workspace_new(const el_model *m, int max_tokens, int max_seqs, el_workspa
   float *p = aligned_alloc(64, total * sizeof(float));
   if (!p) {
     free(ws);
-    return el_error_set(err, EL_ENOMEM,
-                        "el_workspace_new: cannot allocate %zu MiB for %d tokens",
+    return el_error_set(err, EL_ENOMEM, "el_workspace_new: cannot allocate %zu MiB for %d tokens",
                         total * sizeof(float) >> 20, max_tokens);
   }
   ws->block = p;

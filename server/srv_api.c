@@ -618,17 +618,15 @@ static el__http_err render_qa_item(el__sb *b, const el__api_req *r, const item *
   const el_config *c = r->entry->cfg;
   /* The null answer: by the model's threshold when it has one (put first);
    * else ranked by its probability among the spans (as HF's pipeline). */
-  int null_first = 0, null_rank = -1;
+  int null_rank = -1; /* position of the empty answer in the list, -1: absent */
   if (r->handle_impossible) {
     if (c->has_null_threshold) {
-      null_first = el_qa_is_impossible(&null, spans, n, c->null_threshold);
-      if (!null_first) null_rank = -1;
+      if (el_qa_is_impossible(&null, spans, n, c->null_threshold)) null_rank = 0;
     } else {
       null_rank = 0;
       while (null_rank < n && spans[null_rank].score >= null.prob) null_rank++;
       if (null_rank >= r->top_k) null_rank = -1;
     }
-    if (null_first) null_rank = 0;
   }
   el__sb_puts(b, "\"answers\":[");
   int written = 0;

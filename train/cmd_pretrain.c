@@ -64,6 +64,19 @@ static void usage(FILE *f) {
   el_cli_print_options(f, opts, N_OPTS);
   fprintf(f,
           "\n"
+          "Data (ELECTRA's build_pretraining_dataset rules): lines accumulate until a sequence\n"
+          "is full or the document ends, then become [CLS] A [SEP] B [SEP] (10%% one segment,\n"
+          "5%% shorter targets); 1%% of the sequences are held out for validation.\n"
+          "Masking, drawn afresh each step: round(mask-prob x length) positions (at least 1,\n"
+          "at most int((mask-prob + 0.005) x seq-len)), sampled WITHOUT replacement among the\n"
+          "tokens other than [CLS] [SEP] [MASK] [PAD]; ELECTRA: 85%% become [MASK], 15%% stay;\n"
+          "MLM: 80%% [MASK], 10%% stay, 10%% a random token. The generator's samples\n"
+          "(Gumbel-max) replace every selected token; the discriminator labels a token\n"
+          "replaced only if the sample differs. Loss = MLM + disc-weight x discriminator.\n"
+          "Validation: generator accuracy at masked positions (and the unigram baseline),\n"
+          "discriminator accuracy, and the AUC of P(replaced) on replaced vs original tokens.\n");
+  fprintf(f,
+          "\n"
           "With --resume the run keeps its saved settings; --max-steps, --time-limit,\n"
           "--save-every, --threads, --log-every and --val-every may be changed, --input,\n"
           "--vocab and --cache may point to moved copies of the same data, and any other\n"

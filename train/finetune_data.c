@@ -292,11 +292,10 @@ static int qa_features(const el__ft_examples *ex, const el_tokenizer *tok, const
       memcpy(d->types + f->off, e->type_ids, (size_t)e->n * sizeof(int));
       f->example = qi;
       f->window = wi;
+      /* the whole answer inside this window, else [CLS] (position 0) */
       if (ts >= 0 && ts >= w->ctx_first[wi] && te < w->ctx_first[wi] + w->ctx_len[wi]) {
         f->label = w->ctx_pos[wi] + ts - w->ctx_first[wi];
         f->label2 = w->ctx_pos[wi] + te - w->ctx_first[wi];
-      } else if (ts >= 0 && ts >= w->ctx_first[wi] && ts < w->ctx_first[wi] + w->ctx_len[wi]) {
-        f->label = f->label2 = 0; /* answer runs past the window: no target here */
       }
     }
   }

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <dirent.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -183,6 +184,23 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   size_t ej_len = 0;
   int rc;
   if (o->threads > 0) el_set_threads((int)o->threads);
+  /* saving replaces the whole --out directory: refuse one that holds
+   * something other than a checkpoint */
+  DIR *od = opendir(o->out);
+  if (od) {
+    struct dirent *de;
+    int other = 0, ckpt = 0;
+    while ((de = readdir(od))) {
+      if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+      if (!strcmp(de->d_name, "config.json")) ckpt = 1;
+      other = 1;
+    }
+    closedir(od);
+    if (other && !ckpt)
+      return el_error_set(err, EL_EINVAL,
+                          "--out %s: exists and is not a checkpoint directory (it would be replaced)",
+                          o->out);
+  }
   if ((rc = el_model_load(mdir, &src, err))) goto done;
   const el_tokenizer *tok = el_model_tokenizer(src);
 

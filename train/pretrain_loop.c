@@ -82,7 +82,8 @@ static void plot(el__pt_run *r) {
 }
 
 static int validate(el__pt_run *r, el_error *err) {
-  if (!r->data.n_val) return EL_OK;
+  if (!r->data.n_val || r->last_val_step == r->step) return EL_OK;
+  r->last_val_step = r->step;
   double t0 = mono();
   el__val_result v;
   int rc = r->o->mlm ? el__validate_mlm(r->mlm, &r->data, &r->mc, (int)r->o->batch_size,
@@ -215,6 +216,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
   memset(r, 0, sizeof *r);
   r->o = o;
   r->resume = resume;
+  r->last_val_step = -1;
   el_error err = {0};
   int code = 1;
   snprintf(r->run_dir, sizeof r->run_dir, "%s", o->out);
@@ -225,6 +227,10 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
     fprintf(stderr, PROG ": cannot create %s: %s\n", r->run_dir, strerror(errno));
     return 1;
   }
+  int stale = el__pt_clean_stale(r);
+  if (stale)
+    fprintf(stderr, "removed %d temporary file(s) left by an interrupted save in %s\n", stale,
+            r->run_dir);
   if (el__pt_setup_vocab(r, resume ? st->vocab_hash : 0, &err) ||
       el__pt_setup_data(r, resume ? st : NULL, &err) ||
       el__pt_setup_model(r, resume ? st : NULL, &err)) {
@@ -269,9 +275,10 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
               "uninterrupted run\n",
               st->threads, el_get_threads());
   }
+  g_stop = 0;
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
-  if (!resume && r->step == 0 && (err.code = validate(r, &err))) {
+  if (!resume && r->step == 0 && validate(r, &err)) {
     code = fail(r, "validation failed: ", &err);
     goto out;
   }
@@ -365,7 +372,9 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
     double lr = el_lr_at(o->lr, r->step - 1, o->max_steps, o->warmup_steps);
     log_row(r, &a, lr);
   }
-  if (r->step >= o->max_steps && validate(r, &err)) {
+  /* A session that ends by plan (max steps or time limit) ends with a
+   * validation; a signal asks for a quick exit, so it gets none. */
+  if (!g_stop && validate(r, &err)) {
     code = fail(r, "validation failed: ", &err);
     goto out_pk;
   }
@@ -384,6 +393,8 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
 out_pk:
   el__packed_free(&pk);
 out:
+  signal(SIGINT, SIG_DFL);
+  signal(SIGTERM, SIG_DFL);
   el__progress_done(&r->prog);
   el__pt_run_free(r);
   return code;

@@ -51,6 +51,7 @@ typedef struct el__pt_run {
   int64_t step;
   uint64_t tokens_seen;
   double train_seconds;
+  int64_t last_val_step; /* step of the last validation, -1 = none yet */
   /* per-step buffers */
   int *pos, *targets, *corrupt;
   uint8_t *use_mask;
@@ -64,6 +65,9 @@ int el__pt_setup_vocab(el__pt_run *r, uint64_t expect_hash, el_error *err);
 int el__pt_setup_data(el__pt_run *r, const el__state *resume_state, el_error *err);
 int el__pt_setup_model(el__pt_run *r, el__state *resume_state, el_error *err);
 void el__pt_run_free(el__pt_run *r);
+/* Removes temporary files of killed saves (NAME.tmp-PID of a dead PID) from
+ * RUN, RUN/state and RUN/cache; returns how many. */
+int el__pt_clean_stale(const el__pt_run *r);
 
 /* Runs o (resume: continue RUN/state) to the end; returns the exit code and
  * prints every message itself. */

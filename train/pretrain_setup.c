@@ -1,6 +1,9 @@
 /* Pretraining setup: vocabulary, token cache and split, models and
  * optimizer (pretrain_run.h). */
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,8 +11,46 @@
 #include "checkpoint.h"
 #include "data_corpus.h"
 #include "data_input.h"
+#include <unistd.h>
 #include "pretrain_run.h"
 #include "vocab_builder.h"
+
+static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb;
+  (void)flag;
+  (void)ftw;
+  return remove(path);
+}
+
+/* Removes the temporary files and directories ("NAME.tmp-PID",
+ * "NAME.idx-PID") that a process killed while saving left in dir, when that
+ * process is gone. Returns how many were removed. */
+static int remove_stale(const char *dir) {
+  DIR *d = opendir(dir);
+  if (!d) return 0;
+  int n = 0;
+  struct dirent *e;
+  while ((e = readdir(d))) {
+    const char *t = strstr(e->d_name, ".tmp-");
+    if (!t) t = strstr(e->d_name, ".idx-");
+    if (!t) continue;
+    char *end;
+    long pid = strtol(t + 5, &end, 10);
+    if (*end || pid <= 0 || pid == (long)getpid()) continue;
+    if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* still alive, or not ours */
+    char path[4400];
+    snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+    if (nftw(path, rm_entry, 8, FTW_DEPTH | FTW_PHYS) == 0) n++;
+  }
+  closedir(d);
+  return n;
+}
+
+int el__pt_clean_stale(const el__pt_run *r) {
+  char cache_dir[4300];
+  snprintf(cache_dir, sizeof cache_dir, "%s/cache", r->run_dir);
+  return remove_stale(r->run_dir) + remove_stale(r->state_dir) + remove_stale(cache_dir);
+}
 
 int el__pt_setup_vocab(el__pt_run *r, uint64_t expect_hash, el_error *err) {
   int size = 0, cased = 0;

@@ -271,6 +271,9 @@ int el__cls_read(const el__task *t, const char *path, const el__tsv_columns *col
       int k = -1;
       for (int j = 0; j < out->n_labels && k < 0; j++)
         if (!strcmp(raw[i], out->labels[j])) k = j;
+      /* a model saved without label names has HF's "LABEL_<i>" */
+      for (int j = 0; j < out->n_labels && k < 0; j++)
+        if (!strncmp(out->labels[j], "LABEL_", 6) && !strcmp(out->labels[j] + 6, raw[i])) k = j;
       if (k < 0) {
         char known[200] = "";
         for (int j = 0; j < out->n_labels && strlen(known) < 150; j++)

@@ -75,6 +75,8 @@ def client(port, pid, conns, text):
 
 def main():
     d = model_dir()
+    print("machine: %d CPUs, load average %.2f %.2f %.2f at start" %
+          ((os.cpu_count() or 0,) + os.getloadavg()))
     size_mb = os.path.getsize(os.path.join(d, "model.safetensors")) / 2**20
     print("model: %s (%.1f MB safetensors), vocab %s" % (d, size_mb, os.path.basename(VOCAB)))
     eng = {}
@@ -90,7 +92,7 @@ def main():
     res = {}
     peak_rss = {}
     for mode, args in (("batching", []), ("no batching", ["--max-batch-size", "1"])):
-        srv = Server([("disc", d)], args + ["--no-access-log"],
+        srv = Server([("disc", d)], args,
                      workdir=tempfile.mkdtemp(prefix="electra-bench-")).start()
         for name, text in (("short", SHORT), ("medium", MEDIUM)):
             for c in CONNS:
@@ -109,12 +111,16 @@ def main():
         for c in CONNS:
             a, b = res[("batching", name, c)], res[("no batching", name, c)]
             e32 = eng[(name, 32)]["seq_per_s"]
-            print("| %s | %d | %.1f | %.2f | %.2f | %.2f | %.1f | %.2f | %.2f | %.2f | %.2fx | "
-                  "%.0f%% |" % (name, c, a["rps"], a["p50_ms"], a["p95_ms"], a["p99_ms"],
-                                b["rps"], b["p50_ms"], b["p95_ms"], b["p99_ms"],
-                                a["rps"] / max(b["rps"], 1e-9), 100 * a["rps"] / e32))
+            def lat(r):
+                if not r["requests"]:
+                    return "n/a | n/a | n/a"
+                return "%.2f | %.2f | %.2f" % (r["p50_ms"], r["p95_ms"], r["p99_ms"])
+            gain = "%.2fx" % (a["rps"] / b["rps"]) if b["rps"] > 0 else "n/a"
+            print("| %s | %d | %.1f | %s | %.1f | %s | %s | %.0f%% |" %
+                  (name, c, a["rps"], lat(a), b["rps"], lat(b), gain, 100 * a["rps"] / e32))
     errors = sum(r["errors"] for r in res.values())
-    print("\nnon-200 answers: %d" % errors)
+    print("\nnon-200 answers: %d; load average %.2f %.2f %.2f at the end" %
+          ((errors,) + os.getloadavg()))
     for mode, mb in peak_rss.items():
         print("server peak RSS (%s): %.1f MB = model file %.1f MB + %.1f MB" %
               (mode, mb, size_mb, mb - size_mb))

@@ -181,6 +181,9 @@ msg=$($BIN eval --task ged --data $T/ged_dev.txt --model $T/sst 2>&1); rc=$?
 check "eval refuses a model of the wrong architecture" [ $rc -eq 1 -a -n "$(grep -o 'needs ElectraForPreTraining' <<<"$msg")" ]
 msg=$($BIN eval --task squad --data $T/sq2_dev.json --model $T/sq2 --max-seq-len 64 2>&1); rc=$?
 check "squad on SQuAD 2.0 data points to squad2" [ $rc -eq 1 -a -n "$(grep -o 'use --task squad2' <<<"$msg")" ]
+mkdir -p $T/notckpt && touch $T/notckpt/precious.txt
+msg=$($FT --task sst2 --train $T/sst_train.tsv --dev $T/sst_dev.tsv --out $T/notckpt --epochs 1 2>&1); rc=$?
+check "--out that is not a checkpoint directory is refused and kept" [ $rc -eq 1 -a -f $T/notckpt/precious.txt -a -n "$(grep -o 'not a checkpoint directory' <<<"$msg")" ]
 $BIN finetune --task nope --train a --dev b --init c --out d 2>/dev/null
 check "unknown task: usage error (exit 2)" [ $? -eq 2 ]
 

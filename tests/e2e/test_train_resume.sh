@@ -61,8 +61,15 @@ run_pair() {
   fi
   check "$name: killed with SIGKILL after '$at'" [ -n "$at" ]
   check "$name: no checkpoint at the end yet" sh -c "! grep -q '^finished' '$T/$name-b.log'"
+  # leftovers of a save killed half-way (by a process that no longer exists)
+  sh -c 'exit 0' & local dead=$!
+  wait $dead
+  mkdir -p "$T/$name-b/discriminator.tmp-$dead" && : >"$T/$name-b/discriminator.tmp-$dead/model.safetensors"
+  : >"$T/$name-b/state/state.bin.tmp-$dead"
   "$BIN" pretrain --out "$T/$name-b" --resume >/dev/null 2>"$T/$name-b2.log"
   local rc=$?
+  check "$name: temporary files of a dead save are removed" \
+    sh -c "[ ! -e '$T/$name-b/discriminator.tmp-$dead' ] && [ ! -e '$T/$name-b/state/state.bin.tmp-$dead' ]"
   check "$name: --resume exits 0 (rc $rc)" [ $rc -eq 0 ]
   check "$name: resumed from the saved step" grep -q "resuming after step [1-9]" "$T/$name-b2.log"
   if [ -d "$T/$name-a/mlm" ]; then

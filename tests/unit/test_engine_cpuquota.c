@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "cpuquota.h"
@@ -290,6 +291,83 @@ static void test_real(void) {
   CHECK(q1 == 1, "affinity of one CPU -> el_cpu_quota() == 1 (got %d)", q1);
 }
 
+static int write_file(const char *path, const char *text) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  int bad = fputs(text, f) < 0;
+  return fclose(f) != 0 || bad ? -1 : 0;
+}
+
+static char *read_all(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return NULL;
+  static char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = '\0';
+  return strdup(buf);
+}
+
+/* A real cgroup with a 0.5-CPU quota (needs root and a writable cgroup fs,
+ * else SKIP): a child moved into it must see el_cpu_quota() == 1. */
+static void test_real_cgroup(void) {
+  char *mi = read_all("/proc/self/mountinfo"), *pc = read_all("/proc/self/cgroup");
+  char mnt[512], root[512], cg[512], dir[2048], path[2100];
+  int v2 = -1;
+  if (mi && pc && el__cgroup_mount(mi, "cpu", mnt, sizeof mnt, root, sizeof root) == 0 &&
+      el__cgroup_path(pc, "cpu", cg, sizeof cg) == 0)
+    v2 = 0;
+  else if (mi && pc && el__cgroup_mount(mi, NULL, mnt, sizeof mnt, root, sizeof root) == 0 &&
+           el__cgroup_path(pc, NULL, cg, sizeof cg) == 0)
+    v2 = 1;
+  free(mi);
+  free(pc);
+  if (v2 < 0 || strcmp(root, "/") != 0) {
+    SKIP("no cgroup cpu hierarchy mounted whole here: real quota not tested");
+    return;
+  }
+  snprintf(dir, sizeof dir, "%s%s/el-cpuquota-test-%d", mnt, strcmp(cg, "/") ? cg : "",
+           (int)getpid());
+  if (mkdir(dir, 0755) != 0) {
+    SKIP("cannot create cgroup %s (%s): real quota not tested", dir, strerror(errno));
+    return;
+  }
+  int ok;
+  if (v2) {
+    snprintf(path, sizeof path, "%s/cpu.max", dir);
+    ok = write_file(path, "50000 100000") == 0;
+  } else {
+    snprintf(path, sizeof path, "%s/cpu.cfs_period_us", dir);
+    ok = write_file(path, "100000") == 0;
+    snprintf(path, sizeof path, "%s/cpu.cfs_quota_us", dir);
+    ok = ok && write_file(path, "50000") == 0;
+  }
+  if (!ok) {
+    SKIP("cannot set a CPU quota in %s (%s)", dir, strerror(errno));
+    rmdir(dir);
+    return;
+  }
+  fflush(stdout);
+  pid_t pid = fork();
+  if (pid == 0) {
+    char me[32];
+    snprintf(me, sizeof me, "%d", (int)getpid());
+    snprintf(path, sizeof path, "%s/cgroup.procs", dir);
+    if (write_file(path, me) != 0) _exit(200);
+    _exit(el_cpu_quota());
+  }
+  int st = 0;
+  waitpid(pid, &st, 0);
+  int got = WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+  rmdir(dir);
+  if (got == 200) {
+    SKIP("cannot move a process into %s", dir);
+    return;
+  }
+  printf("# real cgroup %s (v%d): 0.5 CPU quota -> el_cpu_quota() = %d\n", dir, v2 ? 2 : 1, got);
+  CHECK(got == 1, "process in a cgroup with a 0.5-CPU quota: el_cpu_quota() == 1 (got %d)", got);
+}
+
 int main(void) {
   char tmpl[] = "/tmp/el-cpuquota-XXXXXX";
   if (!mkdtemp(tmpl)) { perror("mkdtemp"); return 1; }
@@ -301,6 +379,7 @@ int main(void) {
   test_combine();
   test_trees();
   test_real();
+  test_real_cgroup();
   char cmd[128];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpl);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", tmpl);

@@ -41,18 +41,22 @@ static double max_abs_diff(const float *a, const float *b, size_t n) {
 /* ---- kernels vs naive ops ---- */
 static void test_kernels(void) {
   enum { N = 200001 };
-  float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N), *r = malloc(sizeof(float) * N);
+  float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N),
+        *r = malloc(sizeof(float) * N);
   for (int i = 0; i < N; i++) x[i] = -12.0f + 24.0f * (float)i / (N - 1);
   el__gelu_vec(y, x, N);
   el_gelu_forward_naive(r, x, N);
   double worst = 0;
-  for (int i = 0; i < N; i++) worst = fmax(worst, fabs((double)y[i] - r[i]) / fmax(1.0, fabs(x[i])));
-  CHECK(worst <= 2e-7, "gelu kernel within 2e-7 * max(1,|x|) of erf GELU on [-12, 12] (%.3g)", worst);
+  for (int i = 0; i < N; i++)
+    worst = fmax(worst, fabs((double)y[i] - r[i]) / fmax(1.0, fabs(x[i])));
+  CHECK(worst <= 2e-7, "gelu kernel within 2e-7 * max(1,|x|) of erf GELU on [-12, 12] (%.3g)",
+        worst);
   el__gelu_vec(x, x, 1); /* aliasing allowed */
   for (int i = 0; i < N; i++) x[i] = -87.0f + 175.0f * (float)i / (N - 1);
   el__expf_vec(y, x, N);
   worst = 0;
-  for (int i = 0; i < N; i++) worst = fmax(worst, fabs(y[i] - exp((double)x[i])) / exp((double)x[i]));
+  for (int i = 0; i < N; i++)
+    worst = fmax(worst, fabs(y[i] - exp((double)x[i])) / exp((double)x[i]));
   CHECK(worst <= 2e-7, "exp kernel relative error <= 2e-7 on [-87, 88] (%.3g)", worst);
   float big[2] = {-1000.0f, 1000.0f}, e2[2];
   el__expf_vec(e2, big, 2);
@@ -60,7 +64,8 @@ static void test_kernels(void) {
 
   /* bias + GELU and bias + LayerNorm over rows */
   const int R = 9, C = 96;
-  float *b = malloc(sizeof(float) * C), *g = malloc(sizeof(float) * C), *be = malloc(sizeof(float) * C);
+  float *b = malloc(sizeof(float) * C), *g = malloc(sizeof(float) * C),
+        *be = malloc(sizeof(float) * C);
   fill(x, (size_t)R * C, 1.0f), fill(b, C, 1.0f), fill(g, C, 0.3f), fill(be, C, 0.3f);
   for (int c = 0; c < C; c++) g[c] += 1.0f;
   for (int i = 0; i < R * C; i++) r[i] = x[i] + b[i % C];
@@ -142,9 +147,12 @@ static void naive_hidden(const el_model *m, const el_batch *b, int T, float *x) 
   float *v = malloc(sizeof(float) * (size_t)T * H), *ctx = malloc(sizeof(float) * (size_t)T * H);
   float *f = malloc(sizeof(float) * (size_t)T * I), *o = malloc(sizeof(float) * (size_t)T * H);
   el_embed_forward(emb, b->ids, b->type_ids, b->seq_len, b->n_seqs, w->word, w->pos, w->type, E);
-  el_layernorm_forward_naive(emb, NULL, NULL, emb, w->emb_ln.g, w->emb_ln.b, T, E, c->layer_norm_eps);
-  if (E != H) el_dense_forward_naive(x, emb, w->project.w, w->project.b, T, E, H);
-  else memcpy(x, emb, sizeof(float) * (size_t)T * H);
+  el_layernorm_forward_naive(emb, NULL, NULL, emb, w->emb_ln.g, w->emb_ln.b, T, E,
+                             c->layer_norm_eps);
+  if (E != H)
+    el_dense_forward_naive(x, emb, w->project.w, w->project.b, T, E, H);
+  else
+    memcpy(x, emb, sizeof(float) * (size_t)T * H);
   for (int l = 0; l < c->num_layers; l++) {
     const el_layer_w *lw = &w->layer[l];
     el_dense_forward_naive(q, x, lw->q.w, lw->q.b, T, H, H);
@@ -153,19 +161,21 @@ static void naive_hidden(const el_model *m, const el_batch *b, int T, float *x) 
     el_attention_forward_naive(ctx, NULL, q, k, v, NULL, b->seq_len, b->n_seqs, H, c->num_heads);
     el_dense_forward_naive(o, ctx, lw->attn_out.w, lw->attn_out.b, T, H, H);
     for (size_t i = 0; i < (size_t)T * H; i++) o[i] += x[i];
-    el_layernorm_forward_naive(x, NULL, NULL, o, lw->attn_ln.g, lw->attn_ln.b, T, H, c->layer_norm_eps);
+    el_layernorm_forward_naive(x, NULL, NULL, o, lw->attn_ln.g, lw->attn_ln.b, T, H,
+                               c->layer_norm_eps);
     el_dense_forward_naive(f, x, lw->inter.w, lw->inter.b, T, H, I);
     el_gelu_forward_naive(f, f, (size_t)T * I);
     el_dense_forward_naive(o, f, lw->out.w, lw->out.b, T, I, H);
     for (size_t i = 0; i < (size_t)T * H; i++) o[i] += x[i];
-    el_layernorm_forward_naive(x, NULL, NULL, o, lw->out_ln.g, lw->out_ln.b, T, H, c->layer_norm_eps);
+    el_layernorm_forward_naive(x, NULL, NULL, o, lw->out_ln.g, lw->out_ln.b, T, H,
+                               c->layer_norm_eps);
   }
   free(emb), free(q), free(k), free(v), free(ctx), free(f), free(o);
 }
 
 /* Naive head outputs: replaced [T] | logits [n*labels] | start,end [T] | mlm [n_pos*V]. */
-static void naive_head(const el_model *m, const el_batch *b, int T, const float *x,
-                       const int *pos, int n_pos, float *o0, float *o1) {
+static void naive_head(const el_model *m, const el_batch *b, int T, const float *x, const int *pos,
+                       int n_pos, float *o0, float *o1) {
   const el_config *c = &m->cfg;
   const el_weights *w = &m->w;
   const int H = c->hidden_size, E = c->embedding_size;
@@ -193,13 +203,16 @@ static void naive_head(const el_model *m, const el_batch *b, int T, const float 
       break;
     }
     case EL_ARCH_MASKED_LM:
-      for (int i = 0; i < n_pos; i++) memcpy(g + (size_t)i * H, x + (size_t)pos[i] * H, sizeof(float) * H);
+      for (int i = 0; i < n_pos; i++)
+        memcpy(g + (size_t)i * H, x + (size_t)pos[i] * H, sizeof(float) * H);
       el_dense_forward_naive(d, g, w->gen_dense.w, w->gen_dense.b, n_pos, H, E);
       el_gelu_forward_naive(d, d, (size_t)n_pos * E);
-      el_layernorm_forward_naive(d, NULL, NULL, d, w->gen_ln.g, w->gen_ln.b, n_pos, E, c->layer_norm_eps);
+      el_layernorm_forward_naive(d, NULL, NULL, d, w->gen_ln.g, w->gen_ln.b, n_pos, E,
+                                 c->layer_norm_eps);
       el_dense_forward_naive(o0, d, w->lm_w, w->lm_b, n_pos, E, c->vocab_size);
       break;
-    default: break;
+    default:
+      break;
   }
   free(d), free(g);
 }
@@ -207,11 +220,16 @@ static void naive_head(const el_model *m, const el_batch *b, int T, const float 
 static int run_head(const el_model *m, el_workspace *ws, const el_batch *b, const int *pos,
                     int n_pos, float *o0, float *o1, el_error *err) {
   switch (m->cfg.arch) {
-    case EL_ARCH_PRETRAINING: return el_run_replaced(m, ws, b, o0, err);
-    case EL_ARCH_SEQ_CLS: return el_run_classify(m, ws, b, o0, err);
-    case EL_ARCH_QA: return el_run_qa(m, ws, b, o0, o1, err);
-    case EL_ARCH_MASKED_LM: return el_run_mlm(m, ws, b, pos, n_pos, o0, err);
-    default: return EL_EUNSUPPORTED;
+    case EL_ARCH_PRETRAINING:
+      return el_run_replaced(m, ws, b, o0, err);
+    case EL_ARCH_SEQ_CLS:
+      return el_run_classify(m, ws, b, o0, err);
+    case EL_ARCH_QA:
+      return el_run_qa(m, ws, b, o0, o1, err);
+    case EL_ARCH_MASKED_LM:
+      return el_run_mlm(m, ws, b, pos, n_pos, o0, err);
+    default:
+      return EL_EUNSUPPORTED;
   }
 }
 
@@ -265,8 +283,9 @@ static void test_against_naive(void) {
           max_abs_diff(h, hr, nh));
     rc = run_head(m, ws, &b, bb.pos, bb.n_pos, o[0], o[1], &err);
     naive_head(m, &b, bb.T, hr, bb.pos, bb.n_pos, r[0], r[1]);
-    size_t n0 = m->cfg.arch == EL_ARCH_SEQ_CLS ? (size_t)4 * m->cfg.num_labels
-                : m->cfg.arch == EL_ARCH_MASKED_LM ? (size_t)bb.n_pos * 97 : (size_t)bb.T;
+    size_t n0 = m->cfg.arch == EL_ARCH_SEQ_CLS     ? (size_t)4 * m->cfg.num_labels
+                : m->cfg.arch == EL_ARCH_MASKED_LM ? (size_t)bb.n_pos * 97
+                                                   : (size_t)bb.T;
     double d = max_abs_diff(o[0], r[0], n0);
     if (m->cfg.arch == EL_ARCH_QA) d = fmax(d, max_abs_diff(o[1], r[1], (size_t)bb.T));
     CHECK(rc == EL_OK && d <= 1e-4, "%s: head output matches the naive-op head (%.3g)",
@@ -306,13 +325,15 @@ static void test_refusals(void) {
 
   el_batch b = good;
   b.n_seqs = 4;
-  expect(el_run_replaced(m, ws, &b, out, &err), EL_ETOOLONG, &err, "sequences", "4 sequences > max_seqs 3");
+  expect(el_run_replaced(m, ws, &b, out, &err), EL_ETOOLONG, &err, "sequences",
+         "4 sequences > max_seqs 3");
   b = good;
   len[0] = 21;
   expect(el_run_replaced(m, ws, &b, out, &err), EL_ETOOLONG, &err, "max_position_embeddings",
          "sequence longer than max_position_embeddings");
   len[0] = 18;
-  expect(el_run_replaced(m, ws, &b, out, &err), EL_ETOOLONG, &err, "workspace", "33 tokens > max_tokens 30");
+  expect(el_run_replaced(m, ws, &b, out, &err), EL_ETOOLONG, &err, "workspace",
+         "33 tokens > max_tokens 30");
   len[0] = 0;
   expect(el_run_replaced(m, ws, &b, out, &err), EL_EINVAL, &err, "length 0", "empty sequence");
   len[0] = 10;
@@ -325,7 +346,8 @@ static void test_refusals(void) {
   expect(el_run_replaced(m, ws, &b, out, &err), EL_EINVAL, &err, "id -1", "negative id");
   ids[12] = 12;
   types[24] = 2;
-  expect(el_run_replaced(m, ws, &b, out, &err), EL_EINVAL, &err, "type id 2", "type id == type_vocab_size");
+  expect(el_run_replaced(m, ws, &b, out, &err), EL_EINVAL, &err, "type id 2",
+         "type id == type_vocab_size");
   types[24] = 0;
   expect(el_run_replaced(m, ws, &b, NULL, &err), EL_EINVAL, &err, "NULL", "NULL output");
   expect(el_run_classify(m, ws, &b, out, &err), EL_EINVAL, &err, "ElectraForPreTraining",
@@ -346,7 +368,8 @@ static void test_refusals(void) {
   for (int i = 0; i < 25; i++) types[i] = 0;
   float out0[64];
   CHECK(el_run_replaced(m, ws, &b, out0, &err) == EL_OK &&
-            el_run_replaced(m, ws, &good, out, &err) == EL_OK && !memcmp(out, out0, sizeof(float) * 25),
+            el_run_replaced(m, ws, &good, out, &err) == EL_OK &&
+            !memcmp(out, out0, sizeof(float) * 25),
         "type_ids NULL == all zero type ids");
   el_workspace_free(ws);
 
@@ -358,8 +381,10 @@ static void test_refusals(void) {
   expect(el_run_mlm(g, ws, &good, p2, 2, lg, &err), EL_EINVAL, &err, "position 1 is 25",
          "MLM position past the batch's 25 tokens");
   p2[1] = -1;
-  expect(el_run_mlm(g, ws, &good, p2, 2, lg, &err), EL_EINVAL, &err, "outside", "negative MLM position");
-  expect(el_run_mlm(g, ws, &good, p2, 31, lg, &err), EL_ETOOLONG, &err, "positions", "31 positions > 30");
+  expect(el_run_mlm(g, ws, &good, p2, 2, lg, &err), EL_EINVAL, &err, "outside",
+         "negative MLM position");
+  expect(el_run_mlm(g, ws, &good, p2, 31, lg, &err), EL_ETOOLONG, &err, "positions",
+         "31 positions > 30");
   CHECK(el_run_mlm(g, ws, &good, NULL, 0, NULL, &err) == EL_OK, "MLM with no positions is a no-op");
   p2[1] = 24;
   CHECK(el_run_mlm(g, ws, &good, p2, 2, lg, &err) == EL_OK && isfinite(lg[0]) && isfinite(lg[99]),
@@ -393,8 +418,10 @@ static void *worker(void *p) {
     for (int i = 0; i < N_BATCHES; i++) {
       batch_buf *bb = &a->batches[(i + r) % N_BATCHES];
       el_batch b = {bb->n_seqs, bb->len, bb->ids, bb->types};
-      if (el_run_replaced(a->m, ws, &b, out, &err)) a->errors++;
-      else if (memcmp(out, a->expect[(i + r) % N_BATCHES], sizeof(float) * (size_t)bb->T)) a->failures++;
+      if (el_run_replaced(a->m, ws, &b, out, &err))
+        a->errors++;
+      else if (memcmp(out, a->expect[(i + r) % N_BATCHES], sizeof(float) * (size_t)bb->T))
+        a->failures++;
     }
   el_workspace_free(ws);
   return NULL;

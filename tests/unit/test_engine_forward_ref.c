@@ -29,8 +29,8 @@
 typedef struct {
   int n_seqs, n_pos, T;
   int *len, *ids, *types, *pos;
-  float *hidden;          /* [T*H] */
-  char out_name[2][16];   /* head outputs: one, or start + end */
+  float *hidden;        /* [T*H] */
+  char out_name[2][16]; /* head outputs: one, or start + end */
   int out_n[2], n_outs;
   float *out[2];
 } fx_case;
@@ -77,7 +77,8 @@ static int fixture_read(const char *path, fixture *fx) {
   if (!f) return -1;
   int rc = -1;
   if (fscanf(f, " arch %63s hidden %d vocab %d labels %d cases %d", fx->arch, &fx->H, &fx->V,
-             &fx->labels, &fx->n_cases) != 5 || fx->n_cases < 1)
+             &fx->labels, &fx->n_cases) != 5 ||
+      fx->n_cases < 1)
     goto out;
   fx->cases = calloc((size_t)fx->n_cases, sizeof *fx->cases);
   for (int c = 0; c < fx->n_cases; c++) {
@@ -136,11 +137,16 @@ static double spread(const float *a, int n) {
 static int run_head(const el_model *m, el_workspace *ws, const el_batch *b, const int *pos,
                     int n_pos, float *o0, float *o1, el_error *err) {
   switch (el_model_config(m)->arch) {
-    case EL_ARCH_PRETRAINING: return el_run_replaced(m, ws, b, o0, err);
-    case EL_ARCH_SEQ_CLS: return el_run_classify(m, ws, b, o0, err);
-    case EL_ARCH_QA: return el_run_qa(m, ws, b, o0, o1, err);
-    case EL_ARCH_MASKED_LM: return el_run_mlm(m, ws, b, pos, n_pos, o0, err);
-    default: return EL_EUNSUPPORTED;
+    case EL_ARCH_PRETRAINING:
+      return el_run_replaced(m, ws, b, o0, err);
+    case EL_ARCH_SEQ_CLS:
+      return el_run_classify(m, ws, b, o0, err);
+    case EL_ARCH_QA:
+      return el_run_qa(m, ws, b, o0, o1, err);
+    case EL_ARCH_MASKED_LM:
+      return el_run_mlm(m, ws, b, pos, n_pos, o0, err);
+    default:
+      return EL_EUNSUPPORTED;
   }
 }
 
@@ -173,7 +179,9 @@ static void self_consistency(const el_model *m, el_workspace *ws, const fixture 
     *wh = fmax(*wh, max_scaled_diff(h1, hid + (size_t)t0 * fx->H, L * fx->H));
     double d = 0;
     switch (c->arch) {
-      case EL_ARCH_PRETRAINING: d = fmax(d, max_scaled_diff(o[0], got[0] + t0, L)); break;
+      case EL_ARCH_PRETRAINING:
+        d = fmax(d, max_scaled_diff(o[0], got[0] + t0, L));
+        break;
       case EL_ARCH_QA:
         d = fmax(d, max_scaled_diff(o[0], got[0] + t0, L));
         d = fmax(d, max_scaled_diff(o[1], got[1] + t0, L));
@@ -184,7 +192,8 @@ static void self_consistency(const el_model *m, el_workspace *ws, const fixture 
       case EL_ARCH_MASKED_LM:
         d = fmax(d, max_scaled_diff(o[0], got[0] + (size_t)p_base * fx->V, np * fx->V));
         break;
-      default: break;
+      default:
+        break;
     }
     if (!(d <= *wo)) *wo = d;
     p_base += np;
@@ -209,8 +218,7 @@ static void check_model(const char *dir, const char *fix_path) {
     return;
   }
   const el_config *c = el_model_config(m);
-  CHECK(!strcmp(el_arch_name(c->arch), fx.arch) && c->hidden_size == fx.H &&
-            c->vocab_size == fx.V,
+  CHECK(!strcmp(el_arch_name(c->arch), fx.arch) && c->hidden_size == fx.H && c->vocab_size == fx.V,
         "%s: config matches the fixture (%s)", dir, fx.arch);
   int max_t = 1, max_s = 1;
   for (int i = 0; i < fx.n_cases; i++) {
@@ -261,12 +269,16 @@ static void check_model(const char *dir, const char *fix_path) {
   double sp_h = 0, sp_o = 0;
   for (int i = 0; i < fx.n_cases; i++) {
     sp_h = fmax(sp_h, spread(fx.cases[i].hidden, fx.cases[i].T * fx.H));
-    if (fx.cases[i].out_n[0] > 1) sp_o = fmax(sp_o, spread(fx.cases[i].out[0], fx.cases[i].out_n[0]));
+    if (fx.cases[i].out_n[0] > 1)
+      sp_o = fmax(sp_o, spread(fx.cases[i].out[0], fx.cases[i].out_n[0]));
   }
-  CHECK(sp_h >= 0.1 && sp_o >= 0.1, "%s: reference outputs vary (hidden spread %.3g, %s spread %.3g)",
-        dir, sp_h, fx.cases[0].out_name[0], sp_o);
-  printf("# %s: max |engine - torch| %.3g; max |alone - batch| / max(1, |v|): hidden %.3g, "
-         "head %.3g\n", dir, worst_ref, worst_self_h, worst_self_o);
+  CHECK(sp_h >= 0.1 && sp_o >= 0.1,
+        "%s: reference outputs vary (hidden spread %.3g, %s spread %.3g)", dir, sp_h,
+        fx.cases[0].out_name[0], sp_o);
+  printf(
+      "# %s: max |engine - torch| %.3g; max |alone - batch| / max(1, |v|): hidden %.3g, "
+      "head %.3g\n",
+      dir, worst_ref, worst_self_h, worst_self_o);
   el_workspace_free(ws);
   el_model_free(m);
   fixture_free(&fx);

@@ -72,6 +72,21 @@ static void glue_tests(void) {
             strstr(err.msg, "no column 'sentence1'"),
         "missing header column is an error: %s", err.msg);
 
+  p = put("mnli.tsv", "index\tpromptID\tpairID\tgenre\tsentence1_binary_parse\tsentence2_binary_parse\t"
+                      "sentence1_parse\tsentence2_parse\tsentence1\tsentence2\tlabel1\tgold_label\n"
+                      "0\t1\t2\tg\t(x)\t(y)\t(X)\t(Y)\tA man.\tA person.\tneutral\tentailment\n");
+  CHECK(el__cls_read(el__task_find("mnli"), p, NULL, NULL, 0, &d, &err) == 0 && d.n == 1 &&
+            !strcmp(d.ex[0].a, "A man.") && !strcmp(d.ex[0].b, "A person.") && d.ex[0].label == 1 &&
+            d.n_labels == 3 && !strcmp(d.labels[0], "contradiction"),
+        "mnli: sentence1/sentence2/gold_label by name, 3 labels");
+  el__cls_free(&d);
+  p = put("qqp.tsv", "id\tqid1\tqid2\tquestion1\tquestion2\tis_duplicate\n7\t1\t2\tWhy?\tHow?\t0\n"
+                     "8\t3\t4\tWhat?\n");
+  CHECK(el__cls_read(el__task_find("qqp"), p, NULL, NULL, 0, &d, &err) == 0 && d.n == 1 &&
+            !strcmp(d.ex[0].b, "How?") && d.n_skipped == 1 && strstr(d.first_skip, "qqp.tsv:3: 4 columns"),
+        "qqp: question1/question2/is_duplicate; a short row is skipped and counted (%s)", d.first_skip);
+  el__cls_free(&d);
+
   /* generic tsv: labels sorted from the training file; dev must use them */
   const el__task *tsv = el__task_find("tsv");
   el__tsv_columns cols = {"review", NULL, "stars"};
@@ -84,6 +99,12 @@ static void glue_tests(void) {
   el__cls_data d2;
   CHECK(el__cls_read(tsv, p, &cols, labs, 2, &d2, &err) == EL_EFORMAT && strstr(err.msg, "t.tsv:4:"),
         "dev label outside the training labels: %s", err.msg);
+  el__cls_free(&d);
+  char *hf[] = {"LABEL_0", "LABEL_1"};
+  p = put("hf.tsv", "sentence\tlabel\nx\t1\ny\t0\n");
+  CHECK(el__cls_read(el__task_find("sst2"), p, NULL, hf, 2, &d, &err) == 0 && d.ex[0].label == 1 &&
+            d.ex[1].label == 0,
+        "labels 0/1 match a model's default LABEL_0/LABEL_1");
   el__cls_free(&d);
   el__tsv_columns pos = {"1", "2", "0"};
   p = put("t2.tsv", "x\tleft\tright\ny\tup\tdown\n");

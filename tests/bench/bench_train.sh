@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# Train-step throughput, ELECTRA objective, batch 32 x 128, for the `tiny` and
+# `small` presets: build/bench/bench_train (this trainer) against
+# tests/bench/bench_train.py (the same step in PyTorch eager: same shapes,
+# same objective, same optimizer work), in the same run, same thread count.
+# Prints tokens/s, ms/step, the speed ratio and each process's peak RSS.
+#
+# Both sides use the same OpenBLAS (PyTorch's Linear calls it too). OpenBLAS
+# 0.3.21 may not know the CPU (e.g. Zen 5 is run with Haswell AVX2 kernels);
+# when the CPU has AVX-512 the table is repeated with
+# OPENBLAS_CORETYPE=SkylakeX for BOTH sides.
+#   tests/bench/bench_train.sh [THREADS]        (default 2)
+# Environment: BENCH_STEPS_TINY / BENCH_STEPS_SMALL (C timed steps, default
+# 10 / 4), BENCH_PT_STEPS_TINY / BENCH_PT_STEPS_SMALL (PyTorch, default 4 / 2).
+# Load from other processes distorts everything: the load average is printed
+# before and after each pair of runs.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+PYTHON=${PYTHON:-/usr/bin/python3}
+THREADS=${1:-2}
+BIN=$BUILD/bench/bench_train
+[ -x "$BIN" ] || make --no-print-directory "$BIN" >/dev/null || { echo "cannot build $BIN"; exit 1; }
+have_torch=1
+"$PYTHON" -c 'import torch' 2>/dev/null || have_torch=0
+
+declare -A c_steps=([tiny]=${BENCH_STEPS_TINY:-10} [small]=${BENCH_STEPS_SMALL:-4})
+declare -A p_steps=([tiny]=${BENCH_PT_STEPS_TINY:-4} [small]=${BENCH_PT_STEPS_SMALL:-2})
+
+field() { # json key
+  sed -n "s/.*\"$2\": \\([^,}]*\\).*/\\1/p" <<<"$1" | tr -d '"'
+}
+
+run_table() { # label, env...
+  local label=$1; shift
+  echo "## $label (threads $THREADS)"
+  printf '%-6s %-10s %10s %11s %13s %10s\n' preset impl ms/step tokens/s peak_RSS_MB speedup
+  for preset in tiny small; do
+    local l0; l0=$(cut -d' ' -f1 /proc/loadavg)
+    local c p=""
+    c=$(env "$@" "$BIN" "$preset" "${c_steps[$preset]}" "$THREADS") || { echo "bench_train failed"; return 1; }
+    if [ $have_torch = 1 ]; then
+      p=$(env "$@" OMP_NUM_THREADS="$THREADS" "$PYTHON" tests/bench/bench_train.py "$preset" \
+        "${p_steps[$preset]}" "$THREADS") || p=""
+    fi
+    local l1; l1=$(cut -d' ' -f1 /proc/loadavg)
+    local ct; ct=$(field "$c" tokens_per_s)
+    printf '%-6s %-10s %10s %11s %13s %10s\n' "$preset" electra.c "$(field "$c" ms_per_step)" "$ct" \
+      "$(field "$c" peak_rss_mb)" ""
+    if [ -n "$p" ]; then
+      local pt; pt=$(field "$p" tokens_per_s)
+      printf '%-6s %-10s %10s %11s %13s %10s\n' "$preset" pytorch "$(field "$p" ms_per_step)" "$pt" \
+        "$(field "$p" peak_rss_mb)" "$(awk -v a="$ct" -v b="$pt" 'BEGIN{printf "%.2fx", a/b}')"
+    else
+      echo "$preset pytorch: skipped (no torch for $PYTHON)"
+    fi
+    echo "#   load average $l0 -> $l1; $c"
+    [ -n "$p" ] && echo "#   $p"
+  done
+}
+
+run_table "default environment" EL_BENCH=1
+if grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo; then
+  echo
+  run_table "OPENBLAS_CORETYPE=SkylakeX (AVX-512 SGEMM kernels) for both" OPENBLAS_CORETYPE=SkylakeX
+fi
