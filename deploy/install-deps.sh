@@ -11,8 +11,9 @@ build_pkgs="build-essential pkg-config libopenblas-dev libmicrohttpd-dev libcjso
 runtime_pkgs="libopenblas0-pthread libmicrohttpd12 libcjson1 libuv1 libutf8proc2"
 # python3-torch is the independent reference the tests check the engine against;
 # curl drives the end-to-end server tests; fortunes + wordnet are the English text
-# the default model of `make run` is pretrained on.
-test_pkgs="python3 python3-torch python3-numpy curl fortunes-min wordnet-base"
+# the default model of `make run` is pretrained on; chromium renders the
+# server's page in the browser test.
+test_pkgs="python3 python3-torch python3-numpy curl fortunes-min wordnet-base chromium"
 
 mode=all
 case "${1:-}" in

@@ -94,7 +94,8 @@ make_default_model() {
 
 # ---- 2. serve ----
 
-arch_of() { sed -n 's/.*"architectures"[^"]*"\([A-Za-z]*\)".*/\1/p' "$1/config.json" | head -1; }
+# First entry of "architectures" in DIR/config.json (the JSON may span lines).
+arch_of() { tr -d ' \t\r\n' <"$1/config.json" | sed -n 's/.*"architectures":\["\([A-Za-z]*\)".*/\1/p'; }
 task_of() {
   case $(arch_of "$1") in
     ElectraForPreTraining) echo score ;; ElectraForSequenceClassification) echo classify ;;

@@ -5,6 +5,7 @@
  * so any number of threads may share it, each with its own workspace. */
 #include <cblas.h>
 #undef I /* complex.h (pulled in by cblas.h) defines I */
+#include <stdlib.h>
 #include <string.h>
 #include "infer_internal.h"
 #include "infer_kernels.h"
@@ -78,33 +79,64 @@ int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b
   return EL_OK;
 }
 
-static void encoder_layer(const el_layer_w *lw, el_workspace *ws, const el_batch *b, int T,
-                          float eps) {
+/* One post-LN layer over the Tc tokens of n_seqs sequences whose hidden
+ * states are x [Tc,H] (a slice of ws->x); ctx and big are scratch. */
+static void encoder_layer(const el_layer_w *lw, el_workspace *ws, float *x, const int *seq_len,
+                          int n_seqs, int Tc, float eps) {
   const int H = ws->H, In = ws->inter;
-  float *x = ws->x, *ctx = ws->ctx;
-  float *q = ws->big, *k = q + (size_t)T * H, *v = k + (size_t)T * H;
-  el__gemm_nt(q, x, lw->q.w, NULL, T, H, H, 0);
-  el__gemm_nt(k, x, lw->k.w, NULL, T, H, H, 0);
-  el__gemm_nt(v, x, lw->v.w, NULL, T, H, H, 0);
-  el__attention(ctx, q, k, v, lw->q.b, lw->k.b, lw->v.b, b->seq_len, b->n_seqs, H, ws->nh, ws->att);
-  el__gemm_nt(x, ctx, lw->attn_out.w, NULL, T, H, H, 1);
-  el__bias_layernorm(x, lw->attn_out.b, lw->attn_ln.g, lw->attn_ln.b, T, H, eps);
+  float *ctx = ws->ctx;
+  float *q = ws->big, *k = q + (size_t)Tc * H, *v = k + (size_t)Tc * H;
+  el__gemm_nt(q, x, lw->q.w, NULL, Tc, H, H, 0);
+  el__gemm_nt(k, x, lw->k.w, NULL, Tc, H, H, 0);
+  el__gemm_nt(v, x, lw->v.w, NULL, Tc, H, H, 0);
+  el__attention(ctx, q, k, v, lw->q.b, lw->k.b, lw->v.b, seq_len, n_seqs, H, ws->nh, ws->att);
+  el__gemm_nt(x, ctx, lw->attn_out.w, NULL, Tc, H, H, 1);
+  el__bias_layernorm(x, lw->attn_out.b, lw->attn_ln.g, lw->attn_ln.b, Tc, H, eps);
   float *f = ws->big;
-  el__gemm_nt(f, x, lw->inter.w, NULL, T, H, In, 0);
-  el__bias_gelu(f, lw->inter.b, T, In);
-  el__gemm_nt(x, f, lw->out.w, NULL, T, In, H, 1);
-  el__bias_layernorm(x, lw->out.b, lw->out_ln.g, lw->out_ln.b, T, H, eps);
+  el__gemm_nt(f, x, lw->inter.w, NULL, Tc, H, In, 0);
+  el__bias_gelu(f, lw->inter.b, Tc, In);
+  el__gemm_nt(x, f, lw->out.w, NULL, Tc, In, H, 1);
+  el__bias_layernorm(x, lw->out.b, lw->out_ln.g, lw->out_ln.b, Tc, H, eps);
 }
 
-void el__encode(const el_model *m, el_workspace *ws, const el_batch *b, int T) {
+/* Embeddings and all layers for sequences [s0, s0+ns) holding Tc tokens
+ * from token t0 on. */
+static void encode_chunk(const el_model *m, el_workspace *ws, const el_batch *b, int s0, int ns,
+                         int t0, int Tc) {
   const el_config *c = &m->cfg;
   const el_weights *w = &m->w;
   const int E = c->embedding_size, H = c->hidden_size;
-  float *emb = E == H ? ws->x : ws->big;
-  el_embed_forward(emb, b->ids, b->type_ids, b->seq_len, b->n_seqs, w->word, w->pos, w->type, E);
-  el__bias_layernorm(emb, NULL, w->emb_ln.g, w->emb_ln.b, T, E, c->layer_norm_eps);
-  if (E != H) el__gemm_nt(ws->x, emb, w->project.w, w->project.b, T, E, H, 0);
-  for (int l = 0; l < c->num_layers; l++) encoder_layer(&w->layer[l], ws, b, T, c->layer_norm_eps);
+  float *x = ws->x + (size_t)t0 * H;
+  float *emb = E == H ? x : ws->big;
+  el_embed_forward(emb, b->ids + t0, b->type_ids ? b->type_ids + t0 : NULL, b->seq_len + s0, ns,
+                   w->word, w->pos, w->type, E);
+  el__bias_layernorm(emb, NULL, w->emb_ln.g, w->emb_ln.b, Tc, E, c->layer_norm_eps);
+  if (E != H) el__gemm_nt(x, emb, w->project.w, w->project.b, Tc, E, H, 0);
+  for (int l = 0; l < c->num_layers; l++)
+    encoder_layer(&w->layer[l], ws, x, b->seq_len + s0, ns, Tc, c->layer_norm_eps);
+}
+
+/* Large batches run as chunks of whole sequences of about EL_CHUNK_TOKENS
+ * tokens through all layers: the per-layer scratch of a chunk stays in the
+ * caches between GEMMs, while the GEMMs are still tall enough to run at
+ * full speed. */
+#ifndef EL_CHUNK_TOKENS
+#define EL_CHUNK_TOKENS 1024
+#endif
+
+void el__encode(const el_model *m, el_workspace *ws, const el_batch *b, int T) {
+  (void)T;
+  int chunk = EL_CHUNK_TOKENS;
+  const char *env = getenv("EL_CHUNK");
+  if (env) chunk = atoi(env);
+  for (int s0 = 0, t0 = 0; s0 < b->n_seqs;) {
+    int ns = 0, Tc = 0;
+    while (s0 + ns < b->n_seqs && (ns == 0 || Tc + b->seq_len[s0 + ns] <= chunk))
+      Tc += b->seq_len[s0 + ns++];
+    encode_chunk(m, ws, b, s0, ns, t0, Tc);
+    s0 += ns;
+    t0 += Tc;
+  }
 }
 
 int el_run_hidden(const el_model *m, el_workspace *ws, const el_batch *b, float *hidden,

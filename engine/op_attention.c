@@ -100,14 +100,12 @@ void el_attention_forward(float *ctx, float *probs, const float *q, const float 
 #pragma omp parallel if (par)
   {
     float *buf = par ? bufs + (size_t)omp_get_thread_num() * 2 * ml * ml : scratch;
-    {
 #pragma omp for schedule(dynamic, 1)
-      for (int task = 0; task < n_tasks; task++) {
-        const int s = task / nh, h = task % nh, L = seq_len[s];
-        const size_t off = tok[s] * H + (size_t)h * dh, poff = prob[s] + (size_t)h * L * L;
-        attend_one(ctx + off, probs ? probs + poff : buf, buf + (size_t)ml * ml, q + off, k + off,
-                   v + off, drop ? drop + poff : NULL, L, H, dh, scale);
-      }
+    for (int task = 0; task < n_tasks; task++) {
+      const int s = task / nh, h = task % nh, L = seq_len[s];
+      const size_t off = tok[s] * H + (size_t)h * dh, poff = prob[s] + (size_t)h * L * L;
+      attend_one(ctx + off, probs ? probs + poff : buf, buf + (size_t)ml * ml, q + off, k + off,
+                 v + off, drop ? drop + poff : NULL, L, H, dh, scale);
     }
   }
   free(bufs);
@@ -198,14 +196,12 @@ void el_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
 #pragma omp parallel if (par)
   {
     float *buf = par ? bufs + (size_t)omp_get_thread_num() * 2 * ml * ml : scratch;
-    {
 #pragma omp for schedule(dynamic, 1)
-      for (int task = 0; task < n_tasks; task++) {
-        const int s = task / nh, h = task % nh, L = seq_len[s];
-        const size_t off = tok[s] * H + (size_t)h * dh, poff = prob[s] + (size_t)h * L * L;
-        attend_back_one(dq + off, dk + off, dv + off, dctx + off, probs + poff, q + off, k + off,
-                        v + off, drop ? drop + poff : NULL, buf, L, H, dh, scale);
-      }
+    for (int task = 0; task < n_tasks; task++) {
+      const int s = task / nh, h = task % nh, L = seq_len[s];
+      const size_t off = tok[s] * H + (size_t)h * dh, poff = prob[s] + (size_t)h * L * L;
+      attend_back_one(dq + off, dk + off, dv + off, dctx + off, probs + poff, q + off, k + off,
+                      v + off, drop ? drop + poff : NULL, buf, L, H, dh, scale);
     }
   }
   free(bufs);

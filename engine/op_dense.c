@@ -13,9 +13,9 @@
 #include <string.h>
 #include "ops.h"
 
-#define ROW_BLOCK 128  /* rows of out / din per block */
+#define ROW_BLOCK 512  /* rows of out / din per block (each block re-packs W) */
 #define COL_BLOCK 512  /* columns of out per block (wide outputs: the vocabulary) */
-#define DW_BLOCK 64    /* rows of dW per block */
+#define DW_BLOCK 128   /* rows of dW per block (each block re-packs the input) */
 #define PAR_MACS (1L << 21) /* below this many multiply-adds one call is cheaper */
 
 static int blocks(int n, int b) { return (n + b - 1) / b; }

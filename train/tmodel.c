@@ -16,11 +16,11 @@ typedef struct layer_cache {
   float *q, *k, *v;          /* [T,H] projections */
   float *probs, *adrop;      /* [nh sum L^2] softmax probs, attention keep mask (or NULL) */
   float *ctx;                /* [T,H] attention context (heads concatenated) */
-  float *ln1_in, *h1drop;    /* [T,H] residual sum before attention LN, its dropout mask */
+  float *ln1_in;             /* [T,H] residual sum before attention LN */
   float *ln1_mean, *ln1_rstd; /* [T] */
   float *a;                  /* [T,H] attention LN output */
-  float *pre, *gel;          /* [T,I] intermediate before / after gelu */
-  float *ln2_in, *h2drop;    /* [T,H] residual sum before output LN, its dropout mask */
+  float *pre;                /* [T,I] intermediate before gelu (recomputed in backward) */
+  float *ln2_in;             /* [T,H] residual sum before output LN */
   float *ln2_mean, *ln2_rstd; /* [T] */
   float *out;                /* [T,H] layer output */
 } layer_cache;
@@ -38,13 +38,16 @@ struct el_tmodel {
   int *ids, *types, *seq_len, *positions, *firsts;
   int n_seqs, T, n_pos, has_forward, dropout_on;
   /* embeddings */
-  float *emb_sum, *emb_mean, *emb_rstd, *emb_ln, *edrop, *emb_d, *proj;
+  float *emb_sum, *emb_mean, *emb_rstd, *emb_ln, *emb_d, *proj;
+  /* hidden-dropout masks are not stored: element i of the mask with tag t is
+   * a function of (dkey, t, i) (mask_at), recomputed by backward */
+  uint64_t dkey;
   layer_cache L[EL_MAX_LAYERS];
   /* heads */
   float *h_in;                    /* gathered hidden [rows,H] (MLM positions or CLS tokens) */
-  float *hd1, *h_pre, *h_act;     /* SEQ_CLS dropout-1 mask / dense out / gelu */
-  float *hd2, *h_act_d;           /* SEQ_CLS dropout-2 mask and dropped activation */
-  float *h_mean, *h_rstd, *h_ln;  /* MLM LayerNorm */
+  float *h_pre, *h_act;           /* head dense output / gelu */
+  float *h_act_d;                 /* SEQ_CLS: dropped CLS input */
+  float *h_mean, *h_rstd, *h_ln;  /* MLM LayerNorm; SEQ_CLS: h_ln = dropped gelu (out_proj input) */
   float *logits;
   /* backward scratch */
   float *dX, *dA, *dT1, *dT2, *dq, *dk, *dv, *dI1, *dI2, *dE1, *dE2, *dH1, *dH2, *att_scratch;
@@ -84,7 +87,6 @@ static void carve(el_tmodel *m, carver *c) {
   m->emb_mean = take(c, T);
   m->emb_rstd = take(c, T);
   m->emb_ln = take(c, T * E);
-  m->edrop = take(c, T * E);
   m->emb_d = take(c, T * E);
   m->proj = has_proj ? take(c, T * H) : NULL;
   for (int l = 0; l < cf->num_layers; l++) {
@@ -96,19 +98,16 @@ static void carve(el_tmodel *m, carver *c) {
     x->adrop = take(c, NP);
     x->ctx = take(c, T * H);
     x->ln1_in = take(c, T * H);
-    x->h1drop = take(c, T * H);
     x->ln1_mean = take(c, T);
     x->ln1_rstd = take(c, T);
     x->a = take(c, T * H);
     x->pre = take(c, T * I);
-    x->gel = take(c, T * I);
     x->ln2_in = take(c, T * H);
-    x->h2drop = take(c, T * H);
     x->ln2_mean = take(c, T);
     x->ln2_rstd = take(c, T);
     x->out = take(c, T * H);
   }
-  m->h_in = m->hd1 = m->h_pre = m->h_act = m->hd2 = m->h_act_d = NULL;
+  m->h_in = m->h_pre = m->h_act = m->h_act_d = NULL;
   m->h_mean = m->h_rstd = m->h_ln = NULL;
   switch (cf->arch) {
     case EL_ARCH_PRETRAINING:
@@ -127,11 +126,9 @@ static void carve(el_tmodel *m, carver *c) {
       break;
     case EL_ARCH_SEQ_CLS:
       m->h_in = take(c, R * H);
-      m->hd1 = take(c, R * H);
       m->h_act_d = take(c, R * H); /* dropped CLS input, then reused below */
       m->h_pre = take(c, R * H);
       m->h_act = take(c, R * H);
-      m->hd2 = take(c, R * H);
       m->h_ln = take(c, R * H); /* dropped activation (out_proj input) */
       m->logits = take(c, R * (size_t)cf->num_labels);
       break;
@@ -243,17 +240,46 @@ const el_config *el_tmodel_config(const el_tmodel *m) { return &m->cfg; }
 
 /* ---------- dropout masks ---------- */
 
-/* Fills mask[n] with 0 or 1/(1-p): element i is dropped iff the low 32 bits
- * of el__mix64(key, i) fall below p 2^32, key = a draw from base mixed with
- * tag. Each element depends only on (base, tag, i), never on the thread count. */
-static void fill_mask(float *mask, size_t n, float p, const el_rng *base, uint64_t tag) {
-  el_rng r = el_rng_split(base, tag);
-  const uint64_t key = el_rng_u64(&r);
-  const float keep = 1.0f / (1.0f - p);
-  const uint32_t thresh = (uint32_t)((double)p * 4294967296.0);
+/* Dropout masks from counter-based bits: element i of mask `tag` is dropped
+ * iff the low 32 bits of el__mix64(el__mix64(dkey, tag), i) fall below
+ * p 2^32, and kept ones are scaled by 1/(1-p). Each element depends only on
+ * (dkey, tag, i), never on the thread count, so backward recomputes hidden
+ * masks instead of storing them. */
+typedef struct mask_k {
+  uint64_t key;
+  uint32_t thresh;
+  float keep;
+} mask_k;
+
+static mask_k mask_key(uint64_t dkey, uint64_t tag, float p) {
+  mask_k k = {el__mix64(dkey, tag), (uint32_t)((double)p * 4294967296.0), 1.0f / (1.0f - p)};
+  return k;
+}
+
+static inline float mask_at(mask_k k, size_t i) {
+  return (uint32_t)el__mix64(k.key, i) < k.thresh ? 0.0f : k.keep;
+}
+
+/* mask[n] materialised (attention dropout, whose op takes an array) */
+static void fill_mask(float *mask, size_t n, mask_k k) {
 #pragma omp parallel for simd schedule(static) if (n > 65536)
-  for (size_t i = 0; i < n; i++)
-    mask[i] = (uint32_t)el__mix64(key, i) < thresh ? 0.0f : keep;
+  for (size_t i = 0; i < n; i++) mask[i] = mask_at(k, i);
+}
+
+/* y = x * mask (y may be x) */
+static void drop_mul(float *y, const float *x, size_t n, mask_k k) {
+#pragma omp parallel for simd schedule(static) if (n > 65536)
+  for (size_t i = 0; i < n; i++) y[i] = x[i] * mask_at(k, i);
+}
+
+/* y = y * mask + r: dropout on a branch, then the residual add */
+static void drop_add(float *y, const float *r, size_t n, int on, mask_k k) {
+  if (!on) {
+    el_add_inplace(y, r, n);
+    return;
+  }
+#pragma omp parallel for simd schedule(static) if (n > 65536)
+  for (size_t i = 0; i < n; i++) y[i] = y[i] * mask_at(k, i) + r[i];
 }
 
 /* ---------- forward ---------- */
@@ -339,8 +365,9 @@ static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_
   const int drop_h = train && m->p_hidden > 0.0f, drop_a = train && m->p_attn > 0.0f;
   if ((drop_h || drop_a) && !rng)
     return el_error_set(err, EL_EINVAL, "tmodel: training-mode forward needs an rng");
-  el_rng base = {{0, 0, 0, 0}};
-  if (drop_h || drop_a) el_rng_seed(&base, el_rng_u64(rng));
+  m->dkey = (drop_h || drop_a) ? el_rng_u64(rng) : 0;
+  const uint64_t dk = m->dkey;
+  const float ph = m->p_hidden;
 
   /* copy the batch */
   int T = 0;
@@ -367,8 +394,7 @@ static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_
                        T, E, eps);
   const size_t TE = (size_t)T * E, TH = (size_t)T * H;
   if (drop_h) {
-    fill_mask(m->edrop, TE, m->p_hidden, &base, 1);
-    el_dropout_forward(m->emb_d, m->emb_ln, m->edrop, TE);
+    drop_mul(m->emb_d, m->emb_ln, TE, mask_key(dk, 1, ph));
   } else {
     memcpy(m->emb_d, m->emb_ln, TE * sizeof(float));
   }
@@ -386,26 +412,19 @@ static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_
     el_dense_forward(L->k, x, lw->k.w, lw->k.b, T, H, H);
     el_dense_forward(L->v, x, lw->v.w, lw->v.b, T, H, H);
     if (drop_a)
-      fill_mask(L->adrop, el_attention_probs_size(m->seq_len, m->n_seqs, nh), m->p_attn, &base,
-                tag);
+      fill_mask(L->adrop, el_attention_probs_size(m->seq_len, m->n_seqs, nh),
+                mask_key(dk, tag, m->p_attn));
     el_attention_forward(L->ctx, L->probs, L->q, L->k, L->v, drop_a ? L->adrop : NULL,
                          m->seq_len, m->n_seqs, H, nh, m->att_scratch);
     el_dense_forward(L->ln1_in, L->ctx, lw->attn_out.w, lw->attn_out.b, T, H, H);
-    if (drop_h) {
-      fill_mask(L->h1drop, TH, m->p_hidden, &base, tag + 1);
-      el_dropout_forward(L->ln1_in, L->ln1_in, L->h1drop, TH);
-    }
-    el_add_inplace(L->ln1_in, x, TH);
+    drop_add(L->ln1_in, x, TH, drop_h, mask_key(dk, tag + 1, ph));
     el_layernorm_forward(L->a, L->ln1_mean, L->ln1_rstd, L->ln1_in, lw->attn_ln.g, lw->attn_ln.b,
                          T, H, eps);
     el_dense_forward(L->pre, L->a, lw->inter.w, lw->inter.b, T, H, I);
-    el_gelu_forward(L->gel, L->pre, (size_t)T * I);
-    el_dense_forward(L->ln2_in, L->gel, lw->out.w, lw->out.b, T, I, H);
-    if (drop_h) {
-      fill_mask(L->h2drop, TH, m->p_hidden, &base, tag + 2);
-      el_dropout_forward(L->ln2_in, L->ln2_in, L->h2drop, TH);
-    }
-    el_add_inplace(L->ln2_in, L->a, TH);
+    float *gel = m->dI1; /* backward scratch, free during forward */
+    el_gelu_forward(gel, L->pre, (size_t)T * I);
+    el_dense_forward(L->ln2_in, gel, lw->out.w, lw->out.b, T, I, H);
+    drop_add(L->ln2_in, L->a, TH, drop_h, mask_key(dk, tag + 2, ph));
     el_layernorm_forward(L->out, L->ln2_mean, L->ln2_rstd, L->ln2_in, lw->out_ln.g, lw->out_ln.b,
                          T, H, eps);
     x = L->out;
@@ -434,16 +453,14 @@ static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_
       for (int s = 0; s < S; s++)
         memcpy(m->h_in + (size_t)s * H, x + (size_t)m->firsts[s] * H, sizeof(float) * H);
       if (drop_h) {
-        fill_mask(m->hd1, SH, m->p_hidden, &base, 2);
-        el_dropout_forward(m->h_act_d, m->h_in, m->hd1, SH);
+        drop_mul(m->h_act_d, m->h_in, SH, mask_key(dk, 2, ph));
       } else {
         memcpy(m->h_act_d, m->h_in, SH * sizeof(float));
       }
       el_dense_forward(m->h_pre, m->h_act_d, w->cls_dense.w, w->cls_dense.b, S, H, H);
       el_gelu_forward(m->h_act, m->h_pre, SH);
       if (drop_h) {
-        fill_mask(m->hd2, SH, m->p_hidden, &base, 3);
-        el_dropout_forward(m->h_ln, m->h_act, m->hd2, SH);
+        drop_mul(m->h_ln, m->h_act, SH, mask_key(dk, 3, ph));
       } else {
         memcpy(m->h_ln, m->h_act, SH * sizeof(float));
       }
@@ -512,14 +529,14 @@ static int backward(el_tmodel *m, const float *dout, el_error *err) {
       el_dense_backward(m->dH1, g->cls_out.w, g->cls_out.b, dout, m->h_ln, w->cls_out.w, S, H,
                         c->num_labels);
       if (m->dropout_on && m->p_hidden > 0.0f)
-        for (size_t i = 0; i < SH; i++) m->dH1[i] *= m->hd2[i];
+        drop_mul(m->dH1, m->dH1, SH, mask_key(m->dkey, 3, m->p_hidden));
       zero(m->dH2, SH);
       el_gelu_backward(m->dH2, m->h_pre, m->dH1, SH);
       zero(m->dH1, SH);
       el_dense_backward(m->dH1, g->cls_dense.w, g->cls_dense.b, m->dH2, m->h_act_d,
                         w->cls_dense.w, S, H, H);
       if (m->dropout_on && m->p_hidden > 0.0f)
-        for (size_t i = 0; i < SH; i++) m->dH1[i] *= m->hd1[i];
+        drop_mul(m->dH1, m->dH1, SH, mask_key(m->dkey, 2, m->p_hidden));
       for (int s = 0; s < S; s++)
         el_add_inplace(dX + (size_t)m->firsts[s] * H, m->dH1 + (size_t)s * H, (size_t)H);
       break;
@@ -537,6 +554,7 @@ static int backward(el_tmodel *m, const float *dout, el_error *err) {
     layer_cache *L = &m->L[l];
     const el_layer_w *lw = &w->layer[l];
     const el_layer_w *lg = &g->layer[l];
+    const uint64_t tag = 16 + 4 * (uint64_t)l; /* as in forward */
     const float *x_in = l > 0 ? m->L[l - 1].out : (m->proj ? m->proj : m->emb_d);
     /* output LN */
     float *d_ln2 = m->dT1;
@@ -547,9 +565,11 @@ static int backward(el_tmodel *m, const float *dout, el_error *err) {
     float *dA = m->dA;
     memcpy(dA, d_ln2, TH * sizeof(float));
     if (drop_h)
-      for (size_t i = 0; i < TH; i++) d_ln2[i] *= L->h2drop[i];
+      drop_mul(d_ln2, d_ln2, TH, mask_key(m->dkey, tag + 2, m->p_hidden));
+    float *gel = m->dI2; /* recomputed, instead of kept from forward */
+    el_gelu_forward(gel, L->pre, TI);
     zero(m->dI1, TI);
-    el_dense_backward(m->dI1, lg->out.w, lg->out.b, d_ln2, L->gel, lw->out.w, T, I, H);
+    el_dense_backward(m->dI1, lg->out.w, lg->out.b, d_ln2, gel, lw->out.w, T, I, H);
     zero(m->dI2, TI);
     el_gelu_backward(m->dI2, L->pre, m->dI1, TI);
     el_dense_backward(dA, lg->inter.w, lg->inter.b, m->dI2, L->a, lw->inter.w, T, H, I);
@@ -561,7 +581,7 @@ static int backward(el_tmodel *m, const float *dout, el_error *err) {
     /* residual: dX_in = d_ln1; attention branch gets d_ln1 * mask */
     memcpy(dX, d_ln1, TH * sizeof(float));
     if (drop_h)
-      for (size_t i = 0; i < TH; i++) d_ln1[i] *= L->h1drop[i];
+      drop_mul(d_ln1, d_ln1, TH, mask_key(m->dkey, tag + 1, m->p_hidden));
     float *dctx = m->dT1;
     zero(dctx, TH);
     el_dense_backward(dctx, lg->attn_out.w, lg->attn_out.b, d_ln1, L->ctx, lw->attn_out.w, T, H,
@@ -585,7 +605,7 @@ static int backward(el_tmodel *m, const float *dout, el_error *err) {
     el_dense_backward(d_emb_d, g->project.w, g->project.b, dX, m->emb_d, w->project.w, T, E, H);
   }
   if (drop_h)
-    for (size_t i = 0; i < TE; i++) d_emb_d[i] *= m->edrop[i];
+    drop_mul(d_emb_d, d_emb_d, TE, mask_key(m->dkey, 1, m->p_hidden));
   zero(m->dE2, TE);
   el_layernorm_backward(m->dE2, g->emb_ln.g, g->emb_ln.b, d_emb_d, m->emb_sum, m->emb_mean,
                         m->emb_rstd, w->emb_ln.g, T, E);

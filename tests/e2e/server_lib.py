@@ -4,6 +4,7 @@ daemon on a free loopback port, raw HTTP, TAP lines.
 Environment: BUILD (build dir, default "build"), SERVER_WRAPPER (e.g.
 "valgrind --error-exitcode=99 --leak-check=full" to run the daemon under a
 tool; timeouts stretch by SLOW, default 1, 20 under valgrind)."""
+import atexit
 import http.client
 import json
 import os
@@ -46,6 +47,15 @@ def skip(reason):
 
 
 _servers = []
+
+
+@atexit.register
+def _kill_leftovers():
+    # a test that dies half-way must not leave its daemons running
+    for srv in _servers:
+        if srv.proc and srv.proc.poll() is None:
+            srv.proc.kill()
+            srv.proc.wait()
 SANITIZED = "asan" in BUILD or "san" in os.environ.get("SANITIZE", "")
 
 

@@ -156,7 +156,7 @@ echo "# runtime root: ${size} MB (debootstrap minbase is larger than the slim im
 tmp=$(mktemp -d /tmp/el-docker-check-XXXXXX)
 spid="" upid=""
 cleanup() {
-  [ -n "$upid" ] && kill "$upid" 2>/dev/null
+  [ -n "$upid" ] && fresh_kill "$upid"
   rm -rf "$tmp"
   if [ "$keep" = 0 ]; then for r in "${roots[@]}"; do fresh_remove_root "$r"; done; fi
 }

@@ -66,7 +66,7 @@ root=$(fresh_new_root fresh-machine)
 timings+=("debian root ready: $((SECONDS - t0)) s")
 upid=""
 cleanup() {
-  [ -n "$upid" ] && kill "$upid" 2>/dev/null
+  [ -n "$upid" ] && fresh_kill "$upid"
   [ "$keep" = 1 ] || fresh_remove_root "$root"
 }
 trap cleanup EXIT
@@ -170,9 +170,15 @@ else
   rc=$?
   set -e
   timings+=("$README_TEST: $((SECONDS - t0)) s")
+  rm -rf "$logdir/test-logs"
+  cp -r "$root$src/build/test-logs" "$logdir/test-logs" 2>/dev/null || true
   summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed' "$logdir/test.log" | tail -1)
   echo "# make test: ${summary:-no summary line}"
   grep -E '^(FAIL|failed:)' "$logdir/test.log" | head -20 | sed 's/^/#   /'
+  for f in $(sed -n 's/^failed: \(.*\) (logs in.*/\1/p' "$logdir/test.log"); do
+    echo "# $f (full log: $logdir/test-logs/$f.log):"
+    grep -vE '^ok - ' "$logdir/test-logs/$f.log" 2>/dev/null | tail -8 | sed 's/^/#     /'
+  done
   check "$README_TEST exits 0 with no network (rc $rc; $summary)" test "$rc" -eq 0
 fi
 

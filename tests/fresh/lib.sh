@@ -126,7 +126,8 @@ fresh_in_root() {
   local archives
   archives=$(cd "$FRESH_DIR/cache/apt-archives" && pwd)
   # shellcheck disable=SC2016
-  NET_ISOLATED=$net unshare --mount --pid --fork --kill-child $net bash -c '
+  # setsid: no controlling terminal, so nothing inside writes to ours.
+  NET_ISOLATED=$net setsid -w unshare --mount --pid --fork --kill-child $net bash -c '
     set -e
     root=$1 archives=$2 ro=$3 user=$4 cwd=$5 nenv=$6; shift 6
     envs=("${@:1:$nenv}"); shift "$nenv"
@@ -165,6 +166,18 @@ fresh_find_child() {
     [ "$(cat /proc/"$p"/comm 2>/dev/null)" = "$2" ] && { echo "$p"; return 0; }
   done
   return 1
+}
+
+# Ends a backgrounded fresh_in_root (its PID from $!): killing the unshare
+# process kills its PID namespace, so nothing started inside survives.
+fresh_kill() {
+  local p
+  for p in $(fresh_descendants "$1"); do
+    [ "$(cat /proc/"$p"/comm 2>/dev/null)" = unshare ] && kill "$p" 2>/dev/null
+  done
+  kill "$1" 2>/dev/null
+  wait "$1" 2>/dev/null
+  return 0
 }
 
 # A free TCP port on 127.0.0.1 (for servers sharing the host's network).

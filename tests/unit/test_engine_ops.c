@@ -435,12 +435,12 @@ static void test_fastmath(void) {
 
 /* Sizes past the ops' parallel thresholds: the blocked/team paths vs naive. */
 static void test_large_paths(void) {
-  const int N = 300, Cin = 70, Cout = 130;
+  const int N = 1100, Cin = 70, Cout = 130;
   float *in = rnd((size_t)N * Cin, 1), *w = rnd((size_t)Cout * Cin, 0.3f), *b = rnd(Cout, 1);
   float *o1 = malloc(sizeof(float) * N * Cout), *o2 = malloc(sizeof(float) * N * Cout);
   el_dense_forward(o1, in, w, b, N, Cin, Cout);
   el_dense_forward_naive(o2, in, w, b, N, Cin, Cout);
-  CLOSE(o1, o2, (size_t)N * Cout, "dense forward 300x70->130 (row blocks)");
+  CLOSE(o1, o2, (size_t)N * Cout, "dense forward 1100x70->130 (row blocks)");
   float *d = rnd((size_t)N * Cout, 1);
   float *di1 = calloc((size_t)N * Cin, 4), *di2 = calloc((size_t)N * Cin, 4);
   float *dw1 = calloc((size_t)Cout * Cin, 4), *dw2 = calloc((size_t)Cout * Cin, 4);
@@ -448,7 +448,11 @@ static void test_large_paths(void) {
   el_dense_backward(di1, dw1, db1, d, in, w, N, Cin, Cout);
   el_dense_backward_naive(di2, dw2, db2, d, in, w, N, Cin, Cout);
   CLOSE(di1, di2, (size_t)N * Cin, "dense backward din (blocks)");
-  CLOSE(dw1, dw2, (size_t)Cout * Cin, "dense backward dw (blocks)");
+  { /* dW sums 1100 products of N(0,1) values (magnitude ~33): float rounding
+     * of such a sum reaches ~1e-5 absolute, so atol is 1e-4 here */
+    double w_ = worst(dw1, dw2, (size_t)Cout * Cin, 1e-4, 1e-4);
+    CHECK(w_ <= 1.0, "dense backward dw (blocks, K = 1100) fast vs naive (worst ratio %.3g, atol 1e-4)", w_);
+  }
   CLOSE(db1, db2, Cout, "dense backward db (blocks)");
   /* wide output: column blocks (the generator's vocabulary logits) */
   const int Nw = 24, Cw = 3000, Kw = 40;

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# deploy/run.sh (the `make run` step after the build), without the slow
+# pretraining (make fresh-test covers that): the corpus step turns the
+# Debian packages' text into plain lines; an existing models/default is
+# served at once together with every other servable models/*/ directory
+# (a masked-LM generator is left out); curl examples are printed for the
+# tasks that have a model; the printed /classify and /qa work; SIGTERM ends
+# it with status 0; a directory that is not a model is refused.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+PYTHON=${PYTHON:-/usr/bin/python3}
+fails=0
+ok() { echo "ok - $*"; }
+nok() { echo "not ok - $*"; fails=$((fails + 1)); }
+check() { local msg=$1; shift; if "$@"; then ok "$msg"; else nok "$msg"; fi; }
+top=$(pwd)
+tmp=$(mktemp -d /tmp/el-deploy-run-XXXXXX)
+rpid=""
+cleanup() {
+  [ -n "$rpid" ] && kill "$rpid" 2>/dev/null
+  rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+# ---- the corpus ----
+if [ -r /usr/share/games/fortunes/fortunes ] && [ -r /usr/share/wordnet/data.noun ]; then
+  # shellcheck disable=SC1090
+  (die() { echo "$*"; exit 1; }; source <(sed -n '/^make_corpus()/,/^}/p' deploy/run.sh); make_corpus "$tmp/corpus.txt")
+  n=$(grep -c . "$tmp/corpus.txt")
+  check "corpus has over 100000 text lines ($n)" test "$n" -gt 100000
+  check "no WordNet record syntax left (synset offsets, ' | ')" \
+    sh -c "! grep -qE '^[0-9]{8} | \\| ' '$tmp/corpus.txt'"
+  check "fortunes are documents of their own (blank line after each)" \
+    test "$(grep -c '^$' "$tmp/corpus.txt")" -gt 500
+  check "WordNet glosses present (\"a young person\")" grep -q 'a young person' "$tmp/corpus.txt"
+else
+  echo "ok - # SKIP fortunes-min / wordnet-base not installed: corpus step not checked"
+fi
+
+# ---- serving what exists ----
+if [ ! -x "$BUILD/bin/electra-server" ] || ! "$PYTHON" -c 'import torch' 2>/dev/null; then
+  echo "ok - # SKIP electra-server not built or no torch for test checkpoints"
+  exit $((fails > 0))
+fi
+repo=$tmp/repo
+mkdir -p "$repo/deploy" "$repo/models" "$repo/build/bin"
+cp deploy/run.sh "$repo/deploy/"
+ln -s "$top/$BUILD/bin/electra-server" "$top/$BUILD/bin/electra-train" "$repo/build/bin/"
+mk() { "$PYTHON" tests/reference/make_checkpoint.py --arch "$1" --out "$repo/models/$2" >/dev/null; }
+mk pretraining default && mk cls sst2 && mk qa squad && mk mlm generator ||
+  { nok "make_checkpoint.py"; exit 1; }
+port=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+ELECTRA_PORT=$port BUILD=build "$repo/deploy/run.sh" >"$tmp/log" 2>&1 &
+rpid=$!
+for _ in $(seq 150); do
+  grep -q 'Ready. Try' "$tmp/log" && break
+  kill -0 "$rpid" 2>/dev/null || break
+  sleep 0.2
+done
+check "run.sh starts the server and prints 'Ready. Try'" grep -q 'Ready. Try' "$tmp/log"
+check "no training when models/default exists" sh -c "! grep -q pretraining '$tmp/log'"
+check "serves default, sst2 and squad" grep -qE -- '--model default=models/default.*--model squad=models/squad.*--model sst2=models/sst2' "$tmp/log"
+check "leaves out the masked-LM generator (no route)" sh -c "! grep -q 'generator=' '$tmp/log'"
+for r in score tokenize classify qa; do
+  check "curl example for /$r printed" grep -q "curl -s http://127.0.0.1:$port/$r " "$tmp/log"
+done
+# Run the printed /classify and /qa examples as printed.
+for r in classify qa; do
+  cmd=$(grep -o "curl -s http://127.0.0.1:$port/$r .*" "$tmp/log" | head -1)
+  out=$(eval "$cmd" 2>/dev/null)
+  check "printed /$r example answers with a model ($(head -c 80 <<<"$out"))" grep -q '"model"' <<<"$out"
+done
+spid=$(ps -o pid= --ppid "$rpid" | head -1 | tr -d ' ')
+[ -n "$spid" ] && kill -TERM "$spid"
+rc=124
+for _ in $(seq 100); do
+  if ! kill -0 "$rpid" 2>/dev/null; then rc=0; wait "$rpid" || rc=$?; break; fi
+  sleep 0.1
+done
+rpid=""
+check "SIGTERM to the server: run.sh exits 0 (got $rc)" test "$rc" -eq 0
+
+mkdir -p "$tmp/notamodel/sub"
+ELECTRA_MODEL_DIR=$tmp/notamodel BUILD=build "$repo/deploy/run.sh" >"$tmp/log2" 2>&1
+rc=$?
+check "a non-empty directory without config.json is refused (rc $rc)" \
+  sh -c "[ $rc -ne 0 ] && grep -q 'no config.json' '$tmp/log2'"
+exit $((fails > 0))
