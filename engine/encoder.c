@@ -5,7 +5,6 @@
  * so any number of threads may share it, each with its own workspace. */
 #include <cblas.h>
 #undef I /* complex.h (pulled in by cblas.h) defines I */
-#include <stdlib.h>
 #include <string.h>
 #include "infer_internal.h"
 #include "infer_kernels.h"
@@ -116,19 +115,13 @@ static void encode_chunk(const el_model *m, el_workspace *ws, const el_batch *b,
     encoder_layer(&w->layer[l], ws, x, b->seq_len + s0, ns, Tc, c->layer_norm_eps);
 }
 
-/* Large batches run as chunks of whole sequences of about EL_CHUNK_TOKENS
- * tokens through all layers: the per-layer scratch of a chunk stays in the
- * caches between GEMMs, while the GEMMs are still tall enough to run at
- * full speed. */
-#ifndef EL_CHUNK_TOKENS
-#define EL_CHUNK_TOKENS 1024
-#endif
-
-void el__encode(const el_model *m, el_workspace *ws, const el_batch *b, int T) {
-  (void)T;
-  int chunk = EL_CHUNK_TOKENS;
-  const char *env = getenv("EL_CHUNK");
-  if (env) chunk = atoi(env);
+/* Large batches run as chunks of whole sequences through all layers, so a
+ * chunk's per-layer scratch stays in the caches from one GEMM to the next
+ * while the GEMMs stay tall enough to run at full speed (the budget,
+ * ws->chunk_tokens, is set in workspace.c). A sequence longer than the
+ * budget is a chunk by itself. */
+void el__encode(const el_model *m, el_workspace *ws, const el_batch *b) {
+  const int chunk = ws->chunk_tokens;
   for (int s0 = 0, t0 = 0; s0 < b->n_seqs;) {
     int ns = 0, Tc = 0;
     while (s0 + ns < b->n_seqs && (ns == 0 || Tc + b->seq_len[s0 + ns] <= chunk))
@@ -145,7 +138,7 @@ int el_run_hidden(const el_model *m, el_workspace *ws, const el_batch *b, float 
   int rc = el__check_batch(m, ws, b, -1, "el_run_hidden", &T, err);
   if (rc) return rc;
   if (!hidden) return el_error_set(err, EL_EINVAL, "el_run_hidden: NULL output");
-  el__encode(m, ws, b, T);
+  el__encode(m, ws, b);
   memcpy(hidden, ws->x, sizeof(float) * (size_t)T * m->cfg.hidden_size);
   return EL_OK;
 }

@@ -20,7 +20,7 @@ int el_run_replaced(const el_model *m, el_workspace *ws, const el_batch *b, floa
   int rc = el__check_batch(m, ws, b, EL_ARCH_PRETRAINING, "el_run_replaced", &T, err);
   if (rc) return rc;
   if (!prob) return el_error_set(err, EL_EINVAL, "el_run_replaced: NULL output");
-  el__encode(m, ws, b, T);
+  el__encode(m, ws, b);
   const el_weights *w = &m->w;
   const int H = m->cfg.hidden_size;
   float *d = ws->big;
@@ -39,7 +39,7 @@ int el_run_classify(const el_model *m, el_workspace *ws, const el_batch *b, floa
   int rc = el__check_batch(m, ws, b, EL_ARCH_SEQ_CLS, "el_run_classify", &T, err);
   if (rc) return rc;
   if (!logits) return el_error_set(err, EL_EINVAL, "el_run_classify: NULL output");
-  el__encode(m, ws, b, T);
+  el__encode(m, ws, b);
   const el_weights *w = &m->w;
   const int H = m->cfg.hidden_size, n = b->n_seqs;
   float *cls = ws->ctx, *d = ws->big;
@@ -58,7 +58,7 @@ int el_run_qa(const el_model *m, el_workspace *ws, const el_batch *b, float *sta
   int rc = el__check_batch(m, ws, b, EL_ARCH_QA, "el_run_qa", &T, err);
   if (rc) return rc;
   if (!start_logits || !end_logits) return el_error_set(err, EL_EINVAL, "el_run_qa: NULL output");
-  el__encode(m, ws, b, T);
+  el__encode(m, ws, b);
   const el_weights *w = &m->w;
   const int H = m->cfg.hidden_size;
   const float *ws_ = w->qa.w, *we = w->qa.w + H;
@@ -88,7 +88,7 @@ int el_run_mlm(const el_model *m, el_workspace *ws, const el_batch *b, const int
       return el_error_set(err, EL_EINVAL, "el_run_mlm: position %d is %d, outside [0, %d)", i,
                           positions[i], T);
   if (n_pos == 0) return EL_OK;
-  el__encode(m, ws, b, T);
+  el__encode(m, ws, b);
   const el_config *c = &m->cfg;
   const el_weights *w = &m->w;
   const int H = c->hidden_size, E = c->embedding_size;

@@ -36,7 +36,7 @@ int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b
 
 /* Runs embeddings and all encoder layers on a checked batch; the final hidden
  * states are left in ws->x [T, H]. */
-void el__encode(const el_model *m, el_workspace *ws, const el_batch *b, int T);
+void el__encode(const el_model *m, el_workspace *ws, const el_batch *b);
 
 /* out[N,Cout] = in[N,Cin] W^T (+ b when b != NULL, via a row-wise prefill),
  * W [Cout,Cin] in HF layout; accumulate != 0 adds to the current out. */

