@@ -21,6 +21,7 @@ struct el_workspace {
   /* Limits and the model shape the buffers were sized for. */
   int max_tokens, max_seqs, max_len;
   int H, E, inter, nh, max_pos; /* hidden, embedding, intermediate, heads, positions */
+  int chunk_tokens;             /* el__encode's tokens per chunk (tests may lower it) */
   float *x;                     /* [max_tokens, H] hidden states */
   float *ctx;                   /* [max_tokens, H] attention context; head scratch */
   float *big;                   /* [max_tokens, max(3H, I, E)] */

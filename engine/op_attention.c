@@ -2,17 +2,17 @@
  * to itself, so no padding mask is needed. Per sequence and head:
  *   P = softmax(Q_h K_h^T / sqrt(dh)),  ctx_h = dropout(P) V_h
  * The fast path runs both products as strided SGEMMs over the [T,H] buffers,
- * one (sequence, head) pair per task of an OpenMP team; each thread has its
- * own scratch, so the passed scratch is used only by single-threaded calls.
+ * one (sequence, head) pair per task of the op pool (op_pool.h); each thread
+ * has its own scratch, so the passed scratch is used only by serial calls.
  * Results do not depend on the thread count (each pair is computed the same
  * way whichever thread takes it). Run with OpenBLAS at 1 thread. */
 #include <cblas.h>
 #undef I /* complex.h (pulled in by cblas.h) defines I */
 #include <math.h>
-#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 #include "op_fastmath.h"
+#include "op_pool.h"
 #include "ops.h"
 
 /* Offsets of each sequence's first token and first probability; [n_seqs + 1]. */
@@ -24,14 +24,22 @@ static void offsets(const int *seq_len, int n_seqs, int nh, size_t *tok, size_t 
   }
 }
 
-/* Per-thread [2, ml, ml] buffers for a parallel run; 0 (serial, caller's
- * scratch) when the work is small, there is one thread, or memory is short. */
-static int team_scratch(int n_tasks, int ml, size_t T, float **bufs) {
-  const int nt = omp_get_max_threads();
-  *bufs = NULL;
-  if (n_tasks < 2 || nt < 2 || T * (size_t)ml <= 4096) return 0;
-  *bufs = malloc(sizeof(float) * 2 * (size_t)ml * ml * (size_t)nt);
-  return *bufs != NULL;
+/* The arguments of one call, shared by its tasks. */
+typedef struct att_job {
+  float *ctx, *probs, *dq, *dk, *dv;
+  const float *q, *k, *v, *drop, *dctx, *saved; /* saved: backward's probs */
+  const int *seq_len;
+  const size_t *tok, *prob;
+  int H, nh, dh, ml;
+  float scale;
+  float *bufs; /* [width][2 ml ml] per-thread scratch, or the caller's scratch */
+} att_job;
+
+/* Per-thread scratch when the work is worth splitting; else NULL (serial). */
+static float *team_scratch(int n_tasks, int ml, size_t T) {
+  const int nt = el__pool_width();
+  if (n_tasks < 2 || nt < 2 || T * (size_t)ml <= 4096) return NULL;
+  return malloc(sizeof(float) * 2 * (size_t)ml * ml * (size_t)nt);
 }
 
 static int max_len_of(const int *seq_len, int n_seqs) {
@@ -85,30 +93,34 @@ static void attend_one(float *ctx, float *P, float *Pd, const float *q, const fl
               H);
 }
 
+static void forward_task(void *p, int task, int worker) {
+  const att_job *j = p;
+  const int s = task / j->nh, h = task % j->nh, L = j->seq_len[s], H = j->H;
+  const size_t off = j->tok[s] * H + (size_t)h * j->dh, poff = j->prob[s] + (size_t)h * L * L;
+  float *buf = j->bufs + (size_t)worker * 2 * j->ml * j->ml;
+  attend_one(j->ctx + off, j->probs ? j->probs + poff : buf, buf + (size_t)j->ml * j->ml,
+             j->q + off, j->k + off, j->v + off, j->drop ? j->drop + poff : NULL, L, H, j->dh,
+             j->scale);
+}
+
 void el_attention_forward(float *ctx, float *probs, const float *q, const float *k,
                           const float *v, const float *drop, const int *seq_len, int n_seqs,
                           int H, int nh, float *scratch) {
-  const int dh = H / nh;
-  const float scale = 1.0f / sqrtf((float)dh);
   size_t *tok = malloc(sizeof(size_t) * 2 * (size_t)(n_seqs + 1));
   if (!tok) return;
   size_t *prob = tok + n_seqs + 1;
   offsets(seq_len, n_seqs, nh, tok, prob);
   const int n_tasks = n_seqs * nh, ml = max_len_of(seq_len, n_seqs);
-  float *bufs = NULL;
-  const int par = team_scratch(n_tasks, ml, tok[n_seqs], &bufs);
-#pragma omp parallel if (par)
-  {
-    float *buf = par ? bufs + (size_t)omp_get_thread_num() * 2 * ml * ml : scratch;
-#pragma omp for schedule(dynamic, 1)
-    for (int task = 0; task < n_tasks; task++) {
-      const int s = task / nh, h = task % nh, L = seq_len[s];
-      const size_t off = tok[s] * H + (size_t)h * dh, poff = prob[s] + (size_t)h * L * L;
-      attend_one(ctx + off, probs ? probs + poff : buf, buf + (size_t)ml * ml, q + off, k + off,
-                 v + off, drop ? drop + poff : NULL, L, H, dh, scale);
-    }
-  }
-  free(bufs);
+  att_job j = {.ctx = ctx, .probs = probs, .q = q, .k = k, .v = v, .drop = drop,
+               .seq_len = seq_len, .tok = tok, .prob = prob, .H = H, .nh = nh, .dh = H / nh,
+               .ml = ml, .scale = 1.0f / sqrtf((float)(H / nh))};
+  float *team = team_scratch(n_tasks, ml, tok[n_seqs]);
+  j.bufs = team ? team : scratch;
+  if (team)
+    el__pool_run(n_tasks, forward_task, &j);
+  else
+    for (int t = 0; t < n_tasks; t++) forward_task(&j, t, 0);
+  free(team);
   free(tok);
 }
 
@@ -180,31 +192,34 @@ static void attend_back_one(float *dq, float *dk, float *dv, const float *dctx, 
   cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L, dh, L, scale, dP, L, q, H, 1.0f, dk, H);
 }
 
+static void backward_task(void *p, int task, int worker) {
+  const att_job *j = p;
+  const int s = task / j->nh, h = task % j->nh, L = j->seq_len[s], H = j->H;
+  const size_t off = j->tok[s] * H + (size_t)h * j->dh, poff = j->prob[s] + (size_t)h * L * L;
+  attend_back_one(j->dq + off, j->dk + off, j->dv + off, j->dctx + off, j->saved + poff,
+                  j->q + off, j->k + off, j->v + off, j->drop ? j->drop + poff : NULL,
+                  j->bufs + (size_t)worker * 2 * j->ml * j->ml, L, H, j->dh, j->scale);
+}
+
 void el_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
                            const float *probs, const float *q, const float *k, const float *v,
                            const float *drop, const int *seq_len, int n_seqs, int H, int nh,
                            float *scratch) {
-  const int dh = H / nh;
-  const float scale = 1.0f / sqrtf((float)dh);
   size_t *tok = malloc(sizeof(size_t) * 2 * (size_t)(n_seqs + 1));
   if (!tok) return;
   size_t *prob = tok + n_seqs + 1;
   offsets(seq_len, n_seqs, nh, tok, prob);
   const int n_tasks = n_seqs * nh, ml = max_len_of(seq_len, n_seqs);
-  float *bufs = NULL;
-  const int par = team_scratch(n_tasks, ml, tok[n_seqs], &bufs);
-#pragma omp parallel if (par)
-  {
-    float *buf = par ? bufs + (size_t)omp_get_thread_num() * 2 * ml * ml : scratch;
-#pragma omp for schedule(dynamic, 1)
-    for (int task = 0; task < n_tasks; task++) {
-      const int s = task / nh, h = task % nh, L = seq_len[s];
-      const size_t off = tok[s] * H + (size_t)h * dh, poff = prob[s] + (size_t)h * L * L;
-      attend_back_one(dq + off, dk + off, dv + off, dctx + off, probs + poff, q + off, k + off,
-                      v + off, drop ? drop + poff : NULL, buf, L, H, dh, scale);
-    }
-  }
-  free(bufs);
+  att_job j = {.dq = dq, .dk = dk, .dv = dv, .dctx = dctx, .saved = probs, .q = q,
+               .k = k, .v = v, .drop = drop, .seq_len = seq_len, .tok = tok, .prob = prob,
+               .H = H, .nh = nh, .dh = H / nh, .ml = ml, .scale = 1.0f / sqrtf((float)(H / nh))};
+  float *team = team_scratch(n_tasks, ml, tok[n_seqs]);
+  j.bufs = team ? team : scratch;
+  if (team)
+    el__pool_run(n_tasks, backward_task, &j);
+  else
+    for (int t = 0; t < n_tasks; t++) backward_task(&j, t, 0);
+  free(team);
   free(tok);
 }
 

@@ -1,17 +1,31 @@
 /* Exact (erf) GELU, as HF "gelu" and Google's modeling.gelu compute it. */
 #include <math.h>
 #include "op_fastmath.h"
+#include "op_pool.h"
 #include "ops.h"
+
+#define GELU_BLOCK 16384 /* elements per task */
+
+typedef struct gelu_job {
+  float *out;
+  const float *in, *dout;
+} gelu_job;
 
 #define EL_INV_SQRT2 0.70710678118654752440f
 
 /* Phi(x) = erfc(-x / sqrt 2) / 2 with the vectorisable erfc of op_fastmath.h. */
-void el_gelu_forward(float *out, const float *in, size_t n) {
-#pragma omp parallel for simd schedule(static) if (n > 65536)
-  for (size_t i = 0; i < n; i++) {
-    const float x = in[i];
-    out[i] = 0.5f * x * el__erfcf(-x * EL_INV_SQRT2);
+static void forward_range(void *p, size_t lo, size_t hi) {
+  const gelu_job *j = p;
+#pragma omp simd
+  for (size_t i = lo; i < hi; i++) {
+    const float x = j->in[i];
+    j->out[i] = 0.5f * x * el__erfcf(-x * EL_INV_SQRT2);
   }
+}
+
+void el_gelu_forward(float *out, const float *in, size_t n) {
+  gelu_job j = {out, in, NULL};
+  el__pool_for(n, GELU_BLOCK, forward_range, &j);
 }
 
 void el_gelu_forward_naive(float *out, const float *in, size_t n) {
@@ -24,14 +38,20 @@ void el_gelu_forward_naive(float *out, const float *in, size_t n) {
 /* d/dx [x Phi(x)] = Phi(x) + x phi(x) */
 #define EL_INV_SQRT_2PI 0.39894228040143267794f
 
-void el_gelu_backward(float *din, const float *in, const float *dout, size_t n) {
-#pragma omp parallel for simd schedule(static) if (n > 65536)
-  for (size_t i = 0; i < n; i++) {
-    const float x = in[i];
+static void backward_range(void *p, size_t lo, size_t hi) {
+  const gelu_job *j = p;
+#pragma omp simd
+  for (size_t i = lo; i < hi; i++) {
+    const float x = j->in[i];
     const float cdf = 0.5f * el__erfcf(-x * EL_INV_SQRT2);
     const float pdf = EL_INV_SQRT_2PI * el__expf(-0.5f * x * x);
-    din[i] += dout[i] * (cdf + x * pdf);
+    j->out[i] += j->dout[i] * (cdf + x * pdf);
   }
+}
+
+void el_gelu_backward(float *din, const float *in, const float *dout, size_t n) {
+  gelu_job j = {din, in, dout};
+  el__pool_for(n, GELU_BLOCK, backward_range, &j);
 }
 
 void el_gelu_backward_naive(float *din, const float *in, const float *dout, size_t n) {

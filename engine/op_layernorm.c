@@ -1,13 +1,23 @@
 /* LayerNorm over the last dimension (eps from the config, 1e-12 for ELECTRA). */
 #include <math.h>
+#include "op_pool.h"
 #include "ops.h"
 
-void el_layernorm_forward(float *out, float *mean, float *rstd, const float *in, const float *g,
-                          const float *b, int N, int C, float eps) {
-#pragma omp parallel for schedule(static) if ((long)N * C > 32768)
-  for (int n = 0; n < N; n++) {
-    const float *x = in + (size_t)n * C;
-    float *y = out + (size_t)n * C;
+#define LN_ROWS 64 /* rows per task */
+
+typedef struct ln_job {
+  float *out, *mean, *rstd, *din, *dg, *db;
+  const float *in, *g, *b, *dout, *cmean, *crstd;
+  int N, C;
+  float eps;
+} ln_job;
+
+static void forward_rows(void *p, size_t lo, size_t hi) {
+  const ln_job *j = p;
+  const int C = j->C;
+  for (size_t n = lo; n < hi; n++) {
+    const float *x = j->in + n * C;
+    float *y = j->out + n * C;
     float m = 0.0f;
     for (int c = 0; c < C; c++) m += x[c];
     m /= (float)C;
@@ -17,11 +27,19 @@ void el_layernorm_forward(float *out, float *mean, float *rstd, const float *in,
       v += d * d;
     }
     v /= (float)C;
-    float s = 1.0f / sqrtf(v + eps);
-    for (int c = 0; c < C; c++) y[c] = (x[c] - m) * s * g[c] + b[c];
-    if (mean) mean[n] = m;
-    if (rstd) rstd[n] = s;
+    float s = 1.0f / sqrtf(v + j->eps);
+    for (int c = 0; c < C; c++) y[c] = (x[c] - m) * s * j->g[c] + j->b[c];
+    if (j->mean) j->mean[n] = m;
+    if (j->rstd) j->rstd[n] = s;
   }
+}
+
+void el_layernorm_forward(float *out, float *mean, float *rstd, const float *in, const float *g,
+                          const float *b, int N, int C, float eps) {
+  ln_job j = {.out = out, .mean = mean, .rstd = rstd, .in = in, .g = g, .b = b, .N = N, .C = C,
+              .eps = eps};
+  el__pool_for((size_t)(N > 0 ? N : 0), (long)N * C > 32768 ? LN_ROWS : (size_t)N + 1,
+               forward_rows, &j);
 }
 
 void el_layernorm_forward_naive(float *out, float *mean, float *rstd, const float *in,
@@ -40,51 +58,58 @@ void el_layernorm_forward_naive(float *out, float *mean, float *rstd, const floa
   }
 }
 
+static void backward_rows(void *p, size_t lo, size_t hi) {
+  const ln_job *j = p;
+  const int C = j->C;
+  for (size_t n = lo; n < hi; n++) {
+    const float *x = j->in + n * C, *d = j->dout + n * C;
+    float *dx = j->din + n * C;
+    const float m = j->cmean[n], s = j->crstd[n];
+    float sum_dn = 0.0f, sum_dnx = 0.0f;
+    for (int c = 0; c < C; c++) {
+      float dn = d[c] * j->g[c];
+      sum_dn += dn;
+      sum_dnx += dn * (x[c] - m) * s;
+    }
+    const float a = sum_dn / (float)C, bb = sum_dnx / (float)C;
+    for (int c = 0; c < C; c++) {
+      float xh = (x[c] - m) * s;
+      dx[c] += s * (d[c] * j->g[c] - a - xh * bb);
+    }
+  }
+}
+
+/* dg/db for columns [lo, hi) (at most 64), summed over rows in order */
+static void backward_cols(void *p, size_t lo, size_t hi) {
+  const ln_job *j = p;
+  const int C = j->C;
+  float ag[64] = {0}, ab[64] = {0};
+  for (int n = 0; n < j->N; n++) {
+    const float *x = j->in + (size_t)n * C, *d = j->dout + (size_t)n * C;
+    const float m = j->cmean[n], s = j->crstd[n];
+    for (size_t c = lo; c < hi; c++) {
+      ag[c - lo] += d[c] * (x[c] - m) * s;
+      ab[c - lo] += d[c];
+    }
+  }
+  for (size_t c = lo; c < hi; c++) {
+    if (j->dg) j->dg[c] += ag[c - lo];
+    if (j->db) j->db[c] += ab[c - lo];
+  }
+}
+
 /* With xhat = (x - mean) rstd and dn = dout g:
  *   dx = rstd (dn - mean(dn) - xhat mean(dn xhat)),  dg += dout xhat,  db += dout.
- * dx is row-parallel; dg/db are summed over rows in order per column block,
+ * dx is split by rows; dg/db by 64-column blocks summed over rows in order,
  * so results do not depend on the thread count. */
 void el_layernorm_backward(float *din, float *dg, float *db, const float *dout, const float *in,
                            const float *mean, const float *rstd, const float *g, int N, int C) {
+  if (N <= 0) return;
+  ln_job j = {.din = din, .dg = dg, .db = db, .in = in, .g = g, .dout = dout, .cmean = mean,
+              .crstd = rstd, .N = N, .C = C};
   const int par = (long)N * C > 32768;
-  if (din) {
-#pragma omp parallel for schedule(static) if (par)
-    for (int n = 0; n < N; n++) {
-      const float *x = in + (size_t)n * C, *d = dout + (size_t)n * C;
-      float *dx = din + (size_t)n * C;
-      const float m = mean[n], s = rstd[n];
-      float sum_dn = 0.0f, sum_dnx = 0.0f;
-      for (int c = 0; c < C; c++) {
-        float dn = d[c] * g[c];
-        sum_dn += dn;
-        sum_dnx += dn * (x[c] - m) * s;
-      }
-      const float a = sum_dn / (float)C, bb = sum_dnx / (float)C;
-      for (int c = 0; c < C; c++) {
-        float xh = (x[c] - m) * s;
-        dx[c] += s * (d[c] * g[c] - a - xh * bb);
-      }
-    }
-  }
-  if (dg || db) {
-#pragma omp parallel for schedule(static) if (par)
-    for (int c0 = 0; c0 < C; c0 += 64) {
-      const int c1 = c0 + 64 < C ? c0 + 64 : C;
-      float ag[64] = {0}, ab[64] = {0};
-      for (int n = 0; n < N; n++) {
-        const float *x = in + (size_t)n * C, *d = dout + (size_t)n * C;
-        const float m = mean[n], s = rstd[n];
-        for (int c = c0; c < c1; c++) {
-          ag[c - c0] += d[c] * (x[c] - m) * s;
-          ab[c - c0] += d[c];
-        }
-      }
-      for (int c = c0; c < c1; c++) {
-        if (dg) dg[c] += ag[c - c0];
-        if (db) db[c] += ab[c - c0];
-      }
-    }
-  }
+  if (din) el__pool_for((size_t)N, par ? LN_ROWS : (size_t)N + 1, backward_rows, &j);
+  if (dg || db) el__pool_for((size_t)C, 64, backward_cols, &j);
 }
 
 void el_layernorm_backward_naive(float *din, float *dg, float *db, const float *dout,

@@ -5,21 +5,25 @@
 #include <math.h>
 #include <stdlib.h>
 #include "op_fastmath.h"
+#include "op_pool.h"
 #include "ops.h"
 
-double el_softmax_xent_forward(float *probs, const float *logits, const int *targets,
-                               const float *weights, int n, int V, int *correct) {
-  double *row_loss = malloc(sizeof(double) * (size_t)(n > 0 ? n : 1));
-  int *row_hit = malloc(sizeof(int) * (size_t)(n > 0 ? n : 1));
-  if (!row_loss || !row_hit) {
-    free(row_loss);
-    free(row_hit);
-    return NAN;
-  }
-#pragma omp parallel for schedule(static) if ((long)n * V > 65536)
-  for (int i = 0; i < n; i++) {
-    const float *x = logits + (size_t)i * V;
-    float *p = probs + (size_t)i * V;
+typedef struct sx_job {
+  float *probs, *dlogits;
+  const float *logits, *weights;
+  const int *targets;
+  int V;
+  float scale;
+  double *row_loss;
+  int *row_hit;
+} sx_job;
+
+static void forward_rows(void *p, size_t lo, size_t hi) {
+  const sx_job *jb = p;
+  const int V = jb->V;
+  for (size_t i = lo; i < hi; i++) {
+    const float *x = jb->logits + i * V;
+    float *pr = jb->probs + i * V;
     int arg = 0;
     float mx = x[0];
     for (int j = 1; j < V; j++)
@@ -27,7 +31,7 @@ double el_softmax_xent_forward(float *probs, const float *logits, const int *tar
         mx = x[j];
         arg = j;
       }
-    const float xt = x[targets[i]];
+    const float xt = x[jb->targets[i]];
     /* float partial sums over blocks of 256, added in double */
     double sum = 0.0;
     for (int j0 = 0; j0 < V; j0 += 256) {
@@ -36,41 +40,66 @@ double el_softmax_xent_forward(float *probs, const float *logits, const int *tar
 #pragma omp simd reduction(+ : part)
       for (int j = j0; j < j1; j++) {
         const float e = el__expf(x[j] - mx);
-        p[j] = e;
+        pr[j] = e;
         part += e;
       }
       sum += part;
     }
     const float inv = (float)(1.0 / sum);
 #pragma omp simd
-    for (int j = 0; j < V; j++) p[j] *= inv;
-    const double w = weights ? weights[i] : 1.0;
-    row_loss[i] = w * (log(sum) - ((double)xt - mx));
-    row_hit[i] = w > 0.0 && arg == targets[i];
+    for (int j = 0; j < V; j++) pr[j] *= inv;
+    const double w = jb->weights ? jb->weights[i] : 1.0;
+    jb->row_loss[i] = w * (log(sum) - ((double)xt - mx));
+    jb->row_hit[i] = w > 0.0 && arg == jb->targets[i];
   }
+}
+
+double el_softmax_xent_forward(float *probs, const float *logits, const int *targets,
+                               const float *weights, int n, int V, int *correct) {
+  if (n <= 0) {
+    if (correct) *correct = 0;
+    return 0.0;
+  }
+  sx_job jb = {.probs = probs, .logits = logits, .weights = weights, .targets = targets, .V = V};
+  jb.row_loss = malloc(sizeof(double) * (size_t)n);
+  jb.row_hit = malloc(sizeof(int) * (size_t)n);
+  if (!jb.row_loss || !jb.row_hit) {
+    free(jb.row_loss);
+    free(jb.row_hit);
+    return NAN;
+  }
+  el__pool_for((size_t)n, (long)n * V > 65536 ? 8 : (size_t)n, forward_rows, &jb);
   double loss = 0.0;
   int hits = 0;
   for (int i = 0; i < n; i++) {
-    loss += row_loss[i];
-    hits += row_hit[i];
+    loss += jb.row_loss[i];
+    hits += jb.row_hit[i];
   }
-  free(row_loss);
-  free(row_hit);
+  free(jb.row_loss);
+  free(jb.row_hit);
   if (correct) *correct = hits;
   return loss;
 }
 
+static void backward_rows(void *p, size_t lo, size_t hi) {
+  const sx_job *jb = p;
+  const int V = jb->V;
+  for (size_t i = lo; i < hi; i++) {
+    const float c = jb->scale * (jb->weights ? jb->weights[i] : 1.0f);
+    if (c == 0.0f) continue;
+    const float *pr = jb->probs + i * V;
+    float *d = jb->dlogits + i * V;
+    for (int j = 0; j < V; j++) d[j] += c * pr[j];
+    d[jb->targets[i]] -= c;
+  }
+}
+
 void el_softmax_xent_backward(float *dlogits, const float *probs, const int *targets,
                               const float *weights, float scale, int n, int V) {
-#pragma omp parallel for schedule(static) if ((long)n * V > 65536)
-  for (int i = 0; i < n; i++) {
-    const float c = scale * (weights ? weights[i] : 1.0f);
-    if (c == 0.0f) continue;
-    const float *p = probs + (size_t)i * V;
-    float *d = dlogits + (size_t)i * V;
-    for (int j = 0; j < V; j++) d[j] += c * p[j];
-    d[targets[i]] -= c;
-  }
+  if (n <= 0) return;
+  sx_job jb = {.dlogits = dlogits, .probs = (float *)probs, .weights = weights,
+               .targets = targets, .V = V, .scale = scale};
+  el__pool_for((size_t)n, (long)n * V > 65536 ? 8 : (size_t)n, backward_rows, &jb);
 }
 
 /* BCE(sigmoid(x), y) = max(x, 0) - x y + log(1 + exp(-|x|)) */

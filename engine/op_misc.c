@@ -1,23 +1,42 @@
 /* Small element-wise ops: dropout with a precomputed mask, residual add, sigmoid. */
 #include <math.h>
+#include "op_pool.h"
 #include "ops.h"
 
-/* Element-wise loops split across the OpenMP team above this size. */
-#define PAR_N 65536
+/* Element-wise loops are split into blocks of this many elements. */
+#define BLOCK 65536
+
+typedef struct ew_job {
+  float *y;
+  const float *x, *mask;
+} ew_job;
+
+static void mul_range(void *p, size_t lo, size_t hi) {
+  const ew_job *j = p;
+  for (size_t i = lo; i < hi; i++) j->y[i] = j->x[i] * j->mask[i];
+}
+static void mul_add_range(void *p, size_t lo, size_t hi) {
+  const ew_job *j = p;
+  for (size_t i = lo; i < hi; i++) j->y[i] += j->x[i] * j->mask[i];
+}
+static void add_range(void *p, size_t lo, size_t hi) {
+  const ew_job *j = p;
+  for (size_t i = lo; i < hi; i++) j->y[i] += j->x[i];
+}
 
 void el_dropout_forward(float *out, const float *in, const float *mask, size_t n) {
-#pragma omp parallel for schedule(static) if (n > PAR_N)
-  for (size_t i = 0; i < n; i++) out[i] = in[i] * mask[i];
+  ew_job j = {out, in, mask};
+  el__pool_for(n, BLOCK, mul_range, &j);
 }
 
 void el_dropout_backward(float *din, const float *dout, const float *mask, size_t n) {
-#pragma omp parallel for schedule(static) if (n > PAR_N)
-  for (size_t i = 0; i < n; i++) din[i] += dout[i] * mask[i];
+  ew_job j = {din, dout, mask};
+  el__pool_for(n, BLOCK, mul_add_range, &j);
 }
 
 void el_add_inplace(float *y, const float *x, size_t n) {
-#pragma omp parallel for schedule(static) if (n > PAR_N)
-  for (size_t i = 0; i < n; i++) y[i] += x[i];
+  ew_job j = {y, x, NULL};
+  el__pool_for(n, BLOCK, add_range, &j);
 }
 
 float el_sigmoidf(float x) {

@@ -109,12 +109,17 @@ run_one() { # task init seed
   fi
 }
 
+RUN_TASKS=""
 for task in $TASKS; do
   if [ -z "$(task_args "$task")" ]; then
     echo "skip $task: data absent under $DATA" | tee -a "$LOG"
-    continue
+  else
+    RUN_TASKS="$RUN_TASKS $task"
   fi
-  for seed in $(seq 1 "$SEEDS"); do
+done
+# seed-major order: a cut-short run still has every task for seed 1
+for seed in $(seq 1 "$SEEDS"); do
+  for task in $RUN_TASKS; do
     for init in $INITS; do
       while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
       run_one "$task" "$init" "$seed" &
@@ -139,9 +144,17 @@ def score(t, d):
     if t == "stsb": return (100 * d["spearman"],)
     if t == "cola": return (100 * d["mcc"],)
     return (100 * d["accuracy"],)
-rows = {}
+cfgp = os.path.join(model, "discriminator", "config.json")
+if not os.path.exists(cfgp): cfgp = os.path.join(model, "config.json")
+c = json.load(open(cfgp))
+SHAPE = ("hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size", "embedding_size", "vocab_size")
+rows, odd = {}, []
 for f in sorted(glob.glob(os.path.join(out, "runs", "*", "eval.json"))):
     e = json.load(open(f))
+    rc = json.load(open(os.path.join(os.path.dirname(f), "config.json")))
+    if any(rc[k] != c[k] for k in SHAPE):
+        odd.append(os.path.basename(os.path.dirname(f)))
+        continue
     t = e["task"]; init = "random" if e["random_init"] else "pretrained"
     rows.setdefault(t, {}).setdefault(init, []).append((score(t, e["dev"]), e["cpu_seconds"], e["train_examples"], e["epochs_run"]))
 def fmt(runs):
@@ -153,12 +166,10 @@ def fmt(runs):
     return "%s (n=%d)" % (s, len(runs)), "%.0f" % cpu
 pt = ""
 tf = os.path.join(out, "pretrain.time")
-if os.path.exists(tf):
-    w, u, s_ = open(tf).read().split()[-3:]
-    pt = "pretraining: %.0f s wall, %.0f s CPU" % (float(w), float(u) + float(s_))
-cfgp = os.path.join(model, "discriminator", "config.json")
-if not os.path.exists(cfgp): cfgp = os.path.join(model, "config.json")
-c = json.load(open(cfgp))
+tv = open(tf).read().split() if os.path.exists(tf) else []
+if len(tv) >= 3:
+    w, u, s_ = tv[-3:]
+    pt = "Pretraining: %.0f s wall, %.0f s CPU." % (float(w), float(u) + float(s_))
 print("Model: %s — hidden %d, %d layers, %d heads, embedding %d, vocab %d. %s" % (
     model, c["hidden_size"], c["num_hidden_layers"], c["num_attention_heads"], c["embedding_size"], c["vocab_size"], pt))
 print()
@@ -169,4 +180,7 @@ for t in ["cola", "sst2", "mrpc", "stsb", "rte", "ged", "squad"]:
     p, pc = fmt(rows[t].get("pretrained", [])); r, rc = fmt(rows[t].get("random", []))
     any_ = (rows[t].get("pretrained") or rows[t].get("random"))[0]
     print("| %s | %s | %s | %s | %d × %d | %s / %s |" % (names[t], p, r, published[t], any_[2], any_[3], pc, rc))
+if odd:
+    print()
+    print("Left out (encoder shape differs from the model's): " + ", ".join(odd))
 EOF

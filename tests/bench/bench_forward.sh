@@ -5,7 +5,11 @@
 # a mixed-length batch, in one run. Also measures OpenBLAS's own SGEMM GFLOP/s on
 # this machine and the resident memory of a process that only loads the model.
 # Prints a markdown table. Knobs: BENCH_SECONDS (per case, default 3),
-# BENCH_THREADS (default 2).
+# BENCH_THREADS (default 2). Run it on an otherwise idle machine: OpenBLAS's
+# threads (this engine's and PyTorch's) wait for each other with sched_yield,
+# so any competing process slows both sides several-fold, and nice -20 or
+# real-time priority only changes how (the load average is printed before and
+# after).
 set -eu
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}

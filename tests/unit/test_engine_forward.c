@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "electra/engine.h"
+#include "infer_internal.h"
 #include "infer_kernels.h"
 #include "model_internal.h"
 #include "ops.h"
@@ -290,6 +291,17 @@ static void test_against_naive(void) {
     if (m->cfg.arch == EL_ARCH_QA) d = fmax(d, max_abs_diff(o[1], r[1], (size_t)bb.T));
     CHECK(rc == EL_OK && d <= 1e-4, "%s: head output matches the naive-op head (%.3g)",
           models[i].name, d);
+    /* Again in chunks of <= 10 tokens ({7,1}, {30}, {12}): same results. */
+    ws->chunk_tokens = 10;
+    rc = el_run_hidden(m, ws, &b, h, &err);
+    CHECK(rc == EL_OK && max_abs_diff(h, hr, nh) <= 1e-4,
+          "%s: hidden states in 3 chunks match the naive-op forward (%.3g)", models[i].name,
+          max_abs_diff(h, hr, nh));
+    rc = run_head(m, ws, &b, bb.pos, bb.n_pos, o[0], o[1], &err);
+    d = max_abs_diff(o[0], r[0], n0);
+    if (m->cfg.arch == EL_ARCH_QA) d = fmax(d, max_abs_diff(o[1], r[1], (size_t)bb.T));
+    CHECK(rc == EL_OK && d <= 1e-4, "%s: head output in 3 chunks matches (%.3g)", models[i].name,
+          d);
     free(h), free(hr), free(o[0]), free(o[1]), free(r[0]), free(r[1]);
     el_workspace_free(ws);
     el_model_free(m);
