@@ -10,7 +10,7 @@
 
 typedef struct sx_job {
   float *probs, *dlogits;
-  const float *logits, *weights;
+  const float *logits, *weights, *saved; /* saved: backward's probs */
   const int *targets;
   int V;
   float scale;
@@ -87,7 +87,7 @@ static void backward_rows(void *p, size_t lo, size_t hi) {
   for (size_t i = lo; i < hi; i++) {
     const float c = jb->scale * (jb->weights ? jb->weights[i] : 1.0f);
     if (c == 0.0f) continue;
-    const float *pr = jb->probs + i * V;
+    const float *pr = jb->saved + i * V;
     float *d = jb->dlogits + i * V;
     for (int j = 0; j < V; j++) d[j] += c * pr[j];
     d[jb->targets[i]] -= c;
@@ -97,7 +97,7 @@ static void backward_rows(void *p, size_t lo, size_t hi) {
 void el_softmax_xent_backward(float *dlogits, const float *probs, const int *targets,
                               const float *weights, float scale, int n, int V) {
   if (n <= 0) return;
-  sx_job jb = {.dlogits = dlogits, .probs = (float *)probs, .weights = weights,
+  sx_job jb = {.dlogits = dlogits, .saved = probs, .weights = weights,
                .targets = targets, .V = V, .scale = scale};
   el__pool_for((size_t)n, (long)n * V > 65536 ? 8 : (size_t)n, backward_rows, &jb);
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "op_fastmath.h"
+#include "op_pool.h"
 #include "ops.h"
 
 struct el_electra {
@@ -121,6 +122,43 @@ int el__sample_cdf(const float *p, int V, el_rng *r) {
   return last; /* rounding left u above the total: the last token with mass */
 }
 
+/* Row tasks over the generator's [n, V] buffer. */
+typedef struct sample_job {
+  int *samples;
+  float *rows;        /* logits (Gumbel), probs (CDF), or probs -> gradient (in place) */
+  const int *targets; /* gradient rows */
+  el_rng base;        /* row i samples from el_rng_split(base, i) */
+  int V;
+  float scale;
+} sample_job;
+
+static void gumbel_rows(void *p, size_t lo, size_t hi) {
+  const sample_job *j = p;
+  for (size_t i = lo; i < hi; i++) {
+    el_rng r = el_rng_split(&j->base, (uint64_t)i);
+    j->samples[i] = el__sample_gumbel(j->rows + i * j->V, j->V, &r);
+  }
+}
+
+static void cdf_rows(void *p, size_t lo, size_t hi) {
+  const sample_job *j = p;
+  for (size_t i = lo; i < hi; i++) {
+    el_rng r = el_rng_split(&j->base, (uint64_t)i);
+    j->samples[i] = el__sample_cdf(j->rows + i * j->V, j->V, &r);
+  }
+}
+
+/* dL/dlogits = scale (probs - onehot(target)), written over probs */
+static void xent_grad_rows(void *p, size_t lo, size_t hi) {
+  const sample_job *j = p;
+  for (size_t i = lo; i < hi; i++) {
+    float *r = j->rows + i * j->V;
+#pragma omp simd
+    for (int k = 0; k < j->V; k++) r[k] *= j->scale;
+    r[j->targets[i]] -= j->scale;
+  }
+}
+
 static int check_plan(el_electra *e, const el_batch *b, const el_mask_plan *plan, int *T_out,
                       el_error *err) {
   if (!b || b->n_seqs < 1 || !b->seq_len || !b->ids)
@@ -189,11 +227,8 @@ int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
       e->samples[i] = o->forced_samples[i];
     }
   } else if (o->sampler == EL_SAMPLE_GUMBEL) {
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < n; i++) {
-      el_rng r = el_rng_split(&sbase, (uint64_t)i);
-      e->samples[i] = el__sample_gumbel(logits + (size_t)i * V, V, &r);
-    }
+    sample_job sj = {e->samples, logits, NULL, sbase, V, 0.0f};
+    el__pool_for((size_t)n, 8, gumbel_rows, &sj);
   }
 
   /* 2. MLM loss; logits become probs in place */
@@ -201,11 +236,8 @@ int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
   double mlm_sum = el_softmax_xent_forward(logits, logits, e->targets, NULL, n, V, &gen_correct);
   const double mlm = mlm_sum / n;
   if (!o->forced_samples && o->sampler == EL_SAMPLE_CDF) {
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < n; i++) {
-      el_rng r = el_rng_split(&sbase, (uint64_t)i);
-      e->samples[i] = el__sample_cdf(logits + (size_t)i * V, V, &r);
-    }
+    sample_job sj = {e->samples, logits, NULL, sbase, V, 0.0f};
+    el__pool_for((size_t)n, 8, cdf_rows, &sj);
   }
 
   /* 4. corrupted input and labels */
@@ -263,15 +295,8 @@ int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
   }
   if ((rc = el_tmodel_backward(e->disc, dl, err))) return rc;
   /* generator dL/dlogits = gen_weight/n (probs - onehot), in place over probs */
-  {
-    const float sc = o->gen_weight / (float)n;
-#pragma omp parallel for schedule(static)
-    for (int i = 0; i < n; i++) {
-      float *r = logits + (size_t)i * V;
-      for (int j = 0; j < V; j++) r[j] *= sc;
-      r[e->targets[i]] -= sc;
-    }
-  }
+  sample_job gj = {NULL, logits, e->targets, sbase, V, o->gen_weight / (float)n};
+  el__pool_for((size_t)n, 8, xent_grad_rows, &gj);
   return el_tmodel_backward(e->gen, logits, err);
 }
 
@@ -298,12 +323,8 @@ int el_mlm_step(el_tmodel *m, const el_batch *b, const int *positions, const int
   if (!isfinite(l))
     return el_error_set(err, EL_EVALUE, "mlm: non-finite loss %g; no gradient accumulated", l);
   if (!do_backward) return EL_OK;
-  const float sc = 1.0f / (float)n;
-#pragma omp parallel for schedule(static)
-  for (int i = 0; i < n; i++) {
-    float *r = logits + (size_t)i * V;
-    for (int j = 0; j < V; j++) r[j] *= sc;
-    r[targets[i]] -= sc;
-  }
+  el_rng none = {{0, 0, 0, 0}};
+  sample_job gj = {NULL, logits, targets, none, V, 1.0f / (float)n};
+  el__pool_for((size_t)n, 8, xent_grad_rows, &gj);
   return el_tmodel_backward(m, logits, err);
 }

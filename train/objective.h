@@ -12,9 +12,12 @@
  *   2. generator forward; logits at the selected positions only;
  *      MLM loss = mean over selected positions of -log p(original).
  *   3. sample s_i ~ softmax(logits_i / 1) with no gradient: the Gumbel-max
- *      trick argmax(logits + g), g = -log(-log(u + 1e-9) + 1e-9), u ~ U(0,1)
- *      as in GR, or (sampler EL_SAMPLE_CDF) inverse-CDF sampling from the same
- *      softmax, which has the same distribution and costs one uniform per row.
+ *      trick argmax(logits + g), g = -log(-log(u + 1e-9) + 1e-9) as in GR,
+ *      u uniform on the 2^24-point grid of [0, 1) from counter-based bits,
+ *      keyed per row by a stream split off the step's one sampling draw from
+ *      the rng; or (sampler EL_SAMPLE_CDF) inverse-CDF
+ *      sampling from the same softmax: the same distribution, one uniform per
+ *      row (both checked against softmax frequencies in test_train_math).
  *   4. corrupted input = original ids with s_i at EVERY selected position;
  *      label_t = 1 iff t is selected and s != original (a correct sample is
  *      "real").
@@ -24,7 +27,9 @@
  *   6. total = gen_weight * MLM + disc_weight * disc; backward of both into
  *      the shared grads (the shared embeddings get the sum of both).
  * Random draws (dropout masks of both models, samples) come from the rng in a
- * fixed order that depends only on shapes and its state. */
+ * fixed order that depends only on shapes and its state: one draw for the
+ * generator's masks (train), one for the samples, one for the
+ * discriminator's masks (train). */
 #ifndef EL_TRAIN_OBJECTIVE_H
 #define EL_TRAIN_OBJECTIVE_H
 

@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include "op_pool.h"
 
 el_adamw el_adamw_defaults(void) {
   el_adamw o = {0.9f, 0.999f, 1e-6f, 0.01f, 1.0f, 1.0f};
@@ -21,23 +22,56 @@ double el_lr_at(double peak, long t, long total_steps, long warmup_steps) {
 /* Fixed chunks summed in order: the norm is the same for any thread count. */
 #define NORM_CHUNK 65536
 
-double el_grad_norm(const el_params *p) {
-  const size_t n = p->numel;
-  const long n_chunks = (long)((n + NORM_CHUNK - 1) / NORM_CHUNK);
-  double *part = malloc(sizeof(double) * (size_t)(n_chunks ? n_chunks : 1));
-  if (!part) return NAN;
-  const float *g = p->grads;
-#pragma omp parallel for schedule(static)
-  for (long c = 0; c < n_chunks; c++) {
-    size_t lo = (size_t)c * NORM_CHUNK, hi = lo + NORM_CHUNK < n ? lo + NORM_CHUNK : n;
+typedef struct norm_job {
+  const float *g;
+  size_t n;
+  double *part;
+} norm_job;
+
+static void norm_chunks(void *p, size_t lo, size_t hi) {
+  const norm_job *j = p;
+  for (size_t c = lo; c < hi; c++) {
+    const size_t a = c * NORM_CHUNK, b = a + NORM_CHUNK < j->n ? a + NORM_CHUNK : j->n;
     double s = 0.0;
-    for (size_t i = lo; i < hi; i++) s += (double)g[i] * g[i];
-    part[c] = s;
+    for (size_t i = a; i < b; i++) s += (double)j->g[i] * j->g[i];
+    j->part[c] = s;
   }
+}
+
+double el_grad_norm(const el_params *p) {
+  const size_t n = p->numel, n_chunks = (n + NORM_CHUNK - 1) / NORM_CHUNK;
+  double *part = malloc(sizeof(double) * (n_chunks ? n_chunks : 1));
+  if (!part) return NAN;
+  norm_job j = {p->grads, n, part};
+  el__pool_for(n_chunks, 4, norm_chunks, &j);
   double s = 0.0;
-  for (long c = 0; c < n_chunks; c++) s += part[c];
+  for (size_t c = 0; c < n_chunks; c++) s += part[c];
   free(part);
   return sqrt(s);
+}
+
+typedef struct adam_job {
+  el_params *p;
+  float b1, b2, eps, clip;
+  size_t off;
+  float lr, wd;
+} adam_job;
+
+/* elements [lo, hi) of the tensor at j->off */
+static void adam_range(void *q, size_t lo, size_t hi) {
+  const adam_job *j = q;
+  float *x = j->p->params + j->off, *m = j->p->m + j->off, *v = j->p->v + j->off;
+  const float *g = j->p->grads + j->off;
+  const float b1 = j->b1, b2 = j->b2, eps = j->eps, cs = j->clip, lr = j->lr, wd = j->wd;
+#pragma omp simd
+  for (size_t i = lo; i < hi; i++) {
+    const float gi = g[i] * cs;
+    const float mi = b1 * m[i] + (1.0f - b1) * gi;
+    const float vi = b2 * v[i] + (1.0f - b2) * gi * gi;
+    m[i] = mi;
+    v[i] = vi;
+    x[i] -= lr * (mi / (sqrtf(vi) + eps) + wd * x[i]);
+  }
 }
 
 int el_adamw_step(el_params *p, const el_adamw *o, double lr, el_adamw_stats *stats,
@@ -58,24 +92,13 @@ int el_adamw_step(el_params *p, const el_adamw *o, double lr, el_adamw_stats *st
     stats->grad_norm = norm;
     stats->clip_scale = clip;
   }
-  const float b1 = o->beta1, b2 = o->beta2, eps = o->eps, cs = (float)clip;
+  adam_job j = {p, o->beta1, o->beta2, o->eps, (float)clip, 0, 0.0f, 0.0f};
   for (int ti = 0; ti < p->n_tensors; ti++) {
     const el_param_tensor *t = &p->tensors[ti];
-    const float tlr = (float)(lr * pow(o->layer_decay, t->max_depth - t->depth));
-    const float wd = t->no_decay ? 0.0f : o->weight_decay;
-    float *x = p->params + t->offset, *m = p->m + t->offset, *v = p->v + t->offset;
-    const float *g = p->grads + t->offset;
-    const long n = (long)t->count;
-#pragma omp parallel for schedule(static) if (n > 32768)
-    for (long i = 0; i < n; i++) {
-      float gi = g[i] * cs;
-      float mi = b1 * m[i] + (1.0f - b1) * gi;
-      float vi = b2 * v[i] + (1.0f - b2) * gi * gi;
-      m[i] = mi;
-      v[i] = vi;
-      float u = mi / (sqrtf(vi) + eps) + wd * x[i];
-      x[i] -= tlr * u;
-    }
+    j.off = t->offset;
+    j.lr = (float)(lr * pow(o->layer_decay, t->max_depth - t->depth));
+    j.wd = t->no_decay ? 0.0f : o->weight_decay;
+    el__pool_for(t->count, 65536, adam_range, &j);
   }
   return EL_OK;
 }

@@ -210,6 +210,8 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
     return el_error_set(err, EL_ENOMEM, "out of memory");
   el_rng_seed(&r->base, (uint64_t)o->seed);
   if (st) {
+    free(st->settings_json); /* from el__state_peek; the load reads it again */
+    st->settings_json = NULL;
     if ((rc = el__state_load(r->state_dir, st, &r->p, err))) return rc;
     r->step = st->step;
     r->base = st->rng;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "op_fastmath.h"
+#include "op_pool.h"
 #include "ops.h"
 
 typedef struct layer_cache {
@@ -260,16 +261,40 @@ static inline float mask_at(mask_k k, size_t i) {
   return (uint32_t)el__mix64(k.key, i) < k.thresh ? 0.0f : k.keep;
 }
 
+typedef struct mask_job {
+  float *y;
+  const float *x, *r;
+  mask_k k;
+} mask_job;
+
+#define MASK_BLOCK 65536 /* elements per task */
+
+static void fill_range(void *p, size_t lo, size_t hi) {
+  const mask_job *j = p;
+#pragma omp simd
+  for (size_t i = lo; i < hi; i++) j->y[i] = mask_at(j->k, i);
+}
+static void mul_range(void *p, size_t lo, size_t hi) {
+  const mask_job *j = p;
+#pragma omp simd
+  for (size_t i = lo; i < hi; i++) j->y[i] = j->x[i] * mask_at(j->k, i);
+}
+static void mul_add_range(void *p, size_t lo, size_t hi) {
+  const mask_job *j = p;
+#pragma omp simd
+  for (size_t i = lo; i < hi; i++) j->y[i] = j->y[i] * mask_at(j->k, i) + j->r[i];
+}
+
 /* mask[n] materialised (attention dropout, whose op takes an array) */
 static void fill_mask(float *mask, size_t n, mask_k k) {
-#pragma omp parallel for simd schedule(static) if (n > 65536)
-  for (size_t i = 0; i < n; i++) mask[i] = mask_at(k, i);
+  mask_job j = {mask, NULL, NULL, k};
+  el__pool_for(n, MASK_BLOCK, fill_range, &j);
 }
 
 /* y = x * mask (y may be x) */
 static void drop_mul(float *y, const float *x, size_t n, mask_k k) {
-#pragma omp parallel for simd schedule(static) if (n > 65536)
-  for (size_t i = 0; i < n; i++) y[i] = x[i] * mask_at(k, i);
+  mask_job j = {y, x, NULL, k};
+  el__pool_for(n, MASK_BLOCK, mul_range, &j);
 }
 
 /* y = y * mask + r: dropout on a branch, then the residual add */
@@ -278,8 +303,8 @@ static void drop_add(float *y, const float *r, size_t n, int on, mask_k k) {
     el_add_inplace(y, r, n);
     return;
   }
-#pragma omp parallel for simd schedule(static) if (n > 65536)
-  for (size_t i = 0; i < n; i++) y[i] = y[i] * mask_at(k, i) + r[i];
+  mask_job j = {y, NULL, r, k};
+  el__pool_for(n, MASK_BLOCK, mul_add_range, &j);
 }
 
 /* ---------- forward ---------- */
@@ -324,9 +349,10 @@ static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_
                    el_rng *rng, const float **out, el_error *err);
 static int backward(el_tmodel *m, const float *dout, el_error *err);
 
-/* The ops split their work across one OpenMP team and call BLAS from inside
- * it; OpenBLAS's own pool is held at 1 thread meanwhile so the two pools do
- * not spin against each other on the same cores (el_set_threads sets both). */
+/* The ops split their work across the op pool (op_pool.h) and call BLAS from
+ * inside it; OpenBLAS's own pool is held at 1 thread meanwhile so the two
+ * pools do not spin against each other on the same cores (el_set_threads
+ * sets OpenBLAS to the full count). */
 static int blas_single(void) {
   int prev = openblas_get_num_threads();
   if (prev != 1) openblas_set_num_threads(1);

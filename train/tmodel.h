@@ -17,10 +17,16 @@
  * Dropout (train != 0): hidden dropout after the embedding LayerNorm, after
  * each attention-output and FFN-output dense (before the residual add), and in
  * the classification head; attention dropout on the softmax probabilities.
- * Keep masks are drawn from the el_rng passed to forward; the draws depend only
- * on the batch shape and the rng state (not on thread count), so a run is
- * reproducible from its seed. Probabilities are cfg's, overridable with
+ * A training forward takes exactly one draw from the el_rng passed in and
+ * derives every mask from it with counter-based hashing, so masks depend only
+ * on that draw and the batch shape (never on the thread count) and a run is
+ * reproducible from its seed. Hidden masks are recomputed by backward rather
+ * than stored. Probabilities are cfg's, overridable with
  * el_tmodel_set_dropout. train == 0 (or both probabilities 0) draws nothing.
+ *
+ * Threads: the work is split by the op pool (engine/op_pool.h) over
+ * omp_get_max_threads() threads (el_set_threads); results are bit-identical
+ * for any thread count. OpenBLAS is held at 1 thread during each call. 
  *
  * Memory: the model borrows w (parameters) and g (gradients, same layout:
  * el_params views); both must outlive it. Activations are allocated once in
