@@ -14,9 +14,9 @@
 #include "op_pool.h"
 #include "ops.h"
 
-#define ROW_BLOCK 512  /* rows of out / din per block (each block re-packs W) */
+#define ROW_BLOCK 1024 /* rows of out / din per block (each block re-packs W) */
 #define COL_BLOCK 512  /* columns of out per block (wide outputs: the vocabulary) */
-#define DW_BLOCK 128   /* rows of dW per block (each block re-packs the input) */
+#define DW_BLOCK 256   /* rows of dW per block (each block re-packs the input) */
 #define PAR_MACS (1L << 21) /* below this many multiply-adds one call is cheaper */
 
 typedef struct dense_job {

@@ -64,7 +64,7 @@ echo "calibration: $step_s s/step -> --max-steps $steps (validation every $val_e
 CMD=("$BIN" pretrain "${COMMON[@]}" --out "$OUT/run" --max-steps "$steps"
      --time-limit "${MINUTES}m" --val-every "$val_every" --save-every $((steps / 4))
      --log-every 20)
-echo "command: ${CMD[*]}"
+echo "command: ${CMD[*]}" | sed "s|$CORPUS/[^ ]*\.txt|@|g; s|@\( @\)*|$CORPUS/*/*.txt|"
 t1=$(date +%s)
 "${CMD[@]}" 2>"$OUT/run.log"
 rc=$?

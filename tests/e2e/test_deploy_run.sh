@@ -71,7 +71,8 @@ for r in classify qa; do
   out=$(eval "$cmd" 2>/dev/null)
   check "printed /$r example answers with a model ($(head -c 80 <<<"$out"))" grep -q '"model"' <<<"$out"
 done
-spid=$(ps -o pid= --ppid "$rpid" | head -1 | tr -d ' ')
+# run.sh's child is the server (no ps needed: minimal Debian has no procps)
+spid=$(cat /proc/"$rpid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . | head -1)
 [ -n "$spid" ] && kill -TERM "$spid"
 rc=124
 for _ in $(seq 100); do
