@@ -48,6 +48,8 @@ LIB_SERVER := $(BUILD)/libelectra_server.a
 BINS := $(BUILD)/bin/electra-train $(BUILD)/bin/electra-server
 
 .PHONY: all deps test bench run install uninstall clean results fresh-test
+# keep intermediate objects so a second make does not rebuild every test
+.SECONDARY:
 all: $(BINS) $(TEST_BIN) $(BENCH_BIN)
 
 deps:
@@ -100,7 +102,7 @@ bench: deps
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/bench/run.sh
 
 run: deps
-	@$(MAKE) --no-print-directory all
+	@$(MAKE) --no-print-directory $(BINS)
 	@BUILD=$(BUILD) deploy/run.sh
 
 # make install PREFIX=/usr/local DESTDIR=: binaries to $(PREFIX)/bin; the

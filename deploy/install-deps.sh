@@ -4,26 +4,34 @@
 # when nothing is missing. Run as root or with sudo available.
 #   deploy/install-deps.sh            build + run + test dependencies
 #   deploy/install-deps.sh --runtime  only what the binaries need at run time
+#   deploy/install-deps.sh --deploy-tools  what make fresh-test / make docker-check need, and systemd-analyze
 #   deploy/install-deps.sh --check    exit 1 (listing them) if anything is missing
 set -euo pipefail
 
 build_pkgs="build-essential pkg-config libopenblas-dev libmicrohttpd-dev libcjson-dev libuv1-dev libutf8proc-dev"
-runtime_pkgs="libopenblas0-pthread libmicrohttpd12 libcjson1 libuv1 libutf8proc2"
+# -fopenmp links libgomp.so.1: without libgomp1 the binaries do not start.
+runtime_pkgs="libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 libutf8proc2"
 # python3-torch is the independent reference the tests check the engine against;
 # curl drives the end-to-end server tests; fortunes + wordnet are the English text
 # the default model of `make run` is pretrained on; chromium renders the
-# server's page in the browser test.
-test_pkgs="python3 python3-torch python3-numpy curl fortunes-min wordnet-base chromium"
+# server's page in the browser test; python3-yaml reads the Kubernetes manifests.
+test_pkgs="python3 python3-torch python3-numpy python3-yaml curl fortunes-min wordnet-base chromium"
+# make fresh-test / make docker-check: debootstrap builds Debian roots, git clones the repo
+# into them; systemd brings systemd-analyze (absent in containers and minimal roots).
+deploy_pkgs="debootstrap git systemd"
 
 mode=all
 case "${1:-}" in
   --runtime) mode=runtime ;;
   --check) mode=check ;;
+  --deploy-tools) mode=deploy ;;
   "") ;;
-  *) echo "usage: $0 [--runtime|--check]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--runtime|--deploy-tools|--check]" >&2; exit 2 ;;
 esac
 
-if [ "$mode" = runtime ]; then wanted="$runtime_pkgs"; else wanted="$build_pkgs $test_pkgs"; fi
+if [ "$mode" = runtime ]; then wanted="$runtime_pkgs"
+elif [ "$mode" = deploy ]; then wanted="$deploy_pkgs"
+else wanted="$build_pkgs $test_pkgs"; fi
 
 missing=""
 for p in $wanted; do

@@ -23,12 +23,14 @@ static void timestamp(char *buf, size_t cap) {
   snprintf(buf + n, cap - n, ".%03dZ", (int)(tv.tv_usec / 1000));
 }
 
+/* JSON logs go to stdout, where container log collectors read them; text
+ * logs to stderr, the terminal's diagnostic stream. */
 static void emit(el__sb *b) {
   el__sb_put(b, "\n", 1);
   if (b->oom) return;
   size_t off = 0;
   while (off < b->len) {
-    ssize_t w = write(2, b->data + off, b->len - off);
+    ssize_t w = write(log_json ? 1 : 2, b->data + off, b->len - off);
     if (w <= 0) break;
     off += (size_t)w;
   }

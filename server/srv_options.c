@@ -68,7 +68,7 @@ static const opt_def defs[] = {
      "      (/health, /ready, /v2/health/*, /metrics stay open)"},
     {"cors-origin", T_ORIGIN, 0, 0, 0, 0, "ORIGIN",
      "allow browser requests from ORIGIN (repeat or comma-separate; * = any)"},
-    {"log-format", T_LOGFMT, 0, 0, 0, 0, "text|json", "log line format (text)"},
+    {"log-format", T_LOGFMT, 0, 0, 0, 0, "text|json", "log line format (text, to stderr; json lines go to stdout)"},
     {"no-access-log", T_FLAG, OFF(access_log), 0, 0, 0, NULL, "no log line per request"},
     {"healthcheck", T_FLAG, OFF(healthcheck), 0, 0, 0, NULL,
      "probe http://HOST:PORT/health and exit 0 when it answers 200, else 1"},
