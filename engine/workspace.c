@@ -7,7 +7,7 @@
 #include "infer_internal.h"
 #include "infer_kernels.h"
 
-/* A cap that keeps every size_t product below well away from overflow and
+/* A cap that keeps every size_t product far from overflow and
  * every int index valid: 2^24 tokens is 64 GiB of hidden states at H = 1024. */
 #define EL_WS_MAX_TOKENS (1 << 24)
 
