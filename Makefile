@@ -140,6 +140,11 @@ fresh-test:
 docker-check:
 	tests/fresh/docker_check.sh $(EL_FRESH_ARGS) $(EL_FRESH_DIR)
 
+# The README's results table (issue 4): pretrain on ../shared/data/corpus,
+# fine-tune on each task next to a random init; long (about an hour on 2 cores).
+results: $(BINS)
+	scripts/results.sh $(RESULTS_ARGS)
+
 clean:
 	rm -rf $(BUILD)
 
