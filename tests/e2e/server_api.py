@@ -13,7 +13,7 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_lib import (ROOT, SANITIZED, SLOW, SMALL, WRAPPER, Server, body_of, done,
+from server_lib import (scratch, ROOT, SANITIZED, SLOW, SMALL, WRAPPER, Server, body_of, done,
                         error_type, make_models, ok, skip, status_line)
 
 sys.path.insert(0, os.path.join(ROOT, "tests", "reference"))
@@ -23,7 +23,7 @@ import electra_ref as er  # noqa: E402
 TOL = 1e-4  # fp32 engine vs PyTorch, absolute, on probabilities and logits
 RSS_BOUND_KB = 16 * 1024  # growth allowed over the abuse phase
 
-work = tempfile.mkdtemp(prefix="electra-e2e-api-")
+work = scratch("electra-e2e-api-")
 M = make_models(os.path.join(work, "models"), {
     "disc": ["--arch", "pretraining", "--seed", "1"] + SMALL,
     "cls": ["--arch", "cls", "--num-labels", "3", "--seed", "2"] + SMALL,

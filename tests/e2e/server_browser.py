@@ -17,7 +17,7 @@ import time
 import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_lib import SLOW, SMALL, Server, done, make_models, ok, skip  # noqa: E402
+from server_lib import scratch, SLOW, SMALL, Server, done, make_models, ok, skip  # noqa: E402
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SHOT = os.path.join(tempfile.gettempdir(), "electra-server-page.png")
@@ -113,11 +113,11 @@ if not os.access(CHROMIUM, os.X_OK):
          % CHROMIUM)
     done()
 
-work = tempfile.mkdtemp(prefix="electra-e2e-browser-")
+work = scratch("electra-e2e-browser-")
 M = make_models(os.path.join(work, "models"),
                 {"disc": ["--arch", "pretraining", "--seed", "11"] + SMALL})
 srv = Server([("disc", M["disc"])], workdir=work).start()
-profile = tempfile.mkdtemp(prefix="electra-chromium-")
+profile = scratch("electra-chromium-")
 browser = subprocess.Popen(
     [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
      "--disable-background-networking", "--disable-component-update", "--disable-sync",

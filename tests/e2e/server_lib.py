@@ -5,6 +5,7 @@ Environment: BUILD (build dir, default "build"), SERVER_WRAPPER (e.g.
 "valgrind --error-exitcode=99 --leak-check=full" to run the daemon under a
 tool; timeouts stretch by SLOW, default 1, 20 under valgrind)."""
 import atexit
+import shutil
 import http.client
 import json
 import os
@@ -47,6 +48,15 @@ def skip(reason):
 
 
 _servers = []
+_scratch = []
+
+
+def scratch(prefix):
+    """A temporary directory removed by done() when every check passed
+    (kept on failure, or always with EL_KEEP_TMP=1, for the logs)."""
+    d = tempfile.mkdtemp(prefix=prefix)
+    _scratch.append(d)
+    return d
 
 
 @atexit.register
@@ -73,6 +83,9 @@ def done():
             ok(not bad, "no sanitizer/valgrind report in %s" % os.path.basename(srv.log_path),
                "\n".join(bad[:10]))
     print("# %d passed, %d failed" % (_passed, _failed), flush=True)
+    if not _failed and not os.environ.get("EL_KEEP_TMP"):
+        for d in _scratch + [srv.workdir for srv in _servers]:
+            shutil.rmtree(d, ignore_errors=True)
     sys.exit(1 if _failed else 0)
 
 
