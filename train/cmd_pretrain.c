@@ -13,7 +13,7 @@
 
 /* Raw values as given on the command line. */
 static el_strlist a_inputs;
-static const char *a_vocab, *a_out, *a_cache, *a_preset, *a_objective;
+static const char *a_vocab, *a_out, *a_cache, *a_preset, *a_objective, *a_bias_init;
 static long a_max_steps, a_batch, a_seq_len, a_warmup, a_seed, a_save_every, a_threads,
     a_log_every, a_val_every, a_val_examples;
 static double a_time_limit, a_lr, a_wd, a_gen_size, a_disc_weight, a_mask_prob, a_val_fraction;
@@ -33,6 +33,7 @@ static el_opt opts[] = {
     {"--warmup-steps", EL_OPT_INT, &a_warmup, 0, 1e12, "N", "linear warmup steps (10000; tiny 1000; at most max-steps/10 unless given)", 0},
     {"--weight-decay", EL_OPT_FLOAT, &a_wd, 0, 1, "X", "AdamW decoupled weight decay, not on LayerNorm/bias (0.01)", 0},
     {"--generator-size", EL_OPT_FLOAT, &a_gen_size, 0.01, 4, "X", "generator hidden/FFN/heads multiplier (0.25; base 1/3)", 0},
+    {"--bias-init", EL_OPT_CHOICE, &a_bias_init, 0, 0, "prior|zero", "output biases at their priors: log unigram frequencies (MLM), log-odds of --mask-prob (discriminator); zero = Google's 0 (prior)", 0},
     {"--disc-weight", EL_OPT_FLOAT, &a_disc_weight, 0, 1e6, "X", "weight of the discriminator loss (50)", 0},
     {"--mask-prob", EL_OPT_FLOAT, &a_mask_prob, 0.001, 0.9, "X", "fraction of tokens masked (0.15; large 0.25)", 0},
     {"--seed", EL_OPT_INT, &a_seed, 0, 9007199254740992.0, "N", "random seed: init, data order, masking, dropout, samples (1)", 0},
@@ -130,6 +131,11 @@ static int resume_settings(el__pt_opts *o, el__state *st) {
             o->mlm ? "mlm" : "electra");
     return 1;
   }
+  if (a_bias_init && (!strcmp(a_bias_init, "zero")) != o->bias_init_zero) {
+    fprintf(stderr, PROG ": --bias-init %s differs from the run's %s\n", a_bias_init,
+            o->bias_init_zero ? "zero" : "prior");
+    return 1;
+  }
   if (same_num("--batch-size", a_batch, o->batch_size) ||
       same_num("--seq-len", a_seq_len, o->seq_len) || same_num("--lr", a_lr, o->lr) ||
       same_num("--warmup-steps", a_warmup, o->warmup_steps) ||
@@ -177,6 +183,7 @@ static int new_settings(el__pt_opts *o) {
   const el__preset *p = el__preset_find(a_preset ? a_preset : "tiny");
   el__pt_opts_defaults(o, p);
   o->mlm = a_objective && !strcmp(a_objective, "mlm");
+  o->bias_init_zero = a_bias_init && !strcmp(a_bias_init, "zero");
   if (seen("--max-steps")) o->max_steps = a_max_steps;
   if (seen("--batch-size")) o->batch_size = a_batch;
   if (seen("--seq-len")) o->seq_len = a_seq_len;
@@ -208,7 +215,7 @@ static int new_settings(el__pt_opts *o) {
  * so that a second call in one process (tests) starts afresh. */
 static void reset_args(void) {
   memset(&a_inputs, 0, sizeof a_inputs);
-  a_vocab = a_out = a_cache = a_preset = a_objective = NULL;
+  a_vocab = a_out = a_cache = a_preset = a_objective = a_bias_init = NULL;
   a_max_steps = a_batch = a_seq_len = a_warmup = a_seed = a_save_every = a_threads = 0;
   a_log_every = a_val_every = a_val_examples = 0;
   a_time_limit = a_lr = a_wd = a_gen_size = a_disc_weight = a_mask_prob = a_val_fraction = 0;

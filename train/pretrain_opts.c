@@ -89,6 +89,7 @@ char *el__pt_opts_to_json(const el__pt_opts *o) {
   cJSON_AddStringToObject(j, "cache", o->cache ? o->cache : "");
   cJSON_AddStringToObject(j, "preset", o->preset);
   cJSON_AddStringToObject(j, "objective", o->mlm ? "mlm" : "electra");
+  cJSON_AddStringToObject(j, "bias_init", o->bias_init_zero ? "zero" : "prior");
 #define NUM(k, v) cJSON_AddNumberToObject(j, k, (double)(v))
   NUM("generator_size", o->gen_size);
   NUM("seq_len", o->seq_len);
@@ -156,6 +157,13 @@ int el__pt_opts_from_json(const char *text, el__pt_opts *o, el_error *err) {
     goto strs;
   snprintf(o->preset, sizeof o->preset, "%s", preset ? preset : "");
   o->mlm = objective && !strcmp(objective, "mlm");
+  /* runs saved before --bias-init existed started their biases at 0 */
+  const cJSON *bi = cJSON_GetObjectItemCaseSensitive(j, "bias_init");
+  if (bi && !cJSON_IsString(bi)) {
+    rc = el_error_set(err, EL_EFORMAT, "saved settings: \"bias_init\" is not a string");
+    goto strs;
+  }
+  o->bias_init_zero = !bi || !strcmp(bi->valuestring, "zero");
   double v = 0;
 #define NUM(k, dst)                                   \
   if ((rc = get_num(j, k, &v, err))) goto strs;      \

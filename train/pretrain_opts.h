@@ -18,6 +18,7 @@ typedef struct el__pt_opts {
   char preset[16];   /* tiny small base large */
   int mlm;           /* --objective mlm */
   double gen_size;   /* generator size multiplier */
+  int bias_init_zero; /* --bias-init zero: output biases start at 0 (GR) instead of their priors */
   long seq_len;
   /* optimization */
   long max_steps, batch_size, warmup_steps, seed;

@@ -13,6 +13,7 @@
 #include "data_input.h"
 #include <unistd.h>
 #include "pretrain_run.h"
+#include "prior_init.h"
 #include "vocab_builder.h"
 
 static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
@@ -178,6 +179,7 @@ int el__pt_setup_data(el__pt_run *r, const el__state *st, el_error *err) {
   return EL_OK;
 }
 
+
 int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
   el__pt_opts *o = r->o;
   el_config dc, gc;
@@ -222,6 +224,7 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
   } else {
     el_rng init = el_rng_split(&r->base, 0x1A17ULL);
     if ((rc = el_params_init_random(&r->p, 0.0f, 1, &init, err))) return rc;
+    if (!o->bias_init_zero && (rc = el__prior_init(&r->p, &r->data, &r->mc, err))) return rc;
   }
   return EL_OK;
 }
