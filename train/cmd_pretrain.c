@@ -17,7 +17,7 @@ static const char *a_vocab, *a_out, *a_cache, *a_preset, *a_objective, *a_bias_i
 static long a_max_steps, a_batch, a_seq_len, a_warmup, a_seed, a_save_every, a_threads,
     a_log_every, a_val_every, a_val_examples;
 static double a_time_limit, a_lr, a_wd, a_gen_size, a_disc_weight, a_mask_prob, a_val_fraction;
-static int a_resume;
+static int a_resume, a_tie_generator;
 
 static el_opt opts[] = {
     {"--input", EL_OPT_STRS, &a_inputs, 0, 0, "PATH...", "text files: one sentence or paragraph per line, a blank line between documents", 0},
@@ -34,6 +34,7 @@ static el_opt opts[] = {
     {"--weight-decay", EL_OPT_FLOAT, &a_wd, 0, 1, "X", "AdamW decoupled weight decay, not on LayerNorm/bias (0.01)", 0},
     {"--generator-size", EL_OPT_FLOAT, &a_gen_size, 0.01, 4, "X", "generator hidden/FFN/heads multiplier (0.25; base 1/3)", 0},
     {"--bias-init", EL_OPT_CHOICE, &a_bias_init, 0, 0, "prior|zero", "output biases at their priors: log unigram frequencies (MLM), log-odds of --mask-prob (discriminator); zero = Google's 0 (prior)", 0},
+    {"--tie-generator", EL_OPT_FLAG, &a_tie_generator, 0, 0, NULL, "the generator shares the discriminator's whole encoder (GR untied_generator=False, the paper's \"all tied\"; implies --generator-size 1)", 0},
     {"--disc-weight", EL_OPT_FLOAT, &a_disc_weight, 0, 1e6, "X", "weight of the discriminator loss (50)", 0},
     {"--mask-prob", EL_OPT_FLOAT, &a_mask_prob, 0.001, 0.9, "X", "fraction of tokens masked (0.15; large 0.25)", 0},
     {"--seed", EL_OPT_INT, &a_seed, 0, 9007199254740992.0, "N", "random seed: init, data order, masking, dropout, samples (1)", 0},
@@ -136,6 +137,10 @@ static int resume_settings(el__pt_opts *o, el__state *st) {
             o->bias_init_zero ? "zero" : "prior");
     return 1;
   }
+  if (a_tie_generator && !o->tie_generator) {
+    fprintf(stderr, PROG ": --tie-generator differs from the run's untied generator\n");
+    return 1;
+  }
   if (same_num("--batch-size", a_batch, o->batch_size) ||
       same_num("--seq-len", a_seq_len, o->seq_len) || same_num("--lr", a_lr, o->lr) ||
       same_num("--warmup-steps", a_warmup, o->warmup_steps) ||
@@ -192,6 +197,15 @@ static int new_settings(el__pt_opts *o) {
   else if (o->warmup_steps > o->max_steps / 10) o->warmup_steps = o->max_steps / 10;
   if (seen("--weight-decay")) o->weight_decay = a_wd;
   if (seen("--generator-size")) o->gen_size = a_gen_size;
+  o->tie_generator = a_tie_generator;
+  if (o->tie_generator && !o->mlm) {
+    if (seen("--generator-size") && a_gen_size != 1.0) {
+      fprintf(stderr, PROG ": --tie-generator shares the whole encoder, so the generator has the "
+                      "discriminator's size: drop --generator-size %g (or give 1)\n", a_gen_size);
+      return 1;
+    }
+    o->gen_size = 1.0;
+  }
   if (seen("--disc-weight")) o->disc_weight = a_disc_weight;
   if (seen("--mask-prob")) o->mask_prob = a_mask_prob;
   if (seen("--seed")) o->seed = a_seed;
@@ -219,7 +233,7 @@ static void reset_args(void) {
   a_max_steps = a_batch = a_seq_len = a_warmup = a_seed = a_save_every = a_threads = 0;
   a_log_every = a_val_every = a_val_examples = 0;
   a_time_limit = a_lr = a_wd = a_gen_size = a_disc_weight = a_mask_prob = a_val_fraction = 0;
-  a_resume = 0;
+  a_resume = a_tie_generator = 0;
 }
 
 int el_cmd_pretrain(int argc, char **argv) {

@@ -9,9 +9,11 @@
 #include "model_internal.h"
 
 #define SHARED_PREFIX "electra.embeddings." /* word/pos/type + embedding LayerNorm */
+#define TIED_PREFIX "electra."              /* + embeddings_project and the encoder */
 
-static int is_shared_name(const char *name) {
-  return strncmp(name, SHARED_PREFIX, strlen(SHARED_PREFIX)) == 0;
+static int is_shared_name(const el_params *p, const char *name) {
+  const char *prefix = p->tie_encoder ? TIED_PREFIX : SHARED_PREFIX;
+  return strncmp(name, prefix, strlen(prefix)) == 0;
 }
 
 static float *alloc_block(size_t n) {
@@ -47,7 +49,7 @@ static int add_model(el_params *p, int model, el_tensor_spec *specs, el_error *e
   for (int i = 0; i < n; i++) {
     const el_tensor_spec *s = &specs[i];
     if (s->optional) continue; /* tied lm weight: the word table */
-    if (model == 1 && is_shared_name(s->name)) {
+    if (model == 1 && is_shared_name(p, s->name)) {
       int j = el_params_find(p, 0, s->name);
       if (j < 0)
         return el_error_set(err, EL_ESHAPE, "params: generator tensor %s has no discriminator twin",
@@ -112,9 +114,10 @@ static int finish(el_params *p, el_tensor_spec *specs, el_error *err) {
 }
 
 static int build(el_params *p, int n_models, const el_config *c0, const el_config *c1,
-                 el_error *err) {
+                 int tie_encoder, el_error *err) {
   memset(p, 0, sizeof *p);
   p->n_models = n_models;
+  p->tie_encoder = tie_encoder;
   copy_config(&p->cfg[0], c0);
   if (c1) copy_config(&p->cfg[1], c1);
   int rc = el_config_check(c0, n_models == 2 ? "discriminator config" : "config", err);
@@ -135,11 +138,16 @@ static int build(el_params *p, int n_models, const el_config *c0, const el_confi
 }
 
 int el_params_new_single(el_params *p, const el_config *cfg, el_error *err) {
-  return build(p, 1, cfg, NULL, err);
+  return build(p, 1, cfg, NULL, 0, err);
 }
 
 int el_params_new_pair(el_params *p, const el_config *disc, const el_config *gen,
                        el_error *err) {
+  return el_params_new_pair_tied(p, disc, gen, 0, err);
+}
+
+int el_params_new_pair_tied(el_params *p, const el_config *disc, const el_config *gen,
+                            int tie_encoder, el_error *err) {
   memset(p, 0, sizeof *p);
   if (disc->arch != EL_ARCH_PRETRAINING)
     return el_error_set(err, EL_EINVAL, "params: the discriminator must be %s, found %s",
@@ -157,8 +165,14 @@ int el_params_new_pair(el_params *p, const el_config *disc, const el_config *gen
   SAME(embedding_size)
   SAME(max_position_embeddings)
   SAME(type_vocab_size)
+  if (tie_encoder) {
+    SAME(hidden_size)
+    SAME(num_layers)
+    SAME(num_heads)
+    SAME(intermediate_size)
+  }
 #undef SAME
-  return build(p, 2, disc, gen, err);
+  return build(p, 2, disc, gen, tie_encoder, err);
 }
 
 void el_params_free(el_params *p) {

@@ -48,6 +48,7 @@ typedef struct el_param_tensor {
 
 typedef struct el_params {
   int n_models;       /* 1 single, 2 ELECTRA pair */
+  int tie_encoder;    /* pair: the generator uses the discriminator's projection and encoder too */
   el_config cfg[2];   /* deep copies (cfg[1] unused for a single model) */
   size_t numel;       /* floats in each block */
   float *params, *grads, *m, *v; /* 64-byte aligned, numel floats each; m, v start at 0 */
@@ -67,6 +68,14 @@ int el_params_new_single(el_params *p, const el_config *cfg, el_error *err);
  * EL_ESHAPE naming the field. */
 int el_params_new_pair(el_params *p, const el_config *disc, const el_config *gen,
                        el_error *err);
+/* The same with tie_encoder != 0: GR's untied_generator=False ("all tied"
+ * in the paper, §3.2). Every "electra." tensor -- embeddings,
+ * embeddings_project and the whole encoder -- exists once and both models
+ * use it; the generator keeps only its head (generator_predictions.*,
+ * generator_lm_head.bias). The generator must then have the
+ * discriminator's hidden size, layers, heads and FFN (else EL_ESHAPE). */
+int el_params_new_pair_tied(el_params *p, const el_config *disc, const el_config *gen,
+                            int tie_encoder, el_error *err);
 
 /* Frees the blocks and configs; p is zeroed. Safe on a zeroed struct. */
 void el_params_free(el_params *p);

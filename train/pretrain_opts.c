@@ -90,6 +90,7 @@ char *el__pt_opts_to_json(const el__pt_opts *o) {
   cJSON_AddStringToObject(j, "preset", o->preset);
   cJSON_AddStringToObject(j, "objective", o->mlm ? "mlm" : "electra");
   cJSON_AddStringToObject(j, "bias_init", o->bias_init_zero ? "zero" : "prior");
+  cJSON_AddBoolToObject(j, "tie_generator", o->tie_generator);
 #define NUM(k, v) cJSON_AddNumberToObject(j, k, (double)(v))
   NUM("generator_size", o->gen_size);
   NUM("seq_len", o->seq_len);
@@ -164,6 +165,12 @@ int el__pt_opts_from_json(const char *text, el__pt_opts *o, el_error *err) {
     goto strs;
   }
   o->bias_init_zero = !bi || !strcmp(bi->valuestring, "zero");
+  const cJSON *tg = cJSON_GetObjectItemCaseSensitive(j, "tie_generator");
+  if (tg && !cJSON_IsBool(tg)) {
+    rc = el_error_set(err, EL_EFORMAT, "saved settings: \"tie_generator\" is not true/false");
+    goto strs;
+  }
+  o->tie_generator = cJSON_IsTrue(tg); /* absent in runs saved before the option */
   double v = 0;
 #define NUM(k, dst)                                   \
   if ((rc = get_num(j, k, &v, err))) goto strs;      \

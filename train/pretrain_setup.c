@@ -190,7 +190,8 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
     rc = el_params_new_single(&r->p, &dc, err);
   } else {
     if ((rc = el_generator_config(&dc, (float)o->gen_size, &gc, err))) return rc;
-    rc = el_params_new_pair(&r->p, &dc, &gc, err);
+    if (o->tie_generator) gc.num_heads = dc.num_heads; /* one encoder: the same heads */
+    rc = el_params_new_pair_tied(&r->p, &dc, &gc, o->tie_generator, err);
     el_config_free(&gc);
   }
   if (rc) return rc;

@@ -170,7 +170,7 @@ static double qa_seq_loss(const float *lg, int col, int t0, int L, int target, f
 static double run_case(gcase *c, int grads, el_error *err) {
   el_rng r;
   el_rng_seed(&r, c->seed);
-  if (!strcmp(c->name, "electra")) {
+  if (!strncmp(c->name, "electra", 7)) {
     el_electra_opts o = el_electra_default_opts(MASK_ID);
     o.train = c->train;
     o.backward = grads;
@@ -231,6 +231,13 @@ static void setup(gcase *c, const char *name, el_rng *r) {
     rc = el_generator_config(&d, 0.5f, &g, &err);
     g.num_heads = 2; /* exercise multi-head attention in the generator too */
     if (!rc) rc = el_params_new_pair(&c->p, &d, &g, &err);
+    if (!rc) rc = el_params_init_random(&c->p, 0.02f, 0, r, &err);
+    if (!rc) rc = el_electra_new(&c->p, &lim, &c->e, &err);
+  } else if (!strcmp(name, "electra_tied")) { /* --tie-generator: one encoder for both */
+    el_config d = make_cfg(EL_ARCH_PRETRAINING, V, 16, 32, 2, 4, 64), g;
+    rc = el_generator_config(&d, 1.0f, &g, &err);
+    g.num_heads = d.num_heads; /* GR's heads rule would give 1 at hidden 32 */
+    if (!rc) rc = el_params_new_pair_tied(&c->p, &d, &g, 1, &err);
     if (!rc) rc = el_params_init_random(&c->p, 0.02f, 0, r, &err);
     if (!rc) rc = el_electra_new(&c->p, &lim, &c->e, &err);
   } else {
@@ -354,7 +361,7 @@ static void dump_case(gcase *c) {
   dump_f32(c->name, "ged_w", c->ged_w, (size_t)T_TOT);
   fprintf(meta, ", \"mask_id\": %d", MASK_ID);
 
-  if (!strcmp(c->name, "electra") || !strcmp(c->name, "cls")) {
+  if (!strncmp(c->name, "electra", 7) || !strcmp(c->name, "cls")) {
     /* 10 AdamW steps; the electra samples of each step are written out */
     el_adamw o = el_adamw_defaults();
     const double peak = 2e-3;
@@ -391,7 +398,7 @@ static void dump_case(gcase *c) {
 
 int main(int argc, char **argv) {
   if (argc == 3 && !strcmp(argv[1], "--dump")) dump_dir = argv[2];
-  const char *cases[5] = {"electra", "mlm", "cls", "qa", "ged"};
+  const char *cases[6] = {"electra", "mlm", "cls", "qa", "ged", "electra_tied"};
   if (dump_dir) {
     char path[512];
     mkdir(dump_dir, 0755);
@@ -402,7 +409,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     fprintf(meta, "{");
-    for (int k = 0; k < 5; k++) {
+    for (int k = 0; k < 6; k++) {
       el_rng r;
       el_rng_seed(&r, 1000 + (uint64_t)k);
       gcase c;
@@ -415,7 +422,7 @@ int main(int argc, char **argv) {
     fclose(meta);
     return el_test_done();
   }
-  for (int k = 0; k < 5; k++) {
+  for (int k = 0; k < 6; k++) {
     for (int train = 0; train <= 1; train++) {
       el_rng r;
       el_rng_seed(&r, 1000 + (uint64_t)k);
@@ -423,7 +430,7 @@ int main(int argc, char **argv) {
       setup(&c, cases[k], &r);
       c.train = train;
       c.seed = 4242;
-      if (!strcmp(cases[k], "electra")) { /* draw samples once, then keep them fixed */
+      if (!strncmp(cases[k], "electra", 7)) { /* draw samples once, then keep them fixed */
         el_error err;
         c.use_forced = 0;
         run_case(&c, 0, &err);
