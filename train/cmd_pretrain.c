@@ -13,7 +13,7 @@
 
 /* Raw values as given on the command line. */
 static el_strlist a_inputs;
-static const char *a_vocab, *a_out, *a_cache, *a_preset, *a_objective, *a_bias_init;
+static const char *a_vocab, *a_out, *a_cache, *a_preset, *a_objective, *a_bias_init, *a_disc_special;
 static long a_max_steps, a_batch, a_seq_len, a_warmup, a_seed, a_save_every, a_threads,
     a_log_every, a_val_every, a_val_examples;
 static double a_time_limit, a_lr, a_wd, a_gen_size, a_disc_weight, a_mask_prob, a_val_fraction;
@@ -35,6 +35,7 @@ static el_opt opts[] = {
     {"--generator-size", EL_OPT_FLOAT, &a_gen_size, 0.01, 4, "X", "generator hidden/FFN/heads multiplier (0.25; base 1/3)", 0},
     {"--bias-init", EL_OPT_CHOICE, &a_bias_init, 0, 0, "prior|zero", "output biases at their priors: log unigram frequencies (MLM), log-odds of --mask-prob (discriminator); zero = Google's 0 (prior)", 0},
     {"--tie-generator", EL_OPT_FLAG, &a_tie_generator, 0, 0, NULL, "the generator shares the discriminator's whole encoder (GR untied_generator=False, the paper's \"all tied\"; implies --generator-size 1)", 0},
+    {"--disc-special", EL_OPT_CHOICE, &a_disc_special, 0, 0, "include|exclude", "[CLS]/[SEP] in the discriminator loss (GR: include); exclude keeps their states free for fine-tuning (include)", 0},
     {"--disc-weight", EL_OPT_FLOAT, &a_disc_weight, 0, 1e6, "X", "weight of the discriminator loss (50)", 0},
     {"--mask-prob", EL_OPT_FLOAT, &a_mask_prob, 0.001, 0.9, "X", "fraction of tokens masked (0.15; large 0.25)", 0},
     {"--seed", EL_OPT_INT, &a_seed, 0, 9007199254740992.0, "N", "random seed: init, data order, masking, dropout, samples (1)", 0},
@@ -132,6 +133,11 @@ static int resume_settings(el__pt_opts *o, el__state *st) {
             o->mlm ? "mlm" : "electra");
     return 1;
   }
+  if (a_disc_special && (!strcmp(a_disc_special, "exclude")) != o->disc_skip_special) {
+    fprintf(stderr, PROG ": --disc-special %s differs from the run's %s\n", a_disc_special,
+            o->disc_skip_special ? "exclude" : "include");
+    return 1;
+  }
   if (a_bias_init && (!strcmp(a_bias_init, "zero")) != o->bias_init_zero) {
     fprintf(stderr, PROG ": --bias-init %s differs from the run's %s\n", a_bias_init,
             o->bias_init_zero ? "zero" : "prior");
@@ -189,6 +195,7 @@ static int new_settings(el__pt_opts *o) {
   el__pt_opts_defaults(o, p);
   o->mlm = a_objective && !strcmp(a_objective, "mlm");
   o->bias_init_zero = a_bias_init && !strcmp(a_bias_init, "zero");
+  o->disc_skip_special = a_disc_special && !strcmp(a_disc_special, "exclude");
   if (seen("--max-steps")) o->max_steps = a_max_steps;
   if (seen("--batch-size")) o->batch_size = a_batch;
   if (seen("--seq-len")) o->seq_len = a_seq_len;
@@ -229,7 +236,7 @@ static int new_settings(el__pt_opts *o) {
  * so that a second call in one process (tests) starts afresh. */
 static void reset_args(void) {
   memset(&a_inputs, 0, sizeof a_inputs);
-  a_vocab = a_out = a_cache = a_preset = a_objective = a_bias_init = NULL;
+  a_vocab = a_out = a_cache = a_preset = a_objective = a_bias_init = a_disc_special = NULL;
   a_max_steps = a_batch = a_seq_len = a_warmup = a_seed = a_save_every = a_threads = 0;
   a_log_every = a_val_every = a_val_examples = 0;
   a_time_limit = a_lr = a_wd = a_gen_size = a_disc_weight = a_mask_prob = a_val_fraction = 0;

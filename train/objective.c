@@ -16,6 +16,7 @@ struct el_electra {
   int *gen_ids, *corrupt; /* [max_tokens] */
   int *targets, *samples;         /* [max_pos] */
   float *labels;                  /* [max_tokens] */
+  float *dweights;                /* [max_tokens] discriminator loss weights (skip ids) */
   uint8_t *seen;                  /* [max_tokens] duplicate check */
 };
 
@@ -28,6 +29,7 @@ el_electra_opts el_electra_default_opts(int mask_id) {
   o.train = 1;
   o.backward = 1;
   o.sampler = EL_SAMPLE_GUMBEL;
+  o.skip_cls_id = o.skip_sep_id = -1;
   return o;
 }
 
@@ -53,9 +55,10 @@ int el_electra_new(el_params *p, const el_tmodel_limits *lim, el_electra **out, 
   e->targets = malloc(sizeof(int) * P);
   e->samples = malloc(sizeof(int) * P);
   e->labels = malloc(sizeof(float) * T);
+  e->dweights = malloc(sizeof(float) * T);
   e->seen = calloc(T, 1);
   if (!e->gen_ids || !e->corrupt || !e->targets || !e->samples || !e->labels ||
-      !e->seen) {
+      !e->dweights || !e->seen) {
     el_electra_free(e);
     return el_error_set(err, EL_ENOMEM, "electra: out of memory");
   }
@@ -72,13 +75,14 @@ void el_electra_free(el_electra *e) {
   free(e->targets);
   free(e->samples);
   free(e->labels);
+  free(e->dweights);
   free(e->seen);
   free(e);
 }
 
 size_t el_electra_bytes(const el_electra *e) {
   const size_t T = (size_t)e->lim.max_tokens, P = (size_t)e->lim.max_pos;
-  return el_tmodel_bytes(e->gen) + el_tmodel_bytes(e->disc) + T * (2 * sizeof(int) + 5) +
+  return el_tmodel_bytes(e->gen) + el_tmodel_bytes(e->disc) + T * (2 * sizeof(int) + 9) +
          P * 2 * sizeof(int);
 }
 
@@ -257,9 +261,23 @@ int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
   float *dl = el_tmodel_output(e->disc);
 
   /* 5. discriminator loss and metrics */
-  const double disc = el_sigmoid_xent_forward(dl, e->labels, NULL, T) / T;
+  const float *dw = NULL;
+  int n_scored = T;
+  if (o->skip_cls_id >= 0 || o->skip_sep_id >= 0) {
+    n_scored = 0;
+    for (int t = 0; t < T; t++) {
+      const int skip = b->ids[t] == o->skip_cls_id || b->ids[t] == o->skip_sep_id;
+      e->dweights[t] = skip ? 0.0f : 1.0f;
+      n_scored += !skip;
+    }
+    if (n_scored == 0)
+      return el_error_set(err, EL_EINVAL, "electra: the batch holds only [CLS]/[SEP] tokens");
+    dw = e->dweights;
+  }
+  const double disc = el_sigmoid_xent_forward(dl, e->labels, dw, T) / n_scored;
   int disc_correct = 0;
-  for (int t = 0; t < T; t++) disc_correct += (dl[t] > 0.0f) == (e->labels[t] > 0.5f);
+  for (int t = 0; t < T; t++)
+    if (!dw || dw[t] > 0.0f) disc_correct += (dl[t] > 0.0f) == (e->labels[t] > 0.5f);
   if (outs) {
     if (outs->disc_prob)
       for (int t = 0; t < T; t++) outs->disc_prob[t] = el_sigmoidf(dl[t]);
@@ -278,8 +296,9 @@ int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
     res->n_tokens = T;
     res->n_replaced = n_replaced;
     res->disc_correct = disc_correct;
+    res->n_scored = n_scored;
     res->gen_acc = (double)gen_correct / n;
-    res->disc_acc = (double)disc_correct / T;
+    res->disc_acc = (double)disc_correct / n_scored;
   }
   if (!isfinite(total))
     return el_error_set(err, EL_EVALUE,
@@ -290,8 +309,9 @@ int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
 
   /* 6. backward: discriminator dL/dlogit = w/T (sigmoid - label), in place */
   {
-    const float sc = o->disc_weight / (float)T;
-    for (int t = 0; t < T; t++) dl[t] = sc * (el_sigmoidf(dl[t]) - e->labels[t]);
+    const float sc = o->disc_weight / (float)n_scored;
+    for (int t = 0; t < T; t++)
+      dl[t] = dw && dw[t] == 0.0f ? 0.0f : sc * (el_sigmoidf(dl[t]) - e->labels[t]);
   }
   if ((rc = el_tmodel_backward(e->disc, dl, err))) return rc;
   /* generator dL/dlogits = gen_weight/n (probs - onehot), in place over probs */

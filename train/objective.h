@@ -57,6 +57,10 @@ typedef struct el_electra_opts {
   int backward;         /* 1: accumulate gradients; 0: losses/metrics only (validation) */
   int sampler;          /* EL_SAMPLE_GUMBEL (default) or EL_SAMPLE_CDF */
   const int *forced_samples; /* tests: [n] replacement tokens to use instead of sampling */
+  /* -1 (default): the discriminator loss averages over every token, [CLS] and
+   * [SEP] included (GR). Ids >= 0: those two tokens get weight 0 (loss, metrics
+   * and gradient over the other tokens only). */
+  int skip_cls_id, skip_sep_id;
 } el_electra_opts;
 
 /* Defaults above (mask_id must still be set): gen 1, disc 50, train 1, backward 1. */
@@ -69,8 +73,9 @@ typedef struct el_electra_result {
   int gen_correct;      /* selected positions whose generator argmax is the original */
   int n_tokens;         /* T */
   int n_replaced;       /* labels equal to 1 */
-  int disc_correct;     /* tokens with (logit > 0) == label */
-  double gen_acc, disc_acc; /* gen_correct / n_selected, disc_correct / n_tokens */
+  int disc_correct;     /* scored tokens with (logit > 0) == label */
+  int n_scored;         /* tokens in the discriminator loss (n_tokens unless skip ids are set) */
+  double gen_acc, disc_acc; /* gen_correct / n_selected, disc_correct / n_scored */
 } el_electra_result;
 
 /* Optional per-token outputs (caller-owned arrays, any may be NULL). */

@@ -140,7 +140,7 @@ int el__validate_electra(el_electra *e, el__dataset *d, const el__mask_cfg *mc,
   vo.train = 0;
   vo.backward = 0;
   double gl = 0, dl = 0;
-  long gc = 0, dc = 0, nrep = 0, ncontent = 0;
+  long gc = 0, dc = 0, nrep = 0, ncontent = 0, nscored = 0;
   int rc = EL_OK;
   for (uint64_t first = 0; first < d->n_val && !rc; first += (uint64_t)batch_size) {
     if ((rc = el__dataset_val(d, first, batch_size, &pk, err))) break;
@@ -160,7 +160,8 @@ int el__validate_electra(el_electra *e, el__dataset *d, const el__mask_cfg *mc,
     el_electra_outputs outs = {b.prob, b.label, NULL, NULL};
     if ((rc = el_electra_step(e, &bt, &plan, &vo, &rng, &r, &outs, err))) break;
     gl += r.mlm_loss * r.n_selected;
-    dl += r.disc_loss * r.n_tokens;
+    dl += r.disc_loss * r.n_scored;
+    nscored += r.n_scored;
     gc += r.gen_correct;
     dc += r.disc_correct;
     out->n_masked += r.n_selected;
@@ -180,8 +181,8 @@ int el__validate_electra(el_electra *e, el__dataset *d, const el__mask_cfg *mc,
   if (!rc) {
     out->gen_loss = out->n_masked ? gl / (double)out->n_masked : NAN;
     out->gen_acc = out->n_masked ? (double)gc / (double)out->n_masked : NAN;
-    out->disc_loss = out->n_tokens ? dl / (double)out->n_tokens : NAN;
-    out->disc_acc = out->n_tokens ? (double)dc / (double)out->n_tokens : NAN;
+    out->disc_loss = nscored ? dl / (double)nscored : NAN;
+    out->disc_acc = nscored ? (double)dc / (double)nscored : NAN;
     out->disc_auc = el__auc(b.all_prob, b.all_label, b.n_all);
     out->unigram_acc = unigram(&b, mc->vocab_size, out->n_masked);
     out->replaced_frac = ncontent ? (double)nrep / (double)ncontent : NAN;

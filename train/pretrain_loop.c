@@ -33,7 +33,7 @@ static double mono(void) {
 typedef struct acc {
   int steps;
   double loss, gen_loss, disc_loss, grad_norm;
-  long gen_correct, n_selected, disc_correct, n_tokens, tokens;
+  long gen_correct, n_selected, disc_correct, n_tokens, n_scored, tokens;
   double t0; /* wall time at the interval start */
 } acc;
 
@@ -140,7 +140,7 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, el_error *err) {
   el_rng srng = el_rng_split(&r->base, 2 * (uint64_t)r->step + 2);
   el_params_zero_grads(&r->p);
   double loss, gen_loss, disc_loss = NAN;
-  int n_sel, gen_correct, disc_correct = 0, n_tok = pk->n_tokens;
+  int n_sel, gen_correct, disc_correct = 0, n_tok = pk->n_tokens, n_scored = n_tok;
   if (o->mlm) {
     n_sel = el__mask_mlm(&r->mc, &b, &mrng, r->corrupt, r->pos, r->targets, NULL);
     if (n_sel < 0) return el_error_set(err, EL_ENOMEM, "out of memory masking");
@@ -160,6 +160,7 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, el_error *err) {
     disc_loss = res.disc_loss;
     gen_correct = res.gen_correct;
     disc_correct = res.disc_correct;
+    n_scored = res.n_scored;
   }
   double lr = el_lr_at(o->lr, r->step, o->max_steps, o->warmup_steps);
   el_adamw_stats as = {0, 1};
@@ -176,6 +177,7 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, el_error *err) {
   a->n_selected += n_sel;
   a->disc_correct += disc_correct;
   a->n_tokens += n_tok;
+  a->n_scored += n_scored;
   a->tokens += n_tok;
   return EL_OK;
 }
@@ -194,7 +196,7 @@ static void log_row(el__pt_run *r, acc *a, double lr) {
   el__mrow_set(&row, EL_MF_GEN_ACC, a->n_selected ? (double)a->gen_correct / a->n_selected : NAN);
   if (!r->o->mlm) {
     el__mrow_set(&row, EL_MF_DISC_LOSS, a->disc_loss / a->steps);
-    el__mrow_set(&row, EL_MF_DISC_ACC, a->n_tokens ? (double)a->disc_correct / a->n_tokens : NAN);
+    el__mrow_set(&row, EL_MF_DISC_ACC, a->n_scored ? (double)a->disc_correct / a->n_scored : NAN);
   }
   el__mrow_set(&row, EL_MF_TOKENS_PER_S, dt > 0 ? a->tokens / dt : NAN);
   el__mrow_set(&row, EL_MF_GRAD_NORM, a->grad_norm / a->steps);
@@ -329,7 +331,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
                                a.gen_loss / a.steps,
                                a.n_selected ? (double)a.gen_correct / a.n_selected : 0,
                                o->mlm ? NAN : a.disc_loss / a.steps,
-                               o->mlm ? NAN : (double)a.disc_correct / a.n_tokens};
+                               o->mlm ? NAN : (double)a.disc_correct / a.n_scored};
       el__progress_update(&r->prog, &ps, 0);
     }
     if (r->step % o->log_every == 0 || r->step == o->max_steps) {
@@ -340,7 +342,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
                                a.gen_loss / a.steps,
                                a.n_selected ? (double)a.gen_correct / a.n_selected : 0,
                                o->mlm ? NAN : a.disc_loss / a.steps,
-                               o->mlm ? NAN : (double)a.disc_correct / a.n_tokens};
+                               o->mlm ? NAN : (double)a.disc_correct / a.n_scored};
       el__progress_log(&r->prog, &ps);
       log_row(r, &a, lr);
       memset(&a, 0, sizeof a);

@@ -91,6 +91,7 @@ char *el__pt_opts_to_json(const el__pt_opts *o) {
   cJSON_AddStringToObject(j, "objective", o->mlm ? "mlm" : "electra");
   cJSON_AddStringToObject(j, "bias_init", o->bias_init_zero ? "zero" : "prior");
   cJSON_AddBoolToObject(j, "tie_generator", o->tie_generator);
+  cJSON_AddStringToObject(j, "disc_special", o->disc_skip_special ? "exclude" : "include");
 #define NUM(k, v) cJSON_AddNumberToObject(j, k, (double)(v))
   NUM("generator_size", o->gen_size);
   NUM("seq_len", o->seq_len);
@@ -171,6 +172,12 @@ int el__pt_opts_from_json(const char *text, el__pt_opts *o, el_error *err) {
     goto strs;
   }
   o->tie_generator = cJSON_IsTrue(tg); /* absent in runs saved before the option */
+  const cJSON *ds = cJSON_GetObjectItemCaseSensitive(j, "disc_special");
+  if (ds && !cJSON_IsString(ds)) {
+    rc = el_error_set(err, EL_EFORMAT, "saved settings: \"disc_special\" is not a string");
+    goto strs;
+  }
+  o->disc_skip_special = ds && !strcmp(ds->valuestring, "exclude"); /* older runs: include */
   double v = 0;
 #define NUM(k, dst)                                   \
   if ((rc = get_num(j, k, &v, err))) goto strs;      \

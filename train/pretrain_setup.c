@@ -202,6 +202,10 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
   if (rc) return rc;
   r->eo = el_electra_default_opts(r->mc.mask_id);
   r->eo.disc_weight = (float)o->disc_weight;
+  if (o->disc_skip_special) {
+    r->eo.skip_cls_id = r->mc.cls_id;
+    r->eo.skip_sep_id = r->mc.sep_id;
+  }
   r->adam = el_adamw_defaults();
   r->adam.weight_decay = (float)o->weight_decay;
   size_t P = (size_t)lim.max_pos, T = (size_t)lim.max_tokens;

@@ -175,6 +175,7 @@ static double run_case(gcase *c, int grads, el_error *err) {
     o.train = c->train;
     o.backward = grads;
     o.forced_samples = c->use_forced ? c->forced : NULL;
+    if (!strcmp(c->name, "electra_skip")) o.skip_cls_id = CLS_ID, o.skip_sep_id = SEP_ID;
     el_mask_plan plan = {c->n_plan, c->plan_pos, c->plan_mask};
     el_batch b = batch_of(IDS);
     el_electra_result res;
@@ -226,7 +227,7 @@ static void setup(gcase *c, const char *name, el_rng *r) {
   el_error err = {0};
   el_tmodel_limits lim = {T_MAX, NSEQ, 16, 8};
   int rc = 0;
-  if (!strcmp(name, "electra")) {
+  if (!strcmp(name, "electra") || !strcmp(name, "electra_skip")) {
     el_config d = make_cfg(EL_ARCH_PRETRAINING, V, 16, 32, 2, 4, 64), g;
     rc = el_generator_config(&d, 0.5f, &g, &err);
     g.num_heads = 2; /* exercise multi-head attention in the generator too */
@@ -399,6 +400,53 @@ static void dump_case(gcase *c) {
 int main(int argc, char **argv) {
   if (argc == 3 && !strcmp(argv[1], "--dump")) dump_dir = argv[2];
   const char *cases[6] = {"electra", "mlm", "cls", "qa", "ged", "electra_tied"};
+  /* --disc-special exclude: finite differences, and the loss against one
+   * recomputed from the step's own probabilities over the other tokens */
+  {
+    el_rng r;
+    el_rng_seed(&r, 1000);
+    gcase c;
+    setup(&c, "electra_skip", &r);
+    c.seed = 4242;
+    el_error err;
+    run_case(&c, 0, &err);
+    c.use_forced = 1;
+    el_electra_opts o = el_electra_default_opts(MASK_ID);
+    o.train = 0;
+    o.backward = 0;
+    o.forced_samples = c.forced;
+    o.skip_cls_id = CLS_ID;
+    o.skip_sep_id = SEP_ID;
+    el_mask_plan plan = {c.n_plan, c.plan_pos, c.plan_mask};
+    el_batch b = batch_of(IDS);
+    el_electra_result res;
+    float prob[T_MAX];
+    uint8_t lab[T_MAX];
+    el_electra_outputs outs = {prob, lab, NULL, NULL};
+    el_rng rr;
+    el_rng_seed(&rr, 1);
+    int rc = el_electra_step(c.e, &b, &plan, &o, &rr, &res, &outs, &err);
+    double sum = 0;
+    int n = 0, specials = 0;
+    for (int t = 0; t < T_TOT; t++) {
+      if (IDS[t] == CLS_ID || IDS[t] == SEP_ID) {
+        specials++;
+        continue;
+      }
+      sum += lab[t] ? -log(prob[t]) : -log1p(-prob[t]);
+      n++;
+    }
+    CHECK(rc == 0 && specials > 0 && res.n_scored == n,
+          "electra_skip: %d of %d tokens scored (%d [CLS]/[SEP] left out)", res.n_scored, T_TOT,
+          specials);
+    CHECK_NEAR(res.disc_loss, sum / n, 1e-6, 1e-5,
+               "electra_skip: discriminator loss = mean BCE over the non-special tokens");
+    for (int train = 0; train <= 1; train++) {
+      c.train = train;
+      fd_case(&c, &r);
+    }
+    teardown(&c);
+  }
   if (dump_dir) {
     char path[512];
     mkdir(dump_dir, 0755);
