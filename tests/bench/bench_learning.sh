@@ -12,7 +12,7 @@
 # token cache); the real run then gets --max-steps sized to fill the budget
 # (so the learning rate decays to 0 at the end, as in a planned run) and
 # --time-limit as a safety stop.
-#   BENCH_MINUTES=20 THREADS=2 BENCH_OUT=/tmp/el_bench_learning tests/bench/bench_learning.sh
+#   BENCH_MINUTES=20 THREADS=2 BENCH_OUT=/tmp/el_bench_learning PRETRAIN_ARGS= tests/bench/bench_learning.sh
 # Pass criteria printed at the end: final AUC >= 0.70 and generator accuracy
 # >= 1.5 x the unigram baseline.
 set -u
@@ -42,8 +42,10 @@ echo "corpus: ${#inputs[@]} files, $(cat "${inputs[@]}" | wc -c) bytes; budget $
 t0=$(date +%s)
 "$BIN" vocab --input "${inputs[@]}" --vocab-size 8192 --out "$OUT/vocab.txt" || exit 1
 
+# PRETRAIN_ARGS="--tie-generator" (etc.) adds pretrain options to both runs
+read -r -a extra <<<"${PRETRAIN_ARGS:-}"
 COMMON=(--input "${inputs[@]}" --vocab "$OUT/vocab.txt" --preset tiny --batch-size 32
-        --seq-len 128 --threads "$THREADS" --cache "$OUT/tokens.bin" --seed 1)
+        --seq-len 128 --threads "$THREADS" --cache "$OUT/tokens.bin" --seed 1 "${extra[@]}")
 "$BIN" pretrain "${COMMON[@]}" --out "$OUT/calib" --max-steps 12 --log-every 4 --val-every 0 \
   --save-every 0 2>"$OUT/calib.log" || { tail -3 "$OUT/calib.log"; exit 1; }
 grep -E "^(tokenizing|  [0-9]+ lines)" "$OUT/calib.log"
