@@ -8,6 +8,7 @@
 #   scripts/results.sh [--model DIR] [--seeds N] [--tasks "cola sst2 ..."]
 #                      [--inits "pretrained random"] [--out DIR] [--jobs N]
 #                      [--preset tiny] [--pretrain-time 20m] [--max-train N]
+#                      [--pretrain-args "--tie-generator --max-steps 1200 ..."]
 #
 # Defaults are sized for a 2-core machine (about 1 h for one seed of both
 # rows; the published recipes would take days there):
@@ -42,6 +43,7 @@ INITS="pretrained random"
 JOBS=2
 PRESET=tiny
 PT_TIME=20m
+PT_ARGS=""
 MAXTR=4000
 while [ $# -gt 0 ]; do
   case $1 in
@@ -53,8 +55,9 @@ while [ $# -gt 0 ]; do
     --jobs) JOBS=$2; shift 2 ;;
     --preset) PRESET=$2; shift 2 ;;
     --pretrain-time) PT_TIME=$2; shift 2 ;;
+    --pretrain-args) PT_ARGS=$2; shift 2 ;;
     --max-train) MAXTR=$2; shift 2 ;;
-    -h|--help) sed -n '2,33p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
     *) echo "results.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -73,7 +76,7 @@ if [ -z "$MODEL" ]; then
     /usr/bin/time -f "%e %U %S" -o "$OUT/pretrain.time" "$BIN" pretrain \
       --input $(find "$DATA/corpus" -name '*.txt' | sort) \
       --vocab "$DATA/vocab/bert-base-uncased-vocab.txt" --out "$MODEL" --preset "$PRESET" \
-      --time-limit "$PT_TIME" >>"$LOG" 2>&1 ||
+      --time-limit "$PT_TIME" $PT_ARGS >>"$LOG" 2>&1 ||
       { echo "results.sh: pretraining failed (see $LOG)" >&2; exit 1; }
   fi
 fi
