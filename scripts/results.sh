@@ -57,7 +57,7 @@ while [ $# -gt 0 ]; do
     --pretrain-time) PT_TIME=$2; shift 2 ;;
     --pretrain-args) PT_ARGS=$2; shift 2 ;;
     --max-train) MAXTR=$2; shift 2 ;;
-    -h|--help) sed -n '2,34p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,31p' "$0"; exit 0 ;;
     *) echo "results.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
