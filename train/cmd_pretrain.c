@@ -204,8 +204,8 @@ static int new_settings(el__pt_opts *o) {
   else if (o->warmup_steps > o->max_steps / 10) o->warmup_steps = o->max_steps / 10;
   if (seen("--weight-decay")) o->weight_decay = a_wd;
   if (seen("--generator-size")) o->gen_size = a_gen_size;
-  o->tie_generator = a_tie_generator;
-  if (o->tie_generator && !o->mlm) {
+  o->tie_generator = a_tie_generator && !o->mlm;
+  if (o->tie_generator) {
     if (seen("--generator-size") && a_gen_size != 1.0) {
       fprintf(stderr, PROG ": --tie-generator shares the whole encoder, so the generator has the "
                       "discriminator's size: drop --generator-size %g (or give 1)\n", a_gen_size);
@@ -229,6 +229,8 @@ static int new_settings(el__pt_opts *o) {
   o->cache = dup_or_null(a_cache);
   if (o->mlm && seen("--generator-size"))
     fprintf(stderr, "note: --generator-size has no effect with --objective mlm\n");
+  if (o->mlm && a_tie_generator)
+    fprintf(stderr, "note: --tie-generator has no effect with --objective mlm\n");
   return 0;
 }
 
