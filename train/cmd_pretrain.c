@@ -35,7 +35,7 @@ static el_opt opts[] = {
     {"--generator-size", EL_OPT_FLOAT, &a_gen_size, 0.01, 4, "X", "generator hidden/FFN/heads multiplier (0.25; base 1/3)", 0},
     {"--bias-init", EL_OPT_CHOICE, &a_bias_init, 0, 0, "prior|zero", "output biases at their priors: log unigram frequencies (MLM), log-odds of --mask-prob (discriminator); zero = Google's 0 (prior)", 0},
     {"--tie-generator", EL_OPT_FLAG, &a_tie_generator, 0, 0, NULL, "the generator shares the discriminator's whole encoder (GR untied_generator=False, the paper's \"all tied\"; implies --generator-size 1)", 0},
-    {"--disc-special", EL_OPT_CHOICE, &a_disc_special, 0, 0, "include|exclude", "[CLS]/[SEP] in the discriminator loss (GR: include); exclude keeps their states free for fine-tuning (include)", 0},
+    {"--disc-special", EL_OPT_CHOICE, &a_disc_special, 0, 0, "include|exclude", "[CLS]/[SEP] in the discriminator loss (GR and default: include); exclude gives them weight 0", 0},
     {"--disc-weight", EL_OPT_FLOAT, &a_disc_weight, 0, 1e6, "X", "weight of the discriminator loss (50)", 0},
     {"--mask-prob", EL_OPT_FLOAT, &a_mask_prob, 0.001, 0.9, "X", "fraction of tokens masked (0.15; large 0.25)", 0},
     {"--seed", EL_OPT_INT, &a_seed, 0, 9007199254740992.0, "N", "random seed: init, data order, masking, dropout, samples (1)", 0},
