@@ -23,7 +23,10 @@ OPT := -O1
 endif
 
 CFLAGS ?=
-override CFLAGS += -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -g $(OPT) \
+# -fno-trapping-math: we never read FP exception flags, and without it GCC 12
+# will not if-convert the clamps in op_fastmath.h, leaving GELU, softmax and the
+# Gumbel sampler scalar. It changes no arithmetic (unlike -ffast-math).
+override CFLAGS += -fno-trapping-math -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -g $(OPT) \
   $(SAN) -fopenmp -Iinclude -Iengine -Itrain -Iserver $(PKG_CFLAGS) -MMD -MP
 LDLIBS := $(PKG_LIBS) -lm -lpthread
 override LDFLAGS += $(SAN) -fopenmp

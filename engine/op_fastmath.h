@@ -25,8 +25,10 @@ static inline uint32_t el__bits_from_f(float f) {
 /* e^x = 2^n e^r, n = round(x log2 e), |r| <= ln2/2, e^r by Taylor to r^7.
  * Inputs are clamped to [-87.3, 88.3] (results 1e-38 .. 2.2e38). */
 static inline float el__expf(float x) {
-  x = x < -87.3f ? -87.3f : x;
-  x = x > 88.3f ? 88.3f : x;
+  /* written as "keep x if inside" so GCC if-converts them (the form
+   * "x < lo ? lo : x" left the loops unvectorised) */
+  x = x > -87.3f ? x : -87.3f;
+  x = x < 88.3f ? x : 88.3f;
   const float n = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
   float r = x - n * 0.693145751953125f; /* ln2 split: n * hi is exact */
   r = r - n * 1.42860682030941723e-6f;
@@ -41,15 +43,13 @@ static inline float el__expf(float x) {
   return p * el__f_from_bits((uint32_t)((int32_t)n + 127) << 23);
 }
 
-/* ln x for normal positive x: x = m 2^e, m in [sqrt(1/2), sqrt(2)),
+/* ln x for normal positive x: x = m 2^e with m in [sqrt(1/2), sqrt(2)), found
+ * by integer arithmetic on the bits (no select, so GCC vectorises it);
  * ln m = 2 atanh(s), s = (m-1)/(m+1), |s| <= 0.1716, series to s^11. */
 static inline float el__logf(float x) {
-  uint32_t u = el__bits_from_f(x);
-  int32_t e = (int32_t)((u >> 23) & 0xff) - 127;
-  float m = el__f_from_bits((u & 0x007fffffu) | 0x3f800000u); /* [1, 2) */
-  const int big = m > 1.41421356f;
-  m = big ? m * 0.5f : m;
-  e += big;
+  const uint32_t ix = el__bits_from_f(x) - 0x3f3504f3u; /* 0x3f3504f3 = sqrt(1/2) */
+  const int32_t e = (int32_t)ix >> 23;
+  const float m = el__f_from_bits((ix & 0x007fffffu) + 0x3f3504f3u);
   const float s = (m - 1.0f) / (m + 1.0f), s2 = s * s;
   float p = 1.0f / 11.0f;
   p = p * s2 + 1.0f / 9.0f;

@@ -24,13 +24,12 @@ static void forward_rows(void *p, size_t lo, size_t hi) {
   for (size_t i = lo; i < hi; i++) {
     const float *x = jb->logits + i * V;
     float *pr = jb->probs + i * V;
-    int arg = 0;
+    /* max first (vectorises), then the first index holding it */
     float mx = x[0];
-    for (int j = 1; j < V; j++)
-      if (x[j] > mx) {
-        mx = x[j];
-        arg = j;
-      }
+#pragma omp simd reduction(max : mx)
+    for (int j = 1; j < V; j++) mx = x[j] > mx ? x[j] : mx;
+    int arg = 0;
+    while (arg < V - 1 && x[arg] != mx) arg++; /* bounded: NaN never compares equal */
     const float xt = x[jb->targets[i]];
     /* float partial sums over blocks of 256, added in double */
     double sum = 0.0;
