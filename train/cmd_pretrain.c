@@ -29,7 +29,7 @@ static el_opt opts[] = {
     {"--time-limit", EL_OPT_DURATION, &a_time_limit, 0, 1e9, "T", "stop (and save) after T of training in this session: 90s, 10m, 2h, 1h30m", 0},
     {"--batch-size", EL_OPT_INT, &a_batch, 1, 65536, "N", "sequences per step (tiny 32, small 128, base 256, large 2048)", 0},
     {"--seq-len", EL_OPT_INT, &a_seq_len, 8, 4096, "N", "tokens per sequence incl. [CLS]/[SEP] (tiny/small 128, base/large 512)", 0},
-    {"--lr", EL_OPT_FLOAT, &a_lr, 1e-9, 1, "X", "peak learning rate (tiny 1e-3, small 5e-4, base/large 2e-4)", 0},
+    {"--lr", EL_OPT_FLOAT, &a_lr, 1e-9, 1, "X", "peak learning rate (tiny/small 5e-4, base/large 2e-4)", 0},
     {"--warmup-steps", EL_OPT_INT, &a_warmup, 0, 1e12, "N", "linear warmup steps (10000; tiny 1000; at most max-steps/10 unless given)", 0},
     {"--weight-decay", EL_OPT_FLOAT, &a_wd, 0, 1, "X", "AdamW decoupled weight decay, not on LayerNorm/bias (0.01)", 0},
     {"--generator-size", EL_OPT_FLOAT, &a_gen_size, 0.01, 4, "X", "generator hidden/FFN/heads multiplier (0.25; base 1/3)", 0},

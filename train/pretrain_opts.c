@@ -7,9 +7,12 @@
 
 /* small/base/large: ELECTRA.md §2 (GR get_bert_config, paper Table 6).
  * tiny: the project's test/default model (issue 3); its defaults are chosen
- * for minutes of CPU training (short warmup, batch 32). */
+ * for minutes of CPU training (short warmup, batch 32). Its LR is small's
+ * 5e-4, not higher: without bias correction Adam's first ~1000 steps move
+ * ~3x the nominal LR, and at 1e-3 the discriminator never left AUC 0.5
+ * (README, "Pretraining results"). */
 static const el__preset PRESETS[] = {
-    {"tiny", 128, 4, 2, 512, 128, 0.25, 1e-3, 0.15, 128, 32, 1000, 10000},
+    {"tiny", 128, 4, 2, 512, 128, 0.25, 5e-4, 0.15, 128, 32, 1000, 10000},
     {"small", 256, 12, 4, 1024, 128, 0.25, 5e-4, 0.15, 128, 128, 10000, 1000000},
     {"base", 768, 12, 12, 3072, 768, 1.0 / 3.0, 2e-4, 0.15, 512, 256, 10000, 766000},
     {"large", 1024, 24, 16, 4096, 1024, 0.25, 2e-4, 0.25, 512, 2048, 10000, 400000},
