@@ -431,6 +431,19 @@ static void test_fastmath(void) {
   CHECK(wc2 < 1e-6, "fast erfc on [-2, 2]: max relative error %.2g < 1e-6", wc2);
   CHECK(wc < 5e-6, "fast erfc on [-6, 6] (down to 2e-17): max relative error %.2g < 5e-6", wc);
   CHECK(el__logf(1.0f) == 0.0f && el__expf(0.0f) == 1.0f, "exp(0) = 1, log(1) = 0 exactly");
+  /* the log's range reduction switches at mantissa sqrt(2) (bit arithmetic, no select): every
+   * float within 64 ulps of sqrt(2) 2^k and of 2^k, for k = -30..30 */
+  double wb = 0;
+  for (int k = -30; k <= 30; k++)
+    for (int c = 0; c < 2; c++) {
+      float x = ldexpf(c ? 1.41421356f : 1.0f, k);
+      for (int u = 0; u < 64; u++) x = nextafterf(x, 0.0f);
+      for (int u = 0; u < 128; u++, x = nextafterf(x, INFINITY)) {
+        const double lx = log((double)x);
+        wb = fmax(wb, fabs(el__logf(x) - lx) / fmax(fabs(lx), 1e-3));
+      }
+    }
+  CHECK(wb < 3e-7, "fast log around its range-reduction seams: max error %.2g < 3e-7", wb);
 }
 
 /* Sizes past the ops' parallel thresholds: the blocked/team paths vs naive. */
