@@ -13,7 +13,9 @@ unigram distribution, so a token's identity says nothing and only its context do
      the C trainer: padded batches, PyTorch autograd, numpy sampling.
   3. --probe DIR...: the same AUC for discriminator checkpoints (e.g. RUN/discriminator).
 
-    /usr/bin/python3 tests/bench/disc_plateau.py CACHE [--steps 300] [--probe DIR ...]
+    /usr/bin/python3 tests/bench/disc_plateau.py CACHE [--steps 300] [--lr 1e-3] [--seq-len N]
+                                                 [--probe DIR ...]
+  (README's 32-token row: --steps 3000 --seq-len 32)
 """
 import argparse
 import os
@@ -97,8 +99,10 @@ def bigram_auc(toks, idx, V, unigram, n_count, n_eval=2000, seed=0):
     return auc(np.array(S), np.array(L))
 
 
-def batch(toks, idx, sel, rng, unigram):
+def batch(toks, idx, sel, rng, unigram, crop=None):
+    """crop: keep only the first `crop` tokens of each example (README's 32-token runs)."""
     L = max(int(idx[i]["len"]) for i in sel)
+    L = min(L, crop) if crop else L
     B = len(sel)
     ids = np.zeros((B, L), np.int64)
     tt = np.zeros((B, L), np.int64)
@@ -107,6 +111,7 @@ def batch(toks, idx, sel, rng, unigram):
     score = np.zeros((B, L), bool)
     for b, i in enumerate(sel):
         x, bs = example(toks, idx, i)
+        x, bs = x[:L], min(bs, L)
         x, y, cand = corrupt(x, rng, unigram)
         n = len(x)
         ids[b, :n], tt[b, bs:n], mk[b, :n], lab[b, :n] = x, 1, 1, y
@@ -130,6 +135,8 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("cache")
     ap.add_argument("--steps", type=int, default=300)
+    ap.add_argument("--lr", type=float, default=1e-3)
+    ap.add_argument("--seq-len", type=int, default=0, help="crop examples to this many tokens")
     ap.add_argument("--probe", nargs="*", default=[])
     a = ap.parse_args()
     torch.manual_seed(0)
@@ -139,7 +146,8 @@ def main():
     cnt[[CLS, SEP, PAD, MASK]] = 0
     unigram = cnt / cnt.sum()
     rng = np.random.default_rng(1)
-    val = [batch(toks, idx, rng.choice(len(idx), 32, replace=False), rng, unigram) for _ in range(6)]
+    crop = a.seq_len or None
+    val = [batch(toks, idx, rng.choice(len(idx), 32, replace=False), rng, unigram, crop) for _ in range(6)]
     print("task: 15%% of tokens replaced by unigram draws (%d examples, %d tokens, vocabulary %d)"
           % (len(idx), len(toks), V))
     for n in (100_000, 1_000_000):
@@ -161,17 +169,18 @@ def main():
             torch.nn.init.zeros_(p)
     with torch.no_grad():  # start at the base rate, as electra-train's --bias-init prior does
         m.discriminator_predictions.dense_prediction.bias.fill_(np.log(0.15 / 0.85))
-    opt = torch.optim.AdamW(m.parameters(), lr=1e-3, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.01)
+    opt = torch.optim.AdamW(m.parameters(), lr=a.lr, betas=(0.9, 0.999), eps=1e-6, weight_decay=0.01)
     t0 = time.time()
-    print("PyTorch tiny discriminator trained on this task (batch 32, lr 1e-3):")
+    print("PyTorch tiny discriminator trained on this task (batch 32, lr %g%s):"
+          % (a.lr, ", sequences cropped to %d tokens" % crop if crop else ""))
     for step in range(a.steps + 1):
         if step % 50 == 0:
             print("  step %4d  held-out AUC %.4f  (%.0f s)" % (step, eval_auc(m, val), time.time() - t0), flush=True)
         if step == a.steps:
             break
-        ids, tt, mk, lab, _ = batch(toks, idx, rng.choice(len(idx), 32, replace=False), rng, unigram)
+        ids, tt, mk, lab, _ = batch(toks, idx, rng.choice(len(idx), 32, replace=False), rng, unigram, crop)
         for g in opt.param_groups:
-            g["lr"] = 1e-3 * min(1.0, (step + 1) / 100)
+            g["lr"] = a.lr * min(1.0, (step + 1) / 100)
         h = m.electra(ids, tt, mk)
         logit = m.discriminator_predictions(h).squeeze(-1)
         loss = (F.binary_cross_entropy_with_logits(logit, lab, reduction="none") * mk).sum() / mk.sum()
