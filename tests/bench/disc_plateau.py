@@ -19,7 +19,6 @@ unigram distribution, so a token's identity says nothing and only its context do
 """
 import argparse
 import os
-import struct
 import sys
 import time
 
@@ -29,30 +28,9 @@ import torch.nn.functional as F
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "reference"))
 import electra_ref as R  # noqa: E402
+from token_cache import TokenCache, auc  # noqa: E402
 
 CLS, SEP, PAD, MASK = 101, 102, 0, 103  # BERT uncased ids; the cache header gives the vocab size
-
-
-def open_cache(path):
-    blob = open(path, "rb").read()
-    h = struct.unpack("<8sIIIIIIQQQQQQQQQ", blob[:104])
-    if h[0] != b"ELTOKC01":
-        sys.exit("%s: not an electra-train token cache" % path)
-    id_bytes, vocab, n_ex, n_tok, toff, ioff = h[2], h[5], h[10], h[11], h[12], h[13]
-    toks = np.frombuffer(blob, dtype=np.uint16 if id_bytes == 2 else np.uint32, count=n_tok,
-                         offset=toff).astype(np.int64)
-    idx = np.frombuffer(blob, dtype=[("start", "<u8"), ("len", "<u4"), ("b", "<u4")], count=n_ex,
-                        offset=ioff)
-    return toks, idx, vocab
-
-
-def auc(score, label):
-    order = np.argsort(score, kind="mergesort")
-    ranks = np.empty(len(score))
-    ranks[order] = np.arange(1, len(score) + 1)
-    pos = label.sum()
-    neg = len(label) - pos
-    return (ranks[label == 1].sum() - pos * (pos + 1) / 2) / (pos * neg)
 
 
 def corrupt(ids, rng, unigram):
@@ -141,7 +119,8 @@ def main():
     a = ap.parse_args()
     torch.manual_seed(0)
     torch.set_num_threads(int(os.environ.get("THREADS", "2")))
-    toks, idx, V = open_cache(a.cache)
+    tc = TokenCache(a.cache)
+    toks, idx, V = tc.toks, tc.index, tc.vocab_size
     cnt = np.bincount(toks, minlength=V).astype(np.float64)
     cnt[[CLS, SEP, PAD, MASK]] = 0
     unigram = cnt / cnt.sum()

@@ -24,6 +24,8 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from token_cache import TokenCache, auc
+
 cache, vocab_path = sys.argv[1], sys.argv[2]
 steps, lr_peak, warmup = int(sys.argv[3]), float(sys.argv[4]), int(sys.argv[5])
 log_every = int(sys.argv[6]) if len(sys.argv) > 6 else 25
@@ -31,14 +33,9 @@ torch.manual_seed(0)
 rng = np.random.default_rng(0)
 
 # ---- data: the C token cache ----
-raw = open(cache, "rb").read()
-u32 = lambda o: int(np.frombuffer(raw[o:o + 4], np.uint32)[0])
-u64 = lambda o: int(np.frombuffer(raw[o:o + 8], np.uint64)[0])
-assert raw[:8] == b"ELTOKC01", "not an electra.c token cache"
-id_bytes, seq_len, vocab_size = u32(12), u32(16), u32(24)
-n_ex, n_tok, tok_off, idx_off = u64(56), u64(64), u64(72), u64(80)
-toks = np.frombuffer(raw, np.uint16 if id_bytes == 2 else np.uint32, n_tok, tok_off).astype(np.int64)
-index = np.frombuffer(raw, np.dtype([("start", "<u8"), ("len", "<u4"), ("b", "<u4")]), n_ex, idx_off)
+tc = TokenCache(cache)
+seq_len, vocab_size, toks, index = tc.seq_len, tc.vocab_size, tc.toks, tc.index
+n_ex = len(index)
 vocab = {w.rstrip("\n"): i for i, w in enumerate(open(vocab_path, encoding="utf-8"))}
 PAD, CLS, SEP, MASK = (vocab[t] for t in ("[PAD]", "[CLS]", "[SEP]", "[MASK]"))
 
@@ -137,15 +134,6 @@ def mask(ids, valid):
         if len(c):
             sel[i, rng.choice(c, size=min(n, len(c)), replace=False)] = True
     return sel, sel & (rng.random(sel.shape) < 0.85)
-
-
-def auc(score, label):
-    order = np.argsort(score, kind="stable")
-    ranks = np.empty(len(score))
-    ranks[order] = np.arange(1, len(score) + 1)
-    pos = label.sum()
-    neg = len(label) - pos
-    return (ranks[label == 1].sum() - pos * (pos + 1) / 2) / (pos * neg) if pos and neg else float("nan")
 
 
 def entropy(p):
