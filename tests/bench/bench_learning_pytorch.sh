@@ -7,7 +7,7 @@
 # P(replaced) on replaced tokens; the generator's loss and accuracy.
 # It answers "is a stalled discriminator a bug in the C trainer, or the
 # objective at this compute?": matching curves say the latter.
-#   PARITY_STEPS=300 LR=1e-3 WARMUP=30 THREADS=2 tests/bench/bench_learning_pytorch.sh
+#   PARITY_STEPS=300 LR=5e-4 WARMUP=30 THREADS=2 tests/bench/bench_learning_pytorch.sh
 # Skipped when ../shared/data/corpus or PyTorch is absent. PyTorch takes
 # ~2 s per step on 2 cores, so the default 300 steps cost ~12 minutes.
 set -u
@@ -18,7 +18,7 @@ BIN=$BUILD/bin/electra-train
 CORPUS=${CORPUS:-$(cd .. && pwd)/shared/data/corpus}
 VOCAB=${VOCAB:-$(cd .. && pwd)/shared/data/vocab/bert-base-uncased-vocab.txt}
 STEPS=${PARITY_STEPS:-300}
-LR=${LR:-1e-3}
+LR=${LR:-5e-4}  # tiny's default
 WARMUP=${WARMUP:-$((STEPS / 10))}
 THREADS=${THREADS:-2}
 OUT=${BENCH_OUT:-/tmp/el_bench_parity}
