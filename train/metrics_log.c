@@ -11,7 +11,7 @@
 static const char *const NAMES[EL_MF_COUNT] = {
     "time_s",    "tokens",      "lr",          "loss",          "gen_loss",
     "gen_acc",   "disc_loss",   "disc_acc",    "disc_auc",      "unigram_acc",
-    "replaced_frac", "tokens_per_s", "grad_norm"};
+    "replaced_frac", "tokens_per_s", "grad_norm", "disc_base_loss"};
 
 const char *el__mfield_name(el__mfield f) {
   return (int)f >= 0 && f < EL_MF_COUNT ? NAMES[f] : "?";

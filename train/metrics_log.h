@@ -26,6 +26,7 @@ typedef enum el__mfield {
   EL_MF_REPLACED_FRAC, /* fraction of tokens the discriminator should flag */
   EL_MF_TOKENS_PER_S,
   EL_MF_GRAD_NORM,
+  EL_MF_DISC_BASE_LOSS, /* validation: loss of the best constant answer (the base rate) */
   EL_MF_COUNT
 } el__mfield;
 

@@ -186,6 +186,11 @@ int el__validate_electra(el_electra *e, el__dataset *d, const el__mask_cfg *mc,
     out->disc_auc = el__auc(b.all_prob, b.all_label, b.n_all);
     out->unigram_acc = unigram(&b, mc->vocab_size, out->n_masked);
     out->replaced_frac = ncontent ? (double)nrep / (double)ncontent : NAN;
+    /* [CLS]/[SEP] are never replaced, so nrep also counts the replaced
+     * tokens among the scored ones, whichever --disc-special says */
+    double q = nscored ? (double)nrep / (double)nscored : NAN;
+    out->disc_base_loss = !nscored ? NAN
+                          : q > 0 && q < 1 ? -(q * log(q) + (1 - q) * log1p(-q)) : 0.0;
   }
   el__packed_free(&pk);
   vbuf_free(&b);
@@ -235,6 +240,7 @@ int el__validate_mlm(el_tmodel *m, el__dataset *d, const el__mask_cfg *mc, int b
     out->gen_loss = out->n_masked ? gl / (double)out->n_masked : NAN;
     out->gen_acc = out->n_masked ? (double)gc / (double)out->n_masked : NAN;
     out->disc_loss = out->disc_acc = out->disc_auc = out->replaced_frac = NAN;
+    out->disc_base_loss = NAN;
     out->unigram_acc = unigram(&b, mc->vocab_size, out->n_masked);
   }
   el__packed_free(&pk);

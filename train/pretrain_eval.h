@@ -6,7 +6,8 @@
  * positions; discriminator loss, accuracy over all tokens, and the AUC of its
  * replaced-probability on content tokens (all but [CLS]/[SEP]), replaced
  * tokens being the positives; the fraction of replaced tokens (the
- * all-"original" baseline accuracy on content tokens is 1 minus it); and the
+ * all-"original" baseline accuracy on content tokens is 1 minus it); the loss
+ * of the best constant answer (disc_base_loss); and the
  * unigram baseline: the accuracy at the masked positions of always predicting
  * the single most frequent masked token (an upper bound for any constant
  * prediction). */
@@ -27,6 +28,10 @@ double el__auc(const float *score, const uint8_t *label, size_t n);
 
 typedef struct el__val_result {
   double gen_loss, gen_acc, disc_loss, disc_acc, disc_auc, unigram_acc, replaced_frac;
+  /* the discriminator loss of the best constant answer, P(replaced) = the
+   * replaced fraction of the scored tokens: its binary entropy. A
+   * discriminator below it has learned something beyond the base rate. */
+  double disc_base_loss;
   long n_seqs, n_tokens, n_masked;
 } el__val_result;
 

@@ -105,6 +105,7 @@ static int validate(el__pt_run *r, el_error *err) {
     el__mrow_set(&row, EL_MF_DISC_ACC, v.disc_acc);
     el__mrow_set(&row, EL_MF_DISC_AUC, v.disc_auc);
     el__mrow_set(&row, EL_MF_REPLACED_FRAC, v.replaced_frac);
+    el__mrow_set(&row, EL_MF_DISC_BASE_LOSS, v.disc_base_loss);
   }
   el_error e = {0};
   if (el__mlog_add(&r->mlog, &row, &e) && r->mlog.write_failed == 1) {
@@ -120,11 +121,11 @@ static int validate(el__pt_run *r, el_error *err) {
   else
     el__progress_note(&r->prog,
                       "validation at step %lld (%ld sequences): generator loss %.4f, accuracy "
-                      "%.2f%% (unigram baseline %.2f%%); discriminator loss %.4f, accuracy %.2f%%, "
-                      "AUC %.4f (%.1f%% of tokens replaced) [%.1fs]",
+                      "%.2f%% (unigram baseline %.2f%%); discriminator loss %.4f (base rate %.4f), "
+                      "accuracy %.2f%%, AUC %.4f (%.1f%% of tokens replaced) [%.1fs]",
                       (long long)r->step, v.n_seqs, v.gen_loss, 100 * v.gen_acc,
-                      100 * v.unigram_acc, v.disc_loss, 100 * v.disc_acc, v.disc_auc,
-                      100 * v.replaced_frac, mono() - t0);
+                      100 * v.unigram_acc, v.disc_loss, v.disc_base_loss, 100 * v.disc_acc,
+                      v.disc_auc, 100 * v.replaced_frac, mono() - t0);
   plot(r);
   return EL_OK;
 }

@@ -13,8 +13,14 @@
 # (so the learning rate decays to 0 at the end, as in a planned run) and
 # --time-limit as a safety stop.
 #   BENCH_MINUTES=20 THREADS=2 BENCH_OUT=/tmp/el_bench_learning PRETRAIN_ARGS= tests/bench/bench_learning.sh
-# Pass criteria printed at the end: final AUC >= 0.70 and generator accuracy
-# >= 1.5 x the unigram baseline.
+# Pass criteria printed at the end (README, "Pretraining results" 2):
+#  - discriminator: held-out AUC >= 0.55 AND held-out loss below the binary
+#    entropy of the replaced fraction, i.e. below the loss of the all-"original"
+#    answer given at the base rate. 0.55 is > 10 standard errors above chance
+#    (~5,000 replaced vs ~35,000 original held-out tokens: SE ~0.004). It was
+#    0.70 until 2026-11-25; two independent PyTorch ELECTRAs showed that the
+#    objective itself does not get there in this budget (README).
+#  - generator: accuracy at masked positions >= 1.5 x the unigram baseline.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -75,26 +81,31 @@ grep -E "^(validation|finished|time limit|data:|discriminator)" "$OUT/run.log"
 echo "training wall time: $((t2 - t1)) s (exit $rc); total with vocabulary and calibration: $((t2 - t0)) s"
 
 "$PY" - "$OUT/run/metrics.jsonl" <<'EOF'
-import json, sys
+import json, math, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 val = [r for r in rows if r["kind"] == "val"]
 tr = [r for r in rows if r["kind"] == "train"]
 print("\nvalidation curve (held-out slice):")
-print("%7s %8s %9s %9s %9s %8s %9s %9s" % ("step", "minutes", "gen_loss", "gen_acc", "unigram", "disc_acc", "disc_auc", "replaced"))
+print("%7s %8s %9s %9s %9s %9s %9s %8s %9s %9s" % ("step", "minutes", "gen_loss", "gen_acc", "unigram",
+      "disc_loss", "base_rate", "disc_acc", "disc_auc", "replaced"))
 for r in val:
-    print("%7d %8.1f %9.4f %9.4f %9.4f %8.4f %9.4f %9.4f" % (
-        r["step"], r["time_s"] / 60, r["gen_loss"], r["gen_acc"], r["unigram_acc"],
-        r["disc_acc"], r["disc_auc"], r["replaced_frac"]))
+    print("%7d %8.1f %9.4f %9.4f %9.4f %9.4f %9.4f %8.4f %9.4f %9.4f" % (
+        r["step"], r["time_s"] / 60, r["gen_loss"], r["gen_acc"], r["unigram_acc"], r["disc_loss"],
+        r["disc_base_loss"], r["disc_acc"], r["disc_auc"], r["replaced_frac"]))
 if tr:
     tps = sorted(r["tokens_per_s"] for r in tr)
     print("\ntraining throughput: median %.0f tokens/s (%d logged intervals)" % (tps[len(tps) // 2], len(tps)))
 last = val[-1]
-ok_auc = last["disc_auc"] >= 0.70
+prior_loss = last["disc_base_loss"]
+ok_auc = last["disc_auc"] >= 0.55
+ok_loss = last["disc_loss"] < prior_loss
 ok_gen = last["gen_acc"] >= 1.5 * last["unigram_acc"]
-print("\nfinal: discriminator AUC %.4f (baseline 0.5, need >= 0.70): %s" % (last["disc_auc"], "PASS" if ok_auc else "FAIL"))
+print("\nfinal: discriminator AUC %.4f (chance 0.5, need >= 0.55): %s" % (last["disc_auc"], "PASS" if ok_auc else "FAIL"))
+print("final: discriminator loss %.4f vs %.4f of the constant answer P(replaced) = base rate (need below): %s" % (
+    last["disc_loss"], prior_loss, "PASS" if ok_loss else "FAIL"))
 print("final: generator accuracy %.4f vs unigram %.4f (need >= 1.5x): %s" % (
     last["gen_acc"], last["unigram_acc"], "PASS" if ok_gen else "FAIL"))
-sys.exit(0 if ok_auc and ok_gen else 1)
+sys.exit(0 if ok_auc and ok_loss and ok_gen else 1)
 EOF
 status=$?
 echo "artifacts: $OUT/run/loss.svg $OUT/run/metrics.jsonl $OUT/run.log"

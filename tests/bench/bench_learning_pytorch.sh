@@ -56,9 +56,8 @@ for r in rows:
         print("%6d %8.3f %8.4f %8.4f" % (r["step"], r["gen_loss"], r["gen_acc"], r["disc_loss"]))
 for r in rows:
     if r["kind"] == "val":
-        p = r["replaced_frac"]
         print("validation step %d: disc loss %.4f (base rate %.4f), AUC %.4f, gen acc %.4f (unigram %.4f)" % (
-            r["step"], r["disc_loss"], -(p * math.log(p) + (1 - p) * math.log(1 - p)),
+            r["step"], r["disc_loss"], r["disc_base_loss"],
             r["disc_auc"], r["gen_acc"], r["unigram_acc"]))
 PYEOF
 echo

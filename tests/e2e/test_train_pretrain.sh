@@ -79,6 +79,13 @@ for r in tr:
 for r in va:
     for k in ("gen_acc", "disc_acc", "disc_auc", "unigram_acc", "replaced_frac"):
         assert 0 <= r[k] <= 1, (k, r)
+    # base-rate loss: the binary entropy of the replaced fraction among the
+    # scored tokens, which include the never-replaced [CLS]/[SEP], so it lies
+    # between 0 and the entropy of the content-token fraction
+    q = r["replaced_frac"]
+    h = -(q * math.log(q) + (1 - q) * math.log(1 - q))
+    assert 0 < r["disc_base_loss"] <= h + 1e-6, (r["disc_base_loss"], h)
+    assert r["disc_base_loss"] > 0.8 * h, (r["disc_base_loss"], h)
 EOF
 "$PY" -c "import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); assert d.documentElement.tagName == 'svg'; assert len(d.getElementsByTagName('polyline')) >= 4" "$R/loss.svg" \
   && ok "loss.svg is well-formed SVG with curves" || bad "loss.svg is not well-formed"
