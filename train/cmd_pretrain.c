@@ -77,7 +77,8 @@ static void usage(FILE *f) {
           "(Gumbel-max) replace every selected token; the discriminator labels a token\n"
           "replaced only if the sample differs. Loss = MLM + disc-weight x discriminator.\n"
           "Validation: generator accuracy at masked positions (and the unigram baseline),\n"
-          "discriminator accuracy, and the AUC of P(replaced) on replaced vs original tokens.\n");
+          "discriminator loss (and the base rate: the loss of answering the replaced fraction\n"
+          "everywhere), accuracy, and the AUC of P(replaced) on replaced vs original tokens.\n");
   fprintf(f,
           "\n"
           "With --resume the run keeps its saved settings; --max-steps, --time-limit,\n"
