@@ -44,6 +44,8 @@ SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o)
 SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
+# the corrupt-checkpoint driver of tests/reference/test_checkpoint_corrupt.sh
+CKPT_DRIVER := $(BUILD)/tests/reference/checkpoint_driver
 
 LIB_ENGINE := $(BUILD)/libelectra.a
 LIB_TRAIN := $(BUILD)/libelectra_train.a
@@ -53,7 +55,7 @@ BINS := $(BUILD)/bin/electra-train $(BUILD)/bin/electra-server
 .PHONY: all deps test bench run install uninstall clean results fresh-test
 # keep intermediate objects so a second make does not rebuild every test
 .SECONDARY:
-all: $(BINS) $(TEST_BIN) $(BENCH_BIN)
+all: $(BINS) $(TEST_BIN) $(BENCH_BIN) $(CKPT_DRIVER)
 
 deps:
 	@deploy/install-deps.sh --check >/dev/null 2>&1 || deploy/install-deps.sh
@@ -92,6 +94,9 @@ $(BUILD)/tests/test_server_%: $(BUILD)/tests/unit/test_server_%.o $(SUPPORT_OBJ)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(SUPPORT_OBJ) $(LIB_TRAIN) $(LIB_ENGINE)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(CKPT_DRIVER): $(BUILD)/tests/reference/checkpoint_driver.o $(LIB_ENGINE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

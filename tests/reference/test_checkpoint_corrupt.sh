@@ -13,7 +13,7 @@ set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 PYTHON=${PYTHON:-/usr/bin/python3}
-BIN=$BUILD/tests/test_engine_checkpoint
+BIN=$BUILD/tests/reference/checkpoint_driver
 WRAP=${CKPT_WRAP:-}
 failed=0
 

@@ -1,18 +1,7 @@
 /* Checkpoint IO: tensor table, config.json parsing/writing, safetensors
  * validation on hand-crafted buffers, F16/BF16 conversion, atomic save and a
- * save -> load round trip of every architecture.
- *
- * With arguments it is also the driver of tests/reference/test_checkpoint_corrupt.sh:
- *   --expect LABEL DIR CODE SUBSTR...     el_model_load(DIR) must fail with CODE
- *                                         (e.g. EL_EFORMAT) and a message holding
- *                                         every SUBSTR
- *   --roundtrip LABEL DIR REF.safetensors SCRATCH
- *                                         load DIR, compare every tensor bit for bit
- *                                         with the F32 reference file, save into
- *                                         SCRATCH, reload, compare again
- *   --save LABEL DIR OUT CODE SUBSTR...   load DIR, el_checkpoint_save to OUT; expect
- *                                         CODE (EL_OK or e.g. EL_ENOSPC) and, on
- *                                         failure, OUT untouched and no temporary left */
+ * save -> load round trip of every architecture. (Loading PyTorch-written and
+ * corrupted checkpoints: tests/reference/test_checkpoint_corrupt.sh.) */
 #include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
@@ -28,12 +17,11 @@
 #include "model_internal.h"
 #include "safetensors.h"
 #include "../test.h"
+#include "checkpoint_util.h"
 
 static char g_tmp[256];
 
 /* ---- small helpers ---------------------------------------------------- */
-
-static int has(const char *hay, const char *needle) { return strstr(hay, needle) != NULL; }
 
 static int write_text(const char *path, const char *text) {
   FILE *f = fopen(path, "wb");
@@ -49,29 +37,6 @@ static int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw
   return flag == FTW_DP ? rmdir(p) : unlink(p);
 }
 static void rm_rf(const char *p) { nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS); }
-
-static int exists(const char *p) {
-  struct stat st;
-  return lstat(p, &st) == 0;
-}
-
-/* Entries of dir whose name starts with prefix. */
-static int count_prefix(const char *dir, const char *prefix) {
-  DIR *d = opendir(dir);
-  if (!d) return -1;
-  int n = 0;
-  struct dirent *e;
-  while ((e = readdir(d)))
-    if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) n++;
-  closedir(d);
-  return n;
-}
-
-static int code_from_name(const char *s) {
-  for (int c = 0; c >= -20; c--)
-    if (strcmp(el_status_name(c), s) == 0) return c;
-  return 1; /* never a status */
-}
 
 static uint64_t g_rng = 0x9e3779b97f4a7c15ull;
 static float frand(void) { /* xorshift64*, uniform in [-0.5, 0.5) */
@@ -532,30 +497,6 @@ static void test_half(void) {
 
 /* ---- save / load round trip (C-made weights) -------------------------- */
 
-static int same_bits(const float *a, const float *b, size_t n) {
-  return a && b && memcmp(a, b, n * sizeof(float)) == 0;
-}
-
-/* Compares every tensor of two models bit for bit; returns the number of
- * tensors that differ (name of the first printed). */
-static int compare_models(const el_model *a, const el_model *b) {
-  static el_tensor_spec sa[EL_MAX_TENSORS], sb[EL_MAX_TENSORS];
-  el_weights wa = a->w, wb = b->w;
-  int na = 0, nb = 0, bad = 0;
-  el_error err = {0};
-  if (el_tensor_specs(&a->cfg, &wa, sa, &na, &err) || el_tensor_specs(&b->cfg, &wb, sb, &nb, &err) ||
-      na != nb)
-    return 1000;
-  for (int i = 0; i < na; i++) {
-    size_t n = (size_t)sa[i].shape[0] * (size_t)(sa[i].ndim == 2 ? sa[i].shape[1] : 1);
-    if (strcmp(sa[i].name, sb[i].name) != 0 || !same_bits(*sa[i].slot, *sb[i].slot, n)) {
-      if (!bad) printf("#   tensor %s differs\n", sa[i].name);
-      bad++;
-    }
-  }
-  return bad;
-}
-
 static void test_roundtrip_c(void) {
   char vocab[300], dir[300];
   snprintf(vocab, sizeof vocab, "%s/vocab40.txt", g_tmp);
@@ -623,7 +564,7 @@ static void test_save_errors(void) {
   int rc2 = el_checkpoint_save(slash, &c, &w, vocab, &err);
   el_model *m = NULL;
   int rc3 = el_model_load(dir, &m, &err);
-  CHECK(rc == 0 && rc2 == 0 && rc3 == 0 && m && m->w.word[0] == 123.0f && !exists(p) &&
+  CHECK(rc == 0 && rc2 == 0 && rc3 == 0 && m && m->w.word[0] == 123.0f && !path_exists(p) &&
             count_prefix(g_tmp, "replace.") == 0,
         "el_checkpoint_save replaces an existing directory (trailing slash), no temporaries");
   if (rc || rc2 || rc3) printf("#   %s\n", err.msg);
@@ -661,7 +602,7 @@ static void test_save_errors(void) {
   snprintf(p, sizeof p, "%s/nan", g_tmp);
   rc = el_checkpoint_save(p, &c, &w, vocab, &err);
   CHECK(rc == EL_EVALUE && has(err.msg, "electra.embeddings.word_embeddings.weight") &&
-            has(err.msg, "index 5") && !exists(p) && count_prefix(g_tmp, "nan.") == 0,
+            has(err.msg, "index 5") && !path_exists(p) && count_prefix(g_tmp, "nan.") == 0,
         "save refuses NaN weights naming tensor and index; nothing left behind");
   block[5] = keep;
   el_weights w2 = w;
@@ -680,7 +621,7 @@ static void test_save_errors(void) {
     rc = el__write_file("/dev/full", "abc", 3, &err);
     CHECK(rc == EL_ENOSPC && has(err.msg, "/dev/full"), "write to a full device -> EL_ENOSPC");
     rc = el_safetensors_save("/dev/full", &c, &w, &err);
-    CHECK(rc == EL_ENOSPC && has(err.msg, "/dev/full") && exists("/dev/full"),
+    CHECK(rc == EL_ENOSPC && has(err.msg, "/dev/full") && path_exists("/dev/full"),
           "safetensors save to a full device -> EL_ENOSPC, device not removed");
   } else {
     SKIP("/dev/full not writable");
@@ -730,162 +671,7 @@ static void test_load_errors(void) {
   free(block);
 }
 
-/* ---- driver modes for test_checkpoint_corrupt.sh ---------------------- */
-
-static int cmd_expect(const char *label, const char *dir, const char *code_name, int nsub,
-                      char **subs) {
-  el_model *m = NULL;
-  el_error err = {0};
-  int want = code_from_name(code_name);
-  int rc = el_model_load(dir, &m, &err);
-  /* Match against the message without the fixture's directory, whose name
-   * would otherwise satisfy a substring such as "overlap" by itself. */
-  char msg[sizeof err.msg];
-  const char *at = strstr(err.msg, dir);
-  if (at)
-    snprintf(msg, sizeof msg, "%.*s%s", (int)(at - err.msg), err.msg, at + strlen(dir));
-  else
-    snprintf(msg, sizeof msg, "%s", err.msg);
-  int ok = rc == want && m == NULL && err.code == want;
-  for (int i = 0; i < nsub; i++) ok = ok && has(msg, subs[i]);
-  CHECK(ok, "%s: refused with %s naming the defect", label, code_name);
-  printf("#   %s: %s\n", el_status_name(rc), rc ? err.msg : "(loaded)");
-  el_model_free(m);
-  return el_test_done();
-}
-
-static int compare_with_ref(const char *label, const el_model *m, const char *ref_path) {
-  char *buf = NULL;
-  size_t len = 0;
-  el_error err = {0};
-  el_st_file f;
-  int rc = el__read_file(ref_path, (size_t)1 << 31, &buf, &len, &err);
-  if (!rc) rc = el__st_parse(ref_path, buf, len, &f, &err);
-  CHECK(rc == 0, "%s: reference %s readable", label, ref_path);
-  if (rc) {
-    printf("#   %s\n", err.msg);
-    free(buf);
-    return 1;
-  }
-  static el_tensor_spec specs[EL_MAX_TENSORS];
-  el_weights w = m->w;
-  int n = 0, bad = 0, seen = 0;
-  el_tensor_specs(&m->cfg, &w, specs, &n, &err);
-  for (int i = 0; i < n; i++) {
-    const el_st_tensor *t = el__st_find(&f, specs[i].name);
-    size_t k = (size_t)specs[i].shape[0] * (size_t)(specs[i].ndim == 2 ? specs[i].shape[1] : 1);
-    if (!t || t->dtype != EL_ST_F32 || t->numel != k ||
-        memcmp(*specs[i].slot, f.data + t->begin, k * sizeof(float)) != 0) {
-      if (!bad) printf("#   tensor %s differs from the reference\n", specs[i].name);
-      bad++;
-    }
-    seen++;
-  }
-  CHECK(bad == 0 && seen == f.n, "%s: all %d tensors equal the PyTorch float32 reference bit "
-        "for bit", label, seen);
-  el__st_free(&f);
-  free(buf);
-  return bad;
-}
-
-static int cmd_roundtrip(const char *label, const char *dir, const char *ref,
-                         const char *scratch) {
-  el_model *m = NULL, *m2 = NULL;
-  el_error err = {0};
-  int rc = el_model_load(dir, &m, &err);
-  CHECK(rc == 0, "%s: loads", label);
-  if (rc) {
-    printf("#   %s\n", err.msg);
-    return el_test_done();
-  }
-  compare_with_ref(label, m, ref);
-  if (m->cfg.arch == EL_ARCH_MASKED_LM)
-    CHECK(m->w.lm_w == m->w.word, "%s: generator_lm_head.weight tied to the word embeddings",
-          label);
-  char out[512], vocab[512];
-  snprintf(out, sizeof out, "%s/saved", scratch);
-  snprintf(vocab, sizeof vocab, "%s/vocab.txt", dir);
-  rc = el_checkpoint_save(out, &m->cfg, &m->w, vocab, &err);
-  CHECK(rc == 0, "%s: el_checkpoint_save", label);
-  if (!rc) rc = el_model_load(out, &m2, &err);
-  CHECK(rc == 0 && m2, "%s: saved checkpoint reloads", label);
-  if (rc) printf("#   %s\n", err.msg);
-  if (m2) {
-    const el_config *a = &m->cfg, *b = &m2->cfg;
-    int same_cfg = a->arch == b->arch && a->vocab_size == b->vocab_size &&
-                   a->embedding_size == b->embedding_size && a->hidden_size == b->hidden_size &&
-                   a->num_layers == b->num_layers && a->num_heads == b->num_heads &&
-                   a->intermediate_size == b->intermediate_size &&
-                   a->max_position_embeddings == b->max_position_embeddings &&
-                   a->type_vocab_size == b->type_vocab_size && a->num_labels == b->num_labels &&
-                   a->regression == b->regression && a->do_lower_case == b->do_lower_case &&
-                   a->has_null_threshold == b->has_null_threshold &&
-                   a->null_threshold == b->null_threshold &&
-                   a->layer_norm_eps == b->layer_norm_eps;
-    for (int i = 0; same_cfg && a->id2label && i < a->num_labels; i++)
-      same_cfg = strcmp(a->id2label[i], b->id2label[i]) == 0;
-    CHECK(same_cfg, "%s: config survives save -> load", label);
-    CHECK(compare_models(m, m2) == 0, "%s: every tensor bit-identical after save -> load",
-          label);
-    CHECK(m2->owned == NULL && m2->map != NULL,
-          "%s: the saved F32 file is used in place (nothing converted)", label);
-  }
-  el_model_free(m);
-  el_model_free(m2);
-  return el_test_done();
-}
-
-static int cmd_save(const char *label, const char *dir, const char *out, const char *code_name,
-                    int nsub, char **subs) {
-  el_model *m = NULL;
-  el_error err = {0};
-  int rc = el_model_load(dir, &m, &err);
-  CHECK(rc == 0, "%s: source loads", label);
-  if (rc) {
-    printf("#   %s\n", err.msg);
-    return el_test_done();
-  }
-  int existed = exists(out);
-  char vocab[512], parent[512];
-  snprintf(vocab, sizeof vocab, "%s/vocab.txt", dir);
-  snprintf(parent, sizeof parent, "%s", out);
-  char *slash = strrchr(parent, '/');
-  const char *base = slash ? slash + 1 : out;
-  if (slash) *slash = '\0';
-  char tmp_prefix[300];
-  snprintf(tmp_prefix, sizeof tmp_prefix, "%s.tmp-", base);
-  int want = code_from_name(code_name);
-  rc = el_checkpoint_save(out, &m->cfg, &m->w, vocab, &err);
-  int ok = rc == want;
-  for (int i = 0; i < nsub; i++) ok = ok && has(err.msg, subs[i]);
-  CHECK(ok, "%s: save -> %s", label, code_name);
-  printf("#   %s: %s\n", el_status_name(rc), rc ? err.msg : "(saved)");
-  if (rc) {
-    CHECK(exists(out) == existed && count_prefix(slash ? parent : ".", tmp_prefix) == 0,
-          "%s: after the failure the target is as before and no temporary is left", label);
-    if (existed) {
-      el_model *old = NULL;
-      int r2 = el_model_load(out, &old, &err);
-      CHECK(r2 == 0, "%s: the previous checkpoint still loads", label);
-      el_model_free(old);
-    }
-  }
-  el_model_free(m);
-  return el_test_done();
-}
-
-int main(int argc, char **argv) {
-  if (argc >= 5 && strcmp(argv[1], "--expect") == 0)
-    return cmd_expect(argv[2], argv[3], argv[4], argc - 5, argv + 5);
-  if (argc == 6 && strcmp(argv[1], "--roundtrip") == 0)
-    return cmd_roundtrip(argv[2], argv[3], argv[4], argv[5]);
-  if (argc >= 6 && strcmp(argv[1], "--save") == 0)
-    return cmd_save(argv[2], argv[3], argv[4], argv[5], argc - 6, argv + 6);
-  if (argc > 1) {
-    fprintf(stderr, "usage: %s [--expect LABEL DIR CODE SUBSTR... | --roundtrip LABEL DIR REF "
-            "SCRATCH | --save LABEL DIR OUT CODE SUBSTR...]\n", argv[0]);
-    return 2;
-  }
+int main(void) {
   snprintf(g_tmp, sizeof g_tmp, "/tmp/el-test-ckpt-XXXXXX");
   if (!mkdtemp(g_tmp)) {
     perror("mkdtemp");
