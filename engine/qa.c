@@ -52,6 +52,23 @@ static int windows_reserve(el_qa_windows *w, int n, el_error *err) {
   return EL_OK;
 }
 
+/* Context pieces per window: what [CLS] question [SEP] ... [SEP] leaves. */
+static int context_room(int question_pieces, const el_qa_params *p) {
+  int q_len = question_pieces < p->max_query_len ? question_pieces : p->max_query_len;
+  return p->max_seq_len - q_len - 3;
+}
+
+int el_qa_window_count(int question_pieces, int context_pieces, const el_qa_params *p) {
+  if (!p || p->max_query_len < 1 || p->doc_stride < 1 || question_pieces < 0 || context_pieces < 0)
+    return -1;
+  int room = context_room(question_pieces, p);
+  if (room < 1) return -1;
+  if (context_pieces <= room) return 1;
+  /* windows start at 0, step, 2 step, ... until one reaches the end */
+  int step = p->doc_stride < room ? p->doc_stride : room;
+  return 1 + (int)(((long)context_pieces - room + step - 1) / step);
+}
+
 int el_qa_windows_build(const el_tokenizer *tok, const el_tokens *question,
                         const el_tokens *context, const el_qa_params *p, el_qa_windows *out,
                         el_error *err) {
@@ -63,7 +80,7 @@ int el_qa_windows_build(const el_tokenizer *tok, const el_tokens *question,
   if (p->doc_stride < 1)
     return el_error_set(err, EL_EINVAL, "qa: doc_stride must be >= 1, got %d", p->doc_stride);
   int q_len = question->n < p->max_query_len ? question->n : p->max_query_len;
-  int room = p->max_seq_len - q_len - 3; /* [CLS] q [SEP] ctx [SEP] */
+  int room = context_room(question->n, p);
   if (room < 1)
     return el_error_set(err, EL_EINVAL,
                         "qa: max_seq_len %d leaves no room for context after %d question "

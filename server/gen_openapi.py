@@ -52,7 +52,7 @@ spec = {
   "/v2/health/ready": get("Readiness (KServe v2 name)", "application/json", obj({"status": {"type": "string", "enum": ["ready"]}}), [503]),
   "/info": get("Version, limits and models", "application/json", obj({
       "version": S, "ready": B,
-      "limits": obj({"max_batch_tokens": I, "max_batch_size": I, "max_wait_us": I, "max_queue": I, "max_inputs": I, "max_body_bytes": I, "request_timeout": N}),
+      "limits": obj({"max_batch_tokens": I, "max_batch_size": I, "max_wait_us": I, "max_queue": I, "max_inputs": I, "max_qa_windows": I, "max_body_bytes": I, "request_timeout": N}),
       "models": arr(obj({"name": S, "task": {"type": "string", "enum": ["score", "classify", "qa", "tokenize"]}, "route": S, "architecture": S, "default": B,
                          "max_seq_len": I, "num_parameters": I, "vocab_size": I, "hidden_size": I, "num_layers": I, "do_lower_case": B,
                          "labels": {"type": "array", "items": S, "nullable": True}, "regression": B, "null_threshold": {"type": "number", "nullable": True}}))}), open_=False),
@@ -80,7 +80,7 @@ spec = {
            "max_question_len": {"type": "integer", "default": 64, "minimum": 1},
            "handle_impossible_answer": {"type": "boolean", "default": False}}),
       single_or_batch(qa_one),
-      "Give question + context or inputs. Long contexts are split into windows. score = p_start * p_end (softmax over the window's context tokens, plus [CLS] with handle_impossible_answer). With handle_impossible_answer the empty answer (text \"\", start = end = 0) appears: first when the model's null threshold says unanswerable, else ranked by its probability when the model has no threshold."),
+      "Give question + context or inputs. Long contexts are split into windows; a request needing more than --max-qa-windows windows in all is 422. score = p_start * p_end (softmax over the window's context tokens, plus [CLS] with handle_impossible_answer). With handle_impossible_answer the empty answer (text \"\", start = end = 0) appears: first when the model's null threshold says unanswerable, else ranked by its probability when the model has no threshold."),
  },
  "components": {
   "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},

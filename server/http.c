@@ -253,10 +253,10 @@ static char *render_info(el__server *s, size_t *len) {
   el__sb_printf(&b,
                 "{\"version\":\"%s\",\"ready\":%s,\"limits\":{\"max_batch_tokens\":%d,"
                 "\"max_batch_size\":%d,\"max_wait_us\":%d,\"max_queue\":%d,\"max_inputs\":%d,"
-                "\"max_body_bytes\":%ld,\"request_timeout\":%g},\"models\":[",
+                "\"max_qa_windows\":%d,\"max_body_bytes\":%ld,\"request_timeout\":%g},\"models\":[",
                 EL_VERSION, atomic_load(&s->ready) ? "true" : "false", o->max_batch_tokens,
                 o->max_batch_size, o->max_wait_us, o->max_queue, o->max_inputs,
-                o->max_body_bytes, o->request_timeout);
+                o->max_qa_windows, o->max_body_bytes, o->request_timeout);
   for (int i = 0; set && i < set->n; i++) {
     const el__model_entry *e = &set->e[i];
     const el_config *c = e->cfg;

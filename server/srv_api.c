@@ -340,6 +340,7 @@ static el__http_err prepare_qa(el__api_req *r, const el__api_limits *lim, el__fa
     return el__failf(f, EL_HERR_INTERNAL, "out of memory");
   }
   r->n_items = n;
+  long windows = 0;
   for (int i = 0; i < n && !e; i++) {
     char where[40] = "", what[80];
     if (r->batch_form) snprintf(where, sizeof where, "\"inputs\"[%d].", i);
@@ -357,6 +358,17 @@ static el__http_err prepare_qa(el__api_req *r, const el__api_limits *lim, el__fa
     snprintf(what, sizeof what, "%s\"context\"", where);
     if ((e = load_text(r, c, what, &it->b, f))) break;
     it->has_b = 1;
+    /* counted before building: a long context at a small doc_stride would
+     * otherwise allocate and queue its windows before anything refuses it */
+    int count = el_qa_window_count(it->a.toks.n, it->b.toks.n, &r->qa);
+    if (count > 0 && (windows += count) > lim->max_qa_windows) {
+      e = el__failf(f, EL_HERR_VALIDATION,
+                    "the contexts need at least %ld windows of max_seq_len %d at doc_stride %d (input %d "
+                    "alone %d); at most %d per request (--max-qa-windows): send shorter "
+                    "contexts or a larger doc_stride",
+                    windows, r->qa.max_seq_len, r->qa.doc_stride, i, count, lim->max_qa_windows);
+      break;
+    }
     el_error er = {0};
     int rc = el_qa_windows_build(r->entry->tok, &it->a.toks, &it->b.toks, &r->qa, &it->win, &er);
     if (rc == EL_EINVAL)

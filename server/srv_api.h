@@ -14,7 +14,8 @@
 
 typedef struct el__api_limits {
   int max_inputs;
-  int max_depth; /* JSON nesting */
+  int max_qa_windows; /* /qa: windows over all of a request's contexts */
+  int max_depth;      /* JSON nesting */
 } el__api_limits;
 
 typedef struct el__api_req el__api_req;

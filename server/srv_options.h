@@ -23,7 +23,7 @@ typedef struct el__srv_options {
   int port;
   int threads;       /* engine compute threads; 0 = CPU quota */
   int http_threads;  /* libmicrohttpd pool size; 0 = min(cores, 4), at least 2 */
-  int max_batch_tokens, max_batch_size, max_wait_us, max_queue, max_inputs;
+  int max_batch_tokens, max_batch_size, max_wait_us, max_queue, max_inputs, max_qa_windows;
   long max_body_bytes;
   double request_timeout, drain_timeout; /* seconds */
   int connection_timeout;                /* idle seconds before a connection closes */

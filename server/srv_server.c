@@ -305,6 +305,7 @@ int el__server_main(const el__srv_options *opt) {
   el__server *s = &G.srv;
   s->opt = *opt;
   s->lim.max_inputs = opt->max_inputs;
+  s->lim.max_qa_windows = opt->max_qa_windows;
   s->lim.max_depth = 32;
   s->listen_fd = -1;
   pthread_mutex_init(&s->set_mu, NULL);

@@ -72,6 +72,11 @@ int el_qa_windows_build(const el_tokenizer *tok, const el_tokens *question,
                         el_error *err);
 void el_qa_windows_free(el_qa_windows *w);
 
+/* The number of windows el_qa_windows_build makes for a question and a
+ * context of these many pieces, without building them (a server caps a
+ * request's work with it before allocating); -1 when p would be refused. */
+int el_qa_window_count(int question_pieces, int context_pieces, const el_qa_params *p);
+
 /* One answer span. Offsets are code-point offsets into the context text
  * (end exclusive), from the context pieces' own offsets. */
 typedef struct el_qa_span {

@@ -305,6 +305,7 @@ st, _, data = srv.get("/info")
 info = json.loads(data)
 names = {m["name"]: m for m in info["models"]}
 ok(st == 200 and info["limits"]["max_inputs"] == MAX_INPUTS and
+   info["limits"]["max_qa_windows"] == 256 and
    names["cls"]["labels"] == ["LABEL_0", "LABEL_1", "LABEL_2"] and
    names["disc"]["task"] == "score" and names["qa"]["task"] == "qa" and
    names["gen"]["task"] == "tokenize" and names["disc"]["max_seq_len"] == 64 and
@@ -378,6 +379,39 @@ expect("out of range: qa top_k 0", 422, "validation_error", path="/qa",
        body={"question": "q", "context": "c", "top_k": 0})
 expect("out of range: qa max_seq_len over the model's", 422, "validation_error", path="/qa",
        body={"question": "q", "context": "c", "max_seq_len": 10000})
+
+# --max-qa-windows (default 256) caps a request's windows before any are built.
+long_ctx = " ".join(["the cook ate the meal slowly"] * 80)
+n_pieces = len(tokenize(long_ctx, model="qa", special=False))
+q_pieces = len(tokenize("who ate?", model="qa", special=False))
+room = 64 - q_pieces - 3  # the test models' max_seq_len is 64
+
+
+def n_windows(stride):
+    step = min(stride, room)
+    return 1 if n_pieces <= room else 1 + -(-(n_pieces - room) // step)
+
+
+st, _, j = srv.post("/qa", {"question": "who ate?", "context": long_ctx, "doc_stride": 1})
+ok(n_windows(1) > 256 and st == 422 and j["error"]["type"] == "validation_error" and
+   "--max-qa-windows" in j["error"]["message"] and str(n_windows(1)) in j["error"]["message"],
+   "/qa: %d pieces at doc_stride 1 need %d windows > 256: 422 naming --max-qa-windows"
+   % (n_pieces, n_windows(1)), (st, j))
+st, _, j = srv.post("/qa", {"question": "who ate?", "context": long_ctx})
+ok(st == 200 and j["answers"], "/qa: the same context at the default doc_stride (%d windows): 200"
+   % n_windows(128), (st, j))
+stride = 8  # one input fits under the cap, a few together do not
+half = 256 // n_windows(stride) + 1
+st, _, j = srv.post("/qa", {"inputs": [{"question": "who ate?", "context": long_ctx}] * (half - 1),
+                            "doc_stride": stride})
+ok(st == 200 and len(j["results"]) == half - 1, "/qa: %d inputs of %d windows each (%d in all): 200"
+   % (half - 1, n_windows(stride), (half - 1) * n_windows(stride)), (st, str(j)[:200]))
+st, _, j = srv.post("/qa", {"inputs": [{"question": "who ate?", "context": long_ctx}] * half,
+                            "doc_stride": stride})
+ok(n_windows(stride) <= 256 < half * n_windows(stride) and half <= MAX_INPUTS and st == 422 and
+   "--max-qa-windows" in j["error"]["message"] and "input %d alone" % (half - 1) in j["error"]["message"],
+   "/qa: %d inputs of %d windows each: the cap is per request, 422" % (half, n_windows(stride)),
+   (st, j))
 expect("empty text", 400, "invalid_request", body={"text": ""})
 expect("empty texts list", 400, "invalid_request", body={"texts": []})
 expect("empty text in a batch", 400, "invalid_request", body={"texts": ["ok", ""]})

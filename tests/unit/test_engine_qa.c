@@ -80,6 +80,42 @@ static void test_windows(void) {
   el_tokens_free(&c);
 }
 
+/* el_qa_window_count predicts el_qa_windows_build for every small shape. */
+static void test_window_count(void) {
+  el_tokens q = tokens_of("x y z w v"), c = tokens_of(CTX);
+  el_qa_params p = el_qa_default_params();
+  el_qa_windows w = {0};
+  el_error err = {0};
+  int cases = 0, wrong = 0;
+  const int nq = q.n, nc = c.n;
+  for (int seq = 6; seq <= 14; seq++)
+    for (int stride = 1; stride <= 8; stride++)
+      for (int mq = 1; mq <= 6; mq++)
+        for (q.n = 0; q.n <= nq; q.n++)
+          for (c.n = 0; c.n <= nc; c.n++) {
+            p.max_seq_len = seq;
+            p.doc_stride = stride;
+            p.max_query_len = mq;
+            int predicted = el_qa_window_count(q.n, c.n, &p);
+            int rc = el_qa_windows_build(tok, &q, &c, &p, &w, &err);
+            int built = rc == 0 ? w.n : -1;
+            if (predicted != built && !wrong++)
+              printf("#   seq %d stride %d max_query %d q %d ctx %d: predicted %d, built %d\n",
+                     seq, stride, mq, q.n, c.n, predicted, built);
+            cases++;
+          }
+  q.n = nq;
+  c.n = nc;
+  CHECK(wrong == 0, "window count equals the built windows in %d shapes (%d wrong)", cases, wrong);
+  p = el_qa_default_params();
+  CHECK(el_qa_window_count(10, 1000000, &p) == 1 + (1000000 - 371 + 127) / 128 &&
+            el_qa_window_count(1, 2, NULL) == -1 && el_qa_window_count(-1, 2, &p) == -1,
+        "a million-piece context: 7,811 windows at stride 128; bad arguments -1");
+  el_qa_windows_free(&w);
+  el_tokens_free(&q);
+  el_tokens_free(&c);
+}
+
 /* Logits all -5 except the ones set; returns packed arrays. */
 static void fill(float *x, int n, float v) {
   for (int i = 0; i < n; i++) x[i] = v;
@@ -195,6 +231,7 @@ int main(void) {
   load_vocab();
   if (!tok) return el_test_done();
   test_windows();
+  test_window_count();
   test_decode();
   test_empty_context();
   el_tokenizer_free(tok);
