@@ -54,8 +54,8 @@ static const opt_def defs[] = {
     {"max-inputs", T_INT, OFF(max_inputs), 0, 1, 1 << 20, "N",
      "items in one request's texts/inputs (64; more is 422)"},
     {"max-qa-windows", T_INT, OFF(max_qa_windows), 0, 1, 1 << 20, "N",
-     "/qa: windows (max_seq_len tokens each) over all of a request's contexts (256, a\n"
-     "        32k-piece context at the default doc_stride; more is 422 before any work)"},
+     "/qa: windows (max_seq_len tokens each) over all of a request's contexts (256, a "
+     "32k-piece context at the default doc_stride; more is 422 before any work)"},
     {"max-body-bytes", T_LONG, OFF(max_body_bytes), 0, 16, 1L << 30, "N",
      "largest request body (1048576; larger is 413 before reading it)"},
     {"request-timeout", T_SECS, OFF(request_timeout), 0, 0, 86400, "SECONDS",

@@ -81,7 +81,7 @@ grep -E "^(validation|finished|time limit|data:|discriminator)" "$OUT/run.log"
 echo "training wall time: $((t2 - t1)) s (exit $rc); total with vocabulary and calibration: $((t2 - t0)) s"
 
 "$PY" - "$OUT/run/metrics.jsonl" <<'EOF'
-import json, math, sys
+import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 val = [r for r in rows if r["kind"] == "val"]
 tr = [r for r in rows if r["kind"] == "train"]

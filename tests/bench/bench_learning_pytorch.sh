@@ -48,7 +48,7 @@ t1=$(date +%s)
 echo
 echo "== electra-train ($((t1 - t0)) s): training lines, then validation on the held-out slice"
 "$PY" - "$OUT/c/metrics.jsonl" <<'PYEOF'
-import json, math, sys
+import json, sys
 rows = [json.loads(l) for l in open(sys.argv[1])]
 print("%6s %8s %8s %8s" % ("step", "gen_loss", "gen_acc", "disc"))
 for r in rows:

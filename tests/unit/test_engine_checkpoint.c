@@ -2,7 +2,6 @@
  * validation on hand-crafted buffers, F16/BF16 conversion, atomic save and a
  * save -> load round trip of every architecture. (Loading PyTorch-written and
  * corrupted checkpoints: tests/reference/test_checkpoint_corrupt.sh.) */
-#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
 #include <stdint.h>
