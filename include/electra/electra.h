@@ -5,5 +5,6 @@
 #include "tokenizer.h"
 #include "model.h"
 #include "engine.h"
+#include "score.h"
 #define EL_VERSION "0.1.0"
 #endif

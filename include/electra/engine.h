@@ -7,6 +7,7 @@
 
 #include "error.h"
 #include "model.h"
+#include "score.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -1,0 +1,43 @@
+/* The word rule (include/electra/score.h): values worked out by hand. */
+#include <stddef.h>
+
+#include "../test.h"
+#include "electra/electra.h"
+
+static void test_rules(void) {
+  const float p[] = {0.2f, 0.9f, 0.4f};
+  CHECK_NEAR(el_word_prob(EL_SCORE_MAX, p, 3), 0.9, 1e-7, 0, "max of 0.2 0.9 0.4 is 0.9");
+  CHECK_NEAR(el_word_prob(EL_SCORE_FIRST, p, 3), 0.2, 1e-7, 0, "first of 0.2 0.9 0.4 is 0.2");
+  CHECK_NEAR(el_word_prob(EL_SCORE_MEAN, p, 3), 0.5, 1e-7, 0, "mean of 0.2 0.9 0.4 is 0.5");
+  const float one[] = {0.7f};
+  int same = 1;
+  for (int r = 0; r < 3; r++) same &= el_word_prob((el_score_rule)r, one, 1) == 0.7f;
+  CHECK(same, "a one-piece word is its piece under every rule");
+  CHECK(el_word_prob(EL_SCORE_MAX, p, 0) == 0.0f && el_word_prob(EL_SCORE_MEAN, NULL, 3) == 0.0f,
+        "no pieces gives 0");
+  const float first_low[] = {0.1f, 0.05f};
+  CHECK_NEAR(el_word_prob(EL_SCORE_MAX, first_low, 2), 0.1, 1e-7, 0,
+             "max picks the first piece when it is the largest");
+}
+
+static void test_names(void) {
+  CHECK(el_score_rule_from_name("max") == EL_SCORE_MAX &&
+            el_score_rule_from_name("first") == EL_SCORE_FIRST &&
+            el_score_rule_from_name("mean") == EL_SCORE_MEAN,
+        "names parse");
+  int round = 1;
+  for (int r = 0; r < 3; r++)
+    round &= el_score_rule_from_name(el_score_rule_name((el_score_rule)r)) == r;
+  CHECK(round, "name round trip for every rule");
+  CHECK(el_score_rule_from_name("MAX") == -1 && el_score_rule_from_name("avg") == -1 &&
+            el_score_rule_from_name("") == -1 && el_score_rule_from_name(NULL) == -1,
+        "unknown names give -1");
+  CHECK(el_score_rule_name((el_score_rule)3) == NULL && el_score_rule_name((el_score_rule)-1) == NULL,
+        "invalid rules have no name");
+}
+
+int main(void) {
+  test_rules();
+  test_names();
+  return el_test_done();
+}
