@@ -135,7 +135,8 @@ static int read_arch(const reader *r, el_config *c) {
     return el_error_set(r->err, EL_EUNSUPPORTED,
                         "%s: architecture \"%.100s\" is not supported (expected "
                         "ElectraForPreTraining, ElectraForMaskedLM, "
-                        "ElectraForSequenceClassification or ElectraForQuestionAnswering)",
+                        "ElectraForSequenceClassification, ElectraForQuestionAnswering or "
+                        "ElectraForTokenClassification)",
                         r->path, first->valuestring);
   c->arch = (el_arch)arch;
   return EL_OK;
@@ -174,7 +175,7 @@ static int read_labels(const reader *r, el_config *c) {
                           r->path, n);
     return EL_OK;
   }
-  if (c->arch != EL_ARCH_SEQ_CLS) return EL_OK;
+  if (c->arch != EL_ARCH_SEQ_CLS && c->arch != EL_ARCH_TOKEN_CLS) return EL_OK;
   if (n < 1 || n > (1 << 16))
     return el_error_set(r->err, EL_ESHAPE, "%s: num_labels must be in [1, 65536], found %d",
                         r->path, n);
@@ -206,6 +207,9 @@ static int read_labels(const reader *r, el_config *c) {
     if (!(c->id2label[i] = strdup(buf)))
       return el_error_set(r->err, EL_ENOMEM, "%s: out of memory", r->path);
   }
+  /* HF's token classifier always uses cross-entropy over the labels: problem_type
+   * does not change what its logits mean. */
+  if (c->arch == EL_ARCH_TOKEN_CLS) return EL_OK;
   const char *pt = NULL;
   if ((rc = get_string(r, "problem_type", NULL, &pt))) return rc;
   if (pt && strcmp(pt, "regression") != 0 && strcmp(pt, "single_label_classification") != 0) {
@@ -221,6 +225,29 @@ static int read_labels(const reader *r, el_config *c) {
     return el_error_set(r->err, EL_EUNSUPPORTED,
                         "%s: regression with %d outputs is not supported (expected 1)", r->path,
                         n);
+  return EL_OK;
+}
+
+/* "score_threshold" and "score_aggregation": how /score reads a per-token model. */
+static int read_score_settings(const reader *r, el_config *c) {
+  const cJSON *th = field(r, "score_threshold");
+  if (th) {
+    double v = cJSON_IsNumber(th) ? th->valuedouble : NAN;
+    if (!(v >= 0.0 && v <= 1.0))
+      return el_error_set(r->err, EL_EFORMAT,
+                          "%s: field \"score_threshold\" must be a number in [0, 1]", r->path);
+    c->score_threshold = (float)v;
+    c->has_score_threshold = 1;
+  }
+  const char *agg = NULL;
+  int rc = get_string(r, "score_aggregation", "max", &agg);
+  if (rc) return rc;
+  int rule = el_score_rule_from_name(agg);
+  if (rule < 0)
+    return el_error_set(r->err, EL_EFORMAT,
+                        "%s: field \"score_aggregation\" is \"%.40s\" (expected \"max\", "
+                        "\"first\" or \"mean\")", r->path, agg);
+  c->score_rule = (el_score_rule)rule;
   return EL_OK;
 }
 
@@ -265,7 +292,7 @@ static int read_config(const reader *r, el_config *c) {
     return el_error_set(r->err, EL_EUNSUPPORTED,
                         "%s: tie_word_embeddings false (an untied generator_lm_head) is not "
                         "supported", r->path);
-  if ((rc = read_labels(r, c))) return rc;
+  if ((rc = read_labels(r, c)) || (rc = read_score_settings(r, c))) return rc;
   if (c->arch == EL_ARCH_QA && field(r, "electra_null_threshold")) {
     if ((rc = get_float(r, "electra_null_threshold", 0.0f, &c->null_threshold))) return rc;
     c->has_null_threshold = 1;
@@ -395,7 +422,8 @@ static cJSON *config_json(const el_config *c) {
   STR("hidden_act", "gelu");
   NUM("hidden_dropout_prob", short_float(c->hidden_dropout_prob));
   NUM("hidden_size", c->hidden_size);
-  if (c->arch == EL_ARCH_SEQ_CLS) {
+  const int labelled = c->arch == EL_ARCH_SEQ_CLS || c->arch == EL_ARCH_TOKEN_CLS;
+  if (labelled) {
     cJSON *id2 = cJSON_AddObjectToObject(o, "id2label");
     ok &= id2 != NULL;
     for (int i = 0; id2 && i < c->num_labels; i++) {
@@ -407,7 +435,7 @@ static cJSON *config_json(const el_config *c) {
   }
   NUM("initializer_range", short_float(c->initializer_range));
   NUM("intermediate_size", c->intermediate_size);
-  if (c->arch == EL_ARCH_SEQ_CLS) {
+  if (labelled) {
     cJSON *l2 = cJSON_AddObjectToObject(o, "label2id");
     ok &= l2 != NULL;
     for (int i = 0; l2 && i < c->num_labels; i++) {
@@ -427,6 +455,10 @@ static cJSON *config_json(const el_config *c) {
   NUM("pad_token_id", c->pad_token_id);
   STR("position_embedding_type", "absolute");
   if (c->arch == EL_ARCH_SEQ_CLS && c->regression) STR("problem_type", "regression");
+  /* the default rule is left implicit, so files of models that never chose one stay
+   * as HF writes them; a reader takes absent as "max" */
+  if (c->score_rule != EL_SCORE_MAX) STR("score_aggregation", el_score_rule_name(c->score_rule));
+  if (c->has_score_threshold) NUM("score_threshold", short_float(c->score_threshold));
   STR("summary_activation", "gelu");
   NUM("summary_last_dropout", 0.1);
   STR("summary_type", "first");

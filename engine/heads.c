@@ -1,4 +1,4 @@
-/* The four Hugging Face task heads on top of the encoder (ELECTRA.md sections
+/* The five Hugging Face task heads on top of the encoder (ELECTRA.md sections
  * 1 and 7). Each validates the batch and the model's architecture, runs the
  * encoder into the workspace and writes the caller's output array. */
 #include <string.h>
@@ -67,6 +67,21 @@ int el_run_qa(const el_model *m, el_workspace *ws, const el_batch *b, float *sta
     start_logits[t] = dot(h, ws_, H) + w->qa.b[0];
     end_logits[t] = dot(h, we, H) + w->qa.b[1];
   }
+  return EL_OK;
+}
+
+/* ElectraForTokenClassification: classifier(h) on every token (dropout is off
+ * at inference). */
+int el_run_token_classify(const el_model *m, el_workspace *ws, const el_batch *b, float *logits,
+                          el_error *err) {
+  int T = 0;
+  int rc = el__check_batch(m, ws, b, EL_ARCH_TOKEN_CLS, "el_run_token_classify", &T, err);
+  if (rc) return rc;
+  if (!logits) return el_error_set(err, EL_EINVAL, "el_run_token_classify: NULL output");
+  el__encode(m, ws, b);
+  const el_weights *w = &m->w;
+  el__gemm_nt(logits, ws->x, w->tok_cls.w, w->tok_cls.b, T, m->cfg.hidden_size,
+              m->cfg.num_labels, 0);
   return EL_OK;
 }
 

@@ -19,7 +19,7 @@
 
 static const char *const ARCH_NAMES[EL_ARCH_COUNT] = {
     "ElectraForPreTraining", "ElectraForMaskedLM", "ElectraForSequenceClassification",
-    "ElectraForQuestionAnswering"};
+    "ElectraForQuestionAnswering", "ElectraForTokenClassification"};
 
 const char *el_arch_name(el_arch a) {
   return ((int)a >= 0 && a < EL_ARCH_COUNT) ? ARCH_NAMES[a] : NULL;

@@ -63,9 +63,9 @@ int el_config_check(const el_config *c, const char *where, el_error *err) {
       (rc = unit_interval(where, "attention_probs_dropout_prob",
                           c->attention_probs_dropout_prob, err)))
     return rc;
-  if (c->arch == EL_ARCH_SEQ_CLS) {
+  if (c->arch == EL_ARCH_SEQ_CLS || c->arch == EL_ARCH_TOKEN_CLS) {
     if ((rc = positive(where, "num_labels", c->num_labels, MAX_LABELS, err))) return rc;
-    if (c->regression && c->num_labels != 1)
+    if (c->arch == EL_ARCH_SEQ_CLS && c->regression && c->num_labels != 1)
       return el_error_set(err, EL_ESHAPE,
                           "%s: problem_type \"regression\" needs num_labels 1, found %d", where,
                           c->num_labels);
@@ -76,6 +76,12 @@ int el_config_check(const el_config *c, const char *where, el_error *err) {
   }
   if (c->has_null_threshold && !isfinite(c->null_threshold))
     return el_error_set(err, EL_EVALUE, "%s: electra_null_threshold is not finite", where);
+  if (c->has_score_threshold && !(c->score_threshold >= 0.0f && c->score_threshold <= 1.0f))
+    return el_error_set(err, EL_EVALUE, "%s: score_threshold must be in [0, 1], found %g", where,
+                        (double)c->score_threshold);
+  if (!el_score_rule_name(c->score_rule))
+    return el_error_set(err, EL_EVALUE, "%s: score_aggregation %d is not one of the 3 known",
+                        where, (int)c->score_rule);
   return EL_OK;
 }
 
@@ -180,6 +186,10 @@ static void build(const el_config *c, el_weights *w, builder *b) {
       emit(b, SLOT(cls_dense.b), H, 0, top, 0, "classifier.dense.bias");
       emit(b, SLOT(cls_out.w), c->num_labels, H, top, 0, "classifier.out_proj.weight");
       emit(b, SLOT(cls_out.b), c->num_labels, 0, top, 0, "classifier.out_proj.bias");
+      break;
+    case EL_ARCH_TOKEN_CLS: /* HF: one Linear on every token, no hidden layer */
+      emit(b, SLOT(tok_cls.w), c->num_labels, H, top, 0, "classifier.weight");
+      emit(b, SLOT(tok_cls.b), c->num_labels, 0, top, 0, "classifier.bias");
       break;
     case EL_ARCH_QA:
       emit(b, SLOT(qa.w), 2, H, top, 0, "qa_outputs.weight");

@@ -39,6 +39,7 @@ typedef struct el_weights {
   el_dense_w cls_dense;   /* SEQ_CLS [H,H] */
   el_dense_w cls_out;     /* SEQ_CLS [num_labels,H] */
   el_dense_w qa;          /* QA [2,H] */
+  el_dense_w tok_cls;     /* TOKEN_CLS [num_labels,H] */
 } el_weights;
 
 typedef struct el_tensor_spec {

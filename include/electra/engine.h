@@ -55,6 +55,10 @@ int el_run_classify(const el_model *m, el_workspace *ws, const el_batch *b, floa
 /* ElectraForQuestionAnswering: start and end logits, [T] each. */
 int el_run_qa(const el_model *m, el_workspace *ws, const el_batch *b, float *start_logits,
               float *end_logits, el_error *err);
+/* ElectraForTokenClassification: label logits for every token, row-major
+ * [T * num_labels] (token t's logits at t * num_labels). */
+int el_run_token_classify(const el_model *m, el_workspace *ws, const el_batch *b, float *logits,
+                          el_error *err);
 /* ElectraForMaskedLM: vocabulary logits at n_pos packed positions (indices
  * into the batch's T tokens). logits: [n_pos * vocab_size]. */
 int el_run_mlm(const el_model *m, el_workspace *ws, const el_batch *b, const int *positions,

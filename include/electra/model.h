@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include "error.h"
+#include "score.h"
 #include "tokenizer.h"
 
 #ifdef __cplusplus
@@ -20,6 +21,7 @@ typedef enum el_arch {
   EL_ARCH_MASKED_LM,       /* ElectraForMaskedLM: generator logits over the vocabulary */
   EL_ARCH_SEQ_CLS,         /* ElectraForSequenceClassification (HF head), or regression */
   EL_ARCH_QA,              /* ElectraForQuestionAnswering: start/end logits */
+  EL_ARCH_TOKEN_CLS,       /* ElectraForTokenClassification: label logits per token */
   EL_ARCH_COUNT
 } el_arch;
 
@@ -30,11 +32,16 @@ typedef struct el_config {
   int max_position_embeddings, type_vocab_size, pad_token_id;
   float layer_norm_eps, initializer_range;
   float hidden_dropout_prob, attention_probs_dropout_prob;
-  int num_labels;  /* SEQ_CLS: outputs of out_proj */
+  int num_labels;  /* SEQ_CLS: outputs of out_proj; TOKEN_CLS: outputs of classifier */
   int regression;  /* SEQ_CLS with problem_type "regression" (num_labels 1) */
-  char **id2label; /* SEQ_CLS: num_labels names ("LABEL_i" when absent) */
+  char **id2label; /* SEQ_CLS, TOKEN_CLS: num_labels names ("LABEL_i" when absent) */
   int has_null_threshold; /* QA trained with impossible answers (squad2) */
   float null_threshold;   /* "electra_null_threshold" in config.json */
+  /* How /score (and GED evaluation) reads this model; non-HF keys of config.json, any
+   * architecture may carry them, only per-token models use them. */
+  int has_score_threshold; /* "score_threshold" present */
+  float score_threshold;   /* in [0, 1]: the default /score threshold (e.g. dev F0.5-best) */
+  el_score_rule score_rule; /* "score_aggregation": "max" (default), "first" or "mean" */
   int do_lower_case;      /* from tokenizer_config.json, default 1 */
 } el_config;
 

@@ -3,7 +3,7 @@
 
   checkpoint_corrupt.py OUTDIR
 
-Writes, with make_checkpoint.py, valid checkpoints of the four architectures
+Writes, with make_checkpoint.py, valid checkpoints of the five architectures
 (E == H and E != H; F32/F16/BF16; tied lm head; position_ids buffer; misaligned
 F32 tensors) each with ref.safetensors (every parameter as float32, as PyTorch
 sees it), then one corrupted copy per defect of the loader's contract. Prints
@@ -129,6 +129,8 @@ def main():
     roundtrip("qa-f16-EneH-null", arch="qa", embedding=E, dtype="f16", null_threshold=-0.75,
               seed=7)
     roundtrip("qa-f32-EeqH", arch="qa", seed=8, layers=3, heads=4)
+    roundtrip("tokcls-f16-EneH-2labels", arch="tokcls", labels="CORRECT,INCORRECT",
+              embedding=E, dtype="f16", score_threshold=0.3, score_aggregation="first", seed=14)
     # A 1-element F16 tensor first in the file: every F32 tensor after it sits at an
     # offset = 2 (mod 4) and must be copied, not used in place.
     roundtrip("pt-f32-misaligned", arch="pretraining", embedding=E, seed=9,
@@ -356,6 +358,24 @@ def main():
                                       label2id={"a": 0, "b": 1, "c": 2}))
     expect("num_labels vs classifier.out_proj", d, "EL_ESHAPE", st,
            '"classifier.out_proj.bias"', "expected shape [3], found [2]")
+    t2, _ = make("tokcls-labels", arch="tokcls", num_labels=2, seed=15)
+    d = copy(t2, "tokcls-labels-mismatch")
+    edit_config(d, lambda c: c.update(id2label={"0": "c", "1": "i", "2": "x"},
+                                      label2id={"c": 0, "i": 1, "x": 2}))
+    expect("num_labels vs token classifier", d, "EL_ESHAPE", st,
+           '"classifier.bias"', "expected shape [3], found [2]")
+    d = copy(t2, "tokcls-as-seqcls")
+    edit_config(d, lambda c: c.update(architectures=["ElectraForSequenceClassification"]))
+    expect("token classifier weights under ElectraForSequenceClassification", d, "EL_EFORMAT",
+           st, '"classifier.bias"', "unexpected")
+    d = copy(t2, "tokcls-bad-threshold")
+    edit_config(d, lambda c: c.update(score_threshold=1.25))
+    expect("score_threshold outside [0, 1]", d, "EL_EFORMAT", "config.json",
+           '"score_threshold"', "[0, 1]")
+    d = copy(t2, "tokcls-bad-aggregation")
+    edit_config(d, lambda c: c.update(score_aggregation="median"))
+    expect("unknown score_aggregation", d, "EL_EFORMAT", "config.json",
+           '"score_aggregation"', "median")
 
     print("\n".join(LINES))
 

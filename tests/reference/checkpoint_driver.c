@@ -111,6 +111,8 @@ static int cmd_roundtrip(const char *label, const char *dir, const char *ref,
                    a->regression == b->regression && a->do_lower_case == b->do_lower_case &&
                    a->has_null_threshold == b->has_null_threshold &&
                    a->null_threshold == b->null_threshold &&
+                   a->has_score_threshold == b->has_score_threshold &&
+                   a->score_threshold == b->score_threshold && a->score_rule == b->score_rule &&
                    a->layer_norm_eps == b->layer_norm_eps;
     for (int i = 0; same_cfg && a->id2label && i < a->num_labels; i++)
       same_cfg = strcmp(a->id2label[i], b->id2label[i]) == 0;

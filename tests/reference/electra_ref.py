@@ -16,6 +16,7 @@ Run with /usr/bin/python3 (Debian python3-torch 1.13). Eval mode only (no dropou
     out["replaced"]   [B, S]     sigmoid(discriminator logit)    (ElectraForPreTraining)
     out["logits"]     [B, labels] classifier on [CLS]            (ElectraForSequenceClassification)
     out["start"], out["end"] [B, S]                              (ElectraForQuestionAnswering)
+    out["token_logits"] [B, S, labels] classifier on every token (ElectraForTokenClassification)
     model.mlm_logits(out["hidden"][b, s])  [n, V]                (ElectraForMaskedLM)
 """
 import json
@@ -28,7 +29,8 @@ import torch.nn as nn
 import torch.nn.functional as F
 
 ARCH_NAMES = ("ElectraForPreTraining", "ElectraForMaskedLM",
-              "ElectraForSequenceClassification", "ElectraForQuestionAnswering")
+              "ElectraForSequenceClassification", "ElectraForQuestionAnswering",
+              "ElectraForTokenClassification")
 
 _ST_DTYPES = {"F32": (torch.float32, torch.int32), "F16": (torch.float16, torch.int16),
               "BF16": (torch.bfloat16, torch.int16), "I64": (torch.int64, torch.int64),
@@ -188,7 +190,7 @@ class _GeneratorPredictions(nn.Module):
 
 
 class Electra(nn.Module):
-    """One of the four HF task models, chosen by config["architectures"][0]."""
+    """One of the five HF task models, chosen by config["architectures"][0]."""
 
     def __init__(self, c):
         super().__init__()
@@ -206,6 +208,9 @@ class Electra(nn.Module):
         elif self.arch == "ElectraForSequenceClassification":
             n = len(c.get("id2label") or {}) or c.get("num_labels", 2)
             self.classifier = _Pair("dense", (H, H), "out_proj", (H, n))
+        elif self.arch == "ElectraForTokenClassification":
+            n = len(c.get("id2label") or {}) or c.get("num_labels", 2)
+            self.classifier = nn.Linear(H, n)  # dropout is identity in eval mode
         else:
             self.qa_outputs = nn.Linear(H, 2)
 
@@ -220,6 +225,8 @@ class Electra(nn.Module):
             out["replaced"] = torch.sigmoid(self.discriminator_predictions(h).squeeze(-1))
         elif self.arch == "ElectraForSequenceClassification":
             out["logits"] = self.classifier(h[:, 0])  # [CLS] token
+        elif self.arch == "ElectraForTokenClassification":
+            out["token_logits"] = self.classifier(h)
         elif self.arch == "ElectraForQuestionAnswering":
             se = self.qa_outputs(h)
             out["start"], out["end"] = se[..., 0], se[..., 1]

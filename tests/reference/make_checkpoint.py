@@ -4,7 +4,9 @@
 Run with /usr/bin/python3 (Debian python3-torch). The directory holds:
   config.json            HF ElectraConfig fields + "architectures" + "model_type": "electra";
                          id2label/label2id for classifiers; "problem_type": "regression"
-                         with --regression; "electra_null_threshold" with --null-threshold
+                         with --regression; "electra_null_threshold" with --null-threshold;
+                         "score_threshold" / "score_aggregation" with --score-threshold /
+                         --score-aggregation
   model.safetensors      written by hand: u64 little-endian header length, JSON header
                          {name: {dtype, shape, data_offsets}, "__metadata__": {"format": "pt"}}
                          padded with spaces to a multiple of 8, then the tensor bytes
@@ -15,18 +17,19 @@ Run with /usr/bin/python3 (Debian python3-torch). The directory holds:
                          English words and a few CJK characters
   tokenizer_config.json  {"do_lower_case": true|false, "tokenizer_class": "ElectraTokenizer", ...}
 
-Tensor names follow HF modeling_electra.py (ELECTRA.md section 7); all four task models
+Tensor names follow HF modeling_electra.py (ELECTRA.md section 7); all five task models
 prefix the encoder with "electra.". Values: every dense weight, embedding table and bias is
 N(0, std); LayerNorm weight is 1 + N(0, 0.1) and LayerNorm bias N(0, 0.1) (non-trivial on
 purpose, so a reference comparison exercises every parameter); generator_lm_head.weight equals
 the word embeddings (HF ties them). The seed fixes everything.
 
 CLI:
-  make_checkpoint.py --arch pretraining|mlm|cls|qa --out DIR
+  make_checkpoint.py --arch pretraining|mlm|cls|qa|tokcls --out DIR
       [--hidden 32] [--layers 2] [--heads 2] [--intermediate 64]
       [--embedding E]          embedding_size (default = hidden; E != H adds embeddings_project)
       [--vocab PATH]           vocab.txt to copy (default: the built-in vocabulary)
-      [--num-labels 2]         cls only
+      [--num-labels 2]         cls and tokcls
+      [--labels A,B,...]       cls and tokcls: id2label names (sets num_labels; default LABEL_i)
       [--regression]           cls only: num_labels 1, "problem_type": "regression"
       [--max-position 64] [--type-vocab 2] [--std 0.02] [--seed 0]
       [--dtype f32|f16|bf16]   storage dtype of every tensor
@@ -37,6 +40,8 @@ CLI:
                                as torch.save of a tied HF model holds both)
       [--position-ids]         add the unused int64 buffer electra.embeddings.position_ids
       [--null-threshold X]     qa only: write "electra_null_threshold": X
+      [--score-threshold X]    write "score_threshold": X (the /score default threshold)
+      [--score-aggregation R]  write "score_aggregation": R (max, first or mean)
       [--cased]                tokenizer_config.json "do_lower_case": false
 
 As a module:
@@ -65,6 +70,7 @@ ARCHS = {
     "mlm": "ElectraForMaskedLM",
     "cls": "ElectraForSequenceClassification",
     "qa": "ElectraForQuestionAnswering",
+    "tokcls": "ElectraForTokenClassification",
 }
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 ST_NAMES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16",
@@ -127,7 +133,8 @@ def _defaults(kw):
     d = dict(arch="pretraining", out=None, hidden=32, layers=2, heads=2, intermediate=64,
              embedding=None, vocab=None, num_labels=2, regression=False, max_position=64,
              type_vocab=2, std=0.02, seed=0, dtype="f32", dtype_of=None, tie=False,
-             position_ids=False, null_threshold=None, cased=False)
+             position_ids=False, null_threshold=None, cased=False, labels=None,
+             score_threshold=None, score_aggregation=None)
     unknown = set(kw) - set(d)
     if unknown:
         raise TypeError("unknown arguments: %s" % ", ".join(sorted(unknown)))
@@ -136,6 +143,10 @@ def _defaults(kw):
         raise ValueError("arch must be one of %s" % ", ".join(ARCHS))
     if d["embedding"] is None:
         d["embedding"] = d["hidden"]
+    if isinstance(d["labels"], str):
+        d["labels"] = d["labels"].split(",")
+    if d["labels"] is not None:
+        d["num_labels"] = len(d["labels"])
     if d["regression"]:
         d["num_labels"] = 1
     if d["dtype"] not in DTYPES:
@@ -193,6 +204,9 @@ def tensor_shapes(d, V):
         n = d["num_labels"]
         s += [("classifier.dense.weight", [H, H]), ("classifier.dense.bias", [H]),
               ("classifier.out_proj.weight", [n, H]), ("classifier.out_proj.bias", [n])]
+    elif a == "tokcls":  # ElectraForTokenClassification: one Linear on every token
+        n = d["num_labels"]
+        s += [("classifier.weight", [n, H]), ("classifier.bias", [n])]
     else:
         s += [("qa_outputs.weight", [2, H]), ("qa_outputs.bias", [2])]
     return s
@@ -229,12 +243,17 @@ def _config(d, V):
         "type_vocab_size": d["type_vocab"],
         "vocab_size": V,
     }
-    if d["arch"] == "cls":
+    if d["arch"] in ("cls", "tokcls"):
         n = d["num_labels"]
-        c["id2label"] = {str(i): "LABEL_%d" % i for i in range(n)}
-        c["label2id"] = {"LABEL_%d" % i: i for i in range(n)}
+        names = d["labels"] or ["LABEL_%d" % i for i in range(n)]
+        c["id2label"] = {str(i): names[i] for i in range(n)}
+        c["label2id"] = {names[i]: i for i in range(n)}
         if d["regression"]:
             c["problem_type"] = "regression"
+    if d["score_threshold"] is not None:
+        c["score_threshold"] = float(d["score_threshold"])
+    if d["score_aggregation"] is not None:
+        c["score_aggregation"] = d["score_aggregation"]
     if d["arch"] == "qa" and d["null_threshold"] is not None:
         c["electra_null_threshold"] = float(d["null_threshold"])
     return c
@@ -373,6 +392,7 @@ def main(argv=None):
     ap.add_argument("--embedding", type=int, default=None)
     ap.add_argument("--vocab", default=None)
     ap.add_argument("--num-labels", type=int, default=2)
+    ap.add_argument("--labels", default=None)
     ap.add_argument("--regression", action="store_true")
     ap.add_argument("--max-position", type=int, default=64)
     ap.add_argument("--type-vocab", type=int, default=2)
@@ -384,6 +404,8 @@ def main(argv=None):
     ap.add_argument("--position-ids", action="store_true")
     ap.add_argument("--null-threshold", type=float, default=None)
     ap.add_argument("--cased", action="store_true")
+    ap.add_argument("--score-threshold", type=float, default=None)
+    ap.add_argument("--score-aggregation", default=None)
     a = ap.parse_args(argv)
     kw = vars(a)
     try:

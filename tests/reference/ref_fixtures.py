@@ -18,7 +18,7 @@ Fixture format (whitespace-separated tokens, read with fscanf):
       pos  P positions into the T packed tokens   (only when P > 0)
       hidden T*H final hidden states
       <out> count values   for each head output: replaced [T] | logits [S*N] |
-                           start [T] and end [T] | mlm [P*V]
+                           start [T] and end [T] | mlm [P*V] | token_logits [T*N]
 
 Weights use std 0.2-0.3 (not 0.02) so hidden states, probabilities and logits spread
 widely; the C side also checks the spread, so an engine returning zeros cannot pass.
@@ -55,6 +55,10 @@ MODELS = {
     "qa_eq": dict(arch="qa", hidden=32, layers=2, heads=2, intermediate=64, std=0.3, seed=17),
     "qa_f16_proj": dict(arch="qa", hidden=32, layers=2, heads=2, intermediate=64, embedding=16,
                         dtype="f16", std=0.3, seed=18),
+    "tok3_proj": dict(arch="tokcls", hidden=32, layers=2, heads=2, intermediate=64, embedding=16,
+                      labels="CORRECT,INCORRECT,OTHER", std=0.3, seed=20),
+    "tok2_f16": dict(arch="tokcls", hidden=48, layers=2, heads=4, intermediate=96, num_labels=2,
+                     dtype="f16", std=0.25, seed=21),
     "pre_bf16": dict(arch="pretraining", hidden=64, layers=2, heads=4, intermediate=128,
                      embedding=32, dtype="bf16", std=0.2, seed=19),
 }
@@ -123,7 +127,11 @@ def write_model(outdir, name, kw):
     model = er.load(ckpt)
     c = model.config
     V, H = c["vocab_size"], c["hidden_size"]
-    labels = model.classifier.out_proj.out_features if hasattr(model, "classifier") else 0
+    labels = 0
+    if model.arch == "ElectraForSequenceClassification":
+        labels = model.classifier.out_proj.out_features
+    elif model.arch == "ElectraForTokenClassification":
+        labels = model.classifier.out_features
     g = torch.Generator().manual_seed(1000 + kw["seed"])
     batches = cases(g, c["max_position_embeddings"])
     lines = ["arch %s hidden %d vocab %d labels %d cases %d" %
@@ -160,6 +168,9 @@ def write_model(outdir, name, kw):
         elif model.arch == "ElectraForQuestionAnswering":
             lines.append("start %d %s" % (T, fmt(packed(out["start"], lens).tolist())))
             lines.append("end %d %s" % (T, fmt(packed(out["end"], lens).tolist())))
+        elif model.arch == "ElectraForTokenClassification":
+            v = packed(out["token_logits"], lens).reshape(-1)
+            lines.append("token_logits %d %s" % (v.numel(), fmt(v.tolist())))
         else:
             with torch.no_grad():
                 v = model.mlm_logits(hidden[pos]).reshape(-1)

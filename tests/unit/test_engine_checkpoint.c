@@ -62,7 +62,7 @@ static el_config small_config(el_arch arch, int E) {
   c.hidden_dropout_prob = 0.1f;
   c.attention_probs_dropout_prob = 0.1f;
   c.do_lower_case = 1;
-  if (arch == EL_ARCH_SEQ_CLS) c.num_labels = 3;
+  if (arch == EL_ARCH_SEQ_CLS || arch == EL_ARCH_TOKEN_CLS) c.num_labels = 3;
   return c;
 }
 
@@ -88,7 +88,7 @@ static void test_specs(void) {
   el_error err = {0};
   int n = 0;
   /* Expected counts: 5 embedding tensors (+2 projection) + 16 per layer + head. */
-  const int head[EL_ARCH_COUNT] = {4, 6, 4, 2};
+  const int head[EL_ARCH_COUNT] = {4, 6, 4, 2, 2};
   for (int a = 0; a < EL_ARCH_COUNT; a++)
     for (int E = 8; E <= 16; E += 8) {
       el_config c = small_config((el_arch)a, E);
@@ -131,6 +131,16 @@ static void test_specs(void) {
   const el_tensor_spec *op = find_spec(specs, n, "classifier.out_proj.weight");
   CHECK(op && op->shape[0] == 3 && op->shape[1] == 16 && op->slot == &w.cls_out.w,
         "cls: classifier.out_proj.weight [num_labels, H]");
+  c = small_config(EL_ARCH_TOKEN_CLS, 16);
+  el_tensor_specs(&c, &w, specs, &n, &err);
+  const el_tensor_spec *tw = find_spec(specs, n, "classifier.weight");
+  const el_tensor_spec *tb = find_spec(specs, n, "classifier.bias");
+  CHECK(tw && tw->shape[0] == 3 && tw->shape[1] == 16 && tw->slot == &w.tok_cls.w && tb &&
+            tb->ndim == 1 && tb->shape[0] == 3 && tb->slot == &w.tok_cls.b &&
+            !find_spec(specs, n, "classifier.dense.weight"),
+        "token cls: classifier.weight [num_labels, H] and classifier.bias, no dense layer");
+  c = small_config(EL_ARCH_SEQ_CLS, 16);
+  el_tensor_specs(&c, &w, specs, &n, &err);
   const el_tensor_spec *q = find_spec(specs, n, "electra.encoder.layer.1.attention.self.key.bias");
   CHECK(q && q->ndim == 1 && q->shape[0] == 16 && q->slot == &w.layer[1].k.b && q->depth == 2 &&
             q->no_decay,
@@ -190,6 +200,19 @@ static void test_config_check(void) {
   BAD("num_labels", num_labels, 0, EL_ESHAPE);
   BAD("regression", regression, 1, EL_ESHAPE); /* with 3 labels */
   BAD("architecture", arch, (el_arch)9, EL_EUNSUPPORTED);
+  BAD("score_aggregation", score_rule, (el_score_rule)3, EL_EVALUE);
+  c = ok;
+  c.has_score_threshold = 1;
+  c.score_threshold = 1.5f;
+  expect_check(c, EL_EVALUE, "score_threshold", "score_threshold 1.5");
+  c.score_threshold = NAN;
+  expect_check(c, EL_EVALUE, "score_threshold", "score_threshold NaN");
+  c.has_score_threshold = 0; /* an unset threshold is never looked at */
+  CHECK(el_config_check(&c, "cfg.json", &err) == 0,
+        "config_check ignores an unset score_threshold");
+  c = small_config(EL_ARCH_TOKEN_CLS, 8);
+  c.num_labels = 0;
+  expect_check(c, EL_ESHAPE, "num_labels", "token cls num_labels 0");
 #undef BAD
   c = ok;
   c.hidden_size = 15;
@@ -227,6 +250,55 @@ static void expect_cfg(const char *json, int code, const char *s1, const char *s
 }
 
 #define ARCH_PT "\"architectures\": [\"ElectraForPreTraining\"]"
+
+/* Both score settings survive write -> load exactly, and the defaults stay
+ * out of the file (a discriminator's config.json reads as HF writes it). */
+static void test_score_settings_round_trip(const char *dir) {
+  el_config c;
+  el_error err = {0};
+  char path[400], *text = NULL;
+  size_t len = 0;
+  snprintf(path, sizeof path, "%s/config.json", dir);
+  const float ths[] = {0.0f, 0.37f, 0.1f + 0.2f, 1.0f};
+  for (int r = 0; r < 3; r++)
+    for (int k = 0; k < 4; k++) {
+      el_config w = small_config(r == 1 ? EL_ARCH_TOKEN_CLS : EL_ARCH_PRETRAINING, 8);
+      char *names[3] = {"C", "I", "X"};
+      if (w.arch == EL_ARCH_TOKEN_CLS) w.id2label = names;
+      w.score_rule = (el_score_rule)r;
+      w.has_score_threshold = 1;
+      w.score_threshold = ths[k];
+      int rc = el_config_write(dir, &w, &err);
+      memset(&c, 0, sizeof c);
+      int rc2 = rc ? rc : el_config_load(dir, &c, &err);
+      CHECK(rc2 == 0 && c.has_score_threshold && c.score_threshold == ths[k] &&
+                c.score_rule == w.score_rule && c.arch == w.arch &&
+                (w.arch != EL_ARCH_TOKEN_CLS || (c.num_labels == 3 && !strcmp(c.id2label[1], "I"))),
+            "round trip %s, rule %s, score_threshold %.9g: bit-exact", el_arch_name(w.arch),
+            el_score_rule_name(w.score_rule), (double)ths[k]);
+      if (rc2) printf("#   %s\n", err.msg);
+      if (!rc2) el_config_free(&c);
+    }
+  el_config w = small_config(EL_ARCH_PRETRAINING, 8);
+  int rc = el_config_write(dir, &w, &err);
+  rc = rc ? rc : el__read_file(path, 1 << 20, &text, &len, &err);
+  CHECK(rc == 0 && !has(text, "score_threshold") && !has(text, "score_aggregation"),
+        "defaults (no threshold, rule max) are not written");
+  free(text);
+  memset(&c, 0, sizeof c);
+  rc = el_config_load(dir, &c, &err);
+  CHECK(rc == 0 && !c.has_score_threshold && c.score_rule == EL_SCORE_MAX,
+        "defaults round trip as defaults");
+  if (!rc) el_config_free(&c);
+  w.has_score_threshold = 1;
+  w.score_threshold = 2.0f;
+  rc = el_config_write(dir, &w, &err);
+  CHECK(rc == EL_EVALUE && has(err.msg, "score_threshold"), "writing score_threshold 2 refused");
+  w.has_score_threshold = 0;
+  w.score_rule = (el_score_rule)7;
+  rc = el_config_write(dir, &w, &err);
+  CHECK(rc == EL_EVALUE && has(err.msg, "score_aggregation"), "writing an unknown rule refused");
+}
 
 static void test_config_json(void) {
   el_config c;
@@ -272,6 +344,38 @@ static void test_config_json(void) {
                      "\"num_labels\":1}", NULL, &c, &err);
   CHECK(rc == 0 && c.regression, "cls: one label is regression (HF rule)");
   if (!rc) el_config_free(&c);
+  rc = load_cfg_text("{\"architectures\":[\"ElectraForTokenClassification\"],"
+                     "\"id2label\":{\"1\":\"INCORRECT\",\"0\":\"CORRECT\"},"
+                     "\"problem_type\":\"regression\"}", NULL, &c, &err);
+  CHECK(rc == 0 && c.arch == EL_ARCH_TOKEN_CLS && c.num_labels == 2 && !c.regression &&
+            strcmp(c.id2label[0], "CORRECT") == 0 && strcmp(c.id2label[1], "INCORRECT") == 0,
+        "token cls: id2label by key, problem_type ignored (HF token heads use cross-entropy)");
+  if (!rc) el_config_free(&c);
+  rc = load_cfg_text("{\"architectures\":[\"ElectraForTokenClassification\"]}", NULL, &c, &err);
+  CHECK(rc == 0 && c.num_labels == 2 && strcmp(c.id2label[1], "LABEL_1") == 0,
+        "token cls: no labels given -> HF's 2, LABEL_i");
+  if (!rc) el_config_free(&c);
+  rc = load_cfg_text("{" ARCH_PT "}", NULL, &c, &err);
+  CHECK(rc == 0 && !c.has_score_threshold && c.score_rule == EL_SCORE_MAX,
+        "score settings absent: no threshold, rule max");
+  if (!rc) el_config_free(&c);
+  rc = load_cfg_text("{" ARCH_PT ",\"score_threshold\":0.37,\"score_aggregation\":\"first\"}",
+                     NULL, &c, &err);
+  CHECK(rc == 0 && c.has_score_threshold && c.score_threshold == 0.37f &&
+            c.score_rule == EL_SCORE_FIRST,
+        "score_threshold 0.37 and score_aggregation first read");
+  if (!rc) el_config_free(&c);
+  rc = load_cfg_text("{" ARCH_PT ",\"score_threshold\":null,\"score_aggregation\":\"mean\"}",
+                     NULL, &c, &err);
+  CHECK(rc == 0 && !c.has_score_threshold && c.score_rule == EL_SCORE_MEAN,
+        "score_threshold null is absent (HF writes None as null); mean read");
+  if (!rc) el_config_free(&c);
+  rc = load_cfg_text("{" ARCH_PT ",\"score_threshold\":0,\"score_aggregation\":\"max\"}", NULL,
+                     &c, &err);
+  CHECK(rc == 0 && c.has_score_threshold && c.score_threshold == 0.0f &&
+            c.score_rule == EL_SCORE_MAX,
+        "score_threshold 0 (an end of the range) accepted");
+  if (!rc) el_config_free(&c);
   rc = load_cfg_text("{\"architectures\":[\"ElectraForQuestionAnswering\"],"
                      "\"electra_null_threshold\": -1.5}", NULL, &c, &err);
   CHECK(rc == 0 && c.arch == EL_ARCH_QA && c.has_null_threshold && c.null_threshold == -1.5f,
@@ -283,8 +387,8 @@ static void test_config_json(void) {
   expect_cfg("{" ARCH_PT "} x", EL_EFORMAT, "unexpected data", NULL, "trailing garbage");
   expect_cfg("[1]", EL_EFORMAT, "not a JSON object", NULL, "array");
   expect_cfg("{\"hidden_size\": 8}", EL_EFORMAT, "architectures", NULL, "no architectures");
-  expect_cfg("{\"architectures\":[\"ElectraForTokenClassification\"]}", EL_EUNSUPPORTED,
-             "ElectraForTokenClassification", NULL, "unknown architecture");
+  expect_cfg("{\"architectures\":[\"ElectraForMultipleChoice\"]}", EL_EUNSUPPORTED,
+             "ElectraForMultipleChoice", "ElectraForTokenClassification", "unknown architecture");
   expect_cfg("{\"architectures\":[\"ElectraForPreTraining\"],\"model_type\":\"bert\"}",
              EL_EUNSUPPORTED, "model_type", "bert", "model_type bert");
   expect_cfg("{" ARCH_PT ",\"hidden_size\":\"256\"}", EL_EFORMAT, "hidden_size", NULL,
@@ -323,6 +427,28 @@ static void test_config_json(void) {
              EL_EUNSUPPORTED, "multi_label_classification", NULL, "multi-label");
   expect_cfg("{\"architectures\":[\"ElectraForQuestionAnswering\"],\"num_labels\":3}",
              EL_EUNSUPPORTED, "2 labels", NULL, "qa with 3 labels");
+  expect_cfg("{\"architectures\":[\"ElectraForTokenClassification\"],\"num_labels\":0}",
+             EL_ESHAPE, "num_labels", NULL, "token cls with zero labels");
+  expect_cfg("{\"architectures\":[\"ElectraForTokenClassification\"],\"num_labels\":3,"
+             "\"id2label\":{\"0\":\"C\",\"1\":\"I\"}}",
+             EL_ESHAPE, "num_labels is 3", "2 entries", "token cls num_labels vs id2label");
+  expect_cfg("{\"architectures\":[\"ElectraForTokenClassification\"],"
+             "\"id2label\":{\"0\":\"C\",\"1\":7}}",
+             EL_EFORMAT, "id2label \"1\" must be a string", NULL, "token cls label not a string");
+  expect_cfg("{" ARCH_PT ",\"score_threshold\":1.5}", EL_EFORMAT, "\"score_threshold\"",
+             "[0, 1]", "score_threshold 1.5");
+  expect_cfg("{" ARCH_PT ",\"score_threshold\":-0.01}", EL_EFORMAT, "\"score_threshold\"",
+             "[0, 1]", "score_threshold -0.01");
+  expect_cfg("{" ARCH_PT ",\"score_threshold\":\"0.5\"}", EL_EFORMAT, "\"score_threshold\"",
+             NULL, "score_threshold as a string");
+  expect_cfg("{" ARCH_PT ",\"score_threshold\":true}", EL_EFORMAT, "\"score_threshold\"", NULL,
+             "score_threshold true");
+  expect_cfg("{" ARCH_PT ",\"score_aggregation\":\"average\"}", EL_EFORMAT,
+             "\"score_aggregation\"", "average", "score_aggregation average");
+  expect_cfg("{" ARCH_PT ",\"score_aggregation\":\"MAX\"}", EL_EFORMAT, "\"score_aggregation\"",
+             "\"max\"", "score_aggregation MAX (names are lower case)");
+  expect_cfg("{" ARCH_PT ",\"score_aggregation\":1}", EL_EFORMAT, "\"score_aggregation\"",
+             "string", "score_aggregation as a number");
 
   rc = load_cfg_text("{" ARCH_PT "}", "{\"do_lower_case\": 1}", &c, &err);
   CHECK(rc == EL_EFORMAT && has(err.msg, "tokenizer_config.json") &&
@@ -363,6 +489,7 @@ static void test_config_json(void) {
   CHECK(rc2 == 0 && c.arch == EL_ARCH_QA && c.has_null_threshold && c.null_threshold == 0.25f,
         "el_config_write -> load: QA null threshold");
   if (!rc2) el_config_free(&c);
+  test_score_settings_round_trip(dir);
 }
 
 /* ---- safetensors ------------------------------------------------------ */
@@ -504,7 +631,7 @@ static void test_roundtrip_c(void) {
     for (int E = 8; E <= 16; E += 8) {
       el_config c = small_config((el_arch)a, E);
       char *names[3] = {"x", "y", "z"};
-      if (a == EL_ARCH_SEQ_CLS) c.id2label = names;
+      if (a == EL_ARCH_SEQ_CLS || a == EL_ARCH_TOKEN_CLS) c.id2label = names;
       size_t total = el_weights_numel(&c);
       float *block = malloc(total * sizeof(float));
       for (size_t i = 0; i < total; i++) block[i] = frand();
@@ -531,7 +658,8 @@ static void test_roundtrip_c(void) {
                   el_model_num_parameters(m) == total &&
                   el_model_weight_bytes(m) == total * sizeof(float) &&
                   (a != EL_ARCH_MASKED_LM || m->w.lm_w == m->w.word) &&
-                  (a != EL_ARCH_SEQ_CLS || strcmp(mc->id2label[2], "z") == 0) &&
+                  ((a != EL_ARCH_SEQ_CLS && a != EL_ARCH_TOKEN_CLS) ||
+                   strcmp(mc->id2label[2], "z") == 0) &&
                   el_tokenizer_vocab_size(el_model_tokenizer(m)) == 40,
               "C round trip %s E=%d: config, parameter count, tied head, vocab",
               el_arch_name(c.arch), E);

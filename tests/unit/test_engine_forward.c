@@ -196,6 +196,9 @@ static void naive_head(const el_model *m, const el_batch *b, int T, const float 
       el_gelu_forward_naive(d, d, (size_t)b->n_seqs * H);
       el_dense_forward_naive(o0, d, w->cls_out.w, w->cls_out.b, b->n_seqs, H, c->num_labels);
       break;
+    case EL_ARCH_TOKEN_CLS:
+      el_dense_forward_naive(o0, x, w->tok_cls.w, w->tok_cls.b, T, H, c->num_labels);
+      break;
     case EL_ARCH_QA: {
       float *se = malloc(sizeof(float) * 2 * (size_t)T);
       el_dense_forward_naive(se, x, w->qa.w, w->qa.b, T, H, 2);
@@ -229,6 +232,8 @@ static int run_head(const el_model *m, el_workspace *ws, const el_batch *b, cons
       return el_run_qa(m, ws, b, o0, o1, err);
     case EL_ARCH_MASKED_LM:
       return el_run_mlm(m, ws, b, pos, n_pos, o0, err);
+    case EL_ARCH_TOKEN_CLS:
+      return el_run_token_classify(m, ws, b, o0, err);
     default:
       return EL_EUNSUPPORTED;
   }
@@ -261,6 +266,7 @@ static void test_against_naive(void) {
       {EL_ARCH_MASKED_LM, 32, 48, 2, 2, 64, 0, "masked LM E>H"},
       {EL_ARCH_SEQ_CLS, 32, 16, 2, 1, 64, 3, "classifier 3 labels"},
       {EL_ARCH_QA, 40, 40, 3, 5, 72, 0, "QA"},
+      {EL_ARCH_TOKEN_CLS, 32, 16, 2, 2, 64, 5, "token classifier 5 labels"},
   };
   const int lens[] = {7, 1, 30, 12};
   for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
@@ -286,6 +292,7 @@ static void test_against_naive(void) {
     naive_head(m, &b, bb.T, hr, bb.pos, bb.n_pos, r[0], r[1]);
     size_t n0 = m->cfg.arch == EL_ARCH_SEQ_CLS     ? (size_t)4 * m->cfg.num_labels
                 : m->cfg.arch == EL_ARCH_MASKED_LM ? (size_t)bb.n_pos * 97
+                : m->cfg.arch == EL_ARCH_TOKEN_CLS ? (size_t)bb.T * m->cfg.num_labels
                                                    : (size_t)bb.T;
     double d = max_abs_diff(o[0], r[0], n0);
     if (m->cfg.arch == EL_ARCH_QA) d = fmax(d, max_abs_diff(o[1], r[1], (size_t)bb.T));
@@ -369,6 +376,8 @@ static void test_refusals(void) {
   int pos[1] = {0};
   expect(el_run_mlm(m, ws, &b, pos, 1, out, &err), EL_EINVAL, &err, "ElectraForMaskedLM",
          "mlm on a pretraining model");
+  expect(el_run_token_classify(m, ws, &b, out, &err), EL_EINVAL, &err,
+         "ElectraForTokenClassification", "token classify on a pretraining model");
   expect(el_run_hidden(other, ws, &b, out, &err), EL_EINVAL, &err, "workspace",
          "workspace of another model shape");
   expect(el_run_hidden(m, NULL, &b, out, &err), EL_EINVAL, &err, "NULL", "NULL workspace");

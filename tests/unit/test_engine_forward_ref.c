@@ -6,7 +6,8 @@
  * tests/reference/test_engine_reference.sh generates the checkpoints and fixtures
  * (format: tests/reference/ref_fixtures.py) and runs this; run alone without a list it
  * SKIPs. For every case of every model it checks:
- *  - the head output (replaced probabilities, class logits, start/end, MLM logits) and
+ *  - the head output (replaced probabilities, class logits, start/end, MLM logits,
+ *    per-token label logits) and
  *    the final hidden states against PyTorch: max |diff| <= 1e-4 (fp32);
  *  - the reference values really vary (max - min >= 0.1), so zeros cannot pass;
  *  - each sequence run alone gives the batch result, for every value v:
@@ -146,6 +147,8 @@ static int run_head(const el_model *m, el_workspace *ws, const el_batch *b, cons
       return el_run_qa(m, ws, b, o0, o1, err);
     case EL_ARCH_MASKED_LM:
       return el_run_mlm(m, ws, b, pos, n_pos, o0, err);
+    case EL_ARCH_TOKEN_CLS:
+      return el_run_token_classify(m, ws, b, o0, err);
     default:
       return EL_EUNSUPPORTED;
   }
@@ -193,6 +196,10 @@ static void self_consistency(const el_model *m, el_workspace *ws, const fixture 
       case EL_ARCH_MASKED_LM:
         d = fmax(d, max_scaled_diff(o[0], got[0] + (size_t)p_base * fx->V, np * fx->V));
         break;
+      case EL_ARCH_TOKEN_CLS:
+        d = fmax(d, max_scaled_diff(o[0], got[0] + (size_t)t0 * c->num_labels,
+                                    L * c->num_labels));
+        break;
       default:
         break;
     }
@@ -219,7 +226,8 @@ static void check_model(const char *dir, const char *fix_path) {
     return;
   }
   const el_config *c = el_model_config(m);
-  CHECK(!strcmp(el_arch_name(c->arch), fx.arch) && c->hidden_size == fx.H && c->vocab_size == fx.V,
+  CHECK(!strcmp(el_arch_name(c->arch), fx.arch) && c->hidden_size == fx.H &&
+            c->vocab_size == fx.V && (!fx.labels || c->num_labels == fx.labels),
         "%s: config matches the fixture (%s)", dir, fx.arch);
   int max_t = 1, max_s = 1;
   for (int i = 0; i < fx.n_cases; i++) {

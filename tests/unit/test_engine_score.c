@@ -32,7 +32,8 @@ static void test_names(void) {
   CHECK(el_score_rule_from_name("MAX") == -1 && el_score_rule_from_name("avg") == -1 &&
             el_score_rule_from_name("") == -1 && el_score_rule_from_name(NULL) == -1,
         "unknown names give -1");
-  CHECK(el_score_rule_name((el_score_rule)3) == NULL && el_score_rule_name((el_score_rule)-1) == NULL,
+  CHECK(el_score_rule_name((el_score_rule)3) == NULL &&
+            el_score_rule_name((el_score_rule)-1) == NULL,
         "invalid rules have no name");
 }
 
