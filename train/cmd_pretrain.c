@@ -8,6 +8,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "pretrain_run.h"
+#include "schedule.h"
 
 #define PROG "electra-train pretrain"
 
@@ -25,12 +26,12 @@ static el_opt opts[] = {
     {"--out", EL_OPT_STR, &a_out, 0, 0, "RUN", "run directory (checkpoints, state, metrics.jsonl, loss.svg)", 0},
     {"--preset", EL_OPT_CHOICE, &a_preset, 0, 0, "tiny|small|base|large", "model size (tiny: hidden 128, 4 layers, 2 heads, FFN 512, embedding 128)", 0},
     {"--objective", EL_OPT_CHOICE, &a_objective, 0, 0, "electra|mlm", "replaced-token detection (default) or the BERT MLM baseline", 0},
-    {"--max-steps", EL_OPT_INT, &a_max_steps, 1, 1e12, "N", "optimizer steps; the LR decays linearly to 0 at N (tiny 10000, small 1M, base 766k, large 400k)", 0},
-    {"--time-limit", EL_OPT_DURATION, &a_time_limit, 0, 1e9, "T", "stop (and save) after T of training in this session: 90s, 10m, 2h, 1h30m", 0},
+    {"--max-steps", EL_OPT_INT, &a_max_steps, 1, 1e12, "N", "optimizer steps; the LR decays linearly to 0 at N (tiny 10000, small 1M, base 766k, large 400k); with --time-limit an upper bound of the plan (none unless given)", 0},
+    {"--time-limit", EL_OPT_DURATION, &a_time_limit, 0, 1e9, "T", "plan the LR schedule to end after T of training in this session, then save: 90s, 10m, 2h, 1h30m (see below)", 0},
     {"--batch-size", EL_OPT_INT, &a_batch, 1, 65536, "N", "sequences per step (tiny 32, small 128, base 256, large 2048)", 0},
     {"--seq-len", EL_OPT_INT, &a_seq_len, 8, 4096, "N", "tokens per sequence incl. [CLS]/[SEP] (tiny/small 128, base/large 512)", 0},
     {"--lr", EL_OPT_FLOAT, &a_lr, 1e-9, 1, "X", "peak learning rate (tiny/small 5e-4, base/large 2e-4)", 0},
-    {"--warmup-steps", EL_OPT_INT, &a_warmup, 0, 1e12, "N", "linear warmup steps (10000; tiny 1000; at most max-steps/10 unless given)", 0},
+    {"--warmup-steps", EL_OPT_INT, &a_warmup, 0, 1e12, "N", "linear warmup steps (10000; tiny 1000; at most a tenth of max-steps, or of the planned steps with --time-limit, unless given)", 0},
     {"--weight-decay", EL_OPT_FLOAT, &a_wd, 0, 1, "X", "AdamW decoupled weight decay, not on LayerNorm/bias (0.01)", 0},
     {"--generator-size", EL_OPT_FLOAT, &a_gen_size, 0.01, 4, "X", "generator hidden/FFN/heads multiplier (0.25; base 1/3)", 0},
     {"--bias-init", EL_OPT_CHOICE, &a_bias_init, 0, 0, "prior|zero", "output biases at their priors: log unigram frequencies (MLM), log-odds of --mask-prob (discriminator); zero = Google's 0 (prior)", 0},
@@ -81,11 +82,29 @@ static void usage(FILE *f) {
           "everywhere), accuracy, and the AUC of P(replaced) on replaced vs original tokens.\n");
   fprintf(f,
           "\n"
+          "--time-limit T plans the schedule for the time: after ~10 steps (or 5%% of T) it\n"
+          "sets the total steps so that warmup and decay end at T, from the measured step\n"
+          "time plus the time spent validating and saving, and re-plans after every step as\n"
+          "the step time changes. The session ends when the plan is complete (LR at its last,\n"
+          "near-0 value), at or just before T, leaving time for the final validation and save\n"
+          "(the time of the last ones). Until the measurement is over the schedule of\n"
+          "--max-steps (or of the plan saved in the run) applies. --max-steps, when given, is\n"
+          "an upper bound of the plan. Log lines show the planned total as ~N and\n"
+          "metrics.jsonl train rows carry it as planned_steps.\n");
+  fprintf(f,
+          "\n"
           "With --resume the run keeps its saved settings; --max-steps, --time-limit,\n"
           "--save-every, --threads, --log-every and --val-every may be changed, --input,\n"
           "--vocab and --cache may point to moved copies of the same data, and any other\n"
           "option must match the saved value. Results are deterministic for a given seed\n"
-          "and thread count; a resumed run ends bit-identical to an uninterrupted one.\n");
+          "and thread count; a resumed run ends bit-identical to an uninterrupted one\n"
+          "(without --time-limit: a time plan depends on the measured times). A time plan is\n"
+          "per session: the resumed session's limit (the saved one unless given) plans the\n"
+          "total from the current step, and the LR continues on the linear decay to that\n"
+          "total (peak x (1 - step/total)). A session interrupted mid-plan and resumed with\n"
+          "the time it had left continues where it was; a completed plan resumed with more\n"
+          "time rises again to that line and decays to 0 at the new limit (LR 0 while the\n"
+          "new session measures).\n");
 }
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
@@ -166,6 +185,13 @@ static int resume_settings(el__pt_opts *o, el__state *st) {
     o->max_steps = a_max_steps;
   }
   if (seen("--time-limit")) o->time_limit = a_time_limit;
+  if (o->time_limit <= 0 && o->max_steps >= EL__STEPS_UNBOUNDED) {
+    fprintf(stderr,
+            PROG ": %s was planned by --time-limit alone (no --max-steps): give --time-limit "
+            "or --max-steps to continue it\n",
+            a_out);
+    return 1;
+  }
   if (seen("--save-every")) o->save_every = a_save_every;
   if (seen("--threads")) o->threads = a_threads;
   if (seen("--log-every")) o->log_every = a_log_every;
@@ -198,9 +224,11 @@ static int new_settings(el__pt_opts *o) {
   o->bias_init_zero = a_bias_init && !strcmp(a_bias_init, "zero");
   o->disc_skip_special = a_disc_special && !strcmp(a_disc_special, "exclude");
   if (seen("--max-steps")) o->max_steps = a_max_steps;
+  else if (a_time_limit > 0) o->max_steps = EL__STEPS_UNBOUNDED; /* the time decides */
   if (seen("--batch-size")) o->batch_size = a_batch;
   if (seen("--seq-len")) o->seq_len = a_seq_len;
   if (seen("--lr")) o->lr = a_lr;
+  o->warmup_auto = !seen("--warmup-steps");
   if (seen("--warmup-steps")) o->warmup_steps = a_warmup;
   else if (o->warmup_steps > o->max_steps / 10) o->warmup_steps = o->max_steps / 10;
   if (seen("--weight-decay")) o->weight_decay = a_wd;

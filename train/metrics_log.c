@@ -11,7 +11,7 @@
 static const char *const NAMES[EL_MF_COUNT] = {
     "time_s",    "tokens",      "lr",          "loss",          "gen_loss",
     "gen_acc",   "disc_loss",   "disc_acc",    "disc_auc",      "unigram_acc",
-    "replaced_frac", "tokens_per_s", "grad_norm", "disc_base_loss"};
+    "replaced_frac", "tokens_per_s", "grad_norm", "disc_base_loss", "planned_steps"};
 
 const char *el__mfield_name(el__mfield f) {
   return (int)f >= 0 && f < EL_MF_COUNT ? NAMES[f] : "?";
@@ -35,7 +35,7 @@ static void write_row(FILE *f, const el__mrow *r) {
     if (!(r->has & (1u << i))) continue;
     double x = r->v[i];
     if (!isfinite(x)) fprintf(f, ",\"%s\":null", NAMES[i]);
-    else if (i == EL_MF_TOKENS) fprintf(f, ",\"%s\":%.0f", NAMES[i], x);
+    else if (i == EL_MF_TOKENS || i == EL_MF_PLANNED_STEPS) fprintf(f, ",\"%s\":%.0f", NAMES[i], x);
     else fprintf(f, ",\"%s\":%.6g", NAMES[i], x);
   }
   fputs("}\n", f);

@@ -27,6 +27,7 @@ typedef enum el__mfield {
   EL_MF_TOKENS_PER_S,
   EL_MF_GRAD_NORM,
   EL_MF_DISC_BASE_LOSS, /* validation: loss of the best constant answer (the base rate) */
+  EL_MF_PLANNED_STEPS, /* train rows of a --time-limit run: the schedule's planned total */
   EL_MF_COUNT
 } el__mfield;
 

@@ -13,6 +13,7 @@
 #include "cli_util.h"
 #include "pretrain_eval.h"
 #include "pretrain_run.h"
+#include "schedule.h"
 
 #define PROG "electra-train pretrain"
 
@@ -130,9 +131,9 @@ static int validate(el__pt_run *r, el_error *err) {
   return EL_OK;
 }
 
-/* One optimizer step on the next batch. Returns EL_OK, EL_EVALUE for a
- * skipped (non-finite) step, or an error. */
-static int train_step(el__pt_run *r, el__packed *pk, acc *a, el_error *err) {
+/* One optimizer step on the next batch with learning rate lr. Returns EL_OK,
+ * EL_EVALUE for a skipped (non-finite) step, or an error. */
+static int train_step(el__pt_run *r, el__packed *pk, acc *a, double lr, el_error *err) {
   el__pt_opts *o = r->o;
   int rc = el__dataset_next(&r->data, (int)o->batch_size, pk, err);
   if (rc) return rc;
@@ -163,7 +164,6 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, el_error *err) {
     disc_correct = res.disc_correct;
     n_scored = res.n_scored;
   }
-  double lr = el_lr_at(o->lr, r->step, o->max_steps, o->warmup_steps);
   el_adamw_stats as = {0, 1};
   if (!rc) rc = el_adamw_step(&r->p, &r->adam, lr, &as, err);
   r->step++;
@@ -183,7 +183,8 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, el_error *err) {
   return EL_OK;
 }
 
-static void log_row(el__pt_run *r, acc *a, double lr) {
+/* planned: the time plan's total (0 = no plan, no field) */
+static void log_row(el__pt_run *r, acc *a, double lr, long planned) {
   if (!a->steps) return;
   double dt = mono() - a->t0;
   el__mrow row;
@@ -201,10 +202,30 @@ static void log_row(el__pt_run *r, acc *a, double lr) {
   }
   el__mrow_set(&row, EL_MF_TOKENS_PER_S, dt > 0 ? a->tokens / dt : NAN);
   el__mrow_set(&row, EL_MF_GRAD_NORM, a->grad_norm / a->steps);
+  if (planned > 0) el__mrow_set(&row, EL_MF_PLANNED_STEPS, (double)planned);
   el_error e = {0};
   if (el__mlog_add(&r->mlog, &row, &e) && r->mlog.write_failed == 1) {
     el__progress_note(&r->prog, "warning: %s", e.msg);
     r->mlog.write_failed = 2;
+  }
+}
+
+/* After each step of a time-planned session: re-plan, show the total, keep
+ * it for the checkpoint's settings, and say once what was planned. */
+static void plan_update(el__pt_run *r, el__plan *pl, double step_s, double elapsed) {
+  int was = pl->measured;
+  el__plan_step(pl, step_s, elapsed);
+  if (!pl->measured) return;
+  el__progress_set_total(&r->prog, pl->total, 1);
+  r->o->planned_steps = pl->total;
+  if (!was) {
+    char lim[32];
+    el__progress_note(&r->prog,
+                      "time plan: %.3fs per step measured -> %ld steps in %s (warmup %ld); "
+                      "re-planned as the step time changes",
+                      el__plan_cost(pl), pl->total,
+                      el_format_duration(pl->budget, lim, sizeof lim),
+                      el__warmup_capped(pl->total, r->o->warmup_steps, r->o->warmup_auto));
   }
 }
 
@@ -264,13 +285,20 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
       fprintf(stderr, " (incl. shared embeddings); generator: hidden %d, %d heads, FFN %d, %.2fM own\n",
               g->hidden_size, g->num_heads, g->intermediate_size, ng / 1e6);
     }
+    char of[200], lim[32], cap[48] = "";
+    if (o->max_steps < EL__STEPS_UNBOUNDED)
+      snprintf(cap, sizeof cap, ", at most step %ld", o->max_steps);
+    if (o->time_limit <= 0) snprintf(of, sizeof of, " of %ld", o->max_steps);
+    else
+      snprintf(of, sizeof of, "; LR schedule planned for the time limit %s%s",
+               el_format_duration(o->time_limit, lim, sizeof lim), cap);
     fprintf(stderr,
             "data: %llu examples (%llu train, %llu held out), %llu tokens; batch %ld x %ld, "
-            "%d threads, %s step %lld of %ld\n",
+            "%d threads, %s step %lld%s\n",
             (unsigned long long)r->data.cache.h.n_examples, (unsigned long long)r->data.n_train,
             (unsigned long long)r->data.n_val, (unsigned long long)r->data.cache.h.n_tokens,
             o->batch_size, o->seq_len, el_get_threads(), resume ? "resuming after" : "starting at",
-            (long long)r->step, o->max_steps);
+            (long long)r->step, of);
     if (resume && st->threads != el_get_threads())
       fprintf(stderr,
               "note: the run was saved with %d threads and continues with %d: results are "
@@ -281,19 +309,34 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
   g_stop = 0;
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
+  double val_s = mono(), save_s = 0; /* the last validation's and save's seconds */
   if (!resume && r->step == 0 && validate(r, &err)) {
     code = fail(r, "validation failed: ", &err);
     goto out;
   }
+  val_s = mono() - val_s;
   el__packed pk;
   memset(&pk, 0, sizeof pk);
   acc a;
   memset(&a, 0, sizeof a);
   double session_t0 = mono(), last_plot = mono(), ema_step = NAN;
+  /* --time-limit: the schedule's total comes from the time plan; until it
+   * has measured, the saved plan's (a resumed time-planned run) or
+   * --max-steps' schedule holds */
+  el__plan plan, *pl = NULL;
+  if (o->time_limit > 0) {
+    pl = &plan;
+    el__plan_init(pl, o->time_limit, (long)r->step,
+                  o->planned_steps > 0 ? o->planned_steps : o->max_steps, o->max_steps);
+    el__plan_set_reserve(pl, val_s);
+    el__progress_set_total(&r->prog, 0, 1);
+  }
+  o->planned_steps = 0; /* set again once this session has a plan */
   a.t0 = mono();
   int bad_steps = 0;
-  const char *why_stop = "finished";
-  while (r->step < o->max_steps) {
+  double last_lr = 0;
+  const char *why_stop = pl ? "finished the time-planned schedule" : "finished";
+  while (pl ? !el__plan_done(pl) : r->step < o->max_steps) {
     if (g_stop) {
       why_stop = g_stop == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)";
       break;
@@ -302,11 +345,17 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
       why_stop = "time limit reached";
       break;
     }
+    long total = pl ? pl->total : o->max_steps;
+    double lr = el_lr_at(o->lr, r->step, total,
+                         pl ? el__warmup_capped(total, o->warmup_steps, o->warmup_auto)
+                            : o->warmup_steps);
     double t0 = mono();
-    int rc = train_step(r, &pk, &a, &err);
+    int rc = train_step(r, &pk, &a, lr, &err);
     double dt = mono() - t0;
     r->train_seconds += dt;
     ema_step = isnan(ema_step) ? dt : 0.9 * ema_step + 0.1 * dt;
+    if (pl) plan_update(r, pl, dt, mono() - session_t0);
+    long end = pl ? pl->total : o->max_steps; /* the step the schedule ends at */
     if (rc == EL_EVALUE) {
       el__progress_note(&r->prog, "warning: step %lld skipped: %s", (long long)r->step, err.msg);
       if (++bad_steps >= 10) {
@@ -318,8 +367,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
       goto out_pk;
     }
     if (!rc) bad_steps = 0;
-    double lr = el_lr_at(o->lr, r->step - 1, o->max_steps, o->warmup_steps);
-    double remain = (double)(o->max_steps - r->step) * ema_step;
+    double remain = pl ? el__plan_eta(pl) : (double)(o->max_steps - r->step) * ema_step;
     if (o->time_limit > 0) {
       double left = o->time_limit - (mono() - session_t0);
       if (left < remain) remain = left > 0 ? left : 0;
@@ -335,7 +383,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
                                o->mlm ? NAN : (double)a.disc_correct / a.n_scored};
       el__progress_update(&r->prog, &ps, 0);
     }
-    if (r->step % o->log_every == 0 || r->step == o->max_steps) {
+    if (r->step % o->log_every == 0 || r->step == end) {
       el__progress_stats ps = {r->step,
                                a.tokens / fmax(mono() - a.t0, 1e-9),
                                lr,
@@ -345,7 +393,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
                                o->mlm ? NAN : a.disc_loss / a.steps,
                                o->mlm ? NAN : (double)a.disc_correct / a.n_scored};
       el__progress_log(&r->prog, &ps);
-      log_row(r, &a, lr);
+      log_row(r, &a, lr, o->planned_steps);
       memset(&a, 0, sizeof a);
       a.t0 = mono();
       if (mono() - last_plot > 30) {
@@ -353,28 +401,31 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
         last_plot = mono();
       }
     }
-    if (o->val_every > 0 && r->step % o->val_every == 0 && r->step < o->max_steps) {
+    if (o->val_every > 0 && r->step % o->val_every == 0 && r->step < end) {
+      double tv = mono();
       if ((rc = validate(r, &err))) {
         code = fail(r, "validation failed: ", &err);
         goto out_pk;
       }
       a.t0 = mono(); /* validation time is not training throughput */
+      val_s = mono() - tv;
+      if (pl) el__plan_set_reserve(pl, val_s + save_s); /* the final ones take as long */
     }
-    if (o->save_every > 0 && r->step % o->save_every == 0 && r->step < o->max_steps) {
+    if (o->save_every > 0 && r->step % o->save_every == 0 && r->step < end) {
       double ts = mono();
       if ((rc = save_all(r, &err))) {
         code = fail(r, "could not save the checkpoint: ", &err);
         goto out_pk;
       }
+      save_s = mono() - ts;
+      if (pl) el__plan_set_reserve(pl, val_s + save_s);
       el__progress_note(&r->prog, "saved step %lld to %s (%.1fs)", (long long)r->step,
                         r->run_dir, mono() - ts);
       a.t0 += mono() - ts;
     }
+    last_lr = lr;
   }
-  if (a.steps) {
-    double lr = el_lr_at(o->lr, r->step - 1, o->max_steps, o->warmup_steps);
-    log_row(r, &a, lr);
-  }
+  if (a.steps) log_row(r, &a, last_lr, o->planned_steps);
   /* A session that ends by plan (max steps or time limit) ends with a
    * validation; a signal asks for a quick exit, so it gets none. */
   if (!g_stop && validate(r, &err)) {

@@ -34,6 +34,7 @@ void el__pt_opts_defaults(el__pt_opts *o, const el__preset *p) {
   o->max_steps = p->max_steps;
   o->batch_size = p->batch_size;
   o->warmup_steps = p->warmup_steps;
+  o->warmup_auto = 1;
   o->seed = 1;
   o->lr = p->lr;
   o->weight_decay = 0.01;
@@ -114,6 +115,8 @@ char *el__pt_opts_to_json(const el__pt_opts *o) {
   NUM("val_examples", o->val_examples);
   NUM("val_fraction", o->val_fraction);
 #undef NUM
+  cJSON_AddBoolToObject(j, "warmup_auto", o->warmup_auto);
+  if (o->planned_steps > 0) cJSON_AddNumberToObject(j, "planned_steps", (double)o->planned_steps);
   char *s = cJSON_Print(j);
   cJSON_Delete(j);
   return s;
@@ -203,6 +206,17 @@ int el__pt_opts_from_json(const char *text, el__pt_opts *o, el_error *err) {
   NUM("val_examples", o->val_examples);
   NUM("val_fraction", o->val_fraction);
 #undef NUM
+  /* optional: runs saved before time-planned schedules keep their warmup
+   * as stored and have no plan */
+  const cJSON *wa = cJSON_GetObjectItemCaseSensitive(j, "warmup_auto");
+  const cJSON *ps = cJSON_GetObjectItemCaseSensitive(j, "planned_steps");
+  if ((wa && !cJSON_IsBool(wa)) || (ps && !cJSON_IsNumber(ps))) {
+    rc = el_error_set(err, EL_EFORMAT, "saved settings: \"%s\" is mistyped",
+                      wa && !cJSON_IsBool(wa) ? "warmup_auto" : "planned_steps");
+    goto strs;
+  }
+  o->warmup_auto = cJSON_IsTrue(wa);
+  o->planned_steps = ps ? (long)ps->valuedouble : 0;
 strs:
   free(preset);
   free(objective);

@@ -24,9 +24,11 @@ typedef struct el__pt_opts {
   long seq_len;
   /* optimization */
   long max_steps, batch_size, warmup_steps, seed;
+  int warmup_auto;   /* warmup_steps is the preset's: a time plan caps it at a tenth of its total */
   double lr, weight_decay, disc_weight, mask_prob;
   /* run control (a resume may change these) */
-  double time_limit; /* seconds; 0 = none */
+  double time_limit; /* seconds; 0 = none. > 0: the LR schedule is planned to end at it */
+  long planned_steps; /* the last time plan's total (recorded at each save); 0 = none */
   long save_every, threads, log_every, val_every, val_examples;
   double val_fraction;
 } el__pt_opts;

@@ -20,6 +20,18 @@ void el__progress_init(el__progress *p, FILE *f, int64_t total) {
   p->total = total;
 }
 
+void el__progress_set_total(el__progress *p, int64_t total, int planned) {
+  p->total = total;
+  p->planned = planned;
+}
+
+/* "1500", "~1480" (a time plan) or "?" (not planned yet). */
+static const char *fmt_total(const el__progress *p, char *buf, size_t n) {
+  if (p->total <= 0) snprintf(buf, n, "?");
+  else snprintf(buf, n, "%s%lld", p->planned ? "~" : "", (long long)p->total);
+  return buf;
+}
+
 static void fmt_rate(char *buf, size_t n, double r) {
   if (!isfinite(r)) snprintf(buf, n, "?");
   else if (r >= 1e6) snprintf(buf, n, "%.2fM", r / 1e6);
@@ -52,19 +64,19 @@ void el__progress_update(el__progress *p, const el__progress_stats *s, int force
   char bar[W + 1];
   for (int i = 0; i < W; i++) bar[i] = i < fill ? '=' : (i == fill ? '>' : ' ');
   bar[W] = 0;
-  char rest[256];
+  char rest[256], tot[32];
   fields(rest, sizeof rest, s);
-  fprintf(p->f, "\r\033[K%lld/%lld [%s] %3.0f%% | %s", (long long)s->step, (long long)p->total,
-          bar, 100 * frac, rest);
+  fprintf(p->f, "\r\033[K%lld/%s [%s] %3.0f%% | %s", (long long)s->step,
+          fmt_total(p, tot, sizeof tot), bar, 100 * frac, rest);
   fflush(p->f);
   p->drawn = 1;
 }
 
 void el__progress_log(el__progress *p, const el__progress_stats *s) {
   if (p->tty) return;
-  char rest[256];
+  char rest[256], tot[32];
   fields(rest, sizeof rest, s);
-  fprintf(p->f, "step %lld/%lld | %s\n", (long long)s->step, (long long)p->total, rest);
+  fprintf(p->f, "step %lld/%s | %s\n", (long long)s->step, fmt_total(p, tot, sizeof tot), rest);
   fflush(p->f);
 }
 

@@ -14,7 +14,8 @@ typedef struct el__progress {
   int tty;
   int drawn;        /* a status line is on screen */
   double last_draw; /* monotonic seconds */
-  int64_t total;    /* max steps */
+  int64_t total;    /* the schedule's total steps; 0 = not known yet */
+  int planned;      /* total is a time plan (--time-limit): shown as ~N */
 } el__progress;
 
 typedef struct el__progress_stats {
@@ -24,6 +25,9 @@ typedef struct el__progress_stats {
 } el__progress_stats;
 
 void el__progress_init(el__progress *p, FILE *f, int64_t total);
+/* A new total (a time-planned run re-plans as it goes); planned: shown as
+ * "~N", and total 0 as "?" (still measuring). */
+void el__progress_set_total(el__progress *p, int64_t total, int planned);
 /* Terminal: redraws the status line (at most ~10 times a second unless
  * force). Not a terminal: does nothing (see el__progress_log). */
 void el__progress_update(el__progress *p, const el__progress_stats *s, int force);
