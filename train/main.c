@@ -14,7 +14,8 @@ static void usage(FILE *f) {
           "  vocab      learn a WordPiece vocabulary from text files\n"
           "  pretrain   pretrain a generator + discriminator (replaced-token detection) or an MLM baseline\n"
           "  finetune   fine-tune a discriminator on a GLUE task, grammatical error detection or SQuAD\n"
-          "  eval       evaluate a fine-tuned model and print metrics as JSON\n",
+          "  eval       evaluate a fine-tuned model and print metrics as JSON\n"
+          "  corrupt    add synthetic learner errors to text (FCE token format, for inspection)\n",
           EL_VERSION);
 }
 
@@ -32,6 +33,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "pretrain")) return el_cmd_pretrain(argc - 1, argv + 1);
   if (!strcmp(cmd, "finetune")) return el_cmd_finetune(argc - 1, argv + 1);
   if (!strcmp(cmd, "eval")) return el_cmd_eval(argc - 1, argv + 1);
+  if (!strcmp(cmd, "corrupt")) return el_cmd_corrupt(argc - 1, argv + 1);
   fprintf(stderr, "electra-train: unknown command '%s'\n\n", cmd);
   usage(stderr);
   return 2;

@@ -1,0 +1,373 @@
+/* Learner-error corruption (train/learner.h): each family on hand-written
+ * sentences with the FCE labels, capitalisation, the sentence-level driver
+ * (determinism, realised rate, label convention), the word-level variants
+ * and the error paths. Needs WordNet (Debian wordnet-base); skips without. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+#include "../test.h"
+#include "learner.h"
+
+static el__learner *L;
+static el__learner_out OUT;
+
+/* Splits a space-separated sentence into words (static storage). */
+static int split(const char *text, const char **words, char *buf, int max) {
+  strcpy(buf, text);
+  int n = 0;
+  for (char *save = NULL, *t = strtok_r(buf, " ", &save); t && n < max; t = strtok_r(NULL, " ", &save))
+    words[n++] = t;
+  return n;
+}
+
+/* The corrupted sentence as "w w w" and its labels as "0100". */
+static void render(char *text, char *labels) {
+  text[0] = 0;
+  for (int i = 0; i < OUT.n; i++) {
+    if (i) strcat(text, " ");
+    strcat(text, OUT.words[i]);
+    labels[i] = (char)('0' + OUT.labels[i]);
+  }
+  labels[OUT.n] = 0;
+}
+
+/* One error of `family` on `in` with seed; writes the result. */
+static int one(int family, const char *in, uint64_t seed, char *text, char *labels) {
+  const char *w[64];
+  char buf[1024];
+  int n = split(in, w, buf, 64);
+  el_error err = {0};
+  int rc = el__learner_corrupt_family(L, w, n, family, &seed, &OUT, &err);
+  if (rc) printf("#   %s\n", err.msg);
+  render(text, labels);
+  return rc ? -1 : OUT.n_edits;
+}
+
+/* The family has exactly one place in `in`: the result must be `want`. */
+static void expect(int family, const char *in, const char *want, const char *want_labels) {
+  char text[1024], labels[128];
+  int e = one(family, in, 7, text, labels);
+  int ok = e == 1 && !strcmp(text, want) && !strcmp(labels, want_labels);
+  CHECK(ok, "%s: \"%s\" -> \"%s\" %s", el__lfam_name(family), in, want, want_labels);
+  if (!ok) printf("#   got %d edit(s): \"%s\" %s\n", e, text, labels);
+}
+
+/* The word at position i of the result is one of the space-separated alts,
+ * it alone is labelled, and every other word is the input's. */
+static void expect_at(int family, const char *in, int i, const char *alts) {
+  const char *w[64];
+  char buf[1024];
+  int n = split(in, w, buf, 64);
+  int ok = 1;
+  char text[1024], labels[128];
+  for (uint64_t seed = 1; seed <= 20 && ok; seed++) {
+    ok = one(family, in, seed, text, labels) == 1 && OUT.n == n;
+    for (int j = 0; ok && j < n; j++)
+      ok = j == i ? OUT.labels[j] == 1 : OUT.labels[j] == 0 && !strcmp(OUT.words[j], w[j]);
+    if (ok) {
+      char a[256], *save = NULL;
+      strcpy(a, alts);
+      int hit = 0;
+      for (char *t = strtok_r(a, " ", &save); t; t = strtok_r(NULL, " ", &save))
+        hit |= !strcmp(t, OUT.words[i]);
+      ok = hit;
+    }
+  }
+  CHECK(ok, "%s: \"%s\": word %d becomes one of {%s}, marked alone", el__lfam_name(family), in,
+        i, alts);
+  if (!ok) printf("#   got \"%s\" %s\n", text, labels);
+}
+
+static void test_families(void) {
+  /* verbs */
+  expect(EL__LF_VERB_SVA, "She goes to school .", "She go to school .", "01000");
+  expect(EL__LF_VERB_SVA, "I eat apples .", "I eats apples .", "0100");
+  expect(EL__LF_VERB_SVA, "They were happy .", "They was happy .", "0100");
+  expect(EL__LF_VERB_SVA, "He watches films .", "He watch films .", "0100");
+  expect(EL__LF_VERB_TENSE, "Yesterday I went home .", "Yesterday I go home .", "00100");
+  expect(EL__LF_VERB_TENSE, "He studied hard .", "He studies hard .", "0100");
+  expect_at(EL__LF_VERB_FORM, "I want to go .", 3, "going went gone");
+  expect_at(EL__LF_VERB_FORM, "He has eaten .", 2, "eat eating");
+  expect(EL__LF_AUX_MISSING, "I am going home .", "I going home .", "0100");
+  /* nouns */
+  expect(EL__LF_NOUN_NUM, "I like the children .", "I like the child .", "00010");
+  expect(EL__LF_NOUN_NUM, "She has two cats .", "She has two cat .", "00010");
+  expect(EL__LF_NOUN_NUM, "I bought two boxes .", "I bought two box .", "00010");
+  expect(EL__LF_NOUN_NUM, "I bought a box .", "I bought a boxes .", "00010");
+  /* determiners: a missing word marks the word after the gap */
+  expect(EL__LF_DET_MISSING, "I took the exam .", "I took exam .", "0010");
+  expect(EL__LF_DET_MISSING, "The cat sat .", "Cat sat .", "100");
+  expect(EL__LF_DET_WRONG, "I saw the elephant .", "I saw an elephant .", "00100");
+  expect(EL__LF_DET_WRONG, "The dog barks .", "A dog barks .", "1000");
+  expect_at(EL__LF_DET_WRONG, "She ate an apple .", 2, "a the");
+  expect_at(EL__LF_DET_WRONG, "THE END", 0, "AN");
+  /* prepositions */
+  expect_at(EL__LF_PREP_WRONG, "I am interested in art .", 3,
+            "on at to for of with by from about into");
+  expect(EL__LF_PREP_MISSING, "I listen to music .", "I listen music .", "0010");
+  /* punctuation: a gap at the end marks the last token */
+  expect(EL__LF_PUNCT_MISSING, "However , it works", "However it works", "010");
+  expect(EL__LF_PUNCT_MISSING, "It works .", "It works", "01");
+  expect_at(EL__LF_PUNCT_WRONG, "It works .", 2, ", !");
+  /* pronouns */
+  expect(EL__LF_PRON_MISSING, "Cats like it .", "Cats like .", "001");
+  /* case: "The" -> "A" above; here a name loses its capital or a word gains one */
+  expect_at(EL__LF_ORTH, "london", 0, "London");
+}
+
+/* Insertions: one new word from the family's list, marked; the rest as
+ * before and unmarked. */
+static void test_insertions(void) {
+  static const struct {
+    int family;
+    const char *in;
+  } C[] = {{EL__LF_DET_EXTRA, "I like music ."},
+           {EL__LF_PREP_EXTRA, "We discussed the plan ."},
+           {EL__LF_PUNCT_EXTRA, "I like cats"},
+           {EL__LF_WORD_EXTRA, "I like cats very much ."}};
+  for (size_t c = 0; c < sizeof C / sizeof C[0]; c++) {
+    int nlist = 0;
+    const char *const *list = el__learner_insertions(C[c].family, &nlist);
+    const char *w[64];
+    char buf[1024], text[1024], labels[128];
+    int n = split(C[c].in, w, buf, 64), ok = nlist > 0;
+    for (uint64_t seed = 1; seed <= 30 && ok; seed++) {
+      ok = one(C[c].family, C[c].in, seed, text, labels) == 1 && OUT.n == n + 1;
+      int at = -1;
+      for (int j = 0; ok && j < OUT.n; j++)
+        if (OUT.labels[j]) ok = at < 0, at = j;
+      ok = ok && at > 0; /* never before the first word */
+      for (int j = 0, k = 0; ok && j < OUT.n; j++)
+        if (j != at) ok = !strcmp(OUT.words[j], w[k++]);
+      int listed = 0;
+      for (int k = 0; ok && k < nlist; k++) listed |= !strcmp(OUT.words[at], list[k]);
+      ok = ok && listed;
+    }
+    CHECK(ok, "%s: \"%s\": one listed word inserted and marked, the rest unchanged",
+          el__lfam_name(C[c].family), C[c].in);
+    if (!ok) printf("#   got \"%s\" %s\n", text, labels);
+  }
+  char text[1024], labels[128];
+  CHECK(one(EL__LF_PREP_EXTRA, "We discussed the plan .", 3, text, labels) == 1 &&
+            !strcmp(labels, "001000"),
+        "U:PREP goes before the noun phrase: \"%s\"", text);
+}
+
+/* Optimal string alignment distance (adjacent transposition = 1). */
+static int osa(const char *a, const char *b) {
+  int n = (int)strlen(a), m = (int)strlen(b), d[64][64];
+  for (int i = 0; i <= n; i++) d[i][0] = i;
+  for (int j = 0; j <= m; j++) d[0][j] = j;
+  for (int i = 1; i <= n; i++)
+    for (int j = 1; j <= m; j++) {
+      int c = a[i - 1] != b[j - 1];
+      int v = d[i - 1][j] + 1;
+      if (d[i][j - 1] + 1 < v) v = d[i][j - 1] + 1;
+      if (d[i - 1][j - 1] + c < v) v = d[i - 1][j - 1] + c;
+      if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < v)
+        v = d[i - 2][j - 2] + 1;
+      d[i][j] = v;
+    }
+  return d[n][m];
+}
+
+static void test_spelling_and_order(void) {
+  const char *in = "The elephant sleeps in a zoo";
+  const char *w[16];
+  char buf[256], text[1024], labels[128];
+  int n = split(in, w, buf, 16), ok = 1, touched_short = 0;
+  for (uint64_t seed = 1; seed <= 200 && ok; seed++) {
+    ok = one(EL__LF_SPELL, in, seed, text, labels) == 1 && OUT.n == n;
+    int changed = 0;
+    for (int j = 0; ok && j < n; j++) {
+      if (!strcmp(OUT.words[j], w[j])) {
+        ok = OUT.labels[j] == 0;
+        continue;
+      }
+      changed++;
+      touched_short |= strlen(w[j]) < 3;
+      ok = OUT.labels[j] == 1 && osa(OUT.words[j], w[j]) == 1 && OUT.words[j][0] == w[j][0];
+    }
+    ok = ok && changed == 1;
+  }
+  CHECK(ok, "R:SPELL: one word, one character edit, first letter kept, marked (200 seeds)");
+  if (!ok) printf("#   got \"%s\" %s\n", text, labels);
+  CHECK(!touched_short, "R:SPELL never touches words shorter than 3 letters (\"in\", \"a\")");
+  CHECK(one(EL__LF_SPELL, "I am ok", 1, text, labels) == 0, "R:SPELL: no word of 3+ letters, no edit");
+
+  const char *wo[16];
+  char wbuf[256];
+  int nw = split("I really like it .", wo, wbuf, 16);
+  ok = 1;
+  for (uint64_t seed = 1; seed <= 50 && ok; seed++) {
+    ok = one(EL__LF_WORD_ORDER, "I really like it .", seed, text, labels) == 1 && OUT.n == nw;
+    int a = ok ? (int)(strchr(labels, '1') - labels) : 0, ones = 0;
+    for (int j = 0; ok && j < nw; j++) ones += labels[j] == '1';
+    ok = ok && ones == 2 && a + 1 < nw && labels[a + 1] == '1' &&
+         !strcasecmp(OUT.words[a], wo[a + 1]) && !strcasecmp(OUT.words[a + 1], wo[a]);
+  }
+  CHECK(ok, "R:WO: two adjacent words swapped, both marked");
+  CHECK(one(EL__LF_WORD_ORDER, "She often goes .", 5, text, labels) == 1 &&
+            (!strcmp(text, "Often she goes .") || !strcmp(text, "She goes often .")),
+        "R:WO keeps the sentence-initial capital at the start: \"%s\"", text);
+}
+
+static void test_no_site(void) {
+  char text[1024], labels[128];
+  CHECK(one(EL__LF_DET_MISSING, "Cats sleep .", 1, text, labels) == 0 &&
+            !strcmp(text, "Cats sleep .") && !strcmp(labels, "000"),
+        "a family with no place in the sentence leaves it unchanged and unmarked");
+  CHECK(one(EL__LF_PUNCT_MISSING, ".", 1, text, labels) == 0, "the only token is never deleted");
+  CHECK(one(EL__LF_NOUN_NUM, "I met Londons", 1, text, labels) == 0,
+        "names in mid-sentence are left alone");
+}
+
+/* Sentences where every family has a place. */
+static const char *const CORPUS[] = {
+    "She goes to the school by bus every day , and I walk there .",
+    "Yesterday I went to a concert with my friends , and we were happy .",
+    "I am writing to complain about the show that I saw in London .",
+    "They have eaten the cakes , but he wants to buy more boxes of them .",
+    "The children played in the garden while their parents talked about the plans .",
+    "I think that you will enjoy the trip to the mountains in summer .",
+    "He is reading a book because he has finished his work .",
+};
+#define N_CORPUS ((int)(sizeof CORPUS / sizeof CORPUS[0]))
+
+static void test_driver(void) {
+  const char *w[N_CORPUS][64];
+  char buf[N_CORPUS][1024];
+  int n[N_CORPUS];
+  for (int s = 0; s < N_CORPUS; s++) n[s] = split(CORPUS[s], w[s], buf[s], 64);
+  long tokens = 0, edits = 0, labels = 0, fam[EL__LF_COUNT] = {0};
+  int ok_labels = 1, ok_rc = 1;
+  uint64_t rng = 42;
+  for (int rep = 0; rep < 3000; rep++)
+    for (int s = 0; s < N_CORPUS; s++) {
+      el_error err = {0};
+      ok_rc &= el__learner_corrupt(L, w[s], n[s], 0.12, &rng, &OUT, &err) == 0;
+      int lab = 0;
+      for (int i = 0; i < OUT.n; i++) lab += OUT.labels[i];
+      /* every error marks one token, a word-order swap two */
+      ok_labels &= lab >= OUT.n_edits && lab <= OUT.n_edits + OUT.family_edits[EL__LF_WORD_ORDER];
+      tokens += n[s];
+      edits += OUT.n_edits;
+      labels += lab;
+      for (int f = 0; f < EL__LF_COUNT; f++) fam[f] += OUT.family_edits[f];
+    }
+  CHECK(ok_rc, "corrupt succeeds on every sentence");
+  CHECK(ok_labels, "labels: one marked token per error (two for a swap)");
+  double rate = (double)edits / (double)tokens;
+  CHECK_NEAR(rate, 0.12, 0.0, 0.08, "realised errors per token %.4f close to the rate 0.12", rate);
+  int fam_ok = 1;
+  for (int f = 0; f < EL__LF_COUNT; f++) {
+    double share = (double)fam[f] / (double)edits, want = el__lfam_weight(f);
+    /* redraws shift shares towards families with more places; within x2 */
+    if (share < want / 2 || share > want * 2) {
+      fam_ok = 0;
+      printf("#   %s: share %.4f, weight %.4f\n", el__lfam_name(f), share, want);
+    }
+  }
+  CHECK(fam_ok, "every family's share within a factor 2 of its weight (%ld errors)", edits);
+  double wsum = 0;
+  for (int f = 0; f < EL__LF_COUNT; f++) wsum += el__lfam_weight(f);
+  CHECK_NEAR(wsum, 1.0, 1e-12, 0, "family weights sum to 1");
+
+  /* determinism, and the input left alone */
+  char first[1024], again[1024], lab1[128], lab2[128];
+  uint64_t r1 = 99, r2 = 99, r3 = 100;
+  el__learner_corrupt(L, w[0], n[0], 0.3, &r1, &OUT, NULL);
+  render(first, lab1);
+  el__learner_corrupt(L, w[0], n[0], 0.3, &r2, &OUT, NULL);
+  render(again, lab2);
+  CHECK(!strcmp(first, again) && !strcmp(lab1, lab2) && r1 == r2,
+        "same seed, same sentence and labels, same rng state after");
+  int differs = 0;
+  for (int t = 0; t < 20 && !differs; t++) {
+    el__learner_corrupt(L, w[0], n[0], 0.3, &r3, &OUT, NULL);
+    render(again, lab2);
+    differs = strcmp(first, again) != 0;
+  }
+  CHECK(differs, "other seeds give other errors");
+  CHECK(!strcmp(w[0][0], "She") && !strcmp(w[0][n[0] - 1], "."), "the input words are not modified");
+
+  uint64_t r = 5;
+  el__learner_corrupt(L, w[1], n[1], 0.0, &r, &OUT, NULL);
+  render(first, lab1);
+  CHECK(!strcmp(first, CORPUS[1]) && !strchr(lab1, '1'), "rate 0 leaves the sentence as it is");
+  int ok1 = el__learner_corrupt(L, w[1], n[1], 1.0, &r, &OUT, NULL) == 0 && OUT.n_edits > n[1] / 3;
+  CHECK(ok1, "rate 1 corrupts heavily without failing (%d errors on %d tokens)", OUT.n_edits, n[1]);
+  CHECK(el__learner_corrupt(L, NULL, 0, 0.1, &r, &OUT, NULL) == 0 && OUT.n == 0,
+        "an empty sentence stays empty");
+}
+
+static void test_variants(void) {
+  char v[8][EL__LWORD_MAX];
+  static const struct {
+    int family;
+    const char *w, *want;
+  } C[] = {{EL__LF_VERB_TENSE, "went", "go"},        {EL__LF_VERB_TENSE, "walks", "walked"},
+           {EL__LF_VERB_TENSE, "stop", "stopped"},   {EL__LF_VERB_SVA, "goes", "go"},
+           {EL__LF_VERB_SVA, "carry", "carries"},   {EL__LF_VERB_SVA, "is", "are"},
+           {EL__LF_VERB_FORM, "make", "making"},     {EL__LF_VERB_FORM, "running", "run"},
+           {EL__LF_NOUN_NUM, "child", "children"},   {EL__LF_NOUN_NUM, "cats", "cat"},
+           {EL__LF_NOUN_NUM, "box", "boxes"},        {EL__LF_NOUN_NUM, "city", "cities"},
+           {EL__LF_NOUN_NUM, "information", "informations"},
+           {EL__LF_DET_WRONG, "a", "an"},            {EL__LF_PREP_WRONG, "in", "on"},
+           {EL__LF_PUNCT_WRONG, ",", "."}};
+  for (size_t c = 0; c < sizeof C / sizeof C[0]; c++) {
+    int k = el__learner_variants(L, C[c].w, C[c].family, v, 8), hit = 0, self = 0;
+    for (int i = 0; i < k; i++) hit |= !strcmp(v[i], C[c].want), self |= !strcmp(v[i], C[c].w);
+    CHECK(hit && !self, "%s variants of \"%s\" include \"%s\" and not the word itself",
+          el__lfam_name(C[c].family), C[c].w, C[c].want);
+  }
+  CHECK(el__learner_variants(L, "the", EL__LF_NOUN_NUM, v, 8) == 0 &&
+            el__learner_variants(L, "xqzt", EL__LF_VERB_TENSE, v, 8) == 0,
+        "function words and unknown words have no noun/verb variants");
+  CHECK((el__learner_word_class(L, "the") & EL__LC_ARTICLE) &&
+            (el__learner_word_class(L, "with") & EL__LC_PREP) &&
+            (el__learner_word_class(L, "they") & EL__LC_PRON_SUBJ) &&
+            el__learner_word_class(L, "elephant") == 0,
+        "closed classes");
+}
+
+static void test_errors(void) {
+  el_error err = {0};
+  const char *w[] = {"a", "b"};
+  uint64_t r = 1;
+  CHECK(el__learner_corrupt(L, w, 2, 1.5, &r, &OUT, &err) == EL_EINVAL && strstr(err.msg, "rate"),
+        "a rate above 1 is refused: %s", err.msg);
+  const char *bad[] = {"a", ""};
+  CHECK(el__learner_corrupt(L, bad, 2, 0.1, &r, &OUT, &err) == EL_EINVAL, "an empty word is refused: %s",
+        err.msg);
+  CHECK(el__learner_corrupt_family(L, w, 2, EL__LF_COUNT, &r, &OUT, &err) == EL_EINVAL,
+        "an unknown family is refused");
+  el__learner *x = NULL;
+  int rc = el__learner_load("/nonexistent/wordnet", &x, &err);
+  CHECK(rc == EL_EIO && !x && strstr(err.msg, "/nonexistent/wordnet/index.noun") &&
+            strstr(err.msg, "wordnet-base"),
+        "missing WordNet: the file and the Debian package named: %s", err.msg);
+}
+
+int main(void) {
+  if (access("/usr/share/wordnet/verb.exc", R_OK) || access("/usr/share/wordnet/index.noun", R_OK)) {
+    SKIP("WordNet files missing in /usr/share/wordnet (install the Debian package wordnet-base)");
+    return el_test_done();
+  }
+  el_error err = {0};
+  int rc = el__learner_load(NULL, &L, &err);
+  CHECK(rc == 0, "WordNet tables load: %s", rc ? err.msg : "ok");
+  if (rc) return el_test_done();
+  test_families();
+  test_insertions();
+  test_spelling_and_order();
+  test_no_site();
+  test_driver();
+  test_variants();
+  test_errors();
+  el__learner_sentence_free(&OUT);
+  el__learner_free(L);
+  return el_test_done();
+}

@@ -1,0 +1,138 @@
+/* Synthetic learner (ESL) errors on clean, already tokenized sentences
+ * (issue 14): the error families of GED.md §3, drawn deterministically from
+ * a seed, labelled in the FCE token convention (GED.md §2):
+ *   - a replaced word and an unnecessary (extra) word: that word is 1;
+ *   - a missing word: the FOLLOWING token is 1 (the word after the gap);
+ *     when the gap is at the end of the sentence there is no following
+ *     token, and the last remaining token (usually the final punctuation)
+ *     is marked instead;
+ *   - a multi-token edit (word-order swap): every token it spans is 1.
+ * Tokens are words as the FCE files have them (punctuation separate).
+ * Replacements keep the capitalisation pattern of the word they replace
+ * ("The" -> "A", "HAS" -> "HAVE"); a deletion at the start of a sentence
+ * capitalises the new first word (it is marked anyway).
+ *
+ * Resources: WordNet's exception lists and lemma indexes from Debian's
+ * wordnet-base (/usr/share/wordnet: verb.exc, noun.exc, index.verb,
+ * index.noun) for verb forms and noun number; closed-class words
+ * (determiners, prepositions, pronouns, auxiliaries) are tables in the code.
+ *
+ * Edits never overlap: a token changed, inserted or marked by one edit is
+ * not touched by another, so the number of edits is the number of errors.
+ *
+ * Internal API (el__ prefix): the trainer's `corrupt` command, the
+ * pretraining corruption (learner_ids.h) and the unit tests use it. */
+#ifndef EL_TRAIN_LEARNER_H
+#define EL_TRAIN_LEARNER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "electra/error.h"
+
+/* Error families, named after the ERRANT types they imitate. */
+typedef enum el__lfam {
+  EL__LF_DET_MISSING,   /* M:DET    "take the exam" -> "take exam" */
+  EL__LF_DET_WRONG,     /* R:DET    a <-> an <-> the, this <-> these ... */
+  EL__LF_DET_EXTRA,     /* U:DET    "like music" -> "like the music" */
+  EL__LF_PREP_WRONG,    /* R:PREP   "interested in" -> "interested on" */
+  EL__LF_PREP_MISSING,  /* M:PREP   "listen to music" -> "listen music" */
+  EL__LF_PREP_EXTRA,    /* U:PREP   "discuss the plan" -> "discuss about the plan" */
+  EL__LF_PUNCT_MISSING, /* M:PUNCT  a comma, full stop ... dropped */
+  EL__LF_PUNCT_WRONG,   /* R:PUNCT  "," <-> "." ... */
+  EL__LF_PUNCT_EXTRA,   /* U:PUNCT  a comma inserted between two words */
+  EL__LF_VERB_TENSE,    /* R:VERB:TENSE  "went" -> "go", "is" -> "was" */
+  EL__LF_VERB_FORM,     /* R:VERB:FORM   "to go" -> "to going", "have gone" -> "have go" */
+  EL__LF_VERB_SVA,      /* R:VERB:SVA    "she goes" -> "she go", "they are" -> "they is" */
+  EL__LF_AUX_MISSING,   /* M:VERB:TENSE  "I am going" -> "I going" */
+  EL__LF_NOUN_NUM,      /* R:NOUN:NUM    "children" -> "child", "cats" -> "cat" */
+  EL__LF_SPELL,         /* R:SPELL  character edits on words of 3+ letters */
+  EL__LF_ORTH,          /* R:ORTH   case: "London" -> "london", "i" */
+  EL__LF_WORD_ORDER,    /* R:WO     two adjacent words swapped (both marked) */
+  EL__LF_PRON_MISSING,  /* M:PRON   "I like it" -> "I like" */
+  EL__LF_WORD_EXTRA,    /* U:PRON, U:VERB ... "it", "is", "to" inserted */
+  EL__LF_COUNT
+} el__lfam;
+
+/* "M:DET", "R:SPELL", ...; NULL outside [0, EL__LF_COUNT). */
+const char *el__lfam_name(int family);
+/* The default share of a family among generated errors (sums to 1 over the
+ * families; from GED.md §3, see learner_corrupt.c). */
+double el__lfam_weight(int family);
+
+typedef struct el__learner el__learner; /* read-only after load; shareable between threads */
+
+/* Loads the WordNet files from wordnet_dir (NULL: /usr/share/wordnet). A
+ * missing file fails with EL_EIO naming it and the Debian package
+ * (wordnet-base). *out owned by the caller: el__learner_free. */
+int el__learner_load(const char *wordnet_dir, el__learner **out, el_error *err);
+void el__learner_free(el__learner *l);
+
+typedef struct el__lw el__lw; /* a word being edited (learner_internal.h) */
+
+/* One corrupted sentence. Caller-owned: zero-initialise, reuse across calls
+ * (storage grows), release with el__learner_sentence_free. words[i] points
+ * into the struct's storage and stays valid until the next call with the
+ * same out, or its release. */
+typedef struct el__learner_out {
+  int n;             /* words in the corrupted sentence */
+  char **words;      /* [n] NUL-terminated UTF-8 */
+  uint8_t *labels;   /* [n] 1 = error token (FCE convention), 0 = correct */
+  int n_edits;       /* errors made */
+  int family_edits[EL__LF_COUNT]; /* of them, per family */
+  /* storage (private) */
+  el__lw *work;
+  int *sites;
+  int cap_work, cap_words;
+  char *text;
+  size_t cap_text;
+} el__learner_out;
+void el__learner_sentence_free(el__learner_out *out);
+
+/* Corrupts words[0..n) (n >= 0; words from the input are copied, never
+ * modified). The number of errors is Binomial(n, rate): rate is the expected
+ * number of errors per input token, in [0, 1] (FCE: ~0.10). Each error's
+ * family is drawn by the default weights; a family that finds no place in the
+ * sentence (no determiner to drop ...) is replaced by another draw, so the
+ * realised rate stays close to rate except in very short sentences.
+ * rng: a 64-bit state, advanced; the same state and input give the same
+ * output. Errors: EL_EINVAL (bad argument), EL_ENOMEM. */
+int el__learner_corrupt(const el__learner *l, const char *const *words, int n, double rate,
+                        uint64_t *rng, el__learner_out *out, el_error *err);
+
+/* Exactly one error of the given family where the sentence allows one
+ * (out->n_edits = 1), else the sentence unchanged (n_edits = 0). For tests
+ * and for inspecting one family. */
+int el__learner_corrupt_family(const el__learner *l, const char *const *words, int n,
+                               int family, uint64_t *rng, el__learner_out *out, el_error *err);
+
+/* --- word-level helpers, shared with the id-level corruption --- */
+
+#define EL__LWORD_MAX 48 /* longest word (bytes + NUL) the families rewrite */
+
+/* Other forms of the lower-case ASCII word w that an error of `family`
+ * could replace it by (VERB_TENSE, VERB_FORM, VERB_SVA, NOUN_NUM, DET_WRONG,
+ * PREP_WRONG, PUNCT_WRONG), lower-case, written to out[0..max); returns how
+ * many (0 when w has none). Context-free: the sentence-level families also
+ * look at the neighbouring words. */
+int el__learner_variants(const el__learner *l, const char *w, int family,
+                         char out[][EL__LWORD_MAX], int max);
+
+/* Closed classes of a lower-case word (EL__LC_* bits), 0 for open-class or
+ * unknown words. */
+enum {
+  EL__LC_ARTICLE = 1 << 0,  /* a an the */
+  EL__LC_DET = 1 << 1,      /* articles, demonstratives, possessives, quantifiers */
+  EL__LC_PREP = 1 << 2,     /* the preposition confusion set */
+  EL__LC_PRON_SUBJ = 1 << 3, /* i you he she it we they */
+  EL__LC_PRON = 1 << 4,     /* personal pronouns, subject or object */
+  EL__LC_AUX = 1 << 5,      /* forms of be, have, do */
+  EL__LC_MODAL = 1 << 6,    /* can could will would shall should may might must */
+  EL__LC_CLOSED = 1 << 7    /* any function word (conjunctions, adverbs like "not" ...) */
+};
+uint32_t el__learner_word_class(const el__learner *l, const char *w);
+
+/* The words an insertion family (DET_EXTRA, PREP_EXTRA, PUNCT_EXTRA,
+ * WORD_EXTRA) inserts, *n of them (static; NULL and 0 for other families). */
+const char *const *el__learner_insertions(int family, int *n);
+
+#endif

@@ -1,0 +1,178 @@
+/* Errors on verbs and nouns: tense, form, subject-verb agreement, a missing
+ * auxiliary, noun number (learner.h). Without a tagger, the neighbouring
+ * words decide whether a word is used as a verb: "she goes" (a subject
+ * pronoun before it), "to go" / "can go" (base form after "to" or a modal),
+ * "has gone" (participle after an auxiliary). */
+#include <string.h>
+#include "learner_internal.h"
+
+#define MAXV 6
+
+static const char *prev_low(const el__lsent *s, int i) { return i > 0 ? s->w[i - 1].low : ""; }
+
+static int is_3sg_subject(const char *w) {
+  return !strcmp(w, "he") || !strcmp(w, "she") || !strcmp(w, "it");
+}
+static int is_plain_subject(const char *w) {
+  return !strcmp(w, "i") || !strcmp(w, "you") || !strcmp(w, "we") || !strcmp(w, "they");
+}
+
+/* An open-class word the families may rewrite: a lower-case word (or the
+ * sentence's first), not a name in the middle of the sentence. */
+static int open_word(const el__lsent *s, int i) {
+  const el__lw *w = &s->w[i];
+  return el__ls_free(s, i) && w->kind == EL__LK_WORD && w->low[0] &&
+         (i == 0 || !el__lm_is_upper(el__lw_str(w)[0]));
+}
+
+static void dedupe(const char *w, char out[][EL__LWORD_MAX], int *k) {
+  int m = 0;
+  for (int i = 0; i < *k; i++) {
+    int dup = !strcmp(out[i], w);
+    for (int j = 0; j < m && !dup; j++) dup = !strcmp(out[j], out[i]);
+    if (!dup && m != i) strcpy(out[m], out[i]);
+    m += !dup;
+  }
+  *k = m;
+}
+
+/* Forms of lemma with any bit of `forms` appended to out[*k..max). */
+static void add_forms(const el__learner *l, const char *lemma, int forms,
+                      char out[][EL__LWORD_MAX], int *k, int max) {
+  static const int ORDER[] = {EL__VF_BASE, EL__VF_S3, EL__VF_PAST, EL__VF_ING};
+  for (int f = 0; f < 4; f++)
+    if ((forms & ORDER[f]) && *k < max)
+      *k += el__lm_verb_make(l, lemma, ORDER[f], out + *k, max - *k);
+}
+
+/* Which forms an open verb in form `form` becomes under each family. */
+static int target_forms(int family, int form) {
+  switch (family) {
+    case EL__LF_VERB_SVA:
+      return form == EL__VF_S3 ? EL__VF_BASE : form == EL__VF_BASE ? EL__VF_S3 : 0;
+    case EL__LF_VERB_TENSE:
+      return form == EL__VF_PAST ? EL__VF_BASE | EL__VF_S3
+             : (form & (EL__VF_BASE | EL__VF_S3)) ? EL__VF_PAST : 0;
+    case EL__LF_VERB_FORM:
+      return form == EL__VF_ING ? EL__VF_BASE | EL__VF_PAST
+             : form == EL__VF_BASE ? EL__VF_ING | EL__VF_PAST
+             : form == EL__VF_PAST ? EL__VF_BASE | EL__VF_ING : 0;
+    default: return 0;
+  }
+}
+
+int el__learner_variants(const el__learner *l, const char *w, int family,
+                         char out[][EL__LWORD_MAX], int max) {
+  int k = 0;
+  if (family == EL__LF_DET_WRONG || family == EL__LF_PREP_WRONG || family == EL__LF_PUNCT_WRONG)
+    k = el__lc_variants(l, w, family, out, max);
+  else if (family == EL__LF_NOUN_NUM) {
+    char other[EL__LWORD_MAX];
+    if (max > 0 && el__lm_noun(l, w, other)) strcpy(out[k++], other);
+  } else if (family == EL__LF_VERB_SVA || family == EL__LF_VERB_TENSE ||
+             family == EL__LF_VERB_FORM) {
+    k = el__lm_aux_variants(w, family, out, max);
+    char lemma[EL__LWORD_MAX];
+    int form = k ? 0 : el__lm_verb(l, w, lemma);
+    if (form) add_forms(l, lemma, target_forms(family, form), out, &k, max);
+  }
+  dedupe(w, out, &k);
+  return k;
+}
+
+/* Replaces site i by one of the context's target forms of its verb. */
+static int rewrite_verb(el__lsent *s, int i, const char *lemma, int forms, uint64_t *rng) {
+  char alt[MAXV][EL__LWORD_MAX];
+  int k = 0;
+  add_forms(s->l, lemma, forms, alt, &k, MAXV);
+  dedupe(s->w[i].low, alt, &k);
+  if (!k) return 0;
+  el__ls_replace(s, i, alt[el__lr_below(rng, k)]);
+  return 1;
+}
+
+/* The context-checked target forms of the word at i for a verb family
+ * (0: not a site); aux words report -1 (their own table applies). */
+static int verb_site(const el__lsent *s, int i, int family, char *lemma) {
+  if (!open_word(s, i)) return 0;
+  char alt[MAXV][EL__LWORD_MAX];
+  if (el__lm_aux_variants(s->w[i].low, family, alt, MAXV)) return -1;
+  int form = el__lm_verb(s->l, s->w[i].low, lemma);
+  if (!form) return 0;
+  const char *p = prev_low(s, i);
+  uint32_t pc = i > 0 ? s->w[i - 1].cls : 0;
+  int after_to = !strcmp(p, "to") || (pc & EL__LC_MODAL);
+  int after_aux = (pc & EL__LC_AUX) != 0;
+  switch (family) {
+    case EL__LF_VERB_SVA:
+      if (form == EL__VF_S3 && is_3sg_subject(p)) return EL__VF_BASE;
+      if (form == EL__VF_BASE && is_plain_subject(p)) return EL__VF_S3;
+      return 0;
+    case EL__LF_VERB_TENSE:
+      if (form == EL__VF_PAST && !after_aux)
+        return is_3sg_subject(p) ? EL__VF_S3 : EL__VF_BASE;
+      if ((form == EL__VF_S3 && is_3sg_subject(p)) || (form == EL__VF_BASE && is_plain_subject(p)))
+        return EL__VF_PAST;
+      return 0;
+    case EL__LF_VERB_FORM:
+      if (form == EL__VF_ING) return EL__VF_BASE | EL__VF_PAST;
+      if (form == EL__VF_BASE && after_to) return EL__VF_ING | EL__VF_PAST;
+      if (form == EL__VF_PAST && after_aux) return EL__VF_BASE | EL__VF_ING;
+      return 0;
+    default: return 0;
+  }
+}
+
+static int verb_family(el__lsent *s, int family, uint64_t *rng) {
+  char lemma[EL__LWORD_MAX];
+  int m = 0;
+  for (int i = 0; i < s->n; i++)
+    if (verb_site(s, i, family, lemma)) s->sites[m++] = i;
+  int i = el__ls_pick(s->sites, m, rng);
+  if (i < 0) return 0;
+  int forms = verb_site(s, i, family, lemma);
+  if (forms > 0) return rewrite_verb(s, i, lemma, forms, rng);
+  char alt[MAXV][EL__LWORD_MAX];
+  int k = el__lm_aux_variants(s->w[i].low, family, alt, MAXV);
+  el__ls_replace(s, i, alt[el__lr_below(rng, k)]);
+  return 1;
+}
+
+int el__lf_verb_tense(el__lsent *s, uint64_t *rng) {
+  return verb_family(s, EL__LF_VERB_TENSE, rng);
+}
+int el__lf_verb_form(el__lsent *s, uint64_t *rng) { return verb_family(s, EL__LF_VERB_FORM, rng); }
+int el__lf_verb_sva(el__lsent *s, uint64_t *rng) { return verb_family(s, EL__LF_VERB_SVA, rng); }
+
+/* An auxiliary or modal before a verb form: "I am going" -> "I going". */
+int el__lf_aux_missing(el__lsent *s, uint64_t *rng) {
+  char lemma[EL__LWORD_MAX];
+  int m = 0;
+  for (int i = 0; i + 1 < s->n; i++)
+    if ((s->w[i].cls & (EL__LC_AUX | EL__LC_MODAL)) && el__ls_can_delete(s, i) &&
+        el__lm_verb(s->l, s->w[i + 1].low, lemma))
+      s->sites[m++] = i;
+  int i = el__ls_pick(s->sites, m, rng);
+  if (i < 0) return 0;
+  el__ls_delete(s, i);
+  return 1;
+}
+
+/* A noun not used as a verb (no subject pronoun, "to" or modal before it). */
+int el__lf_noun_num(el__lsent *s, uint64_t *rng) {
+  char other[EL__LWORD_MAX];
+  int m = 0;
+  for (int i = 0; i < s->n; i++) {
+    if (!open_word(s, i)) continue;
+    const char *p = prev_low(s, i);
+    if (is_3sg_subject(p) || is_plain_subject(p) || !strcmp(p, "to") ||
+        (i > 0 && (s->w[i - 1].cls & EL__LC_MODAL)))
+      continue;
+    if (el__lm_noun(s->l, s->w[i].low, other)) s->sites[m++] = i;
+  }
+  int i = el__ls_pick(s->sites, m, rng);
+  if (i < 0) return 0;
+  el__lm_noun(s->l, s->w[i].low, other);
+  el__ls_replace(s, i, other);
+  return 1;
+}
