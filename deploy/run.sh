@@ -103,14 +103,15 @@ make_default_model() {
 arch_of() { tr -d ' \t\r\n' <"$1/config.json" | sed -n 's/.*"architectures":\["\([A-Za-z]*\)".*/\1/p'; }
 task_of() {
   case $(arch_of "$1") in
-    ElectraForPreTraining) echo score ;; ElectraForSequenceClassification) echo classify ;;
+    ElectraForPreTraining | ElectraForTokenClassification) echo score ;;
+    ElectraForSequenceClassification) echo classify ;;
     ElectraForQuestionAnswering) echo qa ;; *) echo "" ;;
   esac
 }
 models=(--model "default=$MODEL_DIR")
 declare -A task_model=()
 t=$(task_of "$MODEL_DIR")
-[ -n "$t" ] || die "$MODEL_DIR: architecture '$(arch_of "$MODEL_DIR")' has no route (want ElectraForPreTraining, ...ForSequenceClassification or ...ForQuestionAnswering)"
+[ -n "$t" ] || die "$MODEL_DIR: architecture '$(arch_of "$MODEL_DIR")' has no route (want ElectraForPreTraining, ...ForTokenClassification, ...ForSequenceClassification or ...ForQuestionAnswering)"
 task_model[$t]=default
 for d in models/*/; do
   d=${d%/}

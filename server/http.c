@@ -246,6 +246,23 @@ static enum MHD_Result first_call(conn_req *r) {
 
 /* ---- GET routes ---- */
 
+/* How /score reads a per-token model: its default threshold and where it
+ * came from, the word rule, and for a token classifier its "no error" label. */
+static void render_score_settings(el__sb *b, const el__model_entry *e) {
+  const el_config *c = e->cfg;
+  el__sb_puts(b, ",\"score_threshold\":");
+  el__sb_json_float(b, (float)e->threshold);
+  el__sb_printf(b, ",\"score_threshold_source\":\"%s\",\"score_aggregation\":\"%s\"",
+                c->has_score_threshold ? "model" : "default", el_score_rule_name(c->score_rule));
+  if (e->correct_label >= 0 && c->id2label) {
+    const char *l = c->id2label[e->correct_label];
+    el__sb_puts(b, ",\"correct_label\":");
+    el__sb_json_str(b, l, strlen(l));
+    el__sb_printf(b, ",\"correct_label_source\":\"%s\"",
+                  e->correct_from_option ? "option" : "label_name");
+  }
+}
+
 static char *render_info(el__server *s, size_t *len) {
   el__sb b = {0};
   el__model_set *set = el__server_models(s);
@@ -274,8 +291,10 @@ static char *render_info(el__server *s, size_t *len) {
                   e->task >= 0 && set->task_default[e->task] == i ? "true" : "false", e->max_len,
                   el_model_num_parameters(e->model), c->vocab_size, c->hidden_size,
                   c->num_layers, c->do_lower_case ? "true" : "false");
-    if (c->arch == EL_ARCH_SEQ_CLS) {
-      el__sb_printf(&b, ",\"regression\":%s,\"labels\":[", c->regression ? "true" : "false");
+    if (c->arch == EL_ARCH_SEQ_CLS || c->arch == EL_ARCH_TOKEN_CLS) {
+      if (c->arch == EL_ARCH_SEQ_CLS)
+        el__sb_printf(&b, ",\"regression\":%s", c->regression ? "true" : "false");
+      el__sb_puts(&b, ",\"labels\":[");
       for (int k = 0; k < c->num_labels; k++) {
         const char *l = c->id2label && c->id2label[k] ? c->id2label[k] : "";
         if (k) el__sb_puts(&b, ",");
@@ -285,6 +304,7 @@ static char *render_info(el__server *s, size_t *len) {
     } else {
       el__sb_puts(&b, ",\"labels\":null");
     }
+    if (e->task == EL_TASK_SCORE) render_score_settings(&b, e);
     if (c->arch == EL_ARCH_QA) {
       el__sb_puts(&b, ",\"null_threshold\":");
       if (c->has_null_threshold)

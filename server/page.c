@@ -1,6 +1,7 @@
 /* GET /: a self-contained page (no external assets) for /score. The user types
  * text and sees each word shaded by its replaced-token probability; the
- * threshold slider re-marks flagged words without a new request. Element ids
+ * threshold slider (starting at the chosen model's score_threshold from
+ * /info) re-marks flagged words without a new request. Element ids
  * (text, threshold, threshold-value, model, api-key, submit, status, result,
  * max-prob) are what the browser test drives. */
 #include "srv_server.h"
@@ -69,12 +70,16 @@ const char el__page_html[] =
     " $('max-prob').textContent='max p(replaced): '+last.res.max_prob.toFixed(3)+' \\u00b7 '+"
     "flagged+' word(s) flagged at '+th.toFixed(2);\n"
     "}\n"
+    "function setThreshold(v){ if(typeof v!=='number') return; $('threshold').value=v;\n"
+    " $('threshold-value').textContent=parseFloat($('threshold').value).toFixed(2); render();}\n"
     "async function loadModels(){\n"
     " try{const r=await fetch('info',{headers:headers()}); if(!r.ok) return;\n"
-    "  const info=await r.json(); const sel=$('model'); sel.textContent='';\n"
+    "  const info=await r.json(); const sel=$('model'); sel.textContent=''; const th={};\n"
     "  for(const m of info.models){ if(m.task!=='score') continue;\n"
     "   const o=document.createElement('option'); o.value=m.name; o.textContent=m.name;\n"
-    "   sel.appendChild(o);} }catch(e){}\n"
+    "   th[m.name]=m.score_threshold; sel.appendChild(o);}\n"
+    "  sel.addEventListener('change',()=>setThreshold(th[sel.value]));\n"
+    "  setThreshold(th[sel.value]); }catch(e){}\n"
     "}\n"
     "async function score(ev){\n"
     " if(ev) ev.preventDefault();\n"

@@ -249,11 +249,14 @@ static el__http_err encode_item(el__api_req *r, item *it, int idx, el__fail *f) 
 
 static el__http_err prepare_score(el__api_req *r, const el__api_limits *lim, el__fail *f) {
   el__http_err e;
-  r->threshold = 0.5;
+  r->threshold = r->entry->threshold; /* the model's score_threshold, else 0.5 */
   const cJSON *th = cJSON_GetObjectItemCaseSensitive(r->root, "threshold");
   if (th && !cJSON_IsNull(th)) {
     if (!cJSON_IsNumber(th) || !isfinite(th->valuedouble))
       return el__failf(f, EL_HERR_INVALID_REQUEST, "\"threshold\" must be a number");
+    if (th->valuedouble < 0 || th->valuedouble > 1)
+      return el__failf(f, EL_HERR_VALIDATION, "\"threshold\" must be between 0 and 1, got %g",
+                       th->valuedouble);
     r->threshold = th->valuedouble;
   }
   if ((e = get_bool(r->root, "truncate", &r->truncate, f))) return e;
@@ -524,19 +527,18 @@ static void render_score_item(el__sb *b, const el__api_req *r, const item *it) {
   }
   el__sb_puts(b, "],\"words\":[");
   first = 1;
-  /* pieces of a word are contiguous: fold runs of equal word index */
+  /* pieces of a word are contiguous: fold runs of equal word index by the
+   * model's rule (the same function the trainer's GED evaluation uses) */
+  const el_score_rule rule = r->entry->cfg->score_rule;
   for (int k = 0; k < en->n;) {
     if (en->segment[k] < 0 || en->word[k] < 0) {
       k++;
       continue;
     }
     int w = en->word[k];
-    float p = prob[k];
     int j = k + 1;
-    while (j < en->n && en->segment[j] >= 0 && en->word[j] == w) {
-      if (prob[j] > p) p = prob[j];
-      j++;
-    }
+    while (j < en->n && en->segment[j] >= 0 && en->word[j] == w) j++;
+    float p = el_word_prob(rule, prob + k, j - k);
     int ws = en->start[k], we = en->end[j - 1];
     if (w < t->toks.n_words) {
       ws = t->toks.word_start[w];

@@ -1,9 +1,18 @@
 /* The models being served: loaded as one reference-counted set, so a reload
  * (SIGHUP) swaps every model at once while requests still holding the old
  * set finish on it. Tasks come from the architecture: ElectraForPreTraining
- * serves /score, ElectraForSequenceClassification /classify,
- * ElectraForQuestionAnswering /qa; ElectraForMaskedLM only /tokenize. The
- * first model of each task is its default. */
+ * and ElectraForTokenClassification serve /score, ElectraForSequenceClassification
+ * /classify, ElectraForQuestionAnswering /qa; ElectraForMaskedLM only
+ * /tokenize. The first model of each task is its default.
+ *
+ * A token classifier's /score probability of a piece is 1 - P(correct label)
+ * (softmax over its labels). The correct label is the spec's correct_label
+ * (--correct-label; exact name, else the one name equal ignoring case), or
+ * else the one id2label name that is CORRECT, C, O, OK or KEEP ignoring case
+ * (the FCE data's "c", BIO's "O", ...). "LABEL_0" is never taken to mean
+ * correct: no such name, several, a label the option names that the model
+ * lacks, fewer than 2 labels, or the option on another architecture refuse
+ * the load, saying what to give. */
 #ifndef EL_SERVER_MODELS_H
 #define EL_SERVER_MODELS_H
 
@@ -25,6 +34,9 @@ typedef struct el__model_entry {
   el_workspace *ws; /* used by the inference thread only */
   int task;         /* el__task, or -1 (masked LM: /tokenize only) */
   int max_len;      /* max_position_embeddings */
+  double threshold; /* /score without "threshold": the model's score_threshold, else 0.5 */
+  int correct_label;       /* token classifier: index of the "no error" label, else -1 */
+  int correct_from_option; /* 1: --correct-label named it; 0: found by its name */
   el__model_set *set;
 } el__model_entry;
 

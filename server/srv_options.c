@@ -14,7 +14,17 @@
 
 extern char **environ;
 
-typedef enum { T_INT, T_LONG, T_SECS, T_STR, T_FLAG, T_MODEL, T_ORIGIN, T_LOGFMT } opt_type;
+typedef enum {
+  T_INT,
+  T_LONG,
+  T_SECS,
+  T_STR,
+  T_FLAG,
+  T_MODEL,
+  T_LABEL,
+  T_ORIGIN,
+  T_LOGFMT
+} opt_type;
 
 typedef struct opt_def {
   const char *name; /* flag without "--"; env = ELECTRA_ + upper(name with - -> _) */
@@ -30,10 +40,16 @@ typedef struct opt_def {
 static const opt_def defs[] = {
     {"model", T_MODEL, 0, 0, 0, 0, "NAME=DIR",
      "serve the checkpoint directory DIR as NAME; repeat for several models. The task\n"
-     "      follows the architecture (ElectraForPreTraining -> /score,\n"
-     "      ...SequenceClassification -> /classify, ...QuestionAnswering -> /qa); the first\n"
-     "      model of each task is its default. Models from --config, ELECTRA_MODEL\n"
+     "      follows the architecture (ElectraForPreTraining and ...TokenClassification ->\n"
+     "      /score, ...SequenceClassification -> /classify, ...QuestionAnswering -> /qa); the\n"
+     "      first model of each task is its default. Models from --config, ELECTRA_MODEL\n"
      "      (NAME=DIR,NAME=DIR) and flags add up; a repeated NAME takes the later DIR"},
+    {"correct-label", T_LABEL, 0, 0, 0, 0, "NAME=LABEL",
+     "for the ElectraForTokenClassification model NAME, the id2label name of its \"no\n"
+     "      error\" class; /score gives each piece 1 - P(LABEL). Without it the one label\n"
+     "      named CORRECT, C, O, OK or KEEP (any case) is taken; a model with none or several\n"
+     "      such labels is refused. Repeat for several models (config file:\n"
+     "      \"correct_label\": {\"NAME\": \"LABEL\"})"},
     {"config", T_STR, OFF(config), SZ(config), 0, 0, "FILE.json",
      "options as JSON: {\"models\": {\"NAME\": \"DIR\", ...}, \"port\": 8080, ...}; any option\n"
      "      below is a key (dashes or underscores)"},
@@ -176,21 +192,27 @@ static int el__has_model(const el__srv_options *o, const char *name, size_t nl) 
   return 0;
 }
 
+static int check_model_name(const char *name, size_t nl, const char *src, char *err,
+                            size_t cap) {
+  if (nl >= sizeof ((el__model_spec *)0)->name)
+    return fail(err, cap, "%s: model name longer than %zu bytes", src,
+                sizeof ((el__model_spec *)0)->name - 1);
+  for (size_t i = 0; i < nl; i++) {
+    char c = name[i];
+    if (!(isalnum((unsigned char)c) || c == '-' || c == '_' || c == '.'))
+      return fail(err, cap, "%s: model name \"%.*s\" may hold only letters, digits, - _ .",
+                  src, (int)nl, name);
+  }
+  return 0;
+}
+
 static int add_model(el__srv_options *o, const char *spec, const char *src, char *err,
                      size_t cap) {
   const char *eq = strchr(spec, '=');
   if (!eq || eq == spec || !eq[1])
     return fail(err, cap, "%s: model must be NAME=DIR, got \"%s\"", src, spec);
   size_t nl = (size_t)(eq - spec);
-  if (nl >= sizeof o->models[0].name)
-    return fail(err, cap, "%s: model name longer than %zu bytes", src,
-                sizeof o->models[0].name - 1);
-  for (size_t i = 0; i < nl; i++) {
-    char c = spec[i];
-    if (!(isalnum((unsigned char)c) || c == '-' || c == '_' || c == '.'))
-      return fail(err, cap, "%s: model name \"%.*s\" may hold only letters, digits, - _ .",
-                  src, (int)nl, spec);
-  }
+  if (check_model_name(spec, nl, src, err, cap)) return -1;
   if (strlen(eq + 1) >= sizeof o->models[0].dir)
     return fail(err, cap, "%s: model directory path too long", src);
   if (o->n_models >= EL_SRV_MAX_MODELS && !el__has_model(o, spec, nl))
@@ -210,6 +232,56 @@ static int add_model(el__srv_options *o, const char *spec, const char *src, char
   memcpy(m->name, spec, nl);
   m->name[nl] = 0;
   snprintf(m->dir, sizeof m->dir, "%s", eq + 1);
+  return 0;
+}
+
+/* NAME=LABEL: the label is everything after the first '=' (model names hold
+ * none). Layers work as for models: a higher layer replaces, the same layer
+ * may not name a model twice. */
+static int add_label(el__srv_options *o, const char *spec, const char *src, char *err,
+                     size_t cap) {
+  const char *eq = strchr(spec, '=');
+  if (!eq || eq == spec || !eq[1])
+    return fail(err, cap, "%s: correct label must be NAME=LABEL, got \"%s\"", src, spec);
+  size_t nl = (size_t)(eq - spec);
+  if (check_model_name(spec, nl, src, err, cap)) return -1;
+  if (strlen(eq + 1) >= sizeof o->correct_labels[0].label)
+    return fail(err, cap, "%s: correct label longer than %zu bytes", src,
+                sizeof o->correct_labels[0].label - 1);
+  el__label_spec *l = NULL;
+  for (int i = 0; i < o->n_correct_labels; i++) {
+    el__label_spec *x = &o->correct_labels[i];
+    if (strlen(x->model) != nl || strncmp(x->model, spec, nl)) continue;
+    if (x->layer == cur_layer)
+      return fail(err, cap, "%s: correct label of model \"%.*s\" given twice", src, (int)nl,
+                  spec);
+    l = x;
+  }
+  if (!l) {
+    if (o->n_correct_labels >= EL_SRV_MAX_MODELS)
+      return fail(err, cap, "%s: more than %d correct labels", src, EL_SRV_MAX_MODELS);
+    l = &o->correct_labels[o->n_correct_labels++];
+  }
+  memcpy(l->model, spec, nl);
+  l->model[nl] = 0;
+  snprintf(l->label, sizeof l->label, "%s", eq + 1);
+  l->layer = cur_layer;
+  return 0;
+}
+
+/* Each correct label to its model; one naming no model is an error (a typo
+ * would otherwise leave the model on the automatic rule). */
+static int apply_labels(el__srv_options *o, char *err, size_t cap) {
+  for (int i = 0; i < o->n_correct_labels; i++) {
+    const el__label_spec *l = &o->correct_labels[i];
+    el__model_spec *m = NULL;
+    for (int k = 0; k < o->n_models && !m; k++)
+      if (!strcmp(o->models[k].name, l->model)) m = &o->models[k];
+    if (!m)
+      return fail(err, cap, "--correct-label %s=%s: no model is named \"%s\" (give --model "
+                  "%s=DIR)", l->model, l->label, l->model, l->model);
+    snprintf(m->correct_label, sizeof m->correct_label, "%s", l->label);
+  }
   return 0;
 }
 
@@ -278,16 +350,19 @@ static int set_value(el__srv_options *o, const opt_def *d, const char *v, const 
       *(int *)(base + d->off) = !strcmp(d->name, "no-access-log") ? !on : on;
       return 0;
     }
-    case T_MODEL: {
+    case T_MODEL:
+    case T_LABEL: {
       const char *p = v;
       while (*p) { /* env and config lists: NAME=DIR,NAME=DIR */
         const char *c = strchr(p, ',');
         char one[1200];
         size_t n = c ? (size_t)(c - p) : strlen(p);
-        if (n >= sizeof one) return fail(err, cap, "%s: model spec too long", src);
+        if (n >= sizeof one) return fail(err, cap, "%s: --%s value too long", src, d->name);
         memcpy(one, p, n);
         one[n] = 0;
-        if (n && add_model(o, one, src, err, cap)) return -1;
+        if (n && (d->type == T_MODEL ? add_model(o, one, src, err, cap)
+                                     : add_label(o, one, src, err, cap)))
+          return -1;
         if (!c) break;
         p = c + 1;
       }
@@ -381,6 +456,15 @@ static int apply_config(el__srv_options *o, const char *path, char *err, size_t 
           char spec[1200];
           snprintf(spec, sizeof spec, "%s=%s", nm->valuestring, pa->valuestring);
           rc = add_model(o, spec, src, err, cap);
+          cJSON *cl = cJSON_GetObjectItemCaseSensitive(m, "correct_label");
+          if (rc || !cl || cJSON_IsNull(cl)) continue;
+          if (!cJSON_IsString(cl)) {
+            rc = fail(err, cap, "%s: \"models\" entry \"%s\": \"correct_label\" must be a "
+                      "string", path, nm->valuestring);
+            break;
+          }
+          snprintf(spec, sizeof spec, "%s=%s", nm->valuestring, cl->valuestring);
+          rc = add_label(o, spec, src, err, cap);
         }
       } else {
         rc = fail(err, cap, "%s: \"models\" must be an object or an array", path);
@@ -392,6 +476,19 @@ static int apply_config(el__srv_options *o, const char *path, char *err, size_t 
         !strcmp(d->name, "version") || !strcmp(d->name, "healthcheck")) {
       rc = fail(err, cap, "%s: unknown option \"%s\"", path, it->string);
       break;
+    }
+    if (d->type == T_LABEL && cJSON_IsObject(it)) { /* {"NAME": "LABEL", ...} */
+      for (cJSON *m = it->child; m && !rc; m = m->next) {
+        if (!cJSON_IsString(m)) {
+          rc = fail(err, cap, "%s: \"%s\".\"%s\" must be a label string", path, it->string,
+                    m->string);
+          break;
+        }
+        char spec[1200];
+        snprintf(spec, sizeof spec, "%s=%s", m->string, m->valuestring);
+        rc = add_label(o, spec, src, err, cap);
+      }
+      continue;
     }
     char val[1200];
     if (cJSON_IsString(it)) {
@@ -405,7 +502,8 @@ static int apply_config(el__srv_options *o, const char *path, char *err, size_t 
         snprintf(val, sizeof val, "%.0f", it->valuedouble);
       else
         snprintf(val, sizeof val, "%.17g", it->valuedouble);
-    } else if (cJSON_IsArray(it) && (d->type == T_ORIGIN || d->type == T_MODEL)) {
+    } else if (cJSON_IsArray(it) &&
+               (d->type == T_ORIGIN || d->type == T_MODEL || d->type == T_LABEL)) {
       for (cJSON *e = it->child; e && !rc; e = e->next) {
         if (!cJSON_IsString(e)) {
           rc = fail(err, cap, "%s: \"%s\" entries must be strings", path, it->string);
@@ -525,6 +623,7 @@ int el__options_parse(el__srv_options *o, int argc, char **argv, char **envp, ch
   if (o->help || o->version || o->healthcheck) return 0;
   if (o->n_models == 0)
     return fail(err, errcap, "no model: give --model NAME=DIR (or ELECTRA_MODEL, or --config)");
+  if (apply_labels(o, err, errcap)) return -1;
   if (o->api_key_file[0] && read_api_key(o, err, errcap)) return -1;
   return 0;
 }

@@ -13,11 +13,24 @@
 typedef struct el__model_spec {
   char name[64];
   char dir[1024];
+  /* ElectraForTokenClassification: the id2label name meaning "no error", from
+   * --correct-label; empty: found from the label names (srv_models.h) */
+  char correct_label[128];
 } el__model_spec;
+
+/* One --correct-label NAME=LABEL as given; applied to models[] once every
+ * layer is parsed (the model may come from another layer). */
+typedef struct el__label_spec {
+  char model[64];
+  char label[128];
+  int layer;
+} el__label_spec;
 
 typedef struct el__srv_options {
   el__model_spec models[EL_SRV_MAX_MODELS];
   int n_models;
+  el__label_spec correct_labels[EL_SRV_MAX_MODELS];
+  int n_correct_labels;
   char config[1024];
   char host[256];
   int port;
@@ -42,7 +55,9 @@ void el__options_defaults(el__srv_options *o);
 /* Parses argv and the environment (envp NULL: the process environment).
  * Models add up across config file, environment (ELECTRA_MODEL=a=DIR,b=DIR)
  * and flags; a name given again in a higher layer takes that layer's
- * directory. Returns 0, or -1 with a message in err. Not thread-safe. */
+ * directory. --correct-label NAME=LABEL works the same way and must name a
+ * model that is given. Returns 0, or -1 with a message in err. Not
+ * thread-safe. */
 int el__options_parse(el__srv_options *o, int argc, char **argv, char **envp, char *err,
                       size_t errcap);
 /* Full --help text. */

@@ -2,6 +2,7 @@
  * and belong to the inference thread. */
 #include "srv_runner.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,6 +41,22 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem) {
   *p = q;
   *cap = c;
   return 0;
+}
+
+/* 1 - softmax(logits)[correct], summed over the other labels so a piece the
+ * model is sure about keeps its small error probability (1 - 0.9999...
+ * would round it away). */
+static float error_prob(const float *logits, int L, int correct) {
+  float m = logits[0];
+  for (int j = 1; j < L; j++)
+    if (logits[j] > m) m = logits[j];
+  double all = 0, wrong = 0;
+  for (int j = 0; j < L; j++) {
+    double e = exp((double)logits[j] - m);
+    all += e;
+    if (j != correct) wrong += e;
+  }
+  return (float)(wrong / all);
 }
 
 static void thread_init(void *ctx) {
@@ -83,6 +100,17 @@ static int run(void *ctx, void *model, el__seq *const *seqs, int n, int n_tokens
         off += (size_t)seqs[i]->len;
       }
       break;
+    case EL_ARCH_TOKEN_CLS: { /* /score: P(error) per token, as a discriminator gives */
+      const int L = c->num_labels;
+      if (grow((void **)&r->a, &r->cap_a, T * (size_t)L, sizeof(float))) goto oom;
+      rc = el_run_token_classify(e->model, e->ws, &b, r->a, &er);
+      if (rc) break;
+      off = 0;
+      for (int i = 0; i < n; i++)
+        for (int t = 0; t < seqs[i]->len; t++, off++)
+          seqs[i]->out[t] = error_prob(r->a + off * (size_t)L, L, e->correct_label);
+      break;
+    }
     case EL_ARCH_SEQ_CLS: {
       size_t L = (size_t)c->num_labels;
       if (grow((void **)&r->a, &r->cap_a, (size_t)n * L, sizeof(float))) goto oom;

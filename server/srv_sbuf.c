@@ -82,6 +82,19 @@ void el__sb_json_num(el__sb *b, double v) {
   el__sb_printf(b, "%.9g", v);
 }
 
+void el__sb_json_float(el__sb *b, float v) {
+  if (!isfinite(v)) {
+    el__sb_put(b, "null", 4);
+    return;
+  }
+  char buf[32];
+  for (int prec = 6; prec <= 9; prec++) {
+    snprintf(buf, sizeof buf, "%.*g", prec, (double)v);
+    if (strtof(buf, NULL) == v) break;
+  }
+  el__sb_puts(b, buf);
+}
+
 char *el__sb_take(el__sb *b, size_t *len) {
   if (b->oom) {
     el__sb_free(b);

@@ -20,6 +20,9 @@ void el__sb_printf(el__sb *b, const char *fmt, ...) __attribute__((format(printf
 void el__sb_json_str(el__sb *b, const char *s, size_t n);
 /* A finite float as a JSON number (shortest %.9g form); non-finite -> null. */
 void el__sb_json_num(el__sb *b, double v);
+/* A config value stored as float, in the fewest digits that read back as the
+ * same float (0.37f -> 0.37, as config.json wrote it); non-finite -> null. */
+void el__sb_json_float(el__sb *b, float v);
 /* Returns the NUL-terminated data (caller frees) or NULL after oom. */
 char *el__sb_take(el__sb *b, size_t *len);
 void el__sb_free(el__sb *b);

@@ -132,7 +132,11 @@ static void start_warmup(loader *ld) {
   ld->jobs = calloc((size_t)n, sizeof *ld->jobs);
   ld->seqs = calloc((size_t)n, sizeof *ld->seqs);
   ld->ids = calloc((size_t)n * LEN, sizeof *ld->ids);
-  size_t per = 2 * LEN + 256;
+  /* room for any head's output of one LEN-token sequence: QA's start and end,
+   * or a classifier's num_labels logits (up to 65536) */
+  size_t per = 2 * LEN;
+  for (int i = 0; i < n; i++)
+    if ((size_t)set->e[i].cfg->num_labels > per) per = (size_t)set->e[i].cfg->num_labels;
   ld->outs = calloc((size_t)n * per, sizeof *ld->outs);
   if (!ld->jobs || !ld->seqs || !ld->ids || !ld->outs) {
     ld->failed = 1;

@@ -1,6 +1,7 @@
 /* Server pieces without a model: JSON pre-scan, error bodies, option
  * precedence (flag > environment > config file > default), metrics text. */
 #include <cjson/cJSON.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -105,10 +106,61 @@ static void test_sbuf(void) {
   CHECK(s && !strcmp(s, "\"a\\\"b\\\\c\\n\\u001f\xc3\xa9\" 0.25 null"), "JSON strings and numbers: %s",
         s);
   free(s);
+  el__sb f = {0};
+  el__sb_json_float(&f, 0.37f);
+  el__sb_puts(&f, " ");
+  el__sb_json_float(&f, 0.1f + 0.2f);
+  el__sb_puts(&f, " ");
+  el__sb_json_float(&f, 1.0f);
+  el__sb_puts(&f, " ");
+  el__sb_json_float(&f, NAN);
+  s = el__sb_take(&f, NULL);
+  CHECK(s && !strcmp(s, "0.37 0.3 1 null"), "floats in their shortest round-trip form: %s", s);
+  free(s);
 }
 
 static int parse(el__srv_options *o, int argc, char **argv, char **envp, char *err) {
   return el__options_parse(o, argc, argv, envp, err, 512);
+}
+
+/* --correct-label NAME=LABEL: flags, environment and config file forms; the
+ * label is everything after the first '='; layers replace as for models. */
+static void test_correct_label_options(void) {
+  el__srv_options o;
+  char err[512] = "";
+  char *env0[] = {NULL};
+  char *a1[] = {"s", "--correct-label", "g=x=y", "--model", "g=/g", "--model", "h=/h", NULL};
+  CHECK(parse(&o, 7, a1, env0, err) == 0 && !strcmp(o.models[0].correct_label, "x=y") &&
+            o.models[1].correct_label[0] == 0,
+        "--correct-label before its --model; the label keeps a later '=' (%s)", err);
+  char *env1[] = {"ELECTRA_CORRECT_LABEL=g=C,h=OK", NULL};
+  char *a2[] = {"s", "--model", "g=/g", "--model", "h=/h", "--correct-label", "h=O", NULL};
+  CHECK(parse(&o, 7, a2, env1, err) == 0 && !strcmp(o.models[0].correct_label, "C") &&
+            !strcmp(o.models[1].correct_label, "O"),
+        "ELECTRA_CORRECT_LABEL list; the flag wins for h (%s)", err);
+  char *a3[] = {"s", "--model", "g=/g", "--correct-label", "g=C", "--correct-label", "g=D", NULL};
+  CHECK(parse(&o, 7, a3, env0, err) == -1 && strstr(err, "twice"),
+        "the same model's label twice in one layer refused: %s", err);
+  char cfg[] = "/tmp/el_test_srv_cl_XXXXXX";
+  int fd = mkstemp(cfg);
+  const char *js = "{\"models\": [{\"name\": \"g\", \"path\": \"/g\", \"correct_label\": \"c\"},"
+                   " {\"name\": \"h\", \"path\": \"/h\"}, {\"name\": \"k\", \"path\": \"/k\"}],"
+                   " \"correct_label\": {\"h\": \"no, error\"}}";
+  if (write(fd, js, strlen(js)) < 0) perror("write");
+  close(fd);
+  char *a4[] = {"s", "--config", cfg, "--correct-label", "k=KEEP", NULL};
+  CHECK(parse(&o, 5, a4, env0, err) == 0 && !strcmp(o.models[0].correct_label, "c") &&
+            !strcmp(o.models[1].correct_label, "no, error") &&
+            !strcmp(o.models[2].correct_label, "KEEP"),
+        "config file: per-entry correct_label and a correct_label object (commas kept) (%s)", err);
+  fd = open(cfg, O_WRONLY | O_TRUNC);
+  js = "{\"models\": {\"g\": \"/g\"}, \"correct_label\": {\"g\": 1}}";
+  if (write(fd, js, strlen(js)) < 0) perror("write");
+  close(fd);
+  char *a5[] = {"s", "--config", cfg, NULL};
+  CHECK(parse(&o, 3, a5, env0, err) == -1 && strstr(err, "label string"),
+        "config file: a non-string label refused: %s", err);
+  unlink(cfg);
 }
 
 static void test_options(void) {
@@ -151,6 +203,8 @@ static void test_options(void) {
         "config file under environment under flags (%s)", err);
   unlink(cfg);
 
+  test_correct_label_options();
+
   struct {
     char *argv[6];
     int argc;
@@ -165,6 +219,10 @@ static void test_options(void) {
       {{"s", "--port"}, 2, "needs a value"},
       {{"s"}, 1, "no model"},
       {{"s", "--model", "a=/a", "--request-timeout", "soon"}, 5, "--request-timeout"},
+      {{"s", "--model", "a=/a", "--correct-label", "b=C"}, 5, "no model is named \"b\""},
+      {{"s", "--model", "a=/a", "--correct-label", "a"}, 5, "NAME=LABEL"},
+      {{"s", "--model", "a=/a", "--correct-label", "a="}, 5, "NAME=LABEL"},
+      {{"s", "--model", "a=/a", "--correct-label", "a b=C"}, 5, "letters, digits"},
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     err[0] = 0;
