@@ -7,10 +7,14 @@
 #                               config.json: a short pretraining run of the
 #                               `tiny` preset on English text from Debian packages
 #                               (fortunes-min, wordnet-base)
-#   ELECTRA_DEFAULT_MODEL_STEPS its optimizer steps (1500): the learning rate warms
-#                               up over the first tenth and decays to 0 at the last
-#   ELECTRA_DEFAULT_MODEL_TIME  time limit of that run (5m; 60s for a quick look); a
-#                               run cut short by it is saved as it stands
+#   ELECTRA_DEFAULT_MODEL_TIME  training time of that run (5m; 60s for a quick look):
+#                               the trainer measures its step time and plans the
+#                               steps that fit, the learning rate warming up over
+#                               the first tenth of them (at most 1000) and decaying
+#                               to 0 at the limit
+#   ELECTRA_DEFAULT_MODEL_STEPS at most this many optimizer steps (default: no
+#                               bound, the time decides); when fewer than fit, the
+#                               schedule ends at that step, before the time limit
 #   ELECTRA_DEFAULT_VOCAB_SIZE  its WordPiece vocabulary size (8000)
 #   ELECTRA_PORT                port (8080)
 # Other model directories under models/ (fine-tuned classifiers, QA models)
@@ -20,7 +24,7 @@ cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 MODEL_DIR=${ELECTRA_MODEL_DIR:-models/default}
 MODEL_TIME=${ELECTRA_DEFAULT_MODEL_TIME:-5m}
-MODEL_STEPS=${ELECTRA_DEFAULT_MODEL_STEPS:-1500}
+MODEL_STEPS=${ELECTRA_DEFAULT_MODEL_STEPS:-}
 VOCAB_SIZE=${ELECTRA_DEFAULT_VOCAB_SIZE:-8000}
 PORT=${ELECTRA_PORT:-8080}
 TRAIN=$BUILD/bin/electra-train
@@ -72,7 +76,7 @@ make_default_model() {
       die "$MODEL_DIR exists but holds no config.json: not a model directory (move it away or set ELECTRA_MODEL_DIR)"
   fi
   local corpus=$BUILD/default-corpus.txt vocab=$BUILD/default-vocab-$VOCAB_SIZE.txt run=$BUILD/default-run
-  say "No model at $MODEL_DIR: pretraining a tiny ELECTRA ($MODEL_STEPS steps, at most $MODEL_TIME) on English text from Debian packages"
+  say "No model at $MODEL_DIR: pretraining a tiny ELECTRA for $MODEL_TIME${MODEL_STEPS:+ (at most $MODEL_STEPS steps)} on English text from Debian packages"
   mkdir -p "$BUILD"
   [ -s "$corpus" ] || make_corpus "$corpus"
   echo "  corpus: $corpus ($(wc -l <"$corpus") lines, $(($(wc -c <"$corpus") / 1024)) KiB: fortunes + WordNet glosses)" >&2
@@ -82,9 +86,12 @@ make_default_model() {
   fi
   echo "  vocabulary: $vocab ($(wc -l <"$vocab") entries)" >&2
   rm -rf "$run"
+  # --time-limit plans the learning-rate schedule to end at the limit
+  local steps=()
+  [ -z "$MODEL_STEPS" ] || steps=(--max-steps "$MODEL_STEPS")
   run_logged "$BUILD/default-pretrain.log" \
     "$TRAIN" pretrain --input "$corpus" --vocab "$vocab" --out "$run" --preset tiny \
-    --max-steps "$MODEL_STEPS" --time-limit "$MODEL_TIME"
+    --time-limit "$MODEL_TIME" ${steps[@]+"${steps[@]}"}
   [ -f "$run/discriminator/config.json" ] || die "the pretraining run wrote no $run/discriminator/config.json"
   # Appears whole or not at all: a half-copied model would be served next time.
   mkdir -p "$(dirname "$MODEL_DIR")"
