@@ -35,10 +35,17 @@ static int arch_ok(const el__task *t, const el_config *c) {
   }
 }
 
+/* The threshold /score would apply to a request without one. */
+static float ged_threshold(const el_config *c, double given) {
+  if (given >= 0) return (float)given;
+  return c->has_score_threshold ? c->score_threshold : 0.5f;
+}
+
 int el_cmd_eval(int argc, char **argv) {
   const char *task = NULL, *data = NULL, *model = NULL, *outp = NULL;
   const char *tcol = NULL, *pcol = NULL, *lcol = NULL;
   long batch = 32, max_len = 128, stride = 128, max_query = 64, threads = 0, max_ex = 0;
+  double threshold = -1;
   el_opt opts[] = {
       {"--task", EL_OPT_STR, &task, 0, 0, "TASK", "task; required", 0},
       {"--data", EL_OPT_STR, &data, 0, 0, "FILE", "labelled file to score; required", 0},
@@ -50,6 +57,8 @@ int el_cmd_eval(int argc, char **argv) {
       {"--max-query-len", EL_OPT_INT, &max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
       {"--threads", EL_OPT_INT, &threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
       {"--max-examples", EL_OPT_INT, &max_ex, 0, 1e9, "N", "score the first N only (all)", 0},
+      {"--threshold", EL_OPT_FLOAT, &threshold, 0, 1, "X",
+       "ged: flag words with P(error) >= X (the model's score_threshold, else 0.5, as /score)", 0},
       {"--text-column", EL_OPT_STR, &tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
       {"--pair-column", EL_OPT_STR, &pcol, 0, 0, "NAME|N", "tsv: second text column", 0},
       {"--label-column", EL_OPT_STR, &lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},
@@ -98,10 +107,11 @@ int el_cmd_eval(int argc, char **argv) {
     goto fail;
   el__ft_skip_note(&ex, note, sizeof note);
   if (note[0]) fprintf(stderr, PROG ": %s\n", note);
-  el__ft_shape shape = {(int)max_len, el_qa_default_params()};
+  el__ft_shape shape = {(int)max_len, el_qa_default_params(), EL_SCORE_MAX};
   shape.qa.max_seq_len = (int)max_len;
   shape.qa.doc_stride = (int)stride;
   shape.qa.max_query_len = (int)max_query;
+  shape.ged_rule = cfg->score_rule;
   const el_tokenizer *tok = el_model_tokenizer(m);
   if ((rc = el__ft_features(&ex, tok, &shape, &d, &err))) goto fail;
   if ((rc = el_workspace_new(m, (int)batch * d.max_len, (int)batch, &ws, &err))) goto fail;
@@ -112,8 +122,9 @@ int el_cmd_eval(int argc, char **argv) {
     goto out;
   }
   el__ft_metrics mt;
-  if ((rc = el__ft_evaluate(&runner, &ex, &d, &shape, (int)batch, 0,
-                            cfg->has_null_threshold ? cfg->null_threshold : 0.0f, pf, &mt, &err)))
+  float thr = t->kind == EL__TASK_GED ? ged_threshold(cfg, threshold)
+              : cfg->has_null_threshold ? cfg->null_threshold : 0.0f;
+  if ((rc = el__ft_evaluate(&runner, &ex, &d, &shape, (int)batch, 0, thr, pf, &mt, &err)))
     goto fail;
   if (t->squad2 && !cfg->has_null_threshold)
     fprintf(stderr, PROG ": %s has no electra_null_threshold: using 0\n", model);

@@ -23,13 +23,16 @@ static int g_nopts;
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: " PROG " --task TASK --train FILE --dev FILE --init DIR --out DIR [options]\n\n"
+          "usage: " PROG " --task TASK --train FILE --dev FILE --init DIR --out DIR [options]\n"
+          "       " PROG " --task ged --synthetic-from TEXT... [--dev FILE] --init DIR --out DIR\n\n"
           "Fine-tunes a pretrained ELECTRA encoder (a discriminator directory, a pretrain RUN\n"
           "directory, or any ELECTRA checkpoint: its encoder is loaded, a new head initialised)\n"
           "and writes the best-on-dev checkpoint to DIR plus DIR/eval.json.\n\n"
           "TASK: %s\n"
           "  cola..wnli: GLUE TSV files as distributed; tsv: generic (--text-column ...);\n"
           "  ged: token<TAB|SPACE>c|i per line (-> ElectraForPreTraining: P(replaced) = P(error));\n"
+          "       the F0.5-best threshold on dev is saved as score_threshold in config.json,\n"
+          "       which /score applies when a request gives none\n"
           "  squad, squad2: SQuAD JSON (-> ElectraForQuestionAnswering)\n\noptions:\n",
           el__task_names());
   el_cli_print_options(f, g_opts, g_nopts);
@@ -40,8 +43,12 @@ int el_cmd_finetune(int argc, char **argv) {
   const char *tcol = NULL, *pcol = NULL, *lcol = NULL;
   long epochs = 3, batch = 32, max_len = 128, seed = 0, stride = 128, max_query = 64, threads = 0;
   long max_train = 0, max_dev = 0, log_every = 50;
-  double lr = 3e-4, decay = 0.8, warmup = 0.1, wd = 0.01;
+  double lr = 3e-4, decay = 0.8, warmup = 0.1, wd = 0.01, time_limit = 0;
   int random_init = 0;
+  const char *rule = "max";
+  el_strlist synth = {0};
+  long synth_n = 200000, synth_dev = 2000;
+  double synth_rate = 0.12;
   el_opt opts[] = {
       {"--task", EL_OPT_STR, &task, 0, 0, "TASK", "task (see above); required", 0},
       {"--train", EL_OPT_STR, &train, 0, 0, "FILE", "training file; required", 0},
@@ -67,13 +74,28 @@ int el_cmd_finetune(int argc, char **argv) {
       {"--max-train-examples", EL_OPT_INT, &max_train, 0, 1e9, "N", "use the first N only (all)", 0},
       {"--max-dev-examples", EL_OPT_INT, &max_dev, 0, 1e9, "N", "use the first N only (all)", 0},
       {"--log-every", EL_OPT_INT, &log_every, 0, 1e9, "N", "progress line every N steps (50)", 0},
+      {"--time-limit", EL_OPT_DURATION, &time_limit, 0, 1e9, "T",
+       "plan the LR schedule (warmup share, decay to 0) to end after T of training: 90s, 10m; "
+       "the epochs still bound it (give more --epochs to let T decide); the last epoch may be "
+       "partial and is evaluated on dev (none)", 0},
+      {"--score-aggregation", EL_OPT_STR, &rule, 0, 0, "RULE",
+       "ged: a word's P(error) from its pieces, in training, eval and /score: max (every piece "
+       "labelled, the word flagged if any piece is; default), first (first piece only), mean", 0},
+      {"--synthetic-from", EL_OPT_STRS, &synth, 0, 0, "PATH...",
+       "ged: train on clean text from these files with generated learner errors instead of --train", 0},
+      {"--synthetic-sentences", EL_OPT_INT, &synth_n, 1, 1e8, "N",
+       "ged: synthetic training sentences, a uniform sample of the files (200000)", 0},
+      {"--synthetic-rate", EL_OPT_FLOAT, &synth_rate, 0.001, 1, "X",
+       "ged: expected learner errors per word (0.12; FCE has ~0.10)", 0},
+      {"--synthetic-dev", EL_OPT_INT, &synth_dev, 1, 1e7, "N",
+       "ged: held-out synthetic sentences for dev when --dev is not given (2000)", 0},
   };
   g_opts = opts;
   g_nopts = (int)(sizeof opts / sizeof opts[0]);
   int rc = el_cli_parse(PROG, opts, g_nopts, argc, argv, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
-  const char *miss = !task ? "--task" : !train ? "--train" : !dev ? "--dev" : !init ? "--init"
-                   : !out ? "--out" : NULL;
+  const char *miss = !task ? "--task" : !train && !synth.n ? "--train" : !dev && !synth.n ? "--dev"
+                   : !init ? "--init" : !out ? "--out" : NULL;
   if (miss) {
     fprintf(stderr, PROG ": %s is required (see --help)\n", miss);
     return 2;
@@ -83,11 +105,27 @@ int el_cmd_finetune(int argc, char **argv) {
     fprintf(stderr, PROG ": unknown --task '%s' (one of: %s)\n", task, el__task_names());
     return 2;
   }
+  if (synth.n && t->kind != EL__TASK_GED) {
+    fprintf(stderr, PROG ": --synthetic-from makes GED data: it needs --task ged\n");
+    return 2;
+  }
+  if (synth.n && train) {
+    fprintf(stderr, PROG ": --synthetic-from and --train are two stages: fine-tune on synthetic data "
+                    "first, then --init from that model with --train (electra-train recipe ged does both)\n");
+    return 2;
+  }
   if ((tcol || pcol || lcol) && (t->kind == EL__TASK_GED || t->kind == EL__TASK_QA)) {
     fprintf(stderr, PROG ": --text/pair/label-column apply to TSV tasks, not %s\n", t->name);
     return 2;
   }
+  int rule_id = el_score_rule_from_name(rule);
+  if (rule_id < 0) {
+    fprintf(stderr, PROG ": --score-aggregation '%s': expected max, first or mean\n", rule);
+    return 2;
+  }
   el__ft_opts o = {0};
+  o.ged_rule = (el_score_rule)rule_id;
+  o.synth = (el__synth_opts){synth.v, synth.n, synth_n, dev ? 0 : synth_dev, synth_rate, 0, NULL};
   o.task = t;
   o.train = train;
   o.dev = dev;
@@ -109,6 +147,7 @@ int el_cmd_finetune(int argc, char **argv) {
   o.warmup = warmup;
   o.weight_decay = wd;
   o.random_init = random_init;
+  o.time_limit = time_limit;
   /* width-dependent defaults need the encoder's config: read it cheaply */
   int lr_given = el_cli_find(opts, g_nopts, "--lr")->seen;
   int decay_given = el_cli_find(opts, g_nopts, "--layer-decay")->seen;

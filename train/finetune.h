@@ -9,10 +9,13 @@
  *
  * Feature building per task (ELECTRA.md §6):
  *  - cls/reg: [CLS] a [SEP] (b [SEP]), pairs truncated longest-first.
- *  - ged: one tokenization per word; a word's label goes to its first piece,
- *    other pieces and [CLS]/[SEP] are ignored; a word that yields no piece is
- *    given [UNK] so every word is predicted; sentences longer than
- *    max_seq_len are split at word boundaries into several features.
+ *  - ged: one tokenization per word; with the "first" word rule a word's
+ *    label goes to its first piece and its other pieces are ignored, with
+ *    "max"/"mean" every piece carries the word's label (a word is scored by
+ *    the same rule at evaluation and by /score: el_word_prob); [CLS]/[SEP]
+ *    are ignored; a word that yields no piece is given [UNK] so every word is
+ *    predicted; sentences longer than max_seq_len are split at word
+ *    boundaries into several features.
  *  - qa: windows from include/electra/qa.h (the same as /qa); the answer
  *    maps to the pieces it overlaps; impossible or out-of-window -> [CLS]. */
 #ifndef EL_TRAIN_FINETUNE_H
@@ -59,7 +62,7 @@ typedef struct el__ft_data {
   int n, cap;
   int *ids, *types;
   signed char *tlab; /* ged: per token 0/1, or -1 = ignored */
-  int *tword;        /* ged: word index in its sentence per token, or -1 */
+  int *tword;        /* ged: word index in its sentence per piece ([CLS]/[SEP]: -1) */
   long n_tok, cap_tok;
   int max_len;       /* longest feature */
   long n_truncated;  /* cls: examples that lost pieces; ged: words cut */
@@ -71,6 +74,7 @@ typedef struct el__ft_data {
 typedef struct el__ft_shape {
   int max_seq_len;
   el_qa_params qa;   /* qa only */
+  el_score_rule ged_rule; /* ged: how pieces make a word (labels and scores) */
 } el__ft_shape;
 
 int el__ft_features(const el__ft_examples *ex, const el_tokenizer *tok, const el__ft_shape *s,
@@ -81,7 +85,10 @@ void el__ft_data_free(el__ft_data *d);
 typedef struct el__ft_metrics {
   double primary;            /* the task's metric (task->metric) */
   double accuracy, mcc, f1, pearson, spearman;
-  double precision, recall, f05;
+  double precision, recall, f05;  /* ged: at `threshold` */
+  double threshold;                /* ged: the threshold applied (chosen, or the model's) */
+  double precision05, recall05, f05_05; /* ged: at 0.5 */
+  el_score_rule ged_rule;          /* ged: the word rule used */
   double em, f1_qa, has_ans_f1, no_ans_f1;
   int n;                     /* examples scored */
   int has_null_threshold;
@@ -114,15 +121,19 @@ typedef struct el__ft_engine_ctx {
 int el__ft_engine_run(void *ctx, const el_batch *b, float *out, float *out2, el_error *err);
 
 /* Runs every feature through r (batches of `batch` sequences) and scores it.
- * For squad2 with pick_threshold != 0 the null threshold that maximises F1 is
- * chosen and reported; otherwise `threshold` (the model's) is applied. If
+ * With pick_threshold != 0 the threshold that maximises the task's metric is
+ * chosen and reported (squad2: the null threshold by F1; ged: the error
+ * threshold by F0.5); otherwise `threshold` (the model's) is applied. If
  * pred is non-NULL, predictions are written there (TSV for cls/reg/ged, a
  * JSON object id -> answer for qa). */
 int el__ft_evaluate(const el__ft_runner *r, const el__ft_examples *ex, const el__ft_data *d,
                     const el__ft_shape *s, int batch, int pick_threshold, float threshold,
                     FILE *pred, el__ft_metrics *out, el_error *err);
 
-/* The metrics as a one-line JSON object (no newline) into buf. */
+/* The metrics as a JSON object (caller frees with cJSON_Delete; NULL when out
+ * of memory), and the same as one line (no newline) into buf. */
+struct cJSON;
+struct cJSON *el__ft_metrics_object(const el__task *t, const el__ft_metrics *mt);
 void el__ft_metrics_json(const el__task *t, const el__ft_metrics *mt, char *buf, int n);
 
 #endif

@@ -170,14 +170,22 @@ static int cls_features(const el__ft_examples *ex, const el_tokenizer *tok, int 
   return rc;
 }
 
+/* Pieces of a word after its first: labelled like the word unless the word
+ * rule reads the first piece only (then they are not trained). */
+static signed char piece_label(el_score_rule rule, int first_piece, unsigned char word_err) {
+  if (!first_piece && rule == EL_SCORE_FIRST) return -1;
+  return (signed char)word_err;
+}
+
 static int ged_features(const el__ft_examples *ex, const el_tokenizer *tok, int max_len,
-                        el__ft_data *d, el_error *err) {
+                        el_score_rule rule, el__ft_data *d, el_error *err) {
   int cls = el_tokenizer_special_id(tok, EL_TOK_CLS), sep = el_tokenizer_special_id(tok, EL_TOK_SEP);
   int unk = el_tokenizer_special_id(tok, EL_TOK_UNK);
   int room = max_len - 2, rc = EL_OK;
   if (room < 1) return el_error_set(err, EL_EINVAL, "--max-seq-len %d: too small", max_len);
   el_tokens tw = {0};
   int *pid = NULL, *pword = NULL, cap = 0, np = 0;
+  unsigned char *pfirst = NULL;
   for (int si = 0; si < ex->ged.n && !rc; si++) {
     const el__ged_sentence *s = &ex->ged.s[si];
     np = 0;
@@ -196,23 +204,26 @@ static int ged_features(const el__ft_examples *ex, const el_tokenizer *tok, int 
       if (np + k > cap) {
         cap = (np + k) * 2;
         int *a = realloc(pid, (size_t)cap * sizeof *a), *b = a ? realloc(pword, (size_t)cap * sizeof *b) : NULL;
+        unsigned char *c = b ? realloc(pfirst, (size_t)cap) : NULL;
         if (a) pid = a;
         if (b) pword = b;
-        if (!a || !b) {
+        if (c) pfirst = c;
+        if (!a || !b || !c) {
           rc = oom(err, ex->path);
           break;
         }
       }
       for (int j = 0; j < k; j++) {
         pid[np] = tw.n ? tw.tok[j].id : unk;
-        pword[np++] = j == 0 ? w : -1;
+        pfirst[np] = j == 0;
+        pword[np++] = w;
       }
     }
     /* chunks of whole words, each at most room pieces */
     for (int a = 0; a < np && !rc;) {
       int b = a + room < np ? a + room : np;
       if (b < np)
-        while (b > a + 1 && pword[b] < 0) b--; /* do not split a word */
+        while (b > a + 1 && !pfirst[b]) b--; /* do not split a word */
       el__feat *f = push_feat(d, b - a + 2, 1);
       if (!f) {
         rc = oom(err, ex->path);
@@ -227,7 +238,7 @@ static int ged_features(const el__ft_examples *ex, const el_tokenizer *tok, int 
       for (int j = a; j < b; j++) {
         d->ids[o + 1 + j - a] = pid[j];
         d->tword[o + 1 + j - a] = pword[j];
-        d->tlab[o + 1 + j - a] = pword[j] >= 0 ? (signed char)s->err[pword[j]] : -1;
+        d->tlab[o + 1 + j - a] = piece_label(rule, pfirst[j], s->err[pword[j]]);
       }
       memset(d->types + o, 0, (size_t)(b - a + 2) * sizeof(int));
       a = b;
@@ -235,6 +246,7 @@ static int ged_features(const el__ft_examples *ex, const el_tokenizer *tok, int 
   }
   free(pid);
   free(pword);
+  free(pfirst);
   el_tokens_free(&tw);
   return rc;
 }
@@ -312,7 +324,7 @@ int el__ft_features(const el__ft_examples *ex, const el_tokenizer *tok, const el
   switch (ex->task->kind) {
     case EL__TASK_CLS:
     case EL__TASK_REG: rc = cls_features(ex, tok, s->max_seq_len, out, err); break;
-    case EL__TASK_GED: rc = ged_features(ex, tok, s->max_seq_len, out, err); break;
+    case EL__TASK_GED: rc = ged_features(ex, tok, s->max_seq_len, s->ged_rule, out, err); break;
     default: rc = qa_features(ex, tok, &s->qa, out, err); break;
   }
   if (rc) el__ft_data_free(out);

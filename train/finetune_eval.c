@@ -242,71 +242,99 @@ done:
   return rc;
 }
 
-static int eval_ged(const el__ft_runner *r, const el__ft_examples *ex, const el__ft_data *d,
-                    int batch, FILE *pred, el__ft_metrics *mt, el_error *err) {
-  const el__ged_data *g = &ex->ged;
-  int rc = EL_OK;
-  int *lens = malloc((size_t)batch * sizeof *lens);
-  /* word predictions, sentence by sentence in one flat array */
-  long *first = malloc((size_t)(g->n + 1) * sizeof *first);
-  int *pw = NULL, *gw = NULL;
-  float *prob = NULL, *o = NULL;
+/* Word probabilities of every sentence (flat, sentence after sentence): the
+ * pieces of a word are contiguous within a feature, so each run of equal
+ * tword folds into one word by the model's rule, as /score folds them. */
+static int ged_word_probs(const el__ft_runner *r, const el__ft_data *d, int batch,
+                          el_score_rule rule, const long *first, float *prob, el_error *err) {
   long maxtok = 0;
   for (int a = 0; a < d->n; a += batch) {
     int b = a + batch < d->n ? a + batch : d->n;
     long T = d->f[b - 1].off + d->f[b - 1].len - d->f[a].off;
     if (T > maxtok) maxtok = T;
   }
-  o = malloc((size_t)(maxtok + 1) * sizeof *o);
-  if (!lens || !first || !o) goto oom;
-  first[0] = 0;
-  for (int i = 0; i < g->n; i++) first[i + 1] = first[i] + g->s[i].n;
-  pw = calloc((size_t)first[g->n] + 1, sizeof *pw);
-  gw = calloc((size_t)first[g->n] + 1, sizeof *gw);
-  prob = calloc((size_t)first[g->n] + 1, sizeof *prob);
-  if (!pw || !gw || !prob) goto oom;
-  for (int i = 0; i < g->n; i++)
-    for (int j = 0; j < g->s[i].n; j++) gw[first[i] + j] = g->s[i].err[j];
-  for (int a = 0; a < d->n; a += batch) {
+  int *lens = malloc((size_t)batch * sizeof *lens);
+  float *o = malloc((size_t)(maxtok + 1) * sizeof *o);
+  int rc = !lens || !o ? el_error_set(err, EL_ENOMEM, "evaluation: out of memory") : EL_OK;
+  for (int a = 0; a < d->n && !rc; a += batch) {
     int b = a + batch < d->n ? a + batch : d->n;
-    if ((rc = run_range(r, d, a, b, lens, o, NULL, err))) goto done;
+    if ((rc = run_range(r, d, a, b, lens, o, NULL, err))) break;
     long base = d->f[a].off;
     for (int i = a; i < b; i++) {
       const el__feat *f = &d->f[i];
-      for (int t = 0; t < f->len; t++) {
-        int w = d->tword[f->off + t];
-        if (w < 0) continue;
-        float p = o[f->off - base + t];
-        prob[first[f->example] + w] = p;
-        pw[first[f->example] + w] = p > 0.5f;
+      const int *tw = d->tword + f->off;
+      const float *p = o + (f->off - base);
+      for (int t = 0; t < f->len;) {
+        int u = t + 1;
+        if (tw[t] < 0) {
+          t = u;
+          continue;
+        }
+        while (u < f->len && tw[u] == tw[t]) u++;
+        prob[first[f->example] + tw[t]] = el_word_prob(rule, p + t, u - t);
+        t = u;
       }
     }
   }
-  el__ged_scores sc;
-  el__metric_ged(pw, gw, (int)first[g->n], &sc);
-  mt->n = (int)first[g->n];
-  mt->precision = sc.precision;
-  mt->recall = sc.recall;
-  mt->f05 = sc.f05;
-  mt->accuracy = el__metric_accuracy(pw, gw, (int)first[g->n]);
-  mt->primary = sc.f05;
-  if (pred)
-    for (int i = 0; i < g->n; i++) {
-      for (int j = 0; j < g->s[i].n; j++)
-        fprintf(pred, "%s\t%c\t%c\t%.4f\n", g->s[i].words[j], gw[first[i] + j] ? 'i' : 'c',
-                pw[first[i] + j] ? 'i' : 'c', prob[first[i] + j]);
-      fprintf(pred, "\n");
-    }
-  goto done;
-oom:
-  rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
-done:
   free(lens);
-  free(first);
-  free(pw);
-  free(gw);
-  free(prob);
   free(o);
+  return rc;
+}
+
+static void ged_predictions(const el__ged_data *g, const long *first, const float *prob,
+                            double threshold, FILE *pred) {
+  for (int i = 0; i < g->n; i++) {
+    for (int j = 0; j < g->s[i].n; j++) {
+      float p = prob[first[i] + j];
+      fprintf(pred, "%s\t%c\t%c\t%.4f\n", g->s[i].words[j], g->s[i].err[j] ? 'i' : 'c',
+              p >= threshold ? 'i' : 'c', p);
+    }
+    fprintf(pred, "\n");
+  }
+}
+
+/* GED scores at the given threshold (or, when pick, at the F0.5-best one)
+ * and at 0.5; a word is flagged when its prob >= the threshold, as /score
+ * flags it. */
+static int eval_ged(const el__ft_runner *r, const el__ft_examples *ex, const el__ft_data *d,
+                    const el__ft_shape *s, int batch, int pick, float threshold, FILE *pred,
+                    el__ft_metrics *mt, el_error *err) {
+  const el__ged_data *g = &ex->ged;
+  long *first = malloc((size_t)(g->n + 1) * sizeof *first);
+  if (!first) return el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
+  first[0] = 0;
+  for (int i = 0; i < g->n; i++) first[i + 1] = first[i] + g->s[i].n;
+  int n = (int)first[g->n];
+  int *gold = calloc((size_t)n + 1, sizeof *gold);
+  float *prob = calloc((size_t)n + 1, sizeof *prob);
+  int rc = !gold || !prob ? el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path) : EL_OK;
+  if (!rc) rc = ged_word_probs(r, d, batch, s->ged_rule, first, prob, err);
+  if (!rc) {
+    for (int i = 0; i < g->n; i++)
+      for (int j = 0; j < g->s[i].n; j++) gold[first[i] + j] = g->s[i].err[j];
+    double thr = pick ? el__ged_best_threshold(prob, gold, n) : threshold;
+    if (thr < 0) rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
+    /* a readable config value; the scores below are those at the rounded one */
+    if (pick) thr = round(thr * 1e4) / 1e4;
+    el__ged_scores at, at05;
+    el__metric_ged_at(prob, gold, n, thr, &at);
+    el__metric_ged_at(prob, gold, n, 0.5, &at05);
+    mt->n = n;
+    mt->ged_rule = s->ged_rule;
+    mt->threshold = thr;
+    mt->precision = at.precision;
+    mt->recall = at.recall;
+    mt->f05 = at.f05;
+    mt->accuracy = n ? (double)(at.tp + at.tn) / n : 0;
+    mt->precision05 = at05.precision;
+    mt->recall05 = at05.recall;
+    mt->f05_05 = at05.f05;
+    mt->primary = at.f05;
+    if (pred && !rc) ged_predictions(g, first, prob, thr, pred);
+  }
+  free(first);
+  free(gold);
+  free(prob);
   return rc;
 }
 
@@ -318,38 +346,62 @@ int el__ft_evaluate(const el__ft_runner *r, const el__ft_examples *ex, const el_
   switch (ex->task->kind) {
     case EL__TASK_CLS:
     case EL__TASK_REG: return eval_cls(r, ex, d, batch, pred, out, err);
-    case EL__TASK_GED: return eval_ged(r, ex, d, batch, pred, out, err);
+    case EL__TASK_GED: return eval_ged(r, ex, d, s, batch, pick_threshold, threshold, pred, out, err);
     default: return eval_qa(r, ex, d, s, batch, pick_threshold, threshold, pred, out, err);
   }
 }
 
-void el__ft_metrics_json(const el__task *t, const el__ft_metrics *mt, char *buf, int n) {
+cJSON *el__ft_metrics_object(const el__task *t, const el__ft_metrics *mt) {
+  cJSON *j = cJSON_CreateObject();
+  if (!j) return NULL;
+  cJSON_AddStringToObject(j, "task", t->name);
   switch (t->kind) {
     case EL__TASK_REG:
-      snprintf(buf, (size_t)n, "{\"task\": \"%s\", \"n\": %d, \"pearson\": %.6f, \"spearman\": %.6f}",
-               t->name, mt->n, mt->pearson, mt->spearman);
+      cJSON_AddNumberToObject(j, "n", mt->n);
+      cJSON_AddNumberToObject(j, "pearson", mt->pearson);
+      cJSON_AddNumberToObject(j, "spearman", mt->spearman);
       break;
     case EL__TASK_CLS:
-      snprintf(buf, (size_t)n,
-               "{\"task\": \"%s\", \"n\": %d, \"accuracy\": %.6f, \"mcc\": %.6f, \"f1\": %.6f, "
-               "\"metric\": \"%s\", \"score\": %.6f}",
-               t->name, mt->n, mt->accuracy, mt->mcc, mt->f1, t->metric, mt->primary);
+      cJSON_AddNumberToObject(j, "n", mt->n);
+      cJSON_AddNumberToObject(j, "accuracy", mt->accuracy);
+      cJSON_AddNumberToObject(j, "mcc", mt->mcc);
+      cJSON_AddNumberToObject(j, "f1", mt->f1);
+      cJSON_AddStringToObject(j, "metric", t->metric);
+      cJSON_AddNumberToObject(j, "score", mt->primary);
       break;
-    case EL__TASK_GED:
-      snprintf(buf, (size_t)n,
-               "{\"task\": \"ged\", \"n_tokens\": %d, \"precision\": %.6f, \"recall\": %.6f, "
-               "\"f0.5\": %.6f, \"accuracy\": %.6f}",
-               mt->n, mt->precision, mt->recall, mt->f05, mt->accuracy);
+    case EL__TASK_GED: {
+      cJSON_AddNumberToObject(j, "n_tokens", mt->n);
+      cJSON_AddStringToObject(j, "score_aggregation", el_score_rule_name(mt->ged_rule));
+      char th[32]; /* a float read from config.json: print its shortest form */
+      snprintf(th, sizeof th, "%.6g", mt->threshold);
+      cJSON_AddNumberToObject(j, "threshold", strtod(th, NULL));
+      cJSON_AddNumberToObject(j, "precision", mt->precision);
+      cJSON_AddNumberToObject(j, "recall", mt->recall);
+      cJSON_AddNumberToObject(j, "f0.5", mt->f05);
+      cJSON_AddNumberToObject(j, "accuracy", mt->accuracy);
+      cJSON *h = cJSON_AddObjectToObject(j, "at_0.5");
+      cJSON_AddNumberToObject(h, "precision", mt->precision05);
+      cJSON_AddNumberToObject(h, "recall", mt->recall05);
+      cJSON_AddNumberToObject(h, "f0.5", mt->f05_05);
       break;
+    }
     default:
-      if (mt->has_null_threshold)
-        snprintf(buf, (size_t)n,
-                 "{\"task\": \"%s\", \"n\": %d, \"exact_match\": %.4f, \"f1\": %.4f, "
-                 "\"HasAns_f1\": %.4f, \"NoAns_f1\": %.4f, \"null_threshold\": %.6g}",
-                 t->name, mt->n, mt->em, mt->f1_qa, mt->has_ans_f1, mt->no_ans_f1,
-                 mt->null_threshold);
-      else
-        snprintf(buf, (size_t)n, "{\"task\": \"%s\", \"n\": %d, \"exact_match\": %.4f, \"f1\": %.4f}",
-                 t->name, mt->n, mt->em, mt->f1_qa);
+      cJSON_AddNumberToObject(j, "n", mt->n);
+      cJSON_AddNumberToObject(j, "exact_match", mt->em);
+      cJSON_AddNumberToObject(j, "f1", mt->f1_qa);
+      if (mt->has_null_threshold) {
+        cJSON_AddNumberToObject(j, "HasAns_f1", mt->has_ans_f1);
+        cJSON_AddNumberToObject(j, "NoAns_f1", mt->no_ans_f1);
+        cJSON_AddNumberToObject(j, "null_threshold", mt->null_threshold);
+      }
   }
+  return j;
+}
+
+void el__ft_metrics_json(const el__task *t, const el__ft_metrics *mt, char *buf, int n) {
+  cJSON *j = el__ft_metrics_object(t, mt);
+  char *txt = j ? cJSON_PrintUnformatted(j) : NULL;
+  snprintf(buf, (size_t)n, "%s", txt ? txt : "{}");
+  cJSON_free(txt);
+  cJSON_Delete(j);
 }

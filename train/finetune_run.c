@@ -13,11 +13,14 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <cJSON.h>
+
 #include "checkpoint.h"
 #include "finetune_run.h"
 #include "model_internal.h"
 #include "optim.h"
 #include "params.h"
+#include "schedule.h"
 
 static double now_wall(void) {
   struct timespec t;
@@ -166,10 +169,139 @@ static int write_atomic(const char *dir, const char *name, const char *text, el_
   return EL_OK;
 }
 
+/* Synthetic GED examples: generated sentences for training, and for dev the
+ * held-out ones unless a --dev file is given. */
+static int read_synthetic(const el__ft_opts *o, el__ft_examples *tr, el__ft_examples *dv,
+                          FILE *log, el_error *err) {
+  el__synth_opts so = o->synth;
+  so.seed = (uint64_t)o->seed;
+  tr->task = dv->task = o->task;
+  tr->path = "synthetic";
+  double t0 = now_wall();
+  int rc = el__ged_synthesize(&so, &tr->ged, o->dev ? NULL : &dv->ged, err);
+  if (rc) return rc;
+  fprintf(log,
+          "finetune: synthetic GED data from %d file(s): %d training sentences, %ld words, "
+          "%.1f%% labelled errors (%.1f s)\n",
+          so.n_paths, tr->ged.n, tr->ged.n_words,
+          tr->ged.n_words ? 100.0 * tr->ged.n_errors / tr->ged.n_words : 0.0, now_wall() - t0);
+  if (o->dev) return el__ft_read(o->task, o->dev, &o->cols, NULL, 0, (int)o->max_dev, dv, err);
+  dv->path = "synthetic dev";
+  return EL_OK;
+}
+
+static int read_examples(const el__ft_opts *o, el__ft_examples *tr, el__ft_examples *dv,
+                         FILE *log, el_error *err) {
+  if (o->synth.n_paths) return read_synthetic(o, tr, dv, log, err);
+  char note[700];
+  int rc = el__ft_read(o->task, o->train, &o->cols, NULL, 0, (int)o->max_train, tr, err);
+  if (rc) return rc;
+  el__ft_skip_note(tr, note, sizeof note);
+  if (note[0]) fprintf(log, "finetune: train: %s\n", note);
+  char *const *labels = tr->cls.n_labels ? tr->cls.labels : NULL;
+  if ((rc = el__ft_read(o->task, o->dev, &o->cols, labels, tr->cls.n_labels, (int)o->max_dev, dv, err)))
+    return rc;
+  el__ft_skip_note(dv, note, sizeof note);
+  if (note[0]) fprintf(log, "finetune: dev: %s\n", note);
+  return EL_OK;
+}
+
+static void add_epoch(cJSON *epochs, const el__task *t, long ep, double train_loss,
+                      const el__ft_metrics *mt) {
+  cJSON *e = cJSON_CreateObject();
+  if (!e) return;
+  cJSON_AddNumberToObject(e, "epoch", (double)ep);
+  cJSON_AddNumberToObject(e, "train_loss", train_loss);
+  cJSON *d = el__ft_metrics_object(t, mt);
+  if (d) cJSON_AddItemToObject(e, "dev", d);
+  cJSON_AddItemToArray(epochs, e);
+}
+
+typedef struct el__ft_run_summary {
+  int best_epoch;
+  const el__ft_metrics *best;
+  const cJSON *epochs;
+  int train_examples;
+  long steps;
+  double wall_s, cpu_s;
+  const char *init_dir;
+} el__ft_run_summary;
+
+/* DIR/eval.json: the best epoch's dev metrics, every epoch, and the
+ * settings that produced them. */
+static int write_eval_json(const el__ft_opts *o, const el__ft_run_summary *r, el_error *err) {
+  const el__task *t = o->task;
+  cJSON *j = cJSON_CreateObject();
+  if (!j) return el_error_set(err, EL_ENOMEM, "eval.json: out of memory");
+  cJSON_AddStringToObject(j, "task", t->name);
+  cJSON_AddStringToObject(j, "metric", t->metric);
+  cJSON_AddNumberToObject(j, "best_epoch", r->best_epoch);
+  cJSON *d = el__ft_metrics_object(t, r->best);
+  if (d) cJSON_AddItemToObject(j, "dev", d);
+  cJSON_AddItemToObject(j, "epochs", cJSON_Duplicate(r->epochs, 1));
+  if (o->synth.n_paths) {
+    cJSON *sy = cJSON_AddObjectToObject(j, "synthetic");
+    cJSON *files = cJSON_AddArrayToObject(sy, "from");
+    for (int i = 0; i < o->synth.n_paths; i++)
+      cJSON_AddItemToArray(files, cJSON_CreateString(o->synth.paths[i]));
+    cJSON_AddNumberToObject(sy, "sentences", (double)o->synth.sentences);
+    cJSON_AddNumberToObject(sy, "rate", o->synth.rate);
+  } else {
+    cJSON_AddStringToObject(j, "train", o->train);
+  }
+  if (o->dev) cJSON_AddStringToObject(j, "dev_file", o->dev);
+  else cJSON_AddNullToObject(j, "dev_file");
+  cJSON_AddStringToObject(j, "init", r->init_dir);
+  cJSON_AddBoolToObject(j, "random_init", o->random_init);
+  cJSON_AddNumberToObject(j, "train_examples", r->train_examples);
+  cJSON_AddNumberToObject(j, "seed", (double)o->seed);
+  cJSON_AddNumberToObject(j, "lr", o->lr);
+  cJSON_AddNumberToObject(j, "batch_size", (double)o->batch);
+  cJSON_AddNumberToObject(j, "epochs_run", (double)cJSON_GetArraySize(r->epochs));
+  cJSON_AddNumberToObject(j, "layer_decay", o->layer_decay);
+  cJSON_AddNumberToObject(j, "warmup_proportion", o->warmup);
+  cJSON_AddNumberToObject(j, "weight_decay", o->weight_decay);
+  cJSON_AddNumberToObject(j, "max_seq_len", (double)o->max_seq_len);
+  cJSON_AddNumberToObject(j, "steps", (double)r->steps);
+  if (o->time_limit > 0) { /* a time-planned run ends when its plan is complete */
+    cJSON_AddNumberToObject(j, "time_limit_seconds", o->time_limit);
+    cJSON_AddNumberToObject(j, "planned_steps", (double)r->steps);
+  }
+  cJSON_AddNumberToObject(j, "wall_seconds", r->wall_s);
+  cJSON_AddNumberToObject(j, "cpu_seconds", r->cpu_s);
+  char *txt = cJSON_Print(j);
+  cJSON_Delete(j);
+  if (!txt) return el_error_set(err, EL_ENOMEM, "eval.json: out of memory");
+  size_t n = strlen(txt);
+  char *nl = realloc(txt, n + 2);
+  if (nl) {
+    txt = nl;
+    strcpy(txt + n, "\n");
+  }
+  int rc = write_atomic(o->out, "eval.json", txt, err);
+  cJSON_free(txt);
+  return rc;
+}
+
+/* After a step of a time-planned run: re-plan; until a dev evaluation has
+ * been timed, keep time for one at half a training step per dev batch (a
+ * forward pass only); say once what was planned. */
+static void plan_step(el__plan *pl, double step_s, double elapsed, int eval_timed,
+                      long dev_batches, double warmup, FILE *log) {
+  int was = pl->measured;
+  el__plan_step(pl, step_s, elapsed);
+  if (!eval_timed) el__plan_set_reserve(pl, 0.5 * el__plan_cost(pl) * (double)dev_batches);
+  if (pl->measured && !was)
+    fprintf(log,
+            "finetune: time plan: %.3fs per step measured -> %ld steps in %gs (warmup %ld); "
+            "re-planned as the step time changes\n",
+            el__plan_cost(pl), pl->total, pl->budget, el__warmup_share(pl->total, warmup));
+}
+
 int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   const el__task *t = o->task;
   double wall0 = now_wall(), cpu0 = now_cpu();
-  char mdir[4096], note[700], vocab[4200];
+  char mdir[4096], vocab[4200];
   el__ft_resolve_model_dir(o->init, mdir, sizeof mdir);
   snprintf(vocab, sizeof vocab, "%s/vocab.txt", mdir);
   el_model *src = NULL;
@@ -180,8 +312,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   el_tmodel *m = NULL;
   int *order = NULL, *lens = NULL, *bids = NULL, *btypes = NULL;
   float *dout = NULL;
-  char *epochs_json = NULL;
-  size_t ej_len = 0;
+  cJSON *epochs = cJSON_CreateArray();
   int rc;
   if (o->threads > 0) el_set_threads((int)o->threads);
   /* saving replaces the whole --out directory: refuse one that holds
@@ -204,19 +335,13 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   if ((rc = el_model_load(mdir, &src, err))) goto done;
   const el_tokenizer *tok = el_model_tokenizer(src);
 
-  if ((rc = el__ft_read(t, o->train, &o->cols, NULL, 0, (int)o->max_train, &tr, err))) goto done;
-  el__ft_skip_note(&tr, note, sizeof note);
-  if (note[0]) fprintf(log, "finetune: train: %s\n", note);
-  char *const *labels = tr.cls.n_labels ? tr.cls.labels : NULL;
-  if ((rc = el__ft_read(t, o->dev, &o->cols, labels, tr.cls.n_labels, (int)o->max_dev, &dv, err)))
-    goto done;
-  el__ft_skip_note(&dv, note, sizeof note);
-  if (note[0]) fprintf(log, "finetune: dev: %s\n", note);
+  if ((rc = read_examples(o, &tr, &dv, log, err))) goto done;
 
-  el__ft_shape shape = {(int)o->max_seq_len, el_qa_default_params()};
+  el__ft_shape shape = {(int)o->max_seq_len, el_qa_default_params(), EL_SCORE_MAX};
   shape.qa.max_seq_len = (int)o->max_seq_len;
   shape.qa.doc_stride = (int)o->doc_stride;
   shape.qa.max_query_len = (int)o->max_query_len;
+  shape.ged_rule = o->ged_rule;
   const el_config *scfg = el_model_config(src);
   if (o->max_seq_len > scfg->max_position_embeddings) {
     rc = el_error_set(err, EL_EINVAL, "--max-seq-len %ld exceeds the model's max_position_embeddings %d",
@@ -277,14 +402,23 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   if (dtr.n_truncated)
     fprintf(log, "finetune: %ld training example(s) truncated to %ld tokens\n", dtr.n_truncated,
             o->max_seq_len);
+  /* --time-limit: the schedule's total follows the time plan (schedule.h),
+   * at most the epochs' steps; a plan complete mid-epoch ends the run after
+   * that partial epoch's dev evaluation */
+  el__plan plan, *pl = NULL;
+  double t_train = now_wall();
+  if (o->time_limit > 0) {
+    el__plan_init(pl = &plan, o->time_limit, 0, total, total);
+    fprintf(log, "finetune: LR schedule planned for --time-limit %gs, at most the %ld steps above\n",
+            o->time_limit, total);
+  }
 
   double best = -INFINITY;
   int best_epoch = 0;
   el__ft_metrics best_m = {0};
   long step = 0;
-  char mj[1024], ejbuf[1400];
-  FILE *ej = open_memstream(&epochs_json, &ej_len);
-  if (!ej) {
+  char mj[1024];
+  if (!epochs) {
     rc = el_error_set(err, EL_ENOMEM, "finetune: out of memory");
     goto done;
   }
@@ -298,6 +432,8 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
       order[j] = tmp;
     }
     for (int a = 0; a < dtr.n; a += B) {
+      if (pl && el__plan_done(pl)) break;
+      double t_step = now_wall();
       int nb = a + B < dtr.n ? B : dtr.n - a;
       long T = 0;
       for (int i = 0; i < nb; i++) {
@@ -321,12 +457,19 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
       double lr = el_lr_at(o->lr, step, total, warm);
       if ((rc = el_adamw_step(&p, &opt, lr, NULL, err))) goto done_ej;
       step++;
+      if (pl) { /* the next step's schedule */
+        plan_step(pl, now_wall() - t_step, now_wall() - t_train, ep > 1, (ddv.n + B - 1) / B,
+                  o->warmup, log);
+        total = pl->total;
+        warm = el__warmup_share(total, o->warmup);
+      }
       loss_sum += loss;
       n_loss++;
       loss_log += loss;
       n_log++;
       ex_log += nb;
-      if (o->log_every > 0 && (step % o->log_every == 0 || a + B >= dtr.n)) {
+      if (o->log_every > 0 &&
+          (step % o->log_every == 0 || a + B >= dtr.n || (pl && el__plan_done(pl)))) {
         double dt = now_wall() - t_log;
         fprintf(log, "step %ld/%ld epoch %ld loss %.4f lr %.3g %.1f ex/s\n", step, total, ep,
                 loss_log / n_log, lr, dt > 0 ? ex_log / dt : 0.0);
@@ -340,13 +483,12 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
     el__ft_metrics mt;
     el__ft_tmodel_ctx rctx = {m, t->kind, K};
     el__ft_runner runner = {el__ft_tmodel_run, &rctx};
+    double t_eval = now_wall();
     if ((rc = el__ft_evaluate(&runner, &dv, &ddv, &shape, B, 1, 0, NULL, &mt, err))) goto done_ej;
     el__ft_metrics_json(t, &mt, mj, sizeof mj);
     fprintf(log, "epoch %ld: train loss %.4f, dev %s (%.0f s)\n", ep, loss_sum / n_loss, mj,
             now_wall() - t_ep);
-    snprintf(ejbuf, sizeof ejbuf, "%s{\"epoch\": %ld, \"train_loss\": %.6f, \"dev\": %s}",
-             ep > 1 ? ", " : "", ep, loss_sum / n_loss, mj);
-    fputs(ejbuf, ej);
+    add_epoch(epochs, t, ep, loss_sum / n_loss, &mt);
     if (mt.primary > best || best_epoch == 0) {
       best = mt.primary;
       best_epoch = (int)ep;
@@ -355,40 +497,28 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
         cfg.has_null_threshold = 1;
         cfg.null_threshold = mt.null_threshold;
       }
+      if (t->kind == EL__TASK_GED) { /* /score serves what dev chose */
+        cfg.has_score_threshold = 1;
+        cfg.score_threshold = (float)mt.threshold;
+        cfg.score_rule = o->ged_rule;
+      }
       if ((rc = el_checkpoint_save(o->out, &cfg, &p.w[0], vocab, err))) goto done_ej;
       fprintf(log, "finetune: saved %s (epoch %ld, %s %.4f)\n", o->out, ep, t->metric, best);
     }
+    if (pl) el__plan_set_reserve(pl, now_wall() - t_eval); /* the last one will take as long */
+    if (pl && el__plan_done(pl)) break;
   }
-  fflush(ej);
   {
+    el__ft_run_summary sum = {best_epoch, &best_m, epochs, t->kind == EL__TASK_QA ? tr.squad.n_q
+                              : t->kind == EL__TASK_GED ? tr.ged.n : tr.cls.n,
+                              step, now_wall() - wall0, now_cpu() - cpu0, mdir};
+    rc = write_eval_json(o, &sum, err);
     el__ft_metrics_json(t, &best_m, mj, sizeof mj);
-    size_t cap = strlen(epochs_json ? epochs_json : "") + 4096;
-    char *js = malloc(cap);
-    if (!js) {
-      rc = el_error_set(err, EL_ENOMEM, "finetune: out of memory");
-      goto done_ej;
-    }
-    snprintf(js, cap,
-             "{\n  \"task\": \"%s\",\n  \"metric\": \"%s\",\n  \"best_epoch\": %d,\n  \"dev\": %s,\n"
-             "  \"epochs\": [%s],\n  \"train\": \"%s\",\n  \"dev_file\": \"%s\",\n"
-             "  \"init\": \"%s\",\n  \"random_init\": %s,\n  \"train_examples\": %d,\n"
-             "  \"seed\": %ld,\n  \"lr\": %g,\n  \"batch_size\": %ld,\n  \"epochs_run\": %ld,\n"
-             "  \"layer_decay\": %g,\n  \"warmup_proportion\": %g,\n  \"weight_decay\": %g,\n"
-             "  \"max_seq_len\": %ld,\n  \"steps\": %ld,\n  \"wall_seconds\": %.1f,\n"
-             "  \"cpu_seconds\": %.1f\n}\n",
-             t->name, t->metric, best_epoch, mj, epochs_json ? epochs_json : "", o->train, o->dev,
-             mdir, o->random_init ? "true" : "false",
-             t->kind == EL__TASK_QA ? tr.squad.n_q : t->kind == EL__TASK_GED ? tr.ged.n : tr.cls.n,
-             o->seed, o->lr, o->batch, o->epochs, o->layer_decay, o->warmup, o->weight_decay,
-             o->max_seq_len, step, now_wall() - wall0, now_cpu() - cpu0);
-    rc = write_atomic(o->out, "eval.json", js, err);
-    free(js);
     if (!rc) fprintf(log, "finetune: best epoch %d, dev %s; wrote %s/eval.json\n", best_epoch, mj, o->out);
   }
 done_ej:
-  fclose(ej);
 done:
-  free(epochs_json);
+  cJSON_Delete(epochs);
   free(order);
   free(lens);
   free(bids);

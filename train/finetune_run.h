@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "finetune.h"
+#include "ged_synth.h"
 
 typedef struct el__ft_opts {
   const el__task *task;
@@ -17,6 +18,9 @@ typedef struct el__ft_opts {
   long log_every;          /* progress line every N steps */
   double lr, layer_decay, warmup, weight_decay;
   int random_init;         /* keep the random encoder (baseline rows) */
+  double time_limit;       /* seconds; > 0: the LR schedule is planned to end at it */
+  el_score_rule ged_rule;  /* ged: how a word's pieces are labelled and scored */
+  el__synth_opts synth;    /* ged: n_paths > 0 -> synthetic training data instead of train */
 } el__ft_opts;
 
 /* Runs everything; progress and notes go to log. Returns EL_OK or an error

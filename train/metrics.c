@@ -126,6 +126,57 @@ void el__metric_ged(const int *pred, const int *gold, int n, el__ged_scores *o) 
   o->f05 = den > 0 ? (1 + b2) * o->precision * o->recall / den : 0.0;
 }
 
+void el__metric_ged_at(const float *prob, const int *gold, int n, double threshold,
+                       el__ged_scores *o) {
+  int *pred = malloc((size_t)(n > 0 ? n : 1) * sizeof *pred);
+  if (!pred) { /* keeps the contract of a filled struct: nothing flagged */
+    memset(o, 0, sizeof *o);
+    return;
+  }
+  float t = (float)threshold; /* /score compares in float */
+  for (int i = 0; i < n; i++) pred[i] = prob[i] >= t;
+  el__metric_ged(pred, gold, n, o);
+  free(pred);
+}
+
+static int cmp_prob_desc(const void *a, const void *b, void *ctx) {
+  const float *p = ctx;
+  float x = p[*(const int *)a], y = p[*(const int *)b];
+  return x > y ? -1 : x < y ? 1 : 0;
+}
+
+static double f05_of(long tp, long fp, long fn) {
+  double pr = tp + fp ? (double)tp / (tp + fp) : 0, rc = tp + fn ? (double)tp / (tp + fn) : 0;
+  double den = 0.25 * pr + rc;
+  return den > 0 ? 1.25 * pr * rc / den : 0;
+}
+
+double el__ged_best_threshold(const float *prob, const int *gold, int n) {
+  int *ord = malloc((size_t)(n > 0 ? n : 1) * sizeof *ord);
+  if (!ord) return -1;
+  long pos = 0;
+  for (int i = 0; i < n; i++) {
+    ord[i] = i;
+    pos += gold[i] == 1;
+  }
+  qsort_r(ord, (size_t)n, sizeof *ord, cmp_prob_desc, (void *)prob);
+  /* flag the k most probable words, k only at a change of probability */
+  double best_f = 0, best_t = 1.0;
+  long tp = 0;
+  for (int k = 1; k <= n; k++) {
+    tp += gold[ord[k - 1]] == 1;
+    float lo = prob[ord[k - 1]];
+    if (k < n && prob[ord[k]] == lo) continue;
+    double f = f05_of(tp, k - tp, pos - tp);
+    if (f > best_f) {
+      best_f = f;
+      best_t = k < n ? 0.5 * ((double)lo + prob[ord[k]]) : 0.5 * lo;
+    }
+  }
+  free(ord);
+  return best_t;
+}
+
 /* ---- SQuAD normalization ---- */
 
 static int is_py_space(utf8proc_int32_t c) {

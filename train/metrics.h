@@ -33,6 +33,15 @@ typedef struct el__ged_scores {
   double precision, recall, f05; /* 0 when the denominator is 0 */
 } el__ged_scores;
 void el__metric_ged(const int *pred, const int *gold, int n, el__ged_scores *out);
+/* The scores of flagging every word whose prob >= threshold (as /score does). */
+void el__metric_ged_at(const float *prob, const int *gold, int n, double threshold,
+                       el__ged_scores *out);
+/* The threshold with the highest F0.5 when words with prob >= it are flagged:
+ * the midpoint between the lowest flagged and the highest unflagged
+ * probability (so float noise between training and serving cannot move a
+ * word across it); 1.0 when flagging nothing is best. Ties keep the higher
+ * threshold. Returns -1 when out of memory. */
+double el__ged_best_threshold(const float *prob, const int *gold, int n);
 
 /* Official SQuAD (v1.1/v2.0 evaluate script) normalization of UTF-8 text:
  * lower-case, drop ASCII punctuation, replace the words a/an/the by a space,

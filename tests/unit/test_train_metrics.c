@@ -68,6 +68,24 @@ int main(void) {
   el__metric_ged(zeros, gg2, 5, &s);
   CHECK(s.precision == 0 && s.f05 == 0, "ged: no predicted errors -> P = F0.5 = 0");
 
+  /* threshold sweep: probs of 6 words, gold 1 for the two highest and one low
+   * one. Flagging the top 2 (threshold between 0.7 and 0.4) gives P 1,
+   * R 2/3, F0.5 0.909; the top 5 (P 0.6, R 1) gives 0.652. */
+  float pr[] = {0.9f, 0.7f, 0.4f, 0.3f, 0.2f, 0.1f};
+  int gr[] = {1, 1, 0, 0, 1, 0};
+  double th = el__ged_best_threshold(pr, gr, 6);
+  CHECK_NEAR(th, 0.55, 1e-6, 0, "ged best threshold: midpoint between the last flagged and the next");
+  el__metric_ged_at(pr, gr, 6, th, &s);
+  CHECK(s.tp == 2 && s.fp == 0 && s.fn == 1, "ged at threshold: flags prob >= threshold");
+  el__metric_ged_at(pr, gr, 6, 0.4, &s);
+  CHECK(s.tp == 2 && s.fp == 1, "ged at threshold: a prob equal to the threshold is flagged (as /score)");
+  int none[] = {0, 0, 0, 0, 0, 0};
+  CHECK(el__ged_best_threshold(pr, none, 6) == 1.0, "ged best threshold with no error: flag nothing (1.0)");
+  float tie[] = {0.5f, 0.5f, 0.5f, 0.1f};
+  int gt[] = {1, 0, 1, 0};
+  CHECK_NEAR(el__ged_best_threshold(tie, gt, 4), 0.3, 1e-6, 0,
+             "ged best threshold never splits equal probabilities");
+
   /* SQuAD normalization: lower, ASCII punctuation out, a/an/the out, spaces */
   check_norm("The  Quick, brown fox!", "quick brown fox");
   check_norm("An apple a day", "apple day");

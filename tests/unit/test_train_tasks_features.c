@@ -1,6 +1,6 @@
 /* Feature building for fine-tuning (train/finetune_data.c) with a hand-made
- * vocabulary: GED labels on the first piece of each word only and sentences
- * split at word boundaries; QA answers mapped to their pieces in the window
+ * vocabulary: GED labels on the first piece of each word (rule "first") or on
+ * every piece (rule "max"), sentences split at word boundaries; QA answers mapped to their pieces in the window
  * that holds them and to [CLS] elsewhere; pairs truncated to max_seq_len. */
 #include <string.h>
 #include <unistd.h>
@@ -38,13 +38,24 @@ int main(void) {
   el__ft_examples ex;
   const char *gp = put("g.txt", "cats i\nplaying c\nthe i\n\nqqq c\n");
   CHECK(el__ft_read(el__task_find("ged"), gp, NULL, NULL, 0, 0, &ex, &err) == 0, "ged read");
-  el__ft_shape shape = {32, el_qa_default_params()};
+  el__ft_shape shape = {32, el_qa_default_params(), EL_SCORE_FIRST};
   el__ft_data d;
   CHECK(el__ft_features(&ex, tok, &shape, &d, &err) == 0, "ged features: %s", err.msg);
   signed char want[] = {-1, 1, -1, 0, -1, 1, -1};
   int same = d.n == 2 && d.f[0].len == 7;
   for (int i = 0; same && i < 7; i++) same = d.tlab[i] == want[i];
-  CHECK(same, "ged: label on the first piece of each word, -1 elsewhere");
+  CHECK(same, "ged, rule first: label on the first piece of each word, -1 elsewhere");
+  int words[] = {-1, 0, 0, 1, 1, 2, -1};
+  same = d.n == 2;
+  for (int i = 0; same && i < 7; i++) same = d.tword[i] == words[i];
+  CHECK(same, "ged: every piece carries its word's index, [CLS]/[SEP] -1");
+  el__ft_data_free(&d);
+  shape.ged_rule = EL_SCORE_MAX;
+  CHECK(el__ft_features(&ex, tok, &shape, &d, &err) == 0, "ged features (max): %s", err.msg);
+  signed char want_all[] = {-1, 1, 1, 0, 0, 1, -1};
+  same = d.n == 2 && d.f[0].len == 7;
+  for (int i = 0; same && i < 7; i++) same = d.tlab[i] == want_all[i];
+  CHECK(same, "ged, rule max: every piece of a word carries the word's label");
   CHECK(d.ids[0] == CLS && d.ids[6] == SEP && d.ids[3] == PLAY, "ged: [CLS] pieces [SEP]");
   CHECK(d.f[1].len == 3 && d.ids[d.f[1].off + 1] == 1 && d.tlab[d.f[1].off + 1] == 0,
         "ged: an out-of-vocabulary word still gets one labelled piece ([UNK])");

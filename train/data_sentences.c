@@ -1,0 +1,214 @@
+/* Clean sentences from plain-text corpora, split into words the way the
+ * engine's BasicTokenizer splits them (case kept), for synthetic GED data;
+ * see data_sentences.h. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "data_sentences.h"
+#include "rng.h"
+#include "tok_basic.h"
+#include "tok_utf8.h"
+
+enum { MIN_WORDS = 3, MAX_WORDS = 60 };
+
+/* A uniform sample of at most `cap` sentences of the whole input, kept as
+ * text (reservoir sampling, Algorithm R): the corpus never has to fit in
+ * memory as words. */
+typedef struct reservoir {
+  char **s;
+  long n, cap, seen;
+  el_rng rng;
+} reservoir;
+
+static int keep(reservoir *r, const char *s, size_t len) {
+  long slot = r->seen < r->cap ? r->seen : (long)(el_rng_u64(&r->rng) % (uint64_t)(r->seen + 1));
+  r->seen++;
+  if (slot >= r->cap) return 0;
+  char *c = strndup(s, len);
+  if (!c) return -1;
+  if (slot < r->n) free(r->s[slot]);
+  else r->n++;
+  r->s[slot] = c;
+  return 0;
+}
+
+static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
+
+static long count_words(const char *s, size_t n) {
+  long w = 0;
+  for (size_t i = 0; i < n; i++) w += !is_space(s[i]) && (i == 0 || is_space(s[i - 1]));
+  return w;
+}
+
+/* A sentence found in a paragraph. Lines were joined with '\n': a "sentence"
+ * too long to be one that spans lines is a file of one unpunctuated unit per
+ * line (word lists, glosses), so its lines are kept one by one. */
+static int keep_sentence(reservoir *r, char *s, size_t n) {
+  if (memchr(s, '\n', n) && count_words(s, n) > MAX_WORDS) {
+    size_t a = 0;
+    for (size_t i = 0; i <= n; i++)
+      if (i == n || s[i] == '\n') {
+        if (i > a && keep(r, s + a, i - a)) return -1;
+        a = i + 1;
+      }
+    return 0;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (s[i] == '\n') s[i] = ' ';
+  return keep(r, s, n);
+}
+
+/* A sentence ends at . ! or ? (and closing quotes/brackets after it)
+ * followed by a space and then an upper-case letter, a digit or an opening
+ * quote: "Mr. Smith" splits wrongly now and then, which only costs a
+ * slightly odd training sentence. */
+static size_t sentence_end(const char *s, size_t i, size_t n) {
+  if (s[i] != '.' && s[i] != '!' && s[i] != '?') return 0;
+  size_t j = i + 1;
+  while (j < n && strchr("\"')]", s[j])) j++;
+  if (j >= n) return n;
+  if (s[j] != ' ' && s[j] != '\n') return 0;
+  size_t k = j;
+  while (k < n && (s[k] == ' ' || s[k] == '\n')) k++;
+  if (k >= n) return n;
+  unsigned char c = (unsigned char)s[k];
+  return (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '"' || c == '\'' || c >= 0x80 ? j : 0;
+}
+
+static int split_block(reservoir *r, char *s, size_t n) {
+  size_t a = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t e = sentence_end(s, i, n);
+    if (!e) continue;
+    while (a < e && is_space(s[a])) a++;
+    if (e > a && keep_sentence(r, s + a, e - a)) return -1;
+    a = e;
+    i = e - 1;
+  }
+  while (a < n && is_space(s[a])) a++;
+  return n > a ? keep_sentence(r, s + a, n - a) : 0;
+}
+
+/* Paragraphs: runs of non-blank lines joined (hard-wrapped books), each
+ * split into sentences. */
+static int read_file(reservoir *r, const char *path, el_error *err) {
+  FILE *f = fopen(path, "rb");
+  if (!f) return el_error_set(err, EL_EIO, "%s: %s", path, strerror(errno));
+  char *line = NULL, *para = NULL;
+  size_t cap = 0, plen = 0, pcap = 0;
+  ssize_t got;
+  int rc = EL_OK;
+  while (!rc && (got = getline(&line, &cap, f)) >= 0) {
+    size_t n = (size_t)got;
+    while (n && is_space(line[n - 1])) n--;
+    size_t a = 0;
+    while (a < n && is_space(line[a])) a++;
+    if (a == n) {
+      if (plen && split_block(r, para, plen)) rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+      plen = 0;
+      continue;
+    }
+    if (plen + (n - a) + 2 > pcap) {
+      pcap = (plen + (n - a) + 2) * 2;
+      char *np = realloc(para, pcap);
+      if (!np) {
+        rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+        break;
+      }
+      para = np;
+    }
+    if (plen) para[plen++] = '\n';
+    for (size_t i = a; i < n; i++) para[plen++] = line[i] == '\t' ? ' ' : line[i];
+  }
+  if (!rc && ferror(f)) rc = el_error_set(err, EL_EIO, "%s: read error: %s", path, strerror(errno));
+  if (!rc && plen && split_block(r, para, plen)) rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+  free(line);
+  free(para);
+  fclose(f);
+  return rc;
+}
+
+/* Words of one sentence; 0 words when it is not valid UTF-8 or out of the
+ * length range (such sentences are skipped, not errors). */
+static int sentence_words(el__basic *bt, int32_t **cps, size_t *cpcap, const char *s,
+                          el__ged_sentence *out) {
+  size_t len = strlen(s), bad;
+  const char *why;
+  memset(out, 0, sizeof *out);
+  if (len + 1 > *cpcap) {
+    int32_t *n = realloc(*cps, (len + 1) * sizeof *n);
+    if (!n) return -1;
+    *cps = n;
+    *cpcap = len + 1;
+  }
+  ptrdiff_t ncp = el__utf8_decode(s, len, *cps, &bad, &why);
+  if (ncp < 0) return 0;
+  if (el__basic_run(bt, *cps, (size_t)ncp, 0)) return -1;
+  if (bt->nw < MIN_WORDS || bt->nw > MAX_WORDS) return 0;
+  out->words = calloc(bt->nw, sizeof *out->words);
+  out->err = calloc(bt->nw, 1);
+  if (!out->words || !out->err) return -1;
+  for (size_t w = 0; w < bt->nw; w++) {
+    const el__tword *tw = &bt->w[w];
+    char *word = malloc((tw->e - tw->b) * 4 + 1), *p = word;
+    if (!word) return -1;
+    if (tw->special >= 0) p = stpcpy(word, el__special_text(tw->special));
+    else
+      for (size_t c = tw->b; c < tw->e; c++) p += el__utf8_put(bt->c[c].cp, p);
+    *p = 0;
+    out->words[out->n++] = word;
+  }
+  return 0;
+}
+
+static void free_sentence(el__ged_sentence *s) {
+  for (int j = 0; j < s->n; j++) free(s->words[j]);
+  free(s->words);
+  free(s->err);
+}
+
+static int to_words(reservoir *r, el__ged_data *out, el_error *err) {
+  el__basic bt = {0};
+  int32_t *cps = NULL;
+  size_t cpcap = 0;
+  int rc = EL_OK;
+  out->s = calloc((size_t)(r->n ? r->n : 1), sizeof *out->s);
+  if (!out->s) return el_error_set(err, EL_ENOMEM, "sentences: out of memory");
+  out->cap = (int)r->n;
+  for (long i = 0; i < r->n && !rc; i++) {
+    el__ged_sentence s;
+    if (sentence_words(&bt, &cps, &cpcap, r->s[i], &s)) {
+      free_sentence(&s);
+      rc = el_error_set(err, EL_ENOMEM, "sentences: out of memory");
+    } else if (s.n) {
+      s.line = (int)i + 1;
+      out->s[out->n++] = s;
+      out->n_words += s.n;
+    }
+  }
+  el__basic_free(&bt);
+  free(cps);
+  return rc;
+}
+
+int el__sentences_read(const char *const *paths, int n_paths, long max_sentences, uint64_t seed,
+                       el__ged_data *out, el_error *err) {
+  memset(out, 0, sizeof *out);
+  if (max_sentences < 1) return el_error_set(err, EL_EINVAL, "sentences: need at least one");
+  reservoir r = {0};
+  r.cap = max_sentences;
+  el_rng_seed(&r.rng, seed);
+  r.s = calloc((size_t)max_sentences, sizeof *r.s);
+  int rc = r.s ? EL_OK : el_error_set(err, EL_ENOMEM, "sentences: out of memory");
+  for (int i = 0; i < n_paths && !rc; i++) rc = read_file(&r, paths[i], err);
+  if (!rc) rc = to_words(&r, out, err);
+  if (!rc && out->n == 0)
+    rc = el_error_set(err, EL_EFORMAT, "%s%s: no sentence of %d to %d words", paths[0],
+                      n_paths > 1 ? " ..." : "", MIN_WORDS, MAX_WORDS);
+  for (long i = 0; i < r.n; i++) free(r.s[i]);
+  free(r.s);
+  if (rc) el__ged_free(out);
+  return rc;
+}

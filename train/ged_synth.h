@@ -1,0 +1,28 @@
+/* Synthetic grammatical-error-detection data: clean sentences from text
+ * corpora (data_sentences.h) with learner errors added (learner.h), labelled
+ * in the FCE token convention. Used by `finetune --task ged --synthetic-from`
+ * as a training stage before (or instead of) real GED data. */
+#ifndef EL_TRAIN_GED_SYNTH_H
+#define EL_TRAIN_GED_SYNTH_H
+
+#include <stdint.h>
+
+#include "task_data.h"
+
+typedef struct el__synth_opts {
+  char *const *paths;  /* plain-text corpora */
+  int n_paths;
+  long sentences;      /* training sentences to generate */
+  long dev_sentences;  /* held-out sentences (0: none) */
+  double rate;         /* expected learner errors per word */
+  uint64_t seed;       /* sample, split and errors are a function of it */
+  const char *wordnet_dir; /* NULL: the Debian location */
+} el__synth_opts;
+
+/* Fills train (and dev when o->dev_sentences > 0) with corrupted sentences.
+ * The dev sentences are drawn from the same sample (every k-th sentence), so
+ * they are never trained on. */
+int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_data *dev,
+                       el_error *err);
+
+#endif
