@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include "cli_util.h"
 #include "commands.h"
+#include "learner_ids.h"
 #include "pretrain_run.h"
 #include "schedule.h"
 
@@ -19,6 +20,8 @@ static long a_max_steps, a_batch, a_seq_len, a_warmup, a_seed, a_save_every, a_t
     a_log_every, a_val_every, a_val_examples;
 static double a_time_limit, a_lr, a_wd, a_gen_size, a_disc_weight, a_mask_prob, a_val_fraction;
 static int a_resume, a_tie_generator;
+static const char *a_corruption; /* --corruption none|learner[:RATE] */
+static double a_corruption_rate;
 
 static el_opt opts[] = {
     {"--input", EL_OPT_STRS, &a_inputs, 0, 0, "PATH...", "text files: one sentence or paragraph per line, a blank line between documents", 0},
@@ -37,6 +40,7 @@ static el_opt opts[] = {
     {"--bias-init", EL_OPT_CHOICE, &a_bias_init, 0, 0, "prior|zero", "output biases at their priors: log unigram frequencies (MLM), log-odds of --mask-prob (discriminator); zero = Google's 0 (prior)", 0},
     {"--tie-generator", EL_OPT_FLAG, &a_tie_generator, 0, 0, NULL, "the generator shares the discriminator's whole encoder (GR untied_generator=False, the paper's \"all tied\"; implies --generator-size 1)", 0},
     {"--disc-special", EL_OPT_CHOICE, &a_disc_special, 0, 0, "include|exclude", "[CLS]/[SEP] in the discriminator loss (GR and default: include); exclude gives them weight 0", 0},
+    {"--corruption", EL_OPT_STR, &a_corruption, 0, 0, "none|learner[:RATE]", "learner (ESL) errors added before masking, RATE errors per word (learner: 0.1); their tokens are labelled replaced (none)", 0},
     {"--disc-weight", EL_OPT_FLOAT, &a_disc_weight, 0, 1e6, "X", "weight of the discriminator loss (50)", 0},
     {"--mask-prob", EL_OPT_FLOAT, &a_mask_prob, 0.001, 0.9, "X", "fraction of tokens masked (0.15; large 0.25)", 0},
     {"--seed", EL_OPT_INT, &a_seed, 0, 9007199254740992.0, "N", "random seed: init, data order, masking, dropout, samples (1)", 0},
@@ -80,6 +84,14 @@ static void usage(FILE *f) {
           "Validation: generator accuracy at masked positions (and the unigram baseline),\n"
           "discriminator loss (and the base rate: the loss of answering the replaced fraction\n"
           "everywhere), accuracy, and the AUC of P(replaced) on replaced vs original tokens.\n");
+  fprintf(f,
+          "\n"
+          "--corruption learner[:RATE] adds synthetic learner errors (wrong, missing and extra\n"
+          "determiners, prepositions and punctuation, verb forms, noun number, spelling, word\n"
+          "order; electra-train corrupt --help lists the types) to each sequence before\n"
+          "masking, from the run's seed. Their tokens (for a missing word, the word after the\n"
+          "gap) are labelled replaced for the discriminator and never masked. Needs WordNet\n"
+          "(Debian wordnet-base). Validation stays on uncorrupted text, comparable across runs.\n");
   fprintf(f,
           "\n"
           "--time-limit T plans the schedule for the time: after ~10 steps (or 5%% of T) it\n"
@@ -163,6 +175,11 @@ static int resume_settings(el__pt_opts *o, el__state *st) {
             o->bias_init_zero ? "zero" : "prior");
     return 1;
   }
+  if (a_corruption && a_corruption_rate != o->corruption_rate) {
+    fprintf(stderr, PROG ": --corruption %s differs from the run's (rate %g)\n", a_corruption,
+            o->corruption_rate);
+    return 1;
+  }
   if (a_tie_generator && !o->tie_generator) {
     fprintf(stderr, PROG ": --tie-generator differs from the run's untied generator\n");
     return 1;
@@ -223,6 +240,7 @@ static int new_settings(el__pt_opts *o) {
   o->mlm = a_objective && !strcmp(a_objective, "mlm");
   o->bias_init_zero = a_bias_init && !strcmp(a_bias_init, "zero");
   o->disc_skip_special = a_disc_special && !strcmp(a_disc_special, "exclude");
+  o->corruption_rate = a_corruption_rate;
   if (seen("--max-steps")) o->max_steps = a_max_steps;
   else if (a_time_limit > 0) o->max_steps = EL__STEPS_UNBOUNDED; /* the time decides */
   if (seen("--batch-size")) o->batch_size = a_batch;
@@ -272,12 +290,23 @@ static void reset_args(void) {
   a_log_every = a_val_every = a_val_examples = 0;
   a_time_limit = a_lr = a_wd = a_gen_size = a_disc_weight = a_mask_prob = a_val_fraction = 0;
   a_resume = a_tie_generator = 0;
+  a_corruption = NULL;
+  a_corruption_rate = 0;
 }
 
 int el_cmd_pretrain(int argc, char **argv) {
   reset_args();
   int rc = el_cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+  if (a_corruption && el__lids_parse_option(a_corruption, &a_corruption_rate)) {
+    fprintf(stderr, PROG ": --corruption '%s': expected none, learner or learner:RATE with RATE in (0, 1]\n",
+            a_corruption);
+    return 2;
+  }
+  if (a_corruption_rate > 0 && a_objective && !strcmp(a_objective, "mlm")) {
+    fprintf(stderr, PROG ": --corruption needs a discriminator (--objective electra)\n");
+    return 2;
+  }
   if (!a_out) {
     fprintf(stderr, PROG ": --out RUN is required (see --help)\n");
     return 2;

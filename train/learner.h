@@ -131,6 +131,18 @@ enum {
 };
 uint32_t el__learner_word_class(const el__learner *l, const char *w);
 
+/* Kind of a token: 1 a word (ASCII letters, with hyphens or apostrophes:
+ * "n't", "well-known"), 2 punctuation (ASCII only), 0 anything else (digits,
+ * accented words), which the families leave alone. */
+enum { EL__LK_OTHER = 0, EL__LK_WORD = 1, EL__LK_PUNCT = 2 };
+int el__learner_token_kind(const char *s);
+
+/* One spelling error of the lower-case word w (3+ letters, letters only):
+ * a character deleted, inserted (a keyboard neighbour), transposed,
+ * substituted (a keyboard neighbour), doubled or undoubled, never the first
+ * letter. Writes out[EL__LWORD_MAX]; returns 0 when w does not qualify. */
+int el__learner_misspell(const char *w, uint64_t *rng, char *out);
+
 /* The words an insertion family (DET_EXTRA, PREP_EXTRA, PUNCT_EXTRA,
  * WORD_EXTRA) inserts, *n of them (static; NULL and 0 for other families). */
 const char *const *el__learner_insertions(int family, int *n);

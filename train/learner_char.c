@@ -81,21 +81,25 @@ static int spell_site(const el__lsent *s, int i) {
   return 1;
 }
 
+int el__learner_misspell(const char *w, uint64_t *rng, char *out) {
+  size_t n = strlen(w);
+  if (n < 3 || n >= EL__LWORD_MAX) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!lower_letter(w[i])) return 0;
+  for (int tries = 0; tries < 8; tries++)
+    if (spell_edit(w, n, el__lr_below(rng, SP_COUNT), rng, out)) return 1;
+  return 0;
+}
+
 int el__lf_spell(el__lsent *s, uint64_t *rng) {
   int m = 0;
   for (int i = 0; i < s->n; i++)
     if (spell_site(s, i)) s->sites[m++] = i;
   int i = el__ls_pick(s->sites, m, rng);
-  if (i < 0) return 0;
-  const char *w = s->w[i].low;
   char out[EL__LWORD_MAX];
-  for (int tries = 0; tries < 8; tries++) {
-    if (spell_edit(w, strlen(w), el__lr_below(rng, SP_COUNT), rng, out)) {
-      el__ls_replace(s, i, out);
-      return 1;
-    }
-  }
-  return 0;
+  if (i < 0 || !el__learner_misspell(s->w[i].low, rng, out)) return 0;
+  el__ls_replace(s, i, out);
+  return 1;
 }
 
 /* Case: a capitalised word loses its capital ("london", "i"), or a

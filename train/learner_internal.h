@@ -38,8 +38,6 @@ static inline int el__lword_flags(const el__learner *l, const char *w) {
 
 /* --- the sentence being edited ------------------------------------------ */
 
-enum { EL__LK_OTHER = 0, EL__LK_WORD = 1, EL__LK_PUNCT = 2 };
-
 struct el__lw {
   const char *src;               /* the input word, or NULL: the word is in text */
   char text[EL__LWORD_MAX];      /* a word made by an edit */
@@ -147,5 +145,43 @@ int el__lc_variants(const el__learner *l, const char *w, int family, char out[][
 void el__lm_recase(const char *pattern, const char *low, char *out);
 /* Is the first byte an ASCII upper-case letter? */
 static inline int el__lm_is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+
+/* --- id-level tables (learner_ids.c, learner_ids_edit.c) ----------------- */
+
+/* Per-id flags above the EL__LC_* bits. */
+enum {
+  EL__LI_WORD = 1 << 16,    /* a word (el__learner_token_kind 1) */
+  EL__LI_PUNCT = 1 << 17,   /* punctuation the punctuation families use */
+  EL__LI_CONT = 1 << 18,    /* a ## continuation piece */
+  EL__LI_SPECIAL = 1 << 19, /* [CLS], [SEP], [PAD], [MASK], [UNK], [unused...] */
+  EL__LI_NOUN = 1 << 20,
+  EL__LI_VBASE = 1 << 21,   /* verb forms (el__lm_verb) */
+  EL__LI_VS3 = 1 << 22,
+  EL__LI_VPAST = 1 << 23,
+  EL__LI_VING = 1 << 24,
+  EL__LI_VOWEL = 1 << 25,   /* begins with a vowel letter (a/an) */
+  EL__LI_UPPER = 1 << 26,   /* begins with a capital */
+  EL__LI_SUBJ3 = 1 << 27,   /* he she it */
+  EL__LI_TO = 1 << 28,      /* to */
+  EL__LI_AN = 1 << 29,      /* the article "an" */
+  EL__LI_THE = 1 << 30      /* the article "the" */
+};
+#define EL__LI_VERB (EL__LI_VBASE | EL__LI_VS3 | EL__LI_VPAST | EL__LI_VING)
+#define EL__LIDS_MAX_INS 16   /* insertion ids per family */
+#define EL__LIDS_MAX_PIECES 8 /* pieces of a stored misspelling */
+
+struct el__lids {
+  int V, cased;
+  uint32_t *flags;          /* [V] */
+  int *rep_off;             /* [V + 1] confusions of id: rep_[rep_off[id], rep_off[id + 1]) */
+  int *rep_id;
+  uint8_t *rep_fam;
+  int n_rep, cap_rep;
+  int *sp_off;              /* [V + 1] misspellings of id: variants [sp_off[id], sp_off[id + 1]) */
+  int *sp_voff;             /* [variants + 1] pieces of variant v: sp_piece[sp_voff[v] ..] */
+  int *sp_piece;
+  int n_sp, cap_sp, n_piece, cap_piece;
+  int ins[EL__LF_COUNT][EL__LIDS_MAX_INS], n_ins[EL__LF_COUNT];
+};
 
 #endif

@@ -10,10 +10,7 @@ static int is_ascii_punct(unsigned char c) {
          (c >= 123 && c <= 126);
 }
 
-/* WORD: ASCII letters with hyphens or apostrophes ("n't", "well-known");
- * PUNCT: ASCII punctuation only; anything else (digits, accents) is left
- * alone by the families. */
-static int kind_of(const char *s) {
+int el__learner_token_kind(const char *s) {
   int letters = 0, other = 0, punct = 0;
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
     if (is_letter(*p)) letters++;
@@ -40,7 +37,7 @@ void el__lw_set(const el__learner *l, el__lw *w, const char *src, const char *te
     for (size_t i = 0; i <= n; i++)
       w->low[i] = (char)(s[i] >= 'A' && s[i] <= 'Z' ? s[i] + 32 : s[i]);
   }
-  w->kind = (uint8_t)kind_of(s);
+  w->kind = (uint8_t)el__learner_token_kind(s);
   w->cls = w->low[0] ? el__learner_word_class(l, w->low) : 0;
   w->label = w->lock = 0;
 }

@@ -28,12 +28,13 @@ static int cmp_int(const void *a, const void *b) {
 }
 
 /* Selects positions of one sequence starting at packed offset base into
- * out; returns how many. cand is scratch of len ints. */
-static int select_seq(const el__mask_cfg *c, const int *ids, int base, int len, el_rng *rng,
-                      int *cand, int *out) {
+ * out; returns how many. cand is scratch of len ints; skip (packed, may be
+ * NULL) excludes positions. */
+static int select_seq(const el__mask_cfg *c, const int *ids, const uint8_t *skip, int base,
+                      int len, el_rng *rng, int *cand, int *out) {
   int nc = 0;
   for (int i = 0; i < len; i++)
-    if (is_candidate(c, ids[base + i])) cand[nc++] = base + i;
+    if (is_candidate(c, ids[base + i]) && !(skip && skip[base + i])) cand[nc++] = base + i;
   if (!nc) return 0;
   int n = el__mask_count(len, c->mask_prob, c->max_pred);
   if (n > nc) n = nc;
@@ -57,11 +58,16 @@ static int max_len_of(const el_batch *b) {
 
 int el__mask_electra(const el__mask_cfg *c, const el_batch *b, el_rng *rng, int *pos,
                      uint8_t *use_mask) {
+  return el__mask_electra_skip(c, b, NULL, rng, pos, use_mask);
+}
+
+int el__mask_electra_skip(const el__mask_cfg *c, const el_batch *b, const uint8_t *skip,
+                          el_rng *rng, int *pos, uint8_t *use_mask) {
   int *cand = malloc((size_t)(max_len_of(b) + 1) * sizeof *cand);
   if (!cand) return -1;
   int n = 0, base = 0;
   for (int s = 0; s < b->n_seqs; s++) {
-    int k = select_seq(c, b->ids, base, b->seq_len[s], rng, cand, pos + n);
+    int k = select_seq(c, b->ids, skip, base, b->seq_len[s], rng, cand, pos + n);
     for (int i = 0; i < k; i++) use_mask[n + i] = el_rng_uniform(rng) < 0.85f;
     n += k;
     base += b->seq_len[s];
@@ -87,7 +93,7 @@ int el__mask_mlm(const el__mask_cfg *c, const el_batch *b, el_rng *rng, int *ids
   memcpy(ids_out, b->ids, (size_t)total * sizeof *ids_out);
   int n = 0, base = 0;
   for (int s = 0; s < b->n_seqs; s++) {
-    int k = select_seq(c, b->ids, base, b->seq_len[s], rng, cand, pos + n);
+    int k = select_seq(c, b->ids, NULL, base, b->seq_len[s], rng, cand, pos + n);
     for (int i = n; i < n + k; i++) {
       int p = pos[i];
       target[i] = b->ids[p];

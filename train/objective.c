@@ -255,6 +255,12 @@ int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
       n_replaced++;
     }
   }
+  if (plan->forced)
+    for (int t = 0; t < T; t++)
+      if (plan->forced[t] && e->labels[t] == 0.0f) {
+        e->labels[t] = 1.0f;
+        n_replaced++;
+      }
   el_batch db = *b;
   db.ids = e->corrupt;
   if ((rc = el_tmodel_forward(e->disc, &db, NULL, 0, o->train, rng, &cout, err))) return rc;

@@ -20,7 +20,7 @@
  *      row (both checked against softmax frequencies in test_train_math).
  *   4. corrupted input = original ids with s_i at EVERY selected position;
  *      label_t = 1 iff t is selected and s != original (a correct sample is
- *      "real").
+ *      "real"), or t is forced by the plan.
  *   5. discriminator forward on the corrupted input; disc loss = mean over
  *      all tokens of the batch ([CLS]/[SEP] included; packing has no pads) of
  *      sigmoid cross-entropy(logit_t, label_t).
@@ -45,6 +45,10 @@ typedef struct el_mask_plan {
   int n;                  /* selected positions, >= 1 */
   const int *pos;         /* [n] distinct packed token indices in [0, T) */
   const uint8_t *use_mask; /* [n] 1 -> [MASK] in the generator input, 0 -> keep */
+  /* [T] or NULL: tokens the discriminator labels replaced whatever the
+   * generator does (learner errors already in the batch's ids, learner_ids.h;
+   * the pipeline does not select them for masking). */
+  const uint8_t *forced;
 } el_mask_plan;
 
 enum { EL_SAMPLE_GUMBEL = 0, EL_SAMPLE_CDF = 1 };
@@ -72,7 +76,7 @@ typedef struct el_electra_result {
   int n_selected;       /* = plan n */
   int gen_correct;      /* selected positions whose generator argmax is the original */
   int n_tokens;         /* T */
-  int n_replaced;       /* labels equal to 1 */
+  int n_replaced;       /* labels equal to 1 (forced tokens included) */
   int disc_correct;     /* scored tokens with (logit > 0) == label */
   int n_scored;         /* tokens in the discriminator loss (n_tokens unless skip ids are set) */
   double gen_acc, disc_acc; /* gen_correct / n_selected, disc_correct / n_scored */

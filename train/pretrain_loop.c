@@ -35,6 +35,7 @@ typedef struct acc {
   int steps;
   double loss, gen_loss, disc_loss, grad_norm;
   long gen_correct, n_selected, disc_correct, n_tokens, n_scored, tokens;
+  long n_replaced; /* discriminator labels 1 (generator samples + learner errors) */
   double t0; /* wall time at the interval start */
 } acc;
 
@@ -152,9 +153,19 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, double lr, el_error
                      &gen_correct, err);
     loss = gen_loss;
   } else {
-    n_sel = el__mask_electra(&r->mc, &b, &mrng, r->pos, r->use_mask);
+    /* --corruption: learner errors in the ids before masking (their own
+     * stream split off the masking one, so masking draws are unchanged) */
+    const uint8_t *forced = NULL;
+    if (r->lids) {
+      el_rng lrng = el_rng_split(&mrng, 0x1EA4E4ULL);
+      uint64_t ls = el_rng_u64(&lrng);
+      if ((rc = el__lids_corrupt(r->lids, &b, o->corruption_rate, &ls, &r->lb, err))) return rc;
+      b = el__lids_batch_view(&r->lb);
+      forced = r->lb.forced;
+    }
+    n_sel = el__mask_electra_skip(&r->mc, &b, forced, &mrng, r->pos, r->use_mask);
     if (n_sel < 0) return el_error_set(err, EL_ENOMEM, "out of memory masking");
-    el_mask_plan plan = {n_sel, r->pos, r->use_mask};
+    el_mask_plan plan = {n_sel, r->pos, r->use_mask, forced};
     el_electra_result res;
     rc = el_electra_step(r->electra, &b, &plan, &r->eo, &srng, &res, NULL, err);
     loss = res.loss;
@@ -163,6 +174,7 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, double lr, el_error
     gen_correct = res.gen_correct;
     disc_correct = res.disc_correct;
     n_scored = res.n_scored;
+    if (!rc) a->n_replaced += res.n_replaced;
   }
   el_adamw_stats as = {0, 1};
   if (!rc) rc = el_adamw_step(&r->p, &r->adam, lr, &as, err);
@@ -199,6 +211,8 @@ static void log_row(el__pt_run *r, acc *a, double lr, long planned) {
   if (!r->o->mlm) {
     el__mrow_set(&row, EL_MF_DISC_LOSS, a->disc_loss / a->steps);
     el__mrow_set(&row, EL_MF_DISC_ACC, a->n_scored ? (double)a->disc_correct / a->n_scored : NAN);
+    if (r->lids && a->n_scored) /* train rows without --corruption stay as they were */
+      el__mrow_set(&row, EL_MF_REPLACED_FRAC, (double)a->n_replaced / a->n_scored);
   }
   el__mrow_set(&row, EL_MF_TOKENS_PER_S, dt > 0 ? a->tokens / dt : NAN);
   el__mrow_set(&row, EL_MF_GRAD_NORM, a->grad_norm / a->steps);
@@ -309,24 +323,25 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
   g_stop = 0;
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
-  double val_s = mono(), save_s = 0; /* the last validation's and save's seconds */
+  /* the session's time (--time-limit) counts from here: setup excluded */
+  double session_t0 = mono();
   if (!resume && r->step == 0 && validate(r, &err)) {
     code = fail(r, "validation failed: ", &err);
     goto out;
   }
-  val_s = mono() - val_s;
+  double val_s = mono() - session_t0, save_s = 0; /* the last validation's and save's seconds */
   el__packed pk;
   memset(&pk, 0, sizeof pk);
   acc a;
   memset(&a, 0, sizeof a);
-  double session_t0 = mono(), last_plot = mono(), ema_step = NAN;
+  double loop_t0 = mono(), last_plot = mono(), ema_step = NAN;
   /* --time-limit: the schedule's total comes from the time plan; until it
    * has measured, the saved plan's (a resumed time-planned run) or
    * --max-steps' schedule holds */
   el__plan plan, *pl = NULL;
   if (o->time_limit > 0) {
     pl = &plan;
-    el__plan_init(pl, o->time_limit, (long)r->step,
+    el__plan_init(pl, o->time_limit - (loop_t0 - session_t0), (long)r->step,
                   o->planned_steps > 0 ? o->planned_steps : o->max_steps, o->max_steps);
     el__plan_set_reserve(pl, val_s);
     el__progress_set_total(&r->prog, 0, 1);
@@ -354,7 +369,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
     double dt = mono() - t0;
     r->train_seconds += dt;
     ema_step = isnan(ema_step) ? dt : 0.9 * ema_step + 0.1 * dt;
-    if (pl) plan_update(r, pl, dt, mono() - session_t0);
+    if (pl) plan_update(r, pl, dt, mono() - loop_t0);
     long end = pl ? pl->total : o->max_steps; /* the step the schedule ends at */
     if (rc == EL_EVALUE) {
       el__progress_note(&r->prog, "warning: step %lld skipped: %s", (long long)r->step, err.msg);

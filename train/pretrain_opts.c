@@ -96,6 +96,8 @@ char *el__pt_opts_to_json(const el__pt_opts *o) {
   cJSON_AddStringToObject(j, "bias_init", o->bias_init_zero ? "zero" : "prior");
   cJSON_AddBoolToObject(j, "tie_generator", o->tie_generator);
   cJSON_AddStringToObject(j, "disc_special", o->disc_skip_special ? "exclude" : "include");
+  cJSON_AddStringToObject(j, "corruption", o->corruption_rate > 0 ? "learner" : "none");
+  cJSON_AddNumberToObject(j, "corruption_rate", o->corruption_rate);
 #define NUM(k, v) cJSON_AddNumberToObject(j, k, (double)(v))
   NUM("generator_size", o->gen_size);
   NUM("seq_len", o->seq_len);
@@ -184,6 +186,13 @@ int el__pt_opts_from_json(const char *text, el__pt_opts *o, el_error *err) {
     goto strs;
   }
   o->disc_skip_special = ds && !strcmp(ds->valuestring, "exclude"); /* older runs: include */
+  /* runs saved before --corruption existed had none */
+  const cJSON *cr = cJSON_GetObjectItemCaseSensitive(j, "corruption_rate");
+  if (cr && !cJSON_IsNumber(cr)) {
+    rc = el_error_set(err, EL_EFORMAT, "saved settings: \"corruption_rate\" is not a number");
+    goto strs;
+  }
+  o->corruption_rate = cr ? cr->valuedouble : 0.0;
   double v = 0;
 #define NUM(k, dst)                                   \
   if ((rc = get_num(j, k, &v, err))) goto strs;      \

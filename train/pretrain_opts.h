@@ -21,6 +21,7 @@ typedef struct el__pt_opts {
   int tie_generator;  /* --tie-generator: the generator shares the whole encoder (size 1.0) */
   int disc_skip_special; /* --disc-special exclude: [CLS]/[SEP] left out of the discriminator loss */
   int bias_init_zero; /* --bias-init zero: output biases start at 0 (GR) instead of their priors */
+  double corruption_rate; /* --corruption learner[:RATE]: learner errors per word (learner_ids.h); 0 = none */
   long seq_len;
   /* optimization */
   long max_steps, batch_size, warmup_steps, seed;

@@ -15,6 +15,7 @@
 #include <stdint.h>
 #include "data_loader.h"
 #include "electra/electra.h"
+#include "learner_ids.h"
 #include "masking.h"
 #include "metrics_log.h"
 #include "objective.h"
@@ -55,6 +56,9 @@ typedef struct el__pt_run {
   /* per-step buffers */
   int *pos, *targets, *corrupt;
   uint8_t *use_mask;
+  /* --corruption learner: the id tables (NULL = none) and the corrupted batch */
+  el__lids *lids;
+  el__lids_batch lb;
   /* output */
   el__mlog mlog;
   el__progress prog;

@@ -215,6 +215,13 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
   r->corrupt = malloc(T * sizeof *r->corrupt);
   if (!r->pos || !r->targets || !r->use_mask || !r->corrupt)
     return el_error_set(err, EL_ENOMEM, "out of memory");
+  if (o->corruption_rate > 0) {
+    if ((rc = el__lids_load(NULL, r->tok, &r->lids, err))) return rc;
+    int nc, ns;
+    el__lids_stats(r->lids, &nc, &ns);
+    fprintf(stderr, "learner errors: %g per word before masking; %d vocabulary words with "
+                    "confusable forms, %d with misspellings\n", o->corruption_rate, nc, ns);
+  }
   el_rng_seed(&r->base, (uint64_t)o->seed);
   if (st) {
     free(st->settings_json); /* from el__state_peek; the load reads it again */
@@ -239,6 +246,8 @@ void el__pt_run_free(el__pt_run *r) {
   el_tmodel_free(r->mlm);
   el_params_free(&r->p);
   el__dataset_close(&r->data);
+  el__lids_free(r->lids);
+  el__lids_batch_free(&r->lb);
   el_tokenizer_free(r->tok);
   el__mlog_close(&r->mlog);
   free(r->pos);
