@@ -7,8 +7,9 @@
 #include <time.h>
 #include "cli_util.h"
 #include "commands.h"
-#include "data_pretok.h"
 #include "learner.h"
+#include "tok_basic.h"
+#include "tok_utf8.h"
 
 #define PROG "electra-train corrupt"
 
@@ -61,9 +62,74 @@ static int family_by_name(const char *name) {
 }
 
 typedef struct totals {
-  long sentences, tokens, edits, marked, family[EL__LF_COUNT];
+  long sentences, tokens, edits, marked, family[EL__LF_COUNT], bad_utf8;
   double seconds; /* inside the generator only */
 } totals;
+
+/* A line split into words by the engine's BasicTokenizer without
+ * lower-casing (punctuation split off, like the FCE token files). */
+typedef struct splitter {
+  el__basic bt;
+  int32_t *cps;
+  size_t cap_cps;
+  char *text;          /* the words, NUL-terminated, end to end */
+  size_t cap_text;
+  const char **words;  /* [n] into text */
+  int n, cap_words;
+} splitter;
+
+static void splitter_free(splitter *sp) {
+  el__basic_free(&sp->bt);
+  free(sp->cps);
+  free(sp->text);
+  free(sp->words);
+}
+
+/* Returns 0 (sp->n words; 0 for a line that is not valid UTF-8, *bad set)
+ * or -1 when out of memory. */
+static int split_line(splitter *sp, const char *line, size_t len, int *bad) {
+  sp->n = 0;
+  *bad = 0;
+  if (len + 1 > sp->cap_cps) {
+    int32_t *c = realloc(sp->cps, (len + 1) * sizeof *c);
+    if (!c) return -1;
+    sp->cps = c;
+    sp->cap_cps = len + 1;
+  }
+  size_t at;
+  const char *why;
+  ptrdiff_t ncp = el__utf8_decode(line, len, sp->cps, &at, &why);
+  if (ncp < 0) {
+    *bad = 1;
+    return 0;
+  }
+  if (el__basic_run(&sp->bt, sp->cps, (size_t)ncp, 0)) return -1;
+  const el__basic *bt = &sp->bt;
+  size_t need = 0;
+  for (size_t w = 0; w < bt->nw; w++) need += 4 * (bt->w[w].e - bt->w[w].b) + 8;
+  if (need > sp->cap_text) {
+    char *t = realloc(sp->text, need);
+    if (!t) return -1;
+    sp->text = t;
+    sp->cap_text = need;
+  }
+  if ((int)bt->nw > sp->cap_words) {
+    const char **w = realloc(sp->words, bt->nw * sizeof *w);
+    if (!w) return -1;
+    sp->words = w;
+    sp->cap_words = (int)bt->nw;
+  }
+  char *p = sp->text;
+  for (size_t w = 0; w < bt->nw; w++) {
+    const el__tword *tw = &bt->w[w];
+    sp->words[sp->n++] = p;
+    if (tw->special >= 0) p = stpcpy(p, el__special_text(tw->special));
+    else
+      for (size_t c = tw->b; c < tw->e; c++) p += el__utf8_put(bt->c[c].cp, p);
+    *p++ = 0;
+  }
+  return 0;
+}
 
 static void print_sentence(const el__learner_out *o) {
   for (int i = 0; i < o->n; i++) printf("%s %c\n", o->words[i], o->labels[i] ? 'i' : 'c');
@@ -77,6 +143,7 @@ static void report(const totals *t) {
           t->sentences, t->tokens, t->edits, t->tokens ? (double)t->edits / t->tokens : 0.0,
           t->tokens ? 100.0 * t->marked / (t->tokens + 0.0) : 0.0, t->seconds,
           t->seconds > 0 ? t->sentences / t->seconds : 0.0);
+  if (t->bad_utf8) fprintf(stderr, "%ld line(s) skipped: not valid UTF-8\n", t->bad_utf8);
   fprintf(stderr, "%-13s %8s %7s %7s\n", "type", "errors", "share", "weight");
   for (int k = 0; k < EL__LF_COUNT; k++)
     fprintf(stderr, "%-13s %8ld %6.2f%% %6.2f%%\n", el__lfam_name(k), t->family[k],
@@ -85,47 +152,36 @@ static void report(const totals *t) {
 
 /* Corrupts every line of f to stdout. */
 static int run(FILE *f, const el__learner *l, int family, totals *t, el_error *err) {
-  el__words w;
+  splitter sp;
   el__learner_out o;
-  memset(&w, 0, sizeof w);
+  memset(&sp, 0, sizeof sp);
   memset(&o, 0, sizeof o);
-  const char **ptr = NULL;
-  int cap = 0, rc = EL_OK;
+  int rc = EL_OK, bad;
   uint64_t rng = (uint64_t)a_seed;
   char *line = NULL;
   size_t lcap = 0;
   ssize_t len;
   while (rc == EL_OK && (a_max == 0 || t->sentences < a_max) && (len = getline(&line, &lcap, f)) > 0) {
-    if (el__pretokenize(line, (size_t)len, 0, &w)) {
+    if (split_line(&sp, line, (size_t)len, &bad)) {
       rc = el_error_set(err, EL_ENOMEM, "out of memory");
       break;
     }
-    if (!w.n) continue;
-    if (w.n > cap) {
-      const char **p = realloc(ptr, (size_t)w.n * sizeof *p);
-      if (!p) {
-        rc = el_error_set(err, EL_ENOMEM, "out of memory");
-        break;
-      }
-      ptr = p;
-      cap = w.n;
-    }
-    for (int i = 0; i < w.n; i++) ptr[i] = w.buf + w.off[i];
+    t->bad_utf8 += bad;
+    if (!sp.n) continue;
     double t0 = now_s();
-    rc = family >= 0 ? el__learner_corrupt_family(l, ptr, w.n, family, &rng, &o, err)
-                     : el__learner_corrupt(l, ptr, w.n, a_rate, &rng, &o, err);
+    rc = family >= 0 ? el__learner_corrupt_family(l, sp.words, sp.n, family, &rng, &o, err)
+                     : el__learner_corrupt(l, sp.words, sp.n, a_rate, &rng, &o, err);
     t->seconds += now_s() - t0;
     if (rc) break;
     print_sentence(&o);
     t->sentences++;
-    t->tokens += w.n;
+    t->tokens += sp.n;
     t->edits += o.n_edits;
     for (int i = 0; i < o.n; i++) t->marked += o.labels[i];
     for (int k = 0; k < EL__LF_COUNT; k++) t->family[k] += o.family_edits[k];
   }
   free(line);
-  free(ptr);
-  el__words_free(&w);
+  splitter_free(&sp);
   el__learner_sentence_free(&o);
   return rc;
 }
