@@ -33,7 +33,9 @@ el_adamw el_adamw_defaults(void);
 /* lr(t) = peak * (1 - min(t, T) / T) * min(1, t / warmup), t = number of
  * updates already applied (0 for the first), T = total_steps; warmup 0 means
  * no warmup. As in GR, warmup multiplies the already-decaying rate, and the
- * first update of a run with warmup has lr 0. */
+ * first update of a run with warmup has lr 0. With --time-limit, T (and the
+ * warmup) come from the time plan (train/schedule.h), re-planned between
+ * steps, so each step uses the then-current T. */
 double el_lr_at(double peak, long t, long total_steps, long warmup_steps);
 
 typedef struct el_adamw_stats {
