@@ -5,10 +5,12 @@
  * ASCII takes short paths: it never decomposes, never composes as the second
  * character of a pair, and its categories are fixed. */
 #include "tok_basic.h"
+#include <limits.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
+#include "tok_utf8.h"
 
 static const char *const k_special[5] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
 
@@ -347,4 +349,58 @@ void el__basic_free(el__basic *bt) {
   free(bt->c);
   free(bt->w);
   memset(bt, 0, sizeof *bt);
+}
+
+/* ---- whole texts -------------------------------------------------------- */
+
+/* The text is processed in chunks that end just after an ASCII whitespace
+ * byte once CHUNK bytes have been read. No stage looks across ASCII
+ * whitespace (it is a word separator, a composition starter nothing composes
+ * with, and never part of a special token), so chunking changes no result,
+ * and scratch memory stays O(CHUNK) instead of ~50 bytes per input byte.
+ * Text without whitespace is one chunk: still linear. */
+#define CHUNK 8192
+
+static int is_ascii_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+int el__basic_text(const char *text, size_t len, int lower, el__word_fn fn, void *ctx, int *n_cp,
+                   el_error *err) {
+  if (n_cp) *n_cp = 0;
+  if (!text && len) return el_error_set(err, EL_EINVAL, "NULL text");
+  if (len > (size_t)INT_MAX / 4)
+    return el_error_set(err, EL_ETOOLONG, "text of %zu bytes is too long to tokenize (limit %d)",
+                        len, INT_MAX / 4);
+  el__basic bt = {0};
+  int32_t *cps = NULL;
+  size_t cps_cap = 0, pos = 0;
+  int base = 0, rc = EL_OK;
+  while (rc == EL_OK && pos < len) {
+    size_t end = pos + CHUNK < len ? pos + CHUNK : len;
+    while (end < len && !is_ascii_space(text[end - 1])) end++;
+    if (end - pos > cps_cap) {
+      free(cps);
+      cps_cap = end - pos;
+      cps = malloc(cps_cap * sizeof *cps);
+      if (!cps) {
+        rc = el_error_set(err, EL_ENOMEM, "out of memory decoding %zu bytes of text", len);
+        break;
+      }
+    }
+    size_t bad_at = 0;
+    const char *why = "";
+    ptrdiff_t n = el__utf8_decode(text + pos, end - pos, cps, &bad_at, &why);
+    if (n < 0) {
+      rc = el_error_set(err, EL_EINVAL, "invalid UTF-8 at byte %zu: %s", pos + bad_at, why);
+      break;
+    }
+    int bad = el__basic_run(&bt, cps, (size_t)n, lower);
+    for (size_t w = 0; !bad && w < bt.nw; w++) bad = fn(ctx, &bt, &bt.w[w], base);
+    if (bad) rc = el_error_set(err, EL_ENOMEM, "out of memory tokenizing %zu bytes of text", len);
+    base += (int)n;
+    pos = end;
+  }
+  free(cps);
+  el__basic_free(&bt);
+  if (!rc && n_cp) *n_cp = base;
+  return rc;
 }

@@ -18,6 +18,11 @@
 #define EL_TOK_BASIC_H
 #include <stddef.h>
 #include <stdint.h>
+#include "electra/error.h"
+
+/* HF WordpieceTokenizer.max_input_chars_per_word: a word of more characters
+ * (after the stages) is one [UNK]; the vocabulary builder skips such words. */
+#define EL__MAX_WORD_CHARS 100
 
 /* One character on its way through the stages. cp < 0 is a special token
  * found in the text: cp = -(1 + el_special). Separating spaces the stages
@@ -47,6 +52,26 @@ typedef struct el__basic {
  * Returns 0, or -1 when memory ran out. */
 int el__basic_run(el__basic *bt, const int32_t *cps, size_t n, int lower);
 void el__basic_free(el__basic *bt);
+
+/* Called by el__basic_text for each word: bt->c[w->b .. w->e) are its
+ * characters (w->special >= 0: a special token), w->start/w->end its
+ * code-point span within the current chunk, base the chunk's first code
+ * point in the whole text. Returns 0, or nonzero when memory ran out. */
+typedef int (*el__word_fn)(void *ctx, const el__basic *bt, const el__tword *w, int base);
+
+/* The BasicTokenizer on len bytes of UTF-8 text: what el_tokenize runs
+ * before WordPiece, and the one way the trainer splits text into words (the
+ * vocabulary builder, GED sentences), so both see the same words. Strict
+ * decoding (tok_utf8.h), then el__basic_run over chunks that end just after
+ * an ASCII whitespace byte once 8 KiB have been read (no stage looks across
+ * ASCII whitespace, so chunking changes no word, and scratch memory stays
+ * bounded). Calls fn for every word in order; *n_cp (may be NULL) receives
+ * the text's length in code points. Returns EL_OK; EL_EINVAL for invalid
+ * UTF-8 ("invalid UTF-8 at byte N: why"); EL_ETOOLONG beyond INT_MAX / 4
+ * bytes; EL_ENOMEM (also when fn fails). On failure the words of earlier
+ * chunks have been reported already: the caller discards what it kept. */
+int el__basic_text(const char *text, size_t len, int lower, el__word_fn fn, void *ctx, int *n_cp,
+                   el_error *err);
 
 /* NFC of in[0..n) with span tracking into *out (grown as needed, *cap its
  * size); cp < 0 entries pass through and never compose. Returns the output

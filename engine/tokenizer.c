@@ -9,9 +9,6 @@
 #include "tok_utf8.h"
 #include "tok_vocab.h"
 
-/* HF WordpieceTokenizer.max_input_chars_per_word: longer words are [UNK]. */
-#define EL_MAX_WORD_CHARS 100
-
 struct el_tokenizer {
   el__vocab v;
   int lower;
@@ -114,10 +111,10 @@ static int push_word(el_tokens *o, int s, int e) {
 static int wordpiece(const el_tokenizer *tk, const el__tchar *ch, int nch, int word, int base,
                      int ws, int we, el_tokens *o) {
   const int unk = tk->special[EL_TOK_UNK];
-  if (nch > EL_MAX_WORD_CHARS) return push_tok(o, unk, ws, we, word);
-  char u[EL_MAX_WORD_CHARS * 4];
-  int boff[EL_MAX_WORD_CHARS + 1];
-  uint32_t hs[EL_MAX_WORD_CHARS + 1];
+  if (nch > EL__MAX_WORD_CHARS) return push_tok(o, unk, ws, we, word);
+  char u[EL__MAX_WORD_CHARS * 4];
+  int boff[EL__MAX_WORD_CHARS + 1];
+  uint32_t hs[EL__MAX_WORD_CHARS + 1];
   boff[0] = 0;
   for (int i = 0; i < nch; i++) boff[i + 1] = boff[i] + el__utf8_put(ch[i].cp, u + boff[i]);
   const int n0 = o->n, maxlen = tk->v.max_len;
@@ -153,15 +150,20 @@ static int wordpiece(const el_tokenizer *tk, const el__tchar *ch, int nch, int w
   return 0;
 }
 
-/* The text is processed in chunks that end just after an ASCII whitespace
- * byte once CHUNK bytes have been read. No stage looks across ASCII
- * whitespace (it is a word separator, a composition starter nothing composes
- * with, and never part of a special token), so chunking changes no result,
- * and scratch memory stays O(CHUNK) instead of ~50 bytes per input byte.
- * Text without whitespace is one chunk: still linear. */
-#define CHUNK 8192
+/* One BasicTokenizer word of el_tokenize's text: recorded, then a special
+ * token's id or its WordPiece pieces. */
+typedef struct wp_ctx {
+  const el_tokenizer *tok;
+  el_tokens *out;
+} wp_ctx;
 
-static int is_ascii_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+static int on_word(void *p, const el__basic *bt, const el__tword *wd, int base) {
+  wp_ctx *c = p;
+  int wi = c->out->n_words, ws = base + wd->start, we = base + wd->end;
+  if (push_word(c->out, ws, we)) return -1;
+  if (wd->special >= 0) return push_tok(c->out, c->tok->special[wd->special], ws, we, wi);
+  return wordpiece(c->tok, bt->c + wd->b, (int)(wd->e - wd->b), wi, base, ws, we, c->out);
+}
 
 int el_tokenize(const el_tokenizer *tok, const char *text, size_t len, el_tokens *out,
                 el_error *err) {
@@ -170,57 +172,14 @@ int el_tokenize(const el_tokenizer *tok, const char *text, size_t len, el_tokens
   out->n = 0;
   out->n_words = 0;
   out->n_codepoints = 0;
-  if (len > (size_t)INT_MAX / 4)
-    return el_error_set(err, EL_ETOOLONG, "text of %zu bytes is too long to tokenize (limit %d)",
-                        len, INT_MAX / 4);
-  el__basic bt = {0};
-  int32_t *cps = NULL;
-  size_t cps_cap = 0, pos = 0;
-  int base = 0, rc = EL_OK;
-  while (rc == EL_OK && pos < len) {
-    size_t end = pos + CHUNK < len ? pos + CHUNK : len;
-    while (end < len && !is_ascii_space(text[end - 1])) end++;
-    if (end - pos > cps_cap) {
-      free(cps);
-      cps_cap = end - pos;
-      cps = malloc(cps_cap * sizeof *cps);
-      if (!cps) {
-        rc = el_error_set(err, EL_ENOMEM, "out of memory decoding %zu bytes of text", len);
-        break;
-      }
-    }
-    size_t bad_at = 0;
-    const char *why = "";
-    ptrdiff_t n = el__utf8_decode(text + pos, end - pos, cps, &bad_at, &why);
-    if (n < 0) {
-      rc = el_error_set(err, EL_EINVAL, "invalid UTF-8 at byte %zu: %s", pos + bad_at, why);
-      break;
-    }
-    if (el__basic_run(&bt, cps, (size_t)n, tok->lower)) {
-      rc = el_error_set(err, EL_ENOMEM, "out of memory tokenizing %zu bytes of text", len);
-      break;
-    }
-    for (size_t w = 0; w < bt.nw; w++) {
-      const el__tword *wd = &bt.w[w];
-      int wi = out->n_words, ws = base + wd->start, we = base + wd->end;
-      int bad = push_word(out, ws, we);
-      if (!bad && wd->special >= 0) bad = push_tok(out, tok->special[wd->special], ws, we, wi);
-      else if (!bad) bad = wordpiece(tok, bt.c + wd->b, (int)(wd->e - wd->b), wi, base, ws, we, out);
-      if (bad) {
-        rc = el_error_set(err, EL_ENOMEM, "out of memory tokenizing %zu bytes of text", len);
-        break;
-      }
-    }
-    base += (int)n;
-    pos = end;
-  }
-  free(cps);
-  el__basic_free(&bt);
+  wp_ctx c = {tok, out};
+  int n_cp = 0;
+  int rc = el__basic_text(text, len, tok->lower, on_word, &c, &n_cp, err);
   if (rc) {
     out->n = out->n_words = 0;
     return rc;
   }
-  out->n_codepoints = base;
+  out->n_codepoints = n_cp;
   return EL_OK;
 }
 

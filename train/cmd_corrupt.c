@@ -7,9 +7,8 @@
 #include <time.h>
 #include "cli_util.h"
 #include "commands.h"
+#include "data_pretok.h"
 #include "learner.h"
-#include "tok_basic.h"
-#include "tok_utf8.h"
 
 #define PROG "electra-train corrupt"
 
@@ -66,69 +65,32 @@ typedef struct totals {
   double seconds; /* inside the generator only */
 } totals;
 
-/* A line split into words by the engine's BasicTokenizer without
- * lower-casing (punctuation split off, like the FCE token files). */
+/* A line's words (the engine's BasicTokenizer without lower-casing:
+ * punctuation split off, like the FCE token files) and pointers to them. */
 typedef struct splitter {
-  el__basic bt;
-  int32_t *cps;
-  size_t cap_cps;
-  char *text;          /* the words, NUL-terminated, end to end */
-  size_t cap_text;
-  const char **words;  /* [n] into text */
-  int n, cap_words;
+  el__words w;
+  const char **words; /* [w.n] into w.buf */
+  int cap_words;
 } splitter;
 
-static void splitter_free(splitter *sp) {
-  el__basic_free(&sp->bt);
-  free(sp->cps);
-  free(sp->text);
-  free(sp->words);
-}
-
-/* Returns 0 (sp->n words; 0 for a line that is not valid UTF-8, *bad set)
- * or -1 when out of memory. */
-static int split_line(splitter *sp, const char *line, size_t len, int *bad) {
-  sp->n = 0;
+/* Returns EL_OK (no words for a line that is not valid UTF-8: *bad set) or
+ * EL_ENOMEM. */
+static int split_line(splitter *sp, const char *line, size_t len, int *bad, el_error *err) {
   *bad = 0;
-  if (len + 1 > sp->cap_cps) {
-    int32_t *c = realloc(sp->cps, (len + 1) * sizeof *c);
-    if (!c) return -1;
-    sp->cps = c;
-    sp->cap_cps = len + 1;
-  }
-  size_t at;
-  const char *why;
-  ptrdiff_t ncp = el__utf8_decode(line, len, sp->cps, &at, &why);
-  if (ncp < 0) {
+  int rc = el__pretokenize(line, len, 0, &sp->w, err);
+  if (rc == EL_EINVAL) {
     *bad = 1;
-    return 0;
+    return EL_OK;
   }
-  if (el__basic_run(&sp->bt, sp->cps, (size_t)ncp, 0)) return -1;
-  const el__basic *bt = &sp->bt;
-  size_t need = 0;
-  for (size_t w = 0; w < bt->nw; w++) need += 4 * (bt->w[w].e - bt->w[w].b) + 8;
-  if (need > sp->cap_text) {
-    char *t = realloc(sp->text, need);
-    if (!t) return -1;
-    sp->text = t;
-    sp->cap_text = need;
+  if (rc) return rc;
+  if (sp->w.n > sp->cap_words) {
+    const char **p = realloc(sp->words, (size_t)sp->w.n * sizeof *p);
+    if (!p) return el_error_set(err, EL_ENOMEM, "out of memory");
+    sp->words = p;
+    sp->cap_words = sp->w.n;
   }
-  if ((int)bt->nw > sp->cap_words) {
-    const char **w = realloc(sp->words, bt->nw * sizeof *w);
-    if (!w) return -1;
-    sp->words = w;
-    sp->cap_words = (int)bt->nw;
-  }
-  char *p = sp->text;
-  for (size_t w = 0; w < bt->nw; w++) {
-    const el__tword *tw = &bt->w[w];
-    sp->words[sp->n++] = p;
-    if (tw->special >= 0) p = stpcpy(p, el__special_text(tw->special));
-    else
-      for (size_t c = tw->b; c < tw->e; c++) p += el__utf8_put(bt->c[c].cp, p);
-    *p++ = 0;
-  }
-  return 0;
+  for (int i = 0; i < sp->w.n; i++) sp->words[i] = sp->w.buf + sp->w.off[i];
+  return EL_OK;
 }
 
 static void print_sentence(const el__learner_out *o) {
@@ -162,26 +124,24 @@ static int run(FILE *f, const el__learner *l, int family, totals *t, el_error *e
   size_t lcap = 0;
   ssize_t len;
   while (rc == EL_OK && (a_max == 0 || t->sentences < a_max) && (len = getline(&line, &lcap, f)) > 0) {
-    if (split_line(&sp, line, (size_t)len, &bad)) {
-      rc = el_error_set(err, EL_ENOMEM, "out of memory");
-      break;
-    }
+    if ((rc = split_line(&sp, line, (size_t)len, &bad, err))) break;
     t->bad_utf8 += bad;
-    if (!sp.n) continue;
+    if (!sp.w.n) continue;
     double t0 = now_s();
-    rc = family >= 0 ? el__learner_corrupt_family(l, sp.words, sp.n, family, &rng, &o, err)
-                     : el__learner_corrupt(l, sp.words, sp.n, a_rate, &rng, &o, err);
+    rc = family >= 0 ? el__learner_corrupt_family(l, sp.words, sp.w.n, family, &rng, &o, err)
+                     : el__learner_corrupt(l, sp.words, sp.w.n, a_rate, &rng, &o, err);
     t->seconds += now_s() - t0;
     if (rc) break;
     print_sentence(&o);
     t->sentences++;
-    t->tokens += sp.n;
+    t->tokens += sp.w.n;
     t->edits += o.n_edits;
     for (int i = 0; i < o.n; i++) t->marked += o.labels[i];
     for (int k = 0; k < EL__LF_COUNT; k++) t->family[k] += o.family_edits[k];
   }
   free(line);
-  splitter_free(&sp);
+  el__words_free(&sp.w);
+  free(sp.words);
   el__learner_sentence_free(&o);
   return rc;
 }

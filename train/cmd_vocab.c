@@ -1,5 +1,5 @@
 /* electra-train vocab: learn a WordPiece vocabulary from text files
- * (PRODUCT.md §3; algorithm in vocab_builder.h). */
+ * (algorithm in vocab_builder.h). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -36,12 +36,15 @@ static void usage(FILE *f) {
           "usage: " PROG " --input PATH... --vocab-size N --out vocab.txt\n"
           "                           [--min-frequency N] [--no-lower-case]\n"
           "\n"
-          "Learns a WordPiece vocabulary. Text is split into words the way the BERT tokenizer\n"
-          "does (lower-casing and accent stripping unless --no-lower-case, punctuation split).\n"
+          "Learns a WordPiece vocabulary. Text is split into words by the tokenizer the model\n"
+          "will use (lower-casing and accent stripping unless --no-lower-case, punctuation split).\n"
+          "A line that is not valid UTF-8 is skipped, as the tokenizer would refuse it: the\n"
+          "count and the first such file:line are reported, and the vocabulary is still written.\n"
           "Every word starts as its characters (\"the\" -> t ##h ##e); the most frequent\n"
           "adjacent pair that occurs at least --min-frequency times is merged (t ##h -> th),\n"
           "again and again, until the vocabulary is full. Words longer than 100 characters\n"
-          "are skipped, as the tokenizer maps them to [UNK].\n"
+          "are skipped, as the tokenizer maps them to [UNK], and so are special tokens written\n"
+          "in the text ([MASK], ...), which the tokenizer never splits.\n"
           "Ids: [PAD] [UNK] [CLS] [SEP] [MASK] = 0..4, then the characters, then merges in\n"
           "the order they were made. The same input always gives the same file.\n"
           "\n"
@@ -72,6 +75,8 @@ int el_cmd_vocab(int argc, char **argv) {
   if (el__wc_new(&wc, &err)) goto fail;
   char *line = NULL;
   size_t cap = 0;
+  long bad_lines = 0;
+  char first_bad[sizeof err.msg + 64] = "";
   for (int i = 0; i < inputs.n; i++) {
     FILE *f = fopen(inputs.v[i], "rb");
     if (!f) {
@@ -80,12 +85,21 @@ int el_cmd_vocab(int argc, char **argv) {
       goto fail;
     }
     ssize_t len;
-    while ((len = getline(&line, &cap, f)) > 0)
-      if (el__wc_add_text(wc, line, (size_t)len, !no_lower_case, &err)) {
+    long line_no = 0;
+    while ((len = getline(&line, &cap, f)) > 0) {
+      line_no++;
+      rc = el__wc_add_text(wc, line, (size_t)len, !no_lower_case, &err);
+      if (rc == EL_EINVAL) { /* not UTF-8: skipped, counted, the first one named */
+        if (!bad_lines++)
+          snprintf(first_bad, sizeof first_bad, "%s:%ld: %s", inputs.v[i], line_no, err.msg);
+        continue;
+      }
+      if (rc) {
         fclose(f);
         free(line);
         goto fail;
       }
+    }
     int bad = ferror(f);
     fclose(f);
     if (bad) {
@@ -99,6 +113,9 @@ int el_cmd_vocab(int argc, char **argv) {
   fprintf(stderr, "read %d file(s), %.1f MB: %llu words, %zu distinct (%.1fs)\n", inputs.n,
           (double)bytes / 1e6, (unsigned long long)el__wc_total(wc), el__wc_distinct(wc),
           t1 - t0);
+  if (bad_lines)
+    fprintf(stderr, "skipped %ld line(s) that are not valid UTF-8; the first: %s\n", bad_lines,
+            first_bad);
   el__vb_opts vo = {(int)vocab_size, min_frequency, EL_VOCAB_SCORE_FREQ};
   el__vb_vocab v;
   if (el__vb_learn(wc, &vo, &v, &err)) goto fail;

@@ -6,10 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "data_pretok.h"
 #include "data_sentences.h"
 #include "rng.h"
-#include "tok_basic.h"
-#include "tok_utf8.h"
 
 enum { MIN_WORDS = 3, MAX_WORDS = 60 };
 
@@ -132,33 +131,19 @@ static int read_file(reservoir *r, const char *path, el_error *err) {
 
 /* Words of one sentence; 0 words when it is not valid UTF-8 or out of the
  * length range (such sentences are skipped, not errors). */
-static int sentence_words(el__basic *bt, int32_t **cps, size_t *cpcap, const char *s,
-                          el__ged_sentence *out) {
-  size_t len = strlen(s), bad;
-  const char *why;
+static int sentence_words(el__words *w, const char *s, el__ged_sentence *out) {
   memset(out, 0, sizeof *out);
-  if (len + 1 > *cpcap) {
-    int32_t *n = realloc(*cps, (len + 1) * sizeof *n);
-    if (!n) return -1;
-    *cps = n;
-    *cpcap = len + 1;
-  }
-  ptrdiff_t ncp = el__utf8_decode(s, len, *cps, &bad, &why);
-  if (ncp < 0) return 0;
-  if (el__basic_run(bt, *cps, (size_t)ncp, 0)) return -1;
-  if (bt->nw < MIN_WORDS || bt->nw > MAX_WORDS) return 0;
-  out->words = calloc(bt->nw, sizeof *out->words);
-  out->err = calloc(bt->nw, 1);
+  el_error e = {0};
+  int rc = el__pretokenize(s, strlen(s), 0, w, &e);
+  if (rc == EL_EINVAL) return 0;
+  if (rc) return -1;
+  if (w->n < MIN_WORDS || w->n > MAX_WORDS) return 0;
+  out->words = calloc((size_t)w->n, sizeof *out->words);
+  out->err = calloc((size_t)w->n, 1);
   if (!out->words || !out->err) return -1;
-  for (size_t w = 0; w < bt->nw; w++) {
-    const el__tword *tw = &bt->w[w];
-    char *word = malloc((tw->e - tw->b) * 4 + 1), *p = word;
-    if (!word) return -1;
-    if (tw->special >= 0) p = stpcpy(word, el__special_text(tw->special));
-    else
-      for (size_t c = tw->b; c < tw->e; c++) p += el__utf8_put(bt->c[c].cp, p);
-    *p = 0;
-    out->words[out->n++] = word;
+  for (int i = 0; i < w->n; i++) {
+    if (!(out->words[out->n] = strdup(w->buf + w->off[i]))) return -1;
+    out->n++;
   }
   return 0;
 }
@@ -170,16 +155,14 @@ static void free_sentence(el__ged_sentence *s) {
 }
 
 static int to_words(reservoir *r, el__ged_data *out, el_error *err) {
-  el__basic bt = {0};
-  int32_t *cps = NULL;
-  size_t cpcap = 0;
+  el__words w = {0};
   int rc = EL_OK;
   out->s = calloc((size_t)(r->n ? r->n : 1), sizeof *out->s);
   if (!out->s) return el_error_set(err, EL_ENOMEM, "sentences: out of memory");
   out->cap = (int)r->n;
   for (long i = 0; i < r->n && !rc; i++) {
     el__ged_sentence s;
-    if (sentence_words(&bt, &cps, &cpcap, r->s[i], &s)) {
+    if (sentence_words(&w, r->s[i], &s)) {
       free_sentence(&s);
       rc = el_error_set(err, EL_ENOMEM, "sentences: out of memory");
     } else if (s.n) {
@@ -188,8 +171,7 @@ static int to_words(reservoir *r, el__ged_data *out, el_error *err) {
       out->n_words += s.n;
     }
   }
-  el__basic_free(&bt);
-  free(cps);
+  el__words_free(&w);
   return rc;
 }
 

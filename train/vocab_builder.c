@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "data_pretok.h"
 #include "data_strmap.h"
+#include "tok_basic.h"
 #include "vocab_builder.h"
 
 static const char *const SPECIALS[5] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
@@ -45,12 +46,14 @@ int el__wc_add_word(el__word_counts *wc, const char *word, size_t len, long coun
 
 int el__wc_add_text(el__word_counts *wc, const char *text, size_t len, int lower,
                     el_error *err) {
-  if (el__pretokenize(text, len, lower, &wc->words))
-    return el_error_set(err, EL_ENOMEM, "vocab: out of memory splitting text");
+  int rc = el__pretokenize(text, len, lower, &wc->words, err);
+  if (rc) return rc;
   el__words *w = &wc->words;
   for (int i = 0; i < w->n; i++) {
-    if (w->ncp[i] > EL_VOCAB_MAX_WORD_CHARS) continue;
-    int rc = el__wc_add_word(wc, w->buf + w->off[i], (size_t)w->len[i], 1, err);
+    /* a special token is already in every vocabulary; a word over the
+     * limit would be [UNK] */
+    if (w->special[i] >= 0 || w->ncp[i] > EL__MAX_WORD_CHARS) continue;
+    rc = el__wc_add_word(wc, w->buf + w->off[i], (size_t)w->len[i], 1, err);
     if (rc) return rc;
   }
   return EL_OK;

@@ -2,9 +2,11 @@
  * vocabulary file checks `pretrain` relies on.
  *
  * Algorithm (documented in `electra-train vocab --help` too):
- *  1. Words are counted after BasicTokenizer splitting (data_pretok.h), the
- *     splitting the engine's tokenizer applies before WordPiece. Words longer
- *     than 100 code points are ignored (the tokenizer maps them to [UNK]).
+ *  1. Words are counted after BasicTokenizer splitting (data_pretok.h): the
+ *     engine tokenizer's own splitting before WordPiece, so the builder counts
+ *     the words el_tokenize will see. Words longer than 100 characters are
+ *     ignored (the tokenizer maps them to [UNK]), and so are special tokens
+ *     written in the text ([MASK]: every vocabulary has them).
  *  2. Each word starts as its characters: the first as itself, the others
  *     with the continuation prefix "##" ("the" -> t ##h ##e). The alphabet is
  *     every such symbol occurring at least min_frequency times (counting word
@@ -38,14 +40,14 @@
 #include <stdint.h>
 #include "electra/error.h"
 
-#define EL_VOCAB_MAX_WORD_CHARS 100
-
 typedef struct el__word_counts el__word_counts; /* opaque */
 
 /* New empty table; *out owned by the caller: el__wc_free. */
 int el__wc_new(el__word_counts **out, el_error *err);
 void el__wc_free(el__word_counts *wc);
-/* Splits text (BasicTokenizer, data_pretok.h) and counts its words. */
+/* Splits text (BasicTokenizer, data_pretok.h) and counts its words.
+ * EL_EINVAL when text is not valid UTF-8 (err names the byte; nothing of
+ * the text is counted), EL_ENOMEM. */
 int el__wc_add_text(el__word_counts *wc, const char *text, size_t len, int lower,
                     el_error *err);
 /* Adds count occurrences of one word (len bytes of UTF-8, no spaces). */

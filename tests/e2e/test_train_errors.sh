@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `electra-train vocab` / `pretrain` refuse bad input with a non-zero exit
-# and one line naming the problem: missing or empty input, a directory, a
+# and one line naming the problem (vocab skips a line that is not UTF-8 and
+# names it instead): missing or empty input, a directory, a
 # vocabulary without the special tokens, an unknown option or bad value,
 # --resume of nothing, a run directory already in use, a vocabulary that is
 # not the run's on --resume, a damaged resume state, and a full disk (a small
@@ -59,6 +60,17 @@ expect "vocab: --vocab-size too small" 2 "between 6 and" \
   "$BIN" vocab --input "$T/text.txt" --vocab-size 3 --out "$T/v.txt"
 expect "vocab: unwritable output" 1 "cannot create" \
   "$BIN" vocab --input "$T/text.txt" --vocab-size 50 --out "$T/no/such/dir/v.txt"
+# a line that is not UTF-8 (the tokenizer refuses it) is skipped and reported
+# with file:line; the vocabulary is that of the other lines
+{ head -2 "$T/text.txt"; printf 'bad \xff byte here\n'; tail -n +3 "$T/text.txt"; } >"$T/badutf8.txt"
+"$BIN" vocab --input "$T/badutf8.txt" --vocab-size 60 --out "$T/vbad.txt" 2>"$T/err"
+rc=$?
+if [ $rc -eq 0 ] && grep -q "skipped 1 line(s) that are not valid UTF-8; the first: $T/badutf8.txt:3: invalid UTF-8 at byte 4" "$T/err" &&
+   cmp -s "$T/vbad.txt" "$T/vocab.txt"; then
+  ok "vocab: an invalid UTF-8 line is skipped, counted and named (file:line, byte)"
+else
+  bad "vocab: invalid UTF-8 line (rc $rc): $(grep -i utf "$T/err")"
+fi
 
 # ---- pretrain: arguments ----
 P=(--vocab "$T/vocab.txt" --max-steps 2 --batch-size 2 --seq-len 32 --threads 1)

@@ -1,18 +1,25 @@
-/* The vocabulary learner: BasicTokenizer splitting, WordPiece merges checked
+/* The vocabulary learner: BasicTokenizer splitting (the engine's: the same
+ * words as el_tokenize on the tokenizer's golden cases and on 2,000 corpus
+ * lines), WordPiece merges checked
  * by hand on a tiny word list, min-frequency, determinism, the written file
  * and the refusal of a vocabulary without the special tokens. */
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include "../test.h"
 #include "data_pretok.h"
+#include "electra/tokenizer.h"
+#include "tok_basic.h"
+#include "tokenizer_golden.h"
 #include "vocab_builder.h"
 
 static int words_are(const char *text, int lower, const char *const *want, int n) {
   el__words w;
   memset(&w, 0, sizeof w);
-  int ok = el__pretokenize(text, strlen(text), lower, &w) == 0 && w.n == n;
+  el_error err = {0};
+  int ok = el__pretokenize(text, strlen(text), lower, &w, &err) == 0 && w.n == n;
   for (int i = 0; ok && i < n; i++) ok = !strcmp(w.buf + w.off[i], want[i]);
   if (!ok) {
     printf("#   got %d words:", w.n);
@@ -34,15 +41,188 @@ static void test_pretok(void) {
   CHECK(words_are("a\x01" "b\tcd\n", 1, d, 2), "control characters dropped, tab is whitespace");
   const char *e[] = {"x", "\xe2\x80\x94", "y"};
   CHECK(words_are("x\xe2\x80\x94y", 1, e, 3), "Unicode punctuation (em dash) splits");
-  const char *f[] = {"ok"};
-  CHECK(words_are("o\xff" "k", 1, f, 1), "invalid UTF-8 bytes are dropped");
   /* NFC: e + combining acute composes, then (lower) the accent is stripped */
   const char *g[] = {"e"};
   CHECK(words_are("e\xcc\x81", 1, g, 1), "decomposed accent stripped when lower-casing");
   const char *h[] = {"\xc3\xa9"};
   CHECK(words_are("e\xcc\x81", 0, h, 1), "NFC composes e + U+0301 without lower-casing");
-  CHECK(el__is_punct('$') && el__is_punct('~') && !el__is_punct('a') && el__is_punct(0x3002),
-        "punctuation classes: ASCII symbols and category P");
+  /* where the old second splitter differed from the engine */
+  const char *i[] = {"a", "b"};
+  CHECK(words_are("a\xe2\x80\xa8" "b", 1, i, 2), "U+2028 separates words (Python whitespace, as the engine)");
+  const char *j[] = {"istanbul"};
+  CHECK(words_are("\xc4\xb0stanbul", 1, j, 1), "İ lower-cases to i + U+0307 (Python lower), mark stripped");
+  const char *k[] = {"hello", "[MASK]", "world"};
+  CHECK(words_are("hello [MASK] world", 1, k, 3), "a special token in the text stays one word");
+  el__words w = {0};
+  el_error err = {0};
+  CHECK(el__pretokenize("o\xff" "k", 3, 1, &w, &err) == EL_EINVAL && w.n == 0 && strstr(err.msg, "byte 1"),
+        "invalid UTF-8 is refused, naming the byte: %s", err.msg);
+  el__words_free(&w);
+}
+
+/* ---- the builder's words are the engine's words ------------------------ */
+
+/* A batch of texts: the builder's words of each are checked against
+ * el_tokenize on a vocabulary learned from exactly these texts with no size
+ * limit and min-frequency 1, where every counted word becomes one entry. So
+ * the engine must give one piece per builder word, and that piece must be
+ * the builder's word itself (a special token its special id; a word over 100
+ * characters [UNK]). Returns the number of texts that differ. */
+static int same_words(const char *const *texts, const size_t *lens, int n, int lower,
+                      const char *tag, int *n_words) {
+  char dir[] = "/tmp/el_test_vocab_split_XXXXXX", path[300];
+  if (!mkdtemp(dir)) return n;
+  snprintf(path, sizeof path, "%s/vocab.txt", dir);
+  el_error err = {0};
+  el__word_counts *wc = NULL;
+  el__wc_new(&wc, &err);
+  for (int i = 0; i < n; i++) el__wc_add_text(wc, texts[i], lens[i], lower, &err);
+  el__vb_opts o = {1 << 24, 1, EL_VOCAB_SCORE_FREQ};
+  el__vb_vocab v = {0};
+  el_tokenizer *tk = NULL;
+  int bad = n;
+  if (el__vb_learn(wc, &o, &v, &err) || el__vb_write(&v, path, &err) ||
+      el_tokenizer_load(path, lower, &tk, &err)) {
+    printf("#   %s: %s\n", tag, err.msg);
+    goto done;
+  }
+  bad = 0;
+  *n_words = 0;
+  el__words w = {0};
+  el_tokens t = {0};
+  const int unk = el_tokenizer_special_id(tk, EL_TOK_UNK);
+  for (int i = 0; i < n; i++) {
+    int rb = el__pretokenize(texts[i], lens[i], lower, &w, &err);
+    int re = el_tokenize(tk, texts[i], lens[i], &t, &err);
+    int ok = rb == re && (rb || (w.n == t.n_words && w.n == t.n));
+    for (int k = 0; ok && !rb && k < w.n; k++) {
+      const char *word = w.buf + w.off[k];
+      int want = w.special[k] >= 0 ? el_tokenizer_special_id(tk, (el_special)w.special[k])
+                 : w.ncp[k] > EL__MAX_WORD_CHARS ? unk
+                                                   : el_tokenizer_id(tk, word);
+      ok = want >= 0 && t.tok[k].id == want && t.tok[k].word == k;
+      if (!ok)
+        printf("#   %s text %d word %d: builder [%s], engine [%s]\n", tag, i, k, word,
+               el_tokenizer_token(tk, t.tok[k].id));
+    }
+    if (!ok && !bad)
+      printf("#   %s text %d: builder rc %d, %d words; engine rc %d, %d words, %d pieces\n", tag, i, rb,
+             w.n, re, t.n_words, t.n);
+    bad += !ok;
+    *n_words += w.n;
+  }
+  el__words_free(&w);
+  el_tokens_free(&t);
+done:
+  el_tokenizer_free(tk);
+  el__vb_free(&v);
+  el__wc_free(wc);
+  unlink(path);
+  rmdir(dir);
+  return bad;
+}
+
+static void golden_texts(const golden *g, int n, const char **texts, size_t *lens) {
+  for (int i = 0; i < n; i++) {
+    texts[i] = g[i].text;
+    lens[i] = g[i].len < 0 ? strlen(g[i].text) : (size_t)g[i].len;
+  }
+}
+
+static void test_same_words_golden(void) {
+  enum { NU = sizeof k_uncased / sizeof *k_uncased, NC = sizeof k_cased / sizeof *k_cased };
+  const char *texts[NU + NC];
+  size_t lens[NU + NC];
+  int words = 0;
+  golden_texts(k_uncased, NU, texts, lens);
+  golden_texts(k_cased, NC, texts + NU, lens + NU);
+  int bad = same_words(texts, lens, NU + NC, 1, "uncased", &words);
+  CHECK(bad == 0, "the tokenizer's %d golden texts, uncased: the builder's words are the engine's (%d words, %d texts differ)",
+        NU + NC, words, bad);
+  bad = same_words(texts, lens, NU + NC, 0, "cased", &words);
+  CHECK(bad == 0, "the tokenizer's %d golden texts, cased: the builder's words are the engine's (%d words, %d texts differ)",
+        NU + NC, words, bad);
+
+  /* Invalid UTF-8: both refuse, naming the same byte; nothing is counted. */
+  int same = 1;
+  el__word_counts *wc = NULL;
+  el_error err = {0};
+  el__wc_new(&wc, &err);
+  el__words w = {0};
+  for (size_t i = 0; i < sizeof k_bad_utf8 / sizeof *k_bad_utf8; i++) {
+    char want[32];
+    snprintf(want, sizeof want, "byte %d", k_bad_utf8[i].at);
+    err.msg[0] = 0;
+    int rc = el__pretokenize(k_bad_utf8[i].bytes, (size_t)k_bad_utf8[i].len, 1, &w, &err);
+    int ok = rc == EL_EINVAL && strstr(err.msg, want) != NULL;
+    err.msg[0] = 0;
+    rc = el__wc_add_text(wc, k_bad_utf8[i].bytes, (size_t)k_bad_utf8[i].len, 1, &err);
+    ok = ok && rc == EL_EINVAL && strstr(err.msg, want) != NULL;
+    if (!ok) printf("#   %s: rc %d, %s\n", k_bad_utf8[i].what, rc, err.msg);
+    same &= ok;
+  }
+  CHECK(same && el__wc_total(wc) == 0,
+        "the tokenizer's %zu invalid UTF-8 cases: the builder refuses each as the engine does, naming the byte, counting nothing",
+        sizeof k_bad_utf8 / sizeof *k_bad_utf8);
+  el__words_free(&w);
+  el__wc_free(wc);
+}
+
+static int cmp_str(const void *a, const void *b) {
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* 2,000 lines of the shared corpus: 80 from each of its first 25 files (by
+ * name), from line 201 on (past the Gutenberg front matter; a line is a
+ * paragraph there). */
+static void test_same_words_corpus(void) {
+  const char *dir_path = "/work/shared/data/corpus/gutenberg-british-novels";
+  enum { PER_FILE = 80, FILES = 25, SKIP_LINES = 200 };
+  DIR *d = opendir(dir_path);
+  if (!d) {
+    SKIP("corpus %s not found: the builder-vs-engine word check on 2,000 corpus lines did not run", dir_path);
+    return;
+  }
+  char *names[256];
+  int nn = 0;
+  struct dirent *e;
+  while ((e = readdir(d)) && nn < 256)
+    if (strlen(e->d_name) > 4 && !strcmp(e->d_name + strlen(e->d_name) - 4, ".txt"))
+      names[nn++] = strdup(e->d_name);
+  closedir(d);
+  qsort(names, (size_t)nn, sizeof *names, cmp_str);
+  char **texts = calloc(PER_FILE * FILES, sizeof *texts);
+  size_t *lens = calloc(PER_FILE * FILES, sizeof *lens);
+  int n = 0;
+  for (int f = 0; f < nn && f < FILES; f++) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir_path, names[f]);
+    FILE *fp = fopen(path, "rb");
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    int lineno = 0, taken = 0;
+    while (fp && taken < PER_FILE && (len = getline(&line, &cap, fp)) > 0)
+      if (++lineno > SKIP_LINES && len > 1) {
+        texts[n] = strndup(line, (size_t)len);
+        lens[n++] = (size_t)len;
+        taken++;
+      }
+    free(line);
+    if (fp) fclose(fp);
+  }
+  int words = 0, bad = same_words((const char *const *)texts, lens, n, 1, "corpus uncased", &words);
+  CHECK(n == PER_FILE * FILES && bad == 0,
+        "%d corpus lines, uncased: the builder's words are the engine's (%d words, %d lines differ)", n,
+        words, bad);
+  bad = same_words((const char *const *)texts, lens, n, 0, "corpus cased", &words);
+  CHECK(n == PER_FILE * FILES && bad == 0,
+        "%d corpus lines, cased: the builder's words are the engine's (%d words, %d lines differ)", n, words,
+        bad);
+  for (int i = 0; i < n; i++) free(texts[i]);
+  for (int i = 0; i < nn; i++) free(names[i]);
+  free(texts);
+  free(lens);
 }
 
 /* The classic example: low x5, lower x2, newest x6, widest x3. */
@@ -204,6 +384,8 @@ static void test_files(void) {
 
 int main(void) {
   test_pretok();
+  test_same_words_golden();
+  test_same_words_corpus();
   test_text_counts();
   test_learn();
   test_files();
