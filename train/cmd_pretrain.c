@@ -102,7 +102,8 @@ static void usage(FILE *f) {
           "(the time of the last ones). Until the measurement is over the schedule of\n"
           "--max-steps (or of the plan saved in the run) applies. --max-steps, when given, is\n"
           "an upper bound of the plan. Log lines show the planned total as ~N and\n"
-          "metrics.jsonl train rows carry it as planned_steps.\n");
+          "metrics.jsonl train rows carry it as planned_steps. T counts from the end of\n"
+          "setup (tokenizing, loading): the first and last validation are inside it.\n");
   fprintf(f,
           "\n"
           "With --resume the run keeps its saved settings; --max-steps, --time-limit,\n"
