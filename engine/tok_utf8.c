@@ -1,6 +1,7 @@
 /* Strict UTF-8 for the tokenizer: the server hands us request bytes, so every
  * malformed form is refused with its byte offset rather than repaired. */
 #include "tok_utf8.h"
+#include "electra/tokenizer.h"
 
 ptrdiff_t el__utf8_decode(const char *s, size_t len, int32_t *out, size_t *bad_at,
                           const char **why) {
@@ -88,4 +89,26 @@ int el__utf8_put(int32_t cp, char *dst) {
   d[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F));
   d[3] = (unsigned char)(0x80 | (cp & 0x3F));
   return 4;
+}
+
+/* ---- code-point <-> byte offsets (electra/tokenizer.h) ------------------ */
+
+static int starts_cp(char c) { return ((unsigned char)c & 0xC0) != 0x80; }
+
+size_t el_utf8_offsets(const char *text, size_t len, size_t *starts) {
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++)
+    if (starts_cp(text[i]) || i == 0) {
+      if (starts) starts[n] = i;
+      n++;
+    }
+  if (starts) starts[n] = len;
+  return n;
+}
+
+size_t el_utf8_byte_offset(const char *text, size_t len, size_t cp) {
+  size_t n = 0;
+  for (size_t i = 0; i < len; i++)
+    if ((starts_cp(text[i]) || i == 0) && n++ == cp) return i;
+  return len;
 }

@@ -18,7 +18,7 @@ typedef struct text_in {
   const char *s;
   size_t len;
   el_tokens toks;
-  int *cp_byte; /* byte offset of each code point, n_cp + 1 entries */
+  size_t *cp_byte; /* byte offset of each code point, n_cp + 1 entries */
   int n_cp;
 } text_in;
 
@@ -125,17 +125,9 @@ static el__http_err load_text(el__api_req *r, const cJSON *v, const char *what, 
     return el__failf(f, EL_HERR_INVALID_REQUEST, "%s: %s", what, er.msg);
   if (rc) return el__failf(f, EL_HERR_INTERNAL, "%s: tokenizer: %s", what, er.msg);
   /* code point -> byte map for slicing words and answers */
-  t->cp_byte = malloc((t->len + 1) * sizeof(int));
+  t->cp_byte = malloc((t->len + 1) * sizeof *t->cp_byte);
   if (!t->cp_byte) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
-  int n = 0;
-  const unsigned char *u = (const unsigned char *)t->s;
-  for (size_t i = 0; i < t->len;) {
-    t->cp_byte[n++] = (int)i;
-    int k = el__utf8_seq_len(u + i, t->len - i);
-    i += k ? (size_t)k : 1;
-  }
-  t->cp_byte[n] = (int)t->len;
-  t->n_cp = n;
+  t->n_cp = (int)el_utf8_offsets(t->s, t->len, t->cp_byte);
   return EL_HERR_NONE;
 }
 
@@ -144,7 +136,7 @@ static void put_slice(el__sb *b, const text_in *t, int start, int end) {
   if (start < 0) start = 0;
   if (end > t->n_cp) end = t->n_cp;
   if (end < start) end = start;
-  el__sb_json_str(b, t->s + t->cp_byte[start], (size_t)(t->cp_byte[end] - t->cp_byte[start]));
+  el__sb_json_str(b, t->s + t->cp_byte[start], t->cp_byte[end] - t->cp_byte[start]);
 }
 
 /* ---- model choice ---- */

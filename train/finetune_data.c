@@ -251,13 +251,6 @@ static int ged_features(const el__ft_examples *ex, const el_tokenizer *tok, int 
   return rc;
 }
 
-/* Number of code points in UTF-8 s. */
-static int cp_len(const char *s) {
-  int n = 0;
-  for (; *s; s++) n += (*s & 0xC0) != 0x80;
-  return n;
-}
-
 static int qa_features(const el__ft_examples *ex, const el_tokenizer *tok, const el_qa_params *p,
                        el__ft_data *d, el_error *err) {
   const el__squad_data *sq = &ex->squad;
@@ -285,7 +278,7 @@ static int qa_features(const el__ft_examples *ex, const el_tokenizer *tok, const
     int ts = -1, te = -1;
     if (!q->impossible && q->train_answer >= 0) {
       const el__squad_answer *a = &q->answers[q->train_answer];
-      int as = a->start, ae = a->start + cp_len(a->text);
+      int as = a->start, ae = a->start + (int)el_utf8_offsets(a->text, strlen(a->text), NULL);
       for (int k = 0; k < tc.n; k++) {
         if (ts < 0 && tc.tok[k].end > as) ts = k;
         if (tc.tok[k].start < ae) te = k;

@@ -48,16 +48,6 @@ static int run_range(const el__ft_runner *r, const el__ft_data *d, int a, int b,
   return r->run(r->ctx, &bt, out, out2, err);
 }
 
-/* Byte offset of code point cp in s (clamped to the end). */
-static size_t cp_byte(const char *s, int cp) {
-  size_t b = 0;
-  for (int i = 0; i < cp && s[b]; i++) {
-    b++;
-    while ((s[b] & 0xC0) == 0x80) b++;
-  }
-  return b;
-}
-
 typedef struct qa_pred {
   char *text;       /* best span, or "" */
   double diff;      /* null logit - best logit (+inf: no span) */
@@ -98,7 +88,8 @@ static int eval_qa(const el__ft_runner *r, const el__ft_examples *ex, const el__
     if ((rc = el_qa_decode(&d->qa_w[qi], st + off, en + off, &s->qa, spans, 4, &ns, &nul, err)))
       goto done;
     if (ns > 0) {
-      size_t b0 = cp_byte(ctx, spans[0].start), b1 = cp_byte(ctx, spans[0].end);
+      size_t n = strlen(ctx), b0 = el_utf8_byte_offset(ctx, n, (size_t)spans[0].start),
+             b1 = el_utf8_byte_offset(ctx, n, (size_t)spans[0].end);
       qp[qi].text = strndup(ctx + b0, b1 - b0);
       qp[qi].diff = (double)nul.logit - (double)spans[0].score;
     } else {

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "electra/tokenizer.h"
 #include "task_data.h"
 
 void el__squad_free(el__squad_data *d) {
@@ -59,17 +60,6 @@ static char *read_file(const char *path, size_t *len, el_error *err) {
   }
   *len = n;
   return buf;
-}
-
-/* Byte offset of code point cp in UTF-8 s, or -1 past the end. */
-static long cp_to_byte(const char *s, long cp) {
-  long b = 0;
-  for (long i = 0; i < cp; i++) {
-    if (!s[b]) return -1;
-    b++;
-    while ((s[b] & 0xC0) == 0x80) b++;
-  }
-  return b;
 }
 
 static const char *jstr(const cJSON *o, const char *key) {
@@ -225,7 +215,8 @@ int el__squad_read(const char *path, el__squad_data *out, el_error *err) {
           el__squad_answer *x = &q->answers[q->n_answers];
           if (!(x->text = strdup(text))) goto oom;
           x->start = cJSON_IsNumber(st) ? (int)st->valuedouble : -1;
-          long b = x->start >= 0 ? cp_to_byte(ctx, x->start) : -1;
+          /* past the context's end the offset is its end, where no text matches */
+          long b = x->start >= 0 ? (long)el_utf8_byte_offset(ctx, strlen(ctx), (size_t)x->start) : -1;
           x->ok = b >= 0 && *text && strncmp(ctx + b, text, strlen(text)) == 0;
           if (!x->ok && out->n_bad_answers++ == 0 && !out->first_skip[0])
             snprintf(out->first_skip, sizeof out->first_skip,

@@ -64,6 +64,17 @@ int el_tokenize(const el_tokenizer *tok, const char *text, size_t len, el_tokens
                 el_error *err);
 void el_tokens_free(el_tokens *t);
 
+/* Code-point offsets (the offsets above) -> byte offsets in len bytes of
+ * UTF-8 text. Writes the byte offset at which code point i starts to
+ * starts[i] for each of the n code points, and len to starts[n] (len + 1
+ * entries always suffice; starts may be NULL to count only); returns n.
+ * The first byte and every byte that is not a continuation byte (10xxxxxx)
+ * start a code point: on text el_tokenize accepted, exactly its code points. */
+size_t el_utf8_offsets(const char *text, size_t len, size_t *starts);
+/* Byte offset at which code point cp of len bytes of UTF-8 text starts
+ * (same counting); len when cp is at or past the end. */
+size_t el_utf8_byte_offset(const char *text, size_t len, size_t cp);
+
 /* A model input: [CLS] a [SEP] (b [SEP]). Caller owns it like el_tokens:
  * zero-initialise, reuse, release with el_encoding_free. */
 typedef struct el_encoding {

@@ -158,6 +158,42 @@ static void test_invalid_utf8(const el_tokenizer *tk) {
   el_tokens_free(&t);
 }
 
+/* ---- code-point -> byte offsets ----------------------------------------- */
+
+static void test_utf8_offsets(const el_tokenizer *tk) {
+  /* a  é(2)  中(3)  👍(4)  b */
+  const char *s = "a\xc3\xa9\xe4\xb8\xad\xf0\x9f\x91\x8d" "b";
+  size_t len = strlen(s), st[16];
+  static const size_t want[] = {0, 1, 3, 6, 10, 11};
+  size_t n = el_utf8_offsets(s, len, st);
+  int ok = n == 5;
+  for (size_t i = 0; ok && i <= n; i++) ok = st[i] == want[i];
+  CHECK(ok, "el_utf8_offsets: 1-4 byte characters give starts 0 1 3 6 10 and the end 11 (%zu code points)", n);
+  CHECK(el_utf8_offsets(s, len, NULL) == 5 && el_utf8_offsets("", 0, NULL) == 0,
+        "el_utf8_offsets counts without a table; empty text has 0 code points");
+  ok = 1;
+  for (size_t cp = 0; cp <= n; cp++) ok &= el_utf8_byte_offset(s, len, cp) == want[cp];
+  CHECK(ok && el_utf8_byte_offset(s, len, 99) == len,
+        "el_utf8_byte_offset agrees with the table; past the end it is the text's length");
+  /* The tokenizer's offsets slice the text through the table. */
+  const char *t = "Na\xc3\xafve caf\xc3\xa9, \xe4\xb8\xad\xe6\x96\x87!";
+  el_tokens tt = {0};
+  el_error err = {0};
+  size_t tl = strlen(t), *tb = malloc((tl + 1) * sizeof *tb);
+  int rc = el_tokenize(tk, t, tl, &tt, &err);
+  n = el_utf8_offsets(t, tl, tb);
+  char got[256] = "";
+  for (int i = 0; rc == 0 && i < tt.n_words; i++) {
+    size_t a = tb[tt.word_start[i]], b = tb[tt.word_end[i]];
+    snprintf(got + strlen(got), sizeof got - strlen(got), "%s%.*s", i ? "|" : "", (int)(b - a), t + a);
+  }
+  CHECK(rc == 0 && (int)n == tt.n_codepoints &&
+            !strcmp(got, "Na\xc3\xafve|caf\xc3\xa9|,|\xe4\xb8\xad|\xe6\x96\x87|!"),
+        "tokenizer word offsets slice the original text through el_utf8_offsets: %s", got);
+  free(tb);
+  el_tokens_free(&tt);
+}
+
 /* ---- vocabulary loading ------------------------------------------------- */
 
 static void test_vocab_load(void) {
@@ -573,6 +609,7 @@ int main(void) {
   run_goldens(cased, k_cased, (int)(sizeof k_cased / sizeof *k_cased), "cased");
   test_words(uncased);
   test_invalid_utf8(uncased);
+  test_utf8_offsets(uncased);
   test_vocab_load();
   test_encode(uncased);
   test_nfc_vs_utf8proc();
