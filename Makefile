@@ -27,11 +27,13 @@ CFLAGS ?=
 # will not if-convert the clamps in op_fastmath.h, leaving GELU, softmax and the
 # Gumbel sampler scalar. It changes no arithmetic (unlike -ffast-math).
 override CFLAGS += -fno-trapping-math -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -g $(OPT) \
-  $(SAN) -fopenmp -Iinclude -Iengine -Itrain -Iserver $(PKG_CFLAGS) -MMD -MP
+  $(SAN) -fopenmp -Iinclude -Icommon -Iengine -Itrain -Iserver $(PKG_CFLAGS) -MMD -MP
 LDLIBS := $(PKG_LIBS) -lm -lpthread
 override LDFLAGS += $(SAN) -fopenmp
 
 ENGINE_SRC := $(wildcard engine/*.c)
+# common/: the internal pieces both programs share (the option-table engine)
+COMMON_SRC := $(wildcard common/*.c)
 TRAIN_SRC := $(filter-out train/main.c,$(wildcard train/*.c))
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
 TEST_SRC := $(wildcard tests/unit/test_*.c)
@@ -39,6 +41,7 @@ BENCH_SRC := $(wildcard tests/bench/*.c)
 TEST_SUPPORT := $(wildcard tests/support/*.c)
 
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
+COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 TRAIN_OBJ := $(TRAIN_SRC:%.c=$(BUILD)/%.o)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o)
 SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
@@ -48,6 +51,7 @@ BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 CKPT_DRIVER := $(BUILD)/tests/reference/checkpoint_driver
 
 LIB_ENGINE := $(BUILD)/libelectra.a
+LIB_COMMON := $(BUILD)/libelectra_common.a
 LIB_TRAIN := $(BUILD)/libelectra_train.a
 LIB_SERVER := $(BUILD)/libelectra_server.a
 BINS := $(BUILD)/bin/electra-train $(BUILD)/bin/electra-server
@@ -64,36 +68,47 @@ $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) -c $< -o $@
 
+# Archives are rebuilt from scratch (rm first): `ar r` alone would keep the
+# object of a source file that moved or was deleted.
+
 $(LIB_ENGINE): $(ENGINE_OBJ)
 	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(AR) rcs $@ $^
+$(LIB_COMMON): $(COMMON_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIB_TRAIN): $(TRAIN_OBJ)
 	@mkdir -p $(dir $@)
+	@rm -f $@
 	$(AR) rcs $@ $^
 $(LIB_SERVER): $(SERVER_OBJ)
 	@mkdir -p $(dir $@)
+	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/bin/electra-train: $(BUILD)/train/main.o $(LIB_TRAIN) $(LIB_ENGINE)
+$(BUILD)/bin/electra-train: $(BUILD)/train/main.o $(LIB_TRAIN) $(LIB_COMMON) $(LIB_ENGINE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/bin/electra-server: $(BUILD)/server/main.o $(LIB_SERVER) $(LIB_ENGINE)
+$(BUILD)/bin/electra-server: $(BUILD)/server/main.o $(LIB_SERVER) $(LIB_COMMON) $(LIB_ENGINE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # Tests link only the libraries their name asks for, so one half-written
 # module does not block the others' tests: test_engine_* -> engine,
-# test_train_* -> train + engine, test_server_* -> server + engine.
+# test_train_* -> train + engine, test_server_* -> server + engine (both
+# also link common/, the option engine they share).
 $(BUILD)/tests/test_engine_%: $(BUILD)/tests/unit/test_engine_%.o $(SUPPORT_OBJ) $(LIB_ENGINE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/tests/test_train_%: $(BUILD)/tests/unit/test_train_%.o $(SUPPORT_OBJ) $(LIB_TRAIN) $(LIB_ENGINE)
+$(BUILD)/tests/test_train_%: $(BUILD)/tests/unit/test_train_%.o $(SUPPORT_OBJ) $(LIB_TRAIN) $(LIB_COMMON) $(LIB_ENGINE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/tests/test_server_%: $(BUILD)/tests/unit/test_server_%.o $(SUPPORT_OBJ) $(LIB_SERVER) $(LIB_ENGINE)
+$(BUILD)/tests/test_server_%: $(BUILD)/tests/unit/test_server_%.o $(SUPPORT_OBJ) $(LIB_SERVER) $(LIB_COMMON) $(LIB_ENGINE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(SUPPORT_OBJ) $(LIB_TRAIN) $(LIB_ENGINE)
+$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(SUPPORT_OBJ) $(LIB_TRAIN) $(LIB_COMMON) $(LIB_ENGINE)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(CKPT_DRIVER): $(BUILD)/tests/reference/checkpoint_driver.o $(LIB_ENGINE)

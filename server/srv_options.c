@@ -1,6 +1,10 @@
 /* Option parsing (srv_options.h). One table drives flags, environment names,
- * config-file keys and the --help text, so they cannot disagree. */
+ * config-file keys and the --help text, so they cannot disagree; it runs on
+ * the option engine electra-train uses too (common/el_cli.h): the same
+ * forms, value checks, messages and "did you mean" suggestions. */
 #include "srv_options.h"
+
+#include "el_cli.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -14,129 +18,99 @@
 
 extern char **environ;
 
-typedef enum {
-  T_INT,
-  T_LONG,
-  T_SECS,
-  T_STR,
-  T_FLAG,
-  T_MODEL,
-  T_LABEL,
-  T_ORIGIN,
-  T_LOGFMT
-} opt_type;
-
-typedef struct opt_def {
-  const char *name; /* flag without "--"; env = ELECTRA_ + upper(name with - -> _) */
-  opt_type type;
-  size_t off;
-  size_t size; /* for strings */
-  long lo, hi; /* numeric range */
-  const char *arg, *help;
-} opt_def;
-
-#define OFF(f) offsetof(el__srv_options, f)
-#define SZ(f) sizeof(((el__srv_options *)0)->f)
-static const opt_def defs[] = {
-    {"model", T_MODEL, 0, 0, 0, 0, "NAME=DIR",
-     "serve the checkpoint directory DIR as NAME; repeat for several models. The task\n"
-     "      follows the architecture (ElectraForPreTraining and ...TokenClassification ->\n"
-     "      /score, ...SequenceClassification -> /classify, ...QuestionAnswering -> /qa); the\n"
-     "      first model of each task is its default. Models from --config, ELECTRA_MODEL\n"
-     "      (NAME=DIR,NAME=DIR) and flags add up; a repeated NAME takes the later DIR"},
-    {"correct-label", T_LABEL, 0, 0, 0, 0, "NAME=LABEL",
-     "for the ElectraForTokenClassification model NAME, the id2label name of its \"no\n"
-     "      error\" class; /score gives each piece 1 - P(LABEL). Without it the one label\n"
-     "      named CORRECT, C, O, OK or KEEP (any case) is taken; a model with none or several\n"
-     "      such labels is refused. Repeat for several models (config file:\n"
-     "      \"correct_label\": {\"NAME\": \"LABEL\"})"},
-    {"config", T_STR, OFF(config), SZ(config), 0, 0, "FILE.json",
-     "options as JSON: {\"models\": {\"NAME\": \"DIR\", ...}, \"port\": 8080, ...}; any option\n"
-     "      below is a key (dashes or underscores)"},
-    {"host", T_STR, OFF(host), SZ(host), 0, 0, "ADDR", "address to listen on (127.0.0.1)"},
-    {"port", T_INT, OFF(port), 0, 0, 65535, "N", "TCP port (8080; 0 picks a free port)"},
-    {"threads", T_INT, OFF(threads), 0, 0, 1024, "N",
-     "compute threads of the inference thread's BLAS (0 = the CPU quota)"},
-    {"http-threads", T_INT, OFF(http_threads), 0, 0, 256, "N",
-     "HTTP worker threads (0 = cores, between 2 and 4)"},
-    {"max-batch-tokens", T_INT, OFF(max_batch_tokens), 0, 1, 1 << 20, "N",
-     "tokens per batched forward pass (8192)"},
-    {"max-batch-size", T_INT, OFF(max_batch_size), 0, 1, 65536, "N",
-     "sequences per batched forward pass (64; 1 turns batching off)"},
-    {"max-wait-us", T_INT, OFF(max_wait_us), 0, 0, 10000000, "US",
-     "wait up to US microseconds for a batch to fill (0: run as soon as the engine is free)"},
-    {"max-queue", T_INT, OFF(max_queue), 0, 1, 1 << 24, "N",
-     "requests accepted and not yet answered before 429 (1024)"},
-    {"max-inputs", T_INT, OFF(max_inputs), 0, 1, 1 << 20, "N",
-     "items in one request's texts/inputs (64; more is 422)"},
-    {"max-qa-windows", T_INT, OFF(max_qa_windows), 0, 1, 1 << 20, "N",
-     "/qa: windows (max_seq_len tokens each) over all of a request's contexts (256, a "
-     "32k-piece context at the default doc_stride; more is 422 before any work)"},
-    {"max-body-bytes", T_LONG, OFF(max_body_bytes), 0, 16, 1L << 30, "N",
-     "largest request body (1048576; larger is 413 before reading it)"},
-    {"request-timeout", T_SECS, OFF(request_timeout), 0, 0, 86400, "SECONDS",
-     "longest wait for a result before 504 (30; fractions allowed)"},
-    {"drain-timeout", T_SECS, OFF(drain_timeout), 0, 0, 86400, "SECONDS",
-     "on SIGTERM/SIGINT, time to finish accepted requests (30)"},
-    {"connection-timeout", T_INT, OFF(connection_timeout), 0, 0, 86400, "SECONDS",
-     "close a connection idle this long, e.g. a stalled client (30; 0 = never)"},
-    {"max-connections", T_INT, OFF(max_connections), 0, 8, 1000000, "N",
-     "open connections at once (1000)"},
-    {"api-key-file", T_STR, OFF(api_key_file), SZ(api_key_file), 0, 0, "FILE",
-     "require \"Authorization: Bearer KEY\" with KEY the file's first line\n"
-     "      (/health, /ready, /v2/health/*, /metrics stay open)"},
-    {"cors-origin", T_ORIGIN, 0, 0, 0, 0, "ORIGIN",
-     "allow browser requests from ORIGIN (repeat or comma-separate; * = any)"},
-    {"log-format", T_LOGFMT, 0, 0, 0, 0, "text|json", "log line format (text, to stderr; json lines go to stdout)"},
-    {"no-access-log", T_FLAG, OFF(access_log), 0, 0, 0, NULL, "no log line per request"},
-    {"healthcheck", T_FLAG, OFF(healthcheck), 0, 0, 0, NULL,
-     "probe http://HOST:PORT/health and exit 0 when it answers 200, else 1"},
-    {"version", T_FLAG, OFF(version), 0, 0, 0, NULL, "print the version and exit"},
-    {"help", T_FLAG, OFF(help), 0, 0, 0, NULL, "this text"},
-};
-#define N_DEFS ((int)(sizeof defs / sizeof defs[0]))
+/* The table, built on the struct being filled: el_opt destinations are
+ * pointers. --model, --correct-label, --cors-origin and --log-format are
+ * EL_OPT_CUSTOM, stored by set_value below. */
+enum { N_DEFS = 25 };
+static int build_table(el__srv_options *o, el_opt *t) {
+  const el_opt d[N_DEFS] = {
+      {"--model", EL_OPT_CUSTOM, o, 0, 0, "NAME=DIR",
+       "serve the checkpoint directory DIR as NAME; repeat for several models. The task\n"
+       "      follows the architecture (ElectraForPreTraining and ...TokenClassification ->\n"
+       "      /score, ...SequenceClassification -> /classify, ...QuestionAnswering -> /qa); the\n"
+       "      first model of each task is its default. Models from --config, ELECTRA_MODEL\n"
+       "      (NAME=DIR,NAME=DIR) and flags add up; a repeated NAME takes the later DIR", 0},
+      {"--correct-label", EL_OPT_CUSTOM, o, 0, 0, "NAME=LABEL",
+       "for the ElectraForTokenClassification model NAME, the id2label name of its \"no\n"
+       "      error\" class; /score gives each piece 1 - P(LABEL). Without it the one label\n"
+       "      named CORRECT, C, O, OK or KEEP (any case) is taken; a model with none or several\n"
+       "      such labels is refused. Repeat for several models (config file:\n"
+       "      \"correct_label\": {\"NAME\": \"LABEL\"})", 0},
+      {"--config", EL_OPT_TEXT, o->config, 0, sizeof o->config, "FILE.json",
+       "options as JSON: {\"models\": {\"NAME\": \"DIR\", ...}, \"port\": 8080, ...}; any option\n"
+       "      below is a key (dashes or underscores)", 0},
+      {"--host", EL_OPT_TEXT, o->host, 0, sizeof o->host, "ADDR",
+       "address to listen on (127.0.0.1)", 0},
+      {"--port", EL_OPT_INT32, &o->port, 0, 65535, "N", "TCP port (8080; 0 picks a free port)", 0},
+      {"--threads", EL_OPT_INT32, &o->threads, 0, 1024, "N",
+       "compute threads of the inference thread's BLAS (0 = the CPU quota)", 0},
+      {"--http-threads", EL_OPT_INT32, &o->http_threads, 0, 256, "N",
+       "HTTP worker threads (0 = cores, between 2 and 4)", 0},
+      {"--max-batch-tokens", EL_OPT_INT32, &o->max_batch_tokens, 1, 1 << 20, "N",
+       "tokens per batched forward pass (8192)", 0},
+      {"--max-batch-size", EL_OPT_INT32, &o->max_batch_size, 1, 65536, "N",
+       "sequences per batched forward pass (64; 1 turns batching off)", 0},
+      {"--max-wait-us", EL_OPT_INT32, &o->max_wait_us, 0, 10000000, "US",
+       "wait up to US microseconds for a batch to fill (0: run as soon as the engine is free)", 0},
+      {"--max-queue", EL_OPT_INT32, &o->max_queue, 1, 1 << 24, "N",
+       "requests accepted and not yet answered before 429 (1024)", 0},
+      {"--max-inputs", EL_OPT_INT32, &o->max_inputs, 1, 1 << 20, "N",
+       "items in one request's texts/inputs (64; more is 422)", 0},
+      {"--max-qa-windows", EL_OPT_INT32, &o->max_qa_windows, 1, 1 << 20, "N",
+       "/qa: windows (max_seq_len tokens each) over all of a request's contexts (256, a "
+       "32k-piece context at the default doc_stride; more is 422 before any work)", 0},
+      {"--max-body-bytes", EL_OPT_INT, &o->max_body_bytes, 16, 1L << 30, "N",
+       "largest request body (1048576; larger is 413 before reading it)", 0},
+      {"--request-timeout", EL_OPT_DURATION, &o->request_timeout, 0, 86400, "SECONDS",
+       "longest wait for a result before 504 (30; fractions allowed)", 0},
+      {"--drain-timeout", EL_OPT_DURATION, &o->drain_timeout, 0, 86400, "SECONDS",
+       "on SIGTERM/SIGINT, time to finish accepted requests (30)", 0},
+      {"--connection-timeout", EL_OPT_INT32, &o->connection_timeout, 0, 86400, "SECONDS",
+       "close a connection idle this long, e.g. a stalled client (30; 0 = never)", 0},
+      {"--max-connections", EL_OPT_INT32, &o->max_connections, 8, 1000000, "N",
+       "open connections at once (1000)", 0},
+      {"--api-key-file", EL_OPT_TEXT, o->api_key_file, 0, sizeof o->api_key_file, "FILE",
+       "require \"Authorization: Bearer KEY\" with KEY the file's first line\n"
+       "      (/health, /ready, /v2/health/*, /metrics stay open)", 0},
+      {"--cors-origin", EL_OPT_CUSTOM, o, 0, 0, "ORIGIN",
+       "allow browser requests from ORIGIN (repeat or comma-separate; * = any)", 0},
+      {"--log-format", EL_OPT_CUSTOM, o, 0, 0, "text|json",
+       "log line format (text, to stderr; json lines go to stdout)", 0},
+      {"--no-access-log", EL_OPT_FLAG, &o->no_access_log, 0, 0, NULL, "no log line per request", 0},
+      {"--healthcheck", EL_OPT_FLAG, &o->healthcheck, 0, 0, NULL,
+       "probe http://HOST:PORT/health and exit 0 when it answers 200, else 1", 0},
+      {"--version", EL_OPT_FLAG, &o->version, 0, 0, NULL, "print the version and exit", 0},
+      {"--help", EL_OPT_FLAG, &o->help, 0, 0, NULL, "this text", 0},
+  };
+  memcpy(t, d, sizeof d);
+  return N_DEFS;
+}
 
 static char usage_buf[8192];
 
 const char *el__options_usage(void) {
   if (usage_buf[0]) return usage_buf;
-  size_t n = 0;
-  n += (size_t)snprintf(usage_buf + n, sizeof usage_buf - n,
-                        "usage: electra-server --model NAME=DIR [--model NAME=DIR ...] [options]\n"
-                        "       electra-server --healthcheck [--host H] [--port P]\n\n"
-                        "Batched REST inference for ELECTRA checkpoints:\n"
-                        "POST /score /classify /qa /tokenize; GET / /health /ready /info "
-                        "/metrics /openapi.json\n(and /v2/health/live, /v2/health/ready).\n\n"
-                        "Every option is also read from ELECTRA_<OPTION> (ELECTRA_PORT=8080 "
-                        "for --port,\nELECTRA_MAX_BATCH_SIZE for --max-batch-size). The flag "
-                        "wins over the\nenvironment, which wins over --config.\n\n");
-  /* flag on its own line, help word-wrapped below it at 8 + 70 columns */
-  for (int i = 0; i < N_DEFS && n < sizeof usage_buf; i++) {
-    n += (size_t)snprintf(usage_buf + n, sizeof usage_buf - n, "  --%s%s%s\n", defs[i].name,
-                          defs[i].arg ? " " : "", defs[i].arg ? defs[i].arg : "");
-    const char *p = defs[i].help;
-    int col = 0;
-    while (*p && n < sizeof usage_buf) {
-      while (*p == ' ' || *p == '\n') p++;
-      size_t w = strcspn(p, " \n");
-      if (!w) break;
-      if (col && col + 1 + (int)w > 70) {
-        n += (size_t)snprintf(usage_buf + n, sizeof usage_buf - n, "\n");
-        col = 0;
-      }
-      n += (size_t)snprintf(usage_buf + n, sizeof usage_buf - n, "%s%.*s",
-                            col ? " " : "        ", (int)w, p);
-      col += (col ? 1 : 0) + (int)w;
-      p += w;
-    }
-    if (n < sizeof usage_buf) n += (size_t)snprintf(usage_buf + n, sizeof usage_buf - n, "\n");
-  }
-  if (n < sizeof usage_buf)
-    snprintf(usage_buf + n, sizeof usage_buf - n,
-             "\nSignals: SIGTERM/SIGINT drain (not ready, stop accepting, finish accepted "
-             "work,\nexit 0); SIGHUP reloads every model from its directory (a failed reload "
-             "keeps\nthe old models). Exit status: 0 after a drain, 1 on a start-up error,\n"
-             "2 on bad options.\n");
+  static el__srv_options dummy;
+  el_opt t[N_DEFS];
+  int n = build_table(&dummy, t);
+  FILE *f = fmemopen(usage_buf, sizeof usage_buf - 1, "w");
+  if (!f) return "electra-server: cannot build the --help text\n";
+  fputs("usage: electra-server --model NAME=DIR [--model NAME=DIR ...] [options]\n"
+        "       electra-server --healthcheck [--host H] [--port P]\n\n"
+        "Batched REST inference for ELECTRA checkpoints:\n"
+        "POST /score /classify /qa /tokenize; GET / /health /ready /info "
+        "/metrics /openapi.json\n(and /v2/health/live, /v2/health/ready).\n\n"
+        "Every option is also read from ELECTRA_<OPTION> (ELECTRA_PORT=8080 "
+        "for --port,\nELECTRA_MAX_BATCH_SIZE for --max-batch-size). The flag "
+        "wins over the\nenvironment, which wins over --config.\n\n",
+        f);
+  el__cli_print_wrapped(f, t, n);
+  fputs("\nSignals: SIGTERM/SIGINT drain (not ready, stop accepting, finish accepted "
+        "work,\nexit 0); SIGHUP reloads every model from its directory (a failed reload "
+        "keeps\nthe old models). Exit status: 0 after a drain, 1 on a start-up error,\n"
+        "2 on bad options.\n",
+        f);
+  fclose(f);
   return usage_buf;
 }
 
@@ -164,20 +138,6 @@ static int fail(char *err, size_t cap, const char *fmt, ...) {
   vsnprintf(err, cap, fmt, ap);
   va_end(ap);
   return -1;
-}
-
-static const opt_def *find_def(const char *name, size_t len) {
-  for (int i = 0; i < N_DEFS; i++) {
-    const char *d = defs[i].name;
-    if (strlen(d) != len) continue;
-    size_t k = 0;
-    for (; k < len; k++) {
-      char c = name[k] == '_' ? '-' : (char)tolower((unsigned char)name[k]);
-      if (c != d[k]) break;
-    }
-    if (k == len) return &defs[i];
-  }
-  return NULL;
 }
 
 /* Models add up across the layers (config file, environment, flags); the
@@ -306,79 +266,39 @@ static int add_origin(el__srv_options *o, const char *v, const char *src, char *
   return 0;
 }
 
-/* Sets one option from its text value. src names where it came from. */
-static int set_value(el__srv_options *o, const opt_def *d, const char *v, const char *src,
+/* Sets one option from its text value. shown names where it came from in
+ * messages: NULL for the command line (the option's name is shown),
+ * "ELECTRA_PORT", or "FILE: \"port\"". */
+static int set_value(el__srv_options *o, const el_opt *d, const char *v, const char *shown,
                      char *err, size_t cap) {
-  char *base = (char *)o;
-  char *end;
-  switch (d->type) {
-    case T_INT:
-    case T_LONG: {
-      errno = 0;
-      long x = strtol(v, &end, 10);
-      if (errno || end == v || *end || x < d->lo || x > d->hi)
-        return fail(err, cap, "%s: --%s wants an integer in [%ld, %ld], got \"%s\"", src,
-                    d->name, d->lo, d->hi, v);
-      if (d->type == T_INT)
-        *(int *)(base + d->off) = (int)x;
-      else
-        *(long *)(base + d->off) = x;
-      return 0;
+  int rc = el__cli_store(d, shown, v, err, cap);
+  if (rc <= 0) return rc;
+  const char *src = shown ? shown : d->name;
+  if (!strcmp(d->name, "--model") || !strcmp(d->name, "--correct-label")) {
+    int model = d->name[2] == 'm';
+    const char *p = v;
+    while (*p) { /* env and config lists: NAME=DIR,NAME=DIR */
+      const char *c = strchr(p, ',');
+      char one[1200];
+      size_t n = c ? (size_t)(c - p) : strlen(p);
+      if (n >= sizeof one) return fail(err, cap, "%s: value too long", src);
+      memcpy(one, p, n);
+      one[n] = 0;
+      if (n && (model ? add_model(o, one, src, err, cap) : add_label(o, one, src, err, cap)))
+        return -1;
+      if (!c) break;
+      p = c + 1;
     }
-    case T_SECS: {
-      errno = 0;
-      double x = strtod(v, &end);
-      if (errno || end == v || *end || !isfinite(x) || x < d->lo || x > d->hi)
-        return fail(err, cap, "%s: --%s wants seconds in [%ld, %ld], got \"%s\"", src,
-                    d->name, d->lo, d->hi, v);
-      *(double *)(base + d->off) = x;
-      return 0;
-    }
-    case T_STR:
-      if (strlen(v) >= d->size) return fail(err, cap, "%s: --%s value too long", src, d->name);
-      snprintf(base + d->off, d->size, "%s", v);
-      return 0;
-    case T_FLAG: {
-      int on;
-      if (!strcmp(v, "1") || !strcasecmp(v, "true") || !strcasecmp(v, "yes"))
-        on = 1;
-      else if (!strcmp(v, "0") || !strcasecmp(v, "false") || !strcasecmp(v, "no") || !*v)
-        on = 0;
-      else
-        return fail(err, cap, "%s: --%s wants true or false, got \"%s\"", src, d->name, v);
-      /* --no-access-log stores the negation */
-      *(int *)(base + d->off) = !strcmp(d->name, "no-access-log") ? !on : on;
-      return 0;
-    }
-    case T_MODEL:
-    case T_LABEL: {
-      const char *p = v;
-      while (*p) { /* env and config lists: NAME=DIR,NAME=DIR */
-        const char *c = strchr(p, ',');
-        char one[1200];
-        size_t n = c ? (size_t)(c - p) : strlen(p);
-        if (n >= sizeof one) return fail(err, cap, "%s: --%s value too long", src, d->name);
-        memcpy(one, p, n);
-        one[n] = 0;
-        if (n && (d->type == T_MODEL ? add_model(o, one, src, err, cap)
-                                     : add_label(o, one, src, err, cap)))
-          return -1;
-        if (!c) break;
-        p = c + 1;
-      }
-      return 0;
-    }
-    case T_ORIGIN:
-      return add_origin(o, v, src, err, cap);
-    case T_LOGFMT:
-      if (!strcmp(v, "text"))
-        o->log_json = 0;
-      else if (!strcmp(v, "json"))
-        o->log_json = 1;
-      else
-        return fail(err, cap, "%s: --log-format wants text or json, got \"%s\"", src, v);
-      return 0;
+    return 0;
   }
+  if (!strcmp(d->name, "--cors-origin")) return add_origin(o, v, src, err, cap);
+  /* --log-format */
+  if (!strcmp(v, "text"))
+    o->log_json = 0;
+  else if (!strcmp(v, "json"))
+    o->log_json = 1;
+  else
+    return fail(err, cap, "%s must be one of text|json, got '%s'", src, v);
   return 0;
 }
 
@@ -419,7 +339,31 @@ static int read_file(const char *path, char **out, char *err, size_t cap) {
   return 0;
 }
 
-static int apply_config(el__srv_options *o, const char *path, char *err, size_t cap) {
+/* A config key that names no option: the message, with the nearest key. */
+static int unknown_key(el_opt *t, int n, const char *path, const char *key, char *err,
+                       size_t cap) {
+  const char *names[N_DEFS + 1];
+  char keys[N_DEFS + 1][40];
+  int k = 0;
+  int underscores = strchr(key, '_') != NULL;
+  for (int i = 0; i < n; i++) {
+    if (!strcmp(t[i].name, "--config") || !strcmp(t[i].name, "--help") ||
+        !strcmp(t[i].name, "--version") || !strcmp(t[i].name, "--healthcheck"))
+      continue;
+    snprintf(keys[k], sizeof keys[k], "%s", t[i].name + 2);
+    for (char *c = keys[k]; *c; c++)
+      if (*c == '-' && underscores) *c = '_';
+    names[k] = keys[k];
+    k++;
+  }
+  names[k++] = "models";
+  const char *s = el__near_miss(key, names, k);
+  if (s) return fail(err, cap, "%s: unknown option \"%s\" (did you mean \"%s\"?)", path, key, s);
+  return fail(err, cap, "%s: unknown option \"%s\" (see electra-server --help)", path, key);
+}
+
+static int apply_config(el__srv_options *o, el_opt *t, int n_opts, const char *path, char *err,
+                        size_t cap) {
   char *text;
   if (read_file(path, &text, err, cap)) return -1;
   cJSON *root = cJSON_Parse(text);
@@ -471,13 +415,15 @@ static int apply_config(el__srv_options *o, const char *path, char *err, size_t 
       }
       continue;
     }
-    const opt_def *d = find_def(it->string, strlen(it->string));
-    if (!d || !strcmp(d->name, "config") || !strcmp(d->name, "help") ||
-        !strcmp(d->name, "version") || !strcmp(d->name, "healthcheck")) {
-      rc = fail(err, cap, "%s: unknown option \"%s\"", path, it->string);
+    const el_opt *d = el__cli_lookup_key(t, n_opts, it->string);
+    if (!d || !strcmp(d->name, "--config") || !strcmp(d->name, "--help") ||
+        !strcmp(d->name, "--version") || !strcmp(d->name, "--healthcheck")) {
+      rc = unknown_key(t, n_opts, path, it->string, err, cap);
       break;
     }
-    if (d->type == T_LABEL && cJSON_IsObject(it)) { /* {"NAME": "LABEL", ...} */
+    int is_list = !strcmp(d->name, "--model") || !strcmp(d->name, "--correct-label") ||
+                  !strcmp(d->name, "--cors-origin");
+    if (!strcmp(d->name, "--correct-label") && cJSON_IsObject(it)) { /* {"NAME": "LABEL", ...} */
       for (cJSON *m = it->child; m && !rc; m = m->next) {
         if (!cJSON_IsString(m)) {
           rc = fail(err, cap, "%s: \"%s\".\"%s\" must be a label string", path, it->string,
@@ -496,14 +442,13 @@ static int apply_config(el__srv_options *o, const char *path, char *err, size_t 
     } else if (cJSON_IsBool(it)) {
       snprintf(val, sizeof val, "%s", cJSON_IsTrue(it) ? "true" : "false");
     } else if (cJSON_IsNumber(it)) {
-      if (d->type == T_SECS)
+      if (d->kind == EL_OPT_DURATION)
         snprintf(val, sizeof val, "%.17g", it->valuedouble);
       else if (it->valuedouble == floor(it->valuedouble) && fabs(it->valuedouble) < 1e15)
         snprintf(val, sizeof val, "%.0f", it->valuedouble);
       else
         snprintf(val, sizeof val, "%.17g", it->valuedouble);
-    } else if (cJSON_IsArray(it) &&
-               (d->type == T_ORIGIN || d->type == T_MODEL || d->type == T_LABEL)) {
+    } else if (cJSON_IsArray(it) && is_list) {
       for (cJSON *e = it->child; e && !rc; e = e->next) {
         if (!cJSON_IsString(e)) {
           rc = fail(err, cap, "%s: \"%s\" entries must be strings", path, it->string);
@@ -529,13 +474,6 @@ static const char *env_get(char **envp, const char *name) {
   return NULL;
 }
 
-static void env_name(const opt_def *d, char *out, size_t cap) {
-  size_t k = (size_t)snprintf(out, cap, "ELECTRA_");
-  for (const char *p = d->name; *p && k + 1 < cap; p++)
-    out[k++] = *p == '-' ? '_' : (char)toupper((unsigned char)*p);
-  out[k] = 0;
-}
-
 static int read_api_key(el__srv_options *o, char *err, size_t cap) {
   char *text;
   if (read_file(o->api_key_file, &text, err, cap)) return -1;
@@ -552,74 +490,71 @@ static int read_api_key(el__srv_options *o, char *err, size_t cap) {
   return 0;
 }
 
+/* Flags as given, collected by el__cli_scan's visitor so the config file
+ * and the environment can be applied underneath them. */
+typedef struct flag_list {
+  const el_opt *d[256];
+  const char *v[256];
+  int n;
+} flag_list;
+
+static int collect(void *ctx, el_opt *d, const char *v, char *err, size_t cap) {
+  flag_list *l = ctx;
+  if (l->n >= 256) return fail(err, cap, "too many arguments");
+  l->d[l->n] = d;
+  l->v[l->n++] = v;
+  return 0;
+}
+
 int el__options_parse(el__srv_options *o, int argc, char **argv, char **envp, char *err,
                       size_t errcap) {
   if (!envp) envp = environ;
   el__options_defaults(o);
   memset(model_layer, 0, sizeof model_layer);
-  cur_layer = LAYER_FLAGS;
-  /* Flags are collected first so the config file and environment can be
-   * applied underneath them. */
-  const opt_def *fdef[256];
-  const char *fval[256];
-  int nflags = 0;
-  for (int i = 1; i < argc; i++) {
-    const char *a = argv[i];
-    if (!strcmp(a, "-h")) a = "--help";
-    if (strncmp(a, "--", 2))
-      return fail(err, errcap, "unexpected argument \"%s\" (try --help)", a);
-    const char *name = a + 2, *eq = strchr(name, '=');
-    size_t nl = eq ? (size_t)(eq - name) : strlen(name);
-    const opt_def *d = find_def(name, nl);
-    if (!d || memchr(name, '_', nl))
-      return fail(err, errcap, "unknown option \"%s\" (try --help)", a);
-    const char *v;
-    if (d->type == T_FLAG) {
-      if (eq) return fail(err, errcap, "--%s takes no value", d->name);
-      v = "true";
-    } else if (eq) {
-      v = eq + 1;
-    } else {
-      if (i + 1 >= argc) return fail(err, errcap, "--%s needs a value (%s)", d->name, d->arg);
-      v = argv[++i];
-    }
-    if (nflags >= 256) return fail(err, errcap, "too many arguments");
-    fdef[nflags] = d;
-    fval[nflags++] = v;
+  el_opt t[N_DEFS];
+  int n_opts = build_table(o, t);
+  static flag_list fl;
+  fl.n = 0;
+  switch (el__cli_scan(t, n_opts, argc, argv, collect, &fl, err, errcap)) {
+    case EL_CLI_HELP: o->help = 1; return 0;
+    case EL_CLI_ERROR: return -1;
+    default: break;
   }
   const char *config = NULL;
-  for (int i = 0; i < nflags; i++)
-    if (!strcmp(fdef[i]->name, "config")) config = fval[i];
+  for (int i = 0; i < fl.n; i++)
+    if (!strcmp(fl.d[i]->name, "--config")) config = fl.v[i];
   if (!config) config = env_get(envp, "ELECTRA_CONFIG");
   if (config && *config) {
     if (strlen(config) >= sizeof o->config)
       return fail(err, errcap, "--config path too long");
     snprintf(o->config, sizeof o->config, "%s", config);
     cur_layer = LAYER_CONFIG;
-    if (apply_config(o, config, err, errcap)) return -1;
+    if (apply_config(o, t, n_opts, config, err, errcap)) return -1;
   }
   /* Environment over the file. CORS origins given in a higher layer replace
    * the lower layer's list; models add up (see add_model). */
   cur_layer = LAYER_ENV;
-  for (int i = 0; i < N_DEFS; i++) {
-    const opt_def *d = &defs[i];
-    if (d->type == T_FLAG && strcmp(d->name, "no-access-log")) continue;
-    if (!strcmp(d->name, "config")) continue;
+  for (int i = 0; i < n_opts; i++) {
+    const el_opt *d = &t[i];
+    if (!strcmp(d->name, "--config") || !strcmp(d->name, "--help") ||
+        !strcmp(d->name, "--version") || !strcmp(d->name, "--healthcheck"))
+      continue;
     char en[64];
-    env_name(d, en, sizeof en);
+    el__cli_env_name(d, "ELECTRA_", en, sizeof en);
     const char *v = env_get(envp, en);
     if (!v || !*v) continue;
-    if (d->type == T_ORIGIN) o->n_cors = 0;
+    if (!strcmp(d->name, "--cors-origin")) o->n_cors = 0;
     if (set_value(o, d, v, en, err, errcap)) return -1;
   }
   int flag_origins = 0;
   cur_layer = LAYER_FLAGS;
-  for (int i = 0; i < nflags; i++) {
-    const opt_def *d = fdef[i];
-    if (d->type == T_ORIGIN && !flag_origins++) o->n_cors = 0;
-    if (!strcmp(d->name, "config")) continue;
-    if (set_value(o, d, fval[i], "command line", err, errcap)) return -1;
+  for (int i = 0; i < fl.n; i++) {
+    const el_opt *d = fl.d[i];
+    if (!strcmp(d->name, "--cors-origin") && !flag_origins++) o->n_cors = 0;
+    if (!strcmp(d->name, "--config")) continue;
+    if (set_value(o, d, fl.v[i], NULL, err, errcap)) return -1;
   }
+  o->access_log = !o->no_access_log;
   if (o->help || o->version || o->healthcheck) return 0;
   if (o->n_models == 0)
     return fail(err, errcap, "no model: give --model NAME=DIR (or ELECTRA_MODEL, or --config)");

@@ -47,6 +47,7 @@ typedef struct el__srv_options {
   int n_cors;
   int log_json;      /* --log-format json */
   int access_log;    /* 0 with --no-access-log */
+  int no_access_log; /* --no-access-log as given (access_log is its negation) */
   int healthcheck;   /* --healthcheck: probe /health and exit */
   int help, version;
 } el__srv_options;

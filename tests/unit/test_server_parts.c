@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "../test.h"
+#include "el_cli.h"
 #include "srv_errors.h"
 #include "srv_jsonscan.h"
 #include "srv_metrics.h"
@@ -215,8 +216,8 @@ static void test_options(void) {
       {{"s", "--model", "noequals"}, 3, "NAME=DIR"},
       {{"s", "--model", "a=/a", "--model", "a=/b"}, 5, "twice"},
       {{"s", "--bogus"}, 2, "unknown option"},
-      {{"s", "--log-format", "xml", "--model", "a=/a"}, 5, "text or json"},
-      {{"s", "--port"}, 2, "needs a value"},
+      {{"s", "--log-format", "xml", "--model", "a=/a"}, 5, "one of text|json"},
+      {{"s", "--port"}, 2, "--port expects a value"},
       {{"s"}, 1, "no model"},
       {{"s", "--model", "a=/a", "--request-timeout", "soon"}, 5, "--request-timeout"},
       {{"s", "--model", "a=/a", "--correct-label", "b=C"}, 5, "no model is named \"b\""},
@@ -242,6 +243,95 @@ static void test_options(void) {
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
     if (!strstr(u, flags[i])) all = 0;
   CHECK(all, "--help lists every PRODUCT.md option and the environment rule");
+}
+
+static int count_visit(void *ctx, el_opt *o, const char *v, char *err, size_t cap) {
+  (void)o, (void)v, (void)err, (void)cap;
+  ++*(int *)ctx;
+  return 0;
+}
+
+/* The one option engine (common/el_cli.h) under both programs: the
+ * server's sources (flags, ELECTRA_ variables, config keys) get the train
+ * commands' value kinds, checks and messages, and both suggest the option
+ * a typo was close to. */
+static void test_option_engine(void) {
+  el__srv_options o;
+  char err[512] = "";
+  char *env0[] = {NULL};
+  char *a1[] = {"s", "--model", "a=/a", "--request-timeout", "2m", "--drain-timeout=1h", NULL};
+  CHECK(parse(&o, 6, a1, env0, err) == 0 && o.request_timeout == 120 && o.drain_timeout == 3600,
+        "server timeouts take the train commands' durations (2m, 1h) (%s)", err);
+  char *env1[] = {"ELECTRA_REQUEST_TIMEOUT=1m30s", "ELECTRA_NO_ACCESS_LOG=true", NULL};
+  char *a2[] = {"s", "--model", "a=/a", NULL};
+  CHECK(parse(&o, 3, a2, env1, err) == 0 && o.request_timeout == 90 && !o.access_log,
+        "environment values go through the same kinds (1m30s; a flag as true) (%s)", err);
+  char *env2[] = {"ELECTRA_PORT=70000", NULL};
+  CHECK(parse(&o, 3, a2, env2, err) == -1 &&
+            !strcmp(err, "ELECTRA_PORT must be between 0 and 65535, got 70000"),
+        "an environment value out of range names the variable and the range: %s", err);
+  char *a3[] = {"s", "--model", "a=/a", "--port", "70000", NULL};
+  CHECK(parse(&o, 5, a3, env0, err) == -1 &&
+            !strcmp(err, "--port must be between 0 and 65535, got 70000"),
+        "the same check on the command line names the flag: %s", err);
+  char *a4[] = {"s", "--model", "a=/a", "--max-batchsize", "3", NULL};
+  CHECK(parse(&o, 5, a4, env0, err) == -1 &&
+            strstr(err, "unknown option '--max-batchsize' (did you mean --max-batch-size?"),
+        "a near-miss flag gets a suggestion: %s", err);
+  char *a5[] = {"s", "--model", "a=/a", "--prot", "1", NULL};
+  CHECK(parse(&o, 5, a5, env0, err) == -1 && strstr(err, "did you mean --port?"),
+        "a swapped pair of letters is a near miss: %s", err);
+  char *a6[] = {"s", "--model", "a=/a", "--frobnicate", NULL};
+  CHECK(parse(&o, 4, a6, env0, err) == -1 && strstr(err, "unknown option '--frobnicate'") &&
+            !strstr(err, "did you mean"),
+        "no suggestion when nothing is close: %s", err);
+  char cfg[] = "/tmp/el_test_srv_eng_XXXXXX";
+  int fd = mkstemp(cfg);
+  const char *js = "{\"models\": {\"a\": \"/a\"}, \"max_batch_sise\": 3}";
+  if (write(fd, js, strlen(js)) < 0) perror("write");
+  close(fd);
+  char *a7[] = {"s", "--config", cfg, NULL};
+  CHECK(parse(&o, 3, a7, env0, err) == -1 && strstr(err, "unknown option \"max_batch_sise\"") &&
+            strstr(err, "did you mean \"max_batch_size\"?"),
+        "a near-miss config key gets a suggestion in the file's spelling: %s", err);
+  fd = open(cfg, O_WRONLY | O_TRUNC);
+  js = "{\"models\": {\"a\": \"/a\"}, \"request_timeout\": \"45s\", \"no_access_log\": true}";
+  if (write(fd, js, strlen(js)) < 0) perror("write");
+  close(fd);
+  CHECK(parse(&o, 3, a7, env0, err) == 0 && o.request_timeout == 45 && !o.access_log,
+        "config values too: \"45s\", a boolean flag (%s)", err);
+  unlink(cfg);
+
+  /* a train-style table through the same scanner */
+  long steps = 0;
+  el_opt t[] = {{"--max-steps", EL_OPT_INT, &steps, 1, 100, "N", "steps", 0},
+                {"--seed", EL_OPT_INT, &steps, 0, 9, "N", "seed", 0}};
+  char *b1[] = {"cmd", "--max-step", "5", NULL};
+  int visits = 0;
+  CHECK(el__cli_scan(t, 2, 3, b1, count_visit, &visits, err, sizeof err) == EL_CLI_ERROR &&
+            !strcmp(err, "unknown option '--max-step' (did you mean --max-steps? see --help)") &&
+            visits == 0,
+        "train tables: the same suggestion: %s", err);
+  CHECK(el__cli_store(&t[0], NULL, "500", err, sizeof err) == -1 &&
+            !strcmp(err, "--max-steps must be between 1 and 100, got 500"),
+        "train tables: the same range message: %s", err);
+  char *b2[] = {"cmd", "--seed=3", "--help", "--bogus", NULL};
+  visits = 0;
+  CHECK(el__cli_scan(t, 2, 4, b2, count_visit, &visits, err, sizeof err) == EL_CLI_HELP &&
+            visits == 1,
+        "--help stops the scan (options before it visited)");
+  const char *words[] = {"threshold", "truncate", "texts"};
+  CHECK(el__near_miss("treshold", words, 3) == words[0] && el__near_miss("TEXT", words, 3) == words[2] &&
+            el__near_miss("x", words, 3) == NULL && el__near_miss("model", words, 3) == NULL,
+        "near misses: treshold -> threshold, TEXT -> texts; none for x or model");
+  char buf[512] = "";
+  FILE *f = fmemopen(buf, sizeof buf - 1, "w");
+  el_opt w[] = {{"--port", EL_OPT_INT32, NULL, 0, 1, "N", "TCP port\n   (8080)", 0},
+                {"--quiet", EL_OPT_FLAG, NULL, 0, 0, NULL, "", 0}};
+  el__cli_print_wrapped(f, w, 2);
+  fclose(f);
+  CHECK(!strcmp(buf, "  --port N\n        TCP port (8080)\n  --quiet\n\n"),
+        "wrapped --help layout: the flag on its own line, help reflowed below: [%s]", buf);
 }
 
 static void test_metrics(void) {
@@ -276,6 +366,7 @@ int main(void) {
   test_error_bodies();
   test_sbuf();
   test_options();
+  test_option_engine();
   test_metrics();
   return el_test_done();
 }
