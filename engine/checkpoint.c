@@ -14,45 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "checkpoint.h"
-
-static int io_error(el_error *err, int e, const char *path, const char *what) {
-  int code = (e == ENOSPC || e == EDQUOT) ? EL_ENOSPC : EL_EIO;
-  return el_error_set(err, code, "%s: %s failed: %s", path, what, strerror(e));
-}
-
-static int write_all(int fd, const void *data, size_t len, const char *path, el_error *err) {
-  const char *p = data;
-  while (len) {
-    size_t chunk = len > (1u << 30) ? (1u << 30) : len;
-    ssize_t w = write(fd, p, chunk);
-    if (w < 0 && errno == EINTR) continue;
-    if (w <= 0) return io_error(err, w < 0 ? errno : ENOSPC, path, "write");
-    p += w;
-    len -= (size_t)w;
-  }
-  return EL_OK;
-}
-
-static int finish(int fd, const char *path, el_error *err) {
-  if (fsync(fd) != 0 && errno != EINVAL) { /* EINVAL: a special file, nothing to sync */
-    int e = errno;
-    close(fd);
-    return io_error(err, e, path, "fsync");
-  }
-  if (close(fd) != 0) return io_error(err, errno, path, "close");
-  return EL_OK;
-}
-
-int el__write_file(const char *path, const void *data, size_t len, el_error *err) {
-  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  if (fd < 0) return io_error(err, errno, path, "open");
-  int rc = write_all(fd, data, len, path, err);
-  if (rc) {
-    close(fd);
-    return rc;
-  }
-  return finish(fd, path, err);
-}
+#include "fileio.h"
 
 /* ---- model.safetensors ------------------------------------------------ */
 
@@ -150,16 +112,16 @@ int el_safetensors_save(const char *path, const el_config *cfg, const el_weights
   for (int i = 0; i < 8; i++) len8[i] = (unsigned char)((uint64_t)h.n >> (8 * i));
   fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0) {
-    rc = io_error(err, errno, path, "open");
+    rc = el__io_error(err, errno, path, "open");
     goto done;
   }
-  if ((rc = write_all(fd, len8, 8, path, err)) || (rc = write_all(fd, h.p, h.n, path, err)))
+  if ((rc = el__write_all(fd, len8, 8, path, err)) || (rc = el__write_all(fd, h.p, h.n, path, err)))
     goto fail;
   for (int j = 0; j < n; j++)
     if (!specs[j].optional &&
-        (rc = write_all(fd, *specs[j].slot, numel(&specs[j]) * sizeof(float), path, err)))
+        (rc = el__write_all(fd, *specs[j].slot, numel(&specs[j]) * sizeof(float), path, err)))
       goto fail;
-  rc = finish(fd, path, err);
+  rc = el__fsync_close(fd, path, err);
   fd = -1;
   if (rc) goto fail;
   goto done;
@@ -199,9 +161,9 @@ static void remove_tree(const char *path) {
 
 static int fsync_dir(const char *path, el_error *err) {
   int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return io_error(err, errno, path, "open directory");
+  if (fd < 0) return el__io_error(err, errno, path, "open directory");
   int rc = EL_OK;
-  if (fsync(fd) != 0 && errno != EINVAL) rc = io_error(err, errno, path, "fsync directory");
+  if (fsync(fd) != 0 && errno != EINVAL) rc = el__io_error(err, errno, path, "fsync directory");
   close(fd);
   return rc;
 }
@@ -250,8 +212,8 @@ static int write_all_files(const char *tmp, const el_config *cfg, const el_weigh
 static int swap_in(const char *tmp, const char *dir, el_error *err) {
   struct stat st;
   if (lstat(dir, &st) != 0) {
-    if (errno != ENOENT) return io_error(err, errno, dir, "stat");
-    if (rename(tmp, dir) != 0) return io_error(err, errno, dir, "rename");
+    if (errno != ENOENT) return el__io_error(err, errno, dir, "stat");
+    if (rename(tmp, dir) != 0) return el__io_error(err, errno, dir, "rename");
     return EL_OK;
   }
   if (!S_ISDIR(st.st_mode))
@@ -261,15 +223,15 @@ static int swap_in(const char *tmp, const char *dir, el_error *err) {
     return EL_OK;
   }
   if (errno != EINVAL && errno != ENOSYS)
-    return io_error(err, errno, dir, "rename (exchange)");
+    return el__io_error(err, errno, dir, "rename (exchange)");
   char *old = fmt_path(dir, ".old-", (long)getpid());
   if (!old) return el_error_set(err, EL_ENOMEM, "%s: out of memory", dir);
   int rc = EL_OK;
   remove_tree(old);
   if (rename(dir, old) != 0) {
-    rc = io_error(err, errno, dir, "rename aside");
+    rc = el__io_error(err, errno, dir, "rename aside");
   } else if (rename(tmp, dir) != 0) {
-    rc = io_error(err, errno, dir, "rename");
+    rc = el__io_error(err, errno, dir, "rename");
     rename(old, dir); /* put the old one back */
   } else {
     remove_tree(old);
@@ -298,7 +260,7 @@ int el_checkpoint_save(const char *dir, const el_config *cfg, const el_weights *
   if ((rc = el_config_check(cfg, "config", err))) goto done;
   remove_tree(tmp); /* left over by a crashed process that had our pid */
   if (mkdir(tmp, 0755) != 0) {
-    rc = io_error(err, errno, tmp, "mkdir");
+    rc = el__io_error(err, errno, tmp, "mkdir");
     goto done;
   }
   made = 1;

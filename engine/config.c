@@ -2,57 +2,34 @@
  * Absent fields take HF ElectraConfig defaults; present fields must have the
  * right JSON type. Only what the engine can run is accepted: erf GELU,
  * absolute positions, an encoder (not a decoder), a tied generator head. */
-#include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
-#include "checkpoint.h"
+#include "config.h"
+#include "fileio.h"
+#include "weights.h"
 
 #define MAX_JSON_BYTES (64u << 20) /* a config with 65536 labels is ~2 MB */
 
-int el__read_file(const char *path, size_t max_bytes, char **out, size_t *len, el_error *err) {
-  *out = NULL;
-  *len = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return el_error_set(err, EL_EIO, "%s: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return el_error_set(err, EL_EIO, "%s: not a regular file", path);
-  }
-  if ((unsigned long long)st.st_size > max_bytes) {
-    close(fd);
-    return el_error_set(err, EL_EFORMAT, "%s: %lld bytes, more than the %zu accepted", path,
-                        (long long)st.st_size, max_bytes);
-  }
-  size_t n = (size_t)st.st_size, got = 0;
-  char *buf = malloc(n + 1);
-  if (!buf) {
-    close(fd);
-    return el_error_set(err, EL_ENOMEM, "%s: cannot allocate %zu bytes", path, n + 1);
-  }
-  while (got < n) {
-    ssize_t r = read(fd, buf + got, n - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) {
-      int e = r < 0 ? errno : EIO;
-      free(buf);
-      close(fd);
-      return el_error_set(err, EL_EIO, "%s: read failed: %s", path, strerror(e));
-    }
-    got += (size_t)r;
-  }
-  close(fd);
-  buf[n] = '\0';
-  *out = buf;
-  *len = n;
-  return EL_OK;
+/* ---- architecture names (electra/model.h) ---- */
+
+static const char *const ARCH_NAMES[EL_ARCH_COUNT] = {
+    "ElectraForPreTraining", "ElectraForMaskedLM", "ElectraForSequenceClassification",
+    "ElectraForQuestionAnswering", "ElectraForTokenClassification"};
+
+const char *el_arch_name(el_arch a) {
+  return ((int)a >= 0 && a < EL_ARCH_COUNT) ? ARCH_NAMES[a] : NULL;
+}
+
+int el_arch_from_name(const char *name) {
+  if (!name) return -1;
+  for (int i = 0; i < EL_ARCH_COUNT; i++)
+    if (strcmp(name, ARCH_NAMES[i]) == 0) return i;
+  return -1;
 }
 
 /* ---- reading ---------------------------------------------------------- */

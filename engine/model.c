@@ -13,24 +13,9 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "checkpoint.h"
+#include "config.h"
 #include "model_internal.h"
 #include "safetensors.h"
-
-static const char *const ARCH_NAMES[EL_ARCH_COUNT] = {
-    "ElectraForPreTraining", "ElectraForMaskedLM", "ElectraForSequenceClassification",
-    "ElectraForQuestionAnswering", "ElectraForTokenClassification"};
-
-const char *el_arch_name(el_arch a) {
-  return ((int)a >= 0 && a < EL_ARCH_COUNT) ? ARCH_NAMES[a] : NULL;
-}
-
-int el_arch_from_name(const char *name) {
-  if (!name) return -1;
-  for (int i = 0; i < EL_ARCH_COUNT; i++)
-    if (strcmp(name, ARCH_NAMES[i]) == 0) return i;
-  return -1;
-}
 
 /* Non-persistent HF buffers that older checkpoints still carry. */
 static int is_ignored_buffer(const el_st_tensor *t) {

@@ -13,6 +13,7 @@
 
 #include "checkpoint.h"
 #include "electra/electra.h"
+#include "fileio.h"
 #include "model_internal.h"
 #include "safetensors.h"
 #include "../test.h"

@@ -1,0 +1,86 @@
+/* Whole-file reads and fsync'd writes for the checkpoint code (fileio.h). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fileio.h"
+
+int el__read_file(const char *path, size_t max_bytes, char **out, size_t *len, el_error *err) {
+  *out = NULL;
+  *len = 0;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return el_error_set(err, EL_EIO, "%s: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return el_error_set(err, EL_EIO, "%s: not a regular file", path);
+  }
+  if ((unsigned long long)st.st_size > max_bytes) {
+    close(fd);
+    return el_error_set(err, EL_EFORMAT, "%s: %lld bytes, more than the %zu accepted", path,
+                        (long long)st.st_size, max_bytes);
+  }
+  size_t n = (size_t)st.st_size, got = 0;
+  char *buf = malloc(n + 1);
+  if (!buf) {
+    close(fd);
+    return el_error_set(err, EL_ENOMEM, "%s: cannot allocate %zu bytes", path, n + 1);
+  }
+  while (got < n) {
+    ssize_t r = read(fd, buf + got, n - got);
+    if (r < 0 && errno == EINTR) continue;
+    if (r <= 0) {
+      int e = r < 0 ? errno : EIO;
+      free(buf);
+      close(fd);
+      return el_error_set(err, EL_EIO, "%s: read failed: %s", path, strerror(e));
+    }
+    got += (size_t)r;
+  }
+  close(fd);
+  buf[n] = '\0';
+  *out = buf;
+  *len = n;
+  return EL_OK;
+}
+
+int el__io_error(el_error *err, int e, const char *path, const char *what) {
+  int code = (e == ENOSPC || e == EDQUOT) ? EL_ENOSPC : EL_EIO;
+  return el_error_set(err, code, "%s: %s failed: %s", path, what, strerror(e));
+}
+
+int el__write_all(int fd, const void *data, size_t len, const char *path, el_error *err) {
+  const char *p = data;
+  while (len) {
+    size_t chunk = len > (1u << 30) ? (1u << 30) : len;
+    ssize_t w = write(fd, p, chunk);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) return el__io_error(err, w < 0 ? errno : ENOSPC, path, "write");
+    p += w;
+    len -= (size_t)w;
+  }
+  return EL_OK;
+}
+
+int el__fsync_close(int fd, const char *path, el_error *err) {
+  if (fsync(fd) != 0 && errno != EINVAL) { /* EINVAL: a special file, nothing to sync */
+    int e = errno;
+    close(fd);
+    return el__io_error(err, e, path, "fsync");
+  }
+  if (close(fd) != 0) return el__io_error(err, errno, path, "close");
+  return EL_OK;
+}
+
+int el__write_file(const char *path, const void *data, size_t len, el_error *err) {
+  int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0) return el__io_error(err, errno, path, "open");
+  int rc = el__write_all(fd, data, len, path, err);
+  if (rc) {
+    close(fd);
+    return rc;
+  }
+  return el__fsync_close(fd, path, err);
+}

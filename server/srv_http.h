@@ -1,0 +1,19 @@
+/* electra-server's HTTP layer (http.c, on libmicrohttpd), as the lifecycle
+ * (srv_server.c) drives it, and the static bodies it serves. */
+#ifndef EL_SERVER_HTTP_H
+#define EL_SERVER_HTTP_H
+
+#include <stddef.h>
+
+#include "srv_state.h"
+
+/* Start listening (err: why not); stop accepting; stop. */
+int el__http_start(el__server *s, char *err, size_t cap);
+void el__http_quiesce(el__server *s);
+void el__http_stop(el__server *s);
+
+/* The bodies of GET / and GET /openapi.json (page.c, openapi.c). */
+extern const char el__page_html[];
+extern const char el__openapi_json[];
+
+#endif

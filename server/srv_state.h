@@ -1,0 +1,49 @@
+/* electra-server's shared state: what the HTTP layer (http.c) and the
+ * lifecycle (srv_server.c: load, warm-up, ready, SIGHUP reload, SIGTERM
+ * drain) both read, and the one accessor both use (srv_state.c). The
+ * lifecycle drives the HTTP layer (srv_http.h); the HTTP layer calls nothing
+ * of the lifecycle, only this accessor.
+ *
+ * Threads: main runs the libuv loop (batcher, signals, loader completion,
+ * watchdog); libmicrohttpd runs its pool; one inference thread runs the
+ * engine; a loader thread exists while models load. */
+#ifndef EL_SERVER_STATE_H
+#define EL_SERVER_STATE_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <uv.h>
+
+#include "srv_api.h"
+#include "srv_batcher.h"
+#include "srv_models.h"
+#include "srv_options.h"
+#include "srv_runner.h"
+
+struct MHD_Daemon;
+
+typedef struct el__server {
+  el__srv_options opt;
+  el__api_limits lim;
+  uv_loop_t *loop;
+  el__sched *sched;
+  el__runner_ctx *runner;
+  struct MHD_Daemon *mhd;
+  int listen_fd;      /* returned by MHD_quiesce_daemon, closed after stop */
+  unsigned port;      /* the bound port */
+  int http_threads;   /* libmicrohttpd pool size in use */
+
+  pthread_mutex_t set_mu;
+  el__model_set *set; /* current models; NULL until the first load */
+
+  atomic_int loaded;   /* a model set is in place (stays 1 during reloads) */
+  atomic_int ready;    /* loaded, warm and not draining */
+  atomic_int draining;
+  atomic_int inflight; /* requests begun and not completed (HTTP layer) */
+  atomic_int suspended; /* connections suspended and not yet back in a handler */
+} el__server;
+
+/* A new reference on the current model set, or NULL before the first load. */
+el__model_set *el__server_models(el__server *s);
+
+#endif
