@@ -65,6 +65,8 @@ typedef struct conn_req {
   const char *err_type;
   char origin[256]; /* allowed Origin to echo, or "" */
   const char *model;
+  int started;      /* the access handler has seen this request */
+  int bad_path;     /* the raw path holds a control character (raw or %-escaped) */
 } conn_req;
 
 /* ---- responses ---- */
@@ -129,6 +131,25 @@ static enum MHD_Result send_error(conn_req *r, el__http_err e, const char *msg) 
 
 /* ---- checks on the first call ---- */
 
+static int hexval(int c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  c |= 0x20;
+  return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* 1 when the raw request path (up to '?') holds a control character, sent
+ * raw or %-escaped: libmicrohttpd unescapes the path into a C string, so a
+ * %00 would cut it ("/health%00x" would reach /health) and other controls
+ * would reach the routes and the log. */
+static int path_has_control(const char *uri) {
+  for (const char *p = uri; *p && *p != '?'; p++) {
+    int c = (unsigned char)*p;
+    if (c == '%' && hexval(p[1]) >= 0 && hexval(p[2]) >= 0) c = hexval(p[1]) * 16 + hexval(p[2]);
+    if (c < 0x20 || c == 0x7f) return 1;
+  }
+  return 0;
+}
+
 static const route_def *find_route(const char *url) {
   for (int i = 0; i < N_ROUTES; i++)
     if (!strcmp(url, routes[i].path)) return &routes[i];
@@ -186,6 +207,9 @@ static int is_json_type(const char *ct) {
 static enum MHD_Result first_call(conn_req *r) {
   el__server *s = r->srv;
   check_origin(r);
+  if (r->bad_path)
+    return send_error(r, EL_HERR_INVALID_REQUEST,
+                      "the path holds a control character (raw or as %00-%1F, %7F)");
   if (!r->rt) return send_error(r, EL_HERR_NOT_FOUND, "no such route");
   if (!strcmp(r->method, "OPTIONS")) {
     struct MHD_Response *resp = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
@@ -435,6 +459,26 @@ static enum MHD_Result handle_post(conn_req *r) {
   return MHD_YES;
 }
 
+static conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
+  conn_req *r = calloc(1, sizeof *r);
+  if (!r) return NULL;
+  r->srv = s;
+  r->conn = conn;
+  r->t0 = el__now();
+  atomic_fetch_add(&s->inflight, 1);
+  return r;
+}
+
+/* libmicrohttpd's URI log callback: called once per request with the raw
+ * request target, before any unescaping; what it returns becomes the
+ * request's *con_cls (NOTIFY_COMPLETED frees it, even when the handler never
+ * runs). The raw path is checked here, where a %00 is still visible. */
+static void *uri_started(void *cls, const char *uri, struct MHD_Connection *conn) {
+  conn_req *r = new_req(cls, conn);
+  if (r) r->bad_path = path_has_control(uri);
+  return r;
+}
+
 static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, const char *url,
                                       const char *method, const char *version,
                                       const char *upload_data, size_t *upload_data_size,
@@ -442,17 +486,12 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
   (void)version;
   el__server *s = cls;
   conn_req *r = *con_cls;
-  if (!r) {
-    r = calloc(1, sizeof *r);
-    if (!r) return MHD_NO;
-    r->srv = s;
-    r->conn = conn;
-    r->t0 = el__now();
-    r->rt = find_route(url);
+  if (!r && !(r = *con_cls = new_req(s, conn))) return MHD_NO;
+  if (!r->started) {
+    r->started = 1;
+    r->rt = r->bad_path ? NULL : find_route(url);
     snprintf(r->method, sizeof r->method, "%s", method);
     snprintf(r->path, sizeof r->path, "%s", r->rt ? r->rt->path : url);
-    *con_cls = r;
-    atomic_fetch_add(&s->inflight, 1);
     return first_call(r);
   }
   if (r->state == ST_DONE) {
@@ -495,6 +534,10 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   int status = r->status ? r->status : 499; /* 499: closed before an answer */
   if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && r->status == 0) r->err_type = "aborted";
   el__metrics_request(r->rt ? r->rt->route : EL_ROUTE_OTHER, status, dt);
+  if (!r->started) { /* closed (or refused by libmicrohttpd) before its headers were read */
+    snprintf(r->method, sizeof r->method, "-");
+    snprintf(r->path, sizeof r->path, "-");
+  }
   if (s->opt.access_log)
     el__log_access(r->method, r->path, status, dt, r->job.max_batch_seqs, r->model,
                    r->err_type);
@@ -556,7 +599,8 @@ int el__http_start(el__server *s, char *err, size_t cap) {
       MHD_OPTION_THREAD_POOL_SIZE, pool, MHD_OPTION_CONNECTION_LIMIT, conn_limit,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->connection_timeout,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_LISTEN_BACKLOG_SIZE,
-      (unsigned)1024, MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
+      (unsigned)1024, MHD_OPTION_URI_LOG_CALLBACK, uri_started, s,
+      MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
   if (!s->mhd) {
     snprintf(err, cap, "cannot listen on %s:%d (address in use, or not permitted)", o->host,
              o->port);
