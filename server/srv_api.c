@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "el_cli.h"
 #include "electra/qa.h"
 #include "srv_jsonscan.h"
 #include "srv_metrics.h"
@@ -112,6 +113,40 @@ static el__http_err get_int(const cJSON *obj, const char *name, int lo, int hi, 
   *out = (int)v->valuedouble;
   return EL_HERR_NONE;
 }
+
+/* Every member of obj must be one of the route's fields: an unknown one is
+ * 400 naming it, with the field it is a likely typo of. where prefixes the
+ * name ("\"inputs\"[2]."); route names the route in the list of fields. */
+static el__http_err check_fields(const cJSON *obj, const char *const *fields, int n,
+                                 const char *where, const char *route, el__fail *f) {
+  for (const cJSON *m = obj->child; m; m = m->next) {
+    int known = 0;
+    for (int i = 0; i < n && !known; i++) known = !strcmp(m->string, fields[i]);
+    if (known) continue;
+    const char *near = el__near_miss(m->string, fields, n);
+    if (near)
+      return el__failf(f, EL_HERR_INVALID_REQUEST, "unknown field %s\"%.60s\" (did you mean "
+                       "\"%s\"?)", where, m->string, near);
+    char list[200] = "";
+    size_t k = 0;
+    for (int i = 0; i < n && k < sizeof list; i++)
+      k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "", fields[i]);
+    return el__failf(f, EL_HERR_INVALID_REQUEST, "unknown field %s\"%.60s\"; %s takes %s",
+                     where, m->string, route, list);
+  }
+  return EL_HERR_NONE;
+}
+
+/* The fields of each POST route's body and of its "inputs" items. */
+static const char *const TOKENIZE_FIELDS[] = {"text", "model", "add_special_tokens"};
+static const char *const SCORE_FIELDS[] = {"text", "texts", "model", "threshold", "truncate"};
+static const char *const CLASSIFY_FIELDS[] = {"text", "text_pair", "inputs", "model", "truncate"};
+static const char *const CLASSIFY_ITEM_FIELDS[] = {"text", "text_pair"};
+static const char *const QA_FIELDS[] = {"question", "context", "inputs", "model", "top_k",
+                                        "max_answer_len", "doc_stride", "max_seq_len",
+                                        "max_question_len", "handle_impossible_answer"};
+static const char *const QA_ITEM_FIELDS[] = {"question", "context"};
+#define N_OF(a) ((int)(sizeof a / sizeof a[0]))
 
 /* Copies a JSON string into t and tokenizes it. Empty text is refused. */
 static el__http_err load_text(el__api_req *r, const cJSON *v, const char *what, text_in *t,
@@ -289,10 +324,17 @@ static el__http_err prepare_classify(el__api_req *r, const el__api_limits *lim, 
     return el__failf(f, EL_HERR_INTERNAL, "out of memory");
   }
   r->n_items = n;
+  const cJSON *root_pair = cJSON_GetObjectItemCaseSensitive(r->root, "text_pair");
+  if (r->batch_form && root_pair && !cJSON_IsNull(root_pair))
+    e = el__failf(f, EL_HERR_INVALID_REQUEST, "\"text_pair\" goes with \"text\"; with "
+                  "\"inputs\" give each input its own \"text_pair\"");
   for (int i = 0; i < n && !e; i++) {
     char where[40] = "", what[80];
     if (r->batch_form) snprintf(where, sizeof where, "\"inputs\"[%d].", i);
     const cJSON *t, *p;
+    if (r->batch_form && (e = check_fields(nodes[i], CLASSIFY_ITEM_FIELDS,
+                                           N_OF(CLASSIFY_ITEM_FIELDS), where, "an input", f)))
+      break;
     if ((e = get_string(nodes[i], "text", where, &t, f))) break;
     if (!t) {
       e = el__failf(f, EL_HERR_INVALID_REQUEST, "missing %s\"text\"", where);
@@ -336,10 +378,17 @@ static el__http_err prepare_qa(el__api_req *r, const el__api_limits *lim, el__fa
   }
   r->n_items = n;
   long windows = 0;
+  const cJSON *root_ctx = cJSON_GetObjectItemCaseSensitive(r->root, "context");
+  if (r->batch_form && root_ctx && !cJSON_IsNull(root_ctx))
+    e = el__failf(f, EL_HERR_INVALID_REQUEST, "\"context\" goes with \"question\"; with "
+                  "\"inputs\" give each input its own \"context\"");
   for (int i = 0; i < n && !e; i++) {
     char where[40] = "", what[80];
     if (r->batch_form) snprintf(where, sizeof where, "\"inputs\"[%d].", i);
     const cJSON *q, *c;
+    if (r->batch_form &&
+        (e = check_fields(nodes[i], QA_ITEM_FIELDS, N_OF(QA_ITEM_FIELDS), where, "an input", f)))
+      break;
     if ((e = get_string(nodes[i], "question", where, &q, f))) break;
     if ((e = get_string(nodes[i], "context", where, &c, f))) break;
     if (!q || !c) {
@@ -476,7 +525,15 @@ el__http_err el__api_prepare(int route, const char *body, size_t len, el__model_
                : route == EL_ROUTE_CLASSIFY ? EL_TASK_CLASSIFY
                : route == EL_ROUTE_QA       ? EL_TASK_QA
                                             : -1;
-    e = pick_model(r, set, task, f);
+    if (route == EL_ROUTE_SCORE)
+      e = check_fields(r->root, SCORE_FIELDS, N_OF(SCORE_FIELDS), "", "/score", f);
+    else if (route == EL_ROUTE_CLASSIFY)
+      e = check_fields(r->root, CLASSIFY_FIELDS, N_OF(CLASSIFY_FIELDS), "", "/classify", f);
+    else if (route == EL_ROUTE_QA)
+      e = check_fields(r->root, QA_FIELDS, N_OF(QA_FIELDS), "", "/qa", f);
+    else
+      e = check_fields(r->root, TOKENIZE_FIELDS, N_OF(TOKENIZE_FIELDS), "", "/tokenize", f);
+    if (!e) e = pick_model(r, set, task, f);
     if (!e) {
       if (route == EL_ROUTE_SCORE)
         e = prepare_score(r, lim, f);
