@@ -1,4 +1,4 @@
-/* Saving an HF checkpoint directory atomically (PRODUCT.md §2): all files go
+/* Saving an HF checkpoint directory atomically (docs/MODEL.md §10): all files go
  * into "<dir>.tmp-<pid>", each is fsync'd, the directory is fsync'd, then it
  * replaces dir by one rename (RENAME_EXCHANGE when dir exists, so dir never
  * disappears; the two-rename fallback leaves at most a moment without it).

@@ -1,4 +1,4 @@
-/* config.json + tokenizer_config.json <-> el_config (ELECTRA.md §8, PRODUCT.md §2).
+/* config.json + tokenizer_config.json <-> el_config (docs/MODEL.md §10).
  * Absent fields take HF ElectraConfig defaults; present fields must have the
  * right JSON type. Only what the engine can run is accepted: erf GELU,
  * absolute positions, an encoder (not a decoder), a tied generator head. */

@@ -8,7 +8,7 @@
 
 /* Parses dir/config.json (+ tokenizer_config.json) into cfg and checks it
  * with el_config_check. Absent fields take HF ElectraConfig defaults
- * (ELECTRA.md §8); do_lower_case defaults to 1 when tokenizer_config.json or
+ * (docs/MODEL.md §10); do_lower_case defaults to 1 when tokenizer_config.json or
  * the field is absent. num_labels/id2label are set for
  * ElectraForSequenceClassification and ElectraForTokenClassification only
  * (0/NULL otherwise); regression for sequence classification only, where one

@@ -1,4 +1,4 @@
-/* The ELECTRA encoder at inference (ELECTRA.md section 1), over packed
+/* The ELECTRA encoder at inference (docs/MODEL.md §1), over packed
  * batches: embeddings -> LayerNorm -> projection (E != H) -> post-LN layers.
  * Dense layers run once over all T tokens (no padding, no wasted FLOPs);
  * attention runs per sequence. Eval mode: no dropout. The model is only read,

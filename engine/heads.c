@@ -1,5 +1,5 @@
-/* The five Hugging Face task heads on top of the encoder (ELECTRA.md sections
- * 1 and 7). Each validates the batch and the model's architecture, runs the
+/* The five Hugging Face task heads on top of the encoder (docs/MODEL.md §1
+ * and §2). Each validates the batch and the model's architecture, runs the
  * encoder into the workspace and writes the caller's output array. */
 #include <string.h>
 #include "infer_internal.h"

@@ -1,5 +1,5 @@
 /* Embedding sum over packed sequences: word + position + token type. Position
- * ids restart at 0 for every sequence (no padding offset, ELECTRA.md §1). */
+ * ids restart at 0 for every sequence (no padding offset, docs/MODEL.md §1). */
 #include <string.h>
 #include "ops.h"
 

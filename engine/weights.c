@@ -1,4 +1,4 @@
-/* The tensor table of each architecture (HF names and shapes, ELECTRA.md §7)
+/* The tensor table of each architecture (HF names and shapes, docs/MODEL.md §2)
  * and the config sanity checks every loader and saver relies on. */
 #include <math.h>
 #include <stdarg.h>

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Reproduces the README results table (issue 4): pretrain an ELECTRA model on
+# Reproduces the fine-tuning table of docs/RESULTS.md §1 (issue 4): pretrain an ELECTRA model on
 # ../shared/data/corpus (or reuse one), fine-tune it on CoLA, SST-2, MRPC,
 # STS-B, RTE, FCE GED and a SQuAD-format set, next to the same fine-tuning
 # from a randomly initialised encoder of the same shape (--random-init), and
@@ -26,7 +26,7 @@
 #              articles, so no overlap with SQuAD dev), eval: XQuAD-en (1,190
 #              questions from SQuAD v1.1 dev), max_seq_len 256, stride 128,
 #              2 epochs, EM/F1
-# Everything else is the fine-tuning default (ELECTRA.md §6: layer decay 0.8,
+# Everything else is the fine-tuning default (docs/MODEL.md §8: layer decay 0.8,
 # warmup 0.1, batch 32, LR 3e-4 for hidden <= 256). Scores are dev scores of
 # the best epoch (dev-set model selection, as GR does), in percent.
 # Tasks whose data is absent are skipped. --jobs runs that many fine-tunings
@@ -144,7 +144,7 @@ wait
 python3 - "$OUT" "$MODEL" <<'EOF' | tee "$OUT/results.md"
 import glob, json, os, statistics, sys
 out, model = sys.argv[1], sys.argv[2]
-# ELECTRA-Small (Small++ release, GR README, dev, median of many seeds; ELECTRA.md §11)
+# ELECTRA-Small (Small++ release, GR README, dev, median of many seeds; docs/RESULTS.md §3)
 published = {"cola": "57.0 (MCC)", "sst2": "91.2 (acc)", "mrpc": "88.0 (acc)", "stsb": "87.5 (Spearman)",
              "rte": "66.7 (acc)", "ged": "—", "squad": "75.8 EM (SQuAD 1.1 dev)"}
 names = {"cola": "CoLA (MCC)", "sst2": "SST-2 (acc)", "mrpc": "MRPC (acc / F1)", "stsb": "STS-B (Spearman)",

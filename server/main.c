@@ -1,4 +1,4 @@
-/* electra-server: see --help and PRODUCT.md §4. */
+/* electra-server: see --help and docs/API.md. */
 #include <stdio.h>
 
 #include "electra/electra.h"

@@ -1,5 +1,5 @@
 /* The server's error kinds and the one place they become HTTP replies
- * (PRODUCT.md §4 "Errors"): every non-2xx answer is
+ * (docs/API.md, "Errors"): every non-2xx answer is
  * {"error": {"code": N, "type": T, "message": M}}. */
 #ifndef EL_SERVER_ERRORS_H
 #define EL_SERVER_ERRORS_H

@@ -1,4 +1,4 @@
-/* electra-server's options (PRODUCT.md §4): command-line flags, ELECTRA_<OPTION>
+/* electra-server's options (docs/API.md): command-line flags, ELECTRA_<OPTION>
  * environment variables and an optional --config JSON file. Precedence:
  * flag > environment > config file > default. Parsing never exits: errors
  * come back as a message for main to print. */

@@ -1,4 +1,4 @@
-/* electra-train eval (PRODUCT.md §3): loads a fine-tuned checkpoint, scores
+/* electra-train eval (see --help): loads a fine-tuned checkpoint, scores
  * a labelled file and prints the metrics as one JSON object on stdout;
  * --out FILE writes the predictions (TSV for classification/regression/GED,
  * a SQuAD-style {id: answer} JSON for QA). Inference is the engine's

@@ -1,7 +1,7 @@
-/* electra-train finetune (PRODUCT.md §3): option parsing and defaults; the
+/* electra-train finetune (see --help): option parsing and defaults; the
  * run itself is train/finetune_run.c.
  *
- * Defaults (ELECTRA.md §6): layer decay 0.8, warmup 0.1, batch 32, epochs 3
+ * Defaults (docs/MODEL.md §8): layer decay 0.8, warmup 0.1, batch 32, epochs 3
  * (10 for RTE and STS-B, 2 for SQuAD), max_seq_len 128 (384 for QA, doc
  * stride 128, max query 64), weight decay 0.01 (GR code). The learning rate
  * depends on the encoder's width when --lr is not given: 3e-4 up to hidden

@@ -1,5 +1,5 @@
 /* electra-train pretrain: command line, presets, and the rules of --resume
- * (PRODUCT.md §3). The run itself is pretrain_setup.c + pretrain_loop.c. */
+ * (see --help). The run itself is pretrain_setup.c + pretrain_loop.c. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>

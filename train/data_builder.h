@@ -1,5 +1,5 @@
 /* Pretraining examples from tokenized lines: GR build_pretraining_dataset.py
- * ExampleBuilder (ELECTRA.md §5), with the project's xoshiro RNG in place of
+ * ExampleBuilder (docs/MODEL.md §4), with the project's xoshiro RNG in place of
  * Python's `random` (same rules and probabilities, different draws).
  *
  *  - Lines accumulate as sentences; a blank line (or the end of a file) ends

@@ -3,11 +3,11 @@
  *
  * Pipeline: a reader (task_data.h) gives examples; el__ft_data turns them
  * into model inputs ("features": one packed sequence each, with its training
- * target); el__ft_train runs AdamW over them (finetune.c) and evaluates on
+ * target); el__ft_run runs AdamW over them (finetune_run.c) and evaluates on
  * dev after each epoch with el__ft_evaluate (finetune_eval.c), which runs the
  * trainable model in eval mode and computes the task's metrics.
  *
- * Feature building per task (ELECTRA.md §6):
+ * Feature building per task (docs/MODEL.md §8):
  *  - cls/reg: [CLS] a [SEP] (b [SEP]), pairs truncated longest-first.
  *  - ged: one tokenization per word; with the "first" word rule a word's
  *    label goes to its first piece and its other pieces are ignored, with
@@ -98,9 +98,9 @@ typedef struct el__ft_metrics {
 /* Something that runs a batch of features in inference mode, writing:
  * cls/reg: logits [n_seqs * K]; ged: P(error) per token [T]; qa: start
  * logits [T] into out and end logits [T] into out2. Two implementations:
- * the trainable model in eval mode (el__ft_tmodel_runner, used for dev
+ * the trainable model in eval mode (el__ft_tmodel_run, used for dev
  * evaluation during training) and the engine on a loaded checkpoint
- * (el__ft_engine_runner, used by `eval`: the inference path of the server). */
+ * (el__ft_engine_run, used by `eval`: the inference path of the server). */
 typedef struct el__ft_runner {
   int (*run)(void *ctx, const el_batch *b, float *out, float *out2, el_error *err);
   void *ctx;

@@ -1,6 +1,6 @@
 /* Synthetic learner (ESL) errors on clean, already tokenized sentences
- * (issue 14): the error families of GED.md §3, drawn deterministically from
- * a seed, labelled in the FCE token convention (GED.md §2):
+ * (issue 14): the error families of docs/MODEL.md §11, drawn deterministically from
+ * a seed, labelled in the FCE token convention (docs/MODEL.md §11):
  *   - a replaced word and an unnecessary (extra) word: that word is 1;
  *   - a missing word: the FOLLOWING token is 1 (the word after the gap);
  *     when the gap is at the end of the sentence there is no following
@@ -56,7 +56,7 @@ typedef enum el__lfam {
 /* "M:DET", "R:SPELL", ...; NULL outside [0, EL__LF_COUNT). */
 const char *el__lfam_name(int family);
 /* The default share of a family among generated errors (sums to 1 over the
- * families; from GED.md §3, see learner_corrupt.c). */
+ * families; from docs/MODEL.md §11, see learner_corrupt.c). */
 double el__lfam_weight(int family);
 
 typedef struct el__learner el__learner; /* read-only after load; shareable between threads */

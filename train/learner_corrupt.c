@@ -5,7 +5,7 @@
 #include "learner_internal.h"
 
 /* Default mix. The numbers are the shares (%) of the ERRANT edit types among
- * the 3,529 edits of the FCE dev set (GED.md §3) that these families
+ * the 3,529 edits of the FCE dev set (docs/MODEL.md §11) that these families
  * imitate; they are renormalised over the modelled types, which cover ~63 %
  * of FCE's edits. Lexical choice (R:OTHER, R:VERB, R:NOUN, ~20 %), R:MORPH
  * and the rarer types are left out: replaced-token detection with a

@@ -44,7 +44,7 @@
 typedef struct el__lids el__lids; /* read-only after building; shareable between threads */
 
 /* Errors per word of `--corruption learner` without a rate: about FCE's
- * 0.10 edits per token (GED.md §3). */
+ * 0.10 edits per token (docs/MODEL.md §11). */
 #define EL__LIDS_DEFAULT_RATE 0.10
 
 /* Parses the --corruption value: "none" (rate 0), "learner" (the default

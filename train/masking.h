@@ -1,4 +1,4 @@
-/* Dynamic masking, drawn afresh for every batch (ELECTRA.md §3, issue 3).
+/* Dynamic masking, drawn afresh for every batch (docs/MODEL.md §5, issue 3).
  *
  * Per sequence of length L (counting [CLS] and [SEP]):
  *   candidates = positions whose token is not [CLS], [SEP], [MASK] or [PAD]
@@ -10,7 +10,7 @@
  *   the n positions are drawn uniformly WITHOUT replacement (a partial
  *       Fisher-Yates shuffle of the candidates). GR draws with replacement and
  *       merges duplicates, which masks ~13-14% distinct tokens instead of 15%
- *       (ELECTRA.md §3.3); without replacement every selected position is a
+ *       (docs/MODEL.md §5); without replacement every selected position is a
  *       distinct token and exactly n are masked. Positions are returned in
  *       increasing order.
  * ELECTRA: each selected position becomes [MASK] with p 0.85 and keeps its

@@ -1,4 +1,4 @@
-/* Evaluation metrics of the fine-tuning tasks (ELECTRA.md §6, PRODUCT.md §3):
+/* Evaluation metrics of the fine-tuning tasks (docs/MODEL.md §8):
  * MCC (CoLA), accuracy, F1 of the positive class (MRPC, QQP), Pearson and
  * Spearman (STS-B), token precision/recall/F0.5 of the error class (GED, as in
  * the FCE literature) and SQuAD EM/F1 with the official answer normalization.

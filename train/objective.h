@@ -1,5 +1,5 @@
 /* The pretraining objectives on one packed batch, forward + backward:
- * ELECTRA replaced-token detection (ELECTRA.md §3) and the BERT MLM baseline.
+ * ELECTRA replaced-token detection (docs/MODEL.md §6) and the BERT MLM baseline.
  *
  * Masking decisions are made by the data pipeline (which positions, which of
  * them become [MASK]); this module does everything after that. Gradients are

@@ -1,5 +1,5 @@
 /* AdamW and the learning-rate schedule of GR model/optimization.py
- * (ELECTRA.md §4), over an el_params block.
+ * (docs/MODEL.md §7), over an el_params block.
  *
  * Update, per element, after global-norm clipping of ALL gradients
  * (g *= clip / max(norm, clip), norm = sqrt(sum g^2) over the whole block):

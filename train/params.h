@@ -9,7 +9,7 @@
  *    model 0 = that model.
  *  - ELECTRA pair: model 0 = discriminator (EL_ARCH_PRETRAINING), model 1 =
  *    generator (EL_ARCH_MASKED_LM). As in GR with untied_generator_embeddings
- *    False (ELECTRA.md §3 "Weight sharing"), word / position / token-type
+ *    False (docs/MODEL.md §6, shared embeddings), word / position / token-type
  *    embeddings AND the embedding LayerNorm exist once (owned by model 0) and
  *    both views point at them; each model has its own embeddings_project and
  *    encoder; the generator's generator_lm_head.weight is the shared word
@@ -41,7 +41,7 @@ typedef struct el_param_tensor {
   int ndim, shape[2];
   size_t offset;  /* first float inside each block */
   size_t count;   /* floats */
-  int no_decay;   /* LayerNorm weight/bias or a bias: no weight decay (ELECTRA.md §4) */
+  int no_decay;   /* LayerNorm weight/bias or a bias: no weight decay (docs/MODEL.md §7) */
   int depth;      /* 0 embeddings + embeddings_project, i+1 encoder layer i, L+1 head */
   int max_depth;  /* L+1 of its model: the depth of the head */
 } el_param_tensor;
@@ -80,7 +80,7 @@ int el_params_new_pair_tied(el_params *p, const el_config *disc, const el_config
 /* Frees the blocks and configs; p is zeroed. Safe on a zeroed struct. */
 void el_params_free(el_params *p);
 
-/* The generator config of ELECTRA.md §2 for a discriminator config and a
+/* The generator config of docs/MODEL.md §3 for a discriminator config and a
  * size multiplier (0.25 default): arch EL_ARCH_MASKED_LM, hidden
  * H_g = round(H*mult), intermediate round(I*mult), heads max(1, H_g/64)
  * (GR get_generator_config), the same layers, embedding size, vocabulary,

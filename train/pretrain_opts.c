@@ -5,12 +5,12 @@
 #include <string.h>
 #include "pretrain_opts.h"
 
-/* small/base/large: ELECTRA.md §2 (GR get_bert_config, paper Table 6).
+/* small/base/large: docs/MODEL.md §3 (GR get_bert_config, paper Table 6).
  * tiny: the project's test/default model (issue 3); its defaults are chosen
  * for minutes of CPU training (short warmup, batch 32). Its LR is small's
  * 5e-4, not higher: without bias correction Adam's first ~1000 steps move
  * ~3x the nominal LR, and at 1e-3 the discriminator never left AUC 0.5
- * (README, "Pretraining results"). */
+ * (docs/RESULTS.md §1). */
 static const el__preset PRESETS[] = {
     {"tiny", 128, 4, 2, 512, 128, 0.25, 5e-4, 0.15, 128, 32, 1000, 10000},
     {"small", 256, 12, 4, 1024, 128, 0.25, 5e-4, 0.15, 128, 128, 10000, 1000000},

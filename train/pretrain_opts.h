@@ -1,5 +1,5 @@
 /* `electra-train pretrain` settings: the option values, the model presets
- * (ELECTRA.md §2), and their JSON form stored in RUN/state so that a resume
+ * (docs/MODEL.md §3), and their JSON form stored in RUN/state so that a resume
  * runs with exactly the settings of the original run. */
 #ifndef EL_TRAIN_PRETRAIN_OPTS_H
 #define EL_TRAIN_PRETRAIN_OPTS_H

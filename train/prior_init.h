@@ -7,7 +7,7 @@
  * matches unigram frequencies, that lesson turns false, and on short runs
  * the discriminator answers by collapsing every token to one state
  * (measured: last-layer states of all tokens at cosine 1.000, AUC 0.50,
- * README "Pretraining results"). Starting the generator's softmax bias at
+ * docs/RESULTS.md §1). Starting the generator's softmax bias at
  * the log unigram frequencies of the training examples, and the
  * discriminator's logit bias at the log-odds of the mask rate, skips that
  * detour: the generator samples like the corpus from step 0 and the

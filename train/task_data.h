@@ -1,4 +1,4 @@
-/* Fine-tuning tasks and their data readers (PRODUCT.md §3, ELECTRA.md §6).
+/* Fine-tuning tasks and their data readers (docs/MODEL.md §8).
  *
  * The task table names each TASK of `electra-train finetune/eval`, its head
  * kind, metric and defaults, and for GLUE where the text/pair/label columns
@@ -34,7 +34,7 @@ typedef struct el__task {
   el__task_kind kind;
   int squad2;                 /* QA with unanswerable questions */
   const char *metric;         /* primary metric key in the metrics JSON */
-  int epochs;                 /* default epochs (ELECTRA.md §6) */
+  int epochs;                 /* default epochs (docs/MODEL.md §8) */
   int max_seq_len;            /* default */
   int pair;                   /* GLUE: sentence pairs */
   /* GLUE columns by header name (NULL: none) ... */

@@ -1,4 +1,4 @@
-/* BERT WordPiece tokenizer with current Hugging Face semantics (ELECTRA.md §10):
+/* BERT WordPiece tokenizer with current Hugging Face semantics (docs/MODEL.md §9):
  * NFC, control-character cleaning, CJK spacing, optional lower-casing with
  * accent stripping, punctuation split, special tokens never split, words over
  * 100 code points -> [UNK], greedy longest-match WordPiece with "##".

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# The discriminator's plateau, measured (README "Pretraining results"): on
+# The discriminator's plateau, measured (docs/RESULTS.md §1): on
 # unigram replacements a bigram-count detector separates replaced tokens at
 # once, while a tiny transformer discriminator trained from scratch (here an
 # independent PyTorch one) stays near AUC 0.5 for hundreds of steps at 128
 # tokens, and learns within ~2000 steps at 32 (STEPS=3000, add --seq-len 32
 # to the disc_plateau.py line). That the C trainer's plateau was its learning
-# rate, not this, is README "Pretraining results" §2.
+# rate, not this, is docs/RESULTS.md §1, item 2.
 #   STEPS=300 tests/bench/bench_disc_plateau.sh [discriminator dirs to probe...]
 # Needs ../shared/data/corpus and python3-torch; ~6 min on 2 cores.
 set -u

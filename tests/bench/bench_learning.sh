@@ -14,13 +14,13 @@
 # schedule (warmup, decay to 0) to end at the limit from its own measured
 # step time (train/schedule.h), so no --max-steps is needed.
 #   BENCH_MINUTES=20 THREADS=2 BENCH_OUT=/tmp/el_bench_learning PRETRAIN_ARGS= tests/bench/bench_learning.sh
-# Pass criteria printed at the end (README, "Pretraining results" 2):
+# Pass criteria printed at the end (docs/RESULTS.md §1, item 2):
 #  - discriminator: held-out AUC >= 0.55 AND held-out loss below the binary
 #    entropy of the replaced fraction, i.e. below the loss of the all-"original"
 #    answer given at the base rate. 0.55 is > 10 standard errors above chance
 #    (~5,000 replaced vs ~35,000 original held-out tokens: SE ~0.004). It was
 #    0.70 until 2026-11-25; two independent PyTorch ELECTRAs showed that the
-#    objective itself does not get there in this budget (README).
+#    objective itself does not get there in this budget (docs/RESULTS.md §1).
 #  - generator: accuracy at masked positions >= 1.5 x the unigram baseline.
 set -u
 cd "$(dirname "$0")/../.."

@@ -1,4 +1,4 @@
-"""How hard is replaced-token detection at the start of pretraining? (README "Pretraining results")
+"""How hard is replaced-token detection at the start of pretraining? (docs/RESULTS.md §1)
 
 Three measurements on one token cache (electra-train's RUN/cache/tokens.bin), all on the same
 task: 15% of the tokens of a sequence (ELECTRA's count rule) replaced by draws from the corpus
@@ -15,7 +15,7 @@ unigram distribution, so a token's identity says nothing and only its context do
 
     /usr/bin/python3 tests/bench/disc_plateau.py CACHE [--steps 300] [--lr 1e-3] [--seq-len N]
                                                  [--probe DIR ...]
-  (README's 32-token row: --steps 3000 --seq-len 32)
+  (docs/RESULTS.md's 32-token row: --steps 3000 --seq-len 32)
 """
 import argparse
 import os
@@ -78,7 +78,7 @@ def bigram_auc(toks, idx, V, unigram, n_count, n_eval=2000, seed=0):
 
 
 def batch(toks, idx, sel, rng, unigram, crop=None):
-    """crop: keep only the first `crop` tokens of each example (README's 32-token runs)."""
+    """crop: keep only the first `crop` tokens of each example (docs/RESULTS.md's 32-token runs)."""
     L = max(int(idx[i]["len"]) for i in sel)
     L = min(L, crop) if crop else L
     B = len(sel)

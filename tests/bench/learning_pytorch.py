@@ -3,7 +3,7 @@
 (tests/bench/bench_learning_pytorch.sh).
 
 Reads the trainer's binary token cache (train/data_cache.h) and the vocabulary, and trains the
-`tiny` preset's generator/discriminator pair with the ELECTRA.md recipe: dynamic masking (15 %,
+`tiny` preset's generator/discriminator pair with the recipe of docs/MODEL.md: dynamic masking (15 %,
 85 % [MASK] / 15 % kept, positions without replacement), Gumbel-max samples, sigmoid CE over
 every non-pad token, MLM + 50 x disc, shared embeddings, AdamW without bias correction
 (eps 1e-6, decay 0.01 except LayerNorm/bias), clip 1.0, linear warmup x linear decay, dropout

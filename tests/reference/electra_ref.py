@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """Plain-PyTorch ELECTRA: the independent reference the C engine is checked against.
 
-Written from the math in docs/ELECTRA.md section 1 (post-LN BERT encoder, exact erf GELU,
+Written from the math in docs/MODEL.md §1 (post-LN BERT encoder, exact erf GELU,
 LayerNorm eps from config.json, no pooler) with Hugging Face parameter names (section 7),
 so `load_state_dict(strict=True)` proves every tensor of a checkpoint is used and none is
 missing. It shares no code with the engine or with make_checkpoint.py: the checkpoint

@@ -17,7 +17,7 @@ Run with /usr/bin/python3 (Debian python3-torch). The directory holds:
                          English words and a few CJK characters
   tokenizer_config.json  {"do_lower_case": true|false, "tokenizer_class": "ElectraTokenizer", ...}
 
-Tensor names follow HF modeling_electra.py (ELECTRA.md section 7); all five task models
+Tensor names follow HF modeling_electra.py (docs/MODEL.md §2); all five task models
 prefix the encoder with "electra.". Values: every dense weight, embedding table and bias is
 N(0, std); LayerNorm weight is 1 + N(0, 0.1) and LayerNorm bias N(0, 0.1) (non-trivial on
 purpose, so a reference comparison exercises every parameter); generator_lm_head.weight equals
@@ -162,7 +162,7 @@ def _vocab_tokens(d):
 
 
 def tensor_shapes(d, V):
-    """Ordered list of (HF name, shape) for the architecture (ELECTRA.md section 7)."""
+    """Ordered list of (HF name, shape) for the architecture (docs/MODEL.md §2)."""
     H, E, I, L = d["hidden"], d["embedding"], d["intermediate"], d["layers"]
     p = "electra."
     s = [(p + "embeddings.word_embeddings.weight", [V, E]),

@@ -5,7 +5,7 @@
 Reads what `test_train_scale_grad --dump DIR` wrote -- the tensor table, parameters (after 5
 AdamW steps), the packed batch, masking plan and Gumbel samples, both losses and every gradient,
 dropout off -- and recomputes them with a padded-batch model written here from the math of
-ELECTRA.md (shared embeddings and embedding LayerNorm, generator projection, tied LM head),
+docs/MODEL.md (shared embeddings and embedding LayerNorm, generator projection, tied LM head),
 using autograd instead of hand-written backward passes.
 
 Tolerances (C computes in float32 over ~2,750 tokens):

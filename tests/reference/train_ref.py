@@ -3,7 +3,7 @@
 
 Reads what `test_train_math_grad --dump DIR` wrote (configs, tensor table, initial parameters,
 batch, masking plan, generator samples, losses, every gradient, a 10-step AdamW run) and
-recomputes all of it in float64 with a model written here from the math of ELECTRA.md
+recomputes all of it in float64 with a model written here from the math of docs/MODEL.md
 (sections 1, 3, 4, 7; HF parameter names), independently of the C code: per-sequence
 loops instead of packing, torch autograd instead of hand-written backward passes.
 

@@ -174,7 +174,7 @@ static void test_options(void) {
             o.max_batch_size == 64 && o.max_wait_us == 0 && o.max_queue == 1024 &&
             o.max_inputs == 64 && o.max_body_bytes == 1048576 && o.request_timeout == 30 &&
             o.drain_timeout == 30 && !strcmp(o.host, "127.0.0.1") && !o.log_json,
-        "defaults as in PRODUCT.md (%s)", err);
+        "defaults as in docs/API.md (%s)", err);
   char *env1[] = {"ELECTRA_PORT=9000", "ELECTRA_MAX_QUEUE=7", "ELECTRA_MODEL=a=/a,b=/b",
                   "ELECTRA_LOG_FORMAT=json", "ELECTRA_REQUEST_TIMEOUT=0.5", NULL};
   char *a2[] = {"electra-server", "--port=9100", NULL};
@@ -242,7 +242,7 @@ static void test_options(void) {
   int all = 1;
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
     if (!strstr(u, flags[i])) all = 0;
-  CHECK(all, "--help lists every PRODUCT.md option and the environment rule");
+  CHECK(all, "--help lists every documented option and the environment rule");
 }
 
 static int count_visit(void *ctx, el_opt *o, const char *v, char *err, size_t cap) {

@@ -1,4 +1,4 @@
-/* The pretraining data path: example builder rules (ELECTRA.md §5) on
+/* The pretraining data path: example builder rules (docs/MODEL.md §4) on
  * constructed input, the token cache round trip and its refusals, corpus
  * tokenization (thread-count independent), the train/validation split, the
  * shuffle and the saved data position, and the input-file checks. */

@@ -52,7 +52,7 @@ static void test_pair_layout(void) {
   small.max_position_embeddings = 512;
   CHECK(el_generator_config(&small, 0.25f, &gs, &err) == EL_OK && gs.hidden_size == 64 &&
             gs.intermediate_size == 256 && gs.num_heads == 1,
-        "ELECTRA-Small generator at 1/4: 64 hidden, 256 FFN, 1 head (ELECTRA.md §2)");
+        "ELECTRA-Small generator at 1/4: 64 hidden, 256 FFN, 1 head (docs/MODEL.md §3)");
   el_params p;
   int rc = el_params_new_pair(&p, &d, &g, &err);
   CHECK(rc == EL_OK, "pair created (%s)", rc ? err.msg : "ok");
