@@ -1,105 +1,326 @@
 #!/usr/bin/env python3
 """Writes server/openapi.c (the body of GET /openapi.json) from the spec below.
-Run after changing a route: python3 server/gen_openapi.py"""
-import os
+Run after changing a route or a body: python3 server/gen_openapi.py
+
+OpenAPI 3.1, whose schemas are JSON Schema 2020-12, so a JSON Schema validator
+checks bodies against them as they are (tests/e2e/server_lib.py validates every
+request and response of the server e2e suites). The schemas are exact: every
+object lists its required fields and allows no others; a route's single and
+batch answers are told apart by their required fields (tokens/label/value/
+answers vs results), so a body matches exactly one of them; every route has an
+example of its request and answer (checked against the schemas by the tests).
+Optional request fields may be null (= absent)."""
 import json
-err = {"$ref": "#/components/responses/Error"}
-def errs(*codes):
-    return {str(c): err for c in codes}
-model_prop = {"type": "string", "description": "a model name from --model; default: the first model of the route's task"}
-def post(summary, req_schema, resp_schema, desc=""):
-    r = {"200": {"description": "OK", "content": {"application/json": {"schema": resp_schema}}}}
-    r.update(errs(400, 401, 404, 405, 413, 415, 422, 429, 500, 503, 504))
+import os
+
+ERR = {"$ref": "#/components/responses/Error"}
+RID = {}
+
+
+def opt(t):
+    """An optional request field: t, or null (= absent)."""
+    t = dict(t)
+    t["type"] = [t["type"], "null"]
+    return t
+
+
+def obj(props, required=None, **kw):
+    """An exact object: every property in required (default: all), no others."""
+    o = {"type": "object", "properties": props,
+         "required": list(props) if required is None else required,
+         "additionalProperties": False}
+    o.update(kw)
+    return o
+
+
+def arr(items, **kw):
+    a = {"type": "array", "items": items}
+    a.update(kw)
+    return a
+
+
+def ref(name):
+    return {"$ref": "#/components/schemas/" + name}
+
+
+S = {"type": "string"}
+NONEMPTY = {"type": "string", "minLength": 1}
+I = {"type": "integer"}
+OFFSET = {"type": "integer", "minimum": 0, "description": "Unicode code-point offset, end exclusive"}
+N = {"type": "number"}
+PROB = {"type": "number", "minimum": 0, "maximum": 1}
+B = {"type": "boolean"}
+MODEL = {"type": ["string", "null"],
+         "description": "a model name from --model; default: the first model of the route's task"}
+TRUNCATE = opt({"type": "boolean", "default": False,
+                "description": "cut inputs longer than the model's max_seq_len instead of 422"})
+
+
+def ok_json(schema, example, desc="OK"):
+    return {"description": desc, "headers": RID,
+            "content": {"application/json": {"schema": schema, "example": example}}}
+
+
+def post(summary, desc, req_schema, req_example, resp_schema, resp_example):
+    r = {"200": ok_json(resp_schema, resp_example)}
+    r.update({str(c): ERR for c in (400, 401, 404, 405, 413, 415, 422, 429, 500, 503, 504)})
     return {"post": {"summary": summary, "description": desc,
                      "security": [{"bearer": []}, {}],
-                     "requestBody": {"required": True, "content": {"application/json": {"schema": req_schema}}},
-                     "responses": r}}
-def get(summary, content_type, schema, extra=None, open_=True, desc=""):
-    r = {"200": {"description": "OK", "content": {content_type: {"schema": schema}}}}
-    for c in (extra or []): r[str(c)] = err
-    r["405"] = err
+                     "requestBody": {"required": True, "content": {"application/json": {
+                         "schema": req_schema, "example": req_example}}},
+                     "responses": r},
+            "options": preflight("POST")}
+
+
+def get(summary, content_type, schema, example, extra=(), open_=True, desc=""):
+    r = {"200": {"description": "OK", "headers": RID,
+                 "content": {content_type: {"schema": schema, "example": example}}}}
+    for c in extra:
+        r[str(c)] = ERR
+    r["405"] = ERR
+    r["500"] = ERR
     op = {"summary": summary, "description": desc, "responses": r}
     if not open_:
         op["security"] = [{"bearer": []}, {}]
-        r["401"] = err
-    return {"get": op}
-S = {"type": "string"}; I = {"type": "integer"}; N = {"type": "number"}; B = {"type": "boolean"}
-def obj(props, req=None):
-    o = {"type": "object", "properties": props}
-    if req: o["required"] = req
-    return o
-def arr(x): return {"type": "array", "items": x}
-score_one = obj({"tokens": arr(obj({"token": S, "start": I, "end": I, "prob": N})),
-                 "words": arr(obj({"word": S, "start": I, "end": I, "prob": N, "flagged": B})),
-                 "max_prob": N})
-cls_one = obj({"label": S, "score": N, "scores": arr(obj({"label": S, "score": N})),
-               "value": {"type": "number", "description": "regression models only (then no label/score/scores)"}})
-qa_one = obj({"answers": arr(obj({"text": S, "start": I, "end": I, "score": N}))})
-def single_or_batch(one):
-    m = dict(one); m = {"oneOf": [
-        {"allOf": [obj({"model": S}), one]},
-        obj({"model": S, "results": arr(one)})]}
-    return m
+        r["401"] = ERR
+    return {"get": op, "head": dict(op, summary=summary + " (headers only)"),
+            "options": preflight("GET, HEAD")}
+
+
+def preflight(methods):
+    return {"summary": "CORS preflight: Allow: %s, OPTIONS (Access-Control-Allow-* for an "
+                       "allowed Origin)" % methods,
+            "responses": {"204": {"description": "No content", "headers": RID}}}
+
+
+# ---- bodies ------------------------------------------------------------------
+
+STATUS_OK = obj({"status": {"type": "string", "enum": ["ok"]}})
+STATUS_READY = obj({"status": {"type": "string", "enum": ["ready"]}})
+
+INFO_MODEL = obj({
+    "name": S,
+    "task": {"type": "string", "enum": ["score", "classify", "qa", "tokenize"]},
+    "route": {"type": "string", "enum": ["/score", "/classify", "/qa", "/tokenize"]},
+    "architecture": S, "default": B,
+    "max_seq_len": I, "num_parameters": I, "vocab_size": I, "hidden_size": I, "num_layers": I,
+    "do_lower_case": B,
+    "labels": {"type": ["array", "null"], "items": S,
+               "description": "id2label names of a sequence or token classifier, else null"},
+    "regression": {"type": "boolean", "description": "sequence classifiers only"},
+    "null_threshold": {"type": ["number", "null"], "description": "QA models only"},
+    "score_threshold": {"type": "number",
+                        "description": "/score models: the threshold used when a request gives none"},
+    "score_threshold_source": {"type": "string", "enum": ["model", "default"],
+                               "description": "model: the checkpoint's config.json score_threshold; default: 0.5"},
+    "score_aggregation": {"type": "string", "enum": ["max", "first", "mean"],
+                          "description": "/score models: how a word's prob comes from its pieces' (config.json score_aggregation, default max)"},
+    "correct_label": {"type": "string",
+                      "description": "ElectraForTokenClassification: the label meaning no error; a piece's prob is 1 - P(correct_label)"},
+    "correct_label_source": {"type": "string", "enum": ["option", "label_name"],
+                             "description": "option: --correct-label; label_name: the one label named CORRECT, C, O, OK or KEEP (any case)"},
+}, required=["name", "task", "route", "architecture", "default", "max_seq_len", "num_parameters",
+             "vocab_size", "hidden_size", "num_layers", "do_lower_case", "labels"])
+INFO = obj({
+    "version": S, "ready": B,
+    "limits": obj({k: I for k in ("max_batch_tokens", "max_batch_size", "max_wait_us", "max_queue",
+                                  "max_inputs", "max_qa_windows", "max_body_bytes")}
+                  | {"request_timeout": N}),
+    "models": arr(INFO_MODEL),
+    "reload": obj({
+        "in_progress": B, "queued": B, "ok": I, "failed": I,
+        "last": {"type": ["object", "null"], "properties": {
+            "time": S, "result": {"type": "string", "enum": ["ok", "failed"]},
+            "reason": {"type": ["string", "null"]}, "seconds": N},
+            "required": ["time", "result", "reason", "seconds"], "additionalProperties": False,
+            "description": "the last SIGHUP reload, null before the first"}},
+        description="SIGHUP reloads: one running, one queued behind it, counts by result")},
+    required=["version", "ready", "limits", "models"])
+INFO_EXAMPLE = {
+    "version": "0.1.0", "ready": True,
+    "limits": {"max_batch_tokens": 8192, "max_batch_size": 64, "max_wait_us": 0, "max_queue": 1024,
+               "max_inputs": 64, "max_qa_windows": 256, "max_body_bytes": 1048576,
+               "request_timeout": 30},
+    "models": [{"name": "default", "task": "score", "route": "/score",
+                "architecture": "ElectraForPreTraining", "default": True, "max_seq_len": 512,
+                "num_parameters": 13548800, "vocab_size": 30522, "hidden_size": 256,
+                "num_layers": 12, "do_lower_case": True, "labels": None, "score_threshold": 0.5,
+                "score_threshold_source": "default", "score_aggregation": "max"},
+               {"name": "sst2", "task": "classify", "route": "/classify",
+                "architecture": "ElectraForSequenceClassification", "default": True,
+                "max_seq_len": 512, "num_parameters": 13549314, "vocab_size": 30522,
+                "hidden_size": 256, "num_layers": 12, "do_lower_case": True,
+                "regression": False, "labels": ["negative", "positive"]}]}
+
+TOKENIZE_REQ = obj({"text": NONEMPTY, "model": MODEL,
+                    "add_special_tokens": opt({"type": "boolean", "default": True})},
+                   required=["text"])
+TOKENIZE = obj({"model": S, "tokens": arr(obj({"id": I, "token": S, "start": OFFSET,
+                                               "end": OFFSET, "special": B}))})
+TOKENIZE_EXAMPLE = {"model": "default", "tokens": [
+    {"id": 101, "token": "[CLS]", "start": 0, "end": 0, "special": True},
+    {"id": 14477, "token": "una", "start": 0, "end": 3, "special": False},
+    {"id": 7011, "token": "##ffa", "start": 3, "end": 6, "special": False},
+    {"id": 3468, "token": "##ble", "start": 6, "end": 9, "special": False},
+    {"id": 999, "token": "!", "start": 9, "end": 10, "special": False},
+    {"id": 102, "token": "[SEP]", "start": 0, "end": 0, "special": True}]}
+
+SCORE_FIELDS = {
+    "tokens": arr(obj({"token": S, "start": OFFSET, "end": OFFSET, "prob": PROB})),
+    "words": arr(obj({"word": S, "start": OFFSET, "end": OFFSET, "prob": PROB, "flagged": B})),
+    "max_prob": PROB}
+SCORE_ITEM = obj(SCORE_FIELDS)
+SCORE_SINGLE = obj({"model": S} | SCORE_FIELDS)
+SCORE_BATCH = obj({"model": S, "results": arr(ref("ScoreResult"))})
+SCORE_REQ = obj({
+    "text": opt(NONEMPTY),
+    "texts": {"type": ["array", "null"], "items": NONEMPTY, "minItems": 1,
+              "description": "1 to --max-inputs texts (GET /info limits.max_inputs)"},
+    "model": MODEL,
+    "threshold": opt({"type": "number", "minimum": 0, "maximum": 1,
+                      "description": "default: the model's score_threshold (GET /info), 0.5 when it has none"}),
+    "truncate": TRUNCATE}, required=[],
+    oneOf=[{"required": ["text"], "properties": {"text": {"type": "string"}}},
+           {"required": ["texts"], "properties": {"texts": {"type": "array"}}}])
+SCORE_RESULT_EXAMPLE = {
+    "tokens": [{"token": "she", "start": 0, "end": 3, "prob": 0.02},
+               {"token": "go", "start": 4, "end": 6, "prob": 0.91},
+               {"token": "to", "start": 7, "end": 9, "prob": 0.03},
+               {"token": "school", "start": 10, "end": 16, "prob": 0.01},
+               {"token": "yesterday", "start": 17, "end": 26, "prob": 0.05},
+               {"token": ".", "start": 26, "end": 27, "prob": 0.01}],
+    "words": [{"word": "She", "start": 0, "end": 3, "prob": 0.02, "flagged": False},
+              {"word": "go", "start": 4, "end": 6, "prob": 0.91, "flagged": True},
+              {"word": "to", "start": 7, "end": 9, "prob": 0.03, "flagged": False},
+              {"word": "school", "start": 10, "end": 16, "prob": 0.01, "flagged": False},
+              {"word": "yesterday", "start": 17, "end": 26, "prob": 0.05, "flagged": False},
+              {"word": ".", "start": 26, "end": 27, "prob": 0.01, "flagged": False}],
+    "max_prob": 0.91}
+
+LABEL_FIELDS = {"label": S, "score": PROB,
+                "scores": arr(obj({"label": S, "score": PROB}),
+                              description="every label, highest score first")}
+CLASSIFY_ITEM = {"oneOf": [obj(LABEL_FIELDS), obj({"value": N})],
+                 "description": "label, score and scores; a regression model answers value"}
+CLASSIFY_SINGLE = {"oneOf": [obj({"model": S} | LABEL_FIELDS), obj({"model": S, "value": N})]}
+CLASSIFY_BATCH = obj({"model": S, "results": arr(ref("ClassifyResult"))})
+CLASSIFY_REQ = obj({
+    "text": opt(NONEMPTY),
+    "text_pair": opt(dict(NONEMPTY, description="the second sequence of a pair (with text)")),
+    "inputs": {"type": ["array", "null"], "minItems": 1,
+               "items": obj({"text": NONEMPTY, "text_pair": opt(NONEMPTY)}, required=["text"]),
+               "description": "1 to --max-inputs inputs"},
+    "model": MODEL, "truncate": TRUNCATE}, required=[],
+    oneOf=[{"required": ["text"], "properties": {"text": {"type": "string"}}},
+           {"required": ["inputs"], "properties": {"inputs": {"type": "array"},
+                                                   "text_pair": {"type": "null"}}}])
+
+QA_FIELDS = {"answers": arr(obj({"text": S, "start": OFFSET, "end": OFFSET, "score": PROB}),
+                            description="best first; the empty answer (text \"\", start = end = 0) "
+                                        "only with handle_impossible_answer")}
+QA_ITEM = obj(QA_FIELDS)
+QA_SINGLE = obj({"model": S} | QA_FIELDS)
+QA_BATCH = obj({"model": S, "results": arr(ref("QaResult"))})
+BIG = 1 << 20
+QA_REQ = obj({
+    "question": opt(NONEMPTY), "context": opt(NONEMPTY),
+    "inputs": {"type": ["array", "null"], "minItems": 1,
+               "items": obj({"question": NONEMPTY, "context": NONEMPTY}),
+               "description": "1 to --max-inputs inputs"},
+    "model": MODEL,
+    "top_k": opt({"type": "integer", "default": 1, "minimum": 1, "maximum": 100}),
+    "max_answer_len": opt({"type": "integer", "default": 30, "minimum": 1, "maximum": BIG,
+                           "description": "in tokens"}),
+    "doc_stride": opt({"type": "integer", "default": 128, "minimum": 1, "maximum": BIG,
+                       "description": "context tokens between the starts of consecutive windows"}),
+    "max_seq_len": opt({"type": "integer", "default": 384, "minimum": 8,
+                        "description": "tokens per window, at most the model's max_seq_len (more is 422)"}),
+    "max_question_len": opt({"type": "integer", "default": 64, "minimum": 1, "maximum": BIG}),
+    "handle_impossible_answer": opt({"type": "boolean", "default": False})}, required=[],
+    oneOf=[{"required": ["question", "context"],
+            "properties": {"question": {"type": "string"}, "context": {"type": "string"}}},
+           {"required": ["inputs"], "properties": {"inputs": {"type": "array"},
+                                                   "question": {"type": "null"},
+                                                   "context": {"type": "null"}}}])
+
+ERROR = obj({"error": obj({
+    "code": {"type": "integer", "enum": [400, 401, 404, 405, 413, 415, 422, 429, 500, 503, 504]},
+    "type": {"type": "string", "enum": ["invalid_json", "invalid_request", "unauthorized",
+                                       "not_found", "method_not_allowed", "payload_too_large",
+                                       "unsupported_media_type", "validation_error", "overloaded",
+                                       "internal", "unavailable", "timeout"]},
+    "message": S})})
+
 spec = {
- "openapi": "3.0.3",
+ "openapi": "3.1.0",
+ "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
  "info": {"title": "electra-server", "version": "0.1.0",
-          "description": "Batched REST inference for ELECTRA checkpoints. Offsets are Unicode code-point offsets into the request strings, end exclusive. Every non-2xx answer is an Error object. When the server runs with --api-key-file, every route except /, /health, /ready, /v2/health/live, /v2/health/ready and /metrics needs Authorization: Bearer KEY."},
+          "description": "Batched REST inference for ELECTRA checkpoints. Offsets are Unicode code-point offsets into the request strings, end exclusive. Request bodies take only the fields listed (an unknown field is 400 naming it); a value out of range is 422 naming the range. Every non-2xx answer is an Error object. When the server runs with --api-key-file, every route except /, /health, /ready, /v2/health/live, /v2/health/ready and /metrics needs Authorization: Bearer KEY."},
  "paths": {
-  "/": get("Interactive page for /score (self-contained HTML)", "text/html", S),
-  "/health": get("Liveness: 200 while the process runs", "application/json", obj({"status": {"type": "string", "enum": ["ok"]}})),
-  "/v2/health/live": get("Liveness (KServe v2 name)", "application/json", obj({"status": {"type": "string", "enum": ["ok"]}})),
-  "/ready": get("Readiness: 200 when every model is loaded and warm; 503 while loading or draining", "application/json", obj({"status": {"type": "string", "enum": ["ready"]}}), [503]),
-  "/v2/health/ready": get("Readiness (KServe v2 name)", "application/json", obj({"status": {"type": "string", "enum": ["ready"]}}), [503]),
-  "/info": get("Version, limits and models", "application/json", obj({
-      "version": S, "ready": B,
-      "limits": obj({"max_batch_tokens": I, "max_batch_size": I, "max_wait_us": I, "max_queue": I, "max_inputs": I, "max_qa_windows": I, "max_body_bytes": I, "request_timeout": N}),
-      "models": arr(obj({"name": S, "task": {"type": "string", "enum": ["score", "classify", "qa", "tokenize"]}, "route": S, "architecture": S, "default": B,
-                         "max_seq_len": I, "num_parameters": I, "vocab_size": I, "hidden_size": I, "num_layers": I, "do_lower_case": B,
-                         "labels": {"type": "array", "items": S, "nullable": True, "description": "id2label names of a sequence or token classifier, else null"},
-                         "regression": B, "null_threshold": {"type": "number", "nullable": True},
-                         "score_threshold": {"type": "number", "description": "/score models: the threshold used when a request gives none"},
-                         "score_threshold_source": {"type": "string", "enum": ["model", "default"], "description": "model: the checkpoint's config.json score_threshold; default: 0.5"},
-                         "score_aggregation": {"type": "string", "enum": ["max", "first", "mean"], "description": "/score models: how a word's prob comes from its pieces' (config.json score_aggregation, default max)"},
-                         "correct_label": {"type": "string", "description": "ElectraForTokenClassification: the label meaning no error; a piece's prob is 1 - P(correct_label)"},
-                         "correct_label_source": {"type": "string", "enum": ["option", "label_name"], "description": "option: --correct-label; label_name: the one label named CORRECT, C, O, OK or KEEP (any case)"}}))}), open_=False),
-  "/metrics": get("Prometheus metrics (text format 0.0.4)", "text/plain", S),
-  "/openapi.json": get("This document", "application/json", {"type": "object"}, open_=False),
-  "/tokenize": post("WordPiece tokens of a text", obj({"text": S, "model": model_prop, "add_special_tokens": {"type": "boolean", "default": True}}, ["text"]),
-      obj({"model": S, "tokens": arr(obj({"id": I, "token": S, "start": I, "end": I, "special": B}))}),
-      "Special tokens ([CLS], [SEP]) have start = end = 0. Any model may be named."),
+  "/": get("Interactive page for /score (self-contained HTML)", "text/html", S,
+           "<!doctype html><html>...</html>"),
+  "/health": get("Liveness: 200 while the process runs", "application/json", STATUS_OK,
+                 {"status": "ok"}),
+  "/v2/health/live": get("Liveness (KServe v2 name)", "application/json", STATUS_OK,
+                         {"status": "ok"}),
+  "/ready": get("Readiness: 200 when every model is loaded and warm; 503 until then and while draining",
+                "application/json", STATUS_READY, {"status": "ready"}, [503]),
+  "/v2/health/ready": get("Readiness (KServe v2 name)", "application/json", STATUS_READY,
+                          {"status": "ready"}, [503]),
+  "/info": get("Version, limits and models", "application/json", INFO, INFO_EXAMPLE, open_=False),
+  "/metrics": get("Prometheus metrics (text format 0.0.4)", "text/plain", S,
+                  "# TYPE electra_requests_total counter\nelectra_requests_total{route=\"/score\",status=\"200\"} 12\n"),
+  "/openapi.json": get("This document", "application/json", {"type": "object"},
+                       {"openapi": "3.1.0"}, open_=False),
+  "/tokenize": post("WordPiece tokens of a text",
+      "Special tokens ([CLS], [SEP]) have start = end = 0. Any model may be named.",
+      TOKENIZE_REQ, {"text": "Unaffable!"}, TOKENIZE, TOKENIZE_EXAMPLE),
   "/score": post("Per-token error probabilities (ElectraForPreTraining and ElectraForTokenClassification models)",
-      obj({"text": S, "texts": {"type": "array", "items": S, "description": "1 to --max-inputs texts"}, "model": model_prop,
-           "threshold": {"type": "number", "minimum": 0, "maximum": 1, "description": "default: the model's score_threshold (GET /info), 0.5 when it has none"},
-           "truncate": {"type": "boolean", "default": False}}),
-      single_or_batch(score_one),
-      "Give text or texts. A token's prob is the discriminator's replaced-token probability (ElectraForPreTraining) or 1 - P(correct label) under the softmax over the labels (ElectraForTokenClassification). [CLS]/[SEP] are left out; a word is a BasicTokenizer word, its prob by the model's score_aggregation over its pieces: max (default), first or mean; flagged = prob >= threshold. A threshold outside [0, 1] or a text longer than the model's max_seq_len without truncate: 422."),
+      "Give text or texts. A token's prob is the discriminator's replaced-token probability (ElectraForPreTraining) or 1 - P(correct label) under the softmax over the labels (ElectraForTokenClassification). [CLS]/[SEP] are left out; a word is a BasicTokenizer word, its prob by the model's score_aggregation over its pieces: max (default), first or mean; flagged = prob >= threshold. A threshold outside [0, 1] or a text longer than the model's max_seq_len without truncate: 422. text answers ScoreSingle, texts answers ScoreBatch.",
+      SCORE_REQ, {"text": "She go to school yesterday.", "threshold": 0.5},
+      ref("ScoreResponse"), dict(model="default", **SCORE_RESULT_EXAMPLE)),
   "/classify": post("Sequence classification or regression (ElectraForSequenceClassification models)",
-      obj({"text": S, "text_pair": S, "inputs": arr(obj({"text": S, "text_pair": S}, ["text"])), "model": model_prop,
-           "truncate": {"type": "boolean", "default": False}}),
-      single_or_batch(cls_one),
-      "Give text (+ text_pair) or inputs. scores are softmax probabilities sorted highest first; a regression model answers value instead."),
+      "Give text (+ text_pair) or inputs. scores are softmax probabilities sorted highest first; a regression model answers value instead. text answers one result object with model, inputs answers ClassifyBatch.",
+      CLASSIFY_REQ, {"text": "A gripping, beautifully made film."},
+      ref("ClassifyResponse"),
+      {"model": "sst2", "label": "positive", "score": 0.97,
+       "scores": [{"label": "positive", "score": 0.97}, {"label": "negative", "score": 0.03}]}),
   "/qa": post("Extractive question answering (ElectraForQuestionAnswering models)",
-      obj({"question": S, "context": S, "inputs": arr(obj({"question": S, "context": S}, ["question", "context"])), "model": model_prop,
-           "top_k": {"type": "integer", "default": 1, "minimum": 1, "maximum": 100},
-           "max_answer_len": {"type": "integer", "default": 30, "minimum": 1, "description": "in tokens"},
-           "doc_stride": {"type": "integer", "default": 128, "minimum": 1, "description": "context tokens between the starts of consecutive windows"},
-           "max_seq_len": {"type": "integer", "default": 384, "minimum": 8, "description": "tokens per window, at most the model's max_seq_len"},
-           "max_question_len": {"type": "integer", "default": 64, "minimum": 1},
-           "handle_impossible_answer": {"type": "boolean", "default": False}}),
-      single_or_batch(qa_one),
-      "Give question + context or inputs. Long contexts are split into windows; a request needing more than --max-qa-windows windows in all is 422. score = p_start * p_end (softmax over the window's context tokens, plus [CLS] with handle_impossible_answer). With handle_impossible_answer the empty answer (text \"\", start = end = 0) appears: first when the model's null threshold says unanswerable, else ranked by its probability when the model has no threshold."),
+      "Give question + context or inputs. Long contexts are split into windows; a request needing more than --max-qa-windows windows in all is 422. score = p_start * p_end (softmax over the window's context tokens, plus [CLS] with handle_impossible_answer). With handle_impossible_answer the empty answer (text \"\", start = end = 0) appears: first when the model's null threshold says unanswerable, else ranked by its probability when the model has no threshold. question + context answers QaSingle, inputs answers QaBatch.",
+      QA_REQ, {"question": "Who wrote Hamlet?",
+               "context": "Hamlet is a tragedy written by William Shakespeare.", "top_k": 2},
+      ref("QaResponse"),
+      {"model": "squad2", "answers": [{"text": "William Shakespeare", "start": 32, "end": 51, "score": 0.93},
+                                      {"text": "Shakespeare", "start": 40, "end": 51, "score": 0.04}]}),
  },
  "components": {
   "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
-  "schemas": {"Error": obj({"error": obj({"code": I, "type": {"type": "string", "enum": ["invalid_json", "invalid_request", "unauthorized", "not_found", "method_not_allowed", "payload_too_large", "unsupported_media_type", "validation_error", "overloaded", "internal", "unavailable", "timeout"]}, "message": S}, ["code", "type", "message"])}, ["error"])},
-  "responses": {"Error": {"description": "An error (see error.type)", "content": {"application/json": {"schema": {"$ref": "#/components/schemas/Error"}}}}}
- }
+  "schemas": {
+      "Error": ERROR,
+      "ScoreResult": SCORE_ITEM, "ScoreSingle": SCORE_SINGLE, "ScoreBatch": SCORE_BATCH,
+      "ScoreResponse": {"oneOf": [ref("ScoreSingle"), ref("ScoreBatch")]},
+      "ClassifyResult": CLASSIFY_ITEM, "ClassifySingle": CLASSIFY_SINGLE,
+      "ClassifyBatch": CLASSIFY_BATCH,
+      "ClassifyResponse": {"oneOf": [ref("ClassifySingle"), ref("ClassifyBatch")]},
+      "QaResult": QA_ITEM, "QaSingle": QA_SINGLE, "QaBatch": QA_BATCH,
+      "QaResponse": {"oneOf": [ref("QaSingle"), ref("QaBatch")]}},
+  "responses": {"Error": {
+      "description": "An error (see error.type)", "headers": RID,
+      "content": {"application/json": {"schema": ref("Error"), "example": {
+          "error": {"code": 400, "type": "invalid_request",
+                    "message": "unknown field \"treshold\" (did you mean \"threshold\"?)"}}}}}},
+ },
 }
+
 text = json.dumps(spec, separators=(",", ":"))
-out = ['/* GET /openapi.json: OpenAPI 3 description of every route (compact JSON).\n * Generated by server/gen_openapi.py: edit that, not this. tests/e2e checks that its paths and methods match the served routes. */\n#include "srv_server.h"\n\nconst char el__openapi_json[] =\n']
+out = ['/* GET /openapi.json: OpenAPI 3.1 description of every route (compact JSON).\n'
+       ' * Generated by server/gen_openapi.py: edit that, not this. tests/e2e checks that its\n'
+       ' * paths and methods match the served routes and validates every request and answer of\n'
+       ' * the e2e suites against its schemas. */\n#include "srv_http.h"\n\nconst char el__openapi_json[] =\n']
 for i in range(0, len(text), 90):
-    chunk = text[i:i+90].replace('\\', '\\\\').replace('"', '\\"')
+    chunk = text[i:i + 90].replace('\\', '\\\\').replace('"', '\\"')
     out.append('    "%s"\n' % chunk)
 out.append('    ;\n')
-open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'openapi.c'), 'w').write(''.join(out))
+with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'openapi.c'), 'w') as f:
+    f.write(''.join(out))
 print(len(text))

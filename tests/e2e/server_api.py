@@ -322,19 +322,23 @@ spec = json.loads(data)
 served = {"/": "get", "/health": "get", "/ready": "get", "/v2/health/live": "get",
           "/v2/health/ready": "get", "/info": "get", "/metrics": "get", "/openapi.json": "get",
           "/tokenize": "post", "/score": "post", "/classify": "post", "/qa": "post"}
+methods = {"get": ["get", "head", "options"], "post": ["post", "options"]}
 ok(st == 200 and spec["openapi"].startswith("3.") and
-   {p: list(v) for p, v in spec["paths"].items()} == {p: [m] for p, m in served.items()},
-   "GET /openapi.json: OpenAPI 3 with exactly the served paths and methods",
-   sorted(spec["paths"]))
+   {p: sorted(v) for p, v in spec["paths"].items()} ==
+   {p: sorted(methods[m]) for p, m in served.items()},
+   "GET /openapi.json: OpenAPI 3 with exactly the served paths and methods (GET routes also "
+   "HEAD, every route OPTIONS)", sorted(spec["paths"]))
 truthful = True
 for p, m in served.items():
     st, h, _ = srv.request(m.upper(), p, b"{}" if m == "post" else None,
                            {"Content-Type": "application/json"})
     other = "GET" if m == "post" else "POST"
     st2, h2, _ = srv.request(other, p, b"{}", {"Content-Type": "application/json"})
-    if st == 404 or st2 != 405:
+    st3, _, _ = srv.request("OPTIONS", p)
+    st4 = srv.request("HEAD", p)[0] if m == "get" else 200
+    if st == 404 or st2 != 405 or st3 != 204 or st4 != 200:
         truthful = False
-ok(truthful, "openapi: each path answers its method and 405 for the other")
+ok(truthful, "openapi: each path answers its methods (HEAD, OPTIONS 204) and 405 for another")
 
 # ------------------------------------------------------------------ bad input
 rss0 = srv.rss_kb()

@@ -1,5 +1,11 @@
 """electra-server's API contract, end to end.
 
+- OpenAPI: the served /openapi.json is OpenAPI 3.1 whose schemas compile as JSON Schema
+  2020-12 and are exact (objects list required fields, allow no others); every route has an
+  example request and answer that match their schemas; each route's single and batch answers
+  are told apart (a body matches exactly one alternative); every route, method and shape is
+  exercised here, and server_lib checks every exchange against the spec (openapi_check.py),
+  which is itself shown to catch a wrong body.
 - Paths: a control character in the path, raw or %-escaped (GET /%00, /health%00x,
   POST /score%00), is 400 invalid_request; a route matches only its whole path.
 - Strict requests: an unknown field is 400 naming it (with the field it is a likely typo of);
@@ -12,7 +18,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from server_lib import (BIN, SMALL, Server, done, error_type, make_models, ok,  # noqa: E402
-                        scratch, status_line)
+                        scratch, skip, status_line)
 
 work = scratch("electra-e2e-contract-")
 M = make_models(os.path.join(work, "models"), {
@@ -26,8 +32,148 @@ M = make_models(os.path.join(work, "models"), {
 srv = Server([(n, M[n]) for n in ("disc", "cls", "reg", "qa", "gen")], ["--max-inputs", "4"],
              workdir=work).start()
 
-# ------------------------------------------------------------------ paths
 JSON = {"Content-Type": "application/json"}
+
+# ------------------------------------------------------------------ OpenAPI
+import openapi_check  # noqa: E402
+try:
+    from jsonschema import Draft202012Validator, RefResolver
+except ImportError:
+    Draft202012Validator = None
+st, h, data = srv.get("/openapi.json")
+spec = json.loads(data)
+ok(st == 200 and spec["openapi"] == "3.1.0" and h["content-type"] == "application/json",
+   "GET /openapi.json: OpenAPI 3.1")
+
+
+def walk(o, path=""):
+    """(path, node) of every dict in the spec."""
+    if isinstance(o, dict):
+        yield path, o
+        for k, v in o.items():
+            yield from walk(v, path + "/" + k)
+    elif isinstance(o, list):
+        for i, v in enumerate(o):
+            yield from walk(v, "%s/%d" % (path, i))
+
+
+def objects_exact(schema_root):
+    bad = []
+    for p, node in walk(schema_root):
+        if node.get("type") == "object" or (isinstance(node.get("type"), list) and
+                                            "object" in node["type"]):
+            if "properties" in node and (node.get("additionalProperties") is not False or
+                                         "required" not in node):
+                bad.append(p)
+    return bad
+
+
+if Draft202012Validator is None:
+    skip("python3-jsonschema missing: the spec's schemas and examples are not checked")
+else:
+    resolver = RefResolver.from_schema(spec)
+    bad_schema, bad_example, n_examples = [], [], 0
+    for p, node in walk(spec):
+        if "schema" in node and isinstance(node["schema"], dict):
+            try:
+                Draft202012Validator.check_schema(node["schema"])
+            except Exception as e:  # noqa: BLE001
+                bad_schema.append("%s: %s" % (p, str(e)[:200]))
+            if "example" in node:
+                n_examples += 1
+                errs = list(Draft202012Validator(node["schema"], resolver=resolver)
+                            .iter_errors(node["example"]))
+                if errs:
+                    bad_example.append("%s: %s" % (p, errs[0].message[:200]))
+    for name, sch in spec["components"]["schemas"].items():
+        try:
+            Draft202012Validator.check_schema(sch)
+        except Exception as e:  # noqa: BLE001
+            bad_schema.append("components/schemas/%s: %s" % (name, str(e)[:200]))
+    ok(not bad_schema, "openapi: every schema is valid JSON Schema 2020-12", bad_schema[:5])
+    ok(n_examples >= 17 and not bad_example,
+       "openapi: %d examples, each valid against its schema" % n_examples, bad_example[:5])
+    loose = objects_exact(spec["components"]["schemas"]) + \
+        [q for p, item in spec["paths"].items() for q in objects_exact(item)]
+    ok(not loose, "openapi: every object schema lists its required fields and allows no others",
+       loose[:8])
+    missing = []
+    for p, item in spec["paths"].items():
+        for m, op in item.items():
+            if m == "options":
+                continue
+            if "example" not in list(op["responses"]["200"]["content"].values())[0]:
+                missing.append("%s %s answer" % (m, p))
+            if m == "post" and "example" not in op["requestBody"]["content"]["application/json"]:
+                missing.append("%s %s request" % (m, p))
+    ok(not missing, "openapi: every route has an example answer (and request)", missing)
+
+    def matches(schema_name, doc):
+        v = Draft202012Validator(spec["components"]["schemas"][schema_name], resolver=resolver)
+        return v.is_valid(doc)
+
+    # every POST route's example request, sent as it is, answers 200 (checked by the hook)
+    for route in ("/tokenize", "/score", "/classify", "/qa"):
+        ex = spec["paths"][route]["post"]["requestBody"]["content"]["application/json"]["example"]
+        st, _, j = srv.post(route, ex)
+        ok(st == 200, "POST %s with the spec's example request: 200" % route, (st, j))
+    # every shape: single and batch of each route, regression, the empty QA answer
+    shapes = [
+        ("/score", {"text": "The chef cooked."}, "ScoreSingle", "ScoreBatch"),
+        ("/score", {"texts": ["The chef cooked.", "a"]}, "ScoreBatch", "ScoreSingle"),
+        ("/classify", {"text": "a film", "text_pair": "a movie"}, "ClassifySingle",
+         "ClassifyBatch"),
+        ("/classify", {"text": "a film", "model": "reg"}, "ClassifySingle", "ClassifyBatch"),
+        ("/classify", {"inputs": [{"text": "a"}, {"text": "b", "text_pair": "c"}]},
+         "ClassifyBatch", "ClassifySingle"),
+        ("/classify", {"inputs": [{"text": "a"}], "model": "reg"}, "ClassifyBatch",
+         "ClassifySingle"),
+        ("/qa", dict(question="Who?", context="The chef cooked.", handle_impossible_answer=True,
+                     top_k=3), "QaSingle", "QaBatch"),
+        ("/qa", {"inputs": [{"question": "Who?", "context": "The chef cooked."}] * 2},
+         "QaBatch", "QaSingle"),
+    ]
+    for route, body, want, other in shapes:
+        st, _, j = srv.post(route, body)
+        ok(st == 200 and matches(want, j) and not matches(other, j),
+           "POST %s %s: 200, a %s and not a %s" % (route, json.dumps(body)[:50], want, other),
+           (st, str(j)[:300]))
+    st, _, j = srv.post("/classify", {"text": "x", "model": "reg"})
+    ok(st == 200 and set(j) == {"model", "value"}, "regression answer: model and value only", j)
+    # the checker itself catches a body off the contract
+    chk = openapi_check._Checker(spec)
+    good = json.dumps({"model": "disc", "tokens": [], "words": [], "max_prob": 0}).encode()
+    wrong = json.dumps({"model": "disc", "tokens": [], "words": [], "max_prob": 0,
+                        "extra": 1}).encode()
+    key = ("POST", "/score", "application/json", b'{"text": "a"}', 200, "application/json")
+    ok(not openapi_check._check(chk, key + (good, ())) and
+       openapi_check._check(chk, key + (wrong, ())) and
+       openapi_check._check(chk, ("POST", "/score", "application/json", b'{"text": "a", "x": 1}',
+                                  200, "application/json", good, ())) and
+       openapi_check._check(chk, ("GET", "/health", "", None, 418, "application/json",
+                                  b'{"status": "ok"}', ())),
+       "openapi check: refuses an extra answer field, a 200 for a request the schema refuses, "
+       "an undocumented status")
+# every method of every path: GET routes also answer HEAD, all OPTIONS
+for p, item in spec["paths"].items():
+    for m in item:
+        body = b"{}" if m == "post" else None
+        st, _, _ = srv.request(m.upper(), p, body, JSON if body else None)
+        ok(st in (200, 204, 400) if m == "post" else st in (200, 204),
+           "%s %s: answered %d" % (m.upper(), p, st))
+# error statuses reachable without special set-up
+for method, path, body, hdrs, want in (
+        ("POST", "/score", b'{"text": ', JSON, 400), ("POST", "/score", b"{}", JSON, 400),
+        ("POST", "/score", b'{"text": "a", "model": "nope"}', JSON, 404),
+        ("GET", "/score", None, None, 405), ("POST", "/score", b'{"text": "a"}',
+                                             {"Content-Type": "text/plain"}, 415),
+        ("POST", "/score", b'{"text": "a", "model": "cls"}', JSON, 422),
+        ("POST", "/classify", b'{"text": "a"}', JSON, 200),
+        ("POST", "/tokenize", b'{"text": ""}', JSON, 400)):
+    st, _, _ = srv.request(method, path, body, hdrs)
+    ok(st == want, "%s %s %s: %d" % (method, path, (body or b"")[:30], want), st)
+
+# ------------------------------------------------------------------ paths
 for method, path in (("GET", "/%00"), ("GET", "/health%00x"), ("GET", "/health%00"),
                      ("GET", "/%1f"), ("GET", "/info%0A"), ("GET", "/metrics%7f"),
                      ("POST", "/score%00"), ("POST", "/score%00/x"), ("GET", "/%00/health")):

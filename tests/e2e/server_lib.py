@@ -1,6 +1,10 @@
 """Helpers for the electra-server end-to-end tests: random checkpoints, a
 daemon on a free loopback port, raw HTTP, TAP lines.
 
+Every exchange through Server.request (and Server.raw, for one request) is
+checked against the server's own /openapi.json when the suite ends
+(openapi_check.py): done() adds one line for it.
+
 Environment: BUILD (build dir, default "build"), SERVER_WRAPPER (e.g.
 "valgrind --error-exitcode=99 --leak-check=full" to run the daemon under a
 tool; timeouts stretch by SLOW, default 1, 20 under valgrind)."""
@@ -17,6 +21,9 @@ import subprocess
 import sys
 import tempfile
 import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import openapi_check  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("BUILD", "build")
@@ -82,6 +89,7 @@ def done():
         if WRAPPER or SANITIZED:
             ok(not bad, "no sanitizer/valgrind report in %s" % os.path.basename(srv.log_path),
                "\n".join(bad[:10]))
+    openapi_check.report(ok, skip)
     print("# %d passed, %d failed" % (_passed, _failed), flush=True)
     if not _failed and not os.environ.get("EL_KEEP_TMP"):
         for d in _scratch + [srv.workdir for srv in _servers]:
@@ -180,6 +188,7 @@ class Server:
         hdrs = {k.lower(): v for k, v in r.getheaders()}
         if conn is None:
             c.close()
+        openapi_check.record(self, method, path, h, body, r.status, hdrs, data)
         return r.status, hdrs, data
 
     def post(self, path, obj, **kw):
@@ -216,9 +225,33 @@ class Server:
                     m = re.search(rb"(?i)content-length:\s*(\d+)", head)
                     if m and len(rest) >= int(m.group(1)):
                         break
+            self._record_raw(data, out)
             return out
         finally:
             s.close()
+
+    def _record_raw(self, sent, got):
+        """Hands a raw exchange of one request and one answer to openapi_check."""
+        m = re.match(rb"([A-Z]+) (\S+) HTTP/1\.[01]\r\n", sent)
+        if not m or sent.count(b" HTTP/1.1\r\n") + sent.count(b" HTTP/1.0\r\n") != 1:
+            return
+        st = status_line(got)
+        if st is None or got.count(b"\r\nHTTP/1.") or got.count(b"HTTP/1.") != 1:
+            return
+        head, _, body = sent.partition(b"\r\n\r\n")
+        req_h = {}
+        for line in head.split(b"\r\n")[1:]:
+            k, _, v = line.decode("latin-1").partition(":")
+            req_h[k.strip()] = v.strip()
+        if any(k.lower() == "transfer-encoding" for k in req_h):
+            body = None  # chunked framing: the JSON is not the bytes sent
+        rhead, _, rbody = got.partition(b"\r\n\r\n")
+        hdrs = {}
+        for line in rhead.split(b"\r\n")[1:]:
+            k, _, v = line.decode("latin-1").partition(":")
+            hdrs[k.strip().lower()] = v.strip()
+        openapi_check.record(self, m.group(1).decode(), m.group(2).decode("latin-1"), req_h,
+                             body, st, hdrs, rbody)
 
     def rss_kb(self):
         try:
