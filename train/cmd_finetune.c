@@ -125,7 +125,7 @@ int el_cmd_finetune(int argc, char **argv) {
   }
   el__ft_opts o = {0};
   o.ged_rule = (el_score_rule)rule_id;
-  o.synth = (el__synth_opts){synth.v, synth.n, synth_n, dev ? 0 : synth_dev, synth_rate, 0, NULL};
+  o.synth = (el__synth_opts){synth.v, synth.n, synth_n, dev ? 0 : synth_dev, synth_rate, 0, NULL, 0};
   o.task = t;
   o.train = train;
   o.dev = dev;

@@ -171,10 +171,11 @@ static int write_atomic(const char *dir, const char *name, const char *text, el_
 
 /* Synthetic GED examples: generated sentences for training, and for dev the
  * held-out ones unless a --dev file is given. */
-static int read_synthetic(const el__ft_opts *o, el__ft_examples *tr, el__ft_examples *dv,
-                          FILE *log, el_error *err) {
+static int read_synthetic(const el__ft_opts *o, const el_tokenizer *tok, el__ft_examples *tr,
+                          el__ft_examples *dv, FILE *log, el_error *err) {
   el__synth_opts so = o->synth;
   so.seed = (uint64_t)o->seed;
+  so.lower_case = el_tokenizer_lower_case(tok);
   tr->task = dv->task = o->task;
   tr->path = "synthetic";
   double t0 = now_wall();
@@ -190,9 +191,9 @@ static int read_synthetic(const el__ft_opts *o, el__ft_examples *tr, el__ft_exam
   return EL_OK;
 }
 
-static int read_examples(const el__ft_opts *o, el__ft_examples *tr, el__ft_examples *dv,
-                         FILE *log, el_error *err) {
-  if (o->synth.n_paths) return read_synthetic(o, tr, dv, log, err);
+static int read_examples(const el__ft_opts *o, const el_tokenizer *tok, el__ft_examples *tr,
+                         el__ft_examples *dv, FILE *log, el_error *err) {
+  if (o->synth.n_paths) return read_synthetic(o, tok, tr, dv, log, err);
   char note[700];
   int rc = el__ft_read(o->task, o->train, &o->cols, NULL, 0, (int)o->max_train, tr, err);
   if (rc) return rc;
@@ -335,7 +336,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   if ((rc = el_model_load(mdir, &src, err))) goto done;
   const el_tokenizer *tok = el_model_tokenizer(src);
 
-  if ((rc = read_examples(o, &tr, &dv, log, err))) goto done;
+  if ((rc = read_examples(o, tok, &tr, &dv, log, err))) goto done;
 
   el__ft_shape shape = {(int)o->max_seq_len, el_qa_default_params(), EL_SCORE_MAX};
   shape.qa.max_seq_len = (int)o->max_seq_len;

@@ -1,23 +1,76 @@
 /* Synthetic GED data; see ged_synth.h. */
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "data_sentences.h"
+#include "data_strmap.h"
 #include "ged_synth.h"
 #include "learner.h"
 
-/* Copies a corrupted sentence into the GED data (words owned by d). */
-static int append(el__ged_data *d, const el__learner_out *c, int line) {
+/* At most this share of a word's occurrences in the generated data are
+ * errors (FCE: 10 % of all tokens, 10 % of commas, 12 % of "have"). */
+#define MAX_ERROR_SHARE 0.25
+#define TRIES 4 /* corruptions drawn per sentence before it stays clean */
+
+/* Per lower-cased word: occurrences in the clean sample (natural) and
+ * error tokens generated so far. */
+typedef struct word_counts {
+  el__strmap map; /* value: natural count << 32 | errors */
+  char key[256];
+} word_counts;
+
+static int key_of(word_counts *c, const char *w) {
+  int n = 0;
+  for (; w[n] && n < (int)sizeof c->key - 1; n++) c->key[n] = (char)tolower((unsigned char)w[n]);
+  c->key[n] = 0;
+  return n;
+}
+
+static int count_natural(word_counts *c, const el__ged_data *clean) {
+  for (int i = 0; i < clean->n; i++)
+    for (int j = 0; j < clean->s[i].n; j++) {
+      int n = key_of(c, clean->s[i].words[j]);
+      int k = el__strmap_get(&c->map, c->key, n, &(int){0});
+      if (k < 0) return -1;
+      c->map.value[k] += (int64_t)1 << 32;
+    }
+  return 0;
+}
+
+/* Whether every error token of the corruption keeps its word under the cap. */
+static int balanced(word_counts *c, const el__learner_out *o) {
+  for (int j = 0; j < o->n; j++) {
+    if (!o->labels[j]) continue;
+    int k = el__strmap_find(&c->map, c->key, key_of(c, o->words[j]));
+    if (k < 0) continue; /* a word the text never has: its own evidence */
+    int64_t natural = c->map.value[k] >> 32, errors = c->map.value[k] & 0xffffffff;
+    if (natural == 0) continue;
+    if ((double)(errors + 1) > MAX_ERROR_SHARE * (double)(natural + errors + 1)) return 0;
+  }
+  return 1;
+}
+
+static void add_errors(word_counts *c, const el__learner_out *o) {
+  for (int j = 0; j < o->n; j++) {
+    if (!o->labels[j]) continue;
+    int k = el__strmap_find(&c->map, c->key, key_of(c, o->words[j]));
+    if (k >= 0) c->map.value[k]++;
+  }
+}
+
+/* Copies a sentence into the GED data (words owned by d). */
+static int append(el__ged_data *d, char *const *words, const uint8_t *labels, int n, int line) {
   el__ged_sentence s = {0};
   s.line = line;
-  s.words = calloc((size_t)(c->n ? c->n : 1), sizeof *s.words);
-  s.err = malloc((size_t)(c->n ? c->n : 1));
+  s.words = calloc((size_t)(n ? n : 1), sizeof *s.words);
+  s.err = calloc((size_t)(n ? n : 1), 1);
   if (!s.words || !s.err) goto oom;
-  for (int j = 0; j < c->n; j++) {
-    if (!(s.words[j] = strdup(c->words[j]))) goto oom;
-    s.err[j] = c->labels[j];
+  for (int j = 0; j < n; j++) {
+    if (!(s.words[j] = strdup(words[j]))) goto oom;
+    s.err[j] = labels ? labels[j] : 0;
     s.n++;
-    d->n_errors += c->labels[j];
+    d->n_errors += s.err[j];
   }
   d->n_words += s.n;
   d->s[d->n++] = s;
@@ -37,6 +90,26 @@ static int goes_to_dev(long i, long total, long n_dev) {
   return i % k == k - 1 && i / k < n_dev;
 }
 
+/* The corruption of sentence i: the first of TRIES draws that keeps every
+ * word under the cap, else none (*accepted = 0). One rng stream per
+ * sentence, so a sentence's errors do not depend on the others'. */
+static int corrupt_one(const el__learner *l, word_counts *c, const el__ged_sentence *s, long i,
+                       const el__synth_opts *o, el__learner_out *out, int *accepted,
+                       el_error *err) {
+  uint64_t rng = o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)i * 0xD1B54A32D192ED03ull + 1;
+  *accepted = 0;
+  for (int t = 0; t < TRIES; t++) {
+    int rc = el__learner_corrupt(l, (const char *const *)s->words, s->n, o->rate, &rng, out, err);
+    if (rc) return rc;
+    if (balanced(c, out)) {
+      add_errors(c, out);
+      *accepted = 1;
+      return EL_OK;
+    }
+  }
+  return EL_OK;
+}
+
 int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_data *dev,
                        el_error *err) {
   memset(train, 0, sizeof *train);
@@ -45,30 +118,32 @@ int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_dat
   el__ged_data clean = {0};
   el__learner *l = NULL;
   el__learner_out c = {0};
+  word_counts wc = {0};
   int rc = el__sentences_read((const char *const *)o->paths, o->n_paths, o->sentences + n_dev,
                               o->seed, &clean, err);
   if (!rc) rc = el__learner_load(o->wordnet_dir, &l, err);
   if (rc) goto done;
+  if (o->lower_case) el__learner_set_share(l, EL__LF_ORTH, 0);
+  if (count_natural(&wc, &clean)) goto oom;
   train->s = calloc((size_t)clean.n, sizeof *train->s);
   if (dev) dev->s = calloc((size_t)(n_dev > 0 ? n_dev : 1), sizeof *dev->s);
   if (!train->s || (dev && !dev->s)) goto oom;
   train->cap = clean.n;
   if (dev) dev->cap = (int)(n_dev > 0 ? n_dev : 1);
-  /* one rng stream per sentence: the errors of a sentence do not depend on
-   * how many other sentences were drawn */
   for (int i = 0; i < clean.n; i++) {
-    uint64_t rng = o->seed * 0x9E3779B97F4A7C15ull + (uint64_t)i * 0xD1B54A32D192ED03ull + 1;
     const el__ged_sentence *s = &clean.s[i];
-    if ((rc = el__learner_corrupt(l, (const char *const *)s->words, s->n, o->rate, &rng, &c, err)))
-      goto done;
-    int to_dev = goes_to_dev(i, clean.n, n_dev) && dev->n < dev->cap;
-    if (append(to_dev ? dev : train, &c, i + 1)) goto oom;
+    int ok;
+    if ((rc = corrupt_one(l, &wc, s, i, o, &c, &ok, err))) goto done;
+    el__ged_data *to = goes_to_dev(i, clean.n, n_dev) && dev->n < dev->cap ? dev : train;
+    int bad = ok ? append(to, c.words, c.labels, c.n, i + 1) : append(to, s->words, NULL, s->n, i + 1);
+    if (bad) goto oom;
   }
   if (train->n == 0) rc = el_error_set(err, EL_EFORMAT, "synthetic GED data: no training sentence");
   goto done;
 oom:
   rc = el_error_set(err, EL_ENOMEM, "synthetic GED data: out of memory");
 done:
+  el__strmap_free(&wc.map);
   el__learner_sentence_free(&c);
   el__learner_free(l);
   el__ged_free(&clean);

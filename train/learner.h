@@ -67,6 +67,12 @@ typedef struct el__learner el__learner; /* read-only after load; shareable betwe
 int el__learner_load(const char *wordnet_dir, el__learner **out, el_error *err);
 void el__learner_free(el__learner *l);
 
+/* Changes one family's share of the mix (the others keep theirs; shares are
+ * relative, any scale); 0 turns the family off, e.g. R:ORTH for a model that
+ * lower-cases its input and so cannot see case errors. Call before sharing l
+ * between threads. */
+void el__learner_set_share(el__learner *l, int family, double share);
+
 typedef struct el__lw el__lw; /* a word being edited (learner_internal.h) */
 
 /* One corrupted sentence. Caller-owned: zero-initialise, reuse across calls

@@ -44,21 +44,33 @@ static const struct {
 
 const char *el__lfam_name(int f) { return f >= 0 && f < EL__LF_COUNT ? FAMILIES[f].name : NULL; }
 
-static double total_share(void) {
+static double share_of(const el__learner *l, int f) {
+  return l && l->custom_share ? l->share[f] : FAMILIES[f].share;
+}
+
+static double total_share(const el__learner *l) {
   double t = 0;
-  for (int f = 0; f < EL__LF_COUNT; f++) t += FAMILIES[f].share;
+  for (int f = 0; f < EL__LF_COUNT; f++) t += share_of(l, f);
   return t;
 }
 
 double el__lfam_weight(int f) {
-  return f >= 0 && f < EL__LF_COUNT ? FAMILIES[f].share / total_share() : 0.0;
+  return f >= 0 && f < EL__LF_COUNT ? FAMILIES[f].share / total_share(NULL) : 0.0;
 }
 
-static int draw_family(uint64_t *rng) {
-  double u = el__lr_unif(rng) * total_share();
+void el__learner_set_share(el__learner *l, int family, double share) {
+  if (family < 0 || family >= EL__LF_COUNT || !(share >= 0)) return;
+  if (!l->custom_share)
+    for (int f = 0; f < EL__LF_COUNT; f++) l->share[f] = FAMILIES[f].share;
+  l->custom_share = 1;
+  l->share[family] = share;
+}
+
+static int draw_family(const el__learner *l, uint64_t *rng) {
+  double u = el__lr_unif(rng) * total_share(l);
   for (int f = 0; f < EL__LF_COUNT; f++) {
-    if (u < FAMILIES[f].share) return f;
-    u -= FAMILIES[f].share;
+    if (u < share_of(l, f)) return f;
+    u -= share_of(l, f);
   }
   return EL__LF_COUNT - 1;
 }
@@ -140,7 +152,7 @@ static int apply(el__lsent *s, int f, uint64_t *rng, el__learner_out *out) {
  * place in the sentence. */
 static void one_error(el__lsent *s, uint64_t *rng, el__learner_out *out) {
   for (int d = 0; d < MAX_DRAWS; d++)
-    if (apply(s, draw_family(rng), rng, out)) return;
+    if (apply(s, draw_family(s->l, rng), rng, out)) return;
 }
 
 int el__learner_corrupt(const el__learner *l, const char *const *words, int n, double rate,

@@ -23,6 +23,8 @@ struct el__learner {
   el__strmap words;  /* every word the files name -> EL__LW_* flags */
   el__lexc vexc, nexc;
   el__strmap closed; /* function words -> EL__LC_* bits */
+  int custom_share;  /* share[] replaces the default mix (el__learner_set_share) */
+  double share[EL__LF_COUNT];
 };
 
 /* Word id or -1. */

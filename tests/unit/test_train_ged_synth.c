@@ -1,0 +1,163 @@
+/* Synthetic GED data (train/data_sentences.c, train/ged_synth.c) and the
+ * learner mix override: sentences from paragraphs and from unpunctuated
+ * lines, words split like the engine's BasicTokenizer with case kept, the
+ * reservoir sample's size and determinism, the dev split, the per-word error
+ * cap (no word becomes an error cue), and el__learner_set_share. Needs
+ * Debian's wordnet-base for the learner parts (SKIP without it). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "../test.h"
+#include "data_sentences.h"
+#include "ged_synth.h"
+#include "learner.h"
+
+static char dir[64];
+
+static const char *put(const char *name, const char *text) {
+  static char path[4][128];
+  static int k;
+  char *p = path[k++ % 4];
+  snprintf(p, 128, "%s/%s", dir, name);
+  FILE *f = fopen(p, "wb");
+  fputs(text, f);
+  fclose(f);
+  return p;
+}
+
+static int same_data(const el__ged_data *a, const el__ged_data *b) {
+  if (a->n != b->n) return 0;
+  for (int i = 0; i < a->n; i++) {
+    if (a->s[i].n != b->s[i].n) return 0;
+    for (int j = 0; j < a->s[i].n; j++)
+      if (strcmp(a->s[i].words[j], b->s[i].words[j]) || a->s[i].err[j] != b->s[i].err[j]) return 0;
+  }
+  return 1;
+}
+
+static void test_sentences(void) {
+  /* a hard-wrapped paragraph of two sentences, a blank line, a glossary of
+   * unpunctuated lines (more than 60 words together), a 2-word line */
+  char gloss[4096] = "";
+  for (int i = 0; i < 30; i++) strcat(gloss, "a small domesticated carnivore of the cat family\n");
+  char text[8192];
+  snprintf(text, sizeof text,
+           "The quick brown fox jumped over\nthe lazy dog. Then it ran home,\nquite tired!\n\n%s\n"
+           "Too short\n",
+           gloss);
+  const char *p = put("c.txt", text);
+  el__ged_data d;
+  el_error err = {0};
+  const char *paths[] = {p};
+  CHECK(el__sentences_read(paths, 1, 1000, 1, &d, &err) == 0, "sentences: read (%s)", err.msg);
+  CHECK(d.n == 32, "sentences: 2 from the paragraph + 30 glossary lines, the 2-word line dropped (%d)", d.n);
+  int found = 0;
+  for (int i = 0; i < d.n; i++) {
+    const el__ged_sentence *s = &d.s[i];
+    if (s->n == 8 && !strcmp(s->words[0], "Then") && !strcmp(s->words[4], ",") &&
+        !strcmp(s->words[7], "!"))
+      found = 1;
+    for (int j = 0; j < s->n; j++)
+      if (s->err[j]) found = -100;
+  }
+  CHECK(found == 1, "sentences: joined across lines, punctuation split off, case kept, all labels 0");
+  el__ged_free(&d);
+  CHECK(el__sentences_read(paths, 1, 5, 1, &d, &err) == 0 && d.n == 5, "sentences: a sample of at most N");
+  el__ged_data d2;
+  CHECK(el__sentences_read(paths, 1, 5, 1, &d2, &err) == 0 && same_data(&d, &d2),
+        "sentences: the same sample for the same seed");
+  el__ged_free(&d);
+  el__ged_free(&d2);
+  const char *none[] = {put("empty.txt", "\n\nab\n")};
+  CHECK(el__sentences_read(none, 1, 10, 1, &d, &err) == EL_EFORMAT && strstr(err.msg, "empty.txt"),
+        "sentences: no usable sentence is an error naming the file (%s)", err.msg);
+}
+
+/* A corpus where commas are rare: 400 sentences, one in ten with a comma. */
+static const char *comma_corpus(void) {
+  static char text[65536];
+  text[0] = 0;
+  for (int i = 0; i < 400; i++)
+    strcat(text, i % 10 ? "She walks to the old school in the morning .\n\n"
+                        : "She walks to school , and he reads the book .\n\n");
+  return put("s.txt", text);
+}
+
+static void test_synthesize(void) {
+  char *paths[] = {(char *)comma_corpus()};
+  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1};
+  el__ged_data tr, dv, tr2, dv2;
+  el_error err = {0};
+  int rc = el__ged_synthesize(&o, &tr, &dv, &err);
+  CHECK(rc == 0, "synthesize: ok (%s)", err.msg);
+  if (rc) return;
+  CHECK(tr.n + dv.n == 350 && dv.n == 50, "synthesize: 300 + 50 held-out sentences (%d + %d)", tr.n, dv.n);
+  CHECK(tr.n_errors > 0 && tr.n_errors < tr.n_words, "synthesize: some errors (%ld of %ld words)",
+        tr.n_errors, tr.n_words);
+  CHECK(el__ged_synthesize(&o, &tr2, &dv2, &err) == 0 && same_data(&tr, &tr2) && same_data(&dv, &dv2),
+        "synthesize: deterministic for a seed");
+  /* the cap: error commas at most a quarter of the sample's natural commas
+   * plus the errors (natural ones are in 1 of 10 sentences) */
+  el__ged_data clean;
+  long natural = 0, commas = 0, bad = 0;
+  CHECK(el__sentences_read((const char *const *)paths, 1, 350, 7, &clean, &err) == 0, "clean sample");
+  for (int i = 0; i < clean.n; i++)
+    for (int j = 0; j < clean.s[i].n; j++) natural += !strcmp(clean.s[i].words[j], ",");
+  el__ged_free(&clean);
+  const el__ged_data *all[] = {&tr, &dv};
+  for (int k = 0; k < 2; k++)
+    for (int i = 0; i < all[k]->n; i++)
+      for (int j = 0; j < all[k]->s[i].n; j++)
+        if (!strcmp(all[k]->s[i].words[j], ",")) {
+          commas++;
+          bad += all[k]->s[i].err[j];
+        }
+  CHECK(commas > 0 && bad > 0 && bad <= 0.25 * (natural + bad) + 1,
+        "synthesize: error commas capped by the natural ones (%ld errors of %ld commas, %ld natural)",
+        bad, commas, natural);
+  el__ged_free(&tr);
+  el__ged_free(&dv);
+  el__ged_free(&tr2);
+  el__ged_free(&dv2);
+}
+
+static void test_share(void) {
+  el__learner *l = NULL;
+  el_error err = {0};
+  if (el__learner_load(NULL, &l, &err)) {
+    SKIP("no WordNet (%s): install Debian's wordnet-base", err.msg);
+    return;
+  }
+  for (int f = 0; f < EL__LF_COUNT; f++) el__learner_set_share(l, f, f == EL__LF_SPELL ? 1 : 0);
+  const char *w[] = {"The", "teacher", "reads", "a", "long", "letter", "to", "the", "children", "."};
+  el__learner_out o = {0};
+  uint64_t rng = 5;
+  int only = 1, edits = 0;
+  for (int i = 0; i < 200 && only; i++) {
+    if (el__learner_corrupt(l, w, 10, 0.3, &rng, &o, &err)) break;
+    edits += o.n_edits;
+    for (int f = 0; f < EL__LF_COUNT; f++)
+      if (f != EL__LF_SPELL && o.family_edits[f]) only = 0;
+  }
+  CHECK(only && edits > 100, "set_share: with only R:SPELL left every error is a spelling error (%d)", edits);
+  el__learner_sentence_free(&o);
+  el__learner_free(l);
+}
+
+int main(void) {
+  snprintf(dir, sizeof dir, "/tmp/el_synth_XXXXXX");
+  if (!mkdtemp(dir)) return 1;
+  test_sentences();
+  if (access("/usr/share/wordnet/verb.exc", R_OK) == 0) {
+    test_synthesize();
+  } else {
+    SKIP("no /usr/share/wordnet (Debian wordnet-base): synthetic data needs it");
+  }
+  test_share();
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  if (system(cmd)) return 1;
+  return el_test_done();
+}
