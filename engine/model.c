@@ -1,17 +1,16 @@
-/* el_model_load: config.json -> tensor table -> mmap'd model.safetensors ->
- * every expected tensor matched by name, dtype and shape -> F32 used in
- * place, F16/BF16 (and misaligned F32) converted into one owned block ->
- * NaN/Inf scan -> vocab.txt, whose size must equal the config's and the
- * embedding rows. Any defect is refused with the file, tensor, expected and
- * found in the message. */
+/* el_model_load: config.json -> tensor table -> model.safetensors' header ->
+ * every expected tensor matched by name, dtype and shape -> every tensor read
+ * (F32) or converted (F16/BF16) straight into one owned parameter block ->
+ * the file unchanged while it was read -> NaN/Inf scan -> vocab.txt, whose
+ * size must equal the config's and the embedding rows. Any defect is refused
+ * with the file, tensor, expected and found in the message. Nothing of the
+ * file stays mapped or open: a loaded model never changes with its file. */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
 #include "model_internal.h"
@@ -39,23 +38,6 @@ static int shape_matches(const el_tensor_spec *s, const el_st_tensor *t) {
   return 1;
 }
 
-static int needs_copy(const el_st_tensor *t, const unsigned char *p) {
-  return t->dtype != EL_ST_F32 || ((uintptr_t)p % sizeof(float)) != 0;
-}
-
-static void convert(const el_st_tensor *t, const unsigned char *p, float *dst) {
-  size_t n = (size_t)t->numel;
-  if (t->dtype == EL_ST_F32) {
-    memcpy(dst, p, n * sizeof(float));
-  } else {
-    int bf = t->dtype == EL_ST_BF16;
-    for (size_t i = 0; i < n; i++) {
-      uint16_t h = (uint16_t)(p[2 * i] | (p[2 * i + 1] << 8));
-      dst[i] = bf ? el__bf16_to_f32(h) : el__f16_to_f32(h);
-    }
-  }
-}
-
 /* First non-finite value, by bit pattern (exponent all ones); -1 if none. */
 static long long first_nonfinite(const float *x, size_t n) {
   for (size_t i = 0; i < n; i++) {
@@ -66,26 +48,15 @@ static long long first_nonfinite(const float *x, size_t n) {
   return -1;
 }
 
-static int map_file(const char *path, void **map, size_t *len, el_error *err) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return el_error_set(err, EL_EIO, "%s: %s", path, strerror(errno));
-  struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return el_error_set(err, EL_EIO, "%s: not a regular file", path);
-  }
-  if (st.st_size < 8) {
-    close(fd);
-    return el_error_set(err, EL_EFORMAT, "%s: file is %lld bytes, shorter than the 8-byte "
-                        "header length (truncated?)", path, (long long)st.st_size);
-  }
-  void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-  int e = errno;
-  close(fd);
-  if (p == MAP_FAILED) return el_error_set(err, EL_EIO, "%s: mmap failed: %s", path, strerror(e));
-  *map = p;
-  *len = (size_t)st.st_size;
-  return EL_OK;
+/* The parameter block: anonymous pages of its own, so freeing a model (the
+ * old one after a server reload) returns them to the system at once. */
+static float *alloc_block(size_t floats, size_t *bytes) {
+  if (floats > SIZE_MAX / sizeof(float)) return NULL;
+  size_t n = floats * sizeof(float);
+  void *p = mmap(NULL, n ? n : 1, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p == MAP_FAILED) return NULL;
+  *bytes = n ? n : 1;
+  return p;
 }
 
 /* Matches file tensors to specs: match[j] = index into f->t or -1. */
@@ -130,46 +101,34 @@ static int load_weights(el_model *m, const char *path, el_error *err) {
   el_tensor_spec *specs = malloc(EL_MAX_TENSORS * sizeof *specs);
   int *match = malloc(EL_MAX_TENSORS * sizeof *match);
   el_st_file f = {0};
+  el_st_reader rd = {.fd = -1};
   int n = 0, rc;
   if (!specs || !match) {
     rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
     goto done;
   }
   if ((rc = el_tensor_specs(&m->cfg, &m->w, specs, &n, err)) ||
-      (rc = map_file(path, &m->map, &m->map_len, err)) ||
-      (rc = el__st_parse(path, m->map, m->map_len, &f, err)) ||
+      (rc = el__st_open(path, &rd, &f, err)) ||
       (rc = match_tensors(path, &m->cfg, &f, specs, n, match, err)))
     goto done;
 
-  size_t owned = 0, in_place = 0;
+  size_t total = el_weights_numel(&m->cfg);
+  if (!(m->owned = alloc_block(total, &m->owned_map_len))) {
+    rc = el_error_set(err, EL_ENOMEM, "%s: cannot allocate %zu floats for the weights", path,
+                      total);
+    goto done;
+  }
+  m->owned_floats = total;
+  if ((rc = el_weights_point(&m->cfg, &m->w, m->owned, err))) goto done;
+  /* in file order, so the reads are sequential */
+  for (int i = 0; i < f.n; i++)
+    for (int j = 0; j < n; j++)
+      if (match[j] == i && !specs[j].optional &&
+          (rc = el__st_read_f32(&rd, &f.t[i], *specs[j].slot, err)))
+        goto done;
+  if ((rc = el__st_check_unchanged(&rd, err))) goto done;
   for (int j = 0; j < n; j++) {
     if (specs[j].optional) continue; /* tied: the word embeddings are used */
-    const el_st_tensor *t = &f.t[match[j]];
-    if (needs_copy(t, f.data + t->begin)) owned += spec_numel(&specs[j]);
-    else in_place++;
-  }
-  if (owned) {
-    void *p = NULL;
-    if (owned > SIZE_MAX / sizeof(float) || posix_memalign(&p, 64, owned * sizeof(float))) {
-      rc = el_error_set(err, EL_ENOMEM, "%s: cannot allocate %zu floats for converted tensors",
-                        path, owned);
-      goto done;
-    }
-    m->owned = p;
-    m->owned_floats = owned;
-  }
-  size_t at = 0;
-  for (int j = 0; j < n; j++) {
-    if (specs[j].optional) continue;
-    const el_st_tensor *t = &f.t[match[j]];
-    const unsigned char *p = f.data + t->begin;
-    if (needs_copy(t, p)) {
-      convert(t, p, m->owned + at);
-      *specs[j].slot = m->owned + at;
-      at += spec_numel(&specs[j]);
-    } else {
-      *specs[j].slot = (float *)(uintptr_t)p; /* read-only mapping: never written */
-    }
     long long bad = first_nonfinite(*specs[j].slot, spec_numel(&specs[j]));
     if (bad >= 0) {
       float v = (*specs[j].slot)[bad];
@@ -179,13 +138,9 @@ static int load_weights(el_model *m, const char *path, el_error *err) {
     }
   }
   if (m->cfg.arch == EL_ARCH_MASKED_LM) m->w.lm_w = m->w.word;
-  m->n_params = el_weights_numel(&m->cfg);
-  if (!in_place) { /* everything was converted: the file is no longer needed */
-    munmap(m->map, m->map_len);
-    m->map = NULL;
-    m->map_len = 0;
-  }
+  m->n_params = total;
 done:
+  el__st_close(&rd);
   el__st_free(&f);
   free(specs);
   free(match);
@@ -237,8 +192,10 @@ done:
 void el_model_free(el_model *m) {
   if (!m) return;
   if (m->tok) el_tokenizer_free(m->tok);
-  if (m->map) munmap(m->map, m->map_len);
-  free(m->owned);
+  if (m->owned_map_len)
+    munmap(m->owned, m->owned_map_len);
+  else
+    free(m->owned);
   el_config_free(&m->cfg);
   free(m->dir);
   free(m);
@@ -247,5 +204,5 @@ void el_model_free(el_model *m) {
 const el_config *el_model_config(const el_model *m) { return &m->cfg; }
 const el_tokenizer *el_model_tokenizer(const el_model *m) { return m->tok; }
 size_t el_model_num_parameters(const el_model *m) { return m->n_params; }
-/* Every parameter float lives either in the mapping or in the owned block. */
+/* Every parameter float lives in the owned block. */
 size_t el_model_weight_bytes(const el_model *m) { return m->n_params * sizeof(float); }

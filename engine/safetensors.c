@@ -1,9 +1,14 @@
-/* Safetensors parsing and validation. The buffer is untrusted: every number
- * in the header is range-checked before it is used as a size or an offset. */
+/* Safetensors parsing and validation, and reading a file's tensors into
+ * memory the caller owns. The bytes are untrusted: every number in the
+ * header is range-checked before it is used as a size or an offset. */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cjson/cJSON.h>
 #include "safetensors.h"
 
@@ -232,24 +237,33 @@ static int check_layout(const char *path, el_st_file *f, el_error *err) {
   return EL_OK;
 }
 
-int el__st_parse(const char *path, const void *buf, size_t len, el_st_file *out, el_error *err) {
-  const unsigned char *b = buf;
-  memset(out, 0, sizeof *out);
+/* The 8-byte length prefix b8 of a file of len bytes (b8 is read only when
+ * len >= 8): *n = the header's length, inside the file and under the limit. */
+static int check_prefix(const char *path, const unsigned char *b8, uint64_t len, uint64_t *n,
+                        el_error *err) {
   if (len < 8)
-    return el_error_set(err, EL_EFORMAT, "%s: file is %zu bytes, shorter than the 8-byte header "
-                        "length (truncated?)", path, len);
-  uint64_t n = 0;
-  for (int i = 7; i >= 0; i--) n = (n << 8) | b[i];
-  if (n > (uint64_t)len - 8)
+    return el_error_set(err, EL_EFORMAT, "%s: file is %llu bytes, shorter than the 8-byte header "
+                        "length (truncated?)", path, (unsigned long long)len);
+  uint64_t v = 0;
+  for (int i = 7; i >= 0; i--) v = (v << 8) | b8[i];
+  if (v > len - 8)
     return el_error_set(err, EL_EFORMAT, "%s: header length %llu runs past the end of the file "
-                        "(%zu bytes)", path, (unsigned long long)n, len);
-  if (n > EL_ST_MAX_HEADER)
+                        "(%llu bytes)", path, (unsigned long long)v, (unsigned long long)len);
+  if (v > EL_ST_MAX_HEADER)
     return el_error_set(err, EL_EFORMAT, "%s: header length %llu is over the %llu-byte limit",
-                        path, (unsigned long long)n, EL_ST_MAX_HEADER);
-  if (n < 2 || b[8] != '{')
+                        path, (unsigned long long)v, EL_ST_MAX_HEADER);
+  *n = v;
+  return EL_OK;
+}
+
+/* Parses and validates the JSON header hdr[0, n) of a file of len bytes
+ * (check_prefix passed); out->data is left NULL. */
+static int parse_header(const char *path, const char *hdr, uint64_t n, uint64_t len,
+                        el_st_file *out, el_error *err) {
+  if (n < 2 || hdr[0] != '{')
     return el_error_set(err, EL_EFORMAT, "%s: header is not a JSON object (length %llu)", path,
                         (unsigned long long)n);
-  const char *hdr = (const char *)b + 8, *end = NULL;
+  const char *end = NULL;
   cJSON *root = cJSON_ParseWithLengthOpts(hdr, (size_t)n, &end, 0);
   if (!root) {
     size_t at = end && end >= hdr ? (size_t)(end - hdr) : 0;
@@ -269,8 +283,7 @@ int el__st_parse(const char *path, const void *buf, size_t len, el_st_file *out,
     goto done;
   }
   out->header_len = n;
-  out->data = b + 8 + n;
-  out->data_len = (uint64_t)len - 8 - n;
+  out->data_len = len - 8 - n;
   int cap = cJSON_GetArraySize(root);
   out->t = calloc(cap > 0 ? (size_t)cap : 1, sizeof *out->t);
   if (!out->t) {
@@ -299,4 +312,117 @@ done:
   cJSON_Delete(root);
   if (rc) el__st_free(out);
   return rc;
+}
+
+int el__st_parse(const char *path, const void *buf, size_t len, el_st_file *out, el_error *err) {
+  const unsigned char *b = buf;
+  uint64_t n = 0;
+  memset(out, 0, sizeof *out);
+  int rc = check_prefix(path, b, len, &n, err);
+  if (!rc) rc = parse_header(path, (const char *)b + 8, n, len, out, err);
+  if (!rc) out->data = b + 8 + n;
+  return rc;
+}
+
+/* ---- reading into owned memory ---- */
+
+/* n bytes at file offset off into dst; `what` names them in messages. */
+static int pread_all(el_st_reader *r, void *dst, size_t n, uint64_t off, const char *what,
+                     el_error *err) {
+  unsigned char *p = dst;
+  while (n) {
+    size_t chunk = n > ((size_t)1 << 30) ? ((size_t)1 << 30) : n;
+    ssize_t got = pread(r->fd, p, chunk, (off_t)off);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0)
+      return el_error_set(err, EL_EIO, "%s: reading %s: %s", r->path, what, strerror(errno));
+    if (got == 0)
+      return el_error_set(err, EL_EIO, "%s: the file ends at byte %llu, inside %s (it had %llu "
+                          "bytes when opened: truncated while being read?)", r->path,
+                          (unsigned long long)off, what, (unsigned long long)r->file_len);
+    p += got;
+    n -= (size_t)got;
+    off += (uint64_t)got;
+  }
+  return EL_OK;
+}
+
+int el__st_open(const char *path, el_st_reader *r, el_st_file *out, el_error *err) {
+  memset(r, 0, sizeof *r);
+  memset(out, 0, sizeof *out);
+  r->fd = -1;
+  r->path = path;
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return el_error_set(err, EL_EIO, "%s: %s", path, strerror(errno));
+  struct stat st;
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    close(fd);
+    return el_error_set(err, EL_EIO, "%s: not a regular file", path);
+  }
+  r->fd = fd;
+  r->file_len = (uint64_t)st.st_size;
+  r->mtime_s = (long long)st.st_mtim.tv_sec;
+  r->mtime_ns = (long long)st.st_mtim.tv_nsec;
+  (void)posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+  unsigned char pre[8] = {0};
+  uint64_t n = 0;
+  char *hdr = NULL;
+  int rc = EL_OK;
+  if (r->file_len >= 8) rc = pread_all(r, pre, 8, 0, "the header length", err);
+  if (!rc) rc = check_prefix(path, pre, r->file_len, &n, err);
+  if (!rc && !(hdr = malloc(n ? (size_t)n : 1)))
+    rc = el_error_set(err, EL_ENOMEM, "%s: cannot allocate %llu bytes for the header", path,
+                      (unsigned long long)n);
+  if (!rc) rc = pread_all(r, hdr, (size_t)n, 8, "the header", err);
+  if (!rc) rc = parse_header(path, hdr, n, r->file_len, out, err);
+  free(hdr);
+  if (rc) {
+    el__st_close(r);
+    return rc;
+  }
+  r->data_start = 8 + n;
+  return EL_OK;
+}
+
+int el__st_read_f32(el_st_reader *r, const el_st_tensor *t, float *dst, el_error *err) {
+  char what[160];
+  snprintf(what, sizeof what, "tensor \"%.100s\"", t->name);
+  uint64_t off = r->data_start + t->begin;
+  if (t->dtype == EL_ST_F32)
+    return pread_all(r, dst, (size_t)t->numel * sizeof(float), off, what, err);
+  if (t->dtype != EL_ST_F16 && t->dtype != EL_ST_BF16)
+    return el_error_set(err, EL_EUNSUPPORTED, "%s: tensor \"%.100s\": dtype %s cannot be read "
+                        "as F32", r->path, t->name, el__st_dtype_name(t->dtype));
+  enum { CHUNK = 32768 }; /* halves per read: a 64 KiB buffer, whatever the tensor's size */
+  unsigned char *buf = malloc(2 * CHUNK);
+  if (!buf) return el_error_set(err, EL_ENOMEM, "%s: out of memory", r->path);
+  int bf = t->dtype == EL_ST_BF16, rc = EL_OK;
+  for (uint64_t i = 0; i < t->numel && !rc; i += CHUNK) {
+    size_t k = t->numel - i < CHUNK ? (size_t)(t->numel - i) : CHUNK;
+    if ((rc = pread_all(r, buf, 2 * k, off + 2 * i, what, err))) break;
+    for (size_t j = 0; j < k; j++) {
+      uint16_t h = (uint16_t)(buf[2 * j] | (buf[2 * j + 1] << 8));
+      dst[i + j] = bf ? el__bf16_to_f32(h) : el__f16_to_f32(h);
+    }
+  }
+  free(buf);
+  return rc;
+}
+
+int el__st_check_unchanged(const el_st_reader *r, el_error *err) {
+  struct stat st;
+  if (fstat(r->fd, &st) != 0)
+    return el_error_set(err, EL_EIO, "%s: fstat: %s", r->path, strerror(errno));
+  /* not ctime: unlinking or renaming over the file changes it, not its content */
+  if ((uint64_t)st.st_size != r->file_len || (long long)st.st_mtim.tv_sec != r->mtime_s ||
+      (long long)st.st_mtim.tv_nsec != r->mtime_ns)
+    return el_error_set(err, EL_EIO, "%s: the file was modified while being read (%llu bytes "
+                        "when opened, %lld now); not loaded, try again once it is complete",
+                        r->path, (unsigned long long)r->file_len, (long long)st.st_size);
+  return EL_OK;
+}
+
+void el__st_close(el_st_reader *r) {
+  if (r->fd >= 0) close(r->fd);
+  r->fd = -1;
 }

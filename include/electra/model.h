@@ -1,9 +1,11 @@
 /* Loading a Hugging Face ELECTRA checkpoint directory (PRODUCT.md §2):
- * config.json, model.safetensors (mmap'd; F32 used in place, F16/BF16
- * converted), vocab.txt, tokenizer_config.json. Loading trusts nothing:
- * every defect is refused with a message naming file, tensor, expected and
- * found. A loaded model is read-only and may be shared by any number of
- * threads. */
+ * config.json, model.safetensors (read into memory the model owns: F32 as
+ * is, F16/BF16 converted to F32; nothing stays mapped or open, so changing,
+ * truncating or replacing the files later never changes a loaded model),
+ * vocab.txt, tokenizer_config.json. Loading trusts nothing: every defect is
+ * refused with a message naming file, tensor, expected and found; a
+ * model.safetensors modified while it is being read is refused too. A
+ * loaded model is read-only and may be shared by any number of threads. */
 #ifndef ELECTRA_MODEL_H
 #define ELECTRA_MODEL_H
 
@@ -55,7 +57,8 @@ void el_model_free(el_model *m);
 const el_config *el_model_config(const el_model *m);
 const el_tokenizer *el_model_tokenizer(const el_model *m);
 size_t el_model_num_parameters(const el_model *m);
-/* Bytes of weights mapped from the file or converted into memory. */
+/* Bytes of parameter memory the model owns: every weight as F32 (a tied
+ * generator head counted once), whatever the file's dtype. */
 size_t el_model_weight_bytes(const el_model *m);
 
 /* "ElectraForPreTraining", ... ; NULL for an invalid value. */

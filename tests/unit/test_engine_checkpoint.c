@@ -698,8 +698,8 @@ static void test_save_errors(void) {
   if (rc || rc2 || rc3) printf("#   %s\n", err.msg);
   el_model_free(m);
 
-  /* Saving a loaded model over its own directory (weights still mapped from
-   * the file being replaced), as a trainer keeping its best checkpoint does. */
+  /* Saving a loaded model over the directory it was read from, as a trainer
+   * keeping its best checkpoint does. */
   m = NULL;
   el_model *m2 = NULL;
   char own_vocab[400];
@@ -708,7 +708,7 @@ static void test_save_errors(void) {
   rc2 = rc ? rc : el_checkpoint_save(dir, &m->cfg, &m->w, own_vocab, &err);
   rc3 = rc2 ? rc2 : el_model_load(dir, &m2, &err);
   CHECK(rc3 == 0 && compare_models(m, m2) == 0,
-        "save a mapped model over its own directory, reload: identical");
+        "save a loaded model over its own directory, reload: identical");
   if (rc3) printf("#   %s\n", err.msg);
   el_model_free(m);
   el_model_free(m2);
