@@ -1,4 +1,4 @@
-/* Loading a Hugging Face ELECTRA checkpoint directory (PRODUCT.md §2):
+/* Loading a Hugging Face ELECTRA checkpoint directory (docs/MODEL.md §10):
  * config.json, model.safetensors (read into memory the model owns: F32 as
  * is, F16/BF16 converted to F32; nothing stays mapped or open, so changing,
  * truncating or replacing the files later never changes a loaded model),
