@@ -1,10 +1,15 @@
 /* Model sets (srv_models.h). */
 #include "srv_models.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
+
+#include "srv_jsonscan.h"
+#include "srv_sbuf.h"
 
 const char *el__task_route(int task) {
   switch (task) {
@@ -154,4 +159,90 @@ el__model_entry *el__model_set_find(el__model_set *s, const char *name) {
   for (int i = 0; i < s->n; i++)
     if (!strcmp(s->e[i].name, name)) return &s->e[i];
   return NULL;
+}
+
+/* ---- reload status (GET /info) ---- */
+
+static struct {
+  pthread_mutex_t mu;
+  int in_progress, queued, have_last, last_ok;
+  unsigned long long n_ok, n_failed;
+  struct timespec started; /* CLOCK_MONOTONIC */
+  struct timespec last_time; /* CLOCK_REALTIME, when the last reload ended */
+  double last_seconds;
+  char last_reason[1024];
+} R = {.mu = PTHREAD_MUTEX_INITIALIZER};
+
+void el__reload_started(void) {
+  pthread_mutex_lock(&R.mu);
+  R.in_progress = 1;
+  R.queued = 0;
+  clock_gettime(CLOCK_MONOTONIC, &R.started);
+  pthread_mutex_unlock(&R.mu);
+}
+
+void el__reload_queued(void) {
+  pthread_mutex_lock(&R.mu);
+  R.queued = 1;
+  pthread_mutex_unlock(&R.mu);
+}
+
+/* reason with every byte that is not part of valid UTF-8, and every control
+ * character, replaced by '?' (a path in a message may hold any bytes). */
+static void clean_copy(char *dst, size_t cap, const char *src) {
+  size_t i = 0, k = 0, n = strlen(src);
+  while (i < n && k + 5 < cap) {
+    int l = el__utf8_seq_len((const unsigned char *)src + i, n - i);
+    if (l <= 0 || (l == 1 && (unsigned char)src[i] < 0x20)) {
+      dst[k++] = '?';
+      i++;
+      continue;
+    }
+    memcpy(dst + k, src + i, (size_t)l);
+    k += (size_t)l;
+    i += (size_t)l;
+  }
+  dst[k] = 0;
+}
+
+void el__reload_finished(int ok, const char *reason, int queued_next) {
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  pthread_mutex_lock(&R.mu);
+  R.in_progress = 0;
+  R.queued = queued_next;
+  R.have_last = 1;
+  R.last_ok = ok;
+  if (ok) R.n_ok++;
+  else R.n_failed++;
+  clock_gettime(CLOCK_REALTIME, &R.last_time);
+  R.last_seconds = (double)(now.tv_sec - R.started.tv_sec) +
+                   (double)(now.tv_nsec - R.started.tv_nsec) * 1e-9;
+  clean_copy(R.last_reason, sizeof R.last_reason, ok || !reason ? "" : reason);
+  pthread_mutex_unlock(&R.mu);
+}
+
+void el__reload_render(el__sb *b) {
+  pthread_mutex_lock(&R.mu);
+  el__sb_printf(b, ",\"reload\":{\"in_progress\":%s,\"queued\":%s,\"ok\":%llu,\"failed\":%llu,"
+                "\"last\":", R.in_progress ? "true" : "false", R.queued ? "true" : "false",
+                R.n_ok, R.n_failed);
+  if (!R.have_last) {
+    el__sb_puts(b, "null}");
+  } else {
+    struct tm tm;
+    char when[40];
+    gmtime_r(&R.last_time.tv_sec, &tm);
+    strftime(when, sizeof when, "%Y-%m-%dT%H:%M:%S", &tm);
+    el__sb_printf(b, "{\"time\":\"%s.%03dZ\",\"result\":\"%s\",\"reason\":", when,
+                  (int)(R.last_time.tv_nsec / 1000000), R.last_ok ? "ok" : "failed");
+    if (R.last_ok)
+      el__sb_puts(b, "null");
+    else
+      el__sb_json_str(b, R.last_reason, strlen(R.last_reason));
+    el__sb_puts(b, ",\"seconds\":");
+    el__sb_json_num(b, R.last_seconds);
+    el__sb_puts(b, "}}");
+  }
+  pthread_mutex_unlock(&R.mu);
 }

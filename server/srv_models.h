@@ -61,4 +61,20 @@ void el__model_set_unref(el__model_set *s);
 /* By name; NULL when unknown. */
 el__model_entry *el__model_set_find(el__model_set *s, const char *name);
 
+/* What GET /info says about reloads (SIGHUP), kept here for the process
+ * (thread-safe; the lifecycle writes, the HTTP threads read). The start-up
+ * load is not a reload. */
+struct el__sb;
+/* A reload starts; a SIGHUP arriving during one is queued (reloads right
+ * after it), so the files' last state is always what gets loaded. */
+void el__reload_started(void);
+void el__reload_queued(void);
+/* A reload ended: ok, or failed for reason (the previous models still
+ * serve). queued_next: another reload starts at once (a queued SIGHUP). */
+void el__reload_finished(int ok, const char *reason, int queued_next);
+/* Appends the "reload" member of /info, comma first:
+ * ,"reload":{"in_progress":B,"queued":B,"ok":N,"failed":N,"last":null|
+ *   {"time":"2026-11-25T10:00:00.123Z","result":"ok"|"failed","reason":null|S,"seconds":X}} */
+void el__reload_render(struct el__sb *b);
+
 #endif
