@@ -4,17 +4,15 @@
 #
 #   ELECTRA_MODEL_DIR           model to serve as "default" (models/default); any
 #                               HF ELECTRA directory. Made here when it has no
-#                               config.json: a short pretraining run of the
-#                               `tiny` preset on English text from Debian packages
-#                               (fortunes-min, wordnet-base)
-#   ELECTRA_DEFAULT_MODEL_TIME  training time of that run (5m; 60s for a quick look):
-#                               the trainer measures its step time and plans the
-#                               steps that fit, the learning rate warming up over
-#                               the first tenth of them (at most 1000) and decaying
-#                               to 0 at the limit
-#   ELECTRA_DEFAULT_MODEL_STEPS at most this many optimizer steps (default: no
-#                               bound, the time decides); when fewer than fit, the
-#                               schedule ends at that step, before the time limit
+#                               config.json: `electra-train recipe ged` on English
+#                               text from Debian packages (fortunes-min,
+#                               wordnet-base): a tiny ELECTRA pretrained with
+#                               learner errors among its replaced tokens, then
+#                               fine-tuned to detect generated learner errors;
+#                               its F0.5-best threshold is in its config.json
+#   ELECTRA_DEFAULT_MODEL_TIME  the recipe's whole budget (10m; 2m for a quick
+#                               look): each stage plans its learning-rate
+#                               schedule to end within its share
 #   ELECTRA_DEFAULT_VOCAB_SIZE  its WordPiece vocabulary size (8000)
 #   ELECTRA_PORT                port (8080)
 # Other model directories under models/ (fine-tuned classifiers, QA models)
@@ -23,8 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
 MODEL_DIR=${ELECTRA_MODEL_DIR:-models/default}
-MODEL_TIME=${ELECTRA_DEFAULT_MODEL_TIME:-5m}
-MODEL_STEPS=${ELECTRA_DEFAULT_MODEL_STEPS:-}
+MODEL_TIME=${ELECTRA_DEFAULT_MODEL_TIME:-10m}
 VOCAB_SIZE=${ELECTRA_DEFAULT_VOCAB_SIZE:-8000}
 PORT=${ELECTRA_PORT:-8080}
 TRAIN=$BUILD/bin/electra-train
@@ -57,6 +54,17 @@ make_corpus() {
   mv "$out.tmp" "$out"
 }
 
+# The same text as units for the synthetic-error stage: each gloss split at
+# its "; " into definition and example sentences, each unit of 3+ words a
+# paragraph of its own (the fortunes are already paragraphs).
+make_sentences() {
+  local corpus=$1 out=$2
+  awk -F'; ' '{ for (i = 1; i <= NF; i++) { g = $i; gsub(/^ +| +$/, "", g)
+                                          if (split(g, a, " ") >= 3) print g "\n" } }' \
+    "$corpus" >"$out.tmp"
+  mv "$out.tmp" "$out"
+}
+
 # The trainer draws its own progress bar on a terminal (step, loss, tokens/s,
 # ETA); elsewhere it prints progress lines, kept in LOG too.
 run_logged() { # LOG COMMAND...
@@ -75,30 +83,23 @@ make_default_model() {
     rmdir "$MODEL_DIR" 2>/dev/null ||
       die "$MODEL_DIR exists but holds no config.json: not a model directory (move it away or set ELECTRA_MODEL_DIR)"
   fi
-  local corpus=$BUILD/default-corpus.txt vocab=$BUILD/default-vocab-$VOCAB_SIZE.txt run=$BUILD/default-run
-  say "No model at $MODEL_DIR: pretraining a tiny ELECTRA for $MODEL_TIME${MODEL_STEPS:+ (at most $MODEL_STEPS steps)} on English text from Debian packages"
+  local corpus=$BUILD/default-corpus.txt sents=$BUILD/default-sentences.txt out=$BUILD/default-ged
+  say "No model at $MODEL_DIR: building a grammatical error detector in $MODEL_TIME from English text in Debian packages"
   mkdir -p "$BUILD"
   [ -s "$corpus" ] || make_corpus "$corpus"
+  [ -s "$sents" ] || make_sentences "$corpus" "$sents"
   echo "  corpus: $corpus ($(wc -l <"$corpus") lines, $(($(wc -c <"$corpus") / 1024)) KiB: fortunes + WordNet glosses)" >&2
-  if [ ! -s "$vocab" ]; then
-    "$TRAIN" vocab --input "$corpus" --vocab-size "$VOCAB_SIZE" --out "$vocab" >"$BUILD/default-vocab.log" 2>&1 ||
-      { cat "$BUILD/default-vocab.log" >&2; die "vocabulary failed"; }
-  fi
-  echo "  vocabulary: $vocab ($(wc -l <"$vocab") entries)" >&2
-  rm -rf "$run"
-  # --time-limit plans the learning-rate schedule to end at the limit
-  local steps=()
-  [ -z "$MODEL_STEPS" ] || steps=(--max-steps "$MODEL_STEPS")
-  run_logged "$BUILD/default-pretrain.log" \
-    "$TRAIN" pretrain --input "$corpus" --vocab "$vocab" --out "$run" --preset tiny \
-    --time-limit "$MODEL_TIME" ${steps[@]+"${steps[@]}"}
-  [ -f "$run/discriminator/config.json" ] || die "the pretraining run wrote no $run/discriminator/config.json"
+  rm -rf "$out" "$out.work"
+  run_logged "$BUILD/default-recipe.log" \
+    "$TRAIN" recipe ged --out "$out" --corpus "$corpus" --synthetic-corpus "$sents" \
+    --vocab-size "$VOCAB_SIZE" --time-limit "$MODEL_TIME"
+  [ -f "$out/config.json" ] || die "the recipe wrote no $out/config.json"
   # Appears whole or not at all: a half-copied model would be served next time.
   mkdir -p "$(dirname "$MODEL_DIR")"
   rm -rf "$MODEL_DIR.tmp"
-  cp -r "$run/discriminator" "$MODEL_DIR.tmp"
+  cp -r "$out" "$MODEL_DIR.tmp"
   mv "$MODEL_DIR.tmp" "$MODEL_DIR"
-  say "Default model ready: $MODEL_DIR (training run: $run)"
+  say "Default model ready: $MODEL_DIR (stages: $out.work)"
 }
 
 [ -x "$SERVER" ] && [ -x "$TRAIN" ] || die "$SERVER or $TRAIN missing: run make first"
@@ -147,11 +148,26 @@ fi
 
 u=http://127.0.0.1:$PORT
 j="-H 'Content-Type: application/json'"
+
+# One real /score answer, word by word: "She 0.04  go 0.81 *  to 0.02 ...",
+# a star on the words flagged at the model's own threshold.
+show_score() { # TEXT
+  local body
+  body=$(curl -s "$u/score" -H 'Content-Type: application/json' -d "{\"text\": \"$1\"}") || return 0
+  printf '  %s\n   ' "$1"
+  grep -o '"word":"[^"]*","start":[0-9]*,"end":[0-9]*,"prob":[-0-9.e]*,"flagged":[a-z]*' <<<"$body" |
+    sed 's/"word":"\([^"]*\)".*"prob":\([-0-9.e]*\),"flagged":\([a-z]*\)/\1 \2 \3/' |
+    awk '{ printf " %s %.2f%s ", $1, $2, ($3 == "true" ? " *" : "") } END { print "" }'
+}
 {
   echo
   say "Ready. Try (Ctrl-C stops the server):"
   if [ -n "${task_model[score]:-}" ]; then
-    echo "  # which words look replaced (grammatical error detection): per-token and per-word probabilities"
+    echo "  # grammatical error detection: P(error) per word, * = flagged at the model's threshold"
+    for t in "She go to school yesterday." "The chef cooked the meal and then he eat it." \
+             "The cat sat on the mat."; do
+      show_score "$t"
+    done
     echo "  curl -s $u/score $j -d '{\"text\": \"The chef cooked the meal and then he eat it.\"}'"
   fi
   echo "  curl -s $u/tokenize $j -d '{\"text\": \"Unaffable tokenization\"}'"

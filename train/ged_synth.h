@@ -29,7 +29,7 @@ typedef struct el__synth_opts {
  * learns "comma = error" (measured: 67 % of commas and 54 % of "have" were
  * errors in synthetic data from WordNet glosses, against 10 % and 12 % in
  * FCE, and the model flagged FCE's commas). So an error that would make
- * more than MAX_ERROR_SHARE of a word's occurrences (lower-cased; words the
+ * more than 15 % of a word's occurrences (lower-cased; words the
  * sample never has are exempt: misspellings) errors is redrawn, a few times,
  * else the sentence stays clean. */
 int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_data *dev,

@@ -1,4 +1,4 @@
-/* electra-train: dispatches to the subcommands (PRODUCT.md §3). */
+/* electra-train: dispatches to the subcommands (usage: electra-train --help). */
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
@@ -33,6 +33,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "pretrain")) return el_cmd_pretrain(argc - 1, argv + 1);
   if (!strcmp(cmd, "finetune")) return el_cmd_finetune(argc - 1, argv + 1);
   if (!strcmp(cmd, "eval")) return el_cmd_eval(argc - 1, argv + 1);
+  if (!strcmp(cmd, "recipe")) return el_cmd_recipe(argc - 1, argv + 1);
   if (!strcmp(cmd, "corrupt")) return el_cmd_corrupt(argc - 1, argv + 1);
   fprintf(stderr, "electra-train: unknown command '%s'\n\n", cmd);
   usage(stderr);

@@ -1,0 +1,320 @@
+/* electra-train recipe ged: one command from plain text (and, optionally, a
+ * GED training set) to a model that /score serves.
+ *
+ * Stages, each an ordinary electra-train command run in this process with
+ * the arguments it prints (so a user can re-run or change any one of them):
+ *   1. vocab     a WordPiece vocabulary from the corpus (unless --vocab)
+ *   2. pretrain  ELECTRA with learner errors among the replaced tokens
+ *   3. synthetic GED fine-tuning on the corpus with generated learner errors
+ *   4. ged       fine-tuning on the given GED files (only with --train)
+ * Each fine-tuning stage calibrates its threshold on its dev data (the
+ * synthetic stage on held-out synthetic sentences unless --dev is given),
+ * and the last stage writes DIR. The time budget is split between the
+ * training stages (time_share below); each plans its learning-rate schedule
+ * to end at its share. Intermediate runs stay in DIR.work/ for inspection. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#include <cJSON.h>
+
+#include "cli_util.h"
+#include "commands.h"
+
+#define PROG "electra-train recipe ged"
+#define MAX_ARGS 256
+
+static el_strlist a_corpus, a_synth_corpus;
+static const char *a_out, *a_train, *a_dev, *a_vocab, *a_preset = "tiny";
+static double a_time = 600;
+static long a_threads, a_vocab_size = 8192, a_seed = 1, a_synth_sentences = 0;
+static double a_rate = 0.12, a_pretrain_corruption = 0.1;
+
+static el_opt opts[] = {
+    {"--out", EL_OPT_STR, &a_out, 0, 0, "DIR", "the GED model to write (served by /score); required", 0},
+    {"--corpus", EL_OPT_STRS, &a_corpus, 0, 0, "PATH...", "plain English text for pretraining and synthetic errors; required", 0},
+    {"--train", EL_OPT_STR, &a_train, 0, 0, "FILE", "GED training file (token c|i per line); adds stage 4", 0},
+    {"--dev", EL_OPT_STR, &a_dev, 0, 0, "FILE", "GED dev file: calibrates the threshold (needed with --train)", 0},
+    {"--time-limit", EL_OPT_DURATION, &a_time, 10, 1e7, "T", "whole budget, split between the stages (10m)", 0},
+    {"--threads", EL_OPT_INT, &a_threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
+    {"--preset", EL_OPT_CHOICE, &a_preset, 0, 0, "tiny|small|base|large", "model size (tiny)", 0},
+    {"--vocab", EL_OPT_STR, &a_vocab, 0, 0, "FILE", "use this vocabulary instead of learning one", 0},
+    {"--vocab-size", EL_OPT_INT, &a_vocab_size, 64, 1 << 20, "N", "entries of the learned vocabulary (8192)", 0},
+    {"--synthetic-corpus", EL_OPT_STRS, &a_synth_corpus, 0, 0, "PATH...", "text for the synthetic stage (the --corpus files)", 0},
+    {"--synthetic-sentences", EL_OPT_INT, &a_synth_sentences, 0, 1e8, "N", "synthetic sentences (0: 600 per second of the stage, at least 200000)", 0},
+    {"--synthetic-rate", EL_OPT_FLOAT, &a_rate, 0.001, 1, "X", "learner errors per word in the synthetic stage (0.12)", 0},
+    {"--pretrain-corruption", EL_OPT_FLOAT, &a_pretrain_corruption, 0, 1, "X", "learner errors per token in pretraining (0.1; 0 = plain ELECTRA)", 0},
+    {"--seed", EL_OPT_INT, &a_seed, 0, 1e15, "N", "seed of every stage (1)", 0},
+};
+#define N_OPTS ((int)(sizeof opts / sizeof opts[0]))
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: " PROG " --out DIR --corpus FILE... [--train GED_TRAIN --dev GED_DEV]\n"
+          "                                [--time-limit T] [--threads N] [options]\n\n"
+          "Builds a grammatical-error-detection model in one command: a vocabulary, ELECTRA\n"
+          "pretraining with learner errors among the replaced tokens, fine-tuning on the\n"
+          "corpus with generated learner errors (determiners, prepositions, verb forms,\n"
+          "agreement, noun number, spelling, word order, missing and extra words), then, with\n"
+          "--train, fine-tuning on real GED data. Every fine-tuning stage stores its\n"
+          "F0.5-best threshold in config.json. DIR serves through /score unchanged:\n"
+          "  electra-server --model ged=DIR\n"
+          "Intermediate runs go to DIR.work/. The budget is split: without --train 45%%\n"
+          "pretraining, 55%% synthetic; with it 50%% / 20%% / 30%%.\n\noptions:\n");
+  el_cli_print_options(f, opts, N_OPTS);
+}
+
+typedef struct argv_b {
+  char *v[MAX_ARGS];
+  int n;
+  char buf[MAX_ARGS][64]; /* formatted numbers */
+} argv_b;
+
+static void add(argv_b *a, const char *s) {
+  if (a->n < MAX_ARGS - 1) a->v[a->n++] = (char *)s;
+  a->v[a->n] = NULL;
+}
+static void addf(argv_b *a, const char *fmt, double x) {
+  if (a->n >= MAX_ARGS - 1) return;
+  snprintf(a->buf[a->n], sizeof a->buf[0], fmt, x);
+  add(a, a->buf[a->n]);
+}
+static void add_list(argv_b *a, const el_strlist *l) {
+  for (int i = 0; i < l->n; i++) add(a, l->v[i]);
+}
+
+static double now_s(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return t.tv_sec + t.tv_nsec * 1e-9;
+}
+
+/* Prints the stage's command (paths of many corpus files abbreviated) and
+ * runs it. */
+static int run_stage(int k, int of, const char *what, double budget, argv_b *a,
+                     int (*cmd)(int, char **)) {
+  char d[32];
+  fprintf(stderr, "\n" PROG ": stage %d/%d: %s", k, of, what);
+  if (budget > 0) fprintf(stderr, " (%s)", el_format_duration(budget, d, sizeof d));
+  fprintf(stderr, "\n  electra-train");
+  for (int i = 0; i < a->n; i++) fprintf(stderr, " %s", a->v[i]);
+  fprintf(stderr, "\n");
+  return cmd(a->n, a->v);
+}
+
+/* The "dev" object of a finetune run's eval.json (caller deletes), or NULL. */
+static cJSON *read_dev(const char *dir) {
+  char path[4200];
+  snprintf(path, sizeof path, "%s/eval.json", dir);
+  FILE *f = fopen(path, "rb");
+  if (!f) return NULL;
+  char buf[1 << 16];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  cJSON *j = cJSON_Parse(buf);
+  cJSON *dev = j ? cJSON_DetachItemFromObject(j, "dev") : NULL;
+  cJSON_Delete(j);
+  return dev;
+}
+
+static void report_stage(const char *name, const char *dir, double seconds) {
+  cJSON *dev = read_dev(dir);
+  char d[32];
+  fprintf(stderr, "  %-10s %-9s", name, el_format_duration(seconds, d, sizeof d));
+  if (dev) {
+    const cJSON *f = cJSON_GetObjectItem(dev, "f0.5"), *p = cJSON_GetObjectItem(dev, "precision"),
+                *r = cJSON_GetObjectItem(dev, "recall"), *t = cJSON_GetObjectItem(dev, "threshold");
+    fprintf(stderr, " dev F0.5 %.3f (P %.3f R %.3f) at threshold %.4g", cJSON_GetNumberValue(f),
+            cJSON_GetNumberValue(p), cJSON_GetNumberValue(r), cJSON_GetNumberValue(t));
+  }
+  fprintf(stderr, "  %s\n", dir);
+  cJSON_Delete(dev);
+}
+
+static int check_args(void) {
+  const char *miss = !a_out ? "--out" : !a_corpus.n ? "--corpus" : NULL;
+  if (miss) {
+    fprintf(stderr, PROG ": %s is required (see --help)\n", miss);
+    return 2;
+  }
+  if (a_train && !a_dev) {
+    fprintf(stderr, PROG ": --train needs --dev (the threshold is calibrated on it)\n");
+    return 2;
+  }
+  return 0;
+}
+
+static void reset_options(void) {
+  memset(&a_corpus, 0, sizeof a_corpus);
+  memset(&a_synth_corpus, 0, sizeof a_synth_corpus);
+  a_out = a_train = a_dev = a_vocab = NULL;
+  a_preset = "tiny";
+  a_time = 600;
+  a_threads = 0;
+  a_vocab_size = 8192;
+  a_seed = 1;
+  a_synth_sentences = 0;
+  a_rate = 0.12;
+  a_pretrain_corruption = 0.1;
+  for (int i = 0; i < N_OPTS; i++) opts[i].seen = 0;
+}
+
+/* Shares of the budget: pretraining, synthetic, real GED data. */
+static void time_share(double total, double *pre, double *syn, double *real) {
+  if (a_train) {
+    *pre = 0.50 * total;
+    *syn = 0.20 * total;
+    *real = 0.30 * total;
+  } else {
+    *pre = 0.45 * total;
+    *syn = 0.55 * total;
+    *real = 0;
+  }
+}
+
+int el_cmd_recipe(int argc, char **argv) {
+  if (argc < 2 || strcmp(argv[1], "ged") != 0) {
+    if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
+      usage(stdout);
+      return 0;
+    }
+    fprintf(stderr, "electra-train recipe: the one recipe is 'ged' (electra-train recipe ged --help)\n");
+    return 2;
+  }
+  reset_options();
+  int rc = el_cli_parse(PROG, opts, N_OPTS, argc - 1, argv + 1, usage);
+  if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+  if ((rc = check_args())) return rc;
+
+  double t0 = now_s(), pre, syn, real;
+  time_share(a_time, &pre, &syn, &real);
+  char work[4200], vocab[4300], run[4300], synth_dir[4300], threads[32], seed[32];
+  snprintf(work, sizeof work, "%s.work", a_out);
+  snprintf(run, sizeof run, "%s/pretrain", work);
+  snprintf(synth_dir, sizeof synth_dir, "%s/synthetic", work);
+  snprintf(threads, sizeof threads, "%ld", a_threads);
+  snprintf(seed, sizeof seed, "%ld", a_seed);
+  if (mkdir(work, 0777) != 0 && errno != EEXIST) {
+    fprintf(stderr, PROG ": cannot create %s: %s\n", work, strerror(errno));
+    return 1;
+  }
+  int n_stages = 3 + (a_train != NULL) - (a_vocab != NULL), k = 0;
+  double ts[4] = {0};
+
+  if (a_vocab) {
+    snprintf(vocab, sizeof vocab, "%s", a_vocab);
+  } else {
+    snprintf(vocab, sizeof vocab, "%s/vocab.txt", work);
+    argv_b a = {0};
+    add(&a, "vocab");
+    add(&a, "--input");
+    add_list(&a, &a_corpus);
+    add(&a, "--vocab-size");
+    addf(&a, "%.0f", (double)a_vocab_size);
+    add(&a, "--out");
+    add(&a, vocab);
+    double s = now_s();
+    if ((rc = run_stage(++k, n_stages, "vocabulary", 0, &a, el_cmd_vocab))) return rc;
+    ts[0] = now_s() - s;
+    pre -= ts[0]; /* the vocabulary's time comes out of pretraining's share */
+  }
+
+  argv_b a = {0};
+  add(&a, "pretrain");
+  add(&a, "--input");
+  add_list(&a, &a_corpus);
+  add(&a, "--vocab");
+  add(&a, vocab);
+  add(&a, "--out");
+  add(&a, run);
+  add(&a, "--preset");
+  add(&a, a_preset);
+  add(&a, "--time-limit");
+  addf(&a, "%.0fs", pre > 5 ? pre : 5);
+  add(&a, "--threads");
+  add(&a, threads);
+  add(&a, "--seed");
+  add(&a, seed);
+  if (a_pretrain_corruption > 0) {
+    add(&a, "--corruption");
+    addf(&a, "learner:%g", a_pretrain_corruption);
+  }
+  double s = now_s();
+  if ((rc = run_stage(++k, n_stages, "pretraining", pre, &a, el_cmd_pretrain))) return rc;
+  ts[1] = now_s() - s;
+
+  /* the synthetic stage gets what pretraining left of its share too */
+  syn += pre - ts[1];
+  argv_b b = {0};
+  add(&b, "finetune");
+  add(&b, "--task");
+  add(&b, "ged");
+  add(&b, "--synthetic-from");
+  add_list(&b, a_synth_corpus.n ? &a_synth_corpus : &a_corpus);
+  /* enough sentences for one pass in the stage's time (a tiny model takes
+   * ~600 a second on 2 cores; the plan stops early when there are more) */
+  add(&b, "--synthetic-sentences");
+  addf(&b, "%.0f", a_synth_sentences > 0 ? (double)a_synth_sentences : syn * 600 > 200000 ? syn * 600 : 200000);
+  add(&b, "--synthetic-rate");
+  addf(&b, "%g", a_rate);
+  if (a_dev && !a_train) {
+    add(&b, "--dev");
+    add(&b, a_dev);
+  }
+  add(&b, "--init");
+  add(&b, run);
+  add(&b, "--out");
+  add(&b, a_train ? synth_dir : a_out);
+  add(&b, "--epochs");
+  add(&b, "1");
+  add(&b, "--time-limit");
+  addf(&b, "%.0fs", syn > 5 ? syn : 5);
+  add(&b, "--threads");
+  add(&b, threads);
+  add(&b, "--seed");
+  add(&b, seed);
+  s = now_s();
+  if ((rc = run_stage(++k, n_stages, "synthetic GED", syn, &b, el_cmd_finetune))) return rc;
+  ts[2] = now_s() - s;
+
+  if (a_train) {
+    real += syn - ts[2];
+    argv_b c = {0};
+    add(&c, "finetune");
+    add(&c, "--task");
+    add(&c, "ged");
+    add(&c, "--train");
+    add(&c, a_train);
+    add(&c, "--dev");
+    add(&c, a_dev);
+    add(&c, "--init");
+    add(&c, synth_dir);
+    add(&c, "--out");
+    add(&c, a_out);
+    add(&c, "--time-limit");
+    addf(&c, "%.0fs", real > 5 ? real : 5);
+    add(&c, "--epochs"); /* the time decides; dev picks the best epoch */
+    add(&c, "20");
+    add(&c, "--threads");
+    add(&c, threads);
+    add(&c, "--seed");
+    add(&c, seed);
+    s = now_s();
+    if ((rc = run_stage(++k, n_stages, "GED fine-tuning", real, &c, el_cmd_finetune))) return rc;
+    ts[3] = now_s() - s;
+  }
+
+  char d[32];
+  fprintf(stderr, "\n" PROG ": done in %s\n", el_format_duration(now_s() - t0, d, sizeof d));
+  if (!a_vocab) fprintf(stderr, "  %-10s %-9s %s\n", "vocabulary", el_format_duration(ts[0], d, sizeof d), vocab);
+  fprintf(stderr, "  %-10s %-9s %s (metrics.jsonl, loss.svg)\n", "pretrain",
+          el_format_duration(ts[1], d, sizeof d), run);
+  report_stage("synthetic", a_train ? synth_dir : a_out, ts[2]);
+  if (a_train) report_stage("ged", a_out, ts[3]);
+  fprintf(stderr, "serve it: electra-server --model ged=%s\n", a_out);
+  return 0;
+}
