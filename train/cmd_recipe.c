@@ -31,7 +31,8 @@ static el_strlist a_corpus, a_synth_corpus;
 static const char *a_out, *a_train, *a_dev, *a_vocab, *a_preset = "tiny";
 static double a_time = 600;
 static long a_threads, a_vocab_size = 8192, a_seed = 1, a_synth_sentences = 0;
-static double a_rate = 0.12, a_pretrain_corruption = 0.1;
+static double a_rate = 0.12, a_pretrain_corruption = 0.1, a_pretrain_share = -1;
+static int a_cased;
 
 static el_opt opts[] = {
     {"--out", EL_OPT_STR, &a_out, 0, 0, "DIR", "the GED model to write (served by /score); required", 0},
@@ -47,6 +48,8 @@ static el_opt opts[] = {
     {"--synthetic-sentences", EL_OPT_INT, &a_synth_sentences, 0, 1e8, "N", "synthetic sentences (0: 600 per second of the stage, at least 200000)", 0},
     {"--synthetic-rate", EL_OPT_FLOAT, &a_rate, 0.001, 1, "X", "learner errors per word in the synthetic stage (0.12)", 0},
     {"--pretrain-corruption", EL_OPT_FLOAT, &a_pretrain_corruption, 0, 1, "X", "learner errors per token in pretraining (0.1; 0 = plain ELECTRA)", 0},
+    {"--pretrain-share", EL_OPT_FLOAT, &a_pretrain_share, 0.05, 0.95, "X", "share of the budget for pretraining (0.45; 0.5 with --train)", 0},
+    {"--cased", EL_OPT_FLAG, &a_cased, 0, 0, NULL, "learn a cased vocabulary (case errors and names visible to the model)", 0},
     {"--seed", EL_OPT_INT, &a_seed, 0, 1e15, "N", "seed of every stage (1)", 0},
 };
 #define N_OPTS ((int)(sizeof opts / sizeof opts[0]))
@@ -160,18 +163,20 @@ static void reset_options(void) {
   a_synth_sentences = 0;
   a_rate = 0.12;
   a_pretrain_corruption = 0.1;
+  a_pretrain_share = -1;
+  a_cased = 0;
   for (int i = 0; i < N_OPTS; i++) opts[i].seen = 0;
 }
 
 /* Shares of the budget: pretraining, synthetic, real GED data. */
 static void time_share(double total, double *pre, double *syn, double *real) {
-  if (a_train) {
-    *pre = 0.50 * total;
-    *syn = 0.20 * total;
-    *real = 0.30 * total;
+  double p = a_pretrain_share > 0 ? a_pretrain_share : a_train ? 0.50 : 0.45;
+  *pre = p * total;
+  if (a_train) { /* the rest: 2/5 synthetic, 3/5 real data */
+    *syn = 0.4 * (1 - p) * total;
+    *real = 0.6 * (1 - p) * total;
   } else {
-    *pre = 0.45 * total;
-    *syn = 0.55 * total;
+    *syn = (1 - p) * total;
     *real = 0;
   }
 }
@@ -217,6 +222,7 @@ int el_cmd_recipe(int argc, char **argv) {
     addf(&a, "%.0f", (double)a_vocab_size);
     add(&a, "--out");
     add(&a, vocab);
+    if (a_cased) add(&a, "--no-lower-case");
     double s = now_s();
     if ((rc = run_stage(++k, n_stages, "vocabulary", 0, &a, el_cmd_vocab))) return rc;
     ts[0] = now_s() - s;
