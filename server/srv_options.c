@@ -5,6 +5,7 @@
 #include "srv_options.h"
 
 #include "el_cli.h"
+#include "srv_modeldir.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -24,8 +25,9 @@ extern char **environ;
 enum { N_DEFS = 25 };
 static int build_table(el__srv_options *o, el_opt *t) {
   const el_opt d[N_DEFS] = {
-      {"--model", EL_OPT_CUSTOM, o, 0, 0, "NAME=DIR",
-       "serve the checkpoint directory DIR as NAME; repeat for several models. The task\n"
+      {"--model", EL_OPT_CUSTOM, o, 0, 0, "[NAME=]DIR",
+       "serve the checkpoint directory DIR as NAME (default: DIR's base name); a\n"
+       "      pretraining run directory serves its discriminator/. Repeat for several models. The task\n"
        "      follows the architecture (ElectraForPreTraining and ...TokenClassification ->\n"
        "      /score, ...SequenceClassification -> /classify, ...QuestionAnswering -> /qa); the\n"
        "      first model of each task is its default. Models from --config, ELECTRA_MODEL\n"
@@ -95,7 +97,7 @@ const char *el__options_usage(void) {
   int n = build_table(&dummy, t);
   FILE *f = fmemopen(usage_buf, sizeof usage_buf - 1, "w");
   if (!f) return "electra-server: cannot build the --help text\n";
-  fputs("usage: electra-server --model NAME=DIR [--model NAME=DIR ...] [options]\n"
+  fputs("usage: electra-server --model [NAME=]DIR [--model [NAME=]DIR ...] [options]\n"
         "       electra-server --healthcheck [--host H] [--port P]\n\n"
         "Batched REST inference for ELECTRA checkpoints:\n"
         "POST /score /classify /qa /tokenize; GET / /health /ready /info "
@@ -166,22 +168,53 @@ static int check_model_name(const char *name, size_t nl, const char *src, char *
   return 0;
 }
 
+static int is_model_name(const char *s, size_t n) {
+  if (!n || n >= sizeof ((el__model_spec *)0)->name) return 0;
+  for (size_t i = 0; i < n; i++)
+    if (!(isalnum((unsigned char)s[i]) || s[i] == '-' || s[i] == '_' || s[i] == '.')) return 0;
+  return 1;
+}
+
+/* NAME=DIR, or DIR alone: then the name is the directory's base name. What
+ * precedes the first '=' is a NAME only when it is a valid model name, so a
+ * directory path holding '=' (or '/') before it is still a DIR. A pretraining
+ * run directory becomes its discriminator/ (srv_modeldir.h). */
 static int add_model(el__srv_options *o, const char *spec, const char *src, char *err,
                      size_t cap) {
   const char *eq = strchr(spec, '=');
-  if (!eq || eq == spec || !eq[1])
-    return fail(err, cap, "%s: model must be NAME=DIR, got \"%s\"", src, spec);
-  size_t nl = (size_t)(eq - spec);
-  if (check_model_name(spec, nl, src, err, cap)) return -1;
-  if (strlen(eq + 1) >= sizeof o->models[0].dir)
+  const char *name = spec, *dir;
+  size_t nl;
+  if (eq && is_model_name(spec, (size_t)(eq - spec))) {
+    nl = (size_t)(eq - spec);
+    dir = eq + 1;
+    if (!*dir) return fail(err, cap, "%s: model must be NAME=DIR or DIR, got \"%s\"", src, spec);
+  } else {
+    dir = spec;
+    size_t end = strlen(dir);
+    while (end > 1 && dir[end - 1] == '/') end--;
+    size_t start = end;
+    while (start > 0 && dir[start - 1] != '/') start--;
+    name = dir + start;
+    nl = end - start;
+    if (!is_model_name(name, nl) || (nl == 1 && name[0] == '.') ||
+        (nl == 2 && !strncmp(name, "..", 2)))
+      return fail(err, cap, "%s: cannot name a model after the directory \"%s\" (a name holds "
+                  "only letters, digits, - _ .): give --model NAME=DIR", src, spec);
+  }
+  if (check_model_name(name, nl, src, err, cap)) return -1;
+  char resolved[sizeof o->models[0].dir];
+  if (strlen(dir) >= sizeof o->models[0].dir ||
+      el__model_dir_resolve(dir, resolved, sizeof resolved) < 0)
     return fail(err, cap, "%s: model directory path too long", src);
-  if (o->n_models >= EL_SRV_MAX_MODELS && !el__has_model(o, spec, nl))
+  if (o->n_models >= EL_SRV_MAX_MODELS && !el__has_model(o, name, nl))
     return fail(err, cap, "%s: more than %d models", src, EL_SRV_MAX_MODELS);
   el__model_spec *m = NULL;
   for (int i = 0; i < o->n_models; i++)
-    if (strlen(o->models[i].name) == nl && !strncmp(o->models[i].name, spec, nl)) {
+    if (strlen(o->models[i].name) == nl && !strncmp(o->models[i].name, name, nl)) {
       if (model_layer[i] == cur_layer)
-        return fail(err, cap, "%s: model name \"%.*s\" given twice", src, (int)nl, spec);
+        return fail(err, cap, "%s: model name \"%.*s\" given twice%s", src, (int)nl, name,
+                    name == spec ? "" : " (DIR alone is named after its base name: give "
+                                        "NAME=DIR)");
       m = &o->models[i]; /* a higher layer names it again: its directory wins */
       model_layer[i] = cur_layer;
     }
@@ -189,9 +222,9 @@ static int add_model(el__srv_options *o, const char *spec, const char *src, char
     model_layer[o->n_models] = cur_layer;
     m = &o->models[o->n_models++];
   }
-  memcpy(m->name, spec, nl);
+  memcpy(m->name, name, nl);
   m->name[nl] = 0;
-  snprintf(m->dir, sizeof m->dir, "%s", eq + 1);
+  snprintf(m->dir, sizeof m->dir, "%s", resolved);
   return 0;
 }
 
@@ -557,7 +590,8 @@ int el__options_parse(el__srv_options *o, int argc, char **argv, char **envp, ch
   o->access_log = !o->no_access_log;
   if (o->help || o->version || o->healthcheck) return 0;
   if (o->n_models == 0)
-    return fail(err, errcap, "no model: give --model NAME=DIR (or ELECTRA_MODEL, or --config)");
+    return fail(err, errcap, "no model: give --model DIR or --model NAME=DIR (or ELECTRA_MODEL, "
+                "or --config)");
   if (apply_labels(o, err, errcap)) return -1;
   if (o->api_key_file[0] && read_api_key(o, err, errcap)) return -1;
   return 0;

@@ -2,6 +2,7 @@
  * precedence (flag > environment > config file > default), metrics text. */
 #include <cjson/cJSON.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -206,6 +207,32 @@ static void test_options(void) {
 
   test_correct_label_options();
 
+  /* --model DIR: named after the base name; a pretraining run serves its discriminator/ */
+  char *a6[] = {"s", "--model", "/data/models/sst2/", "--model", "./odd=dir/qa.v2", NULL};
+  CHECK(parse(&o, 5, a6, env0, err) == 0 && o.n_models == 2 && !strcmp(o.models[0].name, "sst2") &&
+            !strcmp(o.models[0].dir, "/data/models/sst2/") && !strcmp(o.models[1].name, "qa.v2") &&
+            !strcmp(o.models[1].dir, "./odd=dir/qa.v2"),
+        "--model DIR: the base name names it (a path with '=' stays a path) (%s)", err);
+  char run[] = "/tmp/el_test_srv_run_XXXXXX";
+  if (mkdtemp(run)) {
+    char p[300];
+    snprintf(p, sizeof p, "%s/discriminator", run);
+    mkdir(p, 0700);
+    snprintf(p, sizeof p, "%s/discriminator/config.json", run);
+    int cf = open(p, O_WRONLY | O_CREAT, 0600);
+    if (cf >= 0) close(cf);
+    char spec[300], want[300];
+    snprintf(spec, sizeof spec, "%s/", run);
+    snprintf(want, sizeof want, "%s/discriminator", run);
+    char *a7[] = {"s", "--model", spec, NULL};
+    CHECK(parse(&o, 3, a7, env0, err) == 0 && !strcmp(o.models[0].dir, want) &&
+              !strncmp(o.models[0].name, "el_test_srv_run_", 16),
+          "--model RUN/: a pretraining run serves RUN/discriminator (%s)", o.models[0].dir);
+    char cmd[400];
+    snprintf(cmd, sizeof cmd, "rm -rf %s", run);
+    if (system(cmd)) printf("# could not remove %s\n", run);
+  }
+
   struct {
     char *argv[6];
     int argc;
@@ -213,7 +240,10 @@ static void test_options(void) {
   } bad[] = {
       {{"s", "--port", "70000"}, 3, "--port"},
       {{"s", "--max-batch-size", "0", "--model", "a=/a"}, 5, "--max-batch-size"},
-      {{"s", "--model", "noequals"}, 3, "NAME=DIR"},
+      {{"s", "--model", "/models/a b"}, 3, "give --model NAME=DIR"},
+      {{"s", "--model", "/"}, 3, "give --model NAME=DIR"},
+      {{"s", "--model", "x="}, 3, "NAME=DIR or DIR"},
+      {{"s", "--model", "/m/a", "--model", "/n/a"}, 5, "DIR alone is named after its base name"},
       {{"s", "--model", "a=/a", "--model", "a=/b"}, 5, "twice"},
       {{"s", "--bogus"}, 2, "unknown option"},
       {{"s", "--log-format", "xml", "--model", "a=/a"}, 5, "one of text|json"},
