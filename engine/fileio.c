@@ -1,6 +1,7 @@
 /* Whole-file reads and fsync'd writes for the checkpoint code (fileio.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -83,4 +84,41 @@ int el__write_file(const char *path, const void *data, size_t len, el_error *err
     return rc;
   }
   return el__fsync_close(fd, path, err);
+}
+
+int el__mkdirs(const char *dir, el_error *err) {
+  char buf[4096];
+  if (snprintf(buf, sizeof buf, "%s", dir) >= (int)sizeof buf)
+    return el_error_set(err, EL_EINVAL, "path too long: %.80s...", dir);
+  for (char *p = buf + 1;; p++) {
+    if (*p != '/' && *p) continue;
+    char c = *p;
+    *p = 0;
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+      return el_error_set(err, errno == ENOSPC ? EL_ENOSPC : EL_EIO, "cannot create %s: %s", buf,
+                          strerror(errno));
+    *p = c;
+    if (!c) break;
+  }
+  struct stat st;
+  if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+    return el_error_set(err, EL_EIO, "cannot create %s: a file of that name exists", buf);
+  return EL_OK;
+}
+
+int el__prepare_output(const char *path, int is_dir, el_error *err) {
+  char parent[4096];
+  if (snprintf(parent, sizeof parent, "%s", path) >= (int)sizeof parent)
+    return el_error_set(err, EL_EINVAL, "path too long: %.80s...", path);
+  size_t n = strlen(parent);
+  while (n > 1 && parent[n - 1] == '/') parent[--n] = 0; /* "runs/x/" is "runs/x" */
+  char *slash = strrchr(parent, '/');
+  if (!slash) snprintf(parent, sizeof parent, ".");
+  else if (slash == parent) parent[1] = 0;
+  else *slash = 0;
+  int rc = el__mkdirs(parent, err);
+  if (!rc && access(parent, W_OK) != 0)
+    rc = el_error_set(err, EL_EIO, "cannot write in %s: %s", parent, strerror(errno));
+  if (!rc && is_dir) rc = el__mkdirs(path, err);
+  return rc;
 }

@@ -22,4 +22,13 @@ int el__write_all(int fd, const void *data, size_t len, const char *path, el_err
 /* fsync (a special file that cannot be synced is fine), then close. */
 int el__fsync_close(int fd, const char *path, el_error *err);
 
+/* mkdir -p: dir and every missing parent (0755). Errors name the directory
+ * that could not be made. */
+int el__mkdirs(const char *dir, el_error *err);
+/* Makes an output path usable before any work is done: creates the missing
+ * directories above it (and, when is_dir, the directory itself) and checks
+ * that the directory it will be written in is writable, so a long run does
+ * not fail at its end. */
+int el__prepare_output(const char *path, int is_dir, el_error *err);
+
 #endif

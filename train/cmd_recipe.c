@@ -22,6 +22,7 @@
 #include <cJSON.h>
 
 #include "cli_util.h"
+#include "fileio.h"
 #include "commands.h"
 
 #define PROG "electra-train recipe ged"
@@ -203,8 +204,9 @@ int el_cmd_recipe(int argc, char **argv) {
   snprintf(synth_dir, sizeof synth_dir, "%s/synthetic", work);
   snprintf(threads, sizeof threads, "%ld", a_threads);
   snprintf(seed, sizeof seed, "%ld", a_seed);
-  if (mkdir(work, 0777) != 0 && errno != EEXIST) {
-    fprintf(stderr, PROG ": cannot create %s: %s\n", work, strerror(errno));
+  el_error err = {0};
+  if (el__prepare_output(a_out, 0, &err) || el__mkdirs(work, &err)) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
     return 1;
   }
   int n_stages = 3 + (a_train != NULL) - (a_vocab != NULL), k = 0;

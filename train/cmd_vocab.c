@@ -7,6 +7,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "data_input.h"
+#include "fileio.h"
 #include "vocab_builder.h"
 
 #define PROG "electra-train vocab"
@@ -66,7 +67,8 @@ int el_cmd_vocab(int argc, char **argv) {
   }
   el_error err = {0};
   uint64_t bytes = 0;
-  if (el__inputs_check(inputs.v, inputs.n, &bytes, &err)) {
+  if (el__inputs_check(inputs.v, inputs.n, &bytes, &err) ||
+      el__prepare_output(out_path, 0, &err)) { /* before reading: a bad --out fails at once */
     fprintf(stderr, PROG ": %s\n", err.msg);
     return 1;
   }

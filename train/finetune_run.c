@@ -16,6 +16,7 @@
 #include <cJSON.h>
 
 #include "checkpoint.h"
+#include "fileio.h"
 #include "finetune_run.h"
 #include "model_internal.h"
 #include "optim.h"
@@ -333,6 +334,8 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
                           "--out %s: exists and is not a checkpoint directory (it would be replaced)",
                           o->out);
   }
+  /* before any work: the parent of --out exists (made) and is writable */
+  if ((rc = el__prepare_output(o->out, 0, err))) return rc;
   if ((rc = el_model_load(mdir, &src, err))) goto done;
   const el_tokenizer *tok = el_model_tokenizer(src);
 

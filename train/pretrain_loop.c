@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include "checkpoint.h"
+#include "fileio.h"
 #include "cli_util.h"
 #include "pretrain_eval.h"
 #include "pretrain_run.h"
@@ -261,8 +262,8 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
   snprintf(r->state_dir, sizeof r->state_dir, "%s/state", o->out);
   el_set_threads((int)o->threads);
   el__progress_init(&r->prog, stderr, o->max_steps);
-  if (mkdir(r->run_dir, 0755) && errno != EEXIST) {
-    fprintf(stderr, PROG ": cannot create %s: %s\n", r->run_dir, strerror(errno));
+  if (el__prepare_output(r->run_dir, 1, &err)) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
     return 1;
   }
   int stale = el__pt_clean_stale(r);

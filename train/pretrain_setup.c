@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "fileio.h"
 #include "checkpoint.h"
 #include "data_corpus.h"
 #include "data_input.h"
@@ -89,23 +90,6 @@ int el__pt_setup_vocab(el__pt_run *r, uint64_t expect_hash, el_error *err) {
   return EL_OK;
 }
 
-static int mkdir_p(const char *path, el_error *err) {
-  char buf[4200];
-  snprintf(buf, sizeof buf, "%s", path);
-  for (char *p = buf + 1; *p; p++) {
-    if (*p != '/') continue;
-    *p = 0;
-    if (mkdir(buf, 0755) && errno != EEXIST)
-      return el_error_set(err, errno == ENOSPC ? EL_ENOSPC : EL_EIO, "cannot create %s: %s", buf,
-                          strerror(errno));
-    *p = '/';
-  }
-  if (mkdir(buf, 0755) && errno != EEXIST)
-    return el_error_set(err, errno == ENOSPC ? EL_ENOSPC : EL_EIO, "cannot create %s: %s", buf,
-                        strerror(errno));
-  return EL_OK;
-}
-
 /* A cache usable for this run: same vocabulary, length, casing; for a resume
  * also the same content (inputs may have moved). */
 static int cache_usable(el__pt_run *r, const el__state *st, const el__cache_key *key,
@@ -142,7 +126,7 @@ int el__pt_setup_data(el__pt_run *r, const el__state *st, el_error *err) {
   char *slash = strrchr(dir, '/');
   if (slash && slash != dir) {
     *slash = 0;
-    int rc = mkdir_p(dir, err);
+    int rc = el__mkdirs(dir, err);
     if (rc) return rc;
   }
   el__cache_key key = {r->vocab_hash,
