@@ -9,7 +9,7 @@
 #include <string.h>
 #include <strings.h>
 
-int el_parse_long(const char *s, long *out) {
+int el__parse_long(const char *s, long *out) {
   if (!s || !*s) return -1;
   errno = 0;
   char *end;
@@ -19,7 +19,7 @@ int el_parse_long(const char *s, long *out) {
   return 0;
 }
 
-int el_parse_double(const char *s, double *out) {
+int el__parse_double(const char *s, double *out) {
   if (!s || !*s) return -1;
   errno = 0;
   char *end;
@@ -29,7 +29,7 @@ int el_parse_double(const char *s, double *out) {
   return 0;
 }
 
-int el_parse_duration(const char *s, double *seconds) {
+int el__parse_duration(const char *s, double *seconds) {
   if (!s || !*s) return -1;
   double total = 0;
   const char *p = s;
@@ -54,7 +54,7 @@ int el_parse_duration(const char *s, double *seconds) {
   return 0;
 }
 
-const char *el_format_duration(double seconds, char *buf, int n) {
+const char *el__format_duration(double seconds, char *buf, int n) {
   if (!isfinite(seconds) || seconds < 0) {
     snprintf(buf, n, "?");
     return buf;
@@ -68,7 +68,7 @@ const char *el_format_duration(double seconds, char *buf, int n) {
   return buf;
 }
 
-el_opt *el_cli_find(el_opt *opts, int n_opts, const char *name) {
+el_opt *el__cli_find(el_opt *opts, int n_opts, const char *name) {
   for (int i = 0; i < n_opts; i++)
     if (!strcmp(opts[i].name, name)) return &opts[i];
   return NULL;
@@ -170,7 +170,7 @@ int el__cli_store(const el_opt *o, const char *shown, const char *v, char *err, 
     case EL_OPT_INT:
     case EL_OPT_INT32: {
       long x;
-      if (el_parse_long(v, &x)) return fail(err, cap, "%s expects an integer, got '%s'", nm, v);
+      if (el__parse_long(v, &x)) return fail(err, cap, "%s expects an integer, got '%s'", nm, v);
       if (x < o->lo || x > o->hi)
         return fail(err, cap, "%s must be between %.0f and %.0f, got %ld", nm, o->lo, o->hi, x);
       if (o->kind == EL_OPT_INT) *(long *)o->dst = x;
@@ -179,7 +179,7 @@ int el__cli_store(const el_opt *o, const char *shown, const char *v, char *err, 
     }
     case EL_OPT_FLOAT: {
       double x;
-      if (el_parse_double(v, &x)) return fail(err, cap, "%s expects a number, got '%s'", nm, v);
+      if (el__parse_double(v, &x)) return fail(err, cap, "%s expects a number, got '%s'", nm, v);
       if (x < o->lo || x > o->hi)
         return fail(err, cap, "%s must be between %g and %g, got %g", nm, o->lo, o->hi, x);
       *(double *)o->dst = x;
@@ -187,7 +187,7 @@ int el__cli_store(const el_opt *o, const char *shown, const char *v, char *err, 
     }
     case EL_OPT_DURATION: {
       double x;
-      if (el_parse_duration(v, &x))
+      if (el__parse_duration(v, &x))
         return fail(err, cap, "%s expects a duration such as 90s, 10m, 2h or 1h30m, got '%s'",
                     nm, v);
       if (x < o->lo || x > o->hi)
@@ -238,7 +238,7 @@ int el__cli_scan(el_opt *opts, int n_opts, int argc, char **argv, el__cli_visit 
     if (nl >= sizeof name) nl = sizeof name - 1;
     memcpy(name, a, nl);
     name[nl] = 0;
-    el_opt *o = el_cli_find(opts, n_opts, name);
+    el_opt *o = el__cli_find(opts, n_opts, name);
     if (!o) {
       const char *s = el__cli_suggest(opts, n_opts, name);
       if (s) fail(err, cap, "unknown option '%s' (did you mean %s? see --help)", name, s);
@@ -284,7 +284,7 @@ int el__cli_scan(el_opt *opts, int n_opts, int argc, char **argv, el__cli_visit 
   return EL_CLI_OK;
 }
 
-/* el_cli_parse's visitor: each option once, stored at once. For STRS, v is
+/* el__cli_parse's visitor: each option once, stored at once. For STRS, v is
  * the el_strlist el__cli_scan built. */
 static int store_once(void *ctx, el_opt *o, const char *v, char *err, size_t cap) {
   (void)ctx;
@@ -301,7 +301,7 @@ static int store_once(void *ctx, el_opt *o, const char *v, char *err, size_t cap
   return el__cli_store(o, NULL, v, err, cap) < 0 ? -1 : 0;
 }
 
-int el_cli_parse(const char *prog, el_opt *opts, int n_opts, int argc, char **argv,
+int el__cli_parse(const char *prog, el_opt *opts, int n_opts, int argc, char **argv,
                  void (*usage)(FILE *)) {
   for (int i = 0; i < n_opts; i++) opts[i].seen = 0;
   char err[512];
@@ -342,7 +342,7 @@ void el__cli_env_name(const el_opt *o, const char *prefix, char *out, size_t cap
 
 /* ---- --help ---- */
 
-void el_cli_print_options(FILE *f, const el_opt *opts, int n_opts) {
+void el__cli_print_options(FILE *f, const el_opt *opts, int n_opts) {
   int w = 0;
   for (int i = 0; i < n_opts; i++) {
     int l = (int)strlen(opts[i].name) + (opts[i].arg ? 1 + (int)strlen(opts[i].arg) : 0);

@@ -10,7 +10,7 @@
  *     {"--max-steps", EL_OPT_INT, &steps, 1, 1e12, "N", "optimizer steps (1000)"},
  *     {"--lr", EL_OPT_FLOAT, &lr, 0, 1, "X", "peak learning rate (5e-4)"},
  *   };
- *   int rc = el_cli_parse("electra-train pretrain", opts, 3, argc, argv, usage_fn);
+ *   int rc = el__cli_parse("electra-train pretrain", opts, 3, argc, argv, usage_fn);
  *   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
  *
  * Accepted forms: "--name value", "--name=value"; EL_OPT_STRS takes every
@@ -60,8 +60,8 @@ typedef struct el_opt {
   void *dst;
   double lo, hi;    /* bounds for INT/INT32/FLOAT/DURATION (inclusive); TEXT: hi = bytes at dst */
   const char *arg;  /* metavariable for --help ("N", "PATH..."); CHOICE: "a|b|c" */
-  const char *help; /* one line (el_cli_print_options) or a paragraph (el__cli_print_wrapped) */
-  int seen;         /* set by el_cli_parse: the option was given */
+  const char *help; /* one line (el__cli_print_options) or a paragraph (el__cli_print_wrapped) */
+  int seen;         /* set by el__cli_parse: the option was given */
 } el_opt;
 
 enum { EL_CLI_OK = 0, EL_CLI_HELP = 1, EL_CLI_ERROR = 2 };
@@ -70,24 +70,24 @@ enum { EL_CLI_OK = 0, EL_CLI_HELP = 1, EL_CLI_ERROR = 2 };
  * calls usage(stdout) and returns EL_CLI_HELP. An unknown option, a missing
  * or malformed value, or a repeated option prints "prog: ..." to stderr and
  * returns EL_CLI_ERROR. usage may be NULL. */
-int el_cli_parse(const char *prog, el_opt *opts, int n_opts, int argc, char **argv,
+int el__cli_parse(const char *prog, el_opt *opts, int n_opts, int argc, char **argv,
                  void (*usage)(FILE *));
 
 /* Prints "  --name ARG   help" lines for every option, aligned. */
-void el_cli_print_options(FILE *f, const el_opt *opts, int n_opts);
+void el__cli_print_options(FILE *f, const el_opt *opts, int n_opts);
 
 /* The option named `name` of the table, or NULL. */
-el_opt *el_cli_find(el_opt *opts, int n_opts, const char *name);
+el_opt *el__cli_find(el_opt *opts, int n_opts, const char *name);
 
-/* Parsers used by el_cli_parse, exposed for other callers. Return 0 on
+/* Parsers used by el__cli_parse, exposed for other callers. Return 0 on
  * success, -1 when s is not a valid value (nothing written then). */
-int el_parse_long(const char *s, long *out);
-int el_parse_double(const char *s, double *out);
+int el__parse_long(const char *s, long *out);
+int el__parse_double(const char *s, double *out);
 /* Seconds from "90", "90s", "10m", "2h", "1h30m", "1.5h", "2h5m10s" (no sign). */
-int el_parse_duration(const char *s, double *seconds);
+int el__parse_duration(const char *s, double *seconds);
 
 /* "1h02m03s", "4m05s", "12s" (rounded to whole seconds) into buf. */
-const char *el_format_duration(double seconds, char *buf, int n);
+const char *el__format_duration(double seconds, char *buf, int n);
 
 /* ---- the engine's parts, for callers with their own layering ---- */
 
@@ -96,7 +96,7 @@ const char *el_format_duration(double seconds, char *buf, int n);
  * Return 0, or -1 with a message in err. */
 typedef int (*el__cli_visit)(void *ctx, el_opt *o, const char *v, char *err, size_t cap);
 
-/* Walks argv[1..argc) with el_cli_parse's rules (forms, unknown options with
+/* Walks argv[1..argc) with el__cli_parse's rules (forms, unknown options with
  * suggestions, values present or absent as the option wants) and hands each
  * option to visit; stores nothing itself and never prints. Returns EL_CLI_OK,
  * EL_CLI_HELP at "--help"/"-h" (nothing after it is read), or EL_CLI_ERROR

@@ -92,16 +92,16 @@ static int check_tensors(const char *path, const el_tensor_spec *specs, int n, e
   return EL_OK;
 }
 
-int el_safetensors_save(const char *path, const el_config *cfg, const el_weights *w,
+int el__safetensors_save(const char *path, const el_config *cfg, const el_weights *w,
                         el_error *err) {
   if (!path || !cfg || !w)
-    return el_error_set(err, EL_EINVAL, "el_safetensors_save: NULL argument");
+    return el_error_set(err, EL_EINVAL, "el__safetensors_save: NULL argument");
   el_tensor_spec *specs = malloc(EL_MAX_TENSORS * sizeof *specs);
   strbuf h = {0};
   int n = 0, rc, fd = -1;
   if (!specs) return el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
   /* The specs only take addresses of w's fields; nothing is written through them. */
-  if ((rc = el_tensor_specs(cfg, (el_weights *)(uintptr_t)w, specs, &n, err)) ||
+  if ((rc = el__tensor_specs(cfg, (el_weights *)(uintptr_t)w, specs, &n, err)) ||
       (rc = check_tensors(path, specs, n, err)))
     goto done;
   if (build_header(specs, n, &h)) {
@@ -201,7 +201,7 @@ static int write_all_files(const char *tmp, const el_config *cfg, const el_weigh
   char *st = fmt_path(tmp, "model.safetensors", -1), *vocab = fmt_path(tmp, "vocab.txt", -1);
   int rc;
   if (!st || !vocab) rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", tmp);
-  else if (!(rc = el_config_write(tmp, cfg, err)) && !(rc = el_safetensors_save(st, cfg, w, err)))
+  else if (!(rc = el__config_write(tmp, cfg, err)) && !(rc = el__safetensors_save(st, cfg, w, err)))
     rc = copy_file(vocab_path, vocab, err);
   free(st);
   free(vocab);
@@ -240,10 +240,10 @@ static int swap_in(const char *tmp, const char *dir, el_error *err) {
   return rc;
 }
 
-int el_checkpoint_save(const char *dir, const el_config *cfg, const el_weights *w,
+int el__checkpoint_save(const char *dir, const el_config *cfg, const el_weights *w,
                        const char *vocab_path, el_error *err) {
   if (!dir || !cfg || !w || !vocab_path)
-    return el_error_set(err, EL_EINVAL, "el_checkpoint_save: NULL argument");
+    return el_error_set(err, EL_EINVAL, "el__checkpoint_save: NULL argument");
   size_t len = strlen(dir);
   while (len > 1 && dir[len - 1] == '/') len--; /* "out/" names the same directory as "out" */
   char *d = strndup(dir, len), *tmp = d ? fmt_path(d, ".tmp-", (long)getpid()) : NULL;
@@ -257,7 +257,7 @@ int el_checkpoint_save(const char *dir, const el_config *cfg, const el_weights *
     rc = el_error_set(err, EL_EINVAL, "\"%s\": not a usable checkpoint directory name", dir);
     goto done;
   }
-  if ((rc = el_config_check(cfg, "config", err))) goto done;
+  if ((rc = el__config_check(cfg, "config", err))) goto done;
   remove_tree(tmp); /* left over by a crashed process that had our pid */
   if (mkdir(tmp, 0755) != 0) {
     rc = el__io_error(err, errno, tmp, "mkdir");

@@ -311,7 +311,7 @@ static char *join(const char *dir, const char *name) {
   return p;
 }
 
-int el_config_load(const char *dir, el_config *cfg, el_error *err) {
+int el__config_load(const char *dir, el_config *cfg, el_error *err) {
   memset(cfg, 0, sizeof *cfg);
   char *path = join(dir, "config.json"), *tpath = join(dir, "tokenizer_config.json");
   cJSON *root = NULL;
@@ -322,7 +322,7 @@ int el_config_load(const char *dir, el_config *cfg, el_error *err) {
   }
   if ((rc = parse_json_file(path, &root, err))) goto done;
   reader r = {root, path, err};
-  if ((rc = read_config(&r, cfg)) || (rc = el_config_check(cfg, path, err))) goto done;
+  if ((rc = read_config(&r, cfg)) || (rc = el__config_check(cfg, path, err))) goto done;
   cJSON_Delete(root);
   root = NULL;
 
@@ -340,11 +340,11 @@ done:
   cJSON_Delete(root);
   free(path);
   free(tpath);
-  if (rc) el_config_free(cfg);
+  if (rc) el__config_free(cfg);
   return rc;
 }
 
-void el_config_free(el_config *cfg) {
+void el__config_free(el_config *cfg) {
   if (!cfg) return;
   if (cfg->id2label) {
     for (int i = 0; i < cfg->num_labels; i++) free(cfg->id2label[i]);
@@ -353,7 +353,7 @@ void el_config_free(el_config *cfg) {
   cfg->id2label = NULL;
 }
 
-int el_config_copy(el_config *dst, const el_config *src, el_error *err) {
+int el__config_copy(el_config *dst, const el_config *src, el_error *err) {
   *dst = *src;
   dst->id2label = NULL;
   if (!src->id2label || src->num_labels <= 0) return EL_OK;
@@ -363,7 +363,7 @@ int el_config_copy(el_config *dst, const el_config *src, el_error *err) {
     if (src->id2label[i] && !(dst->id2label[i] = strdup(src->id2label[i]))) goto oom;
   return EL_OK;
 oom:
-  el_config_free(dst);
+  el__config_free(dst);
   return el_error_set(err, EL_ENOMEM, "config copy: out of memory");
 }
 
@@ -489,8 +489,8 @@ static int write_json(const char *dir, const char *name, cJSON *o, el_error *err
   return rc;
 }
 
-int el_config_write(const char *dir, const el_config *cfg, el_error *err) {
-  int rc = el_config_check(cfg, "config", err);
+int el__config_write(const char *dir, const el_config *cfg, el_error *err) {
+  int rc = el__config_check(cfg, "config", err);
   if (rc) return rc;
   if ((rc = write_json(dir, "config.json", config_json(cfg), err))) return rc;
   return write_json(dir, "tokenizer_config.json", tokenizer_json(cfg), err);

@@ -17,7 +17,7 @@ void el__gemm_nt(float *out, const float *in, const float *w, const float *b, in
     for (int n = 0; n < N; n++) memcpy(out + (size_t)n * Cout, b, sizeof(float) * (size_t)Cout);
     accumulate = 1;
   } else if (b) {
-    for (int n = 0; n < N; n++) el_add_inplace(out + (size_t)n * Cout, b, (size_t)Cout);
+    for (int n = 0; n < N; n++) el__add_inplace(out + (size_t)n * Cout, b, (size_t)Cout);
   }
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, Cout, Cin, 1.0f, in, Cin, w, Cin,
               accumulate ? 1.0f : 0.0f, out, Cout);
@@ -107,7 +107,7 @@ static void encode_chunk(const el_model *m, el_workspace *ws, const el_batch *b,
   const int E = c->embedding_size, H = c->hidden_size;
   float *x = ws->x + (size_t)t0 * H;
   float *emb = E == H ? x : ws->big;
-  el_embed_forward(emb, b->ids + t0, b->type_ids ? b->type_ids + t0 : NULL, b->seq_len + s0, ns,
+  el__embed_forward(emb, b->ids + t0, b->type_ids ? b->type_ids + t0 : NULL, b->seq_len + s0, ns,
                    w->word, w->pos, w->type, E);
   el__bias_layernorm(emb, NULL, w->emb_ln.g, w->emb_ln.b, Tc, E, c->layer_norm_eps);
   if (E != H) el__gemm_nt(x, emb, w->project.w, w->project.b, Tc, E, H, 0);

@@ -27,7 +27,7 @@ int el_run_replaced(const el_model *m, el_workspace *ws, const el_batch *b, floa
   el__gemm_nt(d, ws->x, w->disc_dense.w, NULL, T, H, H, 0);
   el__bias_gelu(d, w->disc_dense.b, T, H);
   const float bp = w->disc_pred.b[0];
-  for (int t = 0; t < T; t++) prob[t] = el_sigmoidf(dot(d + (size_t)t * H, w->disc_pred.w, H) + bp);
+  for (int t = 0; t < T; t++) prob[t] = el__sigmoidf(dot(d + (size_t)t * H, w->disc_pred.w, H) + bp);
   return EL_OK;
 }
 

@@ -107,19 +107,19 @@ static int load_weights(el_model *m, const char *path, el_error *err) {
     rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
     goto done;
   }
-  if ((rc = el_tensor_specs(&m->cfg, &m->w, specs, &n, err)) ||
+  if ((rc = el__tensor_specs(&m->cfg, &m->w, specs, &n, err)) ||
       (rc = el__st_open(path, &rd, &f, err)) ||
       (rc = match_tensors(path, &m->cfg, &f, specs, n, match, err)))
     goto done;
 
-  size_t total = el_weights_numel(&m->cfg);
+  size_t total = el__weights_numel(&m->cfg);
   if (!(m->owned = alloc_block(total, &m->owned_map_len))) {
     rc = el_error_set(err, EL_ENOMEM, "%s: cannot allocate %zu floats for the weights", path,
                       total);
     goto done;
   }
   m->owned_floats = total;
-  if ((rc = el_weights_point(&m->cfg, &m->w, m->owned, err))) goto done;
+  if ((rc = el__weights_point(&m->cfg, &m->w, m->owned, err))) goto done;
   /* in file order, so the reads are sequential */
   for (int i = 0; i < f.n; i++)
     for (int j = 0; j < n; j++)
@@ -177,7 +177,7 @@ int el_model_load(const char *dir, el_model **out, el_error *err) {
     rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", dir);
     goto done;
   }
-  if ((rc = el_config_load(dir, &m->cfg, err)) || (rc = load_weights(m, st, err)) ||
+  if ((rc = el__config_load(dir, &m->cfg, err)) || (rc = load_weights(m, st, err)) ||
       (rc = load_vocab(m, vocab, err)))
     goto done;
   *out = m;
@@ -196,7 +196,7 @@ void el_model_free(el_model *m) {
     munmap(m->owned, m->owned_map_len);
   else
     free(m->owned);
-  el_config_free(&m->cfg);
+  el__config_free(&m->cfg);
   free(m->dir);
   free(m);
 }

@@ -48,13 +48,13 @@ static int max_len_of(const int *seq_len, int n_seqs) {
   return m;
 }
 
-size_t el_attention_probs_size(const int *seq_len, int n_seqs, int nh) {
+size_t el__attention_probs_size(const int *seq_len, int n_seqs, int nh) {
   size_t n = 0;
   for (int s = 0; s < n_seqs; s++) n += (size_t)nh * seq_len[s] * seq_len[s];
   return n;
 }
 
-size_t el_attention_scratch_size(int max_len, int H, int nh) {
+size_t el__attention_scratch_size(int max_len, int H, int nh) {
   (void)H;
   (void)nh;
   return 2 * (size_t)max_len * max_len;
@@ -103,7 +103,7 @@ static void forward_task(void *p, int task, int worker) {
              j->scale);
 }
 
-void el_attention_forward(float *ctx, float *probs, const float *q, const float *k,
+void el__attention_forward(float *ctx, float *probs, const float *q, const float *k,
                           const float *v, const float *drop, const int *seq_len, int n_seqs,
                           int H, int nh, float *scratch) {
   size_t *tok = malloc(sizeof(size_t) * 2 * (size_t)(n_seqs + 1));
@@ -124,7 +124,7 @@ void el_attention_forward(float *ctx, float *probs, const float *q, const float 
   free(tok);
 }
 
-void el_attention_forward_naive(float *ctx, float *probs, const float *q, const float *k,
+void el__attention_forward_naive(float *ctx, float *probs, const float *q, const float *k,
                                 const float *v, const float *drop, const int *seq_len,
                                 int n_seqs, int H, int nh) {
   const int dh = H / nh;
@@ -201,7 +201,7 @@ static void backward_task(void *p, int task, int worker) {
                   j->bufs + (size_t)worker * 2 * j->ml * j->ml, L, H, j->dh, j->scale);
 }
 
-void el_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
+void el__attention_backward(float *dq, float *dk, float *dv, const float *dctx,
                            const float *probs, const float *q, const float *k, const float *v,
                            const float *drop, const int *seq_len, int n_seqs, int H, int nh,
                            float *scratch) {
@@ -223,7 +223,7 @@ void el_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
   free(tok);
 }
 
-void el_attention_backward_naive(float *dq, float *dk, float *dv, const float *dctx,
+void el__attention_backward_naive(float *dq, float *dk, float *dv, const float *dctx,
                                  const float *probs, const float *q, const float *k,
                                  const float *v, const float *drop, const int *seq_len,
                                  int n_seqs, int H, int nh) {

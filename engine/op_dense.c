@@ -45,7 +45,7 @@ static void forward_block(void *p, int k, int worker) {
               j->out + (size_t)r0 * Cout + c0, Cout);
 }
 
-void el_dense_forward(float *out, const float *in, const float *w, const float *b, int N, int Cin,
+void el__dense_forward(float *out, const float *in, const float *w, const float *b, int N, int Cin,
                       int Cout) {
   if (N <= 0) return;
   dense_job j = {.out = out, .in = in, .w = w, .b = b, .N = N, .Cin = Cin, .Cout = Cout};
@@ -56,7 +56,7 @@ void el_dense_forward(float *out, const float *in, const float *w, const float *
   el__pool_run(j.nb, forward_block, &j);
 }
 
-void el_dense_forward_naive(float *out, const float *in, const float *w, const float *b, int N,
+void el__dense_forward_naive(float *out, const float *in, const float *w, const float *b, int N,
                             int Cin, int Cout) {
   for (int n = 0; n < N; n++)
     for (int o = 0; o < Cout; o++) {
@@ -95,7 +95,7 @@ static void backward_block(void *p, int k, int worker) {
   }
 }
 
-void el_dense_backward(float *din, float *dw, float *db, const float *dout, const float *in,
+void el__dense_backward(float *din, float *dw, float *db, const float *dout, const float *in,
                        const float *w, int N, int Cin, int Cout) {
   if (N <= 0) return;
   const int par = (long)N * Cin * Cout >= PAR_MACS;
@@ -107,7 +107,7 @@ void el_dense_backward(float *din, float *dw, float *db, const float *dout, cons
   el__pool_run(j.nb_in + j.nb_w + nb_b, backward_block, &j);
 }
 
-void el_dense_backward_naive(float *din, float *dw, float *db, const float *dout,
+void el__dense_backward_naive(float *din, float *dw, float *db, const float *dout,
                              const float *in, const float *w, int N, int Cin, int Cout) {
   if (din)
     for (int n = 0; n < N; n++)

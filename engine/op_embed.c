@@ -3,7 +3,7 @@
 #include <string.h>
 #include "ops.h"
 
-void el_embed_forward(float *out, const int *ids, const int *type_ids, const int *seq_len,
+void el__embed_forward(float *out, const int *ids, const int *type_ids, const int *seq_len,
                       int n_seqs, const float *word, const float *pos, const float *type, int E) {
   size_t t = 0;
   for (int s = 0; s < n_seqs; s++) {
@@ -19,7 +19,7 @@ void el_embed_forward(float *out, const int *ids, const int *type_ids, const int
 
 /* Scatter-add: repeated ids (and every position/type row) accumulate. Serial
  * in token order so the sums do not depend on the thread count. */
-void el_embed_backward(float *dword, float *dpos, float *dtype, const float *dout,
+void el__embed_backward(float *dword, float *dpos, float *dtype, const float *dout,
                        const int *ids, const int *type_ids, const int *seq_len, int n_seqs,
                        int E) {
   size_t t = 0;

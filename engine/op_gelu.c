@@ -23,12 +23,12 @@ static void forward_range(void *p, size_t lo, size_t hi) {
   }
 }
 
-void el_gelu_forward(float *out, const float *in, size_t n) {
+void el__gelu_forward(float *out, const float *in, size_t n) {
   gelu_job j = {out, in, NULL};
   el__pool_for(n, GELU_BLOCK, forward_range, &j);
 }
 
-void el_gelu_forward_naive(float *out, const float *in, size_t n) {
+void el__gelu_forward_naive(float *out, const float *in, size_t n) {
   for (size_t i = 0; i < n; i++) {
     double x = in[i];
     out[i] = (float)(0.5 * x * (1.0 + erf(x / sqrt(2.0))));
@@ -49,12 +49,12 @@ static void backward_range(void *p, size_t lo, size_t hi) {
   }
 }
 
-void el_gelu_backward(float *din, const float *in, const float *dout, size_t n) {
+void el__gelu_backward(float *din, const float *in, const float *dout, size_t n) {
   gelu_job j = {din, in, dout};
   el__pool_for(n, GELU_BLOCK, backward_range, &j);
 }
 
-void el_gelu_backward_naive(float *din, const float *in, const float *dout, size_t n) {
+void el__gelu_backward_naive(float *din, const float *in, const float *dout, size_t n) {
   for (size_t i = 0; i < n; i++) {
     double x = in[i];
     double cdf = 0.5 * (1.0 + erf(x / sqrt(2.0)));

@@ -34,7 +34,7 @@ static void forward_rows(void *p, size_t lo, size_t hi) {
   }
 }
 
-void el_layernorm_forward(float *out, float *mean, float *rstd, const float *in, const float *g,
+void el__layernorm_forward(float *out, float *mean, float *rstd, const float *in, const float *g,
                           const float *b, int N, int C, float eps) {
   ln_job j = {.out = out, .mean = mean, .rstd = rstd, .in = in, .g = g, .b = b, .N = N, .C = C,
               .eps = eps};
@@ -42,7 +42,7 @@ void el_layernorm_forward(float *out, float *mean, float *rstd, const float *in,
                forward_rows, &j);
 }
 
-void el_layernorm_forward_naive(float *out, float *mean, float *rstd, const float *in,
+void el__layernorm_forward_naive(float *out, float *mean, float *rstd, const float *in,
                                 const float *g, const float *b, int N, int C, float eps) {
   for (int n = 0; n < N; n++) {
     const float *x = in + (size_t)n * C;
@@ -102,7 +102,7 @@ static void backward_cols(void *p, size_t lo, size_t hi) {
  *   dx = rstd (dn - mean(dn) - xhat mean(dn xhat)),  dg += dout xhat,  db += dout.
  * dx is split by rows; dg/db by 64-column blocks summed over rows in order,
  * so results do not depend on the thread count. */
-void el_layernorm_backward(float *din, float *dg, float *db, const float *dout, const float *in,
+void el__layernorm_backward(float *din, float *dg, float *db, const float *dout, const float *in,
                            const float *mean, const float *rstd, const float *g, int N, int C) {
   if (N <= 0) return;
   ln_job j = {.din = din, .dg = dg, .db = db, .in = in, .g = g, .dout = dout, .cmean = mean,
@@ -112,7 +112,7 @@ void el_layernorm_backward(float *din, float *dg, float *db, const float *dout, 
   if (dg || db) el__pool_for((size_t)C, 64, backward_cols, &j);
 }
 
-void el_layernorm_backward_naive(float *din, float *dg, float *db, const float *dout,
+void el__layernorm_backward_naive(float *din, float *dg, float *db, const float *dout,
                                  const float *in, const float *mean, const float *rstd,
                                  const float *g, int N, int C) {
   for (int n = 0; n < N; n++) {

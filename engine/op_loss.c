@@ -53,7 +53,7 @@ static void forward_rows(void *p, size_t lo, size_t hi) {
   }
 }
 
-double el_softmax_xent_forward(float *probs, const float *logits, const int *targets,
+double el__softmax_xent_forward(float *probs, const float *logits, const int *targets,
                                const float *weights, int n, int V, int *correct) {
   if (n <= 0) {
     if (correct) *correct = 0;
@@ -93,7 +93,7 @@ static void backward_rows(void *p, size_t lo, size_t hi) {
   }
 }
 
-void el_softmax_xent_backward(float *dlogits, const float *probs, const int *targets,
+void el__softmax_xent_backward(float *dlogits, const float *probs, const int *targets,
                               const float *weights, float scale, int n, int V) {
   if (n <= 0) return;
   sx_job jb = {.dlogits = dlogits, .saved = probs, .weights = weights,
@@ -102,7 +102,7 @@ void el_softmax_xent_backward(float *dlogits, const float *probs, const int *tar
 }
 
 /* BCE(sigmoid(x), y) = max(x, 0) - x y + log(1 + exp(-|x|)) */
-double el_sigmoid_xent_forward(const float *logits, const float *labels, const float *weights,
+double el__sigmoid_xent_forward(const float *logits, const float *labels, const float *weights,
                                int n) {
   double loss = 0.0;
   for (int i = 0; i < n; i++) {
@@ -113,8 +113,8 @@ double el_sigmoid_xent_forward(const float *logits, const float *labels, const f
   return loss;
 }
 
-void el_sigmoid_xent_backward(float *dlogits, const float *logits, const float *labels,
+void el__sigmoid_xent_backward(float *dlogits, const float *logits, const float *labels,
                               const float *weights, float scale, int n) {
   for (int i = 0; i < n; i++)
-    dlogits[i] += scale * (weights ? weights[i] : 1.0f) * (el_sigmoidf(logits[i]) - labels[i]);
+    dlogits[i] += scale * (weights ? weights[i] : 1.0f) * (el__sigmoidf(logits[i]) - labels[i]);
 }

@@ -24,22 +24,22 @@ static void add_range(void *p, size_t lo, size_t hi) {
   for (size_t i = lo; i < hi; i++) j->y[i] += j->x[i];
 }
 
-void el_dropout_forward(float *out, const float *in, const float *mask, size_t n) {
+void el__dropout_forward(float *out, const float *in, const float *mask, size_t n) {
   ew_job j = {out, in, mask};
   el__pool_for(n, BLOCK, mul_range, &j);
 }
 
-void el_dropout_backward(float *din, const float *dout, const float *mask, size_t n) {
+void el__dropout_backward(float *din, const float *dout, const float *mask, size_t n) {
   ew_job j = {din, dout, mask};
   el__pool_for(n, BLOCK, mul_add_range, &j);
 }
 
-void el_add_inplace(float *y, const float *x, size_t n) {
+void el__add_inplace(float *y, const float *x, size_t n) {
   ew_job j = {y, x, NULL};
   el__pool_for(n, BLOCK, add_range, &j);
 }
 
-float el_sigmoidf(float x) {
+float el__sigmoidf(float x) {
   if (x >= 0) return 1.0f / (1.0f + expf(-x));
   float e = expf(x);
   return e / (1.0f + e);

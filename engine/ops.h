@@ -11,40 +11,40 @@
 #include <stdint.h>
 
 /* ---- dense: out[N,Cout] = in[N,Cin] . W[Cout,Cin]^T + b[Cout] (b may be NULL) ---- */
-void el_dense_forward(float *out, const float *in, const float *w, const float *b, int N, int Cin,
+void el__dense_forward(float *out, const float *in, const float *w, const float *b, int N, int Cin,
                       int Cout);
-void el_dense_forward_naive(float *out, const float *in, const float *w, const float *b, int N,
+void el__dense_forward_naive(float *out, const float *in, const float *w, const float *b, int N,
                             int Cin, int Cout);
 /* din [N,Cin] (may be NULL), dw [Cout,Cin], db [Cout] (may be NULL) */
-void el_dense_backward(float *din, float *dw, float *db, const float *dout, const float *in,
+void el__dense_backward(float *din, float *dw, float *db, const float *dout, const float *in,
                        const float *w, int N, int Cin, int Cout);
-void el_dense_backward_naive(float *din, float *dw, float *db, const float *dout,
+void el__dense_backward_naive(float *din, float *dw, float *db, const float *dout,
                              const float *in, const float *w, int N, int Cin, int Cout);
 
 /* ---- LayerNorm over the last dim C: out = (x - mean) * rstd * g + b ----
  * mean/rstd [N] are saved for backward (may be NULL for inference). */
-void el_layernorm_forward(float *out, float *mean, float *rstd, const float *in, const float *g,
+void el__layernorm_forward(float *out, float *mean, float *rstd, const float *in, const float *g,
                           const float *b, int N, int C, float eps);
-void el_layernorm_forward_naive(float *out, float *mean, float *rstd, const float *in,
+void el__layernorm_forward_naive(float *out, float *mean, float *rstd, const float *in,
                                 const float *g, const float *b, int N, int C, float eps);
-void el_layernorm_backward(float *din, float *dg, float *db, const float *dout, const float *in,
+void el__layernorm_backward(float *din, float *dg, float *db, const float *dout, const float *in,
                            const float *mean, const float *rstd, const float *g, int N, int C);
-void el_layernorm_backward_naive(float *din, float *dg, float *db, const float *dout,
+void el__layernorm_backward_naive(float *din, float *dg, float *db, const float *dout,
                                  const float *in, const float *mean, const float *rstd,
                                  const float *g, int N, int C);
 
 /* ---- exact erf GELU: x * 0.5 * (1 + erf(x / sqrt 2)) ---- */
-void el_gelu_forward(float *out, const float *in, size_t n);
-void el_gelu_forward_naive(float *out, const float *in, size_t n);
-void el_gelu_backward(float *din, const float *in, const float *dout, size_t n);
-void el_gelu_backward_naive(float *din, const float *in, const float *dout, size_t n);
+void el__gelu_forward(float *out, const float *in, size_t n);
+void el__gelu_forward_naive(float *out, const float *in, size_t n);
+void el__gelu_backward(float *din, const float *in, const float *dout, size_t n);
+void el__gelu_backward_naive(float *din, const float *in, const float *dout, size_t n);
 
 /* ---- embeddings over packed sequences ----
  * out[T,E] = word[ids[t]] + pos[p(t)] + type[type_ids[t]], where p(t) restarts
  * at 0 for each sequence. type_ids may be NULL (all 0). */
-void el_embed_forward(float *out, const int *ids, const int *type_ids, const int *seq_len,
+void el__embed_forward(float *out, const int *ids, const int *type_ids, const int *seq_len,
                       int n_seqs, const float *word, const float *pos, const float *type, int E);
-void el_embed_backward(float *dword, float *dpos, float *dtype, const float *dout,
+void el__embed_backward(float *dword, float *dpos, float *dtype, const float *dout,
                        const int *ids, const int *type_ids, const int *seq_len, int n_seqs,
                        int E);
 
@@ -52,52 +52,52 @@ void el_embed_backward(float *dword, float *dpos, float *dtype, const float *dou
  * q,k,v,ctx [T,H] with nh heads of H/nh; every token attends to all tokens of
  * its own sequence (packing replaces the padding mask).
  * probs: softmax(q.k^T/sqrt(dh)) saved for backward, laid out per sequence s,
- *        per head h, as [len_s, len_s] blocks in order; size el_attention_probs_size.
+ *        per head h, as [len_s, len_s] blocks in order; size el__attention_probs_size.
  *        May be NULL at inference (scratch is used instead).
  * drop: NULL, or an array shaped like probs holding 0 or 1/(1-p): attention
  *        dropout applied to probs before multiplying by v.
- * scratch: at least el_attention_scratch_size floats. */
-size_t el_attention_probs_size(const int *seq_len, int n_seqs, int nh);
-size_t el_attention_scratch_size(int max_len, int H, int nh);
-void el_attention_forward(float *ctx, float *probs, const float *q, const float *k,
+ * scratch: at least el__attention_scratch_size floats. */
+size_t el__attention_probs_size(const int *seq_len, int n_seqs, int nh);
+size_t el__attention_scratch_size(int max_len, int H, int nh);
+void el__attention_forward(float *ctx, float *probs, const float *q, const float *k,
                           const float *v, const float *drop, const int *seq_len, int n_seqs,
                           int H, int nh, float *scratch);
-void el_attention_forward_naive(float *ctx, float *probs, const float *q, const float *k,
+void el__attention_forward_naive(float *ctx, float *probs, const float *q, const float *k,
                                 const float *v, const float *drop, const int *seq_len,
                                 int n_seqs, int H, int nh);
-void el_attention_backward(float *dq, float *dk, float *dv, const float *dctx,
+void el__attention_backward(float *dq, float *dk, float *dv, const float *dctx,
                            const float *probs, const float *q, const float *k, const float *v,
                            const float *drop, const int *seq_len, int n_seqs, int H, int nh,
                            float *scratch);
-void el_attention_backward_naive(float *dq, float *dk, float *dv, const float *dctx,
+void el__attention_backward_naive(float *dq, float *dk, float *dv, const float *dctx,
                                  const float *probs, const float *q, const float *k,
                                  const float *v, const float *drop, const int *seq_len,
                                  int n_seqs, int H, int nh);
 
 /* ---- dropout with a precomputed mask of 0 or 1/(1-p) ---- */
-void el_dropout_forward(float *out, const float *in, const float *mask, size_t n);
-void el_dropout_backward(float *din, const float *dout, const float *mask, size_t n);
+void el__dropout_forward(float *out, const float *in, const float *mask, size_t n);
+void el__dropout_backward(float *din, const float *dout, const float *mask, size_t n);
 
 /* ---- softmax cross-entropy over rows of V (generator MLM loss) ----
  * Returns sum_i w_i * -log softmax(logits_i)[target_i]; writes probs [n,V]
  * (may alias logits). weights may be NULL (all 1). correct (may be NULL)
  * receives the number of rows with w > 0 whose argmax equals the target. */
-double el_softmax_xent_forward(float *probs, const float *logits, const int *targets,
+double el__softmax_xent_forward(float *probs, const float *logits, const int *targets,
                                const float *weights, int n, int V, int *correct);
 /* dlogits += scale * w_i * (probs_i - onehot(target_i)) */
-void el_softmax_xent_backward(float *dlogits, const float *probs, const int *targets,
+void el__softmax_xent_backward(float *dlogits, const float *probs, const int *targets,
                               const float *weights, float scale, int n, int V);
 
 /* ---- sigmoid cross-entropy (discriminator loss) ----
  * Returns sum_i w_i * BCE(sigmoid(logit_i), label_i), computed stably. */
-double el_sigmoid_xent_forward(const float *logits, const float *labels, const float *weights,
+double el__sigmoid_xent_forward(const float *logits, const float *labels, const float *weights,
                                int n);
 /* dlogits += scale * w_i * (sigmoid(logit_i) - label_i) */
-void el_sigmoid_xent_backward(float *dlogits, const float *logits, const float *labels,
+void el__sigmoid_xent_backward(float *dlogits, const float *logits, const float *labels,
                               const float *weights, float scale, int n);
 
 /* ---- small helpers ---- */
-void el_add_inplace(float *y, const float *x, size_t n);   /* y += x */
-float el_sigmoidf(float x);
+void el__add_inplace(float *y, const float *x, size_t n);   /* y += x */
+float el__sigmoidf(float x);
 
 #endif

@@ -6,15 +6,15 @@
 
 typedef struct el_rng { uint64_t s[4]; } el_rng;
 
-void el_rng_seed(el_rng *r, uint64_t seed);
-uint64_t el_rng_u64(el_rng *r);
+void el__rng_seed(el_rng *r, uint64_t seed);
+uint64_t el__rng_u64(el_rng *r);
 /* Uniform in [0, 1) with 24 random bits. */
-float el_rng_uniform(el_rng *r);
+float el__rng_uniform(el_rng *r);
 /* Uniform integer in [0, n), n > 0, unbiased. */
-uint32_t el_rng_below(el_rng *r, uint32_t n);
+uint32_t el__rng_below(el_rng *r, uint32_t n);
 /* Standard normal (Box-Muller). */
-float el_rng_normal(el_rng *r);
+float el__rng_normal(el_rng *r);
 /* Independent stream derived from r and a tag (e.g. per thread or per purpose). */
-el_rng el_rng_split(const el_rng *r, uint64_t tag);
+el_rng el__rng_split(const el_rng *r, uint64_t tag);
 
 #endif

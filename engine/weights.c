@@ -30,7 +30,7 @@ static int unit_interval(const char *where, const char *field, float v, el_error
   return EL_OK;
 }
 
-int el_config_check(const el_config *c, const char *where, el_error *err) {
+int el__config_check(const el_config *c, const char *where, el_error *err) {
   int rc;
   if (!where) where = "config";
   if ((int)c->arch < 0 || c->arch >= EL_ARCH_COUNT)
@@ -199,9 +199,9 @@ static void build(const el_config *c, el_weights *w, builder *b) {
   }
 }
 
-int el_tensor_specs(const el_config *cfg, el_weights *w, el_tensor_spec *specs, int *n,
+int el__tensor_specs(const el_config *cfg, el_weights *w, el_tensor_spec *specs, int *n,
                     el_error *err) {
-  int rc = el_config_check(cfg, "config", err);
+  int rc = el__config_check(cfg, "config", err);
   if (rc) return rc;
   builder b = {specs, 0, 0, NULL};
   build(cfg, w, &b);
@@ -209,15 +209,15 @@ int el_tensor_specs(const el_config *cfg, el_weights *w, el_tensor_spec *specs, 
   return EL_OK;
 }
 
-size_t el_weights_numel(const el_config *cfg) {
-  if (el_config_check(cfg, "config", NULL)) return 0;
+size_t el__weights_numel(const el_config *cfg) {
+  if (el__config_check(cfg, "config", NULL)) return 0;
   builder b = {NULL, 0, 0, NULL};
   build(cfg, NULL, &b);
   return b.numel;
 }
 
-int el_weights_point(const el_config *cfg, el_weights *w, float *block, el_error *err) {
-  int rc = el_config_check(cfg, "config", err);
+int el__weights_point(const el_config *cfg, el_weights *w, float *block, el_error *err) {
+  int rc = el__config_check(cfg, "config", err);
   if (rc) return rc;
   memset(w, 0, sizeof *w);
   builder b = {NULL, 0, 0, block};

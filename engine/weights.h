@@ -51,7 +51,7 @@ typedef struct el_tensor_spec {
   int depth;      /* 0 embeddings/projection, i+1 layer i, L+1 head (layer-wise LR decay) */
   int optional;   /* the tied generator_lm_head.weight: may be absent from a file, has no
                      storage of its own (*slot == word after loading/pointing), is not
-                     counted by el_weights_numel and is not written by the saver */
+                     counted by el__weights_numel and is not written by the saver */
 } el_tensor_spec;
 
 /* Maximum number of tensors any architecture has. */
@@ -59,20 +59,20 @@ typedef struct el_tensor_spec {
 
 /* Validates the sizes in cfg (positive, hidden % heads == 0, layers <=
  * EL_MAX_LAYERS, ...). Names the offending field in err. */
-int el_config_check(const el_config *cfg, const char *where, el_error *err);
+int el__config_check(const el_config *cfg, const char *where, el_error *err);
 
 /* Fills specs[0..*n) with the tensors of cfg->arch, in a fixed order, with
  * slots pointing into w (w may be NULL: slots are then NULL). specs must hold
  * EL_MAX_TENSORS entries. Returns EL_OK or an error for a bad config. */
-int el_tensor_specs(const el_config *cfg, el_weights *w, el_tensor_spec *specs, int *n,
+int el__tensor_specs(const el_config *cfg, el_weights *w, el_tensor_spec *specs, int *n,
                     el_error *err);
 
 /* Number of floats of all tensors of cfg (tied lm weight counted once, i.e.
- * as the word embeddings); 0 for a config el_config_check refuses. */
-size_t el_weights_numel(const el_config *cfg);
+ * as the word embeddings); 0 for a config el__config_check refuses. */
+size_t el__weights_numel(const el_config *cfg);
 
-/* Zeroes w, then points every tensor of w into block (el_weights_numel
+/* Zeroes w, then points every tensor of w into block (el__weights_numel
  * floats), in spec order. A tied lm_w is set to word. */
-int el_weights_point(const el_config *cfg, el_weights *w, float *block, el_error *err);
+int el__weights_point(const el_config *cfg, el_weights *w, float *block, el_error *err);
 
 #endif

@@ -33,7 +33,7 @@ static int notify_addr(const char *e, struct sockaddr_un *sa, socklen_t *len) {
   return 0;
 }
 
-int el_sd_notify(const char *state) {
+int el__sd_notify(const char *state) {
   const char *e = getenv("NOTIFY_SOCKET");
   if (!e || !e[0]) return 0;
   if (!state || !state[0]) return -EINVAL;
@@ -53,7 +53,7 @@ int el_sd_notify(const char *state) {
   return err ? -err : 1;
 }
 
-int el_sd_notifyf(const char *fmt, ...) {
+int el__sd_notifyf(const char *fmt, ...) {
   char buf[4096];
   va_list ap;
   va_start(ap, fmt);
@@ -61,7 +61,7 @@ int el_sd_notifyf(const char *fmt, ...) {
   va_end(ap);
   if (n < 0) return -EINVAL;
   if ((size_t)n >= sizeof buf) return -EMSGSIZE;
-  return el_sd_notify(buf);
+  return el__sd_notify(buf);
 }
 
 /* A decimal integer > 0 filling the whole string, else 0. */
@@ -74,7 +74,7 @@ static unsigned long long parse_ull(const char *s) {
   return v;
 }
 
-unsigned long long el_sd_watchdog_usec(void) {
+unsigned long long el__sd_watchdog_usec(void) {
   unsigned long long usec = parse_ull(getenv("WATCHDOG_USEC"));
   if (usec == 0) return 0;
   /* The variable may be inherited by a child; only the named PID is watched. */

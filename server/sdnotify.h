@@ -22,16 +22,16 @@
  * empty, a negative errno value on failure (-EINVAL for an empty state,
  * -EAFNOSUPPORT for an address that is neither '/' path nor '@' name,
  * -ENAMETOOLONG, or what socket/sendto failed with). */
-int el_sd_notify(const char *state);
+int el__sd_notify(const char *state);
 
-/* printf-style el_sd_notify, for STATUS= lines; same returns. States longer
+/* printf-style el__sd_notify, for STATUS= lines; same returns. States longer
  * than 4095 bytes are refused with -EMSGSIZE. */
-int el_sd_notifyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int el__sd_notifyf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* The watchdog interval systemd expects WATCHDOG=1 within, in microseconds:
  * $WATCHDOG_USEC when set to a positive integer and, if $WATCHDOG_PID is set,
  * it names this process; else 0 (no watchdog). Send WATCHDOG=1 every half of
  * it, as sd_watchdog_enabled(3) advises. */
-unsigned long long el_sd_watchdog_usec(void);
+unsigned long long el__sd_watchdog_usec(void);
 
 #endif

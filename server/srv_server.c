@@ -84,7 +84,7 @@ static void loaded_and_warm(loader *ld) {
       return;
     }
     el__metrics_reload(0);
-    el_sd_notify("READY=1\nSTATUS=reload failed; serving the previous models");
+    el__sd_notify("READY=1\nSTATUS=reload failed; serving the previous models");
     return;
   }
   pthread_mutex_lock(&s->set_mu);
@@ -98,7 +98,7 @@ static void loaded_and_warm(loader *ld) {
   if (!atomic_load(&s->draining)) {
     atomic_store(&s->ready, 1);
     el__metrics_ready(1);
-    el_sd_notifyf("READY=1\nSTATUS=serving %d model%s on port %u", s->opt.n_models,
+    el__sd_notifyf("READY=1\nSTATUS=serving %d model%s on port %u", s->opt.n_models,
                   s->opt.n_models == 1 ? "" : "s", s->port);
   }
   el__log("info", "%s: %d model%s loaded and warm in %.2f s; ready",
@@ -173,7 +173,7 @@ static void loader_done_cb(uv_async_t *a) {
     }
     el__log("info", "reload failed: still serving the previous models");
     el__metrics_reload(0);
-    el_sd_notify("READY=1\nSTATUS=reload failed; serving the previous models");
+    el__sd_notify("READY=1\nSTATUS=reload failed; serving the previous models");
     return;
   }
   if (G.stopping) {
@@ -275,7 +275,7 @@ static void on_term(uv_signal_t *h, int signum) {
   atomic_store(&s->draining, 1);
   atomic_store(&s->ready, 0);
   el__metrics_ready(0);
-  el_sd_notify("STOPPING=1\nSTATUS=draining");
+  el__sd_notify("STOPPING=1\nSTATUS=draining");
   el__http_quiesce(s);
   el__sched_drain(s->sched);
   G.drain_start = el__now();
@@ -287,13 +287,13 @@ static void on_hup(uv_signal_t *h, int signum) {
   if (atomic_load(&G.srv.draining)) return;
   el__log("info", "SIGHUP: reloading %d model%s", G.srv.opt.n_models,
           G.srv.opt.n_models == 1 ? "" : "s");
-  el_sd_notify("RELOADING=1\nSTATUS=reloading models");
+  el__sd_notify("RELOADING=1\nSTATUS=reloading models");
   start_load(1);
 }
 
 static void watchdog_cb(uv_timer_t *t) {
   (void)t;
-  el_sd_notify("WATCHDOG=1");
+  el__sd_notify("WATCHDOG=1");
 }
 
 int el__server_main(const el__srv_options *opt) {
@@ -343,12 +343,12 @@ int el__server_main(const el__srv_options *opt) {
   uv_signal_start(&G.sig_term, on_term, SIGTERM);
   uv_signal_start(&G.sig_int, on_term, SIGINT);
   uv_signal_start(&G.sig_hup, on_hup, SIGHUP);
-  unsigned long long wd = el_sd_watchdog_usec();
+  unsigned long long wd = el__sd_watchdog_usec();
   if (wd > 0) {
     uint64_t ms = wd / 2000 ? wd / 2000 : 1;
     uv_timer_start(&G.watchdog_timer, watchdog_cb, ms, ms);
   }
-  el_sd_notify("STATUS=loading models");
+  el__sd_notify("STATUS=loading models");
   start_load(0);
   uv_run(&G.loop, UV_RUN_DEFAULT);
   uv_loop_close(&G.loop);

@@ -1,5 +1,5 @@
 /* Command-line helpers of the electra-train subcommands: the option table,
- * el_cli_parse, number and duration parsing and the --help listing. They are
+ * el__cli_parse, number and duration parsing and the --help listing. They are
  * the one option engine both programs share, in common/el_cli.h (see there
  * for the API); this header keeps the train commands' include working. */
 #ifndef EL_TRAIN_CLI_UTIL_H

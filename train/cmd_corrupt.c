@@ -41,7 +41,7 @@ static void usage(FILE *f) {
           "standard error.\n"
           "\n"
           "options:\n");
-  el_cli_print_options(f, opts, N_OPTS);
+  el__cli_print_options(f, opts, N_OPTS);
   fprintf(f, "\nerror types and their default shares:\n");
   for (int k = 0; k < EL__LF_COUNT; k++)
     fprintf(f, "  %-13s %4.1f%%%s", el__lfam_name(k), 100 * el__lfam_weight(k),
@@ -146,12 +146,12 @@ static int run(FILE *f, const el__learner *l, int family, totals *t, el_error *e
   return rc;
 }
 
-int el_cmd_corrupt(int argc, char **argv) {
+int el__cmd_corrupt(int argc, char **argv) {
   a_input = a_family = a_wordnet = NULL;
   a_rate = 0.12;
   a_seed = 1;
   a_max = 0;
-  int rc = el_cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
+  int rc = el__cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
   if (!a_input) {
     fprintf(stderr, PROG ": --input is required (see --help)\n");

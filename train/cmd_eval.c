@@ -23,7 +23,7 @@ static void usage(FILE *f) {
           "token precision/recall/F0.5 of the error class (ged), EM/F1 (squad, squad2).\n"
           "TASK: %s\n\noptions:\n",
           el__task_names());
-  el_cli_print_options(f, g_opts, g_nopts);
+  el__cli_print_options(f, g_opts, g_nopts);
 }
 
 static int arch_ok(const el__task *t, const el_config *c) {
@@ -41,7 +41,7 @@ static float ged_threshold(const el_config *c, double given) {
   return c->has_score_threshold ? c->score_threshold : 0.5f;
 }
 
-int el_cmd_eval(int argc, char **argv) {
+int el__cmd_eval(int argc, char **argv) {
   const char *task = NULL, *data = NULL, *model = NULL, *outp = NULL;
   const char *tcol = NULL, *pcol = NULL, *lcol = NULL;
   long batch = 32, max_len = 128, stride = 128, max_query = 64, threads = 0, max_ex = 0;
@@ -65,7 +65,7 @@ int el_cmd_eval(int argc, char **argv) {
   };
   g_opts = opts;
   g_nopts = (int)(sizeof opts / sizeof opts[0]);
-  int rc = el_cli_parse(PROG, opts, g_nopts, argc, argv, usage);
+  int rc = el__cli_parse(PROG, opts, g_nopts, argc, argv, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
   const char *miss = !task ? "--task" : !data ? "--data" : !model ? "--model" : NULL;
   if (miss) {
@@ -77,7 +77,7 @@ int el_cmd_eval(int argc, char **argv) {
     fprintf(stderr, PROG ": unknown --task '%s' (one of: %s)\n", task, el__task_names());
     return 2;
   }
-  if (!el_cli_find(opts, g_nopts, "--max-seq-len")->seen) max_len = t->max_seq_len;
+  if (!el__cli_find(opts, g_nopts, "--max-seq-len")->seen) max_len = t->max_seq_len;
   if (threads > 0) el_set_threads((int)threads);
 
   el_error err = {0};

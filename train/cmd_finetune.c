@@ -35,10 +35,10 @@ static void usage(FILE *f) {
           "       which /score applies when a request gives none\n"
           "  squad, squad2: SQuAD JSON (-> ElectraForQuestionAnswering)\n\noptions:\n",
           el__task_names());
-  el_cli_print_options(f, g_opts, g_nopts);
+  el__cli_print_options(f, g_opts, g_nopts);
 }
 
-int el_cmd_finetune(int argc, char **argv) {
+int el__cmd_finetune(int argc, char **argv) {
   const char *task = NULL, *train = NULL, *dev = NULL, *init = NULL, *out = NULL;
   const char *tcol = NULL, *pcol = NULL, *lcol = NULL;
   long epochs = 3, batch = 32, max_len = 128, seed = 0, stride = 128, max_query = 64, threads = 0;
@@ -92,7 +92,7 @@ int el_cmd_finetune(int argc, char **argv) {
   };
   g_opts = opts;
   g_nopts = (int)(sizeof opts / sizeof opts[0]);
-  int rc = el_cli_parse(PROG, opts, g_nopts, argc, argv, usage);
+  int rc = el__cli_parse(PROG, opts, g_nopts, argc, argv, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
   const char *miss = !task ? "--task" : !train && !synth.n ? "--train" : !dev && !synth.n ? "--dev"
                    : !init ? "--init" : !out ? "--out" : NULL;
@@ -132,8 +132,8 @@ int el_cmd_finetune(int argc, char **argv) {
   o.init = init;
   o.out = out;
   o.cols = (el__tsv_columns){tcol, pcol, lcol};
-  o.epochs = el_cli_find(opts, g_nopts, "--epochs")->seen ? epochs : t->epochs;
-  o.max_seq_len = el_cli_find(opts, g_nopts, "--max-seq-len")->seen ? max_len : t->max_seq_len;
+  o.epochs = el__cli_find(opts, g_nopts, "--epochs")->seen ? epochs : t->epochs;
+  o.max_seq_len = el__cli_find(opts, g_nopts, "--max-seq-len")->seen ? max_len : t->max_seq_len;
   o.batch = batch;
   o.seed = seed;
   o.doc_stride = stride;
@@ -149,9 +149,9 @@ int el_cmd_finetune(int argc, char **argv) {
   o.random_init = random_init;
   o.time_limit = time_limit;
   /* width-dependent defaults need the encoder's config: read it cheaply */
-  int lr_given = el_cli_find(opts, g_nopts, "--lr")->seen;
-  int decay_given = el_cli_find(opts, g_nopts, "--layer-decay")->seen;
-  int len_given = el_cli_find(opts, g_nopts, "--max-seq-len")->seen;
+  int lr_given = el__cli_find(opts, g_nopts, "--lr")->seen;
+  int decay_given = el__cli_find(opts, g_nopts, "--layer-decay")->seen;
+  int len_given = el__cli_find(opts, g_nopts, "--max-seq-len")->seen;
   if (!lr_given || !decay_given || !len_given) {
     char dir[4096];
     el__ft_resolve_model_dir(init, dir, sizeof dir);

@@ -69,7 +69,7 @@ static void usage(FILE *f) {
           "binary cache (RUN/cache/tokens.bin) reused by later runs and resumes.\n"
           "\n"
           "options:\n");
-  el_cli_print_options(f, opts, N_OPTS);
+  el__cli_print_options(f, opts, N_OPTS);
   fprintf(f,
           "\n"
           "Data (ELECTRA's build_pretraining_dataset rules): lines accumulate until a sequence\n"
@@ -133,7 +133,7 @@ static int set_inputs(el__pt_opts *o) {
   return 0;
 }
 
-static int seen(const char *name) { return el_cli_find(opts, N_OPTS, name)->seen; }
+static int seen(const char *name) { return el__cli_find(opts, N_OPTS, name)->seen; }
 
 /* A resumed run: the option must match the saved value. */
 static int same_num(const char *name, double given, double saved) {
@@ -295,9 +295,9 @@ static void reset_args(void) {
   a_corruption_rate = 0;
 }
 
-int el_cmd_pretrain(int argc, char **argv) {
+int el__cmd_pretrain(int argc, char **argv) {
   reset_args();
-  int rc = el_cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
+  int rc = el__cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
   if (a_corruption && el__lids_parse_option(a_corruption, &a_corruption_rate)) {
     fprintf(stderr, PROG ": --corruption '%s': expected none, learner or learner:RATE with RATE in (0, 1]\n",

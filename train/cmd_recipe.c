@@ -68,7 +68,7 @@ static void usage(FILE *f) {
           "  electra-server --model ged=DIR\n"
           "Intermediate runs go to DIR.work/. The budget is split: without --train 45%%\n"
           "pretraining, 55%% synthetic; with it 50%% / 20%% / 30%%.\n\noptions:\n");
-  el_cli_print_options(f, opts, N_OPTS);
+  el__cli_print_options(f, opts, N_OPTS);
 }
 
 typedef struct argv_b {
@@ -102,7 +102,7 @@ static int run_stage(int k, int of, const char *what, double budget, argv_b *a,
                      int (*cmd)(int, char **)) {
   char d[32];
   fprintf(stderr, "\n" PROG ": stage %d/%d: %s", k, of, what);
-  if (budget > 0) fprintf(stderr, " (%s)", el_format_duration(budget, d, sizeof d));
+  if (budget > 0) fprintf(stderr, " (%s)", el__format_duration(budget, d, sizeof d));
   fprintf(stderr, "\n  electra-train");
   for (int i = 0; i < a->n; i++) fprintf(stderr, " %s", a->v[i]);
   fprintf(stderr, "\n");
@@ -128,7 +128,7 @@ static cJSON *read_dev(const char *dir) {
 static void report_stage(const char *name, const char *dir, double seconds) {
   cJSON *dev = read_dev(dir);
   char d[32];
-  fprintf(stderr, "  %-10s %-9s", name, el_format_duration(seconds, d, sizeof d));
+  fprintf(stderr, "  %-10s %-9s", name, el__format_duration(seconds, d, sizeof d));
   if (dev) {
     const cJSON *f = cJSON_GetObjectItem(dev, "f0.5"), *p = cJSON_GetObjectItem(dev, "precision"),
                 *r = cJSON_GetObjectItem(dev, "recall"), *t = cJSON_GetObjectItem(dev, "threshold");
@@ -182,7 +182,7 @@ static void time_share(double total, double *pre, double *syn, double *real) {
   }
 }
 
-int el_cmd_recipe(int argc, char **argv) {
+int el__cmd_recipe(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "ged") != 0) {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
       usage(stdout);
@@ -192,7 +192,7 @@ int el_cmd_recipe(int argc, char **argv) {
     return 2;
   }
   reset_options();
-  int rc = el_cli_parse(PROG, opts, N_OPTS, argc - 1, argv + 1, usage);
+  int rc = el__cli_parse(PROG, opts, N_OPTS, argc - 1, argv + 1, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
   if ((rc = check_args())) return rc;
 
@@ -226,7 +226,7 @@ int el_cmd_recipe(int argc, char **argv) {
     add(&a, vocab);
     if (a_cased) add(&a, "--no-lower-case");
     double s = now_s();
-    if ((rc = run_stage(++k, n_stages, "vocabulary", 0, &a, el_cmd_vocab))) return rc;
+    if ((rc = run_stage(++k, n_stages, "vocabulary", 0, &a, el__cmd_vocab))) return rc;
     ts[0] = now_s() - s;
     pre -= ts[0]; /* the vocabulary's time comes out of pretraining's share */
   }
@@ -252,7 +252,7 @@ int el_cmd_recipe(int argc, char **argv) {
     addf(&a, "learner:%g", a_pretrain_corruption);
   }
   double s = now_s();
-  if ((rc = run_stage(++k, n_stages, "pretraining", pre, &a, el_cmd_pretrain))) return rc;
+  if ((rc = run_stage(++k, n_stages, "pretraining", pre, &a, el__cmd_pretrain))) return rc;
   ts[1] = now_s() - s;
 
   /* the synthetic stage gets what pretraining left of its share too */
@@ -286,7 +286,7 @@ int el_cmd_recipe(int argc, char **argv) {
   add(&b, "--seed");
   add(&b, seed);
   s = now_s();
-  if ((rc = run_stage(++k, n_stages, "synthetic GED", syn, &b, el_cmd_finetune))) return rc;
+  if ((rc = run_stage(++k, n_stages, "synthetic GED", syn, &b, el__cmd_finetune))) return rc;
   ts[2] = now_s() - s;
 
   if (a_train) {
@@ -312,15 +312,15 @@ int el_cmd_recipe(int argc, char **argv) {
     add(&c, "--seed");
     add(&c, seed);
     s = now_s();
-    if ((rc = run_stage(++k, n_stages, "GED fine-tuning", real, &c, el_cmd_finetune))) return rc;
+    if ((rc = run_stage(++k, n_stages, "GED fine-tuning", real, &c, el__cmd_finetune))) return rc;
     ts[3] = now_s() - s;
   }
 
   char d[32];
-  fprintf(stderr, "\n" PROG ": done in %s\n", el_format_duration(now_s() - t0, d, sizeof d));
-  if (!a_vocab) fprintf(stderr, "  %-10s %-9s %s\n", "vocabulary", el_format_duration(ts[0], d, sizeof d), vocab);
+  fprintf(stderr, "\n" PROG ": done in %s\n", el__format_duration(now_s() - t0, d, sizeof d));
+  if (!a_vocab) fprintf(stderr, "  %-10s %-9s %s\n", "vocabulary", el__format_duration(ts[0], d, sizeof d), vocab);
   fprintf(stderr, "  %-10s %-9s %s (metrics.jsonl, loss.svg)\n", "pretrain",
-          el_format_duration(ts[1], d, sizeof d), run);
+          el__format_duration(ts[1], d, sizeof d), run);
   report_stage("synthetic", a_train ? synth_dir : a_out, ts[2]);
   if (a_train) report_stage("ged", a_out, ts[3]);
   fprintf(stderr, "serve it: electra-server --model ged=%s\n", a_out);

@@ -50,16 +50,16 @@ static void usage(FILE *f) {
           "the order they were made. The same input always gives the same file.\n"
           "\n"
           "options:\n");
-  el_cli_print_options(f, opts, N_OPTS);
+  el__cli_print_options(f, opts, N_OPTS);
 }
 
-int el_cmd_vocab(int argc, char **argv) {
+int el__cmd_vocab(int argc, char **argv) {
   memset(&inputs, 0, sizeof inputs);
   vocab_size = 0;
   min_frequency = 2;
   out_path = NULL;
   no_lower_case = 0;
-  int rc = el_cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
+  int rc = el__cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
   if (!inputs.n || !vocab_size || !out_path) {
     fprintf(stderr, PROG ": --input, --vocab-size and --out are required (see --help)\n");

@@ -2,10 +2,10 @@
  * subcommand name) and returns the process exit status. */
 #ifndef EL_TRAIN_COMMANDS_H
 #define EL_TRAIN_COMMANDS_H
-int el_cmd_vocab(int argc, char **argv);    /* train/cmd_vocab.c */
-int el_cmd_pretrain(int argc, char **argv); /* train/cmd_pretrain.c */
-int el_cmd_finetune(int argc, char **argv); /* train/cmd_finetune.c */
-int el_cmd_eval(int argc, char **argv);     /* train/cmd_eval.c */
-int el_cmd_recipe(int argc, char **argv);   /* train/cmd_recipe.c */
-int el_cmd_corrupt(int argc, char **argv);  /* train/cmd_corrupt.c */
+int el__cmd_vocab(int argc, char **argv);    /* train/cmd_vocab.c */
+int el__cmd_pretrain(int argc, char **argv); /* train/cmd_pretrain.c */
+int el__cmd_finetune(int argc, char **argv); /* train/cmd_finetune.c */
+int el__cmd_eval(int argc, char **argv);     /* train/cmd_eval.c */
+int el__cmd_recipe(int argc, char **argv);   /* train/cmd_recipe.c */
+int el__cmd_corrupt(int argc, char **argv);  /* train/cmd_corrupt.c */
 #endif

@@ -22,7 +22,7 @@ int el__exb_init(el__exbuilder *b, int max_len, int cls_id, int sep_id, uint64_t
   b->max_len = b->target = max_len;
   b->cls_id = cls_id;
   b->sep_id = sep_id;
-  el_rng_seed(&b->rng, seed);
+  el__rng_seed(&b->rng, seed);
   b->ids = malloc((size_t)(max_len + 1) * sizeof *b->ids);
   if (!b->ids) return el_error_set(err, EL_ENOMEM, "out of memory");
   return EL_OK;
@@ -39,13 +39,13 @@ void el__exb_free(el__exbuilder *b) {
 /* GR _create_example over the accumulated sentences. Returns 1 if an
  * example with at least one content token was made. */
 static int create_example(el__exbuilder *b) {
-  int first_target = el_rng_uniform(&b->rng) < 0.1f ? 100000 : (b->target - 3) / 2;
+  int first_target = el__rng_uniform(&b->rng) < 0.1f ? 100000 : (b->target - 3) / 2;
   int a_len = 0, b_len = 0;
   for (int s = 0, prev = 0; s < b->n_sent; s++) {
     int len = b->sent_end[s] - prev;
     prev = b->sent_end[s];
     int to_a = a_len == 0 || a_len + len < first_target ||
-               (b_len == 0 && a_len < first_target && el_rng_uniform(&b->rng) < 0.5f);
+               (b_len == 0 && a_len < first_target && el__rng_uniform(&b->rng) < 0.5f);
     b->dest[s] = (char)to_a;
     if (to_a) a_len += len;
     else b_len += len;
@@ -74,8 +74,8 @@ static int create_example(el__exbuilder *b) {
   b->n = n;
   b->cur_n = 0;
   b->n_sent = 0;
-  if (el_rng_uniform(&b->rng) < 0.05f)
-    b->target = 5 + (int)el_rng_below(&b->rng, (uint32_t)(b->max_len - 4));
+  if (el__rng_uniform(&b->rng) < 0.05f)
+    b->target = 5 + (int)el__rng_below(&b->rng, (uint32_t)(b->max_len - 4));
   else
     b->target = b->max_len;
   return a_kept > 0 ? 1 : 0;

@@ -59,9 +59,9 @@ void el__epoch_perm(uint32_t *out, const uint32_t *items, uint64_t n, uint64_t s
                     uint64_t epoch) {
   memcpy(out, items, n * sizeof *out);
   el_rng r;
-  el_rng_seed(&r, mix64(seed ^ mix64(epoch + 0xE90C4ULL)));
+  el__rng_seed(&r, mix64(seed ^ mix64(epoch + 0xE90C4ULL)));
   for (uint64_t i = n; i > 1; i--) {
-    uint64_t j = n > 0xFFFFFFFFULL ? el_rng_u64(&r) % i : el_rng_below(&r, (uint32_t)i);
+    uint64_t j = n > 0xFFFFFFFFULL ? el__rng_u64(&r) % i : el__rng_below(&r, (uint32_t)i);
     uint32_t t = out[i - 1];
     out[i - 1] = out[j];
     out[j] = t;

@@ -22,7 +22,7 @@ typedef struct reservoir {
 } reservoir;
 
 static int keep(reservoir *r, const char *s, size_t len) {
-  long slot = r->seen < r->cap ? r->seen : (long)(el_rng_u64(&r->rng) % (uint64_t)(r->seen + 1));
+  long slot = r->seen < r->cap ? r->seen : (long)(el__rng_u64(&r->rng) % (uint64_t)(r->seen + 1));
   r->seen++;
   if (slot >= r->cap) return 0;
   char *c = strndup(s, len);
@@ -181,7 +181,7 @@ int el__sentences_read(const char *const *paths, int n_paths, long max_sentences
   if (max_sentences < 1) return el_error_set(err, EL_EINVAL, "sentences: need at least one");
   reservoir r = {0};
   r.cap = max_sentences;
-  el_rng_seed(&r.rng, seed);
+  el__rng_seed(&r.rng, seed);
   r.s = calloc((size_t)max_sentences, sizeof *r.s);
   int rc = r.s ? EL_OK : el_error_set(err, EL_ENOMEM, "sentences: out of memory");
   for (int i = 0; i < n_paths && !rc; i++) rc = read_file(&r, paths[i], err);

@@ -13,7 +13,7 @@
 int el__ft_tmodel_run(void *ctx, const el_batch *b, float *out, float *out2, el_error *err) {
   el__ft_tmodel_ctx *c = ctx;
   const float *o;
-  int rc = el_tmodel_forward(c->m, b, NULL, 0, 0, NULL, &o, err);
+  int rc = el__tmodel_forward(c->m, b, NULL, 0, 0, NULL, &o, err);
   if (rc) return rc;
   long T = 0;
   for (int i = 0; i < b->n_seqs; i++) T += b->seq_len[i];

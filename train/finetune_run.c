@@ -1,6 +1,6 @@
 /* Fine-tuning loop: AdamW with warmup + linear decay and layer-wise LR decay
  * (train/optim.h), dropout from the model config, evaluation on dev after
- * every epoch, best checkpoint saved atomically (el_checkpoint_save) with
+ * every epoch, best checkpoint saved atomically (el__checkpoint_save) with
  * DIR/eval.json next to it. Deterministic for a given --seed and data: the
  * shuffle and dropout streams are split from one el_rng and the optimizer
  * and model are thread-count independent. */
@@ -48,9 +48,9 @@ const char *el__ft_resolve_model_dir(const char *dir, char *buf, int n) {
 /* The task's architecture and labels on a copy of the encoder's config. */
 static int task_config(const el__task *t, const el_config *src, const el__cls_data *labels,
                        el_config *cfg, el_error *err) {
-  int rc = el_config_copy(cfg, src, err);
+  int rc = el__config_copy(cfg, src, err);
   if (rc) return rc;
-  el_config_free(cfg);
+  el__config_free(cfg);
   cfg->num_labels = 0;
   cfg->regression = 0;
   cfg->has_null_threshold = 0;
@@ -79,7 +79,7 @@ static int task_config(const el__task *t, const el_config *src, const el__cls_da
   }
   return EL_OK;
 oom:
-  el_config_free(cfg);
+  el__config_free(cfg);
   return el_error_set(err, EL_ENOMEM, "config: out of memory");
 }
 
@@ -364,20 +364,20 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   /* parameters: random everywhere, then the pretrained encoder (and, for GED
    * from a discriminator, its replaced-token head) unless --random-init */
   el_rng rng;
-  el_rng_seed(&rng, (uint64_t)o->seed);
-  el_rng r_init = el_rng_split(&rng, 1), r_shuf = el_rng_split(&rng, 2), r_drop = el_rng_split(&rng, 3);
-  if ((rc = el_params_new_single(&p, &cfg, err)) ||
-      (rc = el_params_init_random(&p, 0, 0, &r_init, err)))
+  el__rng_seed(&rng, (uint64_t)o->seed);
+  el_rng r_init = el__rng_split(&rng, 1), r_shuf = el__rng_split(&rng, 2), r_drop = el__rng_split(&rng, 3);
+  if ((rc = el__params_new_single(&p, &cfg, err)) ||
+      (rc = el__params_init_random(&p, 0, 0, &r_init, err)))
     goto done;
   if (!o->random_init) {
     int what = EL_COPY_ENCODER;
     if (t->kind == EL__TASK_GED && scfg->arch == EL_ARCH_PRETRAINING) what |= EL_COPY_HEAD;
-    if ((rc = el_params_copy_from_model(&p, 0, src, what, err))) goto done;
+    if ((rc = el__params_copy_from_model(&p, 0, src, what, err))) goto done;
   }
   int max_len = dtr.max_len > ddv.max_len ? dtr.max_len : ddv.max_len;
   int B = (int)o->batch;
   el_tmodel_limits lim = {B * max_len, B, max_len, 0};
-  if ((rc = el_tmodel_new(&cfg, &p.w[0], &p.g[0], &lim, &m, err))) goto done;
+  if ((rc = el__tmodel_new(&cfg, &p.w[0], &p.g[0], &lim, &m, err))) goto done;
   int K = t->kind == EL__TASK_CLS ? cfg.num_labels : t->kind == EL__TASK_QA ? 2 : 1;
   order = malloc((size_t)dtr.n * sizeof *order);
   lens = malloc((size_t)B * sizeof *lens);
@@ -390,7 +390,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   }
   for (int i = 0; i < dtr.n; i++) order[i] = i;
 
-  el_adamw opt = el_adamw_defaults();
+  el_adamw opt = el__adamw_defaults();
   opt.weight_decay = (float)o->weight_decay;
   opt.layer_decay = (float)o->layer_decay;
   long steps_per_epoch = (dtr.n + B - 1) / B, total = steps_per_epoch * o->epochs;
@@ -431,7 +431,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
     long n_loss = 0, n_log = 0, ex_log = 0;
     double t_log = now_wall();
     for (int i = dtr.n - 1; i > 0; i--) { /* Fisher-Yates */
-      int j = (int)el_rng_below(&r_shuf, (uint32_t)(i + 1)), tmp = order[i];
+      int j = (int)el__rng_below(&r_shuf, (uint32_t)(i + 1)), tmp = order[i];
       order[i] = order[j];
       order[j] = tmp;
     }
@@ -449,17 +449,17 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
       }
       el_batch bt = {nb, lens, bids, btypes};
       const float *out;
-      el_params_zero_grads(&p);
-      if ((rc = el_tmodel_forward(m, &bt, NULL, 0, 1, &r_drop, &out, err))) goto done_ej;
+      el__params_zero_grads(&p);
+      if ((rc = el__tmodel_forward(m, &bt, NULL, 0, 1, &r_drop, &out, err))) goto done_ej;
       double loss = task_loss(t, &dtr, order + a, nb, out, K, dout);
       if (!isfinite(loss)) {
         rc = el_error_set(err, EL_EVALUE, "finetune: loss is %g at step %ld (lower --lr?)", loss,
                           step + 1);
         goto done_ej;
       }
-      if ((rc = el_tmodel_backward(m, dout, err))) goto done_ej;
-      double lr = el_lr_at(o->lr, step, total, warm);
-      if ((rc = el_adamw_step(&p, &opt, lr, NULL, err))) goto done_ej;
+      if ((rc = el__tmodel_backward(m, dout, err))) goto done_ej;
+      double lr = el__lr_at(o->lr, step, total, warm);
+      if ((rc = el__adamw_step(&p, &opt, lr, NULL, err))) goto done_ej;
       step++;
       if (pl) { /* the next step's schedule */
         plan_step(pl, now_wall() - t_step, now_wall() - t_train, ep > 1, (ddv.n + B - 1) / B,
@@ -506,7 +506,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
         cfg.score_threshold = (float)mt.threshold;
         cfg.score_rule = o->ged_rule;
       }
-      if ((rc = el_checkpoint_save(o->out, &cfg, &p.w[0], vocab, err))) goto done_ej;
+      if ((rc = el__checkpoint_save(o->out, &cfg, &p.w[0], vocab, err))) goto done_ej;
       fprintf(log, "finetune: saved %s (epoch %ld, %s %.4f)\n", o->out, ep, t->metric, best);
     }
     if (pl) el__plan_set_reserve(pl, now_wall() - t_eval); /* the last one will take as long */
@@ -528,9 +528,9 @@ done:
   free(bids);
   free(btypes);
   free(dout);
-  el_tmodel_free(m);
-  el_params_free(&p);
-  el_config_free(&cfg);
+  el__tmodel_free(m);
+  el__params_free(&p);
+  el__config_free(&cfg);
   el__ft_data_free(&dtr);
   el__ft_data_free(&ddv);
   el__ft_examples_free(&tr);

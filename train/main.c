@@ -29,12 +29,12 @@ int main(int argc, char **argv) {
     return 0;
   }
   const char *cmd = argv[1];
-  if (!strcmp(cmd, "vocab")) return el_cmd_vocab(argc - 1, argv + 1);
-  if (!strcmp(cmd, "pretrain")) return el_cmd_pretrain(argc - 1, argv + 1);
-  if (!strcmp(cmd, "finetune")) return el_cmd_finetune(argc - 1, argv + 1);
-  if (!strcmp(cmd, "eval")) return el_cmd_eval(argc - 1, argv + 1);
-  if (!strcmp(cmd, "recipe")) return el_cmd_recipe(argc - 1, argv + 1);
-  if (!strcmp(cmd, "corrupt")) return el_cmd_corrupt(argc - 1, argv + 1);
+  if (!strcmp(cmd, "vocab")) return el__cmd_vocab(argc - 1, argv + 1);
+  if (!strcmp(cmd, "pretrain")) return el__cmd_pretrain(argc - 1, argv + 1);
+  if (!strcmp(cmd, "finetune")) return el__cmd_finetune(argc - 1, argv + 1);
+  if (!strcmp(cmd, "eval")) return el__cmd_eval(argc - 1, argv + 1);
+  if (!strcmp(cmd, "recipe")) return el__cmd_recipe(argc - 1, argv + 1);
+  if (!strcmp(cmd, "corrupt")) return el__cmd_corrupt(argc - 1, argv + 1);
   fprintf(stderr, "electra-train: unknown command '%s'\n\n", cmd);
   usage(stderr);
   return 2;

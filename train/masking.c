@@ -39,7 +39,7 @@ static int select_seq(const el__mask_cfg *c, const int *ids, const uint8_t *skip
   int n = el__mask_count(len, c->mask_prob, c->max_pred);
   if (n > nc) n = nc;
   for (int k = 0; k < n; k++) {
-    int j = k + (int)el_rng_below(rng, (uint32_t)(nc - k));
+    int j = k + (int)el__rng_below(rng, (uint32_t)(nc - k));
     int t = cand[k];
     cand[k] = cand[j];
     cand[j] = t;
@@ -68,7 +68,7 @@ int el__mask_electra_skip(const el__mask_cfg *c, const el_batch *b, const uint8_
   int n = 0, base = 0;
   for (int s = 0; s < b->n_seqs; s++) {
     int k = select_seq(c, b->ids, skip, base, b->seq_len[s], rng, cand, pos + n);
-    for (int i = 0; i < k; i++) use_mask[n + i] = el_rng_uniform(rng) < 0.85f;
+    for (int i = 0; i < k; i++) use_mask[n + i] = el__rng_uniform(rng) < 0.85f;
     n += k;
     base += b->seq_len[s];
   }
@@ -78,7 +78,7 @@ int el__mask_electra_skip(const el__mask_cfg *c, const el_batch *b, const uint8_
 
 static int random_token(const el__mask_cfg *c, el_rng *rng) {
   for (;;) {
-    int t = (int)el_rng_below(rng, (uint32_t)c->vocab_size);
+    int t = (int)el__rng_below(rng, (uint32_t)c->vocab_size);
     if (t != c->pad_id && t != c->unk_id && t != c->cls_id && t != c->sep_id && t != c->mask_id)
       return t;
   }
@@ -97,7 +97,7 @@ int el__mask_mlm(const el__mask_cfg *c, const el_batch *b, el_rng *rng, int *ids
     for (int i = n; i < n + k; i++) {
       int p = pos[i];
       target[i] = b->ids[p];
-      float r = el_rng_uniform(rng);
+      float r = el__rng_uniform(rng);
       int kd = r < 0.8f ? 0 : r < 0.9f ? 1 : 2;
       if (kd == 0) ids_out[p] = c->mask_id;
       else if (kd == 2) ids_out[p] = random_token(c, rng);

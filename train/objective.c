@@ -20,7 +20,7 @@ struct el_electra {
   uint8_t *seen;                  /* [max_tokens] duplicate check */
 };
 
-el_electra_opts el_electra_default_opts(int mask_id) {
+el_electra_opts el__electra_default_opts(int mask_id) {
   el_electra_opts o;
   memset(&o, 0, sizeof o);
   o.mask_id = mask_id;
@@ -33,7 +33,7 @@ el_electra_opts el_electra_default_opts(int mask_id) {
   return o;
 }
 
-int el_electra_new(el_params *p, const el_tmodel_limits *lim, el_electra **out, el_error *err) {
+int el__electra_new(el_params *p, const el_tmodel_limits *lim, el_electra **out, el_error *err) {
   *out = NULL;
   if (p->n_models != 2)
     return el_error_set(err, EL_EINVAL, "electra: needs a generator/discriminator pair");
@@ -43,10 +43,10 @@ int el_electra_new(el_params *p, const el_tmodel_limits *lim, el_electra **out, 
   e->lim = *lim;
   el_tmodel_limits dl = *lim;
   dl.max_pos = 0;
-  int rc = el_tmodel_new(&p->cfg[1], &p->w[1], &p->g[1], lim, &e->gen, err);
-  if (!rc) rc = el_tmodel_new(&p->cfg[0], &p->w[0], &p->g[0], &dl, &e->disc, err);
+  int rc = el__tmodel_new(&p->cfg[1], &p->w[1], &p->g[1], lim, &e->gen, err);
+  if (!rc) rc = el__tmodel_new(&p->cfg[0], &p->w[0], &p->g[0], &dl, &e->disc, err);
   if (rc) {
-    el_electra_free(e);
+    el__electra_free(e);
     return rc;
   }
   const size_t T = (size_t)lim->max_tokens, P = (size_t)lim->max_pos;
@@ -59,17 +59,17 @@ int el_electra_new(el_params *p, const el_tmodel_limits *lim, el_electra **out, 
   e->seen = calloc(T, 1);
   if (!e->gen_ids || !e->corrupt || !e->targets || !e->samples || !e->labels ||
       !e->dweights || !e->seen) {
-    el_electra_free(e);
+    el__electra_free(e);
     return el_error_set(err, EL_ENOMEM, "electra: out of memory");
   }
   *out = e;
   return EL_OK;
 }
 
-void el_electra_free(el_electra *e) {
+void el__electra_free(el_electra *e) {
   if (!e) return;
-  el_tmodel_free(e->gen);
-  el_tmodel_free(e->disc);
+  el__tmodel_free(e->gen);
+  el__tmodel_free(e->disc);
   free(e->gen_ids);
   free(e->corrupt);
   free(e->targets);
@@ -80,21 +80,21 @@ void el_electra_free(el_electra *e) {
   free(e);
 }
 
-size_t el_electra_bytes(const el_electra *e) {
+size_t el__electra_bytes(const el_electra *e) {
   const size_t T = (size_t)e->lim.max_tokens, P = (size_t)e->lim.max_pos;
-  return el_tmodel_bytes(e->gen) + el_tmodel_bytes(e->disc) + T * (2 * sizeof(int) + 9) +
+  return el__tmodel_bytes(e->gen) + el__tmodel_bytes(e->disc) + T * (2 * sizeof(int) + 9) +
          P * 2 * sizeof(int);
 }
 
-el_tmodel *el_electra_generator(el_electra *e) { return e->gen; }
-el_tmodel *el_electra_discriminator(el_electra *e) { return e->disc; }
+el_tmodel *el__electra_generator(el_electra *e) { return e->gen; }
+el_tmodel *el__electra_discriminator(el_electra *e) { return e->disc; }
 
 /* Gumbel-max over one row: argmax_j logits_j - log(-log(u_j + 1e-9) + 1e-9).
  * u_j takes one of the 2^24 floats k 2^-24 in [0, 1) (exact in float, so it
  * never rounds up to 1), two per 64 counter-based random bits keyed by one
  * draw from r, in blocks of 64 so the bits and logs vectorise. */
 int el__sample_gumbel(const float *x, int V, el_rng *r) {
-  const uint64_t key = el_rng_u64(r);
+  const uint64_t key = el__rng_u64(r);
   int best = 0;
   float best_v = -INFINITY;
   float s[64];
@@ -116,7 +116,7 @@ int el__sample_gumbel(const float *x, int V, el_rng *r) {
 
 /* Inverse CDF over one row of probabilities. */
 int el__sample_cdf(const float *p, int V, el_rng *r) {
-  double u = (double)(el_rng_u64(r) >> 11) * (1.0 / 9007199254740992.0), acc = 0.0;
+  double u = (double)(el__rng_u64(r) >> 11) * (1.0 / 9007199254740992.0), acc = 0.0;
   int last = 0;
   for (int j = 0; j < V; j++) {
     if (p[j] > 0.0f) last = j;
@@ -131,7 +131,7 @@ typedef struct sample_job {
   int *samples;
   float *rows;        /* logits (Gumbel), probs (CDF), or probs -> gradient (in place) */
   const int *targets; /* gradient rows */
-  el_rng base;        /* row i samples from el_rng_split(base, i) */
+  el_rng base;        /* row i samples from el__rng_split(base, i) */
   int V;
   float scale;
 } sample_job;
@@ -139,7 +139,7 @@ typedef struct sample_job {
 static void gumbel_rows(void *p, size_t lo, size_t hi) {
   const sample_job *j = p;
   for (size_t i = lo; i < hi; i++) {
-    el_rng r = el_rng_split(&j->base, (uint64_t)i);
+    el_rng r = el__rng_split(&j->base, (uint64_t)i);
     j->samples[i] = el__sample_gumbel(j->rows + i * j->V, j->V, &r);
   }
 }
@@ -147,7 +147,7 @@ static void gumbel_rows(void *p, size_t lo, size_t hi) {
 static void cdf_rows(void *p, size_t lo, size_t hi) {
   const sample_job *j = p;
   for (size_t i = lo; i < hi; i++) {
-    el_rng r = el_rng_split(&j->base, (uint64_t)i);
+    el_rng r = el__rng_split(&j->base, (uint64_t)i);
     j->samples[i] = el__sample_cdf(j->rows + i * j->V, j->V, &r);
   }
 }
@@ -197,7 +197,7 @@ static int check_plan(el_electra *e, const el_batch *b, const el_mask_plan *plan
   return rc;
 }
 
-int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
+int el__electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
                     const el_electra_opts *o, el_rng *rng, el_electra_result *res,
                     el_electra_outputs *outs, el_error *err) {
   int T = 0, rc = check_plan(e, b, plan, &T, err);
@@ -217,12 +217,12 @@ int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
   el_batch gb = *b;
   gb.ids = e->gen_ids;
   const float *cout;
-  if ((rc = el_tmodel_forward(e->gen, &gb, plan->pos, n, o->train, rng, &cout, err))) return rc;
-  float *logits = el_tmodel_output(e->gen);
+  if ((rc = el__tmodel_forward(e->gen, &gb, plan->pos, n, o->train, rng, &cout, err))) return rc;
+  float *logits = el__tmodel_output(e->gen);
 
   /* 3a. Gumbel samples need the raw logits (before they become probs) */
   el_rng sbase = {{0, 0, 0, 0}};
-  if (!o->forced_samples) el_rng_seed(&sbase, el_rng_u64(rng));
+  if (!o->forced_samples) el__rng_seed(&sbase, el__rng_u64(rng));
   if (o->forced_samples) {
     for (int i = 0; i < n; i++) {
       if (o->forced_samples[i] < 0 || o->forced_samples[i] >= V)
@@ -237,7 +237,7 @@ int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
 
   /* 2. MLM loss; logits become probs in place */
   int gen_correct = 0;
-  double mlm_sum = el_softmax_xent_forward(logits, logits, e->targets, NULL, n, V, &gen_correct);
+  double mlm_sum = el__softmax_xent_forward(logits, logits, e->targets, NULL, n, V, &gen_correct);
   const double mlm = mlm_sum / n;
   if (!o->forced_samples && o->sampler == EL_SAMPLE_CDF) {
     sample_job sj = {e->samples, logits, NULL, sbase, V, 0.0f};
@@ -263,8 +263,8 @@ int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
       }
   el_batch db = *b;
   db.ids = e->corrupt;
-  if ((rc = el_tmodel_forward(e->disc, &db, NULL, 0, o->train, rng, &cout, err))) return rc;
-  float *dl = el_tmodel_output(e->disc);
+  if ((rc = el__tmodel_forward(e->disc, &db, NULL, 0, o->train, rng, &cout, err))) return rc;
+  float *dl = el__tmodel_output(e->disc);
 
   /* 5. discriminator loss and metrics */
   const float *dw = NULL;
@@ -280,13 +280,13 @@ int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
       return el_error_set(err, EL_EINVAL, "electra: the batch holds only [CLS]/[SEP] tokens");
     dw = e->dweights;
   }
-  const double disc = el_sigmoid_xent_forward(dl, e->labels, dw, T) / n_scored;
+  const double disc = el__sigmoid_xent_forward(dl, e->labels, dw, T) / n_scored;
   int disc_correct = 0;
   for (int t = 0; t < T; t++)
     if (!dw || dw[t] > 0.0f) disc_correct += (dl[t] > 0.0f) == (e->labels[t] > 0.5f);
   if (outs) {
     if (outs->disc_prob)
-      for (int t = 0; t < T; t++) outs->disc_prob[t] = el_sigmoidf(dl[t]);
+      for (int t = 0; t < T; t++) outs->disc_prob[t] = el__sigmoidf(dl[t]);
     if (outs->disc_label)
       for (int t = 0; t < T; t++) outs->disc_label[t] = e->labels[t] > 0.5f;
     if (outs->samples) memcpy(outs->samples, e->samples, sizeof(int) * (size_t)n);
@@ -317,19 +317,19 @@ int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
   {
     const float sc = o->disc_weight / (float)n_scored;
     for (int t = 0; t < T; t++)
-      dl[t] = dw && dw[t] == 0.0f ? 0.0f : sc * (el_sigmoidf(dl[t]) - e->labels[t]);
+      dl[t] = dw && dw[t] == 0.0f ? 0.0f : sc * (el__sigmoidf(dl[t]) - e->labels[t]);
   }
-  if ((rc = el_tmodel_backward(e->disc, dl, err))) return rc;
+  if ((rc = el__tmodel_backward(e->disc, dl, err))) return rc;
   /* generator dL/dlogits = gen_weight/n (probs - onehot), in place over probs */
   sample_job gj = {NULL, logits, e->targets, sbase, V, o->gen_weight / (float)n};
   el__pool_for((size_t)n, 8, xent_grad_rows, &gj);
-  return el_tmodel_backward(e->gen, logits, err);
+  return el__tmodel_backward(e->gen, logits, err);
 }
 
-int el_mlm_step(el_tmodel *m, const el_batch *b, const int *positions, const int *targets,
+int el__mlm_step(el_tmodel *m, const el_batch *b, const int *positions, const int *targets,
                 int n, int train, int do_backward, el_rng *rng, double *loss, int *correct,
                 el_error *err) {
-  const el_config *c = el_tmodel_config(m);
+  const el_config *c = el__tmodel_config(m);
   if (c->arch != EL_ARCH_MASKED_LM)
     return el_error_set(err, EL_EINVAL, "mlm: the model must be %s",
                         el_arch_name(EL_ARCH_MASKED_LM));
@@ -339,11 +339,11 @@ int el_mlm_step(el_tmodel *m, const el_batch *b, const int *positions, const int
       return el_error_set(err, EL_EINVAL, "mlm: target %d is %d, outside [0, %d)", i,
                           targets ? targets[i] : -1, V);
   const float *cout;
-  int rc = el_tmodel_forward(m, b, positions, n, train, rng, &cout, err);
+  int rc = el__tmodel_forward(m, b, positions, n, train, rng, &cout, err);
   if (rc) return rc;
-  float *logits = el_tmodel_output(m);
+  float *logits = el__tmodel_output(m);
   int hits = 0;
-  const double l = el_softmax_xent_forward(logits, logits, targets, NULL, n, V, &hits) / n;
+  const double l = el__softmax_xent_forward(logits, logits, targets, NULL, n, V, &hits) / n;
   if (loss) *loss = l;
   if (correct) *correct = hits;
   if (!isfinite(l))
@@ -352,5 +352,5 @@ int el_mlm_step(el_tmodel *m, const el_batch *b, const int *positions, const int
   el_rng none = {{0, 0, 0, 0}};
   sample_job gj = {NULL, logits, targets, none, V, 1.0f / (float)n};
   el__pool_for((size_t)n, 8, xent_grad_rows, &gj);
-  return el_tmodel_backward(m, logits, err);
+  return el__tmodel_backward(m, logits, err);
 }

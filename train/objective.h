@@ -3,7 +3,7 @@
  *
  * Masking decisions are made by the data pipeline (which positions, which of
  * them become [MASK]); this module does everything after that. Gradients are
- * ACCUMULATED into the el_params grads block: call el_params_zero_grads
+ * ACCUMULATED into the el_params grads block: call el__params_zero_grads
  * before a step (or before the first of several accumulated micro-batches).
  *
  * ELECTRA step, exactly:
@@ -68,7 +68,7 @@ typedef struct el_electra_opts {
 } el_electra_opts;
 
 /* Defaults above (mask_id must still be set): gen 1, disc 50, train 1, backward 1. */
-el_electra_opts el_electra_default_opts(int mask_id);
+el_electra_opts el__electra_default_opts(int mask_id);
 
 typedef struct el_electra_result {
   double loss;          /* gen_weight * mlm_loss + disc_weight * disc_loss */
@@ -92,22 +92,22 @@ typedef struct el_electra_outputs {
 
 typedef struct el_electra el_electra; /* opaque: the two trainable models + scratch */
 
-/* p must be an ELECTRA pair (el_params_new_pair); borrowed, must outlive e.
- * Limits as in el_tmodel_new; lim->max_pos bounds plan n. *out owned by the
- * caller: el_electra_free. */
-int el_electra_new(el_params *p, const el_tmodel_limits *lim, el_electra **out, el_error *err);
-void el_electra_free(el_electra *e);
-size_t el_electra_bytes(const el_electra *e);
+/* p must be an ELECTRA pair (el__params_new_pair); borrowed, must outlive e.
+ * Limits as in el__tmodel_new; lim->max_pos bounds plan n. *out owned by the
+ * caller: el__electra_free. */
+int el__electra_new(el_params *p, const el_tmodel_limits *lim, el_electra **out, el_error *err);
+void el__electra_free(el_electra *e);
+size_t el__electra_bytes(const el_electra *e);
 /* The generator (model 1) and discriminator (model 0) trainable models, for
  * dropout overrides. */
-el_tmodel *el_electra_generator(el_electra *e);
-el_tmodel *el_electra_discriminator(el_electra *e);
+el_tmodel *el__electra_generator(el_electra *e);
+el_tmodel *el__electra_discriminator(el_electra *e);
 
 /* One ELECTRA forward + backward on a packed batch of ORIGINAL ids.
  * rng may be NULL only if train == 0 and forced_samples is set.
  * Errors: bad plan (position out of range or repeated, n < 1 or > max_pos),
  * bad batch, a non-finite loss (EL_EVALUE, nothing accumulated). */
-int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
+int el__electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
                     const el_electra_opts *o, el_rng *rng, el_electra_result *res,
                     el_electra_outputs *outs, el_error *err);
 
@@ -117,7 +117,7 @@ int el_electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
  * original id at positions[i]. Loss = mean over the n positions of
  * -log p(target). With do_backward, dLoss/dlogits is back-propagated into
  * m's gradients (accumulated). correct (may be NULL) = argmax hits. */
-int el_mlm_step(el_tmodel *m, const el_batch *b, const int *positions, const int *targets,
+int el__mlm_step(el_tmodel *m, const el_batch *b, const int *positions, const int *targets,
                 int n, int train, int do_backward, el_rng *rng, double *loss, int *correct,
                 el_error *err);
 

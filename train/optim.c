@@ -5,12 +5,12 @@
 #include <stdlib.h>
 #include "op_pool.h"
 
-el_adamw el_adamw_defaults(void) {
+el_adamw el__adamw_defaults(void) {
   el_adamw o = {0.9f, 0.999f, 1e-6f, 0.01f, 1.0f, 1.0f};
   return o;
 }
 
-double el_lr_at(double peak, long t, long total_steps, long warmup_steps) {
+double el__lr_at(double peak, long t, long total_steps, long warmup_steps) {
   if (t < 0) t = 0;
   double decay = 0.0;
   if (total_steps > 0) decay = 1.0 - (double)(t < total_steps ? t : total_steps) / total_steps;
@@ -38,7 +38,7 @@ static void norm_chunks(void *p, size_t lo, size_t hi) {
   }
 }
 
-double el_grad_norm(const el_params *p) {
+double el__grad_norm(const el_params *p) {
   const size_t n = p->numel, n_chunks = (n + NORM_CHUNK - 1) / NORM_CHUNK;
   double *part = malloc(sizeof(double) * (n_chunks ? n_chunks : 1));
   if (!part) return NAN;
@@ -74,7 +74,7 @@ static void adam_range(void *q, size_t lo, size_t hi) {
   }
 }
 
-int el_adamw_step(el_params *p, const el_adamw *o, double lr, el_adamw_stats *stats,
+int el__adamw_step(el_params *p, const el_adamw *o, double lr, el_adamw_stats *stats,
                   el_error *err) {
   if (!(o->beta1 >= 0.0f && o->beta1 < 1.0f) || !(o->beta2 >= 0.0f && o->beta2 < 1.0f) ||
       !(o->eps > 0.0f) || !(o->layer_decay > 0.0f) || !isfinite(lr))
@@ -82,7 +82,7 @@ int el_adamw_step(el_params *p, const el_adamw *o, double lr, el_adamw_stats *st
                         "adamw: bad settings (beta1 %g, beta2 %g, eps %g, layer_decay %g, lr %g)",
                         (double)o->beta1, (double)o->beta2, (double)o->eps,
                         (double)o->layer_decay, lr);
-  double norm = el_grad_norm(p);
+  double norm = el__grad_norm(p);
   if (!isfinite(norm))
     return el_error_set(err, EL_EVALUE, "adamw: gradient norm is %g; parameters not updated",
                         norm);

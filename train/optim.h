@@ -28,7 +28,7 @@ typedef struct el_adamw {
   float layer_decay;  /* 1.0 = off; fine-tuning 0.8 (small/base), 0.9 (large) */
 } el_adamw;
 
-el_adamw el_adamw_defaults(void);
+el_adamw el__adamw_defaults(void);
 
 /* lr(t) = peak * (1 - min(t, T) / T) * min(1, t / warmup), t = number of
  * updates already applied (0 for the first), T = total_steps; warmup 0 means
@@ -36,22 +36,22 @@ el_adamw el_adamw_defaults(void);
  * first update of a run with warmup has lr 0. With --time-limit, T (and the
  * warmup) come from the time plan (train/schedule.h), re-planned between
  * steps, so each step uses the then-current T. */
-double el_lr_at(double peak, long t, long total_steps, long warmup_steps);
+double el__lr_at(double peak, long t, long total_steps, long warmup_steps);
 
 typedef struct el_adamw_stats {
   double grad_norm;   /* before clipping */
   double clip_scale;  /* factor applied to the gradients (1 when not clipped) */
 } el_adamw_stats;
 
-/* One update of every tensor of p with learning rate lr (from el_lr_at).
+/* One update of every tensor of p with learning rate lr (from el__lr_at).
  * A non-finite gradient norm returns EL_EVALUE and changes nothing (the
  * caller decides whether to skip the batch or stop). The result does not
  * depend on the thread count. stats may be NULL. Grads are left as they are
  * (clipped values are not written back). */
-int el_adamw_step(el_params *p, const el_adamw *o, double lr, el_adamw_stats *stats,
+int el__adamw_step(el_params *p, const el_adamw *o, double lr, el_adamw_stats *stats,
                   el_error *err);
 
 /* Global L2 norm of the grads block (thread-count independent summation). */
-double el_grad_norm(const el_params *p);
+double el__grad_norm(const el_params *p);
 
 #endif

@@ -33,7 +33,7 @@ static el_tensor_spec *specs_alloc(void) {
   return malloc(sizeof(el_tensor_spec) * EL_MAX_TENSORS);
 }
 
-int el_params_find(const el_params *p, int model, const char *name) {
+int el__params_find(const el_params *p, int model, const char *name) {
   for (int i = 0; i < p->n_tensors; i++) {
     const el_param_tensor *t = &p->tensors[i];
     if (!strcmp(t->name, name) && (t->model == model || (model == 1 && t->shared))) return i;
@@ -44,13 +44,13 @@ int el_params_find(const el_params *p, int model, const char *name) {
 /* Appends model's own tensors to the table (shared/tied ones of model 1 are
  * marked on model 0's entries instead). */
 static int add_model(el_params *p, int model, el_tensor_spec *specs, el_error *err) {
-  int n = 0, rc = el_tensor_specs(&p->cfg[model], NULL, specs, &n, err);
+  int n = 0, rc = el__tensor_specs(&p->cfg[model], NULL, specs, &n, err);
   if (rc) return rc;
   for (int i = 0; i < n; i++) {
     const el_tensor_spec *s = &specs[i];
     if (s->optional) continue; /* tied lm weight: the word table */
     if (model == 1 && is_shared_name(p, s->name)) {
-      int j = el_params_find(p, 0, s->name);
+      int j = el__params_find(p, 0, s->name);
       if (j < 0)
         return el_error_set(err, EL_ESHAPE, "params: generator tensor %s has no discriminator twin",
                             s->name);
@@ -84,11 +84,11 @@ static int add_model(el_params *p, int model, el_tensor_spec *specs, el_error *e
 static int point_view(el_params *p, int model, el_weights *view, float *block,
                       el_tensor_spec *specs, el_error *err) {
   memset(view, 0, sizeof *view);
-  int n = 0, rc = el_tensor_specs(&p->cfg[model], view, specs, &n, err);
+  int n = 0, rc = el__tensor_specs(&p->cfg[model], view, specs, &n, err);
   if (rc) return rc;
   for (int i = 0; i < n; i++) {
     if (specs[i].optional) continue;
-    int j = el_params_find(p, model, specs[i].name);
+    int j = el__params_find(p, model, specs[i].name);
     if (j < 0)
       return el_error_set(err, EL_EINVAL, "params: tensor %s missing from the layout",
                           specs[i].name);
@@ -120,33 +120,33 @@ static int build(el_params *p, int n_models, const el_config *c0, const el_confi
   p->tie_encoder = tie_encoder;
   copy_config(&p->cfg[0], c0);
   if (c1) copy_config(&p->cfg[1], c1);
-  int rc = el_config_check(c0, n_models == 2 ? "discriminator config" : "config", err);
-  if (!rc && c1) rc = el_config_check(c1, "generator config", err);
+  int rc = el__config_check(c0, n_models == 2 ? "discriminator config" : "config", err);
+  if (!rc && c1) rc = el__config_check(c1, "generator config", err);
   if (rc) return rc;
   el_tensor_spec *specs = specs_alloc();
   p->tensors = calloc((size_t)2 * EL_MAX_TENSORS, sizeof *p->tensors);
   if (!specs || !p->tensors) {
     free(specs);
-    el_params_free(p);
+    el__params_free(p);
     return el_error_set(err, EL_ENOMEM, "params: out of memory for the tensor table");
   }
   for (int k = 0; k < n_models && !rc; k++) rc = add_model(p, k, specs, err);
   if (!rc) rc = finish(p, specs, err);
   free(specs);
-  if (rc) el_params_free(p);
+  if (rc) el__params_free(p);
   return rc;
 }
 
-int el_params_new_single(el_params *p, const el_config *cfg, el_error *err) {
+int el__params_new_single(el_params *p, const el_config *cfg, el_error *err) {
   return build(p, 1, cfg, NULL, 0, err);
 }
 
-int el_params_new_pair(el_params *p, const el_config *disc, const el_config *gen,
+int el__params_new_pair(el_params *p, const el_config *disc, const el_config *gen,
                        el_error *err) {
-  return el_params_new_pair_tied(p, disc, gen, 0, err);
+  return el__params_new_pair_tied(p, disc, gen, 0, err);
 }
 
-int el_params_new_pair_tied(el_params *p, const el_config *disc, const el_config *gen,
+int el__params_new_pair_tied(el_params *p, const el_config *disc, const el_config *gen,
                             int tie_encoder, el_error *err) {
   memset(p, 0, sizeof *p);
   if (disc->arch != EL_ARCH_PRETRAINING)
@@ -175,7 +175,7 @@ int el_params_new_pair_tied(el_params *p, const el_config *disc, const el_config
   return build(p, 2, disc, gen, tie_encoder, err);
 }
 
-void el_params_free(el_params *p) {
+void el__params_free(el_params *p) {
   if (!p) return;
   free(p->params);
   free(p->grads);
@@ -185,7 +185,7 @@ void el_params_free(el_params *p) {
   memset(p, 0, sizeof *p);
 }
 
-int el_generator_config(const el_config *disc, float mult, el_config *gen, el_error *err) {
+int el__generator_config(const el_config *disc, float mult, el_config *gen, el_error *err) {
   if (!(mult > 0.0f) || !isfinite(mult))
     return el_error_set(err, EL_EINVAL, "generator size multiplier must be positive, found %g",
                         (double)mult);
@@ -197,10 +197,10 @@ int el_generator_config(const el_config *disc, float mult, el_config *gen, el_er
   gen->num_labels = 0;
   gen->regression = 0;
   gen->has_null_threshold = 0;
-  return el_config_check(gen, "generator config", err);
+  return el__config_check(gen, "generator config", err);
 }
 
-int el_params_init_random(el_params *p, float std, int truncated, el_rng *rng, el_error *err) {
+int el__params_init_random(el_params *p, float std, int truncated, el_rng *rng, el_error *err) {
   if (!p->params) return el_error_set(err, EL_EINVAL, "params: init of an empty set");
   if (!(std > 0.0f)) std = p->cfg[0].initializer_range;
   if (!(std >= 0.0f) || !isfinite(std))
@@ -214,8 +214,8 @@ int el_params_init_random(el_params *p, float std, int truncated, el_rng *rng, e
       memset(x, 0, t->count * sizeof *x); /* biases, LayerNorm beta */
     } else {
       for (size_t j = 0; j < t->count; j++) {
-        float z = el_rng_normal(rng);
-        while (truncated && fabsf(z) > 2.0f) z = el_rng_normal(rng);
+        float z = el__rng_normal(rng);
+        while (truncated && fabsf(z) > 2.0f) z = el__rng_normal(rng);
         x[j] = z * std;
       }
       if (!strcmp(t->name, SHARED_PREFIX "word_embeddings.weight")) {
@@ -229,7 +229,7 @@ int el_params_init_random(el_params *p, float std, int truncated, el_rng *rng, e
   return EL_OK;
 }
 
-int el_params_copy_from(el_params *p, int model, const el_config *src_cfg,
+int el__params_copy_from(el_params *p, int model, const el_config *src_cfg,
                         const el_weights *src_w, int what, el_error *err) {
   if (model < 0 || model >= p->n_models)
     return el_error_set(err, EL_EINVAL, "params: no model %d in this set", model);
@@ -244,8 +244,8 @@ int el_params_copy_from(el_params *p, int model, const el_config *src_cfg,
     goto done;
   }
   memcpy(sw, src_w, sizeof *sw);
-  if ((rc = el_tensor_specs(src_cfg, sw, src, &n_src, err))) goto done;
-  if ((rc = el_tensor_specs(&p->cfg[model], NULL, dst, &n_dst, err))) goto done;
+  if ((rc = el__tensor_specs(src_cfg, sw, src, &n_src, err))) goto done;
+  if ((rc = el__tensor_specs(&p->cfg[model], NULL, dst, &n_dst, err))) goto done;
   for (int i = 0; i < n_dst; i++) {
     const el_tensor_spec *d = &dst[i];
     if (d->optional) continue;
@@ -264,7 +264,7 @@ int el_params_copy_from(el_params *p, int model, const el_config *src_cfg,
                         d->name, d->shape[0], d->shape[1], s->shape[0], s->shape[1]);
       goto done;
     }
-    int j = el_params_find(p, model, d->name);
+    int j = el__params_find(p, model, d->name);
     const el_param_tensor *t = &p->tensors[j];
     memcpy(p->params + t->offset, *s->slot, t->count * sizeof(float));
   }
@@ -275,12 +275,12 @@ done:
   return rc;
 }
 
-int el_params_copy_from_model(el_params *p, int model, const el_model *src, int what,
+int el__params_copy_from_model(el_params *p, int model, const el_model *src, int what,
                               el_error *err) {
-  return el_params_copy_from(p, model, &src->cfg, &src->w, what, err);
+  return el__params_copy_from(p, model, &src->cfg, &src->w, what, err);
 }
 
-void el_params_zero_grads(el_params *p) {
+void el__params_zero_grads(el_params *p) {
   if (p->grads) memset(p->grads, 0, p->numel * sizeof(float));
 }
 
@@ -318,7 +318,7 @@ static int read_all(FILE *f, void *buf, size_t size, size_t n, const char *what,
   return EL_OK;
 }
 
-int el_params_write(const el_params *p, FILE *f, const char *what, el_error *err) {
+int el__params_write(const el_params *p, FILE *f, const char *what, el_error *err) {
   rec_header h;
   memset(&h, 0, sizeof h);
   memcpy(h.magic, MAGIC, 8);
@@ -340,7 +340,7 @@ int el_params_write(const el_params *p, FILE *f, const char *what, el_error *err
   return rc;
 }
 
-int el_params_read(el_params *p, FILE *f, const char *what, el_error *err) {
+int el__params_read(el_params *p, FILE *f, const char *what, el_error *err) {
   rec_header h;
   int rc = read_all(f, &h, sizeof h, 1, what, err);
   if (rc) return rc;

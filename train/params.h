@@ -16,12 +16,12 @@
  *    table (tied). Shared tensors therefore receive the gradients of both
  *    models, added, because every backward op accumulates.
  *
- * Block layout: model 0's tensors in el_tensor_specs order, then model 1's
+ * Block layout: model 0's tensors in el__tensor_specs order, then model 1's
  * own tensors (shared and tied ones skipped) in spec order. The layout is a
  * pure function of the configs, so it is the same in every process.
  *
  * Ownership: el_params owns its four blocks and its copies of the configs;
- * every pointer in w[], g[] and tensors[] is valid until el_params_free. */
+ * every pointer in w[], g[] and tensors[] is valid until el__params_free. */
 #ifndef EL_TRAIN_PARAMS_H
 #define EL_TRAIN_PARAMS_H
 
@@ -59,14 +59,14 @@ typedef struct el_params {
 } el_params;
 
 /* A single model of cfg->arch. Parameters are zero until an init call.
- * *p is caller-provided storage, filled here; release with el_params_free. */
-int el_params_new_single(el_params *p, const el_config *cfg, el_error *err);
+ * *p is caller-provided storage, filled here; release with el__params_free. */
+int el__params_new_single(el_params *p, const el_config *cfg, el_error *err);
 
 /* An ELECTRA pair: disc->arch must be EL_ARCH_PRETRAINING, gen->arch
  * EL_ARCH_MASKED_LM, and both must agree on vocab_size, embedding_size,
  * max_position_embeddings, type_vocab_size (the shared tensors), else
  * EL_ESHAPE naming the field. */
-int el_params_new_pair(el_params *p, const el_config *disc, const el_config *gen,
+int el__params_new_pair(el_params *p, const el_config *disc, const el_config *gen,
                        el_error *err);
 /* The same with tie_encoder != 0: GR's untied_generator=False ("all tied"
  * in the paper, §3.2). Every "electra." tensor -- embeddings,
@@ -74,11 +74,11 @@ int el_params_new_pair(el_params *p, const el_config *disc, const el_config *gen
  * use it; the generator keeps only its head (generator_predictions.*,
  * generator_lm_head.bias). The generator must then have the
  * discriminator's hidden size, layers, heads and FFN (else EL_ESHAPE). */
-int el_params_new_pair_tied(el_params *p, const el_config *disc, const el_config *gen,
+int el__params_new_pair_tied(el_params *p, const el_config *disc, const el_config *gen,
                             int tie_encoder, el_error *err);
 
 /* Frees the blocks and configs; p is zeroed. Safe on a zeroed struct. */
-void el_params_free(el_params *p);
+void el__params_free(el_params *p);
 
 /* The generator config of docs/MODEL.md §3 for a discriminator config and a
  * size multiplier (0.25 default): arch EL_ARCH_MASKED_LM, hidden
@@ -86,7 +86,7 @@ void el_params_free(el_params *p);
  * (GR get_generator_config), the same layers, embedding size, vocabulary,
  * positions, types, dropout, eps and init range. id2label is not copied.
  * Returns EL_ESHAPE if the result is not a valid config (H_g < 1, ...). */
-int el_generator_config(const el_config *disc, float mult, el_config *gen, el_error *err);
+int el__generator_config(const el_config *disc, float mult, el_config *gen, el_error *err);
 
 /* Random initialization, HF _init_weights style with GR's option of a
  * truncated normal: every 2-D weight (embeddings, dense) ~ N(0, std) --
@@ -95,9 +95,9 @@ int el_generator_config(const el_config *disc, float mult, el_config *gen, el_er
  * table 0 (HF padding_idx). std = cfg[0].initializer_range when std <= 0.
  * Draws in block order from rng, so the result is a function of the seed.
  * Moments are reset to 0. */
-int el_params_init_random(el_params *p, float std, int truncated, el_rng *rng, el_error *err);
+int el__params_init_random(el_params *p, float std, int truncated, el_rng *rng, el_error *err);
 
-/* What el_params_copy_from copies. */
+/* What el__params_copy_from copies. */
 enum {
   EL_COPY_ENCODER = 1, /* names starting "electra.": embeddings, projection, encoder */
   EL_COPY_HEAD = 2     /* every other tensor of model's arch (needs the same arch) */
@@ -110,26 +110,26 @@ enum {
  * never copied separately. Writes into params only (moments untouched).
  * Typical: fine-tuning = init_random, then copy EL_COPY_ENCODER from the
  * pretrained discriminator ("new random head"). */
-int el_params_copy_from(el_params *p, int model, const el_config *src_cfg,
+int el__params_copy_from(el_params *p, int model, const el_config *src_cfg,
                         const el_weights *src_w, int what, el_error *err);
 /* The same from a loaded el_model (engine/model_internal.h). */
-int el_params_copy_from_model(el_params *p, int model, const el_model *src, int what,
+int el__params_copy_from_model(el_params *p, int model, const el_model *src, int what,
                               el_error *err);
 
 /* grads = 0 (call before accumulating a step's backward). */
-void el_params_zero_grads(el_params *p);
+void el__params_zero_grads(el_params *p);
 
 /* Index of a tensor by (model, HF name), or -1. */
-int el_params_find(const el_params *p, int model, const char *name);
+int el__params_find(const el_params *p, int model, const char *name);
 
 /* Resume state: writes a header (magic "ELPARAM1", layout signature: models,
  * configs' sizes, tensor names and counts) then params, m and v (grads are not
  * saved: they are zero between steps). Errors name `what` (a path for the
  * message); a full disk is EL_ENOSPC. Does not fsync or close f. */
-int el_params_write(const el_params *p, FILE *f, const char *what, el_error *err);
-/* Reads what el_params_write wrote into a set created with the same configs;
+int el__params_write(const el_params *p, FILE *f, const char *what, el_error *err);
+/* Reads what el__params_write wrote into a set created with the same configs;
  * a different layout is EL_ESHAPE naming the first difference, a short or
  * corrupt file EL_EFORMAT. On error p's blocks may be partly overwritten. */
-int el_params_read(el_params *p, FILE *f, const char *what, el_error *err);
+int el__params_read(el_params *p, FILE *f, const char *what, el_error *err);
 
 #endif

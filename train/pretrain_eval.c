@@ -135,7 +135,7 @@ int el__validate_electra(el_electra *e, el__dataset *d, const el__mask_cfg *mc,
   b.counts = calloc((size_t)mc->vocab_size, sizeof *b.counts);
   if (!b.counts) return el_error_set(err, EL_ENOMEM, "validation: out of memory");
   el_rng rng;
-  el_rng_seed(&rng, seed ^ VAL_STREAM);
+  el__rng_seed(&rng, seed ^ VAL_STREAM);
   el_electra_opts vo = *o;
   vo.train = 0;
   vo.backward = 0;
@@ -158,7 +158,7 @@ int el__validate_electra(el_electra *e, el__dataset *d, const el__mask_cfg *mc,
     el_mask_plan plan = {n, b.pos, b.use_mask};
     el_electra_result r;
     el_electra_outputs outs = {b.prob, b.label, NULL, NULL};
-    if ((rc = el_electra_step(e, &bt, &plan, &vo, &rng, &r, &outs, err))) break;
+    if ((rc = el__electra_step(e, &bt, &plan, &vo, &rng, &r, &outs, err))) break;
     gl += r.mlm_loss * r.n_selected;
     dl += r.disc_loss * r.n_scored;
     nscored += r.n_scored;
@@ -207,7 +207,7 @@ int el__validate_mlm(el_tmodel *m, el__dataset *d, const el__mask_cfg *mc, int b
   b.counts = calloc((size_t)mc->vocab_size, sizeof *b.counts);
   if (!b.counts) return el_error_set(err, EL_ENOMEM, "validation: out of memory");
   el_rng rng;
-  el_rng_seed(&rng, seed ^ VAL_STREAM);
+  el__rng_seed(&rng, seed ^ VAL_STREAM);
   double gl = 0;
   long gc = 0;
   int rc = EL_OK;
@@ -228,7 +228,7 @@ int el__validate_mlm(el_tmodel *m, el__dataset *d, const el__mask_cfg *mc, int b
     cb.ids = b.ids;
     double loss;
     int correct;
-    if ((rc = el_mlm_step(m, &cb, b.pos, b.targets, n, 0, 0, NULL, &loss, &correct, err))) break;
+    if ((rc = el__mlm_step(m, &cb, b.pos, b.targets, n, 0, 0, NULL, &loss, &correct, err))) break;
     gl += loss * n;
     gc += correct;
     out->n_masked += n;

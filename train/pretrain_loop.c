@@ -45,13 +45,13 @@ static int save_all(el__pt_run *r, el_error *err) {
   int rc;
   if (r->o->mlm) {
     snprintf(dir, sizeof dir, "%s/mlm", r->run_dir);
-    rc = el_checkpoint_save(dir, &r->p.cfg[0], &r->p.w[0], r->o->vocab, err);
+    rc = el__checkpoint_save(dir, &r->p.cfg[0], &r->p.w[0], r->o->vocab, err);
   } else {
     snprintf(dir, sizeof dir, "%s/discriminator", r->run_dir);
-    rc = el_checkpoint_save(dir, &r->p.cfg[0], &r->p.w[0], r->o->vocab, err);
+    rc = el__checkpoint_save(dir, &r->p.cfg[0], &r->p.w[0], r->o->vocab, err);
     if (!rc) {
       snprintf(dir, sizeof dir, "%s/generator", r->run_dir);
-      rc = el_checkpoint_save(dir, &r->p.cfg[1], &r->p.w[1], r->o->vocab, err);
+      rc = el__checkpoint_save(dir, &r->p.cfg[1], &r->p.w[1], r->o->vocab, err);
     }
   }
   if (rc) return rc;
@@ -140,9 +140,9 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, double lr, el_error
   int rc = el__dataset_next(&r->data, (int)o->batch_size, pk, err);
   if (rc) return rc;
   el_batch b = el__packed_batch(pk);
-  el_rng mrng = el_rng_split(&r->base, 2 * (uint64_t)r->step + 1);
-  el_rng srng = el_rng_split(&r->base, 2 * (uint64_t)r->step + 2);
-  el_params_zero_grads(&r->p);
+  el_rng mrng = el__rng_split(&r->base, 2 * (uint64_t)r->step + 1);
+  el_rng srng = el__rng_split(&r->base, 2 * (uint64_t)r->step + 2);
+  el__params_zero_grads(&r->p);
   double loss, gen_loss, disc_loss = NAN;
   int n_sel, gen_correct, disc_correct = 0, n_tok = pk->n_tokens, n_scored = n_tok;
   if (o->mlm) {
@@ -150,7 +150,7 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, double lr, el_error
     if (n_sel < 0) return el_error_set(err, EL_ENOMEM, "out of memory masking");
     el_batch cb = b;
     cb.ids = r->corrupt;
-    rc = el_mlm_step(r->mlm, &cb, r->pos, r->targets, n_sel, 1, 1, &srng, &gen_loss,
+    rc = el__mlm_step(r->mlm, &cb, r->pos, r->targets, n_sel, 1, 1, &srng, &gen_loss,
                      &gen_correct, err);
     loss = gen_loss;
   } else {
@@ -158,8 +158,8 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, double lr, el_error
      * stream split off the masking one, so masking draws are unchanged) */
     const uint8_t *forced = NULL;
     if (r->lids) {
-      el_rng lrng = el_rng_split(&mrng, 0x1EA4E4ULL);
-      uint64_t ls = el_rng_u64(&lrng);
+      el_rng lrng = el__rng_split(&mrng, 0x1EA4E4ULL);
+      uint64_t ls = el__rng_u64(&lrng);
       if ((rc = el__lids_corrupt(r->lids, &b, o->corruption_rate, &ls, &r->lb, err))) return rc;
       b = el__lids_batch_view(&r->lb);
       forced = r->lb.forced;
@@ -168,7 +168,7 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, double lr, el_error
     if (n_sel < 0) return el_error_set(err, EL_ENOMEM, "out of memory masking");
     el_mask_plan plan = {n_sel, r->pos, r->use_mask, forced};
     el_electra_result res;
-    rc = el_electra_step(r->electra, &b, &plan, &r->eo, &srng, &res, NULL, err);
+    rc = el__electra_step(r->electra, &b, &plan, &r->eo, &srng, &res, NULL, err);
     loss = res.loss;
     gen_loss = res.mlm_loss;
     disc_loss = res.disc_loss;
@@ -178,7 +178,7 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, double lr, el_error
     if (!rc) a->n_replaced += res.n_replaced;
   }
   el_adamw_stats as = {0, 1};
-  if (!rc) rc = el_adamw_step(&r->p, &r->adam, lr, &as, err);
+  if (!rc) rc = el__adamw_step(&r->p, &r->adam, lr, &as, err);
   r->step++;
   r->tokens_seen += (uint64_t)n_tok;
   if (rc) return rc;
@@ -239,7 +239,7 @@ static void plan_update(el__pt_run *r, el__plan *pl, double step_s, double elaps
                       "time plan: %.3fs per step measured -> %ld steps in %s (warmup %ld); "
                       "re-planned as the step time changes",
                       el__plan_cost(pl), pl->total,
-                      el_format_duration(pl->budget, lim, sizeof lim),
+                      el__format_duration(pl->budget, lim, sizeof lim),
                       el__warmup_capped(pl->total, r->o->warmup_steps, r->o->warmup_auto));
   }
 }
@@ -306,7 +306,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
     if (o->time_limit <= 0) snprintf(of, sizeof of, " of %ld", o->max_steps);
     else
       snprintf(of, sizeof of, "; LR schedule planned for the time limit %s%s",
-               el_format_duration(o->time_limit, lim, sizeof lim), cap);
+               el__format_duration(o->time_limit, lim, sizeof lim), cap);
     fprintf(stderr,
             "data: %llu examples (%llu train, %llu held out), %llu tokens; batch %ld x %ld, "
             "%d threads, %s step %lld%s\n",
@@ -362,7 +362,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
       break;
     }
     long total = pl ? pl->total : o->max_steps;
-    double lr = el_lr_at(o->lr, r->step, total,
+    double lr = el__lr_at(o->lr, r->step, total,
                          pl ? el__warmup_capped(total, o->warmup_steps, o->warmup_auto)
                             : o->warmup_steps);
     double t0 = mono();
@@ -457,7 +457,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
     plot(r);
     el__progress_note(&r->prog, "%s at step %lld; saved to %s (%.1fs). Trained %s in total.",
                       why_stop, (long long)r->step, r->run_dir, mono() - ts,
-                      el_format_duration(r->train_seconds, (char[32]){0}, 32));
+                      el__format_duration(r->train_seconds, (char[32]){0}, 32));
   }
   code = 0;
 out_pk:

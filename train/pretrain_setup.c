@@ -171,26 +171,26 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
   int rc = el__pt_model_config(o, r->vocab_size, r->mc.pad_id, r->lower_case, &dc, err);
   if (rc) return rc;
   if (o->mlm) {
-    rc = el_params_new_single(&r->p, &dc, err);
+    rc = el__params_new_single(&r->p, &dc, err);
   } else {
-    if ((rc = el_generator_config(&dc, (float)o->gen_size, &gc, err))) return rc;
+    if ((rc = el__generator_config(&dc, (float)o->gen_size, &gc, err))) return rc;
     if (o->tie_generator) gc.num_heads = dc.num_heads; /* one encoder: the same heads */
-    rc = el_params_new_pair_tied(&r->p, &dc, &gc, o->tie_generator, err);
-    el_config_free(&gc);
+    rc = el__params_new_pair_tied(&r->p, &dc, &gc, o->tie_generator, err);
+    el__config_free(&gc);
   }
   if (rc) return rc;
   el_tmodel_limits lim = {(int)(o->batch_size * o->seq_len), (int)o->batch_size,
                           (int)o->seq_len, (int)o->batch_size * r->mc.max_pred};
-  if (o->mlm) rc = el_tmodel_new(&r->p.cfg[0], &r->p.w[0], &r->p.g[0], &lim, &r->mlm, err);
-  else rc = el_electra_new(&r->p, &lim, &r->electra, err);
+  if (o->mlm) rc = el__tmodel_new(&r->p.cfg[0], &r->p.w[0], &r->p.g[0], &lim, &r->mlm, err);
+  else rc = el__electra_new(&r->p, &lim, &r->electra, err);
   if (rc) return rc;
-  r->eo = el_electra_default_opts(r->mc.mask_id);
+  r->eo = el__electra_default_opts(r->mc.mask_id);
   r->eo.disc_weight = (float)o->disc_weight;
   if (o->disc_skip_special) {
     r->eo.skip_cls_id = r->mc.cls_id;
     r->eo.skip_sep_id = r->mc.sep_id;
   }
-  r->adam = el_adamw_defaults();
+  r->adam = el__adamw_defaults();
   r->adam.weight_decay = (float)o->weight_decay;
   size_t P = (size_t)lim.max_pos, T = (size_t)lim.max_tokens;
   r->pos = malloc(P * sizeof *r->pos);
@@ -206,7 +206,7 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
     fprintf(stderr, "learner errors: %g per word before masking; %d vocabulary words with "
                     "confusable forms, %d with misspellings\n", o->corruption_rate, nc, ns);
   }
-  el_rng_seed(&r->base, (uint64_t)o->seed);
+  el__rng_seed(&r->base, (uint64_t)o->seed);
   if (st) {
     free(st->settings_json); /* from el__state_peek; the load reads it again */
     st->settings_json = NULL;
@@ -218,17 +218,17 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
     el__data_pos pos = {st->data_epoch, st->data_offset};
     el__dataset_seek(&r->data, pos);
   } else {
-    el_rng init = el_rng_split(&r->base, 0x1A17ULL);
-    if ((rc = el_params_init_random(&r->p, 0.0f, 1, &init, err))) return rc;
+    el_rng init = el__rng_split(&r->base, 0x1A17ULL);
+    if ((rc = el__params_init_random(&r->p, 0.0f, 1, &init, err))) return rc;
     if (!o->bias_init_zero && (rc = el__prior_init(&r->p, &r->data, &r->mc, err))) return rc;
   }
   return EL_OK;
 }
 
 void el__pt_run_free(el__pt_run *r) {
-  el_electra_free(r->electra);
-  el_tmodel_free(r->mlm);
-  el_params_free(&r->p);
+  el__electra_free(r->electra);
+  el__tmodel_free(r->mlm);
+  el__params_free(&r->p);
   el__dataset_close(&r->data);
   el__lids_free(r->lids);
   el__lids_batch_free(&r->lb);

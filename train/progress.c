@@ -43,7 +43,7 @@ static void fmt_rate(char *buf, size_t n, double r) {
 static void fields(char *buf, size_t n, const el__progress_stats *s) {
   char rate[32], eta[32];
   fmt_rate(rate, sizeof rate, s->tokens_per_s);
-  el_format_duration(s->eta_s, eta, sizeof eta);
+  el__format_duration(s->eta_s, eta, sizeof eta);
   if (isnan(s->disc_loss))
     snprintf(buf, n, "%s tok/s | mlm %.3f acc %.1f%% | lr %.2e | ETA %s", rate, s->gen_loss,
              100 * s->gen_acc, s->lr, eta);

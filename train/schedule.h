@@ -1,6 +1,6 @@
 /* Time-planned learning-rate schedules (--time-limit of pretrain and
  * finetune): how many optimizer steps fit in the time a session has, so that
- * the linear warmup + decay of el_lr_at ends at the limit instead of being
+ * the linear warmup + decay of el__lr_at ends at the limit instead of being
  * cut off mid-way.
  *
  * The plan is per session. The caller tells the planner the seconds it may

@@ -135,7 +135,7 @@ int el__state_save(const char *dir, const el__state *s, const el_params *p, el_e
   int rc = EL_OK;
   if (fwrite(&h, sizeof h, 1, f) != 1 || fwrite(json, 1, h.json_len, f) != h.json_len)
     rc = fail_io(err, k.err, "cannot write", tmp);
-  if (!rc) rc = el_params_write(p, f, tmp, err);
+  if (!rc) rc = el__params_write(p, f, tmp, err);
   if (!rc && fflush(f)) rc = fail_io(err, k.err, "cannot write", tmp);
   uint64_t sum = k.h;
   if (!rc && (fwrite(&sum, sizeof sum, 1, f) != 1 || fflush(f)))
@@ -241,7 +241,7 @@ int el__state_load(const char *dir, el__state *s, el_params *p, el_error *err) {
   FILE *f = fopen(path, "rb");
   if (!f) return el_error_set(err, EL_EIO, "resume state %s: %s", path, strerror(errno));
   rc = read_header(f, path, s, err);
-  if (!rc) rc = el_params_read(p, f, path, err);
+  if (!rc) rc = el__params_read(p, f, path, err);
   fclose(f);
   if (rc) {
     free(s->settings_json);

@@ -6,7 +6,7 @@
  * state.bin layout:
  *   "ELSTATE1", u32 version, u32 header bytes, the el__state header fields,
  *   u32 length + the settings JSON (el__pt_opts_to_json),
- *   the parameter set (el_params_write: params, Adam m and v),
+ *   the parameter set (el__params_write: params, Adam m and v),
  *   u64 FNV-1a checksum of every byte before it.
  * Loading verifies the checksum, so a damaged or truncated file is refused
  * rather than resumed from. */
@@ -41,7 +41,7 @@ int el__state_peek(const char *dir, el__state *s, el_error *err);
 
 /* Reads everything into s and p (created with the same configs) and checks
  * the checksum. EL_EFORMAT for a damaged file, EL_ESHAPE for a layout that
- * does not match p (see el_params_read). */
+ * does not match p (see el__params_read). */
 int el__state_load(const char *dir, el__state *s, el_params *p, el_error *err);
 
 #endif

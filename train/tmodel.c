@@ -1,6 +1,6 @@
 /* Trainable encoder + head (train/tmodel.h): forward keeping activations,
  * backward accumulating gradients. Every activation lives in one arena sized
- * by el_tmodel_new; nothing is allocated per step. */
+ * by el__tmodel_new; nothing is allocated per step. */
 #include "tmodel.h"
 
 #include <cblas.h>
@@ -154,14 +154,14 @@ static void carve(el_tmodel *m, carver *c) {
   const size_t RW = R * (H > E ? H : E);
   m->dH1 = take(c, RW);
   m->dH2 = take(c, RW);
-  m->att_scratch = take(c, el_attention_scratch_size(m->lim.max_len, cf->hidden_size,
+  m->att_scratch = take(c, el__attention_scratch_size(m->lim.max_len, cf->hidden_size,
                                                      cf->num_heads));
 }
 
-int el_tmodel_new(const el_config *cfg, const el_weights *w, const el_weights *g,
+int el__tmodel_new(const el_config *cfg, const el_weights *w, const el_weights *g,
                   const el_tmodel_limits *lim, el_tmodel **out, el_error *err) {
   *out = NULL;
-  int rc = el_config_check(cfg, "tmodel config", err);
+  int rc = el__config_check(cfg, "tmodel config", err);
   if (rc) return rc;
   if (lim->max_tokens < 1 || lim->max_seqs < 1 || lim->max_len < 0 ||
       lim->max_len > cfg->max_position_embeddings ||
@@ -194,7 +194,7 @@ int el_tmodel_new(const el_config *cfg, const el_weights *w, const el_weights *g
   m->firsts = malloc(sizeof(int) * (size_t)m->lim.max_seqs);
   m->positions = malloc(sizeof(int) * (size_t)(m->lim.max_pos > 0 ? m->lim.max_pos : 1));
   if (!m->arena || !m->ids || !m->types || !m->seq_len || !m->firsts || !m->positions) {
-    el_tmodel_free(m);
+    el__tmodel_free(m);
     return el_error_set(err, EL_ENOMEM, "tmodel: cannot allocate %zu MB of activations",
                         c.used * sizeof(float) >> 20);
   }
@@ -205,7 +205,7 @@ int el_tmodel_new(const el_config *cfg, const el_weights *w, const el_weights *g
   return EL_OK;
 }
 
-void el_tmodel_free(el_tmodel *m) {
+void el__tmodel_free(el_tmodel *m) {
   if (!m) return;
   free(m->arena);
   free(m->ids);
@@ -216,7 +216,7 @@ void el_tmodel_free(el_tmodel *m) {
   free(m);
 }
 
-int el_tmodel_set_dropout(el_tmodel *m, float hidden, float attention, el_error *err) {
+int el__tmodel_set_dropout(el_tmodel *m, float hidden, float attention, el_error *err) {
   if (!(hidden >= 0.0f && hidden < 1.0f) || !(attention >= 0.0f && attention < 1.0f))
     return el_error_set(err, EL_EINVAL, "tmodel: dropout must be in [0, 1), got %g / %g",
                         (double)hidden, (double)attention);
@@ -225,19 +225,19 @@ int el_tmodel_set_dropout(el_tmodel *m, float hidden, float attention, el_error 
   return EL_OK;
 }
 
-size_t el_tmodel_bytes(const el_tmodel *m) {
+size_t el__tmodel_bytes(const el_tmodel *m) {
   return m->arena_floats * sizeof(float) +
          sizeof(int) * (2 * (size_t)m->lim.max_tokens + 2 * (size_t)m->lim.max_seqs +
                         (size_t)m->lim.max_pos);
 }
 
-const float *el_tmodel_hidden(const el_tmodel *m) {
+const float *el__tmodel_hidden(const el_tmodel *m) {
   if (!m->has_forward) return NULL;
   return m->cfg.num_layers > 0 ? m->L[m->cfg.num_layers - 1].out : NULL;
 }
-float *el_tmodel_output(el_tmodel *m) { return m->has_forward ? m->logits : NULL; }
-int el_tmodel_tokens(const el_tmodel *m) { return m->has_forward ? m->T : 0; }
-const el_config *el_tmodel_config(const el_tmodel *m) { return &m->cfg; }
+float *el__tmodel_output(el_tmodel *m) { return m->has_forward ? m->logits : NULL; }
+int el__tmodel_tokens(const el_tmodel *m) { return m->has_forward ? m->T : 0; }
+const el_config *el__tmodel_config(const el_tmodel *m) { return &m->cfg; }
 
 /* ---------- dropout masks ---------- */
 
@@ -300,7 +300,7 @@ static void drop_mul(float *y, const float *x, size_t n, mask_k k) {
 /* y = y * mask + r: dropout on a branch, then the residual add */
 static void drop_add(float *y, const float *r, size_t n, int on, mask_k k) {
   if (!on) {
-    el_add_inplace(y, r, n);
+    el__add_inplace(y, r, n);
     return;
   }
   mask_job j = {y, NULL, r, k};
@@ -362,7 +362,7 @@ static void blas_restore(int prev) {
   if (prev != 1) openblas_set_num_threads(prev);
 }
 
-int el_tmodel_forward(el_tmodel *m, const el_batch *b, const int *positions, int n_pos,
+int el__tmodel_forward(el_tmodel *m, const el_batch *b, const int *positions, int n_pos,
                       int train, el_rng *rng, const float **out, el_error *err) {
   int prev = blas_single();
   int rc = forward(m, b, positions, n_pos, train, rng, out, err);
@@ -370,7 +370,7 @@ int el_tmodel_forward(el_tmodel *m, const el_batch *b, const int *positions, int
   return rc;
 }
 
-int el_tmodel_backward(el_tmodel *m, const float *dout, el_error *err) {
+int el__tmodel_backward(el_tmodel *m, const float *dout, el_error *err) {
   int prev = blas_single();
   int rc = backward(m, dout, err);
   blas_restore(prev);
@@ -391,7 +391,7 @@ static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_
   const int drop_h = train && m->p_hidden > 0.0f, drop_a = train && m->p_attn > 0.0f;
   if ((drop_h || drop_a) && !rng)
     return el_error_set(err, EL_EINVAL, "tmodel: training-mode forward needs an rng");
-  m->dkey = (drop_h || drop_a) ? el_rng_u64(rng) : 0;
+  m->dkey = (drop_h || drop_a) ? el__rng_u64(rng) : 0;
   const uint64_t dk = m->dkey;
   const float ph = m->p_hidden;
 
@@ -414,9 +414,9 @@ static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_
   m->dropout_on = drop_h || drop_a;
 
   /* embeddings -> LN -> dropout -> (projection) */
-  el_embed_forward(m->emb_sum, m->ids, m->types, m->seq_len, m->n_seqs, w->word, w->pos, w->type,
+  el__embed_forward(m->emb_sum, m->ids, m->types, m->seq_len, m->n_seqs, w->word, w->pos, w->type,
                    E);
-  el_layernorm_forward(m->emb_ln, m->emb_mean, m->emb_rstd, m->emb_sum, w->emb_ln.g, w->emb_ln.b,
+  el__layernorm_forward(m->emb_ln, m->emb_mean, m->emb_rstd, m->emb_sum, w->emb_ln.g, w->emb_ln.b,
                        T, E, eps);
   const size_t TE = (size_t)T * E, TH = (size_t)T * H;
   if (drop_h) {
@@ -426,7 +426,7 @@ static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_
   }
   const float *x = m->emb_d;
   if (m->proj) {
-    el_dense_forward(m->proj, m->emb_d, w->project.w, w->project.b, T, E, H);
+    el__dense_forward(m->proj, m->emb_d, w->project.w, w->project.b, T, E, H);
     x = m->proj;
   }
 
@@ -434,43 +434,43 @@ static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_
     layer_cache *L = &m->L[l];
     const el_layer_w *lw = &w->layer[l];
     const uint64_t tag = 16 + 4 * (uint64_t)l;
-    el_dense_forward(L->q, x, lw->q.w, lw->q.b, T, H, H);
-    el_dense_forward(L->k, x, lw->k.w, lw->k.b, T, H, H);
-    el_dense_forward(L->v, x, lw->v.w, lw->v.b, T, H, H);
+    el__dense_forward(L->q, x, lw->q.w, lw->q.b, T, H, H);
+    el__dense_forward(L->k, x, lw->k.w, lw->k.b, T, H, H);
+    el__dense_forward(L->v, x, lw->v.w, lw->v.b, T, H, H);
     if (drop_a)
-      fill_mask(L->adrop, el_attention_probs_size(m->seq_len, m->n_seqs, nh),
+      fill_mask(L->adrop, el__attention_probs_size(m->seq_len, m->n_seqs, nh),
                 mask_key(dk, tag, m->p_attn));
-    el_attention_forward(L->ctx, L->probs, L->q, L->k, L->v, drop_a ? L->adrop : NULL,
+    el__attention_forward(L->ctx, L->probs, L->q, L->k, L->v, drop_a ? L->adrop : NULL,
                          m->seq_len, m->n_seqs, H, nh, m->att_scratch);
-    el_dense_forward(L->ln1_in, L->ctx, lw->attn_out.w, lw->attn_out.b, T, H, H);
+    el__dense_forward(L->ln1_in, L->ctx, lw->attn_out.w, lw->attn_out.b, T, H, H);
     drop_add(L->ln1_in, x, TH, drop_h, mask_key(dk, tag + 1, ph));
-    el_layernorm_forward(L->a, L->ln1_mean, L->ln1_rstd, L->ln1_in, lw->attn_ln.g, lw->attn_ln.b,
+    el__layernorm_forward(L->a, L->ln1_mean, L->ln1_rstd, L->ln1_in, lw->attn_ln.g, lw->attn_ln.b,
                          T, H, eps);
-    el_dense_forward(L->pre, L->a, lw->inter.w, lw->inter.b, T, H, I);
+    el__dense_forward(L->pre, L->a, lw->inter.w, lw->inter.b, T, H, I);
     float *gel = m->dI1; /* backward scratch, free during forward */
-    el_gelu_forward(gel, L->pre, (size_t)T * I);
-    el_dense_forward(L->ln2_in, gel, lw->out.w, lw->out.b, T, I, H);
+    el__gelu_forward(gel, L->pre, (size_t)T * I);
+    el__dense_forward(L->ln2_in, gel, lw->out.w, lw->out.b, T, I, H);
     drop_add(L->ln2_in, L->a, TH, drop_h, mask_key(dk, tag + 2, ph));
-    el_layernorm_forward(L->out, L->ln2_mean, L->ln2_rstd, L->ln2_in, lw->out_ln.g, lw->out_ln.b,
+    el__layernorm_forward(L->out, L->ln2_mean, L->ln2_rstd, L->ln2_in, lw->out_ln.g, lw->out_ln.b,
                          T, H, eps);
     x = L->out;
   }
 
   switch (c->arch) {
     case EL_ARCH_PRETRAINING:
-      el_dense_forward(m->h_pre, x, w->disc_dense.w, w->disc_dense.b, T, H, H);
-      el_gelu_forward(m->h_act, m->h_pre, TH);
-      el_dense_forward(m->logits, m->h_act, w->disc_pred.w, w->disc_pred.b, T, H, 1);
+      el__dense_forward(m->h_pre, x, w->disc_dense.w, w->disc_dense.b, T, H, H);
+      el__gelu_forward(m->h_act, m->h_pre, TH);
+      el__dense_forward(m->logits, m->h_act, w->disc_pred.w, w->disc_pred.b, T, H, 1);
       break;
     case EL_ARCH_MASKED_LM: {
       const int P = m->n_pos;
       for (int i = 0; i < P; i++)
         memcpy(m->h_in + (size_t)i * H, x + (size_t)m->positions[i] * H, sizeof(float) * H);
-      el_dense_forward(m->h_pre, m->h_in, w->gen_dense.w, w->gen_dense.b, P, H, E);
-      el_gelu_forward(m->h_act, m->h_pre, (size_t)P * E);
-      el_layernorm_forward(m->h_ln, m->h_mean, m->h_rstd, m->h_act, w->gen_ln.g, w->gen_ln.b, P, E,
+      el__dense_forward(m->h_pre, m->h_in, w->gen_dense.w, w->gen_dense.b, P, H, E);
+      el__gelu_forward(m->h_act, m->h_pre, (size_t)P * E);
+      el__layernorm_forward(m->h_ln, m->h_mean, m->h_rstd, m->h_act, w->gen_ln.g, w->gen_ln.b, P, E,
                            eps);
-      el_dense_forward(m->logits, m->h_ln, w->lm_w, w->lm_b, P, E, c->vocab_size);
+      el__dense_forward(m->logits, m->h_ln, w->lm_w, w->lm_b, P, E, c->vocab_size);
       break;
     }
     case EL_ARCH_SEQ_CLS: {
@@ -483,18 +483,18 @@ static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_
       } else {
         memcpy(m->h_act_d, m->h_in, SH * sizeof(float));
       }
-      el_dense_forward(m->h_pre, m->h_act_d, w->cls_dense.w, w->cls_dense.b, S, H, H);
-      el_gelu_forward(m->h_act, m->h_pre, SH);
+      el__dense_forward(m->h_pre, m->h_act_d, w->cls_dense.w, w->cls_dense.b, S, H, H);
+      el__gelu_forward(m->h_act, m->h_pre, SH);
       if (drop_h) {
         drop_mul(m->h_ln, m->h_act, SH, mask_key(dk, 3, ph));
       } else {
         memcpy(m->h_ln, m->h_act, SH * sizeof(float));
       }
-      el_dense_forward(m->logits, m->h_ln, w->cls_out.w, w->cls_out.b, S, H, c->num_labels);
+      el__dense_forward(m->logits, m->h_ln, w->cls_out.w, w->cls_out.b, S, H, c->num_labels);
       break;
     }
     case EL_ARCH_QA:
-      el_dense_forward(m->logits, x, w->qa.w, w->qa.b, T, H, 2);
+      el__dense_forward(m->logits, x, w->qa.w, w->qa.b, T, H, 2);
       break;
     default:
       return el_error_set(err, EL_EUNSUPPORTED, "tmodel: architecture %d", (int)c->arch);
@@ -524,51 +524,51 @@ static int backward(el_tmodel *m, const float *dout, el_error *err) {
   switch (c->arch) {
     case EL_ARCH_PRETRAINING:
       zero(m->dT1, TH);
-      el_dense_backward(m->dT1, g->disc_pred.w, g->disc_pred.b, dout, m->h_act, w->disc_pred.w, T,
+      el__dense_backward(m->dT1, g->disc_pred.w, g->disc_pred.b, dout, m->h_act, w->disc_pred.w, T,
                         H, 1);
       zero(m->dT2, TH);
-      el_gelu_backward(m->dT2, m->h_pre, m->dT1, TH);
-      el_dense_backward(dX, g->disc_dense.w, g->disc_dense.b, m->dT2, x_top, w->disc_dense.w, T,
+      el__gelu_backward(m->dT2, m->h_pre, m->dT1, TH);
+      el__dense_backward(dX, g->disc_dense.w, g->disc_dense.b, m->dT2, x_top, w->disc_dense.w, T,
                         H, H);
       break;
     case EL_ARCH_MASKED_LM: {
       const int P = m->n_pos;
       const size_t PE = (size_t)P * E;
       zero(m->dH1, PE);
-      el_dense_backward(m->dH1, g->lm_w, g->lm_b, dout, m->h_ln, w->lm_w, P, E, c->vocab_size);
+      el__dense_backward(m->dH1, g->lm_w, g->lm_b, dout, m->h_ln, w->lm_w, P, E, c->vocab_size);
       zero(m->dH2, PE);
-      el_layernorm_backward(m->dH2, g->gen_ln.g, g->gen_ln.b, m->dH1, m->h_act, m->h_mean,
+      el__layernorm_backward(m->dH2, g->gen_ln.g, g->gen_ln.b, m->dH1, m->h_act, m->h_mean,
                             m->h_rstd, w->gen_ln.g, P, E);
       zero(m->dH1, PE);
-      el_gelu_backward(m->dH1, m->h_pre, m->dH2, PE);
+      el__gelu_backward(m->dH1, m->h_pre, m->dH2, PE);
       zero(m->dH2, (size_t)P * H);
-      el_dense_backward(m->dH2, g->gen_dense.w, g->gen_dense.b, m->dH1, m->h_in, w->gen_dense.w, P,
+      el__dense_backward(m->dH2, g->gen_dense.w, g->gen_dense.b, m->dH1, m->h_in, w->gen_dense.w, P,
                         H, E);
       for (int i = 0; i < P; i++) /* scatter-add: repeated positions accumulate */
-        el_add_inplace(dX + (size_t)m->positions[i] * H, m->dH2 + (size_t)i * H, (size_t)H);
+        el__add_inplace(dX + (size_t)m->positions[i] * H, m->dH2 + (size_t)i * H, (size_t)H);
       break;
     }
     case EL_ARCH_SEQ_CLS: {
       const int S = m->n_seqs;
       const size_t SH = (size_t)S * H;
       zero(m->dH1, SH);
-      el_dense_backward(m->dH1, g->cls_out.w, g->cls_out.b, dout, m->h_ln, w->cls_out.w, S, H,
+      el__dense_backward(m->dH1, g->cls_out.w, g->cls_out.b, dout, m->h_ln, w->cls_out.w, S, H,
                         c->num_labels);
       if (m->dropout_on && m->p_hidden > 0.0f)
         drop_mul(m->dH1, m->dH1, SH, mask_key(m->dkey, 3, m->p_hidden));
       zero(m->dH2, SH);
-      el_gelu_backward(m->dH2, m->h_pre, m->dH1, SH);
+      el__gelu_backward(m->dH2, m->h_pre, m->dH1, SH);
       zero(m->dH1, SH);
-      el_dense_backward(m->dH1, g->cls_dense.w, g->cls_dense.b, m->dH2, m->h_act_d,
+      el__dense_backward(m->dH1, g->cls_dense.w, g->cls_dense.b, m->dH2, m->h_act_d,
                         w->cls_dense.w, S, H, H);
       if (m->dropout_on && m->p_hidden > 0.0f)
         drop_mul(m->dH1, m->dH1, SH, mask_key(m->dkey, 2, m->p_hidden));
       for (int s = 0; s < S; s++)
-        el_add_inplace(dX + (size_t)m->firsts[s] * H, m->dH1 + (size_t)s * H, (size_t)H);
+        el__add_inplace(dX + (size_t)m->firsts[s] * H, m->dH1 + (size_t)s * H, (size_t)H);
       break;
     }
     case EL_ARCH_QA:
-      el_dense_backward(dX, g->qa.w, g->qa.b, dout, x_top, w->qa.w, T, H, 2);
+      el__dense_backward(dX, g->qa.w, g->qa.b, dout, x_top, w->qa.w, T, H, 2);
       break;
     default:
       return el_error_set(err, EL_EUNSUPPORTED, "tmodel: architecture %d", (int)c->arch);
@@ -585,7 +585,7 @@ static int backward(el_tmodel *m, const float *dout, el_error *err) {
     /* output LN */
     float *d_ln2 = m->dT1;
     zero(d_ln2, TH);
-    el_layernorm_backward(d_ln2, lg->out_ln.g, lg->out_ln.b, dX, L->ln2_in, L->ln2_mean,
+    el__layernorm_backward(d_ln2, lg->out_ln.g, lg->out_ln.b, dX, L->ln2_in, L->ln2_mean,
                           L->ln2_rstd, lw->out_ln.g, T, H);
     /* residual: dA = d_ln2; FFN branch gets d_ln2 * mask */
     float *dA = m->dA;
@@ -593,16 +593,16 @@ static int backward(el_tmodel *m, const float *dout, el_error *err) {
     if (drop_h)
       drop_mul(d_ln2, d_ln2, TH, mask_key(m->dkey, tag + 2, m->p_hidden));
     float *gel = m->dI2; /* recomputed, instead of kept from forward */
-    el_gelu_forward(gel, L->pre, TI);
+    el__gelu_forward(gel, L->pre, TI);
     zero(m->dI1, TI);
-    el_dense_backward(m->dI1, lg->out.w, lg->out.b, d_ln2, gel, lw->out.w, T, I, H);
+    el__dense_backward(m->dI1, lg->out.w, lg->out.b, d_ln2, gel, lw->out.w, T, I, H);
     zero(m->dI2, TI);
-    el_gelu_backward(m->dI2, L->pre, m->dI1, TI);
-    el_dense_backward(dA, lg->inter.w, lg->inter.b, m->dI2, L->a, lw->inter.w, T, H, I);
+    el__gelu_backward(m->dI2, L->pre, m->dI1, TI);
+    el__dense_backward(dA, lg->inter.w, lg->inter.b, m->dI2, L->a, lw->inter.w, T, H, I);
     /* attention LN */
     float *d_ln1 = m->dT2;
     zero(d_ln1, TH);
-    el_layernorm_backward(d_ln1, lg->attn_ln.g, lg->attn_ln.b, dA, L->ln1_in, L->ln1_mean,
+    el__layernorm_backward(d_ln1, lg->attn_ln.g, lg->attn_ln.b, dA, L->ln1_in, L->ln1_mean,
                           L->ln1_rstd, lw->attn_ln.g, T, H);
     /* residual: dX_in = d_ln1; attention branch gets d_ln1 * mask */
     memcpy(dX, d_ln1, TH * sizeof(float));
@@ -610,17 +610,17 @@ static int backward(el_tmodel *m, const float *dout, el_error *err) {
       drop_mul(d_ln1, d_ln1, TH, mask_key(m->dkey, tag + 1, m->p_hidden));
     float *dctx = m->dT1;
     zero(dctx, TH);
-    el_dense_backward(dctx, lg->attn_out.w, lg->attn_out.b, d_ln1, L->ctx, lw->attn_out.w, T, H,
+    el__dense_backward(dctx, lg->attn_out.w, lg->attn_out.b, d_ln1, L->ctx, lw->attn_out.w, T, H,
                       H);
     zero(m->dq, TH);
     zero(m->dk, TH);
     zero(m->dv, TH);
-    el_attention_backward(m->dq, m->dk, m->dv, dctx, L->probs, L->q, L->k, L->v,
+    el__attention_backward(m->dq, m->dk, m->dv, dctx, L->probs, L->q, L->k, L->v,
                           drop_a ? L->adrop : NULL, m->seq_len, m->n_seqs, H, nh,
                           m->att_scratch);
-    el_dense_backward(dX, lg->q.w, lg->q.b, m->dq, x_in, lw->q.w, T, H, H);
-    el_dense_backward(dX, lg->k.w, lg->k.b, m->dk, x_in, lw->k.w, T, H, H);
-    el_dense_backward(dX, lg->v.w, lg->v.b, m->dv, x_in, lw->v.w, T, H, H);
+    el__dense_backward(dX, lg->q.w, lg->q.b, m->dq, x_in, lw->q.w, T, H, H);
+    el__dense_backward(dX, lg->k.w, lg->k.b, m->dk, x_in, lw->k.w, T, H, H);
+    el__dense_backward(dX, lg->v.w, lg->v.b, m->dv, x_in, lw->v.w, T, H, H);
   }
 
   /* projection, dropout, embedding LN, embeddings */
@@ -628,13 +628,13 @@ static int backward(el_tmodel *m, const float *dout, el_error *err) {
   if (m->proj) {
     d_emb_d = m->dE1;
     zero(d_emb_d, TE);
-    el_dense_backward(d_emb_d, g->project.w, g->project.b, dX, m->emb_d, w->project.w, T, E, H);
+    el__dense_backward(d_emb_d, g->project.w, g->project.b, dX, m->emb_d, w->project.w, T, E, H);
   }
   if (drop_h)
     drop_mul(d_emb_d, d_emb_d, TE, mask_key(m->dkey, 1, m->p_hidden));
   zero(m->dE2, TE);
-  el_layernorm_backward(m->dE2, g->emb_ln.g, g->emb_ln.b, d_emb_d, m->emb_sum, m->emb_mean,
+  el__layernorm_backward(m->dE2, g->emb_ln.g, g->emb_ln.b, d_emb_d, m->emb_sum, m->emb_mean,
                         m->emb_rstd, w->emb_ln.g, T, E);
-  el_embed_backward(g->word, g->pos, g->type, m->dE2, m->ids, m->types, m->seq_len, m->n_seqs, E);
+  el__embed_backward(g->word, g->pos, g->type, m->dE2, m->ids, m->types, m->seq_len, m->n_seqs, E);
   return EL_OK;
 }

@@ -22,7 +22,7 @@
  * on that draw and the batch shape (never on the thread count) and a run is
  * reproducible from its seed. Hidden masks are recomputed by backward rather
  * than stored. Probabilities are cfg's, overridable with
- * el_tmodel_set_dropout. train == 0 (or both probabilities 0) draws nothing.
+ * el__tmodel_set_dropout. train == 0 (or both probabilities 0) draws nothing.
  *
  * Threads: the work is split by the op pool (engine/op_pool.h) over
  * omp_get_max_threads() threads (el_set_threads); results are bit-identical
@@ -30,7 +30,7 @@
  *
  * Memory: the model borrows w (parameters) and g (gradients, same layout:
  * el_params views); both must outlive it. Activations are allocated once in
- * el_tmodel_new for at most max_tokens packed tokens, max_seqs sequences of
+ * el__tmodel_new for at most max_tokens packed tokens, max_seqs sequences of
  * at most max_len tokens each (<= max_position_embeddings), and max_pos MLM
  * positions. Not thread-safe: one model per thread of training. */
 #ifndef EL_TRAIN_TMODEL_H
@@ -54,16 +54,16 @@ typedef struct el_tmodel_limits {
 
 /* cfg is copied (its id2label is not used). w / g are borrowed. g may be NULL
  * for a forward-only model (backward then returns EL_EINVAL).
- * On success *out is owned by the caller: el_tmodel_free. */
-int el_tmodel_new(const el_config *cfg, const el_weights *w, const el_weights *g,
+ * On success *out is owned by the caller: el__tmodel_free. */
+int el__tmodel_new(const el_config *cfg, const el_weights *w, const el_weights *g,
                   const el_tmodel_limits *lim, el_tmodel **out, el_error *err);
-void el_tmodel_free(el_tmodel *m);
+void el__tmodel_free(el_tmodel *m);
 
 /* Overrides cfg's dropout probabilities (each in [0, 1)). */
-int el_tmodel_set_dropout(el_tmodel *m, float hidden, float attention, el_error *err);
+int el__tmodel_set_dropout(el_tmodel *m, float hidden, float attention, el_error *err);
 
 /* Bytes of activation and scratch memory held (for reports). */
-size_t el_tmodel_bytes(const el_tmodel *m);
+size_t el__tmodel_bytes(const el_tmodel *m);
 
 /* Forward over a packed batch. The batch is validated (ids < vocab_size,
  * type ids < type_vocab_size, lengths within the limits) and copied, so it
@@ -72,27 +72,27 @@ size_t el_tmodel_bytes(const el_tmodel *m);
  * when train == 0. *out receives a pointer to the head output (layout above),
  * owned by m and valid until the next forward. Returns EL_OK or an error
  * naming the offending position/field (nothing is cached on error). */
-int el_tmodel_forward(el_tmodel *m, const el_batch *b, const int *positions, int n_pos,
+int el__tmodel_forward(el_tmodel *m, const el_batch *b, const int *positions, int n_pos,
                       int train, el_rng *rng, const float **out, el_error *err);
 
 /* Backward of the last forward (train or eval mode) from dout = dLoss/d(head
  * output), shaped like the output. Accumulates (+=) into every tensor of g;
  * the caller zeroes g once per optimizer step. The cached activations stay
  * valid, so backward may be called once per forward only (it reuses scratch).
- * dout may alias el_tmodel_output(m).
+ * dout may alias el__tmodel_output(m).
  * Returns EL_EINVAL if there is no forward to differentiate or g is NULL. */
-int el_tmodel_backward(el_tmodel *m, const float *dout, el_error *err);
+int el__tmodel_backward(el_tmodel *m, const float *dout, el_error *err);
 
 /* The head output of the last forward, writable: backward never reads it, so
  * a caller may overwrite it in place with dLoss/dout (the generator's
  * [n_pos, V] logits are the largest buffer of a step) and pass it to
  * backward. NULL before the first forward. */
-float *el_tmodel_output(el_tmodel *m);
+float *el__tmodel_output(el_tmodel *m);
 
 /* Final encoder hidden states [T, hidden_size] of the last forward (borrowed),
  * and the number of tokens T. */
-const float *el_tmodel_hidden(const el_tmodel *m);
-int el_tmodel_tokens(const el_tmodel *m);
-const el_config *el_tmodel_config(const el_tmodel *m);
+const float *el__tmodel_hidden(const el_tmodel *m);
+int el__tmodel_tokens(const el_tmodel *m);
+const el_config *el__tmodel_config(const el_tmodel *m);
 
 #endif

@@ -56,14 +56,14 @@ int main(int argc, char **argv) {
   el_params p;
   el_electra *e;
   el_rng rng;
-  el_rng_seed(&rng, 1);
-  if (el_generator_config(&d, 0.25f, &g, &err) || el_params_new_pair(&p, &d, &g, &err) ||
-      el_params_init_random(&p, 0.0f, 1, &rng, &err)) {
+  el__rng_seed(&rng, 1);
+  if (el__generator_config(&d, 0.25f, &g, &err) || el__params_new_pair(&p, &d, &g, &err) ||
+      el__params_init_random(&p, 0.0f, 1, &rng, &err)) {
     fprintf(stderr, "bench_train: %s\n", err.msg);
     return 1;
   }
   el_tmodel_limits lim = {B * S, B, S, B * NSEL};
-  if (el_electra_new(&p, &lim, &e, &err)) {
+  if (el__electra_new(&p, &lim, &e, &err)) {
     fprintf(stderr, "bench_train: %s\n", err.msg);
     return 1;
   }
@@ -72,13 +72,13 @@ int main(int argc, char **argv) {
   for (int s = 0; s < B; s++) {
     seq_len[s] = S;
     for (int t = 0; t < S; t++) {
-      ids[s * S + t] = t == 0 ? 101 : t == S - 1 ? 102 : 1000 + (int)el_rng_below(&rng, V - 1000);
+      ids[s * S + t] = t == 0 ? 101 : t == S - 1 ? 102 : 1000 + (int)el__rng_below(&rng, V - 1000);
       types[s * S + t] = t >= S / 2;
     }
   }
   el_batch b = {B, seq_len, ids, types};
-  el_adamw opt = el_adamw_defaults();
-  el_electra_opts o = el_electra_default_opts(103);
+  el_adamw opt = el__adamw_defaults();
+  el_electra_opts o = el__electra_default_opts(103);
   const char *sampler = getenv("EL_BENCH_SAMPLER");
   if (sampler && !strcmp(sampler, "cdf")) o.sampler = EL_SAMPLE_CDF;
   double t0 = 0.0, loss0 = 0.0, loss = 0.0;
@@ -89,18 +89,18 @@ int main(int argc, char **argv) {
       int chosen[S] = {0};
       for (int i = 0; i < NSEL; i++) {
         int q;
-        do q = 1 + (int)el_rng_below(&rng, S - 2);
+        do q = 1 + (int)el__rng_below(&rng, S - 2);
         while (chosen[q]);
         chosen[q] = 1;
         pos[s * NSEL + i] = s * S + q;
-        use_mask[s * NSEL + i] = el_rng_uniform(&rng) < 0.85f;
+        use_mask[s * NSEL + i] = el__rng_uniform(&rng) < 0.85f;
       }
     }
     el_mask_plan plan = {B * NSEL, pos, use_mask};
     el_electra_result res;
-    el_params_zero_grads(&p);
-    if (el_electra_step(e, &b, &plan, &o, &rng, &res, NULL, &err) ||
-        el_adamw_step(&p, &opt, 5e-4, NULL, &err)) {
+    el__params_zero_grads(&p);
+    if (el__electra_step(e, &b, &plan, &o, &rng, &res, NULL, &err) ||
+        el__adamw_step(&p, &opt, 5e-4, NULL, &err)) {
       fprintf(stderr, "bench_train: %s\n", err.msg);
       return 1;
     }
@@ -114,8 +114,8 @@ int main(int argc, char **argv) {
          "\"ms_per_step\": %.1f, \"tokens_per_s\": %.0f, \"peak_rss_mb\": %.1f, "
          "\"params\": %zu, \"activation_mb\": %.1f, \"loss_first\": %.4f, \"loss_last\": %.4f}\n",
          name, threads, steps, 1e3 * dt / steps, (double)B * S * steps / dt,
-         ru.ru_maxrss / 1024.0, p.numel, el_electra_bytes(e) / 1048576.0, loss0, loss);
-  el_electra_free(e);
-  el_params_free(&p);
+         ru.ru_maxrss / 1024.0, p.numel, el__electra_bytes(e) / 1048576.0, loss0, loss);
+  el__electra_free(e);
+  el__params_free(&p);
   return 0;
 }

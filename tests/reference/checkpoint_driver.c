@@ -8,7 +8,7 @@
  *                                         load DIR, compare every tensor bit for bit
  *                                         with the F32 reference file, save into
  *                                         SCRATCH, reload, compare again
- *   --save LABEL DIR OUT CODE SUBSTR...   load DIR, el_checkpoint_save to OUT; expect
+ *   --save LABEL DIR OUT CODE SUBSTR...   load DIR, el__checkpoint_save to OUT; expect
  *                                         CODE (EL_OK or e.g. EL_ENOSPC) and, on
  *                                         failure, OUT untouched and no temporary left */
 #include <stdio.h>
@@ -61,7 +61,7 @@ static int compare_with_ref(const char *label, const el_model *m, const char *re
   static el_tensor_spec specs[EL_MAX_TENSORS];
   el_weights w = m->w;
   int n = 0, bad = 0, seen = 0;
-  el_tensor_specs(&m->cfg, &w, specs, &n, &err);
+  el__tensor_specs(&m->cfg, &w, specs, &n, &err);
   for (int i = 0; i < n; i++) {
     const el_st_tensor *t = el__st_find(&f, specs[i].name);
     size_t k = (size_t)specs[i].shape[0] * (size_t)(specs[i].ndim == 2 ? specs[i].shape[1] : 1);
@@ -96,8 +96,8 @@ static int cmd_roundtrip(const char *label, const char *dir, const char *ref,
   char out[512], vocab[512];
   snprintf(out, sizeof out, "%s/saved", scratch);
   snprintf(vocab, sizeof vocab, "%s/vocab.txt", dir);
-  rc = el_checkpoint_save(out, &m->cfg, &m->w, vocab, &err);
-  CHECK(rc == 0, "%s: el_checkpoint_save", label);
+  rc = el__checkpoint_save(out, &m->cfg, &m->w, vocab, &err);
+  CHECK(rc == 0, "%s: el__checkpoint_save", label);
   if (!rc) rc = el_model_load(out, &m2, &err);
   CHECK(rc == 0 && m2, "%s: saved checkpoint reloads", label);
   if (rc) printf("#   %s\n", err.msg);
@@ -149,7 +149,7 @@ static int cmd_save(const char *label, const char *dir, const char *out, const c
   char tmp_prefix[300];
   snprintf(tmp_prefix, sizeof tmp_prefix, "%s.tmp-", base);
   int want = code_from_name(code_name);
-  rc = el_checkpoint_save(out, &m->cfg, &m->w, vocab, &err);
+  rc = el__checkpoint_save(out, &m->cfg, &m->w, vocab, &err);
   int ok = rc == want;
   for (int i = 0; i < nsub; i++) ok = ok && has(err.msg, subs[i]);
   CHECK(ok, "%s: save -> %s", label, code_name);

@@ -48,7 +48,7 @@ static inline int compare_models(const el_model *a, const el_model *b) {
   el_weights wa = a->w, wb = b->w;
   int na = 0, nb = 0, bad = 0;
   el_error err = {0};
-  if (el_tensor_specs(&a->cfg, &wa, sa, &na, &err) || el_tensor_specs(&b->cfg, &wb, sb, &nb, &err) ||
+  if (el__tensor_specs(&a->cfg, &wa, sa, &na, &err) || el__tensor_specs(&b->cfg, &wb, sb, &nb, &err) ||
       na != nb)
     return 1000;
   for (int i = 0; i < na; i++) {

@@ -93,7 +93,7 @@ static void test_specs(void) {
   for (int a = 0; a < EL_ARCH_COUNT; a++)
     for (int E = 8; E <= 16; E += 8) {
       el_config c = small_config((el_arch)a, E);
-      int rc = el_tensor_specs(&c, &w, specs, &n, &err);
+      int rc = el__tensor_specs(&c, &w, specs, &n, &err);
       int want = 5 + (E != 16 ? 2 : 0) + 16 * c.num_layers + head[a];
       CHECK(rc == 0 && n == want, "specs %s E=%d: %d tensors (expected %d)", el_arch_name(c.arch),
             E, n, want);
@@ -115,25 +115,25 @@ static void test_specs(void) {
       }
       CHECK(names_ok && depth_ok && decay_ok, "specs %s E=%d: depth and no_decay flags",
             el_arch_name(c.arch), E);
-      CHECK(sum == el_weights_numel(&c), "specs %s E=%d: numel %zu == el_weights_numel %zu",
-            el_arch_name(c.arch), E, sum, el_weights_numel(&c));
+      CHECK(sum == el__weights_numel(&c), "specs %s E=%d: numel %zu == el__weights_numel %zu",
+            el_arch_name(c.arch), E, sum, el__weights_numel(&c));
       CHECK((find_spec(specs, n, "electra.embeddings_project.weight") != NULL) == (E != 16),
             "specs %s E=%d: embeddings_project only when E != H", el_arch_name(c.arch), E);
     }
   el_config c = small_config(EL_ARCH_MASKED_LM, 8);
-  el_tensor_specs(&c, &w, specs, &n, &err);
+  el__tensor_specs(&c, &w, specs, &n, &err);
   const el_tensor_spec *lm = find_spec(specs, n, "generator_lm_head.weight");
   const el_tensor_spec *gd = find_spec(specs, n, "generator_predictions.dense.weight");
   CHECK(lm && lm->optional && lm->shape[0] == 40 && lm->shape[1] == 8 && lm->slot == &w.lm_w,
         "mlm: generator_lm_head.weight optional [V, E] slot lm_w");
   CHECK(gd && gd->shape[0] == 8 && gd->shape[1] == 16, "mlm: generator_predictions.dense [E, H]");
   c = small_config(EL_ARCH_SEQ_CLS, 16);
-  el_tensor_specs(&c, &w, specs, &n, &err);
+  el__tensor_specs(&c, &w, specs, &n, &err);
   const el_tensor_spec *op = find_spec(specs, n, "classifier.out_proj.weight");
   CHECK(op && op->shape[0] == 3 && op->shape[1] == 16 && op->slot == &w.cls_out.w,
         "cls: classifier.out_proj.weight [num_labels, H]");
   c = small_config(EL_ARCH_TOKEN_CLS, 16);
-  el_tensor_specs(&c, &w, specs, &n, &err);
+  el__tensor_specs(&c, &w, specs, &n, &err);
   const el_tensor_spec *tw = find_spec(specs, n, "classifier.weight");
   const el_tensor_spec *tb = find_spec(specs, n, "classifier.bias");
   CHECK(tw && tw->shape[0] == 3 && tw->shape[1] == 16 && tw->slot == &w.tok_cls.w && tb &&
@@ -141,18 +141,18 @@ static void test_specs(void) {
             !find_spec(specs, n, "classifier.dense.weight"),
         "token cls: classifier.weight [num_labels, H] and classifier.bias, no dense layer");
   c = small_config(EL_ARCH_SEQ_CLS, 16);
-  el_tensor_specs(&c, &w, specs, &n, &err);
+  el__tensor_specs(&c, &w, specs, &n, &err);
   const el_tensor_spec *q = find_spec(specs, n, "electra.encoder.layer.1.attention.self.key.bias");
   CHECK(q && q->ndim == 1 && q->shape[0] == 16 && q->slot == &w.layer[1].k.b && q->depth == 2 &&
             q->no_decay,
         "layer 1 key bias: [H], slot, depth 2, no decay");
 
-  /* el_weights_point: contiguous, in spec order, tied lm -> word. */
+  /* el__weights_point: contiguous, in spec order, tied lm -> word. */
   c = small_config(EL_ARCH_MASKED_LM, 8);
-  size_t total = el_weights_numel(&c);
+  size_t total = el__weights_numel(&c);
   float *block = calloc(total, sizeof(float));
-  int rc = el_weights_point(&c, &w, block, &err);
-  el_tensor_specs(&c, &w, specs, &n, &err);
+  int rc = el__weights_point(&c, &w, block, &err);
+  el__tensor_specs(&c, &w, specs, &n, &err);
   size_t at = 0;
   int contiguous = 1;
   for (int i = 0; i < n; i++) {
@@ -160,9 +160,9 @@ static void test_specs(void) {
     if (*specs[i].slot != block + at) contiguous = 0;
     at += (size_t)specs[i].shape[0] * (size_t)(specs[i].ndim == 2 ? specs[i].shape[1] : 1);
   }
-  CHECK(rc == 0 && contiguous && at == total, "el_weights_point: spec order, contiguous");
+  CHECK(rc == 0 && contiguous && at == total, "el__weights_point: spec order, contiguous");
   CHECK(w.lm_w == w.word && w.project.w != NULL && w.qa.w == NULL,
-        "el_weights_point: tied lm_w == word; other heads NULL");
+        "el__weights_point: tied lm_w == word; other heads NULL");
   free(block);
 }
 
@@ -170,7 +170,7 @@ static void test_specs(void) {
 
 static void expect_check(el_config c, int code, const char *field, const char *what) {
   el_error err = {0};
-  int rc = el_config_check(&c, "cfg.json", &err);
+  int rc = el__config_check(&c, "cfg.json", &err);
   CHECK(rc == code && has(err.msg, field) && has(err.msg, "cfg.json"),
         "config_check %s -> %s naming %s", what, el_status_name(code), field);
   if (rc != code || !has(err.msg, field)) printf("#   got %s: %s\n", el_status_name(rc), err.msg);
@@ -179,7 +179,7 @@ static void expect_check(el_config c, int code, const char *field, const char *w
 static void test_config_check(void) {
   el_config ok = small_config(EL_ARCH_SEQ_CLS, 8), c;
   el_error err = {0};
-  CHECK(el_config_check(&ok, "cfg.json", &err) == 0, "config_check accepts a valid config");
+  CHECK(el__config_check(&ok, "cfg.json", &err) == 0, "config_check accepts a valid config");
 #define BAD(field, member, value, code)     \
   c = ok;                                   \
   c.member = value;                         \
@@ -209,7 +209,7 @@ static void test_config_check(void) {
   c.score_threshold = NAN;
   expect_check(c, EL_EVALUE, "score_threshold", "score_threshold NaN");
   c.has_score_threshold = 0; /* an unset threshold is never looked at */
-  CHECK(el_config_check(&c, "cfg.json", &err) == 0,
+  CHECK(el__config_check(&c, "cfg.json", &err) == 0,
         "config_check ignores an unset score_threshold");
   c = small_config(EL_ARCH_TOKEN_CLS, 8);
   c.num_labels = 0;
@@ -221,7 +221,7 @@ static void test_config_check(void) {
   expect_check(c, EL_ESHAPE, "hidden_size 15 is not divisible by num_attention_heads 2",
                "hidden 15 heads 2");
   c = small_config(EL_ARCH_QA, 16);
-  CHECK(el_config_check(&c, "x", &err) == 0, "config_check: QA needs no num_labels");
+  CHECK(el__config_check(&c, "x", &err) == 0, "config_check: QA needs no num_labels");
 }
 
 /* ---- config.json ------------------------------------------------------ */
@@ -235,7 +235,7 @@ static int load_cfg_text(const char *json, const char *tok_json, el_config *c, e
   if (json) write_text(p, json);
   snprintf(p, sizeof p, "%s/tokenizer_config.json", dir);
   if (tok_json) write_text(p, tok_json);
-  return el_config_load(dir, c, err);
+  return el__config_load(dir, c, err);
 }
 
 static void expect_cfg(const char *json, int code, const char *s1, const char *s2,
@@ -247,7 +247,7 @@ static void expect_cfg(const char *json, int code, const char *s1, const char *s
            has(err.msg, "config.json");
   CHECK(ok, "config.json %s -> %s", what, el_status_name(code));
   if (!ok) printf("#   got %s: %s\n", el_status_name(rc), err.msg);
-  if (rc == 0) el_config_free(&c);
+  if (rc == 0) el__config_free(&c);
 }
 
 #define ARCH_PT "\"architectures\": [\"ElectraForPreTraining\"]"
@@ -269,35 +269,35 @@ static void test_score_settings_round_trip(const char *dir) {
       w.score_rule = (el_score_rule)r;
       w.has_score_threshold = 1;
       w.score_threshold = ths[k];
-      int rc = el_config_write(dir, &w, &err);
+      int rc = el__config_write(dir, &w, &err);
       memset(&c, 0, sizeof c);
-      int rc2 = rc ? rc : el_config_load(dir, &c, &err);
+      int rc2 = rc ? rc : el__config_load(dir, &c, &err);
       CHECK(rc2 == 0 && c.has_score_threshold && c.score_threshold == ths[k] &&
                 c.score_rule == w.score_rule && c.arch == w.arch &&
                 (w.arch != EL_ARCH_TOKEN_CLS || (c.num_labels == 3 && !strcmp(c.id2label[1], "I"))),
             "round trip %s, rule %s, score_threshold %.9g: bit-exact", el_arch_name(w.arch),
             el_score_rule_name(w.score_rule), (double)ths[k]);
       if (rc2) printf("#   %s\n", err.msg);
-      if (!rc2) el_config_free(&c);
+      if (!rc2) el__config_free(&c);
     }
   el_config w = small_config(EL_ARCH_PRETRAINING, 8);
-  int rc = el_config_write(dir, &w, &err);
+  int rc = el__config_write(dir, &w, &err);
   rc = rc ? rc : el__read_file(path, 1 << 20, &text, &len, &err);
   CHECK(rc == 0 && !has(text, "score_threshold") && !has(text, "score_aggregation"),
         "defaults (no threshold, rule max) are not written");
   free(text);
   memset(&c, 0, sizeof c);
-  rc = el_config_load(dir, &c, &err);
+  rc = el__config_load(dir, &c, &err);
   CHECK(rc == 0 && !c.has_score_threshold && c.score_rule == EL_SCORE_MAX,
         "defaults round trip as defaults");
-  if (!rc) el_config_free(&c);
+  if (!rc) el__config_free(&c);
   w.has_score_threshold = 1;
   w.score_threshold = 2.0f;
-  rc = el_config_write(dir, &w, &err);
+  rc = el__config_write(dir, &w, &err);
   CHECK(rc == EL_EVALUE && has(err.msg, "score_threshold"), "writing score_threshold 2 refused");
   w.has_score_threshold = 0;
   w.score_rule = (el_score_rule)7;
-  rc = el_config_write(dir, &w, &err);
+  rc = el__config_write(dir, &w, &err);
   CHECK(rc == EL_EVALUE && has(err.msg, "score_aggregation"), "writing an unknown rule refused");
 }
 
@@ -314,7 +314,7 @@ static void test_config_json(void) {
             c.do_lower_case == 1 && c.num_labels == 0 && c.id2label == NULL,
         "config.json with only architectures: HF ElectraConfig defaults, do_lower_case 1");
   if (rc) printf("#   %s\n", err.msg);
-  if (!rc) el_config_free(&c);
+  if (!rc) el__config_free(&c);
 
   rc = load_cfg_text("{\"architectures\":[\"ElectraForSequenceClassification\"],"
                      "\"id2label\":{\"2\":\"neutral\",\"0\":\"neg\",\"1\":\"pos\"}}",
@@ -325,63 +325,63 @@ static void test_config_json(void) {
         "cls: id2label order from keys, num_labels 3, do_lower_case false");
   if (!rc) {
     el_config d;
-    CHECK(el_config_copy(&d, &c, &err) == 0 && d.id2label != c.id2label &&
+    CHECK(el__config_copy(&d, &c, &err) == 0 && d.id2label != c.id2label &&
               strcmp(d.id2label[1], "pos") == 0,
-          "el_config_copy duplicates id2label");
-    el_config_free(&d);
-    el_config_free(&c);
+          "el__config_copy duplicates id2label");
+    el__config_free(&d);
+    el__config_free(&c);
   }
   rc = load_cfg_text("{\"architectures\":[\"ElectraForSequenceClassification\"],"
                      "\"num_labels\":4}", NULL, &c, &err);
   CHECK(rc == 0 && c.num_labels == 4 && strcmp(c.id2label[3], "LABEL_3") == 0,
         "cls: num_labels without id2label fills LABEL_i");
-  if (!rc) el_config_free(&c);
+  if (!rc) el__config_free(&c);
   rc = load_cfg_text("{\"architectures\":[\"ElectraForSequenceClassification\"],"
                      "\"id2label\":{\"0\":\"score\"},\"problem_type\":\"regression\"}",
                      NULL, &c, &err);
   CHECK(rc == 0 && c.num_labels == 1 && c.regression, "cls: problem_type regression");
-  if (!rc) el_config_free(&c);
+  if (!rc) el__config_free(&c);
   rc = load_cfg_text("{\"architectures\":[\"ElectraForSequenceClassification\"],"
                      "\"num_labels\":1}", NULL, &c, &err);
   CHECK(rc == 0 && c.regression, "cls: one label is regression (HF rule)");
-  if (!rc) el_config_free(&c);
+  if (!rc) el__config_free(&c);
   rc = load_cfg_text("{\"architectures\":[\"ElectraForTokenClassification\"],"
                      "\"id2label\":{\"1\":\"INCORRECT\",\"0\":\"CORRECT\"},"
                      "\"problem_type\":\"regression\"}", NULL, &c, &err);
   CHECK(rc == 0 && c.arch == EL_ARCH_TOKEN_CLS && c.num_labels == 2 && !c.regression &&
             strcmp(c.id2label[0], "CORRECT") == 0 && strcmp(c.id2label[1], "INCORRECT") == 0,
         "token cls: id2label by key, problem_type ignored (HF token heads use cross-entropy)");
-  if (!rc) el_config_free(&c);
+  if (!rc) el__config_free(&c);
   rc = load_cfg_text("{\"architectures\":[\"ElectraForTokenClassification\"]}", NULL, &c, &err);
   CHECK(rc == 0 && c.num_labels == 2 && strcmp(c.id2label[1], "LABEL_1") == 0,
         "token cls: no labels given -> HF's 2, LABEL_i");
-  if (!rc) el_config_free(&c);
+  if (!rc) el__config_free(&c);
   rc = load_cfg_text("{" ARCH_PT "}", NULL, &c, &err);
   CHECK(rc == 0 && !c.has_score_threshold && c.score_rule == EL_SCORE_MAX,
         "score settings absent: no threshold, rule max");
-  if (!rc) el_config_free(&c);
+  if (!rc) el__config_free(&c);
   rc = load_cfg_text("{" ARCH_PT ",\"score_threshold\":0.37,\"score_aggregation\":\"first\"}",
                      NULL, &c, &err);
   CHECK(rc == 0 && c.has_score_threshold && c.score_threshold == 0.37f &&
             c.score_rule == EL_SCORE_FIRST,
         "score_threshold 0.37 and score_aggregation first read");
-  if (!rc) el_config_free(&c);
+  if (!rc) el__config_free(&c);
   rc = load_cfg_text("{" ARCH_PT ",\"score_threshold\":null,\"score_aggregation\":\"mean\"}",
                      NULL, &c, &err);
   CHECK(rc == 0 && !c.has_score_threshold && c.score_rule == EL_SCORE_MEAN,
         "score_threshold null is absent (HF writes None as null); mean read");
-  if (!rc) el_config_free(&c);
+  if (!rc) el__config_free(&c);
   rc = load_cfg_text("{" ARCH_PT ",\"score_threshold\":0,\"score_aggregation\":\"max\"}", NULL,
                      &c, &err);
   CHECK(rc == 0 && c.has_score_threshold && c.score_threshold == 0.0f &&
             c.score_rule == EL_SCORE_MAX,
         "score_threshold 0 (an end of the range) accepted");
-  if (!rc) el_config_free(&c);
+  if (!rc) el__config_free(&c);
   rc = load_cfg_text("{\"architectures\":[\"ElectraForQuestionAnswering\"],"
                      "\"electra_null_threshold\": -1.5}", NULL, &c, &err);
   CHECK(rc == 0 && c.arch == EL_ARCH_QA && c.has_null_threshold && c.null_threshold == -1.5f,
         "qa: electra_null_threshold");
-  if (!rc) el_config_free(&c);
+  if (!rc) el__config_free(&c);
 
   expect_cfg(NULL, EL_EIO, "No such file", NULL, "missing");
   expect_cfg("{" ARCH_PT ", \"hidden_size\": }", EL_EFORMAT, "invalid JSON", NULL, "bad JSON");
@@ -460,9 +460,9 @@ static void test_config_json(void) {
         "tokenizer_config.json: bad JSON refused");
   rc = load_cfg_text("{" ARCH_PT "}", "{\"model_max_length\": 512}", &c, &err);
   CHECK(rc == 0 && c.do_lower_case == 1, "tokenizer_config.json without do_lower_case: 1");
-  if (!rc) el_config_free(&c);
+  if (!rc) el__config_free(&c);
 
-  /* el_config_write -> el_config_load keeps every field. */
+  /* el__config_write -> el__config_load keeps every field. */
   char dir[300];
   snprintf(dir, sizeof dir, "%s/cfgw", g_tmp);
   mkdir(dir, 0755);
@@ -471,25 +471,25 @@ static void test_config_json(void) {
   w.id2label = names;
   w.do_lower_case = 0;
   w.hidden_dropout_prob = 0.3f;
-  rc = el_config_write(dir, &w, &err);
+  rc = el__config_write(dir, &w, &err);
   memset(&c, 0, sizeof c);
-  int rc2 = rc ? rc : el_config_load(dir, &c, &err);
+  int rc2 = rc ? rc : el__config_load(dir, &c, &err);
   CHECK(rc == 0 && rc2 == 0 && c.arch == w.arch && c.vocab_size == 40 &&
             c.embedding_size == 8 && c.hidden_size == 16 && c.num_layers == 2 &&
             c.intermediate_size == 24 && c.max_position_embeddings == 20 &&
             c.hidden_dropout_prob == 0.3f && c.layer_norm_eps == 1e-12f && c.num_labels == 3 &&
             strcmp(c.id2label[2], "n\"e\\ut") == 0 && c.do_lower_case == 0,
-        "el_config_write -> el_config_load round trip (cls, escaped label, cased)");
+        "el__config_write -> el__config_load round trip (cls, escaped label, cased)");
   if (rc2) printf("#   %s\n", err.msg);
-  if (!rc2) el_config_free(&c);
+  if (!rc2) el__config_free(&c);
   el_config q = small_config(EL_ARCH_QA, 16);
   q.has_null_threshold = 1;
   q.null_threshold = 0.25f;
-  rc = el_config_write(dir, &q, &err);
-  rc2 = rc ? rc : el_config_load(dir, &c, &err);
+  rc = el__config_write(dir, &q, &err);
+  rc2 = rc ? rc : el__config_load(dir, &c, &err);
   CHECK(rc2 == 0 && c.arch == EL_ARCH_QA && c.has_null_threshold && c.null_threshold == 0.25f,
-        "el_config_write -> load: QA null threshold");
-  if (!rc2) el_config_free(&c);
+        "el__config_write -> load: QA null threshold");
+  if (!rc2) el__config_free(&c);
   test_score_settings_round_trip(dir);
 }
 
@@ -633,14 +633,14 @@ static void test_roundtrip_c(void) {
       el_config c = small_config((el_arch)a, E);
       char *names[3] = {"x", "y", "z"};
       if (a == EL_ARCH_SEQ_CLS || a == EL_ARCH_TOKEN_CLS) c.id2label = names;
-      size_t total = el_weights_numel(&c);
+      size_t total = el__weights_numel(&c);
       float *block = malloc(total * sizeof(float));
       for (size_t i = 0; i < total; i++) block[i] = frand();
       el_weights w;
       el_error err = {0};
-      el_weights_point(&c, &w, block, &err);
+      el__weights_point(&c, &w, block, &err);
       snprintf(dir, sizeof dir, "%s/rt-%d-%d", g_tmp, a, E);
-      int rc = el_checkpoint_save(dir, &c, &w, vocab, &err);
+      int rc = el__checkpoint_save(dir, &c, &w, vocab, &err);
       el_model *m = NULL;
       int rc2 = rc ? rc : el_model_load(dir, &m, &err);
       int same = 0;
@@ -675,26 +675,26 @@ static void test_save_errors(void) {
   el_error err = {0};
   snprintf(vocab, sizeof vocab, "%s/vocab40.txt", g_tmp);
   el_config c = small_config(EL_ARCH_PRETRAINING, 8);
-  size_t total = el_weights_numel(&c);
+  size_t total = el__weights_numel(&c);
   float *block = malloc(total * sizeof(float));
   for (size_t i = 0; i < total; i++) block[i] = frand();
   el_weights w;
-  el_weights_point(&c, &w, block, &err);
+  el__weights_point(&c, &w, block, &err);
 
   /* Replacing an existing checkpoint: new content, stray files gone, no temporaries. */
   snprintf(dir, sizeof dir, "%s/replace", g_tmp);
-  int rc = el_checkpoint_save(dir, &c, &w, vocab, &err);
+  int rc = el__checkpoint_save(dir, &c, &w, vocab, &err);
   snprintf(p, sizeof p, "%s/stray.txt", dir);
   write_text(p, "old");
   block[0] = 123.0f;
   char slash[320];
   snprintf(slash, sizeof slash, "%s/", dir);
-  int rc2 = el_checkpoint_save(slash, &c, &w, vocab, &err);
+  int rc2 = el__checkpoint_save(slash, &c, &w, vocab, &err);
   el_model *m = NULL;
   int rc3 = el_model_load(dir, &m, &err);
   CHECK(rc == 0 && rc2 == 0 && rc3 == 0 && m && m->w.word[0] == 123.0f && !path_exists(p) &&
             count_prefix(g_tmp, "replace.") == 0,
-        "el_checkpoint_save replaces an existing directory (trailing slash), no temporaries");
+        "el__checkpoint_save replaces an existing directory (trailing slash), no temporaries");
   if (rc || rc2 || rc3) printf("#   %s\n", err.msg);
   el_model_free(m);
 
@@ -705,7 +705,7 @@ static void test_save_errors(void) {
   char own_vocab[400];
   snprintf(own_vocab, sizeof own_vocab, "%s/vocab.txt", dir);
   rc = el_model_load(dir, &m, &err);
-  rc2 = rc ? rc : el_checkpoint_save(dir, &m->cfg, &m->w, own_vocab, &err);
+  rc2 = rc ? rc : el__checkpoint_save(dir, &m->cfg, &m->w, own_vocab, &err);
   rc3 = rc2 ? rc2 : el_model_load(dir, &m2, &err);
   CHECK(rc3 == 0 && compare_models(m, m2) == 0,
         "save a loaded model over its own directory, reload: identical");
@@ -715,32 +715,32 @@ static void test_save_errors(void) {
 
   /* Failures leave nothing behind and the old checkpoint intact. */
   snprintf(p, sizeof p, "%s/no-such-vocab.txt", g_tmp);
-  rc = el_checkpoint_save(dir, &c, &w, p, &err);
+  rc = el__checkpoint_save(dir, &c, &w, p, &err);
   m = NULL;
   rc2 = el_model_load(dir, &m, &err);
   CHECK(rc == EL_EIO && has(err.msg, "no-such-vocab.txt") && rc2 == 0 && count_prefix(g_tmp, "replace.") == 0,
         "save with a missing vocab: EL_EIO, old checkpoint intact, temporary removed");
   el_model_free(m);
   snprintf(p, sizeof p, "%s/no/such/parent/ckpt", g_tmp);
-  rc = el_checkpoint_save(p, &c, &w, vocab, &err);
+  rc = el__checkpoint_save(p, &c, &w, vocab, &err);
   CHECK(rc == EL_EIO && has(err.msg, "no/such/parent/ckpt.tmp-"),
         "save under a missing parent: EL_EIO naming the path");
   float keep = block[5];
   block[5] = NAN;
   snprintf(p, sizeof p, "%s/nan", g_tmp);
-  rc = el_checkpoint_save(p, &c, &w, vocab, &err);
+  rc = el__checkpoint_save(p, &c, &w, vocab, &err);
   CHECK(rc == EL_EVALUE && has(err.msg, "electra.embeddings.word_embeddings.weight") &&
             has(err.msg, "index 5") && !path_exists(p) && count_prefix(g_tmp, "nan.") == 0,
         "save refuses NaN weights naming tensor and index; nothing left behind");
   block[5] = keep;
   el_weights w2 = w;
   w2.layer[1].v.b = NULL;
-  rc = el_checkpoint_save(p, &c, &w2, vocab, &err);
+  rc = el__checkpoint_save(p, &c, &w2, vocab, &err);
   CHECK(rc == EL_EINVAL && has(err.msg, "electra.encoder.layer.1.attention.self.value.bias"),
         "save refuses weights with an unset tensor, naming it");
   snprintf(p, sizeof p, "%s/afile", g_tmp);
   write_text(p, "x");
-  rc = el_checkpoint_save(p, &c, &w, vocab, &err);
+  rc = el__checkpoint_save(p, &c, &w, vocab, &err);
   CHECK(rc == EL_EIO && has(err.msg, "not a directory"),
         "save over a regular file is refused");
 
@@ -748,7 +748,7 @@ static void test_save_errors(void) {
   if (access("/dev/full", W_OK) == 0) {
     rc = el__write_file("/dev/full", "abc", 3, &err);
     CHECK(rc == EL_ENOSPC && has(err.msg, "/dev/full"), "write to a full device -> EL_ENOSPC");
-    rc = el_safetensors_save("/dev/full", &c, &w, &err);
+    rc = el__safetensors_save("/dev/full", &c, &w, &err);
     CHECK(rc == EL_ENOSPC && has(err.msg, "/dev/full") && path_exists("/dev/full"),
           "safetensors save to a full device -> EL_ENOSPC, device not removed");
   } else {
@@ -765,13 +765,13 @@ static void test_load_errors(void) {
   el_model *m = NULL;
   snprintf(vocab, sizeof vocab, "%s/vocab40.txt", g_tmp);
   el_config c = small_config(EL_ARCH_QA, 16);
-  size_t total = el_weights_numel(&c);
+  size_t total = el__weights_numel(&c);
   float *block = malloc(total * sizeof(float));
   for (size_t i = 0; i < total; i++) block[i] = frand();
   el_weights w;
-  el_weights_point(&c, &w, block, &err);
+  el__weights_point(&c, &w, block, &err);
   snprintf(dir, sizeof dir, "%s/qa", g_tmp);
-  el_checkpoint_save(dir, &c, &w, vocab, &err);
+  el__checkpoint_save(dir, &c, &w, vocab, &err);
 
   snprintf(p, sizeof p, "%s/vocab.txt", dir);
   write_vocab(p, 39);

@@ -46,7 +46,7 @@ static void test_kernels(void) {
         *r = malloc(sizeof(float) * N);
   for (int i = 0; i < N; i++) x[i] = -12.0f + 24.0f * (float)i / (N - 1);
   el__gelu_vec(y, x, N);
-  el_gelu_forward_naive(r, x, N);
+  el__gelu_forward_naive(r, x, N);
   double worst = 0;
   for (int i = 0; i < N; i++)
     worst = fmax(worst, fabs((double)y[i] - r[i]) / fmax(1.0, fabs(x[i])));
@@ -72,17 +72,17 @@ static void test_kernels(void) {
   for (int i = 0; i < R * C; i++) r[i] = x[i] + b[i % C];
   memcpy(y, x, sizeof(float) * R * C);
   el__bias_gelu(y, b, R, C);
-  el_gelu_forward_naive(r, r, (size_t)R * C);
+  el__gelu_forward_naive(r, r, (size_t)R * C);
   CHECK(max_abs_diff(y, r, (size_t)R * C) <= 1e-6, "bias+GELU matches naive");
   for (int i = 0; i < R * C; i++) r[i] = x[i] + b[i % C];
   memcpy(y, x, sizeof(float) * R * C);
   el__bias_layernorm(y, b, g, be, R, C, 1e-12f);
-  el_layernorm_forward_naive(r, NULL, NULL, r, g, be, R, C, 1e-12f);
+  el__layernorm_forward_naive(r, NULL, NULL, r, g, be, R, C, 1e-12f);
   CHECK(max_abs_diff(y, r, (size_t)R * C) <= 1e-5, "bias+residual LayerNorm matches naive (%.3g)",
         max_abs_diff(y, r, (size_t)R * C));
   memcpy(y, x, sizeof(float) * R * C);
   el__bias_layernorm(y, NULL, g, be, R, C, 1e-12f);
-  el_layernorm_forward_naive(r, NULL, NULL, x, g, be, R, C, 1e-12f);
+  el__layernorm_forward_naive(r, NULL, NULL, x, g, be, R, C, 1e-12f);
   CHECK(max_abs_diff(y, r, (size_t)R * C) <= 1e-5, "LayerNorm without bias matches naive");
 
   /* attention (biases added inside) vs naive attention on biased inputs */
@@ -101,7 +101,7 @@ static void test_kernels(void) {
     for (size_t i = 0; i < n; i++)
       qb[i] = q[i] + bq[i % H], kb[i] = k[i] + bk[i % H], vb[i] = v[i] + bv[i % H];
     el__attention(ctx, q, k, v, bq, bk, bv, lens, ns, H, nh, scratch);
-    el_attention_forward_naive(ref, NULL, qb, kb, vb, NULL, lens, ns, H, nh);
+    el__attention_forward_naive(ref, NULL, qb, kb, vb, NULL, lens, ns, H, nh);
     double d = max_abs_diff(ctx, ref, n);
     CHECK(d <= 1e-5, "attention H=%d heads=%d, lengths 1..64, matches naive (%.3g)", H, nh, d);
     free(q), free(qb), free(bq), free(ctx), free(ref), free(scratch);
@@ -119,11 +119,11 @@ static el_model *make_model(el_arch arch, int H, int E, int L, int nh, int I, in
   c->max_position_embeddings = P, c->type_vocab_size = 2, c->pad_token_id = 0;
   c->layer_norm_eps = 1e-12f, c->initializer_range = 0.02f, c->num_labels = labels;
   c->hidden_dropout_prob = c->attention_probs_dropout_prob = 0.1f;
-  size_t n = el_weights_numel(c);
+  size_t n = el__weights_numel(c);
   m->owned = malloc(sizeof(float) * n);
   m->owned_floats = m->n_params = n;
   el_error err = {0};
-  if (!n || el_weights_point(c, &m->w, m->owned, &err)) {
+  if (!n || el__weights_point(c, &m->w, m->owned, &err)) {
     printf("# make_model: %s\n", err.msg);
     exit(1);
   }
@@ -147,28 +147,28 @@ static void naive_hidden(const el_model *m, const el_batch *b, int T, float *x) 
   float *q = malloc(sizeof(float) * (size_t)T * H), *k = malloc(sizeof(float) * (size_t)T * H);
   float *v = malloc(sizeof(float) * (size_t)T * H), *ctx = malloc(sizeof(float) * (size_t)T * H);
   float *f = malloc(sizeof(float) * (size_t)T * I), *o = malloc(sizeof(float) * (size_t)T * H);
-  el_embed_forward(emb, b->ids, b->type_ids, b->seq_len, b->n_seqs, w->word, w->pos, w->type, E);
-  el_layernorm_forward_naive(emb, NULL, NULL, emb, w->emb_ln.g, w->emb_ln.b, T, E,
+  el__embed_forward(emb, b->ids, b->type_ids, b->seq_len, b->n_seqs, w->word, w->pos, w->type, E);
+  el__layernorm_forward_naive(emb, NULL, NULL, emb, w->emb_ln.g, w->emb_ln.b, T, E,
                              c->layer_norm_eps);
   if (E != H)
-    el_dense_forward_naive(x, emb, w->project.w, w->project.b, T, E, H);
+    el__dense_forward_naive(x, emb, w->project.w, w->project.b, T, E, H);
   else
     memcpy(x, emb, sizeof(float) * (size_t)T * H);
   for (int l = 0; l < c->num_layers; l++) {
     const el_layer_w *lw = &w->layer[l];
-    el_dense_forward_naive(q, x, lw->q.w, lw->q.b, T, H, H);
-    el_dense_forward_naive(k, x, lw->k.w, lw->k.b, T, H, H);
-    el_dense_forward_naive(v, x, lw->v.w, lw->v.b, T, H, H);
-    el_attention_forward_naive(ctx, NULL, q, k, v, NULL, b->seq_len, b->n_seqs, H, c->num_heads);
-    el_dense_forward_naive(o, ctx, lw->attn_out.w, lw->attn_out.b, T, H, H);
+    el__dense_forward_naive(q, x, lw->q.w, lw->q.b, T, H, H);
+    el__dense_forward_naive(k, x, lw->k.w, lw->k.b, T, H, H);
+    el__dense_forward_naive(v, x, lw->v.w, lw->v.b, T, H, H);
+    el__attention_forward_naive(ctx, NULL, q, k, v, NULL, b->seq_len, b->n_seqs, H, c->num_heads);
+    el__dense_forward_naive(o, ctx, lw->attn_out.w, lw->attn_out.b, T, H, H);
     for (size_t i = 0; i < (size_t)T * H; i++) o[i] += x[i];
-    el_layernorm_forward_naive(x, NULL, NULL, o, lw->attn_ln.g, lw->attn_ln.b, T, H,
+    el__layernorm_forward_naive(x, NULL, NULL, o, lw->attn_ln.g, lw->attn_ln.b, T, H,
                                c->layer_norm_eps);
-    el_dense_forward_naive(f, x, lw->inter.w, lw->inter.b, T, H, I);
-    el_gelu_forward_naive(f, f, (size_t)T * I);
-    el_dense_forward_naive(o, f, lw->out.w, lw->out.b, T, I, H);
+    el__dense_forward_naive(f, x, lw->inter.w, lw->inter.b, T, H, I);
+    el__gelu_forward_naive(f, f, (size_t)T * I);
+    el__dense_forward_naive(o, f, lw->out.w, lw->out.b, T, I, H);
     for (size_t i = 0; i < (size_t)T * H; i++) o[i] += x[i];
-    el_layernorm_forward_naive(x, NULL, NULL, o, lw->out_ln.g, lw->out_ln.b, T, H,
+    el__layernorm_forward_naive(x, NULL, NULL, o, lw->out_ln.g, lw->out_ln.b, T, H,
                                c->layer_norm_eps);
   }
   free(emb), free(q), free(k), free(v), free(ctx), free(f), free(o);
@@ -184,24 +184,24 @@ static void naive_head(const el_model *m, const el_batch *b, int T, const float 
   float *g = malloc(sizeof(float) * (size_t)(T > n_pos ? T : n_pos) * H);
   switch (c->arch) {
     case EL_ARCH_PRETRAINING:
-      el_dense_forward_naive(d, x, w->disc_dense.w, w->disc_dense.b, T, H, H);
-      el_gelu_forward_naive(d, d, (size_t)T * H);
-      el_dense_forward_naive(o0, d, w->disc_pred.w, w->disc_pred.b, T, H, 1);
+      el__dense_forward_naive(d, x, w->disc_dense.w, w->disc_dense.b, T, H, H);
+      el__gelu_forward_naive(d, d, (size_t)T * H);
+      el__dense_forward_naive(o0, d, w->disc_pred.w, w->disc_pred.b, T, H, 1);
       for (int t = 0; t < T; t++) o0[t] = (float)(1.0 / (1.0 + exp(-(double)o0[t])));
       break;
     case EL_ARCH_SEQ_CLS:
       for (int s = 0, t = 0; s < b->n_seqs; t += b->seq_len[s], s++)
         memcpy(g + (size_t)s * H, x + (size_t)t * H, sizeof(float) * H);
-      el_dense_forward_naive(d, g, w->cls_dense.w, w->cls_dense.b, b->n_seqs, H, H);
-      el_gelu_forward_naive(d, d, (size_t)b->n_seqs * H);
-      el_dense_forward_naive(o0, d, w->cls_out.w, w->cls_out.b, b->n_seqs, H, c->num_labels);
+      el__dense_forward_naive(d, g, w->cls_dense.w, w->cls_dense.b, b->n_seqs, H, H);
+      el__gelu_forward_naive(d, d, (size_t)b->n_seqs * H);
+      el__dense_forward_naive(o0, d, w->cls_out.w, w->cls_out.b, b->n_seqs, H, c->num_labels);
       break;
     case EL_ARCH_TOKEN_CLS:
-      el_dense_forward_naive(o0, x, w->tok_cls.w, w->tok_cls.b, T, H, c->num_labels);
+      el__dense_forward_naive(o0, x, w->tok_cls.w, w->tok_cls.b, T, H, c->num_labels);
       break;
     case EL_ARCH_QA: {
       float *se = malloc(sizeof(float) * 2 * (size_t)T);
-      el_dense_forward_naive(se, x, w->qa.w, w->qa.b, T, H, 2);
+      el__dense_forward_naive(se, x, w->qa.w, w->qa.b, T, H, 2);
       for (int t = 0; t < T; t++) o0[t] = se[2 * t], o1[t] = se[2 * t + 1];
       free(se);
       break;
@@ -209,11 +209,11 @@ static void naive_head(const el_model *m, const el_batch *b, int T, const float 
     case EL_ARCH_MASKED_LM:
       for (int i = 0; i < n_pos; i++)
         memcpy(g + (size_t)i * H, x + (size_t)pos[i] * H, sizeof(float) * H);
-      el_dense_forward_naive(d, g, w->gen_dense.w, w->gen_dense.b, n_pos, H, E);
-      el_gelu_forward_naive(d, d, (size_t)n_pos * E);
-      el_layernorm_forward_naive(d, NULL, NULL, d, w->gen_ln.g, w->gen_ln.b, n_pos, E,
+      el__dense_forward_naive(d, g, w->gen_dense.w, w->gen_dense.b, n_pos, H, E);
+      el__gelu_forward_naive(d, d, (size_t)n_pos * E);
+      el__layernorm_forward_naive(d, NULL, NULL, d, w->gen_ln.g, w->gen_ln.b, n_pos, E,
                                  c->layer_norm_eps);
-      el_dense_forward_naive(o0, d, w->lm_w, w->lm_b, n_pos, E, c->vocab_size);
+      el__dense_forward_naive(o0, d, w->lm_w, w->lm_b, n_pos, E, c->vocab_size);
       break;
     default:
       break;

@@ -95,12 +95,12 @@ static int run(const el_model *m, float *prob) {
 /* Every change to model.safetensors after loading leaves the model as it was. */
 static void test_file_changes_after_load(void) {
   el_config c = small_config();
-  size_t total = el_weights_numel(&c);
+  size_t total = el__weights_numel(&c);
   float *block = malloc(total * sizeof(float));
   for (size_t i = 0; i < total; i++) block[i] = frand();
   el_weights w;
   el_error err = {0};
-  el_weights_point(&c, &w, block, &err);
+  el__weights_point(&c, &w, block, &err);
   char vocab[400], dir[300], st[400];
   snprintf(vocab, sizeof vocab, "%s/vocab.txt", g_tmp);
   FILE *f = fopen(vocab, "w");
@@ -117,7 +117,7 @@ static void test_file_changes_after_load(void) {
                                "values", "data section zeroed", "replaced by cp of another model",
                                "deleted"};
   for (int k = 0; k < 5; k++) {
-    int rc = el_checkpoint_save(dir, &c, &w, vocab, &err);
+    int rc = el__checkpoint_save(dir, &c, &w, vocab, &err);
     el_model *m = NULL;
     if (!rc) rc = el_model_load(dir, &m, &err);
     CHECK(rc == 0, "load before the file is %s", what[k]);
@@ -148,7 +148,7 @@ static void test_file_changes_after_load(void) {
   }
 
   el_model *m = NULL;
-  el_checkpoint_save(dir, &c, &w, vocab, &err);
+  el__checkpoint_save(dir, &c, &w, vocab, &err);
   int rc = el_model_load(dir, &m, &err);
   CHECK(rc == 0 && m->owned && m->owned_map_len >= total * sizeof(float) &&
             el_model_weight_bytes(m) == total * sizeof(float) && m->n_params == total,

@@ -21,7 +21,7 @@ static el_rng R;
 
 static float *rnd(size_t n, float scale) {
   float *x = malloc(sizeof(float) * (n ? n : 1));
-  for (size_t i = 0; i < n; i++) x[i] = scale * el_rng_normal(&R);
+  for (size_t i = 0; i < n; i++) x[i] = scale * el__rng_normal(&R);
   return x;
 }
 static float *dup(const float *x, size_t n) {
@@ -65,7 +65,7 @@ static void fd_check(const char *what, loss_fn f, void *ctx, float *x, size_t n,
   double worst_e = 0.0;
   int samples = n < 30 ? (int)n : 30;
   for (int s = 0; s < samples; s++) {
-    size_t i = n <= 30 ? (size_t)s : el_rng_below(&R, (uint32_t)n);
+    size_t i = n <= 30 ? (size_t)s : el__rng_below(&R, (uint32_t)n);
     float x0 = x[i];
     x[i] = x0 + h;
     double lp = f(ctx);
@@ -84,7 +84,7 @@ static void fd_check(const char *what, loss_fn f, void *ctx, float *x, size_t n,
 typedef struct { float *in, *w, *b, *r, *out; int N, Cin, Cout; } dense_ctx;
 static double dense_loss(void *p) {
   dense_ctx *c = p;
-  el_dense_forward_naive(c->out, c->in, c->w, c->b, c->N, c->Cin, c->Cout);
+  el__dense_forward_naive(c->out, c->in, c->w, c->b, c->N, c->Cin, c->Cout);
   return dot(c->out, c->r, (size_t)c->N * c->Cout);
 }
 
@@ -93,18 +93,18 @@ static void test_dense(void) {
   dense_ctx c = {rnd((size_t)N * Cin, 1), rnd((size_t)Cout * Cin, 0.3f), rnd(Cout, 0.5f),
                  rnd((size_t)N * Cout, 1), malloc(sizeof(float) * N * Cout), N, Cin, Cout};
   float *o1 = malloc(sizeof(float) * N * Cout), *o2 = malloc(sizeof(float) * N * Cout);
-  el_dense_forward(o1, c.in, c.w, c.b, N, Cin, Cout);
-  el_dense_forward_naive(o2, c.in, c.w, c.b, N, Cin, Cout);
+  el__dense_forward(o1, c.in, c.w, c.b, N, Cin, Cout);
+  el__dense_forward_naive(o2, c.in, c.w, c.b, N, Cin, Cout);
   CLOSE(o1, o2, (size_t)N * Cout, "dense forward");
-  el_dense_forward(o1, c.in, c.w, NULL, N, Cin, Cout);
-  el_dense_forward_naive(o2, c.in, c.w, NULL, N, Cin, Cout);
+  el__dense_forward(o1, c.in, c.w, NULL, N, Cin, Cout);
+  el__dense_forward_naive(o2, c.in, c.w, NULL, N, Cin, Cout);
   CLOSE(o1, o2, (size_t)N * Cout, "dense forward without bias");
 
   float *din0 = rnd((size_t)N * Cin, 1), *dw0 = rnd((size_t)Cout * Cin, 1), *db0 = rnd(Cout, 1);
   float *din1 = dup(din0, (size_t)N * Cin), *dw1 = dup(dw0, (size_t)Cout * Cin), *db1 = dup(db0, Cout);
   float *din2 = dup(din0, (size_t)N * Cin), *dw2 = dup(dw0, (size_t)Cout * Cin), *db2 = dup(db0, Cout);
-  el_dense_backward(din1, dw1, db1, c.r, c.in, c.w, N, Cin, Cout);
-  el_dense_backward_naive(din2, dw2, db2, c.r, c.in, c.w, N, Cin, Cout);
+  el__dense_backward(din1, dw1, db1, c.r, c.in, c.w, N, Cin, Cout);
+  el__dense_backward_naive(din2, dw2, db2, c.r, c.in, c.w, N, Cin, Cout);
   CLOSE(din1, din2, (size_t)N * Cin, "dense backward din");
   CLOSE(dw1, dw2, (size_t)Cout * Cin, "dense backward dw");
   CLOSE(db1, db2, Cout, "dense backward db");
@@ -115,7 +115,7 @@ static void test_dense(void) {
   fd_check("dense db", dense_loss, &c, c.b, Cout, gb);
   /* NULL din / db are skipped, dw still accumulated */
   float *dw3 = dup(dw0, (size_t)Cout * Cin);
-  el_dense_backward(NULL, dw3, NULL, c.r, c.in, c.w, N, Cin, Cout);
+  el__dense_backward(NULL, dw3, NULL, c.r, c.in, c.w, N, Cin, Cout);
   CLOSE(dw3, dw2, (size_t)Cout * Cin, "dense backward dw with din/db NULL");
   free(c.in); free(c.w); free(c.b); free(c.r); free(c.out); free(o1); free(o2);
   free(din0); free(dw0); free(db0); free(din1); free(dw1); free(db1); free(din2); free(dw2);
@@ -126,7 +126,7 @@ static void test_dense(void) {
 typedef struct { float *in, *g, *b, *r, *out, *mean, *rstd; int N, C; } ln_ctx;
 static double ln_loss(void *p) {
   ln_ctx *c = p;
-  el_layernorm_forward_naive(c->out, c->mean, c->rstd, c->in, c->g, c->b, c->N, c->C, 1e-12f);
+  el__layernorm_forward_naive(c->out, c->mean, c->rstd, c->in, c->g, c->b, c->N, c->C, 1e-12f);
   return dot(c->out, c->r, (size_t)c->N * c->C);
 }
 
@@ -138,7 +138,7 @@ static void test_layernorm(void) {
   for (int i = 0; i < C; i++) c.in[i] += 5.0f; /* a row with a large mean */
   float *o1 = malloc(sizeof(float) * N * C), *m1 = malloc(sizeof(float) * N),
         *s1 = malloc(sizeof(float) * N);
-  el_layernorm_forward(o1, m1, s1, c.in, c.g, c.b, N, C, 1e-12f);
+  el__layernorm_forward(o1, m1, s1, c.in, c.g, c.b, N, C, 1e-12f);
   ln_loss(&c);
   CLOSE(o1, c.out, (size_t)N * C, "layernorm forward");
   CLOSE(m1, c.mean, N, "layernorm mean");
@@ -146,8 +146,8 @@ static void test_layernorm(void) {
   float *dx0 = rnd((size_t)N * C, 1), *dg0 = rnd(C, 1), *db0 = rnd(C, 1);
   float *dx1 = dup(dx0, (size_t)N * C), *dg1 = dup(dg0, C), *db1 = dup(db0, C);
   float *dx2 = dup(dx0, (size_t)N * C), *dg2 = dup(dg0, C), *db2 = dup(db0, C);
-  el_layernorm_backward(dx1, dg1, db1, c.r, c.in, m1, s1, c.g, N, C);
-  el_layernorm_backward_naive(dx2, dg2, db2, c.r, c.in, c.mean, c.rstd, c.g, N, C);
+  el__layernorm_backward(dx1, dg1, db1, c.r, c.in, m1, s1, c.g, N, C);
+  el__layernorm_backward_naive(dx2, dg2, db2, c.r, c.in, c.mean, c.rstd, c.g, N, C);
   CLOSE(dx1, dx2, (size_t)N * C, "layernorm backward dx");
   CLOSE(dg1, dg2, C, "layernorm backward dgamma");
   CLOSE(db1, db2, C, "layernorm backward dbeta");
@@ -164,7 +164,7 @@ static void test_layernorm(void) {
 typedef struct { float *in, *r, *out; size_t n; } gelu_ctx;
 static double gelu_loss(void *p) {
   gelu_ctx *c = p;
-  el_gelu_forward_naive(c->out, c->in, c->n);
+  el__gelu_forward_naive(c->out, c->in, c->n);
   return dot(c->out, c->r, c->n);
 }
 
@@ -175,14 +175,14 @@ static void test_gelu(void) {
   c.in[1] = -8.0f;
   c.in[2] = 8.0f;
   float *o = malloc(sizeof(float) * n);
-  el_gelu_forward(o, c.in, n);
+  el__gelu_forward(o, c.in, n);
   gelu_loss(&c);
   CLOSE(o, c.out, n, "gelu forward");
   CHECK(fabsf(o[2] - 8.0f) < 1e-6f && fabsf(o[1]) < 1e-6f && o[0] == 0.0f,
         "gelu(8) = 8, gelu(-8) = 0, gelu(0) = 0");
   float *d0 = rnd(n, 1), *d1 = dup(d0, n), *d2 = dup(d0, n);
-  el_gelu_backward(d1, c.in, c.r, n);
-  el_gelu_backward_naive(d2, c.in, c.r, n);
+  el__gelu_backward(d1, c.in, c.r, n);
+  el__gelu_backward_naive(d2, c.in, c.r, n);
   CLOSE(d1, d2, n, "gelu backward");
   float *g = delta(d1, d0, n);
   CHECK(fabsf(g[0] - 0.5f * c.r[0]) < 1e-6f, "gelu'(0) = 0.5");
@@ -200,21 +200,21 @@ static void test_embed(void) {
   const int types[11] = {0, 0, 1, 1, 0, 0, 0, 1, 1, 1, 1};
   float *word = rnd((size_t)V * E, 1), *pos = rnd((size_t)P * E, 1), *type = rnd((size_t)Ty * E, 1);
   float *out = malloc(sizeof(float) * T * E);
-  el_embed_forward(out, ids, types, seq_len, n_seqs, word, pos, type, E);
+  el__embed_forward(out, ids, types, seq_len, n_seqs, word, pos, type, E);
   int ok = 1;
   for (int s = 0, t = 0; s < n_seqs; s++)
     for (int p = 0; p < seq_len[s]; p++, t++)
       for (int e = 0; e < E; e++)
         ok &= fabsf(out[t * E + e] - (word[ids[t] * E + e] + pos[p * E + e] + type[types[t] * E + e])) < 1e-6f;
   CHECK(ok, "embed forward: word[id] + pos[position in its sequence] + type[type id]");
-  el_embed_forward(out, ids, NULL, seq_len, n_seqs, word, pos, type, E);
+  el__embed_forward(out, ids, NULL, seq_len, n_seqs, word, pos, type, E);
   CHECK(fabsf(out[2 * E] - (word[3 * E] + pos[2 * E] + type[0])) < 1e-6f,
         "embed forward: NULL type ids mean type 0");
 
   float *dout = rnd((size_t)T * E, 1);
   float *dw0 = rnd((size_t)V * E, 1), *dp0 = rnd((size_t)P * E, 1), *dt0 = rnd((size_t)Ty * E, 1);
   float *dw = dup(dw0, (size_t)V * E), *dp = dup(dp0, (size_t)P * E), *dt = dup(dt0, (size_t)Ty * E);
-  el_embed_backward(dw, dp, dt, dout, ids, types, seq_len, n_seqs, E);
+  el__embed_backward(dw, dp, dt, dout, ids, types, seq_len, n_seqs, E);
   /* reference: the gradient of sum(r . out) is a scatter-sum, written in double */
   double rw[7 * 5] = {0}, rp[16 * 5] = {0}, rt[2 * 5] = {0};
   for (int s = 0, t = 0; s < n_seqs; s++)
@@ -245,7 +245,7 @@ typedef struct {
 } att_ctx;
 static double att_loss(void *p) {
   att_ctx *c = p;
-  el_attention_forward_naive(c->ctx, c->probs, c->q, c->k, c->v, c->drop, c->seq_len, c->n_seqs,
+  el__attention_forward_naive(c->ctx, c->probs, c->q, c->k, c->v, c->drop, c->seq_len, c->n_seqs,
                              c->H, c->nh);
   return dot(c->ctx, c->r, (size_t)c->T * c->H);
 }
@@ -253,7 +253,7 @@ static double att_loss(void *p) {
 static void test_attention_case(int use_drop) {
   const int seq_len[5] = {5, 1, 9, 3, 12}, n_seqs = 5, H = 12, nh = 3, T = 30, max_len = 12;
   const size_t TH = (size_t)T * H;
-  size_t np = el_attention_probs_size(seq_len, n_seqs, nh);
+  size_t np = el__attention_probs_size(seq_len, n_seqs, nh);
   CHECK(np == (size_t)nh * (25 + 1 + 81 + 9 + 144), "attention probs size = nh * sum len^2");
   att_ctx c = {rnd(TH, 1), rnd(TH, 1), rnd(TH, 1), NULL, rnd(TH, 1), malloc(sizeof(float) * TH),
                malloc(sizeof(float) * np), seq_len, n_seqs, H, nh, T};
@@ -261,11 +261,11 @@ static void test_attention_case(int use_drop) {
                              : "attention (no dropout, packed lengths 5,1,9,3,12)";
   if (use_drop) {
     c.drop = malloc(sizeof(float) * np);
-    for (size_t i = 0; i < np; i++) c.drop[i] = el_rng_uniform(&R) < 0.3f ? 0.0f : 1.0f / 0.7f;
+    for (size_t i = 0; i < np; i++) c.drop[i] = el__rng_uniform(&R) < 0.3f ? 0.0f : 1.0f / 0.7f;
   }
-  float *scratch = malloc(sizeof(float) * el_attention_scratch_size(max_len, H, nh));
+  float *scratch = malloc(sizeof(float) * el__attention_scratch_size(max_len, H, nh));
   float *ctx1 = malloc(sizeof(float) * TH), *p1 = malloc(sizeof(float) * np);
-  el_attention_forward(ctx1, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh, scratch);
+  el__attention_forward(ctx1, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh, scratch);
   att_loss(&c);
   char buf[160];
   snprintf(buf, sizeof buf, "%s forward ctx", tag);
@@ -286,7 +286,7 @@ static void test_attention_case(int use_drop) {
   float *ctx_b = malloc(sizeof(float) * TH);
   float *k2 = dup(c.k, TH), *v2 = dup(c.v, TH);
   for (size_t i = 6 * (size_t)H; i < 15 * (size_t)H; i++) k2[i] += 1.0f, v2[i] -= 2.0f;
-  el_attention_forward(ctx_b, NULL, c.q, k2, v2, c.drop, seq_len, n_seqs, H, nh, scratch);
+  el__attention_forward(ctx_b, NULL, c.q, k2, v2, c.drop, seq_len, n_seqs, H, nh, scratch);
   CHECK(!memcmp(ctx_b, ctx1, sizeof(float) * 6 * H) &&
             !memcmp(ctx_b + 15 * H, ctx1 + 15 * H, sizeof(float) * 15 * H) &&
             memcmp(ctx_b + 6 * H, ctx1 + 6 * H, sizeof(float) * 9 * H),
@@ -295,9 +295,9 @@ static void test_attention_case(int use_drop) {
   float *dq0 = rnd(TH, 1), *dk0 = rnd(TH, 1), *dv0 = rnd(TH, 1);
   float *dq1 = dup(dq0, TH), *dk1 = dup(dk0, TH), *dv1 = dup(dv0, TH);
   float *dq2 = dup(dq0, TH), *dk2 = dup(dk0, TH), *dv2 = dup(dv0, TH);
-  el_attention_backward(dq1, dk1, dv1, c.r, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh,
+  el__attention_backward(dq1, dk1, dv1, c.r, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh,
                         scratch);
-  el_attention_backward_naive(dq2, dk2, dv2, c.r, c.probs, c.q, c.k, c.v, c.drop, seq_len,
+  el__attention_backward_naive(dq2, dk2, dv2, c.r, c.probs, c.q, c.k, c.v, c.drop, seq_len,
                               n_seqs, H, nh);
   snprintf(buf, sizeof buf, "%s backward dq", tag);
   CLOSE(dq1, dq2, TH, buf);
@@ -321,9 +321,9 @@ static void test_attention_case(int use_drop) {
 /* ---------------- dropout ---------------- */
 static void test_dropout(void) {
   float in[6] = {1, 2, 3, 4, 5, 6}, mask[6] = {0, 2, 2, 0, 2, 2}, out[6], din[6] = {1, 1, 1, 1, 1, 1};
-  el_dropout_forward(out, in, mask, 6);
+  el__dropout_forward(out, in, mask, 6);
   CHECK(out[0] == 0 && out[1] == 4 && out[5] == 12, "dropout forward multiplies by the mask");
-  el_dropout_backward(din, in, mask, 6);
+  el__dropout_backward(din, in, mask, 6);
   CHECK(din[0] == 1 && din[1] == 5 && din[5] == 13, "dropout backward accumulates dout * mask");
 }
 
@@ -331,7 +331,7 @@ static void test_dropout(void) {
 typedef struct { float *logits, *w, *probs; const int *tg; int n, V; } sx_ctx;
 static double sx_loss(void *p) {
   sx_ctx *c = p;
-  return el_softmax_xent_forward(c->probs, c->logits, c->tg, c->w, c->n, c->V, NULL);
+  return el__softmax_xent_forward(c->probs, c->logits, c->tg, c->w, c->n, c->V, NULL);
 }
 
 static void test_softmax_xent(void) {
@@ -343,7 +343,7 @@ static void test_softmax_xent(void) {
   c.logits[0 * V + 3] = 20.0f;  /* row 0: argmax is the target */
   c.logits[1 * V + 7] = 1000.0f; /* row 1: huge logit elsewhere, must stay finite */
   int correct = -1;
-  double loss = el_softmax_xent_forward(c.probs, c.logits, tg, c.w, n, V, &correct);
+  double loss = el__softmax_xent_forward(c.probs, c.logits, tg, c.w, n, V, &correct);
   double ref = 0.0;
   int ref_hits = 0;
   for (int i = 0; i < n; i++) {
@@ -363,11 +363,11 @@ static void test_softmax_xent(void) {
         correct, ref_hits);
   /* probs may alias logits */
   float *al = dup(c.logits, (size_t)n * V);
-  double l2 = el_softmax_xent_forward(al, al, tg, c.w, n, V, NULL);
+  double l2 = el__softmax_xent_forward(al, al, tg, c.w, n, V, NULL);
   CHECK(l2 == loss && !memcmp(al, c.probs, sizeof(float) * n * V),
         "softmax xent: probs may alias logits");
   float *d = rnd((size_t)n * V, 1), *d0 = dup(d, (size_t)n * V);
-  el_softmax_xent_backward(d, c.probs, tg, c.w, 0.7f, n, V);
+  el__softmax_xent_backward(d, c.probs, tg, c.w, 0.7f, n, V);
   float *g = delta(d, d0, (size_t)n * V);
   int zero_row = 1;
   for (int j = 0; j < V; j++) zero_row &= g[4 * V + j] == 0.0f;
@@ -385,28 +385,28 @@ static void test_softmax_xent(void) {
 typedef struct { float *x, *y, *w; int n; } bx_ctx;
 static double bx_loss(void *p) {
   bx_ctx *c = p;
-  return el_sigmoid_xent_forward(c->x, c->y, c->w, c->n);
+  return el__sigmoid_xent_forward(c->x, c->y, c->w, c->n);
 }
 
 static void test_sigmoid_xent(void) {
   const int n = 40;
   bx_ctx c = {rnd(n, 3), malloc(sizeof(float) * n), rnd(n, 1), n};
   for (int i = 0; i < n; i++) c.y[i] = (float)(i % 3 == 0), c.w[i] = fabsf(c.w[i]);
-  double loss = el_sigmoid_xent_forward(c.x, c.y, c.w, n), ref = 0.0;
+  double loss = el__sigmoid_xent_forward(c.x, c.y, c.w, n), ref = 0.0;
   for (int i = 0; i < n; i++) {
     double p = 1.0 / (1.0 + exp(-(double)c.x[i]));
     ref += c.w[i] * -(c.y[i] * log(p) + (1 - c.y[i]) * log(1 - p));
   }
   CHECK_NEAR(loss, ref, 1e-9, 1e-6, "sigmoid xent = sum w BCE(sigmoid(x), y)");
   float big[4] = {100.0f, -100.0f, 100.0f, -100.0f}, lab[4] = {0, 1, 1, 0};
-  double lb = el_sigmoid_xent_forward(big, lab, NULL, 4);
+  double lb = el__sigmoid_xent_forward(big, lab, NULL, 4);
   CHECK_NEAR(lb, 200.0, 1e-6, 1e-9, "sigmoid xent stable at |x| = 100 (confident wrong = 100 each)");
   float *d = rnd(n, 1), *d0 = dup(d, n);
-  el_sigmoid_xent_backward(d, c.x, c.y, c.w, 1.0f, n);
+  el__sigmoid_xent_backward(d, c.x, c.y, c.w, 1.0f, n);
   float *g = delta(d, d0, n);
   fd_check("sigmoid xent", bx_loss, &c, c.x, n, g);
   float dbig[4] = {0};
-  el_sigmoid_xent_backward(dbig, big, lab, NULL, 0.5f, 4);
+  el__sigmoid_xent_backward(dbig, big, lab, NULL, 0.5f, 4);
   CHECK(fabsf(dbig[0] - 0.5f) < 1e-6f && fabsf(dbig[1] + 0.5f) < 1e-6f && fabsf(dbig[2]) < 1e-6f,
         "sigmoid xent backward = scale (sigmoid(x) - y)");
   free(c.x); free(c.y); free(c.w); free(d); free(d0); free(g);
@@ -451,15 +451,15 @@ static void test_large_paths(void) {
   const int N = 1100, Cin = 70, Cout = 300; /* 2 row blocks of 1024, 2 dW blocks of 256 */
   float *in = rnd((size_t)N * Cin, 1), *w = rnd((size_t)Cout * Cin, 0.3f), *b = rnd(Cout, 1);
   float *o1 = malloc(sizeof(float) * N * Cout), *o2 = malloc(sizeof(float) * N * Cout);
-  el_dense_forward(o1, in, w, b, N, Cin, Cout);
-  el_dense_forward_naive(o2, in, w, b, N, Cin, Cout);
+  el__dense_forward(o1, in, w, b, N, Cin, Cout);
+  el__dense_forward_naive(o2, in, w, b, N, Cin, Cout);
   CLOSE(o1, o2, (size_t)N * Cout, "dense forward 1100x70->300 (row blocks)");
   float *d = rnd((size_t)N * Cout, 1);
   float *di1 = calloc((size_t)N * Cin, 4), *di2 = calloc((size_t)N * Cin, 4);
   float *dw1 = calloc((size_t)Cout * Cin, 4), *dw2 = calloc((size_t)Cout * Cin, 4);
   float *db1 = calloc(Cout, 4), *db2 = calloc(Cout, 4);
-  el_dense_backward(di1, dw1, db1, d, in, w, N, Cin, Cout);
-  el_dense_backward_naive(di2, dw2, db2, d, in, w, N, Cin, Cout);
+  el__dense_backward(di1, dw1, db1, d, in, w, N, Cin, Cout);
+  el__dense_backward_naive(di2, dw2, db2, d, in, w, N, Cin, Cout);
   CLOSE(di1, di2, (size_t)N * Cin, "dense backward din (blocks)");
   { /* dW sums 1100 products of N(0,1) values (magnitude ~33): float rounding
      * of such a sum reaches ~1e-5 absolute, so atol is 1e-4 here */
@@ -471,33 +471,33 @@ static void test_large_paths(void) {
   const int Nw = 24, Cw = 3000, Kw = 40;
   float *iw = rnd((size_t)Nw * Kw, 1), *ww = rnd((size_t)Cw * Kw, 0.3f), *bw = rnd(Cw, 1);
   float *ow1 = malloc(sizeof(float) * Nw * Cw), *ow2 = malloc(sizeof(float) * Nw * Cw);
-  el_dense_forward(ow1, iw, ww, bw, Nw, Kw, Cw);
-  el_dense_forward_naive(ow2, iw, ww, bw, Nw, Kw, Cw);
+  el__dense_forward(ow1, iw, ww, bw, Nw, Kw, Cw);
+  el__dense_forward_naive(ow2, iw, ww, bw, Nw, Kw, Cw);
   CLOSE(ow1, ow2, (size_t)Nw * Cw, "dense forward 24x40->3000 (column blocks)");
   free(in); free(w); free(b); free(o1); free(o2); free(d); free(di1); free(di2); free(dw1);
   free(dw2); free(db1); free(db2); free(iw); free(ww); free(bw); free(ow1); free(ow2);
 
   const int seq_len[3] = {64, 37, 100}, n_seqs = 3, H = 32, nh = 4, T = 201;
-  const size_t TH = (size_t)T * H, np = el_attention_probs_size(seq_len, n_seqs, nh);
+  const size_t TH = (size_t)T * H, np = el__attention_probs_size(seq_len, n_seqs, nh);
   float *q = rnd(TH, 1), *k = rnd(TH, 1), *v = rnd(TH, 1), *dc = rnd(TH, 1);
   float *drop = malloc(sizeof(float) * np);
-  for (size_t i = 0; i < np; i++) drop[i] = el_rng_uniform(&R) < 0.1f ? 0.0f : 1.0f / 0.9f;
+  for (size_t i = 0; i < np; i++) drop[i] = el__rng_uniform(&R) < 0.1f ? 0.0f : 1.0f / 0.9f;
   float *c1 = malloc(sizeof(float) * TH), *c2 = malloc(sizeof(float) * TH);
   float *p1 = malloc(sizeof(float) * np), *p2 = malloc(sizeof(float) * np);
-  float *scratch = malloc(sizeof(float) * el_attention_scratch_size(100, H, nh));
-  el_attention_forward(c1, p1, q, k, v, drop, seq_len, n_seqs, H, nh, scratch);
-  el_attention_forward_naive(c2, p2, q, k, v, drop, seq_len, n_seqs, H, nh);
+  float *scratch = malloc(sizeof(float) * el__attention_scratch_size(100, H, nh));
+  el__attention_forward(c1, p1, q, k, v, drop, seq_len, n_seqs, H, nh, scratch);
+  el__attention_forward_naive(c2, p2, q, k, v, drop, seq_len, n_seqs, H, nh);
   CLOSE(c1, c2, TH, "attention forward, lengths 64,37,100 (team path)");
   CLOSE(p1, p2, np, "attention probs (team path)");
   float *g1[3], *g2[3];
   for (int j = 0; j < 3; j++) g1[j] = calloc(TH, 4), g2[j] = calloc(TH, 4);
-  el_attention_backward(g1[0], g1[1], g1[2], dc, p1, q, k, v, drop, seq_len, n_seqs, H, nh, scratch);
-  el_attention_backward_naive(g2[0], g2[1], g2[2], dc, p2, q, k, v, drop, seq_len, n_seqs, H, nh);
+  el__attention_backward(g1[0], g1[1], g1[2], dc, p1, q, k, v, drop, seq_len, n_seqs, H, nh, scratch);
+  el__attention_backward_naive(g2[0], g2[1], g2[2], dc, p2, q, k, v, drop, seq_len, n_seqs, H, nh);
   CLOSE(g1[0], g2[0], TH, "attention backward dq (team path)");
   CLOSE(g1[1], g2[1], TH, "attention backward dk (team path)");
   CLOSE(g1[2], g2[2], TH, "attention backward dv (team path)");
-  el_attention_forward(c1, NULL, q, k, v, NULL, seq_len, n_seqs, H, nh, scratch);
-  el_attention_forward_naive(c2, NULL, q, k, v, NULL, seq_len, n_seqs, H, nh);
+  el__attention_forward(c1, NULL, q, k, v, NULL, seq_len, n_seqs, H, nh, scratch);
+  el__attention_forward_naive(c2, NULL, q, k, v, NULL, seq_len, n_seqs, H, nh);
   CLOSE(c1, c2, TH, "attention forward without saved probs (inference)");
   free(q); free(k); free(v); free(dc); free(drop); free(c1); free(c2); free(p1); free(p2);
   free(scratch);
@@ -505,7 +505,7 @@ static void test_large_paths(void) {
 }
 
 int main(void) {
-  el_rng_seed(&R, 1234);
+  el__rng_seed(&R, 1234);
   test_dense();
   test_layernorm();
   test_gelu();

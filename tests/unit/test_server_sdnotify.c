@@ -72,8 +72,8 @@ static const char *shown(const char *s) {
 static void expect(int fd, const char *what, const char *state) {
   char buf[8192];
   pid_t pid;
-  int r = el_sd_notify(state);
-  CHECK(r == 1, "%s: el_sd_notify returns 1 (got %d)", what, r);
+  int r = el__sd_notify(state);
+  CHECK(r == 1, "%s: el__sd_notify returns 1 (got %d)", what, r);
   int n = receive(fd, buf, sizeof buf, &pid);
   int same = n >= 0 && strcmp(buf, state) == 0;
   CHECK(same, "%s: received exactly \"%s\" (%zu bytes)", what, shown(state), strlen(state));
@@ -84,10 +84,10 @@ static void expect(int fd, const char *what, const char *state) {
 
 static void test_unset(void) {
   unsetenv("NOTIFY_SOCKET");
-  CHECK(el_sd_notify("READY=1") == 0, "NOTIFY_SOCKET unset: no-op returning 0");
+  CHECK(el__sd_notify("READY=1") == 0, "NOTIFY_SOCKET unset: no-op returning 0");
   setenv("NOTIFY_SOCKET", "", 1);
-  CHECK(el_sd_notify("READY=1") == 0, "NOTIFY_SOCKET empty: no-op returning 0");
-  CHECK(el_sd_notifyf("STATUS=%d models", 2) == 0, "notifyf unset: 0");
+  CHECK(el__sd_notify("READY=1") == 0, "NOTIFY_SOCKET empty: no-op returning 0");
+  CHECK(el__sd_notifyf("STATUS=%d models", 2) == 0, "notifyf unset: 0");
 }
 
 static void test_path(const char *dir) {
@@ -110,22 +110,22 @@ static void test_path(const char *dir) {
 
   char buf[256];
   pid_t pid;
-  int r = el_sd_notifyf("STATUS=%d models loaded, %s", 2, "warm");
+  int r = el__sd_notifyf("STATUS=%d models loaded, %s", 2, "warm");
   CHECK(r == 1, "notifyf returns 1 (got %d)", r);
   CHECK(receive(fd, buf, sizeof buf, &pid) > 0 && strcmp(buf, "STATUS=2 models loaded, warm") == 0,
         "notifyf formats (got \"%s\")", buf);
   char huge[5000];
   memset(huge, 'y', sizeof huge - 1);
   huge[sizeof huge - 1] = '\0';
-  CHECK(el_sd_notifyf("%s", huge) == -EMSGSIZE, "notifyf over 4095 bytes refused");
+  CHECK(el__sd_notifyf("%s", huge) == -EMSGSIZE, "notifyf over 4095 bytes refused");
 
-  CHECK(el_sd_notify("") == -EINVAL, "empty state: -EINVAL");
-  CHECK(el_sd_notify(NULL) == -EINVAL, "NULL state: -EINVAL");
+  CHECK(el__sd_notify("") == -EINVAL, "empty state: -EINVAL");
+  CHECK(el__sd_notify(NULL) == -EINVAL, "NULL state: -EINVAL");
   close(fd);
 
   /* Nobody listening any more: the error is reported, not hidden. */
   unlink(sa.sun_path);
-  r = el_sd_notify("READY=1");
+  r = el__sd_notify("READY=1");
   CHECK(r < 0, "socket gone: negative errno (got %d)", r);
 }
 
@@ -146,16 +146,16 @@ static void test_abstract(void) {
 
 static void test_bad_addresses(void) {
   setenv("NOTIFY_SOCKET", "relative/path", 1);
-  CHECK(el_sd_notify("READY=1") == -EAFNOSUPPORT, "relative path: -EAFNOSUPPORT");
+  CHECK(el__sd_notify("READY=1") == -EAFNOSUPPORT, "relative path: -EAFNOSUPPORT");
   setenv("NOTIFY_SOCKET", "vsock:2:1234", 1);
-  CHECK(el_sd_notify("READY=1") == -EAFNOSUPPORT, "vsock address: -EAFNOSUPPORT");
+  CHECK(el__sd_notify("READY=1") == -EAFNOSUPPORT, "vsock address: -EAFNOSUPPORT");
   char longp[200] = "/";
   memset(longp + 1, 'a', sizeof longp - 2);
   longp[sizeof longp - 1] = '\0';
   setenv("NOTIFY_SOCKET", longp, 1);
-  CHECK(el_sd_notify("READY=1") == -ENAMETOOLONG, "path over sun_path: -ENAMETOOLONG");
+  CHECK(el__sd_notify("READY=1") == -ENAMETOOLONG, "path over sun_path: -ENAMETOOLONG");
   setenv("NOTIFY_SOCKET", "/nonexistent/electra/notify", 1);
-  int r = el_sd_notify("READY=1");
+  int r = el__sd_notify("READY=1");
   CHECK(r == -ENOENT, "missing socket file: -ENOENT (got %d)", r);
   unsetenv("NOTIFY_SOCKET");
 }
@@ -166,20 +166,20 @@ static void test_watchdog(void) {
   snprintf(other, sizeof other, "%d", (int)getpid() + 1);
   unsetenv("WATCHDOG_PID");
   unsetenv("WATCHDOG_USEC");
-  CHECK(el_sd_watchdog_usec() == 0, "WATCHDOG_USEC unset: 0");
+  CHECK(el__sd_watchdog_usec() == 0, "WATCHDOG_USEC unset: 0");
   setenv("WATCHDOG_USEC", "30000000", 1);
-  CHECK(el_sd_watchdog_usec() == 30000000ULL, "WATCHDOG_USEC=30000000 read");
+  CHECK(el__sd_watchdog_usec() == 30000000ULL, "WATCHDOG_USEC=30000000 read");
   setenv("WATCHDOG_PID", me, 1);
-  CHECK(el_sd_watchdog_usec() == 30000000ULL, "WATCHDOG_PID = our pid: watched");
+  CHECK(el__sd_watchdog_usec() == 30000000ULL, "WATCHDOG_PID = our pid: watched");
   setenv("WATCHDOG_PID", other, 1);
-  CHECK(el_sd_watchdog_usec() == 0, "WATCHDOG_PID = another pid: 0");
+  CHECK(el__sd_watchdog_usec() == 0, "WATCHDOG_PID = another pid: 0");
   setenv("WATCHDOG_PID", "abc", 1);
-  CHECK(el_sd_watchdog_usec() == 0, "WATCHDOG_PID malformed: 0");
+  CHECK(el__sd_watchdog_usec() == 0, "WATCHDOG_PID malformed: 0");
   unsetenv("WATCHDOG_PID");
   static const char *bad[] = {"", "abc", "0", "-5", "12x", "99999999999999999999999"};
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     setenv("WATCHDOG_USEC", bad[i], 1);
-    CHECK(el_sd_watchdog_usec() == 0, "WATCHDOG_USEC \"%s\": 0", bad[i]);
+    CHECK(el__sd_watchdog_usec() == 0, "WATCHDOG_USEC \"%s\": 0", bad[i]);
   }
   unsetenv("WATCHDOG_USEC");
 }

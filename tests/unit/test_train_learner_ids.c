@@ -252,8 +252,8 @@ static void test_masking(void) {
   int pos1[64], pos2[64];
   uint8_t um1[64], um2[64], skip[4096] = {0};
   el_rng r1, r2;
-  el_rng_seed(&r1, 5);
-  el_rng_seed(&r2, 5);
+  el__rng_seed(&r1, 5);
+  el__rng_seed(&r2, 5);
   int n1 = el__mask_electra(&mc, &b, &r1, pos1, um1);
   int n2 = el__mask_electra_skip(&mc, &b, NULL, &r2, pos2, um2);
   CHECK(n1 == n2 && !memcmp(pos1, pos2, sizeof(int) * (size_t)n1) && !memcmp(um1, um2, (size_t)n1) &&
@@ -262,7 +262,7 @@ static void test_masking(void) {
   for (int t = 0; t < pb.n; t += 2) skip[t] = 1;
   int bad = 0;
   for (uint64_t seed = 1; seed <= 50; seed++) {
-    el_rng_seed(&r1, seed);
+    el__rng_seed(&r1, seed);
     int n = el__mask_electra_skip(&mc, &b, skip, &r1, pos1, um1);
     for (int i = 0; i < n; i++) bad += skip[pos1[i]];
   }
@@ -294,13 +294,13 @@ static void test_forced_labels(void) {
   el_config d = cfg(EL_ARCH_PRETRAINING, 40, 16, 16), g;
   el_params p;
   el_electra *e = NULL;
-  int rc = el_generator_config(&d, 0.5f, &g, &err);
-  if (!rc) rc = el_params_new_pair(&p, &d, &g, &err);
+  int rc = el__generator_config(&d, 0.5f, &g, &err);
+  if (!rc) rc = el__params_new_pair(&p, &d, &g, &err);
   el_rng r;
-  el_rng_seed(&r, 3);
-  if (!rc) rc = el_params_init_random(&p, 0.0f, 1, &r, &err);
+  el__rng_seed(&r, 3);
+  if (!rc) rc = el__params_init_random(&p, 0.0f, 1, &r, &err);
   el_tmodel_limits lim = {24, 2, 12, 4};
-  if (!rc) rc = el_electra_new(&p, &lim, &e, &err);
+  if (!rc) rc = el__electra_new(&p, &lim, &e, &err);
   CHECK(rc == 0, "a small generator/discriminator pair: %s", rc ? err.msg : "ok");
   if (rc) return;
   int ids[20], seq_len[2] = {10, 10}, pos[2] = {2, 13};
@@ -309,23 +309,23 @@ static void test_forced_labels(void) {
   forced[5] = forced[16] = 1;
   el_batch b = {2, seq_len, ids, NULL};
   int keep[2] = {ids[2], ids[13]}; /* correct samples: the generator replaces nothing */
-  el_electra_opts o = el_electra_default_opts(4);
+  el_electra_opts o = el__electra_default_opts(4);
   o.train = 0;
   o.backward = 0;
   o.forced_samples = keep;
   el_electra_outputs outs = {NULL, lab, NULL, NULL};
   el_electra_result res;
   el_mask_plan plan = {2, pos, um, forced};
-  rc = el_electra_step(e, &b, &plan, &o, NULL, &res, &outs, &err);
+  rc = el__electra_step(e, &b, &plan, &o, NULL, &res, &outs, &err);
   int ok = rc == 0 && res.n_replaced == 2;
   for (int t = 0; t < 20; t++) ok &= lab[t] == forced[t];
   CHECK(ok, "forced tokens labelled replaced, counted in n_replaced (%d)", res.n_replaced);
   el_mask_plan plain = {2, pos, um, NULL};
-  rc = el_electra_step(e, &b, &plain, &o, NULL, &res, &outs, &err);
+  rc = el__electra_step(e, &b, &plain, &o, NULL, &res, &outs, &err);
   CHECK(rc == 0 && res.n_replaced == 0, "without forced tokens nothing is labelled");
-  el_electra_free(e);
-  el_params_free(&p);
-  el_config_free(&g);
+  el__electra_free(e);
+  el__params_free(&p);
+  el__config_free(&g);
 }
 
 int main(void) {

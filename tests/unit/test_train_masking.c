@@ -40,10 +40,10 @@ typedef struct batch {
 static void make_seq(batch *b, int a_len, int b_len, el_rng *r) {
   int *x = b->ids + b->T, n = 0;
   x[n++] = CLS;
-  for (int i = 0; i < a_len; i++) x[n++] = 5 + (int)el_rng_below(r, V - 5);
+  for (int i = 0; i < a_len; i++) x[n++] = 5 + (int)el__rng_below(r, V - 5);
   x[n++] = SEP;
   if (b_len) {
-    for (int i = 0; i < b_len; i++) x[n++] = 5 + (int)el_rng_below(r, V - 5);
+    for (int i = 0; i < b_len; i++) x[n++] = 5 + (int)el__rng_below(r, V - 5);
     x[n++] = SEP;
   }
   b->seq_len[b->n_seqs++] = n;
@@ -60,7 +60,7 @@ static void test_electra_rules(void) {
   batch b;
   memset(&b, 0, sizeof b);
   el_rng r;
-  el_rng_seed(&r, 7);
+  el__rng_seed(&r, 7);
   make_seq(&b, 60, 63, &r);  /* 126 tokens -> round(18.9) = 19 */
   make_seq(&b, 8, 0, &r);    /* 10 tokens -> 2 */
   make_seq(&b, 0, 0, &r);    /* [CLS][SEP]: no candidate */
@@ -72,7 +72,7 @@ static void test_electra_rules(void) {
   int pos[64 * 20];
   uint8_t um[64 * 20];
   el_batch v = view(&b);
-  el_rng_seed(&r, 1);
+  el__rng_seed(&r, 1);
   int n = el__mask_electra(&c, &v, &r, pos, um);
   CHECK(n == 19 + 2 + 0 + 0 + 4, "selected counts per sequence 19+2+0+0+4 (got %d)", n);
   int ok_cand = 1, ok_sorted = 1;
@@ -90,7 +90,7 @@ static void test_electra_rules(void) {
   }
   CHECK(per[0] == 19 && per[1] == 2 && per[2] == 0 && per[3] == 0 && per[4] == 4,
         "per-sequence counts %d %d %d %d %d", per[0], per[1], per[2], per[3], per[4]);
-  el_rng_seed(&r, 1);
+  el__rng_seed(&r, 1);
   int pos2[64 * 20];
   uint8_t um2[64 * 20];
   int n2 = el__mask_electra(&c, &v, &r, pos2, um2);
@@ -112,7 +112,7 @@ static void test_electra_distribution(void) {
   batch b;
   memset(&b, 0, sizeof b);
   el_rng r;
-  el_rng_seed(&r, 3);
+  el__rng_seed(&r, 3);
   make_seq(&b, 38, 0, &r); /* 40 tokens -> 6 of 38 candidates */
   el_batch v = view(&b);
   long hits[40] = {0}, masked = 0, total = 0;
@@ -146,7 +146,7 @@ static void test_mlm(void) {
   batch b;
   memset(&b, 0, sizeof b);
   el_rng r;
-  el_rng_seed(&r, 11);
+  el__rng_seed(&r, 11);
   make_seq(&b, 60, 65, &r); /* 128 tokens -> 19 */
   el_batch v = view(&b);
   int out[256], pos[32], tgt[32];

@@ -43,7 +43,7 @@ static void make_batch(int V, el_rng *r) {
   for (int s = 0; s < NSEQ; s++) {
     const int L = SEQ_LEN[s];
     for (int p = 0; p < L; p++, t++) {
-      IDS[t] = p == 0 ? CLS_ID : p == L - 1 ? SEP_ID : 5 + (int)el_rng_below(r, (uint32_t)(V - 5));
+      IDS[t] = p == 0 ? CLS_ID : p == L - 1 ? SEP_ID : 5 + (int)el__rng_below(r, (uint32_t)(V - 5));
       TYPES[t] = p > L / 2;
     }
   }
@@ -158,10 +158,10 @@ static double qa_seq_loss(const float *lg, int col, int t0, int L, int target, f
   float x[T_MAX] = {0}, pr[T_MAX];
   for (int i = 0; i < L; i++) x[i] = lg[(size_t)(t0 + i) * 2 + col];
   int tg = target - t0;
-  double l = el_softmax_xent_forward(pr, x, &tg, NULL, 1, L, NULL);
+  double l = el__softmax_xent_forward(pr, x, &tg, NULL, 1, L, NULL);
   if (dout) {
     float d[T_MAX] = {0};
-    el_softmax_xent_backward(d, pr, &tg, NULL, scale, 1, L);
+    el__softmax_xent_backward(d, pr, &tg, NULL, scale, 1, L);
     for (int i = 0; i < L; i++) dout[(size_t)(t0 + i) * 2 + col] += d[i];
   }
   return l;
@@ -169,9 +169,9 @@ static double qa_seq_loss(const float *lg, int col, int t0, int L, int target, f
 
 static double run_case(gcase *c, int grads, el_error *err) {
   el_rng r;
-  el_rng_seed(&r, c->seed);
+  el__rng_seed(&r, c->seed);
   if (!strncmp(c->name, "electra", 7)) {
-    el_electra_opts o = el_electra_default_opts(MASK_ID);
+    el_electra_opts o = el__electra_default_opts(MASK_ID);
     o.train = c->train;
     o.backward = grads;
     o.forced_samples = c->use_forced ? c->forced : NULL;
@@ -180,7 +180,7 @@ static double run_case(gcase *c, int grads, el_error *err) {
     el_batch b = batch_of(IDS);
     el_electra_result res;
     el_electra_outputs outs = {NULL, NULL, c->use_forced ? NULL : c->forced, NULL};
-    if (el_electra_step(c->e, &b, &plan, &o, &r, &res, &outs, err)) return NAN;
+    if (el__electra_step(c->e, &b, &plan, &o, &r, &res, &outs, err)) return NAN;
     c->last_mlm = res.mlm_loss;
     c->last_disc = res.disc_loss;
     return res.loss;
@@ -188,21 +188,21 @@ static double run_case(gcase *c, int grads, el_error *err) {
   if (!strcmp(c->name, "mlm")) {
     el_batch b = batch_of(c->mlm_ids);
     double loss;
-    if (el_mlm_step(c->m, &b, c->plan_pos, c->mlm_targets, c->n_plan, c->train, grads, &r, &loss,
+    if (el__mlm_step(c->m, &b, c->plan_pos, c->mlm_targets, c->n_plan, c->train, grads, &r, &loss,
                     NULL, err))
       return NAN;
     return loss;
   }
   el_batch b = batch_of(IDS);
   const float *out;
-  if (el_tmodel_forward(c->m, &b, NULL, 0, c->train, &r, &out, err)) return NAN;
+  if (el__tmodel_forward(c->m, &b, NULL, 0, c->train, &r, &out, err)) return NAN;
   static float dout[T_MAX * 4];
   memset(dout, 0, sizeof dout);
   double loss = 0.0;
   if (!strcmp(c->name, "cls")) {
     float pr[NSEQ * 3];
-    loss = el_softmax_xent_forward(pr, out, c->cls_labels, NULL, NSEQ, 3, NULL) / NSEQ;
-    el_softmax_xent_backward(dout, pr, c->cls_labels, NULL, 1.0f / NSEQ, NSEQ, 3);
+    loss = el__softmax_xent_forward(pr, out, c->cls_labels, NULL, NSEQ, 3, NULL) / NSEQ;
+    el__softmax_xent_backward(dout, pr, c->cls_labels, NULL, 1.0f / NSEQ, NSEQ, 3);
   } else if (!strcmp(c->name, "qa")) {
     for (int s = 0, t0 = 0; s < NSEQ; t0 += SEQ_LEN[s], s++) {
       loss += qa_seq_loss(out, 0, t0, SEQ_LEN[s], c->qa_start[s], dout, 0.5f / NSEQ);
@@ -212,10 +212,10 @@ static double run_case(gcase *c, int grads, el_error *err) {
   } else { /* ged */
     double wsum = 0.0;
     for (int t = 0; t < T_TOT; t++) wsum += c->ged_w[t];
-    loss = el_sigmoid_xent_forward(out, c->ged_labels, c->ged_w, T_TOT) / wsum;
-    el_sigmoid_xent_backward(dout, out, c->ged_labels, c->ged_w, (float)(1.0 / wsum), T_TOT);
+    loss = el__sigmoid_xent_forward(out, c->ged_labels, c->ged_w, T_TOT) / wsum;
+    el__sigmoid_xent_backward(dout, out, c->ged_labels, c->ged_w, (float)(1.0 / wsum), T_TOT);
   }
-  if (grads && el_tmodel_backward(c->m, dout, err)) return NAN;
+  if (grads && el__tmodel_backward(c->m, dout, err)) return NAN;
   return loss;
 }
 
@@ -229,18 +229,18 @@ static void setup(gcase *c, const char *name, el_rng *r) {
   int rc = 0;
   if (!strcmp(name, "electra") || !strcmp(name, "electra_skip")) {
     el_config d = make_cfg(EL_ARCH_PRETRAINING, V, 16, 32, 2, 4, 64), g;
-    rc = el_generator_config(&d, 0.5f, &g, &err);
+    rc = el__generator_config(&d, 0.5f, &g, &err);
     g.num_heads = 2; /* exercise multi-head attention in the generator too */
-    if (!rc) rc = el_params_new_pair(&c->p, &d, &g, &err);
-    if (!rc) rc = el_params_init_random(&c->p, 0.02f, 0, r, &err);
-    if (!rc) rc = el_electra_new(&c->p, &lim, &c->e, &err);
+    if (!rc) rc = el__params_new_pair(&c->p, &d, &g, &err);
+    if (!rc) rc = el__params_init_random(&c->p, 0.02f, 0, r, &err);
+    if (!rc) rc = el__electra_new(&c->p, &lim, &c->e, &err);
   } else if (!strcmp(name, "electra_tied")) { /* --tie-generator: one encoder for both */
     el_config d = make_cfg(EL_ARCH_PRETRAINING, V, 16, 32, 2, 4, 64), g;
-    rc = el_generator_config(&d, 1.0f, &g, &err);
+    rc = el__generator_config(&d, 1.0f, &g, &err);
     g.num_heads = d.num_heads; /* GR's heads rule would give 1 at hidden 32 */
-    if (!rc) rc = el_params_new_pair_tied(&c->p, &d, &g, 1, &err);
-    if (!rc) rc = el_params_init_random(&c->p, 0.02f, 0, r, &err);
-    if (!rc) rc = el_electra_new(&c->p, &lim, &c->e, &err);
+    if (!rc) rc = el__params_new_pair_tied(&c->p, &d, &g, 1, &err);
+    if (!rc) rc = el__params_init_random(&c->p, 0.02f, 0, r, &err);
+    if (!rc) rc = el__electra_new(&c->p, &lim, &c->e, &err);
   } else {
     el_arch arch = !strcmp(name, "mlm") ? EL_ARCH_MASKED_LM
                    : !strcmp(name, "cls") ? EL_ARCH_SEQ_CLS
@@ -248,9 +248,9 @@ static void setup(gcase *c, const char *name, el_rng *r) {
                                           : EL_ARCH_PRETRAINING;
     int E = arch == EL_ARCH_SEQ_CLS ? 24 : 16;
     el_config cf = make_cfg(arch, V, E, 24, 2, 2, 48);
-    rc = el_params_new_single(&c->p, &cf, &err);
-    if (!rc) rc = el_params_init_random(&c->p, 0.3f, 0, r, &err);
-    if (!rc) rc = el_tmodel_new(&cf, &c->p.w[0], &c->p.g[0], &lim, &c->m, &err);
+    rc = el__params_new_single(&c->p, &cf, &err);
+    if (!rc) rc = el__params_init_random(&c->p, 0.3f, 0, r, &err);
+    if (!rc) rc = el__tmodel_new(&cf, &c->p.w[0], &c->p.g[0], &lim, &c->m, &err);
   }
   CHECK(rc == 0, "%s: set up (%s)", name, rc ? err.msg : "ok");
   if (rc) exit(1);
@@ -258,7 +258,7 @@ static void setup(gcase *c, const char *name, el_rng *r) {
   for (int i = 0; i < c->p.n_tensors; i++) {
     const el_param_tensor *t = &c->p.tensors[i];
     if (t->ndim == 1)
-      for (size_t j = 0; j < t->count; j++) c->p.params[t->offset + j] += 0.1f * el_rng_normal(r);
+      for (size_t j = 0; j < t->count; j++) c->p.params[t->offset + j] += 0.1f * el__rng_normal(r);
   }
   /* masking plan: 6 distinct non-special positions, the 2nd and 5th kept */
   const int pos[6] = {1, 4, 9, 12, 20, 27};
@@ -283,15 +283,15 @@ static void setup(gcase *c, const char *name, el_rng *r) {
 }
 
 static void teardown(gcase *c) {
-  el_electra_free(c->e);
-  el_tmodel_free(c->m);
-  el_params_free(&c->p);
+  el__electra_free(c->e);
+  el__tmodel_free(c->m);
+  el__params_free(&c->p);
 }
 
 /* Finite differences on sampled elements of selected tensors. */
 static void fd_case(gcase *c, el_rng *r) {
   el_error err = {0};
-  el_params_zero_grads(&c->p);
+  el__params_zero_grads(&c->p);
   double l0 = run_case(c, 1, &err);
   CHECK(isfinite(l0), "%s (dropout %s): loss %.6g (%s)", c->name, c->train ? "on" : "off", l0,
         isfinite(l0) ? "finite" : err.msg);
@@ -310,8 +310,8 @@ static void fd_case(gcase *c, el_rng *r) {
   const char *worst_name = "";
   int checked = 0;
   for (int k = 0; k < 40; k++) {
-    const el_param_tensor *t = &c->p.tensors[el_rng_below(r, (uint32_t)c->p.n_tensors)];
-    size_t j = t->offset + el_rng_below(r, (uint32_t)t->count);
+    const el_param_tensor *t = &c->p.tensors[el__rng_below(r, (uint32_t)c->p.n_tensors)];
+    size_t j = t->offset + el__rng_below(r, (uint32_t)t->count);
     if (k < 8) { /* always probe the word embeddings of used ids (shared in a pair) */
       t = &c->p.tensors[0];
       j = t->offset + (size_t)IDS[(k * 5) % T_TOT] * t->shape[1] + (size_t)k % t->shape[1];
@@ -340,7 +340,7 @@ static void dump_case(gcase *c) {
   c->use_forced = 0;
   meta_case_begin(c->name, &c->p);
   dump_f32(c->name, "params0", c->p.params, c->p.numel);
-  el_params_zero_grads(&c->p);
+  el__params_zero_grads(&c->p);
   double loss = run_case(c, 1, &err);
   CHECK(isfinite(loss), "%s: dump step (%s)", c->name, isfinite(loss) ? "ok" : err.msg);
   dump_f32(c->name, "grads", c->p.grads, c->p.numel);
@@ -364,7 +364,7 @@ static void dump_case(gcase *c) {
 
   if (!strncmp(c->name, "electra", 7) || !strcmp(c->name, "cls")) {
     /* 10 AdamW steps; the electra samples of each step are written out */
-    el_adamw o = el_adamw_defaults();
+    el_adamw o = el__adamw_defaults();
     const double peak = 2e-3;
     const long total = 10, warm = 3;
     fprintf(meta,
@@ -375,14 +375,14 @@ static void dump_case(gcase *c) {
     double losses[10], norms[10];
     int samples[10 * 8];
     el_rng sr;
-    el_rng_seed(&sr, 99);
+    el__rng_seed(&sr, 99);
     for (long s = 0; s < total; s++) {
-      el_params_zero_grads(&c->p);
-      c->seed = el_rng_u64(&sr);
+      el__params_zero_grads(&c->p);
+      c->seed = el__rng_u64(&sr);
       losses[s] = run_case(c, 1, &err);
       memcpy(samples + s * c->n_plan, c->forced, sizeof(int) * (size_t)c->n_plan);
       el_adamw_stats st;
-      int rc = el_adamw_step(&c->p, &o, el_lr_at(peak, s, total, warm), &st, &err);
+      int rc = el__adamw_step(&c->p, &o, el__lr_at(peak, s, total, warm), &st, &err);
       CHECK(rc == 0, "%s: adamw step %ld", c->name, s);
       norms[s] = st.grad_norm;
     }
@@ -404,14 +404,14 @@ int main(int argc, char **argv) {
    * recomputed from the step's own probabilities over the other tokens */
   {
     el_rng r;
-    el_rng_seed(&r, 1000);
+    el__rng_seed(&r, 1000);
     gcase c;
     setup(&c, "electra_skip", &r);
     c.seed = 4242;
     el_error err;
     run_case(&c, 0, &err);
     c.use_forced = 1;
-    el_electra_opts o = el_electra_default_opts(MASK_ID);
+    el_electra_opts o = el__electra_default_opts(MASK_ID);
     o.train = 0;
     o.backward = 0;
     o.forced_samples = c.forced;
@@ -424,8 +424,8 @@ int main(int argc, char **argv) {
     uint8_t lab[T_MAX];
     el_electra_outputs outs = {prob, lab, NULL, NULL};
     el_rng rr;
-    el_rng_seed(&rr, 1);
-    int rc = el_electra_step(c.e, &b, &plan, &o, &rr, &res, &outs, &err);
+    el__rng_seed(&rr, 1);
+    int rc = el__electra_step(c.e, &b, &plan, &o, &rr, &res, &outs, &err);
     double sum = 0;
     int n = 0, specials = 0;
     for (int t = 0; t < T_TOT; t++) {
@@ -459,7 +459,7 @@ int main(int argc, char **argv) {
     fprintf(meta, "{");
     for (int k = 0; k < 6; k++) {
       el_rng r;
-      el_rng_seed(&r, 1000 + (uint64_t)k);
+      el__rng_seed(&r, 1000 + (uint64_t)k);
       gcase c;
       setup(&c, cases[k], &r);
       if (k) fprintf(meta, ", ");
@@ -473,7 +473,7 @@ int main(int argc, char **argv) {
   for (int k = 0; k < 6; k++) {
     for (int train = 0; train <= 1; train++) {
       el_rng r;
-      el_rng_seed(&r, 1000 + (uint64_t)k);
+      el__rng_seed(&r, 1000 + (uint64_t)k);
       gcase c;
       setup(&c, cases[k], &r);
       c.train = train;

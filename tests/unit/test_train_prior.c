@@ -74,9 +74,9 @@ int main(void) {
   el__mask_cfg mc = {0.15f, 3, V, PAD, UNK, CLS, SEP, MASK};
 
   el_config dc = make_cfg(EL_ARCH_PRETRAINING, 16), gc;
-  CHECK(el_generator_config(&dc, 0.5f, &gc, &err) == EL_OK, "generator config");
+  CHECK(el__generator_config(&dc, 0.5f, &gc, &err) == EL_OK, "generator config");
   el_params p;
-  CHECK(el_params_new_pair(&p, &dc, &gc, &err) == EL_OK, "pair: %s", err.msg);
+  CHECK(el__params_new_pair(&p, &dc, &gc, &err) == EL_OK, "pair: %s", err.msg);
   CHECK(el__prior_init(&p, &d, &mc, &err) == EL_OK, "prior init of a pair: %s", err.msg);
   double worst = 0;
   for (int v = 0; v < V; v++) {
@@ -104,24 +104,24 @@ int main(void) {
   if (only_val >= 0)
     CHECK(p.w[1].lm_b[only_val] == p.w[1].lm_b[PAD], "token %d, only in held-out examples, is not counted",
           only_val);
-  el_params_free(&p);
-  el_config_free(&gc);
+  el__params_free(&p);
+  el__config_free(&gc);
 
   el_config mc_cfg = make_cfg(EL_ARCH_MASKED_LM, 16);
   el_params s;
-  CHECK(el_params_new_single(&s, &mc_cfg, &err) == EL_OK, "single MLM model");
+  CHECK(el__params_new_single(&s, &mc_cfg, &err) == EL_OK, "single MLM model");
   CHECK(el__prior_init(&s, &d, &mc, &err) == EL_OK, "prior init of an MLM model: %s", err.msg);
   CHECK_NEAR(s.w[0].lm_b[5], log((count[5] + 0.5) / (total + 0.5 * V)), 1e-5, 0,
              "the MLM model's softmax bias gets the same prior");
-  el_params_free(&s);
+  el__params_free(&s);
 
   el_config cls_cfg = make_cfg(EL_ARCH_SEQ_CLS, 16);
   cls_cfg.num_labels = 2;
   el_params c;
-  el_params_new_single(&c, &cls_cfg, &err);
+  el__params_new_single(&c, &cls_cfg, &err);
   CHECK(el__prior_init(&c, &d, &mc, &err) == EL_EINVAL, "a model without an MLM head is refused: %s",
         err.msg);
-  el_params_free(&c);
+  el__params_free(&c);
 
   el__dataset_close(&d);
   unlink(path);

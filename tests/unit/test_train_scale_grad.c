@@ -36,19 +36,19 @@ static void make_batch(el_rng *r) {
   T = 0;
   n_pos = 0;
   for (int s = 0; s < NSEQ; s++) {
-    const int L = s == 0 ? 128 : 40 + (int)el_rng_below(r, 89);
+    const int L = s == 0 ? 128 : 40 + (int)el__rng_below(r, 89);
     const int b = s % 2 ? L / 2 : L;
     seq_len[s] = L;
     for (int p = 0; p < L; p++) {
       int id;
       if (p == 0) id = CLS_ID;
       else if (p == L - 1 || p == b - 1) id = SEP_ID;
-      else id = 1000 + (int)(28000.0 * pow(el_rng_uniform(r), 3.0));
+      else id = 1000 + (int)(28000.0 * pow(el__rng_uniform(r), 3.0));
       ids[T + p] = id;
       types[T + p] = p >= b;
-      if (id != CLS_ID && id != SEP_ID && n_pos < MAX_POS && el_rng_uniform(r) < 0.15f) {
+      if (id != CLS_ID && id != SEP_ID && n_pos < MAX_POS && el__rng_uniform(r) < 0.15f) {
         pos[n_pos] = T + p;
-        use_mask[n_pos++] = el_rng_uniform(r) < 0.85f;
+        use_mask[n_pos++] = el__rng_uniform(r) < 0.85f;
       }
     }
     T += L;
@@ -82,10 +82,10 @@ static void rig_new(rig *g, el_rng *r) {
   el_config gc;
   el_error err = {0};
   el_tmodel_limits lim = {NSEQ * 128, NSEQ, 128, MAX_POS};
-  int rc = el_generator_config(&d, 0.25f, &gc, &err);
-  if (!rc) rc = el_params_new_pair(&g->p, &d, &gc, &err);
-  if (!rc) rc = el_params_init_random(&g->p, 0.02f, 0, r, &err);
-  if (!rc) rc = el_electra_new(&g->p, &lim, &g->e, &err);
+  int rc = el__generator_config(&d, 0.25f, &gc, &err);
+  if (!rc) rc = el__params_new_pair(&g->p, &d, &gc, &err);
+  if (!rc) rc = el__params_init_random(&g->p, 0.02f, 0, r, &err);
+  if (!rc) rc = el__electra_new(&g->p, &lim, &g->e, &err);
   CHECK(rc == 0, "tiny ELECTRA pair set up (%s)", rc ? err.msg : "ok");
   if (rc) exit(1);
 }
@@ -93,8 +93,8 @@ static void rig_new(rig *g, el_rng *r) {
 /* One step; dropout masks and samples from a generator seeded with seed. */
 static double step(rig *g, int train, int backward, const int *forced, uint64_t seed) {
   el_rng r;
-  el_rng_seed(&r, seed);
-  el_electra_opts o = el_electra_default_opts(MASK_ID);
+  el__rng_seed(&r, seed);
+  el_electra_opts o = el__electra_default_opts(MASK_ID);
   o.train = train;
   o.backward = backward;
   o.forced_samples = forced;
@@ -103,7 +103,7 @@ static double step(rig *g, int train, int backward, const int *forced, uint64_t 
   el_electra_result res;
   el_electra_outputs outs = {NULL, NULL, forced ? NULL : g->samples, NULL};
   el_error err = {0};
-  if (el_electra_step(g->e, &b, &plan, &o, &r, &res, &outs, &err)) {
+  if (el__electra_step(g->e, &b, &plan, &o, &r, &res, &outs, &err)) {
     CHECK(0, "electra step: %s", err.msg);
     return NAN;
   }
@@ -116,12 +116,12 @@ static void directional_fd(rig *g, el_rng *r) {
   step(g, 1, 0, NULL, 77); /* draw the samples once; FD needs them fixed */
   int fixed[MAX_POS];
   memcpy(fixed, g->samples, sizeof fixed);
-  el_params_zero_grads(&g->p);
+  el__params_zero_grads(&g->p);
   double l0 = step(g, 1, 1, fixed, 77);
   float *dir = malloc(sizeof(float) * g->p.numel);
   double gd = 0.0, dn = 0.0;
   for (size_t i = 0; i < g->p.numel; i++) {
-    dir[i] = el_rng_normal(r);
+    dir[i] = el__rng_normal(r);
     gd += (double)dir[i] * g->p.grads[i];
     dn += (double)dir[i] * dir[i];
   }
@@ -153,14 +153,14 @@ static void dump(const char *name, const void *p, size_t bytes) {
 
 static void dump_all(rig *g) {
   el_error err = {0};
-  el_adamw o = el_adamw_defaults();
+  el_adamw o = el__adamw_defaults();
   for (int s = 0; s < 5; s++) { /* move the weights off their initial values */
-    el_params_zero_grads(&g->p);
+    el__params_zero_grads(&g->p);
     step(g, 1, 1, NULL, 1000 + (uint64_t)s);
     el_adamw_stats st;
-    CHECK(el_adamw_step(&g->p, &o, 1e-3, &st, &err) == 0, "adamw step %d", s);
+    CHECK(el__adamw_step(&g->p, &o, 1e-3, &st, &err) == 0, "adamw step %d", s);
   }
-  el_params_zero_grads(&g->p);
+  el__params_zero_grads(&g->p);
   double loss = step(g, 0, 1, NULL, 4242);
   mkdir(dump_dir, 0755);
   dump("params.bin", g->p.params, sizeof(float) * g->p.numel);
@@ -188,7 +188,7 @@ static void dump_all(rig *g) {
 
 int main(int argc, char **argv) {
   el_rng r;
-  el_rng_seed(&r, 2026);
+  el__rng_seed(&r, 2026);
   make_batch(&r);
   rig g;
   rig_new(&g, &r);
@@ -198,7 +198,7 @@ int main(int argc, char **argv) {
   } else {
     directional_fd(&g, &r);
   }
-  el_electra_free(g.e);
-  el_params_free(&g.p);
+  el__electra_free(g.e);
+  el__params_free(&g.p);
   return el_test_done();
 }

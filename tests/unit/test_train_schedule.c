@@ -43,7 +43,7 @@ static sim run(double budget, long start, long provisional, long cap, step_fn st
   while (!el__plan_done(&p) && s.steps < 10000000) {
     long total = p.total;
     long warm = el__warmup_capped(total, warmup_steps, tenth_cap);
-    double lr = el_lr_at(peak, start + s.steps, total, warm);
+    double lr = el__lr_at(peak, start + s.steps, total, warm);
     s.last_lr = lr / peak;
     if (lr / peak > s.max_lr) s.max_lr = lr / peak;
     double dt = step(s.steps, ctx);

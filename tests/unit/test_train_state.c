@@ -40,24 +40,24 @@ static void test_state(void) {
   el_params p, q;
   memset(&p, 0, sizeof p);
   memset(&q, 0, sizeof q);
-  if (el_generator_config(&d, 0.5f, &g, &err) || el_params_new_pair(&p, &d, &g, &err) ||
-      el_params_new_pair(&q, &d, &g, &err)) {
+  if (el__generator_config(&d, 0.5f, &g, &err) || el__params_new_pair(&p, &d, &g, &err) ||
+      el__params_new_pair(&q, &d, &g, &err)) {
     CHECK(0, "params: %s", err.msg);
     return;
   }
   el_rng r;
-  el_rng_seed(&r, 5);
-  el_params_init_random(&p, 0, 1, &r, &err);
+  el__rng_seed(&r, 5);
+  el__params_init_random(&p, 0, 1, &r, &err);
   for (size_t i = 0; i < p.numel; i++) {
-    p.m[i] = el_rng_normal(&r);
-    p.v[i] = el_rng_uniform(&r);
+    p.m[i] = el__rng_normal(&r);
+    p.v[i] = el__rng_uniform(&r);
   }
   el__state s;
   memset(&s, 0, sizeof s);
   s.step = 1234;
   s.data_epoch = 3;
   s.data_offset = 77;
-  el_rng_seed(&s.rng, 99);
+  el__rng_seed(&s.rng, 99);
   s.vocab_hash = 0xABCDEF;
   s.vocab_size = 50;
   s.data_hash = 0x12345;
@@ -100,17 +100,17 @@ static void test_state(void) {
   CHECK(el__state_load(dir, &t, &q, &err) == EL_EFORMAT, "a truncated state is refused: %s",
         err.msg);
   /* a different model layout */
-  el_params_free(&q);
+  el__params_free(&q);
   el_config d2 = d;
   d2.num_layers = 3;
-  el_params_new_pair(&q, &d2, &g, &err);
+  el__params_new_pair(&q, &d2, &g, &err);
   el__state_save(dir, &s, &p, &err);
   CHECK(el__state_load(dir, &t, &q, &err) == EL_ESHAPE, "another model configuration: %s", err.msg);
   snprintf(path, sizeof path, "%s/state.bin.tmp-%d", dir, (int)getpid());
   CHECK(access(path, F_OK) != 0, "no temporary file left behind");
-  el_params_free(&p);
-  el_params_free(&q);
-  el_config_free(&g);
+  el__params_free(&p);
+  el__params_free(&q);
+  el__config_free(&g);
 }
 
 static void test_opts_json(void) {
@@ -226,10 +226,10 @@ static void test_auc(void) {
   float s[N];
   uint8_t l[N];
   el_rng r;
-  el_rng_seed(&r, 3);
+  el__rng_seed(&r, 3);
   for (int i = 0; i < N; i++) {
-    s[i] = (float)(int)(el_rng_uniform(&r) * 20) / 20; /* many ties */
-    l[i] = el_rng_uniform(&r) < 0.3f;
+    s[i] = (float)(int)(el__rng_uniform(&r) * 20) / 20; /* many ties */
+    l[i] = el__rng_uniform(&r) < 0.3f;
   }
   double num = 0, den = 0;
   for (int i = 0; i < N; i++)
@@ -243,18 +243,18 @@ static void test_auc(void) {
 
 static void test_cli(void) {
   double d;
-  CHECK(el_parse_duration("90s", &d) == 0 && d == 90, "90s");
-  CHECK(el_parse_duration("10m", &d) == 0 && d == 600, "10m");
-  CHECK(el_parse_duration("2h", &d) == 0 && d == 7200, "2h");
-  CHECK(el_parse_duration("1h30m", &d) == 0 && d == 5400, "1h30m");
-  CHECK(el_parse_duration("1.5h", &d) == 0 && d == 5400, "1.5h");
-  CHECK(el_parse_duration("45", &d) == 0 && d == 45, "plain seconds");
-  CHECK(el_parse_duration("10x", &d) && el_parse_duration("", &d) && el_parse_duration("-5", &d) &&
-            el_parse_duration("h", &d),
+  CHECK(el__parse_duration("90s", &d) == 0 && d == 90, "90s");
+  CHECK(el__parse_duration("10m", &d) == 0 && d == 600, "10m");
+  CHECK(el__parse_duration("2h", &d) == 0 && d == 7200, "2h");
+  CHECK(el__parse_duration("1h30m", &d) == 0 && d == 5400, "1h30m");
+  CHECK(el__parse_duration("1.5h", &d) == 0 && d == 5400, "1.5h");
+  CHECK(el__parse_duration("45", &d) == 0 && d == 45, "plain seconds");
+  CHECK(el__parse_duration("10x", &d) && el__parse_duration("", &d) && el__parse_duration("-5", &d) &&
+            el__parse_duration("h", &d),
         "bad durations refused");
   char buf[32];
-  CHECK(!strcmp(el_format_duration(3723, buf, 32), "1h02m03s") &&
-            !strcmp(el_format_duration(65, buf, 32), "1m05s"),
+  CHECK(!strcmp(el__format_duration(3723, buf, 32), "1h02m03s") &&
+            !strcmp(el__format_duration(65, buf, 32), "1m05s"),
         "durations formatted");
   long steps = 5;
   double lr = 1;
@@ -269,19 +269,19 @@ static void test_cli(void) {
       {"--obj", EL_OPT_CHOICE, &choice, 0, 0, "electra|mlm", "", 0},
   };
   char *a1[] = {"cmd", "--input", "a", "b", "--steps=7", "--lr", "0.5", "--flag", "--obj", "mlm"};
-  CHECK(el_cli_parse("t", o, 5, 10, a1, NULL) == EL_CLI_OK && in.n == 2 && !strcmp(in.v[1], "b") &&
+  CHECK(el__cli_parse("t", o, 5, 10, a1, NULL) == EL_CLI_OK && in.n == 2 && !strcmp(in.v[1], "b") &&
             steps == 7 && lr == 0.5 && flag && !strcmp(choice, "mlm") && o[1].seen && o[0].seen,
         "options parsed");
   char *a2[] = {"cmd", "--steps", "700"};
-  CHECK(el_cli_parse("t", o, 5, 3, a2, NULL) == EL_CLI_ERROR, "out-of-range value refused");
+  CHECK(el__cli_parse("t", o, 5, 3, a2, NULL) == EL_CLI_ERROR, "out-of-range value refused");
   char *a3[] = {"cmd", "--bogus"};
-  CHECK(el_cli_parse("t", o, 5, 2, a3, NULL) == EL_CLI_ERROR, "unknown option refused");
+  CHECK(el__cli_parse("t", o, 5, 2, a3, NULL) == EL_CLI_ERROR, "unknown option refused");
   char *a4[] = {"cmd", "--obj", "bert"};
-  CHECK(el_cli_parse("t", o, 5, 3, a4, NULL) == EL_CLI_ERROR, "invalid choice refused");
+  CHECK(el__cli_parse("t", o, 5, 3, a4, NULL) == EL_CLI_ERROR, "invalid choice refused");
   char *a5[] = {"cmd", "--lr", "1", "--lr", "1"};
-  CHECK(el_cli_parse("t", o, 5, 5, a5, NULL) == EL_CLI_ERROR, "repeated option refused");
+  CHECK(el__cli_parse("t", o, 5, 5, a5, NULL) == EL_CLI_ERROR, "repeated option refused");
   char *a6[] = {"cmd", "--steps"};
-  CHECK(el_cli_parse("t", o, 5, 2, a6, NULL) == EL_CLI_ERROR, "missing value refused");
+  CHECK(el__cli_parse("t", o, 5, 2, a6, NULL) == EL_CLI_ERROR, "missing value refused");
 }
 
 int main(void) {

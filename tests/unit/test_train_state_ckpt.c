@@ -52,7 +52,7 @@ static int same_as_params(const el_model *m, const el_params *p, int model, char
   int ns = 0;
   el_weights w = m->w;
   el_error err = {0};
-  if (el_tensor_specs(&m->cfg, &w, specs, &ns, &err)) {
+  if (el__tensor_specs(&m->cfg, &w, specs, &ns, &err)) {
     snprintf(why, n, "%.500s", err.msg);
     return 0;
   }
@@ -65,7 +65,7 @@ static int same_as_params(const el_model *m, const el_params *p, int model, char
       }
       continue;
     }
-    int j = el_params_find(p, model, s->name);
+    int j = el__params_find(p, model, s->name);
     if (j < 0) {
       snprintf(why, n, "%.96s not in the state", s->name);
       return 0;
@@ -94,15 +94,15 @@ int main(void) {
   make_inputs(text, vocab);
 
   char *resume_argv[] = {"pretrain", "--out", run, "--resume"};
-  CHECK(el_cmd_pretrain(4, resume_argv) == 1, "--resume without a saved run fails");
+  CHECK(el__cmd_pretrain(4, resume_argv) == 1, "--resume without a saved run fails");
 
   char *argv[] = {"pretrain", "--input", text, "--vocab", vocab, "--out", run,
                   "--max-steps", "6", "--batch-size", "4", "--seq-len", "32",
                   "--save-every", "3", "--val-every", "3", "--log-every", "2",
                   "--threads", "1", "--seed", "7"};
   int argc = (int)(sizeof argv / sizeof argv[0]);
-  CHECK(el_cmd_pretrain(argc, argv) == 0, "6 pretraining steps run");
-  CHECK(el_cmd_pretrain(argc, argv) == 1, "a second run into the same --out is refused");
+  CHECK(el__cmd_pretrain(argc, argv) == 0, "6 pretraining steps run");
+  CHECK(el__cmd_pretrain(argc, argv) == 1, "a second run into the same --out is refused");
 
   el_model *md = NULL, *mg = NULL;
   el_error err = {0};
@@ -132,8 +132,8 @@ int main(void) {
   free(st.settings_json);
   el_config d0, g0;
   ok = ok && el__pt_model_config(&o, dc->vocab_size, 0, 1, &d0, &err) == EL_OK &&
-       el_generator_config(&d0, (float)o.gen_size, &g0, &err) == EL_OK &&
-       el_params_new_pair(&p, &d0, &g0, &err) == EL_OK &&
+       el__generator_config(&d0, (float)o.gen_size, &g0, &err) == EL_OK &&
+       el__params_new_pair(&p, &d0, &g0, &err) == EL_OK &&
        el__state_load(sdir, &st, &p, &err) == EL_OK;
   CHECK(ok && st.step == 6, "state loads at step 6: %s", err.msg);
   if (ok) {
@@ -154,8 +154,8 @@ int main(void) {
     const float *logits = NULL;
     ok = el_workspace_new(md, 12, 2, &ws, &err) == EL_OK &&
          el_run_replaced(md, ws, &b, prob, &err) == EL_OK &&
-         el_tmodel_new(&p.cfg[0], &p.w[0], NULL, &lim, &tm, &err) == EL_OK &&
-         el_tmodel_forward(tm, &b, NULL, 0, 0, NULL, &logits, &err) == EL_OK;
+         el__tmodel_new(&p.cfg[0], &p.w[0], NULL, &lim, &tm, &err) == EL_OK &&
+         el__tmodel_forward(tm, &b, NULL, 0, 0, NULL, &logits, &err) == EL_OK;
     CHECK(ok, "both forwards run: %s", err.msg);
     double worst = 0;
     for (int t = 0; ok && t < 12; t++) {
@@ -164,22 +164,22 @@ int main(void) {
     }
     CHECK(ok && worst < 1e-5, "engine P(replaced) = trainable model's (max diff %.2g, tol 1e-5)",
           worst);
-    el_tmodel_free(tm);
+    el__tmodel_free(tm);
     el_workspace_free(ws);
   }
-  el_params_free(&p);
+  el__params_free(&p);
   el__pt_opts_free(&o);
-  el_config_free(&g0);
+  el__config_free(&g0);
   el_model_free(md);
   el_model_free(mg);
 
   /* resume to step 8: allowed with a larger --max-steps, refused when done */
   char *again[] = {"pretrain", "--out", run, "--resume"};
-  CHECK(el_cmd_pretrain(4, again) == 1, "--resume of a finished run (step 6 of 6) is refused");
+  CHECK(el__cmd_pretrain(4, again) == 1, "--resume of a finished run (step 6 of 6) is refused");
   char *more[] = {"pretrain", "--out", run, "--resume", "--max-steps", "8", "--lr", "0.5"};
-  CHECK(el_cmd_pretrain(8, more) == 1, "--resume with a different --lr is refused");
+  CHECK(el__cmd_pretrain(8, more) == 1, "--resume with a different --lr is refused");
   char *ok8[] = {"pretrain", "--out", run, "--resume", "--max-steps", "8"};
-  CHECK(el_cmd_pretrain(6, ok8) == 0, "--resume --max-steps 8 continues");
+  CHECK(el__cmd_pretrain(6, ok8) == 0, "--resume --max-steps 8 continues");
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
   if (system(cmd)) printf("# could not remove %s\n", g_dir);
