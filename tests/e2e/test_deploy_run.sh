@@ -53,8 +53,9 @@ mk pretraining default && mk cls sst2 && mk qa squad && mk mlm generator ||
 port=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
 ELECTRA_PORT=$port BUILD=build "$repo/deploy/run.sh" >"$tmp/log" 2>&1 &
 rpid=$!
+# the banner ends with the API line (after 'Ready. Try' it runs its /score examples first)
 for _ in $(seq 150); do
-  grep -q 'Ready. Try' "$tmp/log" && break
+  grep -q 'API: http' "$tmp/log" && break
   kill -0 "$rpid" 2>/dev/null || break
   sleep 0.2
 done
