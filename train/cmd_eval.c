@@ -102,8 +102,16 @@ int el__cmd_eval(int argc, char **argv) {
   }
   if (max_len > cfg->max_position_embeddings) max_len = cfg->max_position_embeddings;
   el__tsv_columns cols = {tcol, pcol, lcol};
-  if ((rc = el__ft_read(t, data, &cols, t->kind == EL__TASK_CLS ? cfg->id2label : NULL,
-                        t->kind == EL__TASK_CLS ? cfg->num_labels : 0, (int)max_ex, &ex, &err)))
+  /* the file's labels: the task's fixed ones (a GLUE model's id2label holds
+   * display names such as "negative"), else the model's (tsv) */
+  int own = t->kind == EL__TASK_CLS && !t->labels;
+  if (t->kind == EL__TASK_CLS && t->labels && cfg->num_labels != t->n_labels) {
+    fprintf(stderr, PROG ": %s has %d labels, task %s has %d\n", model, cfg->num_labels, t->name,
+            t->n_labels);
+    goto out;
+  }
+  if ((rc = el__ft_read(t, data, &cols, own ? cfg->id2label : NULL, own ? cfg->num_labels : 0,
+                        (int)max_ex, &ex, &err)))
     goto fail;
   el__ft_skip_note(&ex, note, sizeof note);
   if (note[0]) fprintf(stderr, PROG ": %s\n", note);

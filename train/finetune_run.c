@@ -73,8 +73,10 @@ static int task_config(const el__task *t, const el_config *src, const el__cls_da
       cfg->id2label = calloc((size_t)labels->n_labels, sizeof *cfg->id2label);
       if (!cfg->id2label) goto oom;
       cfg->num_labels = labels->n_labels;
-      for (int i = 0; i < labels->n_labels; i++)
-        if (!(cfg->id2label[i] = strdup(labels->labels[i]))) goto oom;
+      for (int i = 0; i < labels->n_labels; i++) {
+        const char *name = t->label_names ? t->label_names[i] : labels->labels[i];
+        if (!(cfg->id2label[i] = strdup(name))) goto oom;
+      }
       break;
   }
   return EL_OK;

@@ -43,6 +43,9 @@ typedef struct el__task {
   int text_pos, pair_pos, label_pos, min_cols;
   const char *const *labels;  /* fixed label order, or NULL (sorted from train) */
   int n_labels;
+  /* names the model's id2label gets (HF's GLUE names: "negative" for sst2's
+   * "0"), or NULL: the labels themselves */
+  const char *const *label_names;
 } el__task;
 
 /* NULL for an unknown name. */

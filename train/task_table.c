@@ -9,31 +9,37 @@
 static const char *const L01[] = {"0", "1"};
 static const char *const L_ENT[] = {"entailment", "not_entailment"};
 static const char *const L_MNLI[] = {"contradiction", "entailment", "neutral"};
+/* id2label names of the 0/1 tasks, as HF's GLUE models name them */
+static const char *const N_COLA[] = {"unacceptable", "acceptable"};
+static const char *const N_SST2[] = {"negative", "positive"};
+static const char *const N_MRPC[] = {"not_equivalent", "equivalent"};
+static const char *const N_QQP[] = {"not_duplicate", "duplicate"};
+static const char *const N_WNLI[] = {"not_entailment", "entailment"};
 
 #define CLS EL__TASK_CLS
 static const el__task TASKS[] = {
     /* name   kind squad2 metric epochs len pair text pair label (by name) pos: t p l min */
-    {"cola", CLS, 0, "mcc", 3, 128, 0, "sentence", NULL, "label", 3, -1, 1, 4, L01, 2},
-    {"sst2", CLS, 0, "accuracy", 3, 128, 0, "sentence", NULL, "label", -1, -1, -1, 0, L01, 2},
-    {"mrpc", CLS, 0, "f1", 3, 128, 1, "#1 String", "#2 String", "Quality", -1, -1, -1, 0, L01, 2},
+    {"cola", CLS, 0, "mcc", 3, 128, 0, "sentence", NULL, "label", 3, -1, 1, 4, L01, 2, N_COLA},
+    {"sst2", CLS, 0, "accuracy", 3, 128, 0, "sentence", NULL, "label", -1, -1, -1, 0, L01, 2, N_SST2},
+    {"mrpc", CLS, 0, "f1", 3, 128, 1, "#1 String", "#2 String", "Quality", -1, -1, -1, 0, L01, 2, N_MRPC},
     {"stsb", EL__TASK_REG, 0, "spearman", 10, 128, 1, "sentence1", "sentence2", "score", -1, -1,
-     -1, 0, NULL, 0},
+     -1, 0, NULL, 0, NULL},
     {"qqp", CLS, 0, "f1", 3, 128, 1, "question1", "question2", "is_duplicate", -1, -1, -1, 0, L01,
-     2},
+     2, N_QQP},
     {"mnli", CLS, 0, "accuracy", 3, 128, 1, "sentence1", "sentence2", "gold_label", -1, -1, -1, 0,
-     L_MNLI, 3},
+     L_MNLI, 3, NULL},
     {"qnli", CLS, 0, "accuracy", 3, 128, 1, "question", "sentence", "label", -1, -1, -1, 0, L_ENT,
-     2},
+     2, NULL},
     {"rte", CLS, 0, "accuracy", 10, 128, 1, "sentence1", "sentence2", "label", -1, -1, -1, 0, L_ENT,
-     2},
+     2, NULL},
     {"wnli", CLS, 0, "accuracy", 3, 128, 1, "sentence1", "sentence2", "label", -1, -1, -1, 0, L01,
-     2},
+     2, N_WNLI},
     /* generic: columns from --text-column/--pair-column/--label-column (default
      * names text/label), labels sorted from the training file */
-    {"tsv", CLS, 0, "accuracy", 3, 128, 0, "text", NULL, "label", -1, -1, -1, 0, NULL, 0},
-    {"ged", EL__TASK_GED, 0, "f0.5", 3, 128, 0, NULL, NULL, NULL, -1, -1, -1, 0, NULL, 0},
-    {"squad", EL__TASK_QA, 0, "f1", 2, 384, 0, NULL, NULL, NULL, -1, -1, -1, 0, NULL, 0},
-    {"squad2", EL__TASK_QA, 1, "f1", 2, 384, 0, NULL, NULL, NULL, -1, -1, -1, 0, NULL, 0},
+    {"tsv", CLS, 0, "accuracy", 3, 128, 0, "text", NULL, "label", -1, -1, -1, 0, NULL, 0, NULL},
+    {"ged", EL__TASK_GED, 0, "f0.5", 3, 128, 0, NULL, NULL, NULL, -1, -1, -1, 0, NULL, 0, NULL},
+    {"squad", EL__TASK_QA, 0, "f1", 2, 384, 0, NULL, NULL, NULL, -1, -1, -1, 0, NULL, 0, NULL},
+    {"squad2", EL__TASK_QA, 1, "f1", 2, 384, 0, NULL, NULL, NULL, -1, -1, -1, 0, NULL, 0, NULL},
 };
 #undef CLS
 

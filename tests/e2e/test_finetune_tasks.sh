@@ -95,7 +95,8 @@ ge() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.arg
 $FT --task sst2 --train $T/sst_train.tsv --dev $T/sst_dev.tsv --out $T/sst --epochs 15 2>$T/sst.log
 check "finetune sst2 exits 0" [ $? -eq 0 ]
 check "sst2 output is ElectraForSequenceClassification" [ "$(arch $T/sst)" = ElectraForSequenceClassification ]
-check "sst2 id2label keeps the GLUE order 0,1" [ "$(json_get $T/sst/config.json id2label/1)" = 1 ]
+check "sst2 id2label: HF's GLUE names in the GLUE order (0 negative, 1 positive)" \
+  [ "$(json_get $T/sst/config.json id2label/0)" = negative -a "$(json_get $T/sst/config.json id2label/1)" = positive ]
 check "eval.json is valid JSON with the best epoch" quiet json_get $T/sst/eval.json best_epoch
 out=$($BIN eval --task sst2 --data $T/sst_dev.tsv --model $T/sst --out $T/sst_pred.tsv)
 check "eval sst2 prints JSON" quiet json_get - accuracy <<<"$out"
