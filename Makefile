@@ -27,10 +27,37 @@ CFLAGS ?=
 # will not if-convert the clamps in op_fastmath.h, leaving GELU, softmax and the
 # Gumbel sampler scalar. It changes no arithmetic (unlike -ffast-math).
 override CFLAGS += -fno-trapping-math -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -g $(OPT) \
-  $(SAN) -fopenmp -Iinclude -Icommon -Iengine -Itrain -Iserver $(PKG_CFLAGS) -MMD -MP
+  $(SAN) -fopenmp $(PKG_CFLAGS) -MMD -MP
 LDLIBS := $(PKG_LIBS) -lm -lpthread
 override LDFLAGS += $(SAN) -fopenmp
 
+# The layers (docs/ARCHITECTURE.md): each folder sees only the headers it may
+# use, so an include across a layer boundary fails to compile. The folder is
+# the first component of the source path (tests/ covers unit tests, benches
+# and the reference driver).
+#   nn/      tensors' ops, losses, RNG, the thread pool: nothing else
+#   engine/  the library behind include/electra/, on nn/
+#   common/  the option-table engine both programs share
+#   train/   nn/ and common/, and of the engine only engine/internal/
+#            (trainer_api.h, its one way in); -iquote keeps it to "..." includes
+#   server/  the public API and common/ only
+INC_nn := -Iinclude -Inn
+INC_engine := -Iinclude -Inn -Iengine
+INC_common := -Iinclude -Icommon
+INC_train := -Iinclude -Inn -Icommon -Itrain -iquote engine/internal
+INC_server := -Iinclude -Icommon -Iserver
+INC_tests := -Iinclude -Inn -Iengine -Iengine/internal -Icommon -Itrain -Iserver
+# nn/ and engine/ are built with hidden visibility: only what the public
+# headers mark (#pragma GCC visibility in include/electra/) has default
+# visibility, so a shared build of libelectra would export the public API
+# alone, and tests/e2e/test_layers.sh can tell public from internal in the
+# archives. (Static linking is unaffected: hidden symbols still link within
+# one program.)
+VIS_nn := -fvisibility=hidden
+VIS_engine := -fvisibility=hidden
+layer = $(firstword $(subst /, ,$(1)))
+
+NN_SRC := $(wildcard nn/*.c)
 ENGINE_SRC := $(wildcard engine/*.c)
 # common/: the internal pieces both programs share (the option-table engine)
 COMMON_SRC := $(wildcard common/*.c)
@@ -40,6 +67,7 @@ TEST_SRC := $(wildcard tests/unit/test_*.c)
 BENCH_SRC := $(wildcard tests/bench/*.c)
 TEST_SUPPORT := $(wildcard tests/support/*.c)
 
+NN_OBJ := $(NN_SRC:%.c=$(BUILD)/%.o)
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 TRAIN_OBJ := $(TRAIN_SRC:%.c=$(BUILD)/%.o)
@@ -50,6 +78,7 @@ BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 # the corrupt-checkpoint driver of tests/reference/test_checkpoint_corrupt.sh
 CKPT_DRIVER := $(BUILD)/tests/reference/checkpoint_driver
 
+LIB_NN := $(BUILD)/libelectra_nn.a
 LIB_ENGINE := $(BUILD)/libelectra.a
 LIB_COMMON := $(BUILD)/libelectra_common.a
 LIB_TRAIN := $(BUILD)/libelectra_train.a
@@ -66,11 +95,15 @@ deps:
 
 $(BUILD)/%.o: %.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) -c $< -o $@
+	$(CC) $(CFLAGS) $(INC_$(call layer,$*)) $(VIS_$(call layer,$*)) -c $< -o $@
 
 # Archives are rebuilt from scratch (rm first): `ar r` alone would keep the
 # object of a source file that moved or was deleted.
 
+$(LIB_NN): $(NN_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(AR) rcs $@ $^
 $(LIB_ENGINE): $(ENGINE_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
@@ -88,10 +121,10 @@ $(LIB_SERVER): $(SERVER_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/bin/electra-train: $(BUILD)/train/main.o $(LIB_TRAIN) $(LIB_COMMON) $(LIB_ENGINE)
+$(BUILD)/bin/electra-train: $(BUILD)/train/main.o $(LIB_TRAIN) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/bin/electra-server: $(BUILD)/server/main.o $(LIB_SERVER) $(LIB_COMMON) $(LIB_ENGINE)
+$(BUILD)/bin/electra-server: $(BUILD)/server/main.o $(LIB_SERVER) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -99,19 +132,19 @@ $(BUILD)/bin/electra-server: $(BUILD)/server/main.o $(LIB_SERVER) $(LIB_COMMON) 
 # module does not block the others' tests: test_engine_* -> engine,
 # test_train_* -> train + engine, test_server_* -> server + engine (both
 # also link common/, the option engine they share).
-$(BUILD)/tests/test_engine_%: $(BUILD)/tests/unit/test_engine_%.o $(SUPPORT_OBJ) $(LIB_ENGINE)
+$(BUILD)/tests/test_engine_%: $(BUILD)/tests/unit/test_engine_%.o $(SUPPORT_OBJ) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/tests/test_train_%: $(BUILD)/tests/unit/test_train_%.o $(SUPPORT_OBJ) $(LIB_TRAIN) $(LIB_COMMON) $(LIB_ENGINE)
+$(BUILD)/tests/test_train_%: $(BUILD)/tests/unit/test_train_%.o $(SUPPORT_OBJ) $(LIB_TRAIN) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/tests/test_server_%: $(BUILD)/tests/unit/test_server_%.o $(SUPPORT_OBJ) $(LIB_SERVER) $(LIB_COMMON) $(LIB_ENGINE)
+$(BUILD)/tests/test_server_%: $(BUILD)/tests/unit/test_server_%.o $(SUPPORT_OBJ) $(LIB_SERVER) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(SUPPORT_OBJ) $(LIB_TRAIN) $(LIB_COMMON) $(LIB_ENGINE)
+$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(SUPPORT_OBJ) $(LIB_TRAIN) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(CKPT_DRIVER): $(BUILD)/tests/reference/checkpoint_driver.o $(LIB_ENGINE)
+$(CKPT_DRIVER): $(BUILD)/tests/reference/checkpoint_driver.o $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 

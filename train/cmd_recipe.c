@@ -22,7 +22,7 @@
 #include <cJSON.h>
 
 #include "cli_util.h"
-#include "fileio.h"
+#include "trainer_api.h"
 #include "commands.h"
 
 #define PROG "electra-train recipe ged"

@@ -7,7 +7,7 @@
 #include "cli_util.h"
 #include "commands.h"
 #include "data_input.h"
-#include "fileio.h"
+#include "trainer_api.h"
 #include "vocab_builder.h"
 
 #define PROG "electra-train vocab"

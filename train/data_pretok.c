@@ -3,8 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "data_pretok.h"
-#include "tok_basic.h"
-#include "tok_utf8.h"
+#include "trainer_api.h"
 
 static int reserve_bytes(el__words *w, size_t extra) {
   if (w->used + extra <= w->cap) return 0;

@@ -15,10 +15,8 @@
 
 #include <cJSON.h>
 
-#include "checkpoint.h"
-#include "fileio.h"
+#include "trainer_api.h"
 #include "finetune_run.h"
-#include "model_internal.h"
 #include "optim.h"
 #include "params.h"
 #include "schedule.h"

@@ -6,7 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include "model_internal.h"
+#include "trainer_api.h"
 
 #define SHARED_PREFIX "electra.embeddings." /* word/pos/type + embedding LayerNorm */
 #define TIED_PREFIX "electra."              /* + embeddings_project and the encoder */

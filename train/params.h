@@ -31,7 +31,7 @@
 #include "electra/error.h"
 #include "electra/model.h"
 #include "rng.h"
-#include "weights.h"
+#include "trainer_api.h"
 
 /* One tensor of the block. */
 typedef struct el_param_tensor {

@@ -9,8 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
-#include "checkpoint.h"
-#include "fileio.h"
+#include "trainer_api.h"
 #include "cli_util.h"
 #include "pretrain_eval.h"
 #include "pretrain_run.h"

@@ -8,8 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include "fileio.h"
-#include "checkpoint.h"
+#include "trainer_api.h"
 #include "data_corpus.h"
 #include "data_input.h"
 #include <unistd.h>

@@ -41,7 +41,7 @@
 #include "electra/error.h"
 #include "electra/model.h"
 #include "rng.h"
-#include "weights.h"
+#include "trainer_api.h"
 
 typedef struct el_tmodel el_tmodel; /* opaque */
 

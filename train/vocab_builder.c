@@ -8,7 +8,7 @@
 #include <unistd.h>
 #include "data_pretok.h"
 #include "data_strmap.h"
-#include "tok_basic.h"
+#include "trainer_api.h"
 #include "vocab_builder.h"
 
 static const char *const SPECIALS[5] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};

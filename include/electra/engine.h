@@ -12,6 +12,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* the public API: default visibility (engine/ and nn/ are built hidden) */
+#pragma GCC visibility push(default)
 
 /* Threads used by BLAS and the engine's own loops (process-wide; call before
  * running). n <= 0 picks the CPU quota of the container or the core count. */
@@ -64,6 +66,7 @@ int el_run_token_classify(const el_model *m, el_workspace *ws, const el_batch *b
 int el_run_mlm(const el_model *m, el_workspace *ws, const el_batch *b, const int *positions,
                int n_pos, float *logits, el_error *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -10,6 +10,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* the public API: default visibility (engine/ and nn/ are built hidden) */
+#pragma GCC visibility push(default)
 
 typedef enum el_status {
   EL_OK = 0,
@@ -38,6 +40,7 @@ const char *el_status_name(int code);
 int el_error_set(el_error *err, int code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

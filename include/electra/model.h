@@ -17,6 +17,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* the public API: default visibility (engine/ and nn/ are built hidden) */
+#pragma GCC visibility push(default)
 
 typedef enum el_arch {
   EL_ARCH_PRETRAINING = 0, /* ElectraForPreTraining: replaced-token probability per token */
@@ -66,6 +68,7 @@ const char *el_arch_name(el_arch a);
 /* Inverse of el_arch_name; -1 when unknown. */
 int el_arch_from_name(const char *name);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

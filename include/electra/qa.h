@@ -34,6 +34,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* the public API: default visibility (engine/ and nn/ are built hidden) */
+#pragma GCC visibility push(default)
 
 typedef enum el_qa_score { EL_QA_SCORE_LOGIT = 0, EL_QA_SCORE_PROB = 1 } el_qa_score;
 
@@ -109,6 +111,7 @@ int el_qa_decode(const el_qa_windows *w, const float *start_logits, const float 
 int el_qa_is_impossible(const el_qa_null *null, const el_qa_span *best, int n_spans,
                         float threshold);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* the public API: default visibility (engine/ and nn/ are built hidden) */
+#pragma GCC visibility push(default)
 
 typedef enum el_score_rule {
   EL_SCORE_MAX = 0,   /* any piece looking wrong flags the word (RTD discriminator default) */
@@ -23,6 +25,7 @@ const char *el_score_rule_name(el_score_rule r);
 /* Inverse of el_score_rule_name (exact, lower case); -1 if unknown or NULL. */
 int el_score_rule_from_name(const char *name);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

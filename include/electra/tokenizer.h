@@ -12,6 +12,8 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* the public API: default visibility (engine/ and nn/ are built hidden) */
+#pragma GCC visibility push(default)
 
 typedef struct el_tokenizer el_tokenizer; /* opaque, read-only after load: thread-safe */
 
@@ -94,6 +96,7 @@ int el_encode(const el_tokenizer *tok, const el_tokens *a, const el_tokens *b, i
               int truncate, el_encoding *out, el_error *err);
 void el_encoding_free(el_encoding *e);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif
