@@ -56,6 +56,9 @@ INC_tests := -Iinclude -Inn -Iengine -Iengine/internal -Icommon -Itrain -Iserver
 VIS_nn := -fvisibility=hidden
 VIS_engine := -fvisibility=hidden
 layer = $(firstword $(subst /, ,$(1)))
+# `make -s print-inc-server`: a folder's include flags (tests/e2e/test_layers.sh)
+print-inc-%:
+	@echo $(INC_$*)
 
 NN_SRC := $(wildcard nn/*.c)
 ENGINE_SRC := $(wildcard engine/*.c)
@@ -93,7 +96,9 @@ all: $(BINS) $(TEST_BIN) $(BENCH_BIN) $(CKPT_DRIVER)
 deps:
 	@deploy/install-deps.sh --check >/dev/null 2>&1 || deploy/install-deps.sh
 
-$(BUILD)/%.o: %.c
+# Objects depend on the Makefile too: a change of flags (a folder's include
+# paths, visibility) rebuilds them.
+$(BUILD)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS) $(INC_$(call layer,$*)) $(VIS_$(call layer,$*)) -c $< -o $@
 
