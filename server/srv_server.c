@@ -12,6 +12,7 @@
 
 #include "srv_log.h"
 #include "srv_metrics.h"
+#include "srv_modeldir.h"
 #include "sdnotify.h"
 
 /* One load (start-up or SIGHUP) in progress. */
@@ -52,8 +53,8 @@ static void *loader_main(void *arg) {
   el__server *s = ld->srv;
   ld->set = NULL;
   ld->err[0] = 0;
-  if (el__model_set_load(s->opt.models, s->opt.n_models, s->opt.max_batch_tokens,
-                         s->opt.max_batch_size, &ld->set, ld->err, sizeof ld->err))
+  if (el__model_set_load_checked(s->opt.models, s->opt.n_models, s->opt.max_batch_tokens,
+                                 s->opt.max_batch_size, &ld->set, ld->err, sizeof ld->err))
     ld->set = NULL;
   uv_async_send(&ld->done);
   return NULL;
@@ -308,6 +309,21 @@ int el__server_main(const el__srv_options *opt) {
   signal(SIGPIPE, SIG_IGN);
   el__log_init(opt->log_json);
   el__metrics_init();
+  /* Every model loads, and so is checked in full, before the server
+   * listens: a missing or broken model ends the start-up here, with its
+   * reason, and nothing ever answered on the port. Warm-up follows once
+   * listening (/ready 503 until it is done). */
+  el__sd_notify("STATUS=loading models");
+  double t_load = el__now();
+  el__model_set *first = NULL;
+  char err[1200];
+  if (el__model_set_load_checked(opt->models, opt->n_models, opt->max_batch_tokens,
+                                 opt->max_batch_size, &first, err, sizeof err)) {
+    el__log("error", "start-up failed: %s", err);
+    pthread_mutex_destroy(&s->set_mu);
+    return 1;
+  }
+  el__model_set_log(first);
   uv_loop_init(&G.loop);
   s->loop = &G.loop;
 
@@ -317,15 +333,16 @@ int el__server_main(const el__srv_options *opt) {
   s->sched = s->runner ? el__sched_new(&G.loop, &sc, el__runner_engine(s->runner)) : NULL;
   if (!s->sched) {
     el__log("error", "cannot start the inference thread");
+    el__model_set_unref(first);
     return 1;
   }
-  char err[1200];
   if (el__http_start(s, err, sizeof err)) {
     el__log("error", "%s", err);
     el__sched_close(s->sched);
     uv_run(&G.loop, UV_RUN_DEFAULT);
     uv_loop_close(&G.loop);
     el__runner_free(s->runner);
+    el__model_set_unref(first);
     return 1;
   }
   el__log("info", "electra-server %s listening on %s:%u (http threads %d, max batch %d "
@@ -348,8 +365,12 @@ int el__server_main(const el__srv_options *opt) {
     uint64_t ms = wd / 2000 ? wd / 2000 : 1;
     uv_timer_start(&G.watchdog_timer, watchdog_cb, ms, ms);
   }
-  el__sd_notify("STATUS=loading models");
-  start_load(0);
+  el__sd_notify("STATUS=warming up");
+  G.ld.busy = 1; /* the start-up load, done above: warm it as a loader's result */
+  G.ld.reload = 0;
+  G.ld.t0 = t_load;
+  G.ld.set = first;
+  start_warmup(&G.ld);
   uv_run(&G.loop, UV_RUN_DEFAULT);
   uv_loop_close(&G.loop);
 

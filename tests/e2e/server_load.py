@@ -2,7 +2,7 @@
 --max-queue (429 + Retry-After, every accepted request answered), request
 deadlines (504), SIGTERM under load (every request sent before the signal
 answered, exit 0), SIGHUP under load (no failed request; a failed reload keeps
-the old models), /ready 503 while loading, API key, CORS, --healthcheck,
+the old models), models loaded before listening, API key, CORS, --healthcheck,
 environment and --config, JSON logs."""
 import json
 import os
@@ -184,32 +184,32 @@ ok(srv.get("/ready")[0] == 200, "still ready after a failed reload")
 rc = srv.stop()
 ok(rc == 0, "exit 0")
 
-# ---- /ready is 503 while models load (config.json is a FIFO: the loader's open() blocks)
+# ---- models load before the server listens (config.json is a FIFO: the load's open()
+# blocks): nothing listens meanwhile; a model failing to load ends the start-up, exit 1
 slowdir = os.path.join(work, "slowload")
 shutil.copytree(M["disc"], slowdir)
-cfg_text = open(os.path.join(slowdir, "config.json")).read()
 os.remove(os.path.join(slowdir, "config.json"))
 os.mkfifo(os.path.join(slowdir, "config.json"))
-srv = Server([("disc", slowdir)], workdir=work, log_name="loading.log").start(wait_ready=False)
-time.sleep(0.3 * SLOW)
-st_h = srv.get("/health")[0]
-st_r, _, body_r = srv.get("/ready")
-st_s, _, j_s = srv.post("/score", {"text": "too early"})
-ok(st_h == 200, "while loading: /health 200")
-ok(st_r == 503 and json.loads(body_r)["error"]["type"] == "unavailable",
-   "while loading: /ready 503 unavailable")
-ok(st_s == 503 and j_s["error"]["type"] == "unavailable", "while loading: /score 503 unavailable")
+slow_log = os.path.join(work, "loading.log")
+with open(slow_log, "wb") as lf:
+    proc = subprocess.Popen(list(WRAPPER) + [BIN, "--host", "127.0.0.1", "--port", "0",
+                                             "--model", "disc=" + slowdir],
+                            stdout=lf, stderr=subprocess.STDOUT)
+time.sleep(0.5 * SLOW)
+ok(proc.poll() is None and b"listening" not in open(slow_log, "rb").read(),
+   "while a model loads: not listening yet (every model is checked first)")
 # opening the FIFO's other end lets the loader's open() return; it then refuses
 # a config.json that is not a regular file: a failed start-up load exits 1
 fd = os.open(os.path.join(slowdir, "config.json"), os.O_WRONLY)
 os.close(fd)
 try:
-    rc = srv.proc.wait(timeout=20 * SLOW)
+    rc = proc.wait(timeout=20 * SLOW)
 except subprocess.TimeoutExpired:
+    proc.kill()
     rc = None
-ok(rc == 1 and b"config.json: not a regular file" in srv.log(),
-   "a model failing to load at start-up: logged, exit 1", srv.log()[-400:])
-srv.stop()
+text = open(slow_log, "rb").read()
+ok(rc == 1 and b"config.json: not a regular file" in text and b"listening" not in text,
+   "a model failing to load at start-up: logged, exit 1, never listened", text[-400:])
 
 # ---- systemd notifications on a fake $NOTIFY_SOCKET
 sock_path = os.path.join(work, "notify.sock")
