@@ -14,7 +14,7 @@ import json
 import os
 
 ERR = {"$ref": "#/components/responses/Error"}
-RID = {}
+RID = {"X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"}}
 
 
 def opt(t):
@@ -255,7 +255,7 @@ spec = {
  "openapi": "3.1.0",
  "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
  "info": {"title": "electra-server", "version": "0.1.0",
-          "description": "Batched REST inference for ELECTRA checkpoints. Offsets are Unicode code-point offsets into the request strings, end exclusive. Request bodies take only the fields listed (an unknown field is 400 naming it); a value out of range is 422 naming the range. Every non-2xx answer is an Error object. When the server runs with --api-key-file, every route except /, /health, /ready, /v2/health/live, /v2/health/ready and /metrics needs Authorization: Bearer KEY."},
+          "description": "Batched REST inference for ELECTRA checkpoints. Offsets are Unicode code-point offsets into the request strings, end exclusive. Request bodies take only the fields listed (an unknown field is 400 naming it); a value out of range is 422 naming the range. Every non-2xx answer is an Error object. Every answer carries X-Request-Id: the request's own (1 to 128 printable ASCII characters, no spaces), else one the server generated; the access log line carries it and the client's address. When the server runs with --api-key-file, every route except /, /health, /ready, /v2/health/live, /v2/health/ready and /metrics needs Authorization: Bearer KEY."},
  "paths": {
   "/": get("Interactive page for /score (self-contained HTML)", "text/html", S,
            "<!doctype html><html>...</html>"),
@@ -295,6 +295,9 @@ spec = {
  },
  "components": {
   "securitySchemes": {"bearer": {"type": "http", "scheme": "bearer"}},
+  "headers": {"X-Request-Id": {
+      "description": "The request's X-Request-Id when it sent a usable one (1 to 128 printable ASCII characters, no spaces), else 32 hex digits the server generated; the access log line carries it.",
+      "required": True, "schema": {"type": "string", "pattern": "^[!-~]{1,128}$"}}},
   "schemas": {
       "Error": ERROR,
       "ScoreResult": SCORE_ITEM, "ScoreSingle": SCORE_SINGLE, "ScoreBatch": SCORE_BATCH,

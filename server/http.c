@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -67,13 +68,18 @@ typedef struct conn_req {
   const char *model;
   int started;      /* the access handler has seen this request */
   int bad_path;     /* the raw path holds a control character (raw or %-escaped) */
+  char rid[129];    /* X-Request-Id: the client's, else generated */
+  char client[64];  /* the client's address */
 } conn_req;
 
 /* ---- responses ---- */
 
 static void add_common_headers(conn_req *r, struct MHD_Response *resp) {
+  if (r->rid[0]) MHD_add_response_header(resp, "X-Request-Id", r->rid);
   if (r->origin[0]) {
     MHD_add_response_header(resp, "Access-Control-Allow-Origin", r->origin);
+    MHD_add_response_header(resp, "Access-Control-Expose-Headers",
+                            "X-Request-Id, x-queue-time, x-inference-time");
     MHD_add_response_header(resp, "Vary", "Origin");
   }
   if (atomic_load(&r->srv->draining)) MHD_add_response_header(resp, "Connection", "close");
@@ -219,7 +225,7 @@ static enum MHD_Result first_call(conn_req *r) {
       MHD_add_response_header(resp, "Access-Control-Allow-Methods",
                               r->rt->post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS");
       MHD_add_response_header(resp, "Access-Control-Allow-Headers",
-                              "Content-Type, Authorization");
+                              "Content-Type, Authorization, X-Request-Id");
       MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
     }
     add_common_headers(r, resp);
@@ -459,12 +465,48 @@ static enum MHD_Result handle_post(conn_req *r) {
   return MHD_YES;
 }
 
+/* The client's address as text ("-" when unknown). */
+static void client_address(struct MHD_Connection *conn, char *out, size_t cap) {
+  const union MHD_ConnectionInfo *ci =
+      MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CLIENT_ADDRESS);
+  const struct sockaddr *sa = ci ? ci->client_addr : NULL;
+  snprintf(out, cap, "-");
+  if (sa && sa->sa_family == AF_INET)
+    inet_ntop(AF_INET, &((const struct sockaddr_in *)sa)->sin_addr, out, (socklen_t)cap);
+  else if (sa && sa->sa_family == AF_INET6)
+    inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)cap);
+}
+
+/* The request's id: its X-Request-Id when that is 1 to 128 printable ASCII
+ * characters (no spaces), as proxies and clients send them; else 32 random
+ * hex digits. */
+static void request_id(conn_req *r) {
+  const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Request-Id");
+  size_t n = h ? strlen(h) : 0;
+  int good = n > 0 && n < sizeof r->rid;
+  for (size_t i = 0; good && i < n; i++) good = h[i] > 0x20 && h[i] < 0x7f;
+  if (good) {
+    memcpy(r->rid, h, n + 1);
+    return;
+  }
+  unsigned char raw[16];
+  if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) { /* no getrandom: still unique */
+    static atomic_ullong counter;
+    unsigned long long c = atomic_fetch_add(&counter, 1) + 1;
+    unsigned long long t = (unsigned long long)(el__now() * 1e9);
+    memcpy(raw, &t, 8);
+    memcpy(raw + 8, &c, 8);
+  }
+  for (size_t i = 0; i < sizeof raw; i++) snprintf(r->rid + 2 * i, 3, "%02x", raw[i]);
+}
+
 static conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
   conn_req *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   r->srv = s;
   r->conn = conn;
   r->t0 = el__now();
+  client_address(conn, r->client, sizeof r->client);
   atomic_fetch_add(&s->inflight, 1);
   return r;
 }
@@ -489,6 +531,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
   if (!r && !(r = *con_cls = new_req(s, conn))) return MHD_NO;
   if (!r->started) {
     r->started = 1;
+    request_id(r);
     r->rt = r->bad_path ? NULL : find_route(url);
     snprintf(r->method, sizeof r->method, "%s", method);
     snprintf(r->path, sizeof r->path, "%s", r->rt ? r->rt->path : url);
@@ -533,14 +576,14 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   double dt = el__now() - r->t0;
   int status = r->status ? r->status : 499; /* 499: closed before an answer */
   if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && r->status == 0) r->err_type = "aborted";
-  el__metrics_request(r->rt ? r->rt->route : EL_ROUTE_OTHER, status, dt);
+  el__metrics_request(r->rt ? r->rt->route : EL_ROUTE_OTHER, status, dt, r->model);
   if (!r->started) { /* closed (or refused by libmicrohttpd) before its headers were read */
     snprintf(r->method, sizeof r->method, "-");
     snprintf(r->path, sizeof r->path, "-");
   }
   if (s->opt.access_log)
     el__log_access(r->method, r->path, status, dt, r->job.max_batch_seqs, r->model,
-                   r->err_type);
+                   r->err_type, r->rid[0] ? r->rid : "-", r->client);
   el__api_free(r->api);
   if (r->set) el__model_set_unref(r->set);
   el__sb_free(&r->body);

@@ -145,7 +145,10 @@ static void take_incoming(el__sched *s) {
 static void finish_batch(el__sched *s) {
   batch *b = &s->cur;
   double dt = b->t1 - b->t0;
-  if (b->rc == 0) el__metrics_batch(b->n, b->tokens, dt);
+  int counted = 0, counted_tokens = 0; /* warm-up and other internal work left out */
+  for (int i = 0; i < b->n; i++)
+    if (!b->jobs[i]->internal) counted++, counted_tokens += b->seqs[i]->len;
+  if (b->rc == 0 && counted) el__metrics_batch(counted, counted_tokens, dt);
   for (int i = 0; i < b->n; i++) {
     el__job *j = b->jobs[i];
     if (b->rc && j->status == EL_HERR_NONE) {
@@ -248,7 +251,7 @@ static void post_batch(el__sched *s) {
       j->running++;
       if (j->t_first_run == 0) {
         j->t_first_run = now;
-        el__metrics_queue_time(now - j->t_enqueue);
+        if (!j->internal) el__metrics_queue_time(now - j->t_enqueue);
       }
     }
     el__job *next = j->next;

@@ -41,6 +41,7 @@ struct el__job {
   double deadline; /* el__now() seconds; 0 = none */
   el__job_done_fn done;
   void *user;
+  int internal;    /* the server's own work (warm-up): not counted in /metrics */
   /* results, valid when done runs */
   el__http_err status; /* EL_HERR_NONE, _TIMEOUT, _UNAVAILABLE or _INTERNAL */
   char errmsg[200];

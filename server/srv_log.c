@@ -56,7 +56,8 @@ void el__log(const char *level, const char *fmt, ...) {
 }
 
 void el__log_access(const char *method, const char *path, int status, double seconds,
-                    int batch_size, const char *model, const char *error_type) {
+                    int batch_size, const char *model, const char *error_type,
+                    const char *request_id, const char *client) {
   char ts[40];
   timestamp(ts, sizeof ts);
   el__sb b = {0};
@@ -75,6 +76,10 @@ void el__log_access(const char *method, const char *path, int status, double sec
       el__sb_json_str(&b, model, strlen(model));
     }
     if (error_type) el__sb_printf(&b, ",\"error\":\"%s\"", error_type);
+    el__sb_puts(&b, ",\"request_id\":");
+    el__sb_json_str(&b, request_id, strlen(request_id));
+    el__sb_puts(&b, ",\"client\":");
+    el__sb_json_str(&b, client, strlen(client));
     el__sb_puts(&b, "}");
   } else {
     el__sb_printf(&b, "%s access %.16s ", ts, method);
@@ -88,6 +93,7 @@ void el__log_access(const char *method, const char *path, int status, double sec
     el__sb_printf(&b, " %d %.3fms batch=%d", status, seconds * 1e3, batch_size);
     if (model) el__sb_printf(&b, " model=%s", model);
     if (error_type) el__sb_printf(&b, " error=%s", error_type);
+    el__sb_printf(&b, " id=%s client=%s", request_id, client); /* both printable, no spaces */
   }
   emit(&b);
   el__sb_free(&b);

@@ -6,8 +6,10 @@
 
 void el__log_init(int json);
 void el__log(const char *level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* One line per answered request. */
+/* One line per answered request: request_id (X-Request-Id, given or
+ * generated) and client (the peer address) end it. */
 void el__log_access(const char *method, const char *path, int status, double seconds,
-                    int batch_size, const char *model, const char *error_type);
+                    int batch_size, const char *model, const char *error_type,
+                    const char *request_id, const char *client);
 
 #endif

@@ -2,10 +2,14 @@
  * closed sets, so no request can grow memory here. */
 #include "srv_metrics.h"
 
+#include <dirent.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
+#include <unistd.h>
 
 #include "srv_sbuf.h"
 
@@ -35,6 +39,11 @@ static struct {
   pthread_mutex_t mu;
   unsigned long long requests[EL_ROUTE_COUNT][N_STATUS + 1]; /* last: other statuses */
   hist latency[EL_ROUTE_COUNT];
+  /* the same latencies per model: [route][k] for the model named models[k] */
+  char models[EL_METRIC_MODELS][64];
+  int n_models;
+  hist model_latency[EL_ROUTE_COUNT][EL_METRIC_MODELS];
+  double start_time; /* wall clock seconds, when /proc does not tell */
   hist queue, inference, batch_size, batch_tokens;
   unsigned long long batches, sequences, tokens, reload_ok, reload_fail;
   int depth, ready;
@@ -44,6 +53,11 @@ void el__metrics_init(void) {
   pthread_mutex_lock(&M.mu);
   memset(M.requests, 0, sizeof M.requests);
   memset(M.latency, 0, sizeof M.latency);
+  memset(M.model_latency, 0, sizeof M.model_latency);
+  M.n_models = 0;
+  struct timeval tv;
+  gettimeofday(&tv, NULL);
+  M.start_time = (double)tv.tv_sec + tv.tv_usec * 1e-6;
   memset(&M.queue, 0, sizeof M.queue);
   memset(&M.inference, 0, sizeof M.inference);
   memset(&M.batch_size, 0, sizeof M.batch_size);
@@ -61,7 +75,19 @@ static void observe(hist *h, const double *bounds, int n, double v) {
   h->sum += v;
 }
 
-void el__metrics_request(int route, int status, double seconds) {
+/* Index of model in M.models, added when there is room; -1 otherwise. Names
+ * come from the server's own model list (a request naming an unknown model
+ * never runs on one), so the table cannot grow with requests. M.mu held. */
+static int model_index(const char *model) {
+  if (!model || !*model) return -1;
+  for (int k = 0; k < M.n_models; k++)
+    if (!strcmp(M.models[k], model)) return k;
+  if (M.n_models >= EL_METRIC_MODELS || strlen(model) >= sizeof M.models[0]) return -1;
+  snprintf(M.models[M.n_models], sizeof M.models[0], "%s", model);
+  return M.n_models++;
+}
+
+void el__metrics_request(int route, int status, double seconds, const char *model) {
   if (route < 0 || route >= EL_ROUTE_COUNT) route = EL_ROUTE_OTHER;
   int s = N_STATUS;
   for (int i = 0; i < N_STATUS; i++)
@@ -69,6 +95,8 @@ void el__metrics_request(int route, int status, double seconds) {
   pthread_mutex_lock(&M.mu);
   M.requests[route][s]++;
   observe(&M.latency[route], time_bounds, N_TIME, seconds);
+  int k = model_index(model);
+  if (k >= 0) observe(&M.model_latency[route][k], time_bounds, N_TIME, seconds);
   pthread_mutex_unlock(&M.mu);
 }
 
@@ -128,6 +156,82 @@ static void put_hist(el__sb *b, const char *name, const char *labels, const hist
   }
 }
 
+/* ---- process metrics (the names every Prometheus client library uses) ---- */
+
+static double process_start_time(double fallback) {
+  /* /proc/self/stat field 22: start time in clock ticks after boot; boot
+   * time: /proc/stat btime */
+  char buf[1024];
+  FILE *f = fopen("/proc/self/stat", "r");
+  if (!f) return fallback;
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  const char *p = strrchr(buf, ')'); /* the command name may hold spaces */
+  if (!p) return fallback;
+  unsigned long long ticks = 0;
+  int field = 2;
+  for (p++; *p && field < 22; p++)
+    if (*p == ' ') field++;
+  if (field != 22 || sscanf(p, "%llu", &ticks) != 1) return fallback;
+  f = fopen("/proc/stat", "r");
+  if (!f) return fallback;
+  unsigned long long btime = 0;
+  char line[256];
+  while (fgets(line, sizeof line, f))
+    if (sscanf(line, "btime %llu", &btime) == 1) break;
+  fclose(f);
+  long hz = sysconf(_SC_CLK_TCK);
+  if (!btime || hz <= 0) return fallback;
+  return (double)btime + (double)ticks / (double)hz;
+}
+
+static void put_process_metrics(el__sb *b, double fallback_start) {
+  struct rusage ru;
+  double cpu = 0;
+  if (!getrusage(RUSAGE_SELF, &ru))
+    cpu = (double)ru.ru_utime.tv_sec + ru.ru_utime.tv_usec * 1e-6 + (double)ru.ru_stime.tv_sec +
+          ru.ru_stime.tv_usec * 1e-6;
+  unsigned long long vm = 0, rss = 0;
+  FILE *f = fopen("/proc/self/statm", "r");
+  if (f) {
+    if (fscanf(f, "%llu %llu", &vm, &rss) != 2) vm = rss = 0;
+    fclose(f);
+  }
+  long page = sysconf(_SC_PAGESIZE);
+  int fds = 0;
+  DIR *d = opendir("/proc/self/fd");
+  if (d) {
+    for (struct dirent *e; (e = readdir(d));)
+      if (e->d_name[0] != '.') fds++;
+    closedir(d);
+    fds--; /* the directory's own descriptor */
+  }
+  struct rlimit rl;
+  double max_fds = getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY
+                       ? (double)rl.rlim_cur
+                       : -1;
+  el__sb_printf(b,
+                "# HELP process_cpu_seconds_total Total user and system CPU time spent in "
+                "seconds.\n# TYPE process_cpu_seconds_total counter\n"
+                "process_cpu_seconds_total %.6f\n"
+                "# HELP process_resident_memory_bytes Resident memory size in bytes.\n"
+                "# TYPE process_resident_memory_bytes gauge\n"
+                "process_resident_memory_bytes %llu\n"
+                "# HELP process_virtual_memory_bytes Virtual memory size in bytes.\n"
+                "# TYPE process_virtual_memory_bytes gauge\n"
+                "process_virtual_memory_bytes %llu\n"
+                "# HELP process_open_fds Number of open file descriptors.\n"
+                "# TYPE process_open_fds gauge\nprocess_open_fds %d\n",
+                cpu, rss * (unsigned long long)page, vm * (unsigned long long)page, fds);
+  if (max_fds >= 0)
+    el__sb_printf(b, "# HELP process_max_fds Maximum number of open file descriptors.\n"
+                     "# TYPE process_max_fds gauge\nprocess_max_fds %.0f\n", max_fds);
+  el__sb_printf(b, "# HELP process_start_time_seconds Start time of the process since unix "
+                   "epoch in seconds.\n# TYPE process_start_time_seconds gauge\n"
+                   "process_start_time_seconds %.2f\n", process_start_time(fallback_start));
+}
+
 char *el__metrics_render(const char *models_text, size_t *len) {
   el__sb b = {0};
   pthread_mutex_lock(&M.mu);
@@ -144,12 +248,19 @@ char *el__metrics_render(const char *models_text, size_t *len) {
                       el__metric_routes[r], M.requests[r][s]);
     }
   el__sb_puts(&b, "# HELP electra_request_duration_seconds Time from request to response, by "
-                  "route.\n# TYPE electra_request_duration_seconds histogram\n");
+                  "route, and by route and model for requests that ran on a model.\n"
+                  "# TYPE electra_request_duration_seconds histogram\n");
   for (int r = 0; r < EL_ROUTE_COUNT; r++) {
     if (!M.latency[r].count) continue;
-    char lab[64];
+    char lab[128];
     snprintf(lab, sizeof lab, "route=\"%s\"", el__metric_routes[r]);
     put_hist(&b, "electra_request_duration_seconds", lab, &M.latency[r], time_bounds, N_TIME);
+    for (int k = 0; k < M.n_models; k++) {
+      if (!M.model_latency[r][k].count) continue;
+      snprintf(lab, sizeof lab, "route=\"%s\",model=\"%s\"", el__metric_routes[r], M.models[k]);
+      put_hist(&b, "electra_request_duration_seconds", lab, &M.model_latency[r][k], time_bounds,
+               N_TIME);
+    }
   }
   el__sb_puts(&b, "# HELP electra_queue_duration_seconds Time a request waited before its "
                   "first batch ran.\n# TYPE electra_queue_duration_seconds histogram\n");
@@ -180,7 +291,9 @@ char *el__metrics_render(const char *models_text, size_t *len) {
                 "electra_reloads_total{result=\"ok\"} %llu\n"
                 "electra_reloads_total{result=\"failed\"} %llu\n",
                 M.batches, M.sequences, M.tokens, M.depth, M.ready, M.reload_ok, M.reload_fail);
+  double start = M.start_time;
   pthread_mutex_unlock(&M.mu);
+  put_process_metrics(&b, start);
   if (models_text) el__sb_puts(&b, models_text);
   return el__sb_take(&b, len);
 }

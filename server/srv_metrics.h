@@ -25,7 +25,12 @@ enum {
 extern const char *const el__metric_routes[EL_ROUTE_COUNT];
 
 void el__metrics_init(void);
-void el__metrics_request(int route, int status, double seconds);
+/* One answered request. model: the name of the model it ran on (NULL when
+ * none): its latency is also kept per model, for the models the server was
+ * started with (the first EL_METRIC_MODELS names seen; later ones count
+ * under the route only). */
+#define EL_METRIC_MODELS 16
+void el__metrics_request(int route, int status, double seconds, const char *model);
 /* Time a request waited before its first sequence ran. */
 void el__metrics_queue_time(double seconds);
 /* One batched forward: its sequences, tokens and duration. */
@@ -34,8 +39,12 @@ void el__metrics_queue_depth(int depth);
 void el__metrics_ready(int ready);
 void el__metrics_reload(int ok);
 
-/* Appends the exposition to a malloc'd NUL-terminated string (caller frees).
- * models_text, if non-NULL, is appended verbatim (per-model info lines). */
+/* Appends the exposition to a malloc'd NUL-terminated string (caller frees),
+ * with the standard process metrics (process_cpu_seconds_total,
+ * process_resident_memory_bytes, process_virtual_memory_bytes,
+ * process_open_fds, process_max_fds, process_start_time_seconds, read from
+ * /proc and getrusage). models_text, if non-NULL, is appended verbatim
+ * (per-model info lines). */
 char *el__metrics_render(const char *models_text, size_t *len);
 
 #endif

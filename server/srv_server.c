@@ -154,6 +154,7 @@ static void start_warmup(loader *ld) {
     j->n_seqs = 1;
     j->done = warm_done;
     j->user = ld;
+    j->internal = 1; /* warm-up is not a request: /metrics does not count it */
   }
   for (int i = 0; i < n; i++) {
     el__sched_admit(ld->srv->sched, 1);

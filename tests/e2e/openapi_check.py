@@ -18,11 +18,12 @@ Exchanges are validated once per distinct content, after the suite (no time is t
 load the tests generate)."""
 import http.client
 import json
+import re
 import threading
 import urllib.parse
 
 _lock = threading.Lock()
-_state = {"spec": None, "records": {}, "n": 0, "fetch_error": None}
+_state = {"spec": None, "records": {}, "n": 0, "fetch_error": None, "bad_headers": []}
 
 
 def record(srv, method, path, req_headers, body, status, headers, data):
@@ -35,6 +36,10 @@ def record(srv, method, path, req_headers, body, status, headers, data):
         if k.lower() == "content-type":
             ctype = v
     hdr_names = tuple(sorted(headers))
+    rid = headers.get("x-request-id")
+    if rid is not None and not re.fullmatch(r"[!-~]{1,128}", rid):
+        with _lock:
+            _state["bad_headers"].append("%s %s: X-Request-Id %r" % (method, path[:60], rid[:140]))
     key = (method.upper(), path, ctype, bytes(body) if body is not None else None, status,
            headers.get("content-type", ""), bytes(data), hdr_names)
     with _lock:
@@ -190,7 +195,7 @@ def report(ok, skip):
            _state["fetch_error"])
         return
     chk = _Checker(_state["spec"])
-    bad = []
+    bad = list(_state["bad_headers"])
     covered = set()
     for key in _state["records"]:
         v = _check(chk, key)

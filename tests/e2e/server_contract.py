@@ -10,11 +10,16 @@
   POST /score%00), is 400 invalid_request; a route matches only its whole path.
 - Strict requests: an unknown field is 400 naming it (with the field it is a likely typo of);
   a value out of range is 422 naming the range; the same did-you-mean for electra-server's
-  command-line options."""
+  command-line options.
+- Operations: X-Request-Id (the client's, else generated) on every answer and in the access
+  log with the client's address (text and JSON logs); /metrics has the Prometheus process
+  metrics and latency by model; the warm-up passes are not counted."""
 import json
 import os
+import re
 import subprocess
 import sys
+import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from server_lib import (BIN, SMALL, Server, done, error_type, make_models, ok,  # noqa: E402
@@ -146,14 +151,16 @@ else:
     wrong = json.dumps({"model": "disc", "tokens": [], "words": [], "max_prob": 0,
                         "extra": 1}).encode()
     key = ("POST", "/score", "application/json", b'{"text": "a"}', 200, "application/json")
-    ok(not openapi_check._check(chk, key + (good, ())) and
-       openapi_check._check(chk, key + (wrong, ())) and
+    rid = ("x-request-id",)
+    ok(not openapi_check._check(chk, key + (good, rid)) and
+       openapi_check._check(chk, key + (wrong, rid)) and
+       openapi_check._check(chk, key + (good, ())) and
        openapi_check._check(chk, ("POST", "/score", "application/json", b'{"text": "a", "x": 1}',
-                                  200, "application/json", good, ())) and
+                                  200, "application/json", good, rid)) and
        openapi_check._check(chk, ("GET", "/health", "", None, 418, "application/json",
-                                  b'{"status": "ok"}', ())),
-       "openapi check: refuses an extra answer field, a 200 for a request the schema refuses, "
-       "an undocumented status")
+                                  b'{"status": "ok"}', rid)),
+       "openapi check: refuses an extra answer field, a missing X-Request-Id, a 200 for a "
+       "request the schema refuses, an undocumented status")
 # every method of every path: GET routes also answer HEAD, all OPTIONS
 for p, item in spec["paths"].items():
     for m in item:
@@ -259,6 +266,91 @@ ok(r.returncode == 2 and "unknown option '--max-batchsize' (did you mean --max-b
    in r.stderr, "electra-server --max-batchsize: exit 2, did you mean --max-batch-size?",
    (r.returncode, r.stderr))
 
+# ------------------------------------------------------------------ operations
+st, h, _ = srv.post("/score", {"text": "with an id"}, headers={"X-Request-Id": "trace-42.a_b"})
+ok(st == 200 and h.get("x-request-id") == "trace-42.a_b", "X-Request-Id sent: echoed", h)
+ids = []
+for i in range(3):
+    st, h, _ = srv.post("/score", {"text": "no id %d" % i})
+    ids.append(h.get("x-request-id", ""))
+ok(all(re.fullmatch(r"[0-9a-f]{32}", x) for x in ids) and len(set(ids)) == 3,
+   "no X-Request-Id: a generated one, 32 hex digits, different each time", ids)
+for bad in ("has space", "x" * 129, "tab\there"):
+    st, h, _ = srv.request("GET", "/health", headers={"X-Request-Id": bad})
+    ok(re.fullmatch(r"[0-9a-f]{32}", h.get("x-request-id", "")) is not None,
+       "an unusable X-Request-Id (%r...) is replaced by a generated one" % bad[:12], h)
+for method, path, body in (("GET", "/nope", None), ("POST", "/score", b"{"), ("OPTIONS", "/score", None),
+                           ("GET", "/%00", None), ("DELETE", "/qa", None)):
+    st, h, _ = srv.request(method, path, body, JSON if body else None)
+    ok("x-request-id" in h, "%s %s (%d): carries X-Request-Id" % (method, path, st), h)
+st, h, _ = srv.request("GET", "/health", headers={"X-Request-Id": "find-me-in-the-log"})
+time.sleep(0.2)
+log = srv.log().decode(errors="replace")
+line = [x for x in log.splitlines() if "id=find-me-in-the-log" in x]
+ok(len(line) == 1 and " access GET /health 200 " in line[0] and
+   line[0].endswith("id=find-me-in-the-log client=127.0.0.1"),
+   "text access log: the request id and the client address", line or log[-600:])
+gen = [x for x in log.splitlines() if "id=" + ids[0] in x]
+ok(len(gen) == 1 and "model=disc" in gen[0], "a generated id is logged too", gen)
+
+# /metrics: process metrics, latency by model
+st, _, data = srv.get("/metrics")
+text = data.decode()
+
+
+def metric(name):
+    m = re.search(r"^%s (\S+)$" % re.escape(name), text, re.M)
+    return float(m.group(1)) if m else None
+
+
+with open("/proc/%d/status" % srv.proc.pid) as f:
+    rss_kb = int(re.search(r"VmRSS:\s+(\d+)", f.read()).group(1))
+n_fds = len(os.listdir("/proc/%d/fd" % srv.proc.pid))
+start = metric("process_start_time_seconds")
+rss = metric("process_resident_memory_bytes")
+fds = metric("process_open_fds")
+cpu = metric("process_cpu_seconds_total")
+ok(start and abs(start - os.stat("/proc/%d" % srv.proc.pid).st_mtime) < 120 and
+   time.time() - 600 < start <= time.time() + 1,
+   "process_start_time_seconds: the process's start (%s)" % start)
+ok(rss and 0.5 < rss / (rss_kb * 1024) < 2, "process_resident_memory_bytes ~ VmRSS (%s vs %d KiB)"
+   % (rss, rss_kb))
+ok(fds is not None and abs(fds - n_fds) <= 3, "process_open_fds ~ /proc/PID/fd (%s vs %d)"
+   % (fds, n_fds))
+ok(cpu is not None and cpu > 0 and metric("process_virtual_memory_bytes") and
+   metric("process_max_fds"), "process_cpu_seconds_total, process_virtual_memory_bytes, "
+   "process_max_fds present (cpu %s s)" % cpu)
+ok(re.search(r'^electra_request_duration_seconds_count\{route="/score",model="disc"\} \d+$', text,
+             re.M) and
+   re.search(r'^electra_request_duration_seconds_count\{route="/classify",model="reg"\} \d+$',
+             text, re.M) and
+   re.search(r'^electra_request_duration_seconds_count\{route="/score"\} \d+$', text, re.M) and
+   not re.search(r'route="/health",model=', text),
+   "latency by route, and by route and model for requests that ran on one")
+
+rc = srv.stop()
+ok(rc == 0, "SIGTERM: exit status 0 (got %s)" % rc)
+
+# warm-up is not a request: a fresh server's counters are all 0; JSON access log fields
+srv = Server([("disc", M["disc"]), ("cls", M["cls"])], ["--log-format", "json"], workdir=work,
+             log_name="fresh.log").start()
+st, _, data = srv.get("/metrics")
+text = data.decode()
+ok(st == 200 and metric("electra_batches_total") == 0 and metric("electra_sequences_total") == 0
+   and metric("electra_tokens_total") == 0 and metric("electra_queue_duration_seconds_count") == 0
+   and metric("electra_inference_duration_seconds_count") == 0,
+   "after the warm-up of 2 models: no batch, sequence, token, queue or inference counted",
+   "\n".join(x for x in text.splitlines() if x.startswith("electra_") and "_bucket" not in x))
+st, _, _ = srv.post("/score", {"text": "now one"}, headers={"X-Request-Id": "json-7"})
+st, _, data = srv.get("/metrics")
+text = data.decode()
+ok(metric("electra_batches_total") == 1 and metric("electra_sequences_total") == 1,
+   "then one request: one batch, one sequence")
+time.sleep(0.2)
+rec = [json.loads(x) for x in srv.log().decode().splitlines() if '"request_id":"json-7"' in x]
+ok(len(rec) == 1 and rec[0]["msg"] == "access" and rec[0]["client"] == "127.0.0.1" and
+   rec[0]["route"] == "/score" and rec[0]["model"] == "disc",
+   "JSON access log: request_id and client fields", rec)
 rc = srv.stop()
 ok(rc == 0, "SIGTERM: exit status 0 (got %s)" % rc)
 done()

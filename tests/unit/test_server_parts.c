@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "../test.h"
@@ -366,10 +367,10 @@ static void test_option_engine(void) {
 
 static void test_metrics(void) {
   el__metrics_init();
-  el__metrics_request(EL_ROUTE_SCORE, 200, 0.003);
-  el__metrics_request(EL_ROUTE_SCORE, 200, 0.2);
-  el__metrics_request(EL_ROUTE_QA, 422, 0.001);
-  el__metrics_request(EL_ROUTE_OTHER, 418, 0.001);
+  el__metrics_request(EL_ROUTE_SCORE, 200, 0.003, "disc");
+  el__metrics_request(EL_ROUTE_SCORE, 200, 0.2, NULL);
+  el__metrics_request(EL_ROUTE_QA, 422, 0.001, "qa");
+  el__metrics_request(EL_ROUTE_OTHER, 418, 0.001, NULL);
   el__metrics_batch(5, 100, 0.004);
   el__metrics_queue_depth(3);
   size_t n;
@@ -388,6 +389,24 @@ static void test_metrics(void) {
             strstr(t, "electra_batch_tokens_bucket{le=\"128\"} 1\n") &&
             strstr(t, "electra_queue_depth 3\n") && strstr(t, "extra_line 1\n"),
         "batch size / tokens histograms, queue depth, appended model lines");
+  CHECK(t && strstr(t, "electra_request_duration_seconds_count{route=\"/score\",model=\"disc\"} 1\n") &&
+            strstr(t, "electra_request_duration_seconds_bucket{route=\"/qa\",model=\"qa\",le=\"+Inf\"} 1\n") &&
+            !strstr(t, "route=\"other\",model="),
+        "latency also by route and model, for requests that ran on one");
+  CHECK(t && strstr(t, "\nprocess_cpu_seconds_total ") && strstr(t, "\nprocess_resident_memory_bytes ") &&
+            strstr(t, "\nprocess_virtual_memory_bytes ") && strstr(t, "\nprocess_open_fds ") &&
+            strstr(t, "\nprocess_max_fds ") && strstr(t, "\nprocess_start_time_seconds ") &&
+            strstr(t, "# TYPE process_cpu_seconds_total counter\n"),
+        "process metrics");
+  if (t) {
+    double start = 0, rss = 0;
+    const char *p = strstr(t, "\nprocess_start_time_seconds ");
+    const char *q = strstr(t, "\nprocess_resident_memory_bytes ");
+    if (p) start = atof(p + 28);
+    if (q) rss = atof(q + 31);
+    CHECK(start > 1.5e9 && start <= (double)time(NULL) + 1 && rss > 1e5,
+          "process start time is a recent epoch time (%.0f), RSS plausible (%.0f bytes)", start, rss);
+  }
   free(t);
 }
 
