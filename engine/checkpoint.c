@@ -159,15 +159,6 @@ static void remove_tree(const char *path) {
   nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 }
 
-static int fsync_dir(const char *path, el_error *err) {
-  int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-  if (fd < 0) return el__io_error(err, errno, path, "open directory");
-  int rc = EL_OK;
-  if (fsync(fd) != 0 && errno != EINVAL) rc = el__io_error(err, errno, path, "fsync directory");
-  close(fd);
-  return rc;
-}
-
 static int copy_file(const char *src, const char *dst, el_error *err) {
   char *buf;
   size_t len;
@@ -264,11 +255,11 @@ int el__checkpoint_save(const char *dir, const el_config *cfg, const el_weights 
     goto done;
   }
   made = 1;
-  if ((rc = write_all_files(tmp, cfg, w, vocab_path, err)) || (rc = fsync_dir(tmp, err)) ||
+  if ((rc = write_all_files(tmp, cfg, w, vocab_path, err)) || (rc = el__fsync_dir(tmp, err)) ||
       (rc = swap_in(tmp, d, err)))
     goto done;
   made = 0;
-  rc = fsync_dir(parent, err);
+  rc = el__fsync_dir(parent, err);
 done:
   if (made) remove_tree(tmp);
   free(d);

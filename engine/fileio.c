@@ -1,4 +1,4 @@
-/* Whole-file reads and fsync'd writes for the checkpoint code (fileio.h). */
+/* Whole-file reads, fsync'd writes and atomic file replacement (fileio.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -84,6 +84,92 @@ int el__write_file(const char *path, const void *data, size_t len, el_error *err
     return rc;
   }
   return el__fsync_close(fd, path, err);
+}
+
+int el__fsync_dir(const char *dir, el_error *err) {
+  int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) return el__io_error(err, errno, dir, "open directory");
+  int rc = EL_OK;
+  if (fsync(fd) != 0 && errno != EINVAL) rc = el__io_error(err, errno, dir, "fsync directory");
+  close(fd);
+  return rc;
+}
+
+/* "<what> <file>: <reason>", a full disk as EL_ENOSPC. */
+static int atomic_error(el_error *err, int e, const char *what, const char *file) {
+  if (e == ENOSPC || e == EDQUOT)
+    return el_error_set(err, EL_ENOSPC, "%s %s: no space left on device", what, file);
+  return el_error_set(err, EL_EIO, "%s %s: %s", what, file, strerror(e ? e : EIO));
+}
+
+int el__atomic_begin(el__atomic *a, const char *path, el_error *err) {
+  a->f = NULL;
+  a->tmp[0] = 0;
+  if (snprintf(a->path, sizeof a->path, "%s", path) >= (int)sizeof a->path)
+    return el_error_set(err, EL_EINVAL, "path too long: %.80s...", path);
+  snprintf(a->tmp, sizeof a->tmp, "%s.tmp-%ld", path, (long)getpid());
+  int fd = open(a->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0 || !(a->f = fdopen(fd, "wb"))) {
+    int e = errno;
+    if (fd >= 0) {
+      close(fd);
+      unlink(a->tmp);
+    }
+    return atomic_error(err, e, "cannot create", a->tmp);
+  }
+  return EL_OK;
+}
+
+void el__atomic_abort(el__atomic *a) {
+  if (a->f) fclose(a->f);
+  a->f = NULL;
+  if (a->tmp[0]) unlink(a->tmp);
+  a->tmp[0] = 0;
+}
+
+int el__atomic_commit(el__atomic *a, el_error *err) {
+  int e = 0;
+  if (ferror(a->f)) e = errno ? errno : EIO;
+  else if (fflush(a->f) != 0 || (fsync(fileno(a->f)) != 0 && errno != EINVAL)) e = errno;
+  int closed = fclose(a->f);
+  a->f = NULL;
+  if (!e && closed != 0) e = errno;
+  if (e) {
+    int rc = atomic_error(err, e, "cannot write", a->tmp);
+    el__atomic_abort(a);
+    return rc;
+  }
+  if (rename(a->tmp, a->path) != 0) {
+    e = errno;
+    char what[4200];
+    snprintf(what, sizeof what, "cannot rename %s to", a->tmp);
+    int rc = atomic_error(err, e, what, a->path);
+    el__atomic_abort(a);
+    return rc;
+  }
+  a->tmp[0] = 0;
+  /* The new name is in place; syncing the directory makes it durable. A
+   * failure here changes nothing for readers, so it is not an error. */
+  char dir[4096];
+  snprintf(dir, sizeof dir, "%s", a->path);
+  char *slash = strrchr(dir, '/');
+  if (!slash) snprintf(dir, sizeof dir, ".");
+  else if (slash == dir) dir[1] = 0;
+  else *slash = 0;
+  el__fsync_dir(dir, NULL);
+  return EL_OK;
+}
+
+int el__write_atomic(const char *path, const void *data, size_t len, el_error *err) {
+  el__atomic a;
+  int rc = el__atomic_begin(&a, path, err);
+  if (rc) return rc;
+  if (len && fwrite(data, 1, len, a.f) != len) {
+    rc = atomic_error(err, errno, "cannot write", a.tmp);
+    el__atomic_abort(&a);
+    return rc;
+  }
+  return el__atomic_commit(&a, err);
 }
 
 int el__mkdirs(const char *dir, el_error *err) {

@@ -1,10 +1,12 @@
-/* Internal: whole-file reads and fsync'd writes, shared by config.c and
- * checkpoint.c (and the checkpoint tests). Errors name the path; ENOSPC and
- * EDQUOT become EL_ENOSPC, other failures EL_EIO. */
+/* Internal: whole-file reads, fsync'd writes and atomic replacement of a
+ * file, for the engine's config and checkpoint code and (through
+ * internal/trainer_api.h) the trainer's outputs. Errors name the path;
+ * ENOSPC and EDQUOT become EL_ENOSPC, other failures EL_EIO. */
 #ifndef EL_FILEIO_H
 #define EL_FILEIO_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include "electra/error.h"
 
 /* Reads a whole regular file of at most max_bytes into *out (NUL-terminated,
@@ -21,6 +23,34 @@ int el__io_error(el_error *err, int e, const char *path, const char *what);
 int el__write_all(int fd, const void *data, size_t len, const char *path, el_error *err);
 /* fsync (a special file that cannot be synced is fine), then close. */
 int el__fsync_close(int fd, const char *path, el_error *err);
+
+/* fsync a directory (after a rename in it, so the new entry is durable). */
+int el__fsync_dir(const char *dir, el_error *err);
+
+/* Atomic replacement of a file: everything goes into "<path>.tmp-<pid>" in
+ * the same directory, which is fsync'd, renamed over path, and the directory
+ * fsync'd -- a reader (or a crash) sees the old file or the new one, never a
+ * part. Use:
+ *   el__atomic a;
+ *   if (el__atomic_begin(&a, path, err)) return ...;   // a.f is open for writing
+ *   fwrite(..., a.f); fprintf(a.f, ...);
+ *   return el__atomic_commit(&a, err);                 // or el__atomic_abort(&a)
+ * begin fails without leaving anything; commit checks every write (ferror,
+ * fflush, fsync, fclose, rename) and on a failure removes the temporary file,
+ * leaving path as it was. Messages: "cannot create <tmp>: <reason>",
+ * "cannot write <tmp>: ...", "cannot rename <tmp> to <path>: ..."; a full
+ * disk reads "no space left on device" and is EL_ENOSPC. */
+typedef struct el__atomic {
+  FILE *f;         /* the temporary file, between begin and commit/abort */
+  char path[4096]; /* the file being replaced */
+  char tmp[4120];  /* path + ".tmp-<pid>" */
+} el__atomic;
+int el__atomic_begin(el__atomic *a, const char *path, el_error *err);
+int el__atomic_commit(el__atomic *a, el_error *err);
+/* Closes and removes the temporary file; path is untouched. */
+void el__atomic_abort(el__atomic *a);
+/* The whole of data as path, atomically (begin, one write, commit). */
+int el__write_atomic(const char *path, const void *data, size_t len, el_error *err);
 
 /* mkdir -p: dir and every missing parent (0755). Errors name the directory
  * that could not be made. */

@@ -1,7 +1,6 @@
 /* Token cache writing and memory-mapped reading (format in data_cache.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +9,12 @@
 #include <unistd.h>
 #include "data_cache.h"
 #include "data_strmap.h"
+#include "trainer_api.h"
 
 struct el__cache_writer {
-  char path[4096], tmp[4200], itmp[4200];
-  FILE *f, *fi;
+  el__atomic out; /* the cache file, replaced atomically by finish */
+  char itmp[4200];  /* the index, collected beside it, appended at the end */
+  FILE *fi;
   el__cache_header h;
   uint64_t hash_tok, hash_idx;
   void *buf;
@@ -31,8 +32,6 @@ int el__cache_writer_open(el__cache_writer **out, const char *path, const el__ca
                           el_error *err) {
   el__cache_writer *w = calloc(1, sizeof *w);
   if (!w) return el_error_set(err, EL_ENOMEM, "out of memory");
-  snprintf(w->path, sizeof w->path, "%s", path);
-  snprintf(w->tmp, sizeof w->tmp, "%s.tmp-%d", path, (int)getpid());
   snprintf(w->itmp, sizeof w->itmp, "%s.idx-%d", path, (int)getpid());
   memcpy(w->h.magic, EL_CACHE_MAGIC, 8);
   w->h.version = EL_CACHE_VERSION;
@@ -45,22 +44,20 @@ int el__cache_writer_open(el__cache_writer **out, const char *path, const el__ca
   w->h.build_seed = key->build_seed;
   w->h.tokens_offset = sizeof(el__cache_header);
   w->hash_tok = w->hash_idx = EL_FNV_OFFSET;
-  w->f = fopen(w->tmp, "wb");
-  if (!w->f) {
-    int rc = io_fail(err, "cannot create token cache", w->tmp);
+  int rc = el__atomic_begin(&w->out, path, err);
+  if (rc) {
     free(w);
     return rc;
   }
   w->fi = fopen(w->itmp, "w+b");
   if (!w->fi) {
-    int rc = io_fail(err, "cannot create token cache index", w->itmp);
-    fclose(w->f);
-    unlink(w->tmp);
+    rc = io_fail(err, "cannot create token cache index", w->itmp);
+    el__atomic_abort(&w->out);
     free(w);
     return rc;
   }
-  if (fwrite(&w->h, sizeof w->h, 1, w->f) != 1) {
-    int rc = io_fail(err, "cannot write token cache", w->tmp);
+  if (fwrite(&w->h, sizeof w->h, 1, w->out.f) != 1) {
+    rc = io_fail(err, "cannot write token cache", w->out.tmp);
     el__cache_writer_abort(&w);
     return rc;
   }
@@ -81,8 +78,8 @@ int el__cache_writer_add(el__cache_writer *w, const int *ids, int n, int b_start
   else
     for (int i = 0; i < n; i++) ((uint32_t *)w->buf)[i] = (uint32_t)ids[i];
   el__cache_entry e = {w->h.n_tokens, (uint32_t)n, (uint32_t)b_start};
-  if (fwrite(w->buf, 1, need, w->f) != need)
-    return io_fail(err, "cannot write token cache", w->tmp);
+  if (fwrite(w->buf, 1, need, w->out.f) != need)
+    return io_fail(err, "cannot write token cache", w->out.tmp);
   if (fwrite(&e, sizeof e, 1, w->fi) != 1)
     return io_fail(err, "cannot write token cache index", w->itmp);
   w->hash_tok = el__fnv1a(w->buf, need, w->hash_tok);
@@ -100,9 +97,8 @@ uint64_t el__cache_writer_count(const el__cache_writer *w, uint64_t *tokens) {
 void el__cache_writer_abort(el__cache_writer **pw) {
   el__cache_writer *w = *pw;
   if (!w) return;
-  if (w->f) fclose(w->f);
+  el__atomic_abort(&w->out);
   if (w->fi) fclose(w->fi);
-  unlink(w->tmp);
   unlink(w->itmp);
   free(w->buf);
   free(w);
@@ -115,8 +111,8 @@ int el__cache_writer_finish(el__cache_writer **pw, uint64_t n_input_files, el_er
   uint64_t pos = w->h.tokens_offset + w->h.n_tokens * w->h.id_bytes;
   static const char zeros[8] = {0};
   size_t pad = (size_t)((8 - pos % 8) % 8);
-  if (pad && fwrite(zeros, 1, pad, w->f) != pad) {
-    rc = io_fail(err, "cannot write token cache", w->tmp);
+  if (pad && fwrite(zeros, 1, pad, w->out.f) != pad) {
+    rc = io_fail(err, "cannot write token cache", w->out.tmp);
     goto fail;
   }
   w->h.index_offset = pos + pad;
@@ -127,34 +123,17 @@ int el__cache_writer_finish(el__cache_writer **pw, uint64_t n_input_files, el_er
   char buf[1 << 16];
   size_t n;
   while ((n = fread(buf, 1, sizeof buf, w->fi)) > 0)
-    if (fwrite(buf, 1, n, w->f) != n) {
-      rc = io_fail(err, "cannot write token cache", w->tmp);
+    if (fwrite(buf, 1, n, w->out.f) != n) {
+      rc = io_fail(err, "cannot write token cache", w->out.tmp);
       goto fail;
     }
   w->h.content_hash = w->hash_tok ^ (w->hash_idx * 0x9E3779B97F4A7C15ULL);
   w->h.n_input_files = n_input_files;
-  if (fseek(w->f, 0, SEEK_SET) || fwrite(&w->h, sizeof w->h, 1, w->f) != 1 || fflush(w->f) ||
-      fsync(fileno(w->f))) {
-    rc = io_fail(err, "cannot write token cache", w->tmp);
+  if (fseek(w->out.f, 0, SEEK_SET) || fwrite(&w->h, sizeof w->h, 1, w->out.f) != 1) {
+    rc = io_fail(err, "cannot write token cache", w->out.tmp);
     goto fail;
   }
-  if (fclose(w->f)) {
-    w->f = NULL;
-    rc = io_fail(err, "cannot write token cache", w->tmp);
-    goto fail;
-  }
-  w->f = NULL;
-  if (rename(w->tmp, w->path)) {
-    rc = io_fail(err, "cannot rename token cache to", w->path);
-    goto fail;
-  }
-  char dirbuf[4096];
-  snprintf(dirbuf, sizeof dirbuf, "%s", w->path);
-  int dfd = open(dirname(dirbuf), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {
-    fsync(dfd);
-    close(dfd);
-  }
+  rc = el__atomic_commit(&w->out, err); /* fsync, rename over the path, fsync the directory */
 fail:
   el__cache_writer_abort(pw);
   return rc;

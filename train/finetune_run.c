@@ -151,23 +151,11 @@ static double task_loss(const el__task *t, const el__ft_data *d, const int *idx,
   return loss / nb;
 }
 
-/* Writes text to dir/name through a temporary file and rename. */
+/* Writes text to dir/name atomically (el__write_atomic). */
 static int write_atomic(const char *dir, const char *name, const char *text, el_error *err) {
-  char path[4096], tmp[4200];
+  char path[4096];
   snprintf(path, sizeof path, "%s/%s", dir, name);
-  snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return el_error_set(err, EL_EIO, "%s: %s", tmp, strerror(errno));
-  int bad = fputs(text, f) < 0;
-  bad |= fflush(f) != 0;
-  bad |= fsync(fileno(f)) != 0;
-  int e = errno;
-  bad |= fclose(f) != 0;
-  if (bad || rename(tmp, path) != 0) {
-    unlink(tmp);
-    return el_error_set(err, e == ENOSPC ? EL_ENOSPC : EL_EIO, "%s: %s", path, strerror(e));
-  }
-  return EL_OK;
+  return el__write_atomic(path, text, strlen(text), err);
 }
 
 /* Synthetic GED examples: generated sentences for training, and for dev the

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "metrics_log.h"
+#include "trainer_api.h"
 #include "svg.h"
 
 static const char *const NAMES[EL_MF_COUNT] = {
@@ -82,23 +83,15 @@ int el__mlog_open(el__mlog *m, const char *path, int64_t keep_upto, el_error *er
       free(line);
       fclose(in);
     }
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%d", path, (int)getpid());
-    FILE *o = fopen(tmp, "wb");
-    if (!o) {
-      int rc = el_error_set(err, errno == ENOSPC ? EL_ENOSPC : EL_EIO, "cannot create %s: %s",
-                            tmp, strerror(errno));
+    el__atomic a;
+    int rc = el__atomic_begin(&a, path, err);
+    if (!rc) {
+      for (int i = 0; i < m->n; i++) write_row(a.f, &m->rows[i]);
+      rc = el__atomic_commit(&a, err);
+    }
+    if (rc) {
       el__mlog_close(m);
       return rc;
-    }
-    for (int i = 0; i < m->n; i++) write_row(o, &m->rows[i]);
-    int bad = fflush(o) != 0 || ferror(o);
-    int e = errno;
-    if (fclose(o) || bad || rename(tmp, path)) {
-      unlink(tmp);
-      el__mlog_close(m);
-      return el_error_set(err, e == ENOSPC ? EL_ENOSPC : EL_EIO, "cannot rewrite %s: %s", path,
-                          strerror(e ? e : EIO));
     }
   }
   m->f = fopen(path, keep_upto >= 0 ? "ab" : "wb");

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "data_strmap.h"
 #include "state.h"
+#include "trainer_api.h"
 
 #define STATE_MAGIC "ELSTATE1"
 #define STATE_VERSION 1u
@@ -58,61 +59,20 @@ static int fail_io(el_error *err, int e, const char *what, const char *path) {
   return el_error_set(err, EL_EIO, "%s %s: %s", what, path, strerror(e ? e : EIO));
 }
 
-static void fsync_dir(const char *dir) {
-  int fd = open(dir, O_RDONLY | O_DIRECTORY);
-  if (fd >= 0) {
-    fsync(fd);
-    close(fd);
-  }
-}
-
-/* Writes data to dir/name atomically. */
-static int write_small(const char *dir, const char *name, const char *data, size_t len,
-                       el_error *err) {
-  char path[4200], tmp[4300];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  snprintf(tmp, sizeof tmp, "%s.tmp-%d", path, (int)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return fail_io(err, errno, "cannot create", tmp);
-  size_t done = 0;
-  while (done < len) {
-    ssize_t w = write(fd, data + done, len - done);
-    if (w < 0 && errno == EINTR) continue;
-    if (w < 0) {
-      int e = errno;
-      close(fd);
-      unlink(tmp);
-      return fail_io(err, e, "cannot write", tmp);
-    }
-    done += (size_t)w;
-  }
-  if (fsync(fd) || close(fd)) {
-    int e = errno;
-    unlink(tmp);
-    return fail_io(err, e, "cannot write", tmp);
-  }
-  if (rename(tmp, path)) {
-    int e = errno;
-    unlink(tmp);
-    return fail_io(err, e, "cannot rename to", path);
-  }
-  return EL_OK;
-}
-
 int el__state_save(const char *dir, const el__state *s, const el_params *p, el_error *err) {
   if (mkdir(dir, 0755) && errno != EEXIST) return fail_io(err, errno, "cannot create", dir);
-  char path[4200], tmp[4300];
+  char path[4200];
   snprintf(path, sizeof path, "%s/state.bin", dir);
-  snprintf(tmp, sizeof tmp, "%s.tmp-%d", path, (int)getpid());
-  int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-  if (fd < 0) return fail_io(err, errno, "cannot create", tmp);
-  hcookie k = {fd, EL_FNV_OFFSET, 0};
+  el__atomic a; /* the hashing stream writes to a.f's descriptor */
+  int rc = el__atomic_begin(&a, path, err);
+  if (rc) return rc;
+  const char *tmp = a.tmp;
+  hcookie k = {fileno(a.f), EL_FNV_OFFSET, 0};
   cookie_io_functions_t fns = {NULL, hc_write, NULL, NULL};
   FILE *f = fopencookie(&k, "w", fns);
   if (!f) {
-    close(fd);
-    unlink(tmp);
-    return el_error_set(err, EL_ENOMEM, "cannot open a stream for %s", tmp);
+    el__atomic_abort(&a);
+    return el_error_set(err, EL_ENOMEM, "cannot open a stream for %s", path);
   }
   setvbuf(f, NULL, _IOFBF, 1 << 20);
   state_header h;
@@ -132,7 +92,6 @@ int el__state_save(const char *dir, const el__state *s, const el_params *p, el_e
   h.train_seconds = s->train_seconds;
   const char *json = s->settings_json ? s->settings_json : "{}";
   h.json_len = (uint32_t)strlen(json);
-  int rc = EL_OK;
   if (fwrite(&h, sizeof h, 1, f) != 1 || fwrite(json, 1, h.json_len, f) != h.json_len)
     rc = fail_io(err, k.err, "cannot write", tmp);
   if (!rc) rc = el__params_write(p, f, tmp, err);
@@ -142,15 +101,13 @@ int el__state_save(const char *dir, const el__state *s, const el_params *p, el_e
     rc = fail_io(err, k.err, "cannot write", tmp);
   if (rc == EL_EIO && k.err == ENOSPC) rc = fail_io(err, ENOSPC, "cannot write", tmp);
   fclose(f);
-  if (!rc && fsync(fd)) rc = fail_io(err, errno, "cannot write", tmp);
-  if (close(fd) && !rc) rc = fail_io(err, errno, "cannot write", tmp);
-  if (!rc && rename(tmp, path)) rc = fail_io(err, errno, "cannot rename to", path);
   if (rc) {
-    unlink(tmp);
+    el__atomic_abort(&a);
     return rc;
   }
-  fsync_dir(dir);
-  return write_small(dir, "settings.json", json, strlen(json), err);
+  if ((rc = el__atomic_commit(&a, err))) return rc;
+  snprintf(path, sizeof path, "%s/settings.json", dir);
+  return el__write_atomic(path, json, strlen(json), err);
 }
 
 /* Checks the trailing checksum of path by one sequential pass. */

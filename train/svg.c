@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "svg.h"
+#include "trainer_api.h"
 
 #define W 900
 #define PANEL_H 320
@@ -167,10 +168,10 @@ static void panel(FILE *f, const el__svg_panel *p, int y0) {
 
 int el__svg_write(const char *path, const char *title, const el__svg_panel *panels, int n_panels,
                   el_error *err) {
-  char tmp[4200];
-  snprintf(tmp, sizeof tmp, "%s.tmp-%d", path, (int)getpid());
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return el_error_set(err, errno == ENOSPC ? EL_ENOSPC : EL_EIO, "cannot create %s: %s", tmp, strerror(errno));
+  el__atomic a;
+  int rc = el__atomic_begin(&a, path, err);
+  if (rc) return rc;
+  FILE *f = a.f;
   int H = TOP + n_panels * PANEL_H;
   fprintf(f,
           "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
@@ -189,17 +190,5 @@ int el__svg_write(const char *path, const char *title, const el__svg_panel *pane
   fputs("</text>\n", f);
   for (int i = 0; i < n_panels; i++) panel(f, &panels[i], TOP + i * PANEL_H);
   fputs("</svg>\n", f);
-  int bad = ferror(f) | fflush(f);
-  int e = errno;
-  if (fclose(f) || bad) {
-    unlink(tmp);
-    return el_error_set(err, e == ENOSPC ? EL_ENOSPC : EL_EIO, "cannot write %s: %s", tmp,
-                        strerror(e ? e : EIO));
-  }
-  if (rename(tmp, path)) {
-    e = errno;
-    unlink(tmp);
-    return el_error_set(err, EL_EIO, "cannot rename to %s: %s", path, strerror(e));
-  }
-  return EL_OK;
+  return el__atomic_commit(&a, err);
 }

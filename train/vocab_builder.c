@@ -1,7 +1,6 @@
 /* WordPiece vocabulary learning (algorithm in vocab_builder.h). */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -550,42 +549,16 @@ static int io_error(el_error *err, const char *what, const char *path) {
 }
 
 int el__vb_write(const el__vb_vocab *v, const char *path, el_error *err) {
-  char tmp[4096];
-  if (snprintf(tmp, sizeof tmp, "%s.tmp-%d", path, (int)getpid()) >= (int)sizeof tmp)
-    return el_error_set(err, EL_EINVAL, "vocab: path too long: %s", path);
-  FILE *f = fopen(tmp, "wb");
-  if (!f) return io_error(err, "cannot create", tmp);
+  el__atomic a;
+  int rc = el__atomic_begin(&a, path, err);
+  if (rc) return rc;
   for (int i = 0; i < v->n; i++)
-    if (fputs(v->tok[i], f) == EOF || fputc('\n', f) == EOF) {
-      int rc = io_error(err, "cannot write", tmp);
-      fclose(f);
-      unlink(tmp);
+    if (fputs(v->tok[i], a.f) == EOF || fputc('\n', a.f) == EOF) {
+      rc = io_error(err, "cannot write", a.tmp);
+      el__atomic_abort(&a);
       return rc;
     }
-  if (fflush(f) || fsync(fileno(f))) {
-    int rc = io_error(err, "cannot write", tmp);
-    fclose(f);
-    unlink(tmp);
-    return rc;
-  }
-  if (fclose(f)) {
-    int rc = io_error(err, "cannot write", tmp);
-    unlink(tmp);
-    return rc;
-  }
-  if (rename(tmp, path)) {
-    int rc = io_error(err, "cannot rename to", path);
-    unlink(tmp);
-    return rc;
-  }
-  char dirbuf[4096];
-  snprintf(dirbuf, sizeof dirbuf, "%s", path);
-  int dfd = open(dirname(dirbuf), O_RDONLY | O_DIRECTORY);
-  if (dfd >= 0) {
-    fsync(dfd);
-    close(dfd);
-  }
-  return EL_OK;
+  return el__atomic_commit(&a, err);
 }
 
 int el__vb_check(const char *path, int *size, uint64_t *hash, int *cased, el_error *err) {

@@ -10,7 +10,8 @@
  *                  struct el_model's fields: cfg, w, tok   (model_internal.h)
  *   config         el__config_load / copy / write / free / check (config.h)
  *   checkpoints    el__checkpoint_save, el__safetensors_save  (checkpoint.h)
- *   files          el__read_file, el__write_file,
+ *   files          el__read_file, el__write_file, el__write_atomic,
+ *                  el__atomic_begin / commit / abort,
  *                  el__mkdirs, el__prepare_output, ...       (fileio.h)
  *   text           the BasicTokenizer's word splitting (el__basic_text),
  *                  the special tokens' text, UTF-8 encoding (tok_basic.h,
