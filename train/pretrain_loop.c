@@ -249,219 +249,275 @@ static int fail(el__pt_run *r, const char *what, const el_error *err) {
   return 1;
 }
 
+/* Prints what is trained on what: the model's sizes, the data, the batch and
+ * the step the session starts at. */
+static void describe_run(const el__pt_run *r, int resume, const el__state *st) {
+  const el__pt_opts *o = r->o;
+  size_t nd = 0, ng = 0;
+  for (int i = 0; i < r->p.n_tensors; i++) {
+    if (r->p.tensors[i].model == 0) nd += r->p.tensors[i].count;
+    else ng += r->p.tensors[i].count;
+  }
+  const el_config *c = &r->p.cfg[0];
+  fprintf(stderr,
+          "%s %s: hidden %d, %d layers, %d heads, FFN %d, embedding %d, vocabulary %d%s; "
+          "%.2fM parameters%s",
+          o->mlm ? "MLM model" : "discriminator", o->preset, c->hidden_size, c->num_layers,
+          c->num_heads, c->intermediate_size, c->embedding_size, c->vocab_size,
+          r->lower_case ? " (lower-cased)" : " (cased)", nd / 1e6, o->mlm ? "\n" : "");
+  if (!o->mlm) {
+    const el_config *g = &r->p.cfg[1];
+    fprintf(stderr, " (incl. shared embeddings); generator: hidden %d, %d heads, FFN %d, %.2fM own\n",
+            g->hidden_size, g->num_heads, g->intermediate_size, ng / 1e6);
+  }
+  char of[200], lim[32], cap[48] = "";
+  if (o->max_steps < EL__STEPS_UNBOUNDED)
+    snprintf(cap, sizeof cap, ", at most step %ld", o->max_steps);
+  if (o->time_limit <= 0) snprintf(of, sizeof of, " of %ld", o->max_steps);
+  else
+    snprintf(of, sizeof of, "; LR schedule planned for the time limit %s%s",
+             el__format_duration(o->time_limit, lim, sizeof lim), cap);
+  fprintf(stderr,
+          "data: %llu examples (%llu train, %llu held out), %llu tokens; batch %ld x %ld, "
+          "%d threads, %s step %lld%s\n",
+          (unsigned long long)r->data.cache.h.n_examples, (unsigned long long)r->data.n_train,
+          (unsigned long long)r->data.n_val, (unsigned long long)r->data.cache.h.n_tokens,
+          o->batch_size, o->seq_len, el_get_threads(), resume ? "resuming after" : "starting at",
+          (long long)r->step, of);
+  if (resume && st->threads != el_get_threads())
+    fprintf(stderr,
+            "note: the run was saved with %d threads and continues with %d: results are "
+            "deterministic per thread count, so they will differ slightly from an "
+            "uninterrupted run\n",
+            st->threads, el_get_threads());
+}
+
+/* Everything of the run before its first step: the output directory (and
+ * the temporaries an interrupted save left in it), vocabulary, data, model
+ * and metrics.jsonl. *early: the failure came before anything was set up
+ * (the output directory), so there is no progress line to close. */
+static int run_open(el__pt_run *r, int resume, el__state *st, int *early, el_error *err) {
+  *early = 1;
+  if (el__prepare_output(r->run_dir, 1, err)) return 1;
+  *early = 0;
+  int stale = el__pt_clean_stale(r);
+  if (stale)
+    fprintf(stderr, "removed %d temporary file(s) left by an interrupted save in %s\n", stale,
+            r->run_dir);
+  if (el__pt_setup_vocab(r, resume ? st->vocab_hash : 0, err) ||
+      el__pt_setup_data(r, resume ? st : NULL, err) ||
+      el__pt_setup_model(r, resume ? st : NULL, err))
+    return 1;
+  char mpath[4300];
+  snprintf(mpath, sizeof mpath, "%.4000s/metrics.jsonl", r->run_dir);
+  return el__mlog_open(&r->mlog, mpath, resume ? r->step : -1, err) != 0;
+}
+
+/* The state of one session's loop (a run, or the resumed part of one). */
+typedef struct session {
+  double t0;               /* --time-limit counts from here: setup excluded */
+  double loop_t0, last_plot, ema_step;
+  double val_s, save_s;    /* the last validation's and save's seconds */
+  el__plan plan, *pl;      /* --time-limit's schedule plan, or NULL */
+  el__packed pk;           /* the batch buffer */
+  acc a;                   /* sums since the last log line */
+  int bad_steps;           /* non-finite steps in a row */
+  double lr, last_lr;
+  long end;                /* the step the schedule ends at */
+  const char *why_stop;
+} session;
+
+/* After the first validation: the loop's clocks and, with --time-limit, the
+ * plan whose total drives the LR schedule; until it has measured, the saved
+ * plan's total (a resumed time-planned run) or --max-steps' holds. */
+static void session_plan(el__pt_run *r, session *s) {
+  el__pt_opts *o = r->o;
+  s->loop_t0 = s->last_plot = mono();
+  s->ema_step = NAN;
+  if (o->time_limit > 0) {
+    s->pl = &s->plan;
+    el__plan_init(s->pl, o->time_limit - (s->loop_t0 - s->t0), (long)r->step,
+                  o->planned_steps > 0 ? o->planned_steps : o->max_steps, o->max_steps);
+    el__plan_set_reserve(s->pl, s->val_s);
+    el__progress_set_total(&r->prog, 0, 1);
+  }
+  o->planned_steps = 0; /* set again once this session has a plan */
+  s->a.t0 = mono();
+  s->why_stop = s->pl ? "finished the time-planned schedule" : "finished";
+}
+
+/* 1 when the loop ends before its next step (schedule done, a signal, the
+ * time limit), with s->why_stop saying why. */
+static int session_over(const el__pt_run *r, session *s) {
+  const el__pt_opts *o = r->o;
+  if (s->pl ? el__plan_done(s->pl) : r->step >= o->max_steps) return 1;
+  if (g_stop) {
+    s->why_stop = g_stop == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)";
+    return 1;
+  }
+  if (o->time_limit > 0 && mono() - s->t0 >= o->time_limit) {
+    s->why_stop = "time limit reached";
+    return 1;
+  }
+  return 0;
+}
+
+/* One timed optimizer step at the schedule's learning rate; re-plans a
+ * time-planned session. A non-finite step is skipped with a warning, ten in
+ * a row are an error. */
+static int session_step(el__pt_run *r, session *s, const char **what, el_error *err) {
+  el__pt_opts *o = r->o;
+  long total = s->pl ? s->pl->total : o->max_steps;
+  s->lr = el__lr_at(o->lr, r->step, total,
+                    s->pl ? el__warmup_capped(total, o->warmup_steps, o->warmup_auto)
+                          : o->warmup_steps);
+  double t0 = mono();
+  int rc = train_step(r, &s->pk, &s->a, s->lr, err);
+  double dt = mono() - t0;
+  r->train_seconds += dt;
+  s->ema_step = isnan(s->ema_step) ? dt : 0.9 * s->ema_step + 0.1 * dt;
+  if (s->pl) plan_update(r, s->pl, dt, mono() - s->loop_t0);
+  s->end = s->pl ? s->pl->total : o->max_steps;
+  if (rc == EL_EVALUE) {
+    el__progress_note(&r->prog, "warning: step %lld skipped: %s", (long long)r->step, err->msg);
+    if (++s->bad_steps >= 10) {
+      *what = "training diverged (10 non-finite steps in a row): ";
+      return rc;
+    }
+    return EL_OK;
+  }
+  if (rc) return rc;
+  s->bad_steps = 0;
+  return EL_OK;
+}
+
+/* The progress line (on a terminal, every step) and, every --log-every
+ * steps and at the schedule's end, the log line, a metrics.jsonl row and
+ * (at most every 30 s) loss.svg. */
+static void session_report(el__pt_run *r, session *s) {
+  const el__pt_opts *o = r->o;
+  acc *a = &s->a;
+  double remain = s->pl ? el__plan_eta(s->pl) : (double)(o->max_steps - r->step) * s->ema_step;
+  if (o->time_limit > 0) {
+    double left = o->time_limit - (mono() - s->t0);
+    if (left < remain) remain = left > 0 ? left : 0;
+  }
+  int log_now = r->step % o->log_every == 0 || r->step == s->end;
+  if (!r->prog.tty && !log_now) return;
+  el__progress_stats ps = {r->step,
+                           a->tokens / fmax(mono() - a->t0, 1e-9),
+                           s->lr,
+                           remain,
+                           a->gen_loss / a->steps,
+                           a->n_selected ? (double)a->gen_correct / a->n_selected : 0,
+                           o->mlm ? NAN : a->disc_loss / a->steps,
+                           o->mlm ? NAN : (double)a->disc_correct / a->n_scored};
+  if (r->prog.tty) el__progress_update(&r->prog, &ps, 0);
+  if (!log_now) return;
+  el__progress_log(&r->prog, &ps);
+  log_row(r, a, s->lr, o->planned_steps);
+  memset(a, 0, sizeof *a);
+  a->t0 = mono();
+  if (mono() - s->last_plot > 30) {
+    plot(r);
+    s->last_plot = mono();
+  }
+}
+
+/* Every --val-every and --save-every steps before the schedule's end: a
+ * validation, a checkpoint; their durations are reserved at the end of a
+ * time plan and kept out of the throughput. */
+static int session_checkpoints(el__pt_run *r, session *s, const char **what, el_error *err) {
+  const el__pt_opts *o = r->o;
+  if (o->val_every > 0 && r->step % o->val_every == 0 && r->step < s->end) {
+    double tv = mono();
+    if (validate(r, err)) {
+      *what = "validation failed: ";
+      return 1;
+    }
+    s->a.t0 = mono(); /* validation time is not training throughput */
+    s->val_s = mono() - tv;
+    if (s->pl) el__plan_set_reserve(s->pl, s->val_s + s->save_s); /* the final ones take as long */
+  }
+  if (o->save_every > 0 && r->step % o->save_every == 0 && r->step < s->end) {
+    double ts = mono();
+    if (save_all(r, err)) {
+      *what = "could not save the checkpoint: ";
+      return 1;
+    }
+    s->save_s = mono() - ts;
+    if (s->pl) el__plan_set_reserve(s->pl, s->val_s + s->save_s);
+    el__progress_note(&r->prog, "saved step %lld to %s (%.1fs)", (long long)r->step, r->run_dir,
+                      mono() - ts);
+    s->a.t0 += mono() - ts;
+  }
+  return EL_OK;
+}
+
+/* The end of a session: the last partial log row; a validation unless a
+ * signal asked for a quick exit; the checkpoint, loss.svg and a summary. */
+static int session_end(el__pt_run *r, session *s, const char **what, el_error *err) {
+  if (s->a.steps) log_row(r, &s->a, s->last_lr, r->o->planned_steps);
+  if (!g_stop && validate(r, err)) {
+    *what = "validation failed: ";
+    return 1;
+  }
+  double ts = mono();
+  if (save_all(r, err)) {
+    *what = "could not save the checkpoint: ";
+    return 1;
+  }
+  plot(r);
+  el__progress_note(&r->prog, "%s at step %lld; saved to %s (%.1fs). Trained %s in total.",
+                    s->why_stop, (long long)r->step, r->run_dir, mono() - ts,
+                    el__format_duration(r->train_seconds, (char[32]){0}, 32));
+  return EL_OK;
+}
+
 int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
   el__pt_run run, *r = &run;
   memset(r, 0, sizeof *r);
   r->o = o;
   r->resume = resume;
   r->last_val_step = -1;
-  el_error err = {0};
-  int code = 1;
   snprintf(r->run_dir, sizeof r->run_dir, "%s", o->out);
   snprintf(r->state_dir, sizeof r->state_dir, "%s/state", o->out);
   el_set_threads((int)o->threads);
   el__progress_init(&r->prog, stderr, o->max_steps);
-  if (el__prepare_output(r->run_dir, 1, &err)) {
-    fprintf(stderr, PROG ": %s\n", err.msg);
-    return 1;
-  }
-  int stale = el__pt_clean_stale(r);
-  if (stale)
-    fprintf(stderr, "removed %d temporary file(s) left by an interrupted save in %s\n", stale,
-            r->run_dir);
-  if (el__pt_setup_vocab(r, resume ? st->vocab_hash : 0, &err) ||
-      el__pt_setup_data(r, resume ? st : NULL, &err) ||
-      el__pt_setup_model(r, resume ? st : NULL, &err)) {
-    code = fail(r, "", &err);
+  el_error err = {0};
+  const char *what = ""; /* what failed, before err's message */
+  int early = 0, code = 1;
+  session s;
+  memset(&s, 0, sizeof s);
+  if (run_open(r, resume, st, &early, &err)) {
+    if (early) {
+      fprintf(stderr, PROG ": %s\n", err.msg);
+      return 1;
+    }
     goto out;
   }
-  char mpath[4300];
-  snprintf(mpath, sizeof mpath, "%.4000s/metrics.jsonl", r->run_dir);
-  if (el__mlog_open(&r->mlog, mpath, resume ? r->step : -1, &err)) {
-    code = fail(r, "", &err);
-    goto out;
-  }
-  {
-    size_t nd = 0, ng = 0;
-    for (int i = 0; i < r->p.n_tensors; i++) {
-      if (r->p.tensors[i].model == 0) nd += r->p.tensors[i].count;
-      else ng += r->p.tensors[i].count;
-    }
-    const el_config *c = &r->p.cfg[0];
-    fprintf(stderr,
-            "%s %s: hidden %d, %d layers, %d heads, FFN %d, embedding %d, vocabulary %d%s; "
-            "%.2fM parameters%s",
-            o->mlm ? "MLM model" : "discriminator", o->preset, c->hidden_size, c->num_layers,
-            c->num_heads, c->intermediate_size, c->embedding_size, c->vocab_size,
-            r->lower_case ? " (lower-cased)" : " (cased)", nd / 1e6, o->mlm ? "\n" : "");
-    if (!o->mlm) {
-      const el_config *g = &r->p.cfg[1];
-      fprintf(stderr, " (incl. shared embeddings); generator: hidden %d, %d heads, FFN %d, %.2fM own\n",
-              g->hidden_size, g->num_heads, g->intermediate_size, ng / 1e6);
-    }
-    char of[200], lim[32], cap[48] = "";
-    if (o->max_steps < EL__STEPS_UNBOUNDED)
-      snprintf(cap, sizeof cap, ", at most step %ld", o->max_steps);
-    if (o->time_limit <= 0) snprintf(of, sizeof of, " of %ld", o->max_steps);
-    else
-      snprintf(of, sizeof of, "; LR schedule planned for the time limit %s%s",
-               el__format_duration(o->time_limit, lim, sizeof lim), cap);
-    fprintf(stderr,
-            "data: %llu examples (%llu train, %llu held out), %llu tokens; batch %ld x %ld, "
-            "%d threads, %s step %lld%s\n",
-            (unsigned long long)r->data.cache.h.n_examples, (unsigned long long)r->data.n_train,
-            (unsigned long long)r->data.n_val, (unsigned long long)r->data.cache.h.n_tokens,
-            o->batch_size, o->seq_len, el_get_threads(), resume ? "resuming after" : "starting at",
-            (long long)r->step, of);
-    if (resume && st->threads != el_get_threads())
-      fprintf(stderr,
-              "note: the run was saved with %d threads and continues with %d: results are "
-              "deterministic per thread count, so they will differ slightly from an "
-              "uninterrupted run\n",
-              st->threads, el_get_threads());
-  }
+  describe_run(r, resume, st);
   g_stop = 0;
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
-  /* the session's time (--time-limit) counts from here: setup excluded */
-  double session_t0 = mono();
+  s.t0 = mono();
   if (!resume && r->step == 0 && validate(r, &err)) {
-    code = fail(r, "validation failed: ", &err);
+    what = "validation failed: ";
     goto out;
   }
-  double val_s = mono() - session_t0, save_s = 0; /* the last validation's and save's seconds */
-  el__packed pk;
-  memset(&pk, 0, sizeof pk);
-  acc a;
-  memset(&a, 0, sizeof a);
-  double loop_t0 = mono(), last_plot = mono(), ema_step = NAN;
-  /* --time-limit: the schedule's total comes from the time plan; until it
-   * has measured, the saved plan's (a resumed time-planned run) or
-   * --max-steps' schedule holds */
-  el__plan plan, *pl = NULL;
-  if (o->time_limit > 0) {
-    pl = &plan;
-    el__plan_init(pl, o->time_limit - (loop_t0 - session_t0), (long)r->step,
-                  o->planned_steps > 0 ? o->planned_steps : o->max_steps, o->max_steps);
-    el__plan_set_reserve(pl, val_s);
-    el__progress_set_total(&r->prog, 0, 1);
+  s.val_s = mono() - s.t0;
+  session_plan(r, &s);
+  while (!session_over(r, &s)) {
+    if (session_step(r, &s, &what, &err)) goto out;
+    session_report(r, &s);
+    if (session_checkpoints(r, &s, &what, &err)) goto out;
+    s.last_lr = s.lr;
   }
-  o->planned_steps = 0; /* set again once this session has a plan */
-  a.t0 = mono();
-  int bad_steps = 0;
-  double last_lr = 0;
-  const char *why_stop = pl ? "finished the time-planned schedule" : "finished";
-  while (pl ? !el__plan_done(pl) : r->step < o->max_steps) {
-    if (g_stop) {
-      why_stop = g_stop == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)";
-      break;
-    }
-    if (o->time_limit > 0 && mono() - session_t0 >= o->time_limit) {
-      why_stop = "time limit reached";
-      break;
-    }
-    long total = pl ? pl->total : o->max_steps;
-    double lr = el__lr_at(o->lr, r->step, total,
-                         pl ? el__warmup_capped(total, o->warmup_steps, o->warmup_auto)
-                            : o->warmup_steps);
-    double t0 = mono();
-    int rc = train_step(r, &pk, &a, lr, &err);
-    double dt = mono() - t0;
-    r->train_seconds += dt;
-    ema_step = isnan(ema_step) ? dt : 0.9 * ema_step + 0.1 * dt;
-    if (pl) plan_update(r, pl, dt, mono() - loop_t0);
-    long end = pl ? pl->total : o->max_steps; /* the step the schedule ends at */
-    if (rc == EL_EVALUE) {
-      el__progress_note(&r->prog, "warning: step %lld skipped: %s", (long long)r->step, err.msg);
-      if (++bad_steps >= 10) {
-        code = fail(r, "training diverged (10 non-finite steps in a row): ", &err);
-        goto out_pk;
-      }
-    } else if (rc) {
-      code = fail(r, "", &err);
-      goto out_pk;
-    }
-    if (!rc) bad_steps = 0;
-    double remain = pl ? el__plan_eta(pl) : (double)(o->max_steps - r->step) * ema_step;
-    if (o->time_limit > 0) {
-      double left = o->time_limit - (mono() - session_t0);
-      if (left < remain) remain = left > 0 ? left : 0;
-    }
-    if (r->prog.tty) {
-      el__progress_stats ps = {r->step,
-                               a.tokens / fmax(mono() - a.t0, 1e-9),
-                               lr,
-                               remain,
-                               a.gen_loss / a.steps,
-                               a.n_selected ? (double)a.gen_correct / a.n_selected : 0,
-                               o->mlm ? NAN : a.disc_loss / a.steps,
-                               o->mlm ? NAN : (double)a.disc_correct / a.n_scored};
-      el__progress_update(&r->prog, &ps, 0);
-    }
-    if (r->step % o->log_every == 0 || r->step == end) {
-      el__progress_stats ps = {r->step,
-                               a.tokens / fmax(mono() - a.t0, 1e-9),
-                               lr,
-                               remain,
-                               a.gen_loss / a.steps,
-                               a.n_selected ? (double)a.gen_correct / a.n_selected : 0,
-                               o->mlm ? NAN : a.disc_loss / a.steps,
-                               o->mlm ? NAN : (double)a.disc_correct / a.n_scored};
-      el__progress_log(&r->prog, &ps);
-      log_row(r, &a, lr, o->planned_steps);
-      memset(&a, 0, sizeof a);
-      a.t0 = mono();
-      if (mono() - last_plot > 30) {
-        plot(r);
-        last_plot = mono();
-      }
-    }
-    if (o->val_every > 0 && r->step % o->val_every == 0 && r->step < end) {
-      double tv = mono();
-      if ((rc = validate(r, &err))) {
-        code = fail(r, "validation failed: ", &err);
-        goto out_pk;
-      }
-      a.t0 = mono(); /* validation time is not training throughput */
-      val_s = mono() - tv;
-      if (pl) el__plan_set_reserve(pl, val_s + save_s); /* the final ones take as long */
-    }
-    if (o->save_every > 0 && r->step % o->save_every == 0 && r->step < end) {
-      double ts = mono();
-      if ((rc = save_all(r, &err))) {
-        code = fail(r, "could not save the checkpoint: ", &err);
-        goto out_pk;
-      }
-      save_s = mono() - ts;
-      if (pl) el__plan_set_reserve(pl, val_s + save_s);
-      el__progress_note(&r->prog, "saved step %lld to %s (%.1fs)", (long long)r->step,
-                        r->run_dir, mono() - ts);
-      a.t0 += mono() - ts;
-    }
-    last_lr = lr;
-  }
-  if (a.steps) log_row(r, &a, last_lr, o->planned_steps);
-  /* A session that ends by plan (max steps or time limit) ends with a
-   * validation; a signal asks for a quick exit, so it gets none. */
-  if (!g_stop && validate(r, &err)) {
-    code = fail(r, "validation failed: ", &err);
-    goto out_pk;
-  }
-  {
-    double ts = mono();
-    if (save_all(r, &err)) {
-      code = fail(r, "could not save the checkpoint: ", &err);
-      goto out_pk;
-    }
-    plot(r);
-    el__progress_note(&r->prog, "%s at step %lld; saved to %s (%.1fs). Trained %s in total.",
-                      why_stop, (long long)r->step, r->run_dir, mono() - ts,
-                      el__format_duration(r->train_seconds, (char[32]){0}, 32));
-  }
+  if (session_end(r, &s, &what, &err)) goto out;
   code = 0;
-out_pk:
-  el__packed_free(&pk);
 out:
+  if (code) fail(r, what, &err);
+  el__packed_free(&s.pk);
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   el__progress_done(&r->prog);

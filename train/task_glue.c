@@ -121,20 +121,75 @@ static int resolve_columns(const el__task *t, const el__tsv_columns *ov, char **
   return EL_OK;
 }
 
-int el__cls_read(const el__task *t, const char *path, const el__tsv_columns *cols,
-                 char *const *labels, int n_labels, el__cls_data *out, el_error *err) {
-  memset(out, 0, sizeof *out);
-  out->regression = t->kind == EL__TASK_REG;
-  FILE *fp = fopen(path, "rb");
-  if (!fp) return el_error_set(err, EL_EIO, "%s: %s", path, strerror(errno));
+/* The raw label string of each classification example, until the label
+ * set is known. */
+typedef struct raw_labels {
+  char **s;
+  int cap;
+} raw_labels;
+
+/* Appends the example of one row's fields (file line lineno) to out: its
+ * text, pair and label -- a number for regression, else the raw string,
+ * kept in raw until the label set is known. */
+static int add_example(el__cls_data *out, raw_labels *raw, char **f, const cols_t *c,
+                       long lineno, const char *path, el_error *err) {
+  if (out->n == out->cap) {
+    int nc = out->cap ? out->cap * 2 : 256;
+    el__cls_example *ne = realloc(out->ex, (size_t)nc * sizeof *ne);
+    if (!ne) return el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+    out->ex = ne;
+    out->cap = nc;
+  }
+  el__cls_example *e = &out->ex[out->n];
+  memset(e, 0, sizeof *e);
+  e->line = (int)lineno;
+  e->a = strdup(f[c->text]);
+  e->b = c->pair >= 0 ? strdup(f[c->pair]) : NULL;
+  char *lab = trim_dup(f[c->label]);
+  int rc = EL_OK;
+  if (!e->a || (c->pair >= 0 && !e->b) || !lab) {
+    rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+  } else if (out->regression) {
+    char *end;
+    errno = 0;
+    double v = strtod(lab, &end);
+    if (!*lab || *end || errno || !isfinite(v))
+      rc = el_error_set(err, EL_EFORMAT, "%s:%ld: score '%s' is not a number", path, lineno,
+                        lab);
+    else
+      e->value = (float)v;
+  } else if (out->n >= raw->cap) {
+    int nc = raw->cap ? raw->cap * 2 : 256;
+    char **nr = realloc(raw->s, (size_t)nc * sizeof *nr);
+    if (!nr) rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+    raw->s = nr ? nr : raw->s;
+    raw->cap = nr ? nc : raw->cap;
+  }
+  if (!rc && !out->regression) {
+    raw->s[out->n] = lab;
+    lab = NULL;
+  }
+  free(lab);
+  if (rc) {
+    free(e->a);
+    free(e->b);
+    return rc;
+  }
+  out->n++;
+  return EL_OK;
+}
+
+/* Reads every row of fp into out (a BOM, blank lines, short rows and empty
+ * texts are skipped and noted; the first row may be the header that names
+ * the columns). */
+static int read_rows(const el__task *t, const el__tsv_columns *cols, FILE *fp, const char *path,
+                     el__cls_data *out, raw_labels *raw, el_error *err) {
   char *line = NULL, *f[MAX_FIELDS];
   size_t cap = 0;
   long lineno = 0;
   int rc = EL_OK, have_cols = 0;
   cols_t c = {0};
-  char **raw = NULL; /* raw label string per example (classification) */
-  int raw_cap = 0;
-  while (getline(&line, &cap, fp) >= 0) {
+  while (!rc && getline(&line, &cap, fp) >= 0) {
     lineno++;
     chomp(line);
     char *s = line;
@@ -147,7 +202,7 @@ int el__cls_read(const el__task *t, const char *path, const el__tsv_columns *col
     }
     int nf = split_tabs(s, f);
     if (!have_cols) {
-      if ((rc = resolve_columns(t, cols, f, nf, path, &c, err))) goto done;
+      if ((rc = resolve_columns(t, cols, f, nf, path, &c, err))) break;
       have_cols = 1;
       if (c.header) continue;
     }
@@ -161,136 +216,86 @@ int el__cls_read(const el__task *t, const char *path, const el__tsv_columns *col
       note_skip(out, path, lineno, "empty text");
       continue;
     }
-    if (out->n == out->cap) {
-      int nc = out->cap ? out->cap * 2 : 256;
-      el__cls_example *ne = realloc(out->ex, (size_t)nc * sizeof *ne);
-      if (!ne) {
-        rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
-        goto done;
-      }
-      out->ex = ne;
-      out->cap = nc;
-    }
-    el__cls_example *e = &out->ex[out->n];
-    memset(e, 0, sizeof *e);
-    e->line = (int)lineno;
-    e->a = strdup(f[c.text]);
-    e->b = c.pair >= 0 ? strdup(f[c.pair]) : NULL;
-    char *lab = trim_dup(f[c.label]);
-    if (!e->a || (c.pair >= 0 && !e->b) || !lab) {
-      free(lab);
-      rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
-      goto done_e;
-    }
-    if (out->regression) {
-      char *end;
-      errno = 0;
-      double v = strtod(lab, &end);
-      if (!*lab || *end || errno || !isfinite(v)) {
-        rc = el_error_set(err, EL_EFORMAT, "%s:%ld: score '%s' is not a number", path, lineno,
-                          lab);
-        free(lab);
-        goto done_e;
-      }
-      e->value = (float)v;
-      free(lab);
-    } else {
-      if (out->n >= raw_cap) {
-        int nc = raw_cap ? raw_cap * 2 : 256;
-        char **nr = realloc(raw, (size_t)nc * sizeof *nr);
-        if (!nr) {
-          free(lab);
-          rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
-          goto done_e;
-        }
-        raw = nr;
-        raw_cap = nc;
-      }
-      raw[out->n] = lab;
-    }
-    out->n++;
-    continue;
-  done_e:
-    free(e->a);
-    free(e->b);
-    goto done;
+    rc = add_example(out, raw, f, &c, lineno, path, err);
   }
-  if (ferror(fp)) {
+  free(line);
+  return rc;
+}
+
+/* The label set: the given names, the task's fixed list, or the distinct
+ * raw labels of the file, sorted (at least two). */
+static int label_set(const el__task *t, char *const *labels, int n_labels, char **raw,
+                     el__cls_data *out, const char *path, el_error *err) {
+  if (labels || t->labels) {
+    int nl = labels ? n_labels : t->n_labels;
+    out->labels = calloc((size_t)nl, sizeof *out->labels);
+    if (!out->labels) return el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+    for (int i = 0; i < nl; i++) {
+      out->labels[i] = strdup(labels ? labels[i] : t->labels[i]);
+      if (!out->labels[i]) return el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+      out->n_labels++;
+    }
+    return EL_OK;
+  }
+  char **tmp = malloc((size_t)out->n * sizeof *tmp);
+  if (!tmp) return el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+  memcpy(tmp, raw, (size_t)out->n * sizeof *tmp);
+  qsort(tmp, (size_t)out->n, sizeof *tmp, cmp_str);
+  out->labels = calloc((size_t)out->n, sizeof *out->labels);
+  for (int i = 0; out->labels && i < out->n; i++)
+    if (i == 0 || strcmp(tmp[i], tmp[i - 1])) {
+      if (!(out->labels[out->n_labels] = strdup(tmp[i]))) break;
+      out->n_labels++;
+    }
+  free(tmp);
+  if (!out->labels) return el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+  if (out->n_labels < 2)
+    return el_error_set(err, EL_EFORMAT,
+                        "%s: only one label ('%s') in the label column: nothing to classify", path,
+                        out->labels[0]);
+  return EL_OK;
+}
+
+/* Each example's label id: its raw label's place in the label set (or, for
+ * a model saved without label names, HF's "LABEL_<i>"). */
+static int label_ids(const el__task *t, char **raw, el__cls_data *out, const char *path,
+                     el_error *err) {
+  for (int i = 0; i < out->n; i++) {
+    int k = -1;
+    for (int j = 0; j < out->n_labels && k < 0; j++)
+      if (!strcmp(raw[i], out->labels[j])) k = j;
+    for (int j = 0; j < out->n_labels && k < 0; j++)
+      if (!strncmp(out->labels[j], "LABEL_", 6) && !strcmp(out->labels[j] + 6, raw[i])) k = j;
+    if (k < 0) {
+      char known[200] = "";
+      for (int j = 0; j < out->n_labels && strlen(known) < 150; j++)
+        snprintf(known + strlen(known), sizeof known - strlen(known), "%s'%s'", j ? ", " : "",
+                 out->labels[j]);
+      return el_error_set(err, EL_EFORMAT, "%s:%d: unknown label '%s' (task %s labels: %s)", path,
+                          out->ex[i].line, raw[i], t->name, known);
+    }
+    out->ex[i].label = k;
+  }
+  return EL_OK;
+}
+
+int el__cls_read(const el__task *t, const char *path, const el__tsv_columns *cols,
+                 char *const *labels, int n_labels, el__cls_data *out, el_error *err) {
+  memset(out, 0, sizeof *out);
+  out->regression = t->kind == EL__TASK_REG;
+  FILE *fp = fopen(path, "rb");
+  if (!fp) return el_error_set(err, EL_EIO, "%s: %s", path, strerror(errno));
+  raw_labels raw = {0};
+  int rc = read_rows(t, cols, fp, path, out, &raw, err);
+  if (!rc && ferror(fp))
     rc = el_error_set(err, EL_EIO, "%s: read error: %s", path, strerror(errno));
-    goto done;
-  }
-  if (out->n == 0) {
+  if (!rc && out->n == 0)
     rc = el_error_set(err, EL_EFORMAT, "%s: no usable rows (%d skipped%s%s)", path, out->n_skipped,
                       out->n_skipped ? "; first: " : "", out->first_skip);
-    goto done;
-  }
-  if (!out->regression) {
-    /* the label set: given, the task's fixed list, or sorted from the file */
-    if (labels || t->labels) {
-      int nl = labels ? n_labels : t->n_labels;
-      out->labels = calloc((size_t)nl, sizeof *out->labels);
-      if (!out->labels) {
-        rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
-        goto done;
-      }
-      for (int i = 0; i < nl; i++) {
-        out->labels[i] = strdup(labels ? labels[i] : t->labels[i]);
-        if (!out->labels[i]) {
-          rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
-          goto done;
-        }
-        out->n_labels++;
-      }
-    } else {
-      char **tmp = malloc((size_t)out->n * sizeof *tmp);
-      if (!tmp) {
-        rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
-        goto done;
-      }
-      memcpy(tmp, raw, (size_t)out->n * sizeof *tmp);
-      qsort(tmp, (size_t)out->n, sizeof *tmp, cmp_str);
-      out->labels = calloc((size_t)out->n, sizeof *out->labels);
-      for (int i = 0; out->labels && i < out->n; i++)
-        if (i == 0 || strcmp(tmp[i], tmp[i - 1])) {
-          if (!(out->labels[out->n_labels] = strdup(tmp[i]))) break;
-          out->n_labels++;
-        }
-      free(tmp);
-      if (!out->labels) {
-        rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
-        goto done;
-      }
-      if (out->n_labels < 2) {
-        rc = el_error_set(err, EL_EFORMAT,
-                          "%s: only one label ('%s') in the label column: nothing to classify",
-                          path, out->labels[0]);
-        goto done;
-      }
-    }
-    for (int i = 0; i < out->n; i++) {
-      int k = -1;
-      for (int j = 0; j < out->n_labels && k < 0; j++)
-        if (!strcmp(raw[i], out->labels[j])) k = j;
-      /* a model saved without label names has HF's "LABEL_<i>" */
-      for (int j = 0; j < out->n_labels && k < 0; j++)
-        if (!strncmp(out->labels[j], "LABEL_", 6) && !strcmp(out->labels[j] + 6, raw[i])) k = j;
-      if (k < 0) {
-        char known[200] = "";
-        for (int j = 0; j < out->n_labels && strlen(known) < 150; j++)
-          snprintf(known + strlen(known), sizeof known - strlen(known), "%s'%s'", j ? ", " : "",
-                   out->labels[j]);
-        rc = el_error_set(err, EL_EFORMAT, "%s:%d: unknown label '%s' (task %s labels: %s)", path,
-                          out->ex[i].line, raw[i], t->name, known);
-        goto done;
-      }
-      out->ex[i].label = k;
-    }
-  }
-done:
-  if (raw)
-    for (int i = 0; i < out->n; i++) free(raw[i]);
-  free(raw);
-  free(line);
+  if (!rc && !out->regression) rc = label_set(t, labels, n_labels, raw.s, out, path, err);
+  if (!rc && !out->regression) rc = label_ids(t, raw.s, out, path, err);
+  for (int i = 0; raw.s && i < out->n; i++) free(raw.s[i]);
+  free(raw.s);
   fclose(fp);
   if (rc) el__cls_free(out);
   return rc;
