@@ -219,7 +219,7 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
   } else {
     el_rng init = el__rng_split(&r->base, 0x1A17ULL);
     if ((rc = el__params_init_random(&r->p, 0.0f, 1, &init, err))) return rc;
-    if (!o->bias_init_zero && (rc = el__prior_init(&r->p, &r->data, &r->mc, err))) return rc;
+    if (!o->bias_init_zero && (rc = el__prior_init(&r->p, &r->data, &r->mc, o->corruption_rate, err))) return rc;
   }
   return EL_OK;
 }

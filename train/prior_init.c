@@ -4,7 +4,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-int el__prior_init(el_params *p, const el__dataset *d, const el__mask_cfg *mc, el_error *err) {
+int el__prior_init(el_params *p, const el__dataset *d, const el__mask_cfg *mc, double extra,
+                   el_error *err) {
   const int V = mc->vocab_size;
   const int pair = p->n_models == 2;
   el_weights *mlm = pair ? &p->w[1] : &p->w[0];
@@ -33,7 +34,8 @@ int el__prior_init(el_params *p, const el__dataset *d, const el__mask_cfg *mc, e
   for (int v = 0; v < V; v++) mlm->lm_b[v] = (float)log((count[v] + 0.5) / denom);
   free(count);
   if (pair) {
-    const double q = mc->mask_prob;
+    double q = mc->mask_prob + (extra > 0 ? extra : 0);
+    if (q > 0.5) q = 0.5;
     p->w[0].disc_pred.b[0] = (float)log(q / (1.0 - q));
   }
   return EL_OK;

@@ -25,8 +25,13 @@
  * pair; model 0's for a single MLM model) to log((c_v + 0.5) / (N + 0.5 V))
  * where c_v counts token v over the training examples of d ([CLS], [SEP]
  * and [PAD] not counted, N their total), and for a pair the
- * discriminator's logit bias to log(mask_prob / (1 - mask_prob)).
+ * discriminator's logit bias to the log-odds of q = mask_prob + extra
+ * (at most 0.5): extra is the share of tokens labelled replaced besides the
+ * masked ones, e.g. learner errors (--corruption learner:R adds about R per
+ * token: 11 % measured at R = 0.1), so the loss starts at the base rate
+ * there too.
  * EL_ENOMEM or EL_EINVAL (no counted token). */
-int el__prior_init(el_params *p, const el__dataset *d, const el__mask_cfg *mc, el_error *err);
+int el__prior_init(el_params *p, const el__dataset *d, const el__mask_cfg *mc, double extra,
+                   el_error *err);
 
 #endif

@@ -58,8 +58,8 @@ expect "vocab: a directory" 1 "is a directory" \
 expect "vocab: --vocab-size required" 2 "required" "$BIN" vocab --input "$T/text.txt" --out "$T/v.txt"
 expect "vocab: --vocab-size too small" 2 "between 6 and" \
   "$BIN" vocab --input "$T/text.txt" --vocab-size 3 --out "$T/v.txt"
-expect "vocab: unwritable output" 1 "cannot create" \
-  "$BIN" vocab --input "$T/text.txt" --vocab-size 50 --out "$T/no/such/dir/v.txt"
+expect "vocab: an output that cannot be made (a file where a directory should be)" 1 "cannot create" \
+  "$BIN" vocab --input "$T/text.txt" --vocab-size 50 --out "$T/text.txt/v.txt"
 # a line that is not UTF-8 (the tokenizer refuses it) is skipped and reported
 # with file:line; the vocabulary is that of the other lines
 { head -2 "$T/text.txt"; printf 'bad \xff byte here\n'; tail -n +3 "$T/text.txt"; } >"$T/badutf8.txt"

@@ -77,7 +77,7 @@ int main(void) {
   CHECK(el__generator_config(&dc, 0.5f, &gc, &err) == EL_OK, "generator config");
   el_params p;
   CHECK(el__params_new_pair(&p, &dc, &gc, &err) == EL_OK, "pair: %s", err.msg);
-  CHECK(el__prior_init(&p, &d, &mc, &err) == EL_OK, "prior init of a pair: %s", err.msg);
+  CHECK(el__prior_init(&p, &d, &mc, 0, &err) == EL_OK, "prior init of a pair: %s", err.msg);
   double worst = 0;
   for (int v = 0; v < V; v++) {
     double want = log((count[v] + 0.5) / (total + 0.5 * V));
@@ -91,6 +91,9 @@ int main(void) {
   CHECK(p.w[1].lm_b[5] > p.w[1].lm_b[60] + 3, "a frequent token outranks an unseen one");
   CHECK_NEAR(p.w[0].disc_pred.b[0], log(0.15 / 0.85), 1e-6, 0,
              "discriminator bias = log-odds of the mask rate");
+  CHECK(el__prior_init(&p, &d, &mc, 0.1, &err) == EL_OK, "prior init with learner errors");
+  CHECK_NEAR(p.w[0].disc_pred.b[0], log(0.25 / 0.75), 1e-6, 0,
+             "with 10%% extra replaced tokens: log-odds of 0.15 + 0.10");
   /* held-out examples do not leak: a token only in validation examples keeps the unseen bias */
   int only_val = -1;
   for (int v = 5; v < V && only_val < 0; v++) {
@@ -110,7 +113,7 @@ int main(void) {
   el_config mc_cfg = make_cfg(EL_ARCH_MASKED_LM, 16);
   el_params s;
   CHECK(el__params_new_single(&s, &mc_cfg, &err) == EL_OK, "single MLM model");
-  CHECK(el__prior_init(&s, &d, &mc, &err) == EL_OK, "prior init of an MLM model: %s", err.msg);
+  CHECK(el__prior_init(&s, &d, &mc, 0, &err) == EL_OK, "prior init of an MLM model: %s", err.msg);
   CHECK_NEAR(s.w[0].lm_b[5], log((count[5] + 0.5) / (total + 0.5 * V)), 1e-5, 0,
              "the MLM model's softmax bias gets the same prior");
   el__params_free(&s);
@@ -119,7 +122,7 @@ int main(void) {
   cls_cfg.num_labels = 2;
   el_params c;
   el__params_new_single(&c, &cls_cfg, &err);
-  CHECK(el__prior_init(&c, &d, &mc, &err) == EL_EINVAL, "a model without an MLM head is refused: %s",
+  CHECK(el__prior_init(&c, &d, &mc, 0, &err) == EL_EINVAL, "a model without an MLM head is refused: %s",
         err.msg);
   el__params_free(&c);
 
