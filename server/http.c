@@ -1,7 +1,7 @@
 /* The HTTP layer on libmicrohttpd 0.9.75: routing, limits decided before the
  * body is read, suspend while the batcher works, resume with the result.
  *
- * Access-handler calls for one request (SERVING.md §6): the first call has
+ * Access-handler calls for one request (libmicrohttpd's protocol): the first call has
  * only headers, and rejections that need no body (404, 405, 401, 413, 415,
  * 503) are queued there; body chunks are copied (or counted and dropped past
  * the limit for chunked bodies); the final call (no data) parses, submits and
@@ -21,7 +21,7 @@
 #include "electra/electra.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
-#include "srv_server.h"
+#include "srv_http.h"
 
 enum { ST_NEW = 0, ST_BODY, ST_WAITING, ST_DONE };
 
@@ -344,7 +344,9 @@ static char *render_info(el__server *s, size_t *len) {
     }
     el__sb_puts(&b, "}");
   }
-  el__sb_puts(&b, "]}");
+  el__sb_puts(&b, "]");
+  el__reload_render(&b); /* the last SIGHUP reload: time, result, reason */
+  el__sb_puts(&b, "}");
   if (set) el__model_set_unref(set);
   return el__sb_take(&b, len);
 }

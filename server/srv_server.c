@@ -21,6 +21,7 @@ typedef struct loader {
   uv_async_t done;
   pthread_t thread;
   int busy, reload;
+  int queued; /* a SIGHUP came during this load: reload again when it ends */
   el__model_set *set; /* loaded, not yet warm */
   char err[1200];
   /* warm-up: one job per model */
@@ -45,6 +46,8 @@ static struct {
 } G;
 
 static void shutdown_all(int code);
+static void start_load(int reload);
+static void load_ended(loader *ld, int ok, const char *reason);
 
 /* ---- loading and warm-up ---- */
 
@@ -86,6 +89,9 @@ static void loaded_and_warm(loader *ld) {
     }
     el__metrics_reload(0);
     el__sd_notify("READY=1\nSTATUS=reload failed; serving the previous models");
+    char why[1300];
+    snprintf(why, sizeof why, "warm-up forward pass: %s", ld->err);
+    load_ended(ld, 0, why);
     return;
   }
   pthread_mutex_lock(&s->set_mu);
@@ -105,6 +111,7 @@ static void loaded_and_warm(loader *ld) {
   el__log("info", "%s: %d model%s loaded and warm in %.2f s; ready",
           ld->reload ? "reload done" : "start-up", s->opt.n_models,
           s->opt.n_models == 1 ? "" : "s", el__now() - ld->t0);
+  load_ended(ld, 1, NULL);
 }
 
 static void warm_done(el__job *j) {
@@ -176,6 +183,7 @@ static void loader_done_cb(uv_async_t *a) {
     el__log("info", "reload failed: still serving the previous models");
     el__metrics_reload(0);
     el__sd_notify("READY=1\nSTATUS=reload failed; serving the previous models");
+    load_ended(ld, 0, ld->err);
     return;
   }
   if (G.stopping) {
@@ -196,11 +204,27 @@ static void start_load(int reload) {
   ld->busy = 1;
   ld->reload = reload;
   ld->t0 = el__now();
+  if (reload) el__reload_started();
   if (pthread_create(&ld->thread, NULL, loader_main, ld)) {
     ld->busy = 0;
     el__log("error", "cannot start the loader thread");
     if (!reload) shutdown_all(1);
+    else el__reload_finished(0, "cannot start the loader thread", 0);
   }
+}
+
+/* A load (start-up or reload) ended and ld is free again: record a reload's
+ * outcome for /info, then run the reload a SIGHUP queued meanwhile, so the
+ * files' last state is what ends up served. */
+static void load_ended(loader *ld, int ok, const char *reason) {
+  int next = ld->queued && !G.stopping && !atomic_load(&ld->srv->draining);
+  ld->queued = 0;
+  if (ld->reload) el__reload_finished(ok, reason, next);
+  if (!next) return;
+  el__log("info", "reloading again: a SIGHUP came during the last %s",
+          ld->reload ? "reload" : "load");
+  el__sd_notify("RELOADING=1\nSTATUS=reloading models");
+  start_load(1);
 }
 
 /* ---- draining and stopping ---- */
@@ -287,6 +311,13 @@ static void on_term(uv_signal_t *h, int signum) {
 static void on_hup(uv_signal_t *h, int signum) {
   (void)h, (void)signum;
   if (atomic_load(&G.srv.draining)) return;
+  if (G.ld.busy) { /* not dropped: the files may have changed after this load read them */
+    G.ld.queued = 1;
+    el__reload_queued();
+    el__log("info", "SIGHUP during a %s: queued, the models reload again when it ends",
+            G.ld.reload ? "reload" : "load");
+    return;
+  }
   el__log("info", "SIGHUP: reloading %d model%s", G.srv.opt.n_models,
           G.srv.opt.n_models == 1 ? "" : "s");
   el__sd_notify("RELOADING=1\nSTATUS=reloading models");
