@@ -377,25 +377,8 @@ int el__tmodel_backward(el_tmodel *m, const float *dout, el_error *err) {
   return rc;
 }
 
-static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_pos, int train,
-                   el_rng *rng, const float **out, el_error *err) {
-  *out = NULL;
-  m->has_forward = 0;
-  int rc = check_batch(m, b, positions, n_pos, err);
-  if (rc) return rc;
-  const el_config *c = &m->cfg;
-  const el_weights *w = m->w;
-  const int H = c->hidden_size, E = c->embedding_size, I = c->intermediate_size;
-  const int nh = c->num_heads;
-  const float eps = c->layer_norm_eps;
-  const int drop_h = train && m->p_hidden > 0.0f, drop_a = train && m->p_attn > 0.0f;
-  if ((drop_h || drop_a) && !rng)
-    return el_error_set(err, EL_EINVAL, "tmodel: training-mode forward needs an rng");
-  m->dkey = (drop_h || drop_a) ? el__rng_u64(rng) : 0;
-  const uint64_t dk = m->dkey;
-  const float ph = m->p_hidden;
-
-  /* copy the batch */
+/* Copies the batch (ids, types, lengths, MLM positions) for backward. */
+static void copy_batch(el_tmodel *m, const el_batch *b, const int *positions, int n_pos) {
   int T = 0;
   m->n_seqs = b->n_seqs;
   for (int s = 0; s < b->n_seqs; s++) {
@@ -409,59 +392,76 @@ static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_
     memcpy(m->types, b->type_ids, sizeof(int) * (size_t)T);
   else
     memset(m->types, 0, sizeof(int) * (size_t)T);
-  m->n_pos = c->arch == EL_ARCH_MASKED_LM ? n_pos : 0;
+  m->n_pos = m->cfg.arch == EL_ARCH_MASKED_LM ? n_pos : 0;
   if (m->n_pos) memcpy(m->positions, positions, sizeof(int) * (size_t)n_pos);
-  m->dropout_on = drop_h || drop_a;
+}
 
-  /* embeddings -> LN -> dropout -> (projection) */
+/* embeddings -> LN -> dropout -> (projection); returns the encoder's input. */
+static const float *embed_forward(el_tmodel *m, int drop_h) {
+  const el_config *c = &m->cfg;
+  const el_weights *w = m->w;
+  const int T = m->T, E = c->embedding_size, H = c->hidden_size;
   el__embed_forward(m->emb_sum, m->ids, m->types, m->seq_len, m->n_seqs, w->word, w->pos, w->type,
                    E);
   el__layernorm_forward(m->emb_ln, m->emb_mean, m->emb_rstd, m->emb_sum, w->emb_ln.g, w->emb_ln.b,
-                       T, E, eps);
-  const size_t TE = (size_t)T * E, TH = (size_t)T * H;
+                       T, E, c->layer_norm_eps);
+  const size_t TE = (size_t)T * E;
   if (drop_h) {
-    drop_mul(m->emb_d, m->emb_ln, TE, mask_key(dk, 1, ph));
+    drop_mul(m->emb_d, m->emb_ln, TE, mask_key(m->dkey, 1, m->p_hidden));
   } else {
     memcpy(m->emb_d, m->emb_ln, TE * sizeof(float));
   }
-  const float *x = m->emb_d;
-  if (m->proj) {
-    el__dense_forward(m->proj, m->emb_d, w->project.w, w->project.b, T, E, H);
-    x = m->proj;
-  }
+  if (!m->proj) return m->emb_d;
+  el__dense_forward(m->proj, m->emb_d, w->project.w, w->project.b, T, E, H);
+  return m->proj;
+}
 
-  for (int l = 0; l < c->num_layers; l++) {
-    layer_cache *L = &m->L[l];
-    const el_layer_w *lw = &w->layer[l];
-    const uint64_t tag = 16 + 4 * (uint64_t)l;
-    el__dense_forward(L->q, x, lw->q.w, lw->q.b, T, H, H);
-    el__dense_forward(L->k, x, lw->k.w, lw->k.b, T, H, H);
-    el__dense_forward(L->v, x, lw->v.w, lw->v.b, T, H, H);
-    if (drop_a)
-      fill_mask(L->adrop, el__attention_probs_size(m->seq_len, m->n_seqs, nh),
-                mask_key(dk, tag, m->p_attn));
-    el__attention_forward(L->ctx, L->probs, L->q, L->k, L->v, drop_a ? L->adrop : NULL,
-                         m->seq_len, m->n_seqs, H, nh, m->att_scratch);
-    el__dense_forward(L->ln1_in, L->ctx, lw->attn_out.w, lw->attn_out.b, T, H, H);
-    drop_add(L->ln1_in, x, TH, drop_h, mask_key(dk, tag + 1, ph));
-    el__layernorm_forward(L->a, L->ln1_mean, L->ln1_rstd, L->ln1_in, lw->attn_ln.g, lw->attn_ln.b,
-                         T, H, eps);
-    el__dense_forward(L->pre, L->a, lw->inter.w, lw->inter.b, T, H, I);
-    float *gel = m->dI1; /* backward scratch, free during forward */
-    el__gelu_forward(gel, L->pre, (size_t)T * I);
-    el__dense_forward(L->ln2_in, gel, lw->out.w, lw->out.b, T, I, H);
-    drop_add(L->ln2_in, L->a, TH, drop_h, mask_key(dk, tag + 2, ph));
-    el__layernorm_forward(L->out, L->ln2_mean, L->ln2_rstd, L->ln2_in, lw->out_ln.g, lw->out_ln.b,
-                         T, H, eps);
-    x = L->out;
-  }
+/* Layer l on x: attention, residual + LN, FFN, residual + LN -> L->out.
+ * Hidden dropout masks are tagged 16 + 4l (+1, +2), as backward expects. */
+static const float *layer_forward(el_tmodel *m, int l, const float *x, int drop_h, int drop_a) {
+  const el_config *c = &m->cfg;
+  const int T = m->T, H = c->hidden_size, I = c->intermediate_size, nh = c->num_heads;
+  const float eps = c->layer_norm_eps, ph = m->p_hidden;
+  const size_t TH = (size_t)T * H;
+  const uint64_t dk = m->dkey, tag = 16 + 4 * (uint64_t)l;
+  layer_cache *L = &m->L[l];
+  const el_layer_w *lw = &m->w->layer[l];
+  el__dense_forward(L->q, x, lw->q.w, lw->q.b, T, H, H);
+  el__dense_forward(L->k, x, lw->k.w, lw->k.b, T, H, H);
+  el__dense_forward(L->v, x, lw->v.w, lw->v.b, T, H, H);
+  if (drop_a)
+    fill_mask(L->adrop, el__attention_probs_size(m->seq_len, m->n_seqs, nh),
+              mask_key(dk, tag, m->p_attn));
+  el__attention_forward(L->ctx, L->probs, L->q, L->k, L->v, drop_a ? L->adrop : NULL, m->seq_len,
+                       m->n_seqs, H, nh, m->att_scratch);
+  el__dense_forward(L->ln1_in, L->ctx, lw->attn_out.w, lw->attn_out.b, T, H, H);
+  drop_add(L->ln1_in, x, TH, drop_h, mask_key(dk, tag + 1, ph));
+  el__layernorm_forward(L->a, L->ln1_mean, L->ln1_rstd, L->ln1_in, lw->attn_ln.g, lw->attn_ln.b, T,
+                       H, eps);
+  el__dense_forward(L->pre, L->a, lw->inter.w, lw->inter.b, T, H, I);
+  float *gel = m->dI1; /* backward scratch, free during forward */
+  el__gelu_forward(gel, L->pre, (size_t)T * I);
+  el__dense_forward(L->ln2_in, gel, lw->out.w, lw->out.b, T, I, H);
+  drop_add(L->ln2_in, L->a, TH, drop_h, mask_key(dk, tag + 2, ph));
+  el__layernorm_forward(L->out, L->ln2_mean, L->ln2_rstd, L->ln2_in, lw->out_ln.g, lw->out_ln.b, T,
+                       H, eps);
+  return L->out;
+}
 
+/* The architecture's head on the encoder output x -> m->logits. */
+static int head_forward(el_tmodel *m, const float *x, int drop_h, el_error *err) {
+  const el_config *c = &m->cfg;
+  const el_weights *w = m->w;
+  const int T = m->T, H = c->hidden_size, E = c->embedding_size;
+  const size_t TH = (size_t)T * H;
+  const uint64_t dk = m->dkey;
+  const float ph = m->p_hidden;
   switch (c->arch) {
     case EL_ARCH_PRETRAINING:
       el__dense_forward(m->h_pre, x, w->disc_dense.w, w->disc_dense.b, T, H, H);
       el__gelu_forward(m->h_act, m->h_pre, TH);
       el__dense_forward(m->logits, m->h_act, w->disc_pred.w, w->disc_pred.b, T, H, 1);
-      break;
+      return EL_OK;
     case EL_ARCH_MASKED_LM: {
       const int P = m->n_pos;
       for (int i = 0; i < P; i++)
@@ -469,9 +469,9 @@ static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_
       el__dense_forward(m->h_pre, m->h_in, w->gen_dense.w, w->gen_dense.b, P, H, E);
       el__gelu_forward(m->h_act, m->h_pre, (size_t)P * E);
       el__layernorm_forward(m->h_ln, m->h_mean, m->h_rstd, m->h_act, w->gen_ln.g, w->gen_ln.b, P, E,
-                           eps);
+                           c->layer_norm_eps);
       el__dense_forward(m->logits, m->h_ln, w->lm_w, w->lm_b, P, E, c->vocab_size);
-      break;
+      return EL_OK;
     }
     case EL_ARCH_SEQ_CLS: {
       const int S = m->n_seqs;
@@ -491,14 +491,31 @@ static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_
         memcpy(m->h_ln, m->h_act, SH * sizeof(float));
       }
       el__dense_forward(m->logits, m->h_ln, w->cls_out.w, w->cls_out.b, S, H, c->num_labels);
-      break;
+      return EL_OK;
     }
     case EL_ARCH_QA:
       el__dense_forward(m->logits, x, w->qa.w, w->qa.b, T, H, 2);
-      break;
+      return EL_OK;
     default:
       return el_error_set(err, EL_EUNSUPPORTED, "tmodel: architecture %d", (int)c->arch);
   }
+}
+
+static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_pos, int train,
+                   el_rng *rng, const float **out, el_error *err) {
+  *out = NULL;
+  m->has_forward = 0;
+  int rc = check_batch(m, b, positions, n_pos, err);
+  if (rc) return rc;
+  const int drop_h = train && m->p_hidden > 0.0f, drop_a = train && m->p_attn > 0.0f;
+  if ((drop_h || drop_a) && !rng)
+    return el_error_set(err, EL_EINVAL, "tmodel: training-mode forward needs an rng");
+  m->dkey = (drop_h || drop_a) ? el__rng_u64(rng) : 0;
+  copy_batch(m, b, positions, n_pos);
+  m->dropout_on = drop_h || drop_a;
+  const float *x = embed_forward(m, drop_h);
+  for (int l = 0; l < m->cfg.num_layers; l++) x = layer_forward(m, l, x, drop_h, drop_a);
+  if ((rc = head_forward(m, x, drop_h, err))) return rc;
   m->has_forward = 1;
   *out = m->logits;
   return EL_OK;
@@ -508,19 +525,15 @@ static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_
 
 static void zero(float *x, size_t n) { memset(x, 0, n * sizeof(float)); }
 
-static int backward(el_tmodel *m, const float *dout, el_error *err) {
-  if (!m->has_forward)
-    return el_error_set(err, EL_EINVAL, "tmodel: backward without a forward");
-  if (!m->g) return el_error_set(err, EL_EINVAL, "tmodel: backward on a forward-only model");
+/* The head's backward from dout (d logits) into dX, the gradient wrt the
+ * encoder output x_top (dX is zeroed first). */
+static int head_backward(el_tmodel *m, const float *dout, float *dX, const float *x_top,
+                         el_error *err) {
   const el_config *c = &m->cfg;
   const el_weights *w = m->w, *g = m->g;
-  const int T = m->T, H = c->hidden_size, E = c->embedding_size, I = c->intermediate_size;
-  const int nh = c->num_heads, NL = c->num_layers;
-  const size_t TH = (size_t)T * H, TI = (size_t)T * I, TE = (size_t)T * E;
-  const float *x_top = NL > 0 ? m->L[NL - 1].out : (m->proj ? m->proj : m->emb_d);
-  float *dX = m->dX; /* gradient wrt the current layer output */
+  const int T = m->T, H = c->hidden_size, E = c->embedding_size;
+  const size_t TH = (size_t)T * H;
   zero(dX, TH);
-
   switch (c->arch) {
     case EL_ARCH_PRETRAINING:
       zero(m->dT1, TH);
@@ -530,7 +543,7 @@ static int backward(el_tmodel *m, const float *dout, el_error *err) {
       el__gelu_backward(m->dT2, m->h_pre, m->dT1, TH);
       el__dense_backward(dX, g->disc_dense.w, g->disc_dense.b, m->dT2, x_top, w->disc_dense.w, T,
                         H, H);
-      break;
+      return EL_OK;
     case EL_ARCH_MASKED_LM: {
       const int P = m->n_pos;
       const size_t PE = (size_t)P * E;
@@ -546,7 +559,7 @@ static int backward(el_tmodel *m, const float *dout, el_error *err) {
                         H, E);
       for (int i = 0; i < P; i++) /* scatter-add: repeated positions accumulate */
         el__add_inplace(dX + (size_t)m->positions[i] * H, m->dH2 + (size_t)i * H, (size_t)H);
-      break;
+      return EL_OK;
     }
     case EL_ARCH_SEQ_CLS: {
       const int S = m->n_seqs;
@@ -565,76 +578,98 @@ static int backward(el_tmodel *m, const float *dout, el_error *err) {
         drop_mul(m->dH1, m->dH1, SH, mask_key(m->dkey, 2, m->p_hidden));
       for (int s = 0; s < S; s++)
         el__add_inplace(dX + (size_t)m->firsts[s] * H, m->dH1 + (size_t)s * H, (size_t)H);
-      break;
+      return EL_OK;
     }
     case EL_ARCH_QA:
       el__dense_backward(dX, g->qa.w, g->qa.b, dout, x_top, w->qa.w, T, H, 2);
-      break;
+      return EL_OK;
     default:
       return el_error_set(err, EL_EUNSUPPORTED, "tmodel: architecture %d", (int)c->arch);
   }
+}
 
-  const int drop_h = m->dropout_on && m->p_hidden > 0.0f;
-  const int drop_a = m->dropout_on && m->p_attn > 0.0f;
-  for (int l = NL - 1; l >= 0; l--) {
-    layer_cache *L = &m->L[l];
-    const el_layer_w *lw = &w->layer[l];
-    const el_layer_w *lg = &g->layer[l];
-    const uint64_t tag = 16 + 4 * (uint64_t)l; /* as in forward */
-    const float *x_in = l > 0 ? m->L[l - 1].out : (m->proj ? m->proj : m->emb_d);
-    /* output LN */
-    float *d_ln2 = m->dT1;
-    zero(d_ln2, TH);
-    el__layernorm_backward(d_ln2, lg->out_ln.g, lg->out_ln.b, dX, L->ln2_in, L->ln2_mean,
-                          L->ln2_rstd, lw->out_ln.g, T, H);
-    /* residual: dA = d_ln2; FFN branch gets d_ln2 * mask */
-    float *dA = m->dA;
-    memcpy(dA, d_ln2, TH * sizeof(float));
-    if (drop_h)
-      drop_mul(d_ln2, d_ln2, TH, mask_key(m->dkey, tag + 2, m->p_hidden));
-    float *gel = m->dI2; /* recomputed, instead of kept from forward */
-    el__gelu_forward(gel, L->pre, TI);
-    zero(m->dI1, TI);
-    el__dense_backward(m->dI1, lg->out.w, lg->out.b, d_ln2, gel, lw->out.w, T, I, H);
-    zero(m->dI2, TI);
-    el__gelu_backward(m->dI2, L->pre, m->dI1, TI);
-    el__dense_backward(dA, lg->inter.w, lg->inter.b, m->dI2, L->a, lw->inter.w, T, H, I);
-    /* attention LN */
-    float *d_ln1 = m->dT2;
-    zero(d_ln1, TH);
-    el__layernorm_backward(d_ln1, lg->attn_ln.g, lg->attn_ln.b, dA, L->ln1_in, L->ln1_mean,
-                          L->ln1_rstd, lw->attn_ln.g, T, H);
-    /* residual: dX_in = d_ln1; attention branch gets d_ln1 * mask */
-    memcpy(dX, d_ln1, TH * sizeof(float));
-    if (drop_h)
-      drop_mul(d_ln1, d_ln1, TH, mask_key(m->dkey, tag + 1, m->p_hidden));
-    float *dctx = m->dT1;
-    zero(dctx, TH);
-    el__dense_backward(dctx, lg->attn_out.w, lg->attn_out.b, d_ln1, L->ctx, lw->attn_out.w, T, H,
-                      H);
-    zero(m->dq, TH);
-    zero(m->dk, TH);
-    zero(m->dv, TH);
-    el__attention_backward(m->dq, m->dk, m->dv, dctx, L->probs, L->q, L->k, L->v,
-                          drop_a ? L->adrop : NULL, m->seq_len, m->n_seqs, H, nh,
-                          m->att_scratch);
-    el__dense_backward(dX, lg->q.w, lg->q.b, m->dq, x_in, lw->q.w, T, H, H);
-    el__dense_backward(dX, lg->k.w, lg->k.b, m->dk, x_in, lw->k.w, T, H, H);
-    el__dense_backward(dX, lg->v.w, lg->v.b, m->dv, x_in, lw->v.w, T, H, H);
-  }
+/* Layer l's backward: dX holds the gradient wrt the layer's output on entry
+ * and wrt its input x_in on return; weight gradients accumulate into g. */
+static void layer_backward(el_tmodel *m, int l, float *dX, const float *x_in, int drop_h,
+                           int drop_a) {
+  const el_config *c = &m->cfg;
+  const int T = m->T, H = c->hidden_size, I = c->intermediate_size, nh = c->num_heads;
+  const size_t TH = (size_t)T * H, TI = (size_t)T * I;
+  layer_cache *L = &m->L[l];
+  const el_layer_w *lw = &m->w->layer[l];
+  const el_layer_w *lg = &m->g->layer[l];
+  const uint64_t tag = 16 + 4 * (uint64_t)l; /* as in forward */
+  /* output LN */
+  float *d_ln2 = m->dT1;
+  zero(d_ln2, TH);
+  el__layernorm_backward(d_ln2, lg->out_ln.g, lg->out_ln.b, dX, L->ln2_in, L->ln2_mean,
+                        L->ln2_rstd, lw->out_ln.g, T, H);
+  /* residual: dA = d_ln2; FFN branch gets d_ln2 * mask */
+  float *dA = m->dA;
+  memcpy(dA, d_ln2, TH * sizeof(float));
+  if (drop_h) drop_mul(d_ln2, d_ln2, TH, mask_key(m->dkey, tag + 2, m->p_hidden));
+  float *gel = m->dI2; /* recomputed, instead of kept from forward */
+  el__gelu_forward(gel, L->pre, TI);
+  zero(m->dI1, TI);
+  el__dense_backward(m->dI1, lg->out.w, lg->out.b, d_ln2, gel, lw->out.w, T, I, H);
+  zero(m->dI2, TI);
+  el__gelu_backward(m->dI2, L->pre, m->dI1, TI);
+  el__dense_backward(dA, lg->inter.w, lg->inter.b, m->dI2, L->a, lw->inter.w, T, H, I);
+  /* attention LN */
+  float *d_ln1 = m->dT2;
+  zero(d_ln1, TH);
+  el__layernorm_backward(d_ln1, lg->attn_ln.g, lg->attn_ln.b, dA, L->ln1_in, L->ln1_mean,
+                        L->ln1_rstd, lw->attn_ln.g, T, H);
+  /* residual: dX_in = d_ln1; attention branch gets d_ln1 * mask */
+  memcpy(dX, d_ln1, TH * sizeof(float));
+  if (drop_h) drop_mul(d_ln1, d_ln1, TH, mask_key(m->dkey, tag + 1, m->p_hidden));
+  float *dctx = m->dT1;
+  zero(dctx, TH);
+  el__dense_backward(dctx, lg->attn_out.w, lg->attn_out.b, d_ln1, L->ctx, lw->attn_out.w, T, H, H);
+  zero(m->dq, TH);
+  zero(m->dk, TH);
+  zero(m->dv, TH);
+  el__attention_backward(m->dq, m->dk, m->dv, dctx, L->probs, L->q, L->k, L->v,
+                        drop_a ? L->adrop : NULL, m->seq_len, m->n_seqs, H, nh, m->att_scratch);
+  el__dense_backward(dX, lg->q.w, lg->q.b, m->dq, x_in, lw->q.w, T, H, H);
+  el__dense_backward(dX, lg->k.w, lg->k.b, m->dk, x_in, lw->k.w, T, H, H);
+  el__dense_backward(dX, lg->v.w, lg->v.b, m->dv, x_in, lw->v.w, T, H, H);
+}
 
-  /* projection, dropout, embedding LN, embeddings */
+/* From dX (wrt the encoder input) through projection, dropout, embedding LN
+ * into the embedding tables' gradients. */
+static void embed_backward(el_tmodel *m, float *dX, int drop_h) {
+  const el_config *c = &m->cfg;
+  const el_weights *w = m->w, *g = m->g;
+  const int T = m->T, E = c->embedding_size, H = c->hidden_size;
+  const size_t TE = (size_t)T * E;
   float *d_emb_d = dX;
   if (m->proj) {
     d_emb_d = m->dE1;
     zero(d_emb_d, TE);
     el__dense_backward(d_emb_d, g->project.w, g->project.b, dX, m->emb_d, w->project.w, T, E, H);
   }
-  if (drop_h)
-    drop_mul(d_emb_d, d_emb_d, TE, mask_key(m->dkey, 1, m->p_hidden));
+  if (drop_h) drop_mul(d_emb_d, d_emb_d, TE, mask_key(m->dkey, 1, m->p_hidden));
   zero(m->dE2, TE);
   el__layernorm_backward(m->dE2, g->emb_ln.g, g->emb_ln.b, d_emb_d, m->emb_sum, m->emb_mean,
                         m->emb_rstd, w->emb_ln.g, T, E);
   el__embed_backward(g->word, g->pos, g->type, m->dE2, m->ids, m->types, m->seq_len, m->n_seqs, E);
+}
+
+static int backward(el_tmodel *m, const float *dout, el_error *err) {
+  if (!m->has_forward)
+    return el_error_set(err, EL_EINVAL, "tmodel: backward without a forward");
+  if (!m->g) return el_error_set(err, EL_EINVAL, "tmodel: backward on a forward-only model");
+  const int NL = m->cfg.num_layers;
+  const float *x_emb = m->proj ? m->proj : m->emb_d; /* the encoder's input */
+  const float *x_top = NL > 0 ? m->L[NL - 1].out : x_emb;
+  float *dX = m->dX; /* gradient wrt the current layer output */
+  int rc = head_backward(m, dout, dX, x_top, err);
+  if (rc) return rc;
+  const int drop_h = m->dropout_on && m->p_hidden > 0.0f;
+  const int drop_a = m->dropout_on && m->p_attn > 0.0f;
+  for (int l = NL - 1; l >= 0; l--)
+    layer_backward(m, l, dX, l > 0 ? m->L[l - 1].out : x_emb, drop_h, drop_a);
+  embed_backward(m, dX, drop_h);
   return EL_OK;
 }
