@@ -197,32 +197,54 @@ static int check_plan(el_electra *e, const el_batch *b, const el_mask_plan *plan
   return rc;
 }
 
-int el__electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
-                    const el_electra_opts *o, el_rng *rng, el_electra_result *res,
-                    el_electra_outputs *outs, el_error *err) {
-  int T = 0, rc = check_plan(e, b, plan, &T, err);
+/* One ELECTRA step's intermediate values, passed between its parts. */
+typedef struct step_ctx {
+  int T, n, V;             /* tokens, masked positions, vocabulary */
+  float *logits;           /* generator logits [n,V] -> probs -> their gradient */
+  el_rng sbase;            /* the samplers' stream */
+  float *dl;               /* discriminator logits [T] -> their gradient */
+  const float *dw;         /* per-token loss weights ([CLS]/[SEP] weigh 0) or NULL */
+  int n_scored, n_replaced, gen_correct, disc_correct;
+  double mlm, disc;        /* mean losses */
+} step_ctx;
+
+/* The batch, the mask plan and the options make a step. */
+static int check_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
+                      const el_electra_opts *o, const el_rng *rng, step_ctx *sc, el_error *err) {
+  int rc = check_plan(e, b, plan, &sc->T, err);
   if (rc) return rc;
   if (!rng && (o->train || !o->forced_samples))
     return el_error_set(err, EL_EINVAL, "electra: an rng is needed to sample or for dropout");
-  const int n = plan->n, V = e->p->cfg[1].vocab_size;
-  if (o->mask_id < 0 || o->mask_id >= V)
+  sc->n = plan->n;
+  sc->V = e->p->cfg[1].vocab_size;
+  if (o->mask_id < 0 || o->mask_id >= sc->V)
     return el_error_set(err, EL_EINVAL, "electra: [MASK] id %d outside the vocabulary", o->mask_id);
+  return EL_OK;
+}
 
-  /* 1. generator input */
-  memcpy(e->gen_ids, b->ids, sizeof(int) * (size_t)T);
-  for (int i = 0; i < n; i++) {
+/* 1. The generator's input (the plan's [MASK]s) and forward pass. */
+static int gen_forward(el_electra *e, const el_batch *b, const el_mask_plan *plan,
+                       const el_electra_opts *o, el_rng *rng, step_ctx *sc, el_error *err) {
+  memcpy(e->gen_ids, b->ids, sizeof(int) * (size_t)sc->T);
+  for (int i = 0; i < sc->n; i++) {
     e->targets[i] = b->ids[plan->pos[i]];
     if (plan->use_mask[i]) e->gen_ids[plan->pos[i]] = o->mask_id;
   }
   el_batch gb = *b;
   gb.ids = e->gen_ids;
   const float *cout;
-  if ((rc = el__tmodel_forward(e->gen, &gb, plan->pos, n, o->train, rng, &cout, err))) return rc;
-  float *logits = el__tmodel_output(e->gen);
+  int rc = el__tmodel_forward(e->gen, &gb, plan->pos, sc->n, o->train, rng, &cout, err);
+  if (rc) return rc;
+  sc->logits = el__tmodel_output(e->gen);
+  return EL_OK;
+}
 
-  /* 3a. Gumbel samples need the raw logits (before they become probs) */
-  el_rng sbase = {{0, 0, 0, 0}};
-  if (!o->forced_samples) el__rng_seed(&sbase, el__rng_u64(rng));
+/* 2-3. The generator's samples and MLM loss: Gumbel samples need the raw
+ * logits, the loss turns them into probs in place, CDF samples need those. */
+static int gen_loss_and_samples(el_electra *e, const el_electra_opts *o, el_rng *rng,
+                                step_ctx *sc, el_error *err) {
+  const int n = sc->n, V = sc->V;
+  if (!o->forced_samples) el__rng_seed(&sc->sbase, el__rng_u64(rng));
   if (o->forced_samples) {
     for (int i = 0; i < n; i++) {
       if (o->forced_samples[i] < 0 || o->forced_samples[i] >= V)
@@ -231,99 +253,132 @@ int el__electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
       e->samples[i] = o->forced_samples[i];
     }
   } else if (o->sampler == EL_SAMPLE_GUMBEL) {
-    sample_job sj = {e->samples, logits, NULL, sbase, V, 0.0f};
+    sample_job sj = {e->samples, sc->logits, NULL, sc->sbase, V, 0.0f};
     el__pool_for((size_t)n, 8, gumbel_rows, &sj);
   }
-
-  /* 2. MLM loss; logits become probs in place */
-  int gen_correct = 0;
-  double mlm_sum = el__softmax_xent_forward(logits, logits, e->targets, NULL, n, V, &gen_correct);
-  const double mlm = mlm_sum / n;
+  double mlm_sum =
+      el__softmax_xent_forward(sc->logits, sc->logits, e->targets, NULL, n, V, &sc->gen_correct);
+  sc->mlm = mlm_sum / n;
   if (!o->forced_samples && o->sampler == EL_SAMPLE_CDF) {
-    sample_job sj = {e->samples, logits, NULL, sbase, V, 0.0f};
+    sample_job sj = {e->samples, sc->logits, NULL, sc->sbase, V, 0.0f};
     el__pool_for((size_t)n, 8, cdf_rows, &sj);
   }
+  return EL_OK;
+}
 
-  /* 4. corrupted input and labels */
+/* 4. The corrupted input (samples at the masked positions), its labels
+ * (1 where a sample differs, or the plan forces it) and the
+ * discriminator's forward pass. */
+static int disc_forward(el_electra *e, const el_batch *b, const el_mask_plan *plan,
+                        const el_electra_opts *o, el_rng *rng, step_ctx *sc, el_error *err) {
+  const int T = sc->T;
   memcpy(e->corrupt, b->ids, sizeof(int) * (size_t)T);
   memset(e->labels, 0, sizeof(float) * (size_t)T);
-  int n_replaced = 0;
-  for (int i = 0; i < n; i++) {
+  for (int i = 0; i < sc->n; i++) {
     e->corrupt[plan->pos[i]] = e->samples[i];
     if (e->samples[i] != e->targets[i]) {
       e->labels[plan->pos[i]] = 1.0f;
-      n_replaced++;
+      sc->n_replaced++;
     }
   }
   if (plan->forced)
     for (int t = 0; t < T; t++)
       if (plan->forced[t] && e->labels[t] == 0.0f) {
         e->labels[t] = 1.0f;
-        n_replaced++;
+        sc->n_replaced++;
       }
   el_batch db = *b;
   db.ids = e->corrupt;
-  if ((rc = el__tmodel_forward(e->disc, &db, NULL, 0, o->train, rng, &cout, err))) return rc;
-  float *dl = el__tmodel_output(e->disc);
+  const float *cout;
+  int rc = el__tmodel_forward(e->disc, &db, NULL, 0, o->train, rng, &cout, err);
+  if (rc) return rc;
+  sc->dl = el__tmodel_output(e->disc);
+  return EL_OK;
+}
 
-  /* 5. discriminator loss and metrics */
-  const float *dw = NULL;
-  int n_scored = T;
+/* 5. The discriminator's loss and accuracy over the scored tokens. */
+static int disc_loss(el_electra *e, const el_batch *b, const el_electra_opts *o, step_ctx *sc,
+                     el_error *err) {
+  const int T = sc->T;
+  sc->n_scored = T;
   if (o->skip_cls_id >= 0 || o->skip_sep_id >= 0) {
-    n_scored = 0;
+    sc->n_scored = 0;
     for (int t = 0; t < T; t++) {
       const int skip = b->ids[t] == o->skip_cls_id || b->ids[t] == o->skip_sep_id;
       e->dweights[t] = skip ? 0.0f : 1.0f;
-      n_scored += !skip;
+      sc->n_scored += !skip;
     }
-    if (n_scored == 0)
+    if (sc->n_scored == 0)
       return el_error_set(err, EL_EINVAL, "electra: the batch holds only [CLS]/[SEP] tokens");
-    dw = e->dweights;
+    sc->dw = e->dweights;
   }
-  const double disc = el__sigmoid_xent_forward(dl, e->labels, dw, T) / n_scored;
-  int disc_correct = 0;
+  const float *dl = sc->dl, *dw = sc->dw;
+  sc->disc = el__sigmoid_xent_forward(dl, e->labels, dw, T) / sc->n_scored;
   for (int t = 0; t < T; t++)
-    if (!dw || dw[t] > 0.0f) disc_correct += (dl[t] > 0.0f) == (e->labels[t] > 0.5f);
-  if (outs) {
-    if (outs->disc_prob)
-      for (int t = 0; t < T; t++) outs->disc_prob[t] = el__sigmoidf(dl[t]);
-    if (outs->disc_label)
-      for (int t = 0; t < T; t++) outs->disc_label[t] = e->labels[t] > 0.5f;
-    if (outs->samples) memcpy(outs->samples, e->samples, sizeof(int) * (size_t)n);
-    if (outs->corrupted) memcpy(outs->corrupted, e->corrupt, sizeof(int) * (size_t)T);
-  }
-  const double total = o->gen_weight * mlm + o->disc_weight * disc;
-  if (res) {
-    res->loss = total;
-    res->mlm_loss = mlm;
-    res->disc_loss = disc;
-    res->n_selected = n;
-    res->gen_correct = gen_correct;
-    res->n_tokens = T;
-    res->n_replaced = n_replaced;
-    res->disc_correct = disc_correct;
-    res->n_scored = n_scored;
-    res->gen_acc = (double)gen_correct / n;
-    res->disc_acc = (double)disc_correct / n_scored;
-  }
+    if (!dw || dw[t] > 0.0f) sc->disc_correct += (dl[t] > 0.0f) == (e->labels[t] > 0.5f);
+  return EL_OK;
+}
+
+static void fill_outputs(const el_electra *e, const step_ctx *sc, el_electra_outputs *outs) {
+  const int T = sc->T;
+  if (outs->disc_prob)
+    for (int t = 0; t < T; t++) outs->disc_prob[t] = el__sigmoidf(sc->dl[t]);
+  if (outs->disc_label)
+    for (int t = 0; t < T; t++) outs->disc_label[t] = e->labels[t] > 0.5f;
+  if (outs->samples) memcpy(outs->samples, e->samples, sizeof(int) * (size_t)sc->n);
+  if (outs->corrupted) memcpy(outs->corrupted, e->corrupt, sizeof(int) * (size_t)T);
+}
+
+static void fill_result(const step_ctx *sc, double total, el_electra_result *res) {
+  res->loss = total;
+  res->mlm_loss = sc->mlm;
+  res->disc_loss = sc->disc;
+  res->n_selected = sc->n;
+  res->gen_correct = sc->gen_correct;
+  res->n_tokens = sc->T;
+  res->n_replaced = sc->n_replaced;
+  res->disc_correct = sc->disc_correct;
+  res->n_scored = sc->n_scored;
+  res->gen_acc = (double)sc->gen_correct / sc->n;
+  res->disc_acc = (double)sc->disc_correct / sc->n_scored;
+}
+
+/* 6. Backward: the discriminator's dL/dlogit = w/T (sigmoid - label) and
+ * the generator's dL/dlogits = gen_weight/n (probs - onehot), each in place
+ * over its logits, then through both models. */
+static int step_backward(el_electra *e, const el_electra_opts *o, step_ctx *sc, el_error *err) {
+  const float sc_d = o->disc_weight / (float)sc->n_scored;
+  float *dl = sc->dl;
+  for (int t = 0; t < sc->T; t++)
+    dl[t] = sc->dw && sc->dw[t] == 0.0f ? 0.0f : sc_d * (el__sigmoidf(dl[t]) - e->labels[t]);
+  int rc = el__tmodel_backward(e->disc, dl, err);
+  if (rc) return rc;
+  sample_job gj = {NULL, sc->logits, e->targets, sc->sbase, sc->V, o->gen_weight / (float)sc->n};
+  el__pool_for((size_t)sc->n, 8, xent_grad_rows, &gj);
+  return el__tmodel_backward(e->gen, sc->logits, err);
+}
+
+int el__electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
+                    const el_electra_opts *o, el_rng *rng, el_electra_result *res,
+                    el_electra_outputs *outs, el_error *err) {
+  step_ctx sc;
+  memset(&sc, 0, sizeof sc);
+  int rc;
+  if ((rc = check_step(e, b, plan, o, rng, &sc, err)) ||
+      (rc = gen_forward(e, b, plan, o, rng, &sc, err)) ||
+      (rc = gen_loss_and_samples(e, o, rng, &sc, err)) ||
+      (rc = disc_forward(e, b, plan, o, rng, &sc, err)) || (rc = disc_loss(e, b, o, &sc, err)))
+    return rc;
+  if (outs) fill_outputs(e, &sc, outs);
+  const double total = o->gen_weight * sc.mlm + o->disc_weight * sc.disc;
+  if (res) fill_result(&sc, total, res);
   if (!isfinite(total))
     return el_error_set(err, EL_EVALUE,
                         "electra: non-finite loss (MLM %g, discriminator %g); no gradient "
                         "accumulated",
-                        mlm, disc);
+                        sc.mlm, sc.disc);
   if (!o->backward) return EL_OK;
-
-  /* 6. backward: discriminator dL/dlogit = w/T (sigmoid - label), in place */
-  {
-    const float sc = o->disc_weight / (float)n_scored;
-    for (int t = 0; t < T; t++)
-      dl[t] = dw && dw[t] == 0.0f ? 0.0f : sc * (el__sigmoidf(dl[t]) - e->labels[t]);
-  }
-  if ((rc = el__tmodel_backward(e->disc, dl, err))) return rc;
-  /* generator dL/dlogits = gen_weight/n (probs - onehot), in place over probs */
-  sample_job gj = {NULL, logits, e->targets, sbase, V, o->gen_weight / (float)n};
-  el__pool_for((size_t)n, 8, xent_grad_rows, &gj);
-  return el__tmodel_backward(e->gen, logits, err);
+  return step_backward(e, o, &sc, err);
 }
 
 int el__mlm_step(el_tmodel *m, const el_batch *b, const int *positions, const int *targets,
