@@ -24,6 +24,8 @@ void el_qa_windows_free(el_qa_windows *w) {
   free(w->ctx_first);
   free(w->ctx_len);
   free(w->ctx_pos);
+  free(w->word_start);
+  free(w->word_end);
   memset(w, 0, sizeof *w);
 }
 
@@ -92,6 +94,18 @@ int el_qa_windows_build(const el_tokenizer *tok, const el_tokens *question,
   out->n = 0;
   out->total_tokens = 0;
   out->q_len = q_len;
+  out->n_words = 0;
+  int nw = context->word_start && context->word_end && context->n_words > 0 ? context->n_words : 0;
+  if (nw > out->words_cap) {
+    if (grow_ints(&out->word_start, nw) || grow_ints(&out->word_end, nw))
+      return el_error_set(err, EL_ENOMEM, "qa: %d context words", nw);
+    out->words_cap = nw;
+  }
+  if (nw) {
+    memcpy(out->word_start, context->word_start, (size_t)nw * sizeof *out->word_start);
+    memcpy(out->word_end, context->word_end, (size_t)nw * sizeof *out->word_end);
+    out->n_words = nw;
+  }
   int start = 0, n_ctx = context->n;
   for (;;) {
     int len = n_ctx - start < room ? n_ctx - start : room;
@@ -139,9 +153,19 @@ static int is_max_context(const el_qa_windows *w, int win, int piece) {
   return 1;
 }
 
-/* Inserts s into the sorted best-first list of at most cap entries. */
+/* Inserts s into the sorted best-first list of at most cap entries with
+ * distinct offsets: a span with the offsets of a listed one replaces it only
+ * when it scores better. (A span dropped off the end scored below every
+ * listed one, so the list stays the best distinct spans seen.) */
 static void keep_best(el_qa_span *list, int *n, int cap, const el_qa_span *s) {
   if (cap <= 0) return;
+  for (int j = 0; j < *n; j++) {
+    if (list[j].start != s->start || list[j].end != s->end) continue;
+    if (!(s->score > list[j].score)) return;
+    memmove(list + j, list + j + 1, (size_t)(*n - j - 1) * sizeof *list);
+    (*n)--;
+    break;
+  }
   if (*n == cap && !(s->score > list[cap - 1].score)) return;
   int i = *n < cap ? (*n)++ : cap - 1;
   while (i > 0 && list[i - 1].score < s->score) {
@@ -149,6 +173,14 @@ static void keep_best(el_qa_span *list, int *n, int cap, const el_qa_span *s) {
     i--;
   }
   list[i] = *s;
+}
+
+/* The start (end = 0) or end (end = 1) offset of the word of the piece at
+ * position t of encoding e; the piece's own offset when its word is unknown. */
+static int word_edge(const el_qa_windows *w, const el_encoding *e, int t, int end) {
+  int wd = e->word ? e->word[t] : -1;
+  if (wd < 0 || wd >= w->n_words) return end ? e->end[t] : e->start[t];
+  return end ? w->word_end[wd] : w->word_start[wd];
 }
 
 /* log-sum-exp of x over the window's context positions and optionally [CLS]. */
@@ -211,8 +243,8 @@ int el_qa_decode(const el_qa_windows *w, const float *start_logits, const float 
           s.score = (float)(exp(st[pos + a] - lse_s) * exp(en[pos + b] - lse_e));
         else
           s.score = s.start_logit + s.end_logit;
-        s.start = e->start[pos + a];
-        s.end = e->end[pos + b];
+        s.start = word_edge(w, e, pos + a, 0);
+        s.end = word_edge(w, e, pos + b, 1);
         keep_best(spans, n_spans, max_spans, &s);
       }
     }

@@ -62,6 +62,11 @@ typedef struct el_qa_windows {
   int *ctx_first, *ctx_len, *ctx_pos;
   int total_tokens; /* sum of enc[i].n: the length of packed logits */
   int q_len;        /* question pieces kept */
+  /* the context's words (copies of its el_tokens word_start/word_end): a
+   * span's offsets are widened to the whole words of its first and last
+   * pieces */
+  int n_words, words_cap;
+  int *word_start, *word_end;
 } el_qa_windows;
 
 /* Builds the windows. question and context are el_tokenize results for the
@@ -80,7 +85,12 @@ void el_qa_windows_free(el_qa_windows *w);
 int el_qa_window_count(int question_pieces, int context_pieces, const el_qa_params *p);
 
 /* One answer span. Offsets are code-point offsets into the context text
- * (end exclusive), from the context pieces' own offsets. */
+ * (end exclusive) on word boundaries: start is the start of the word of the
+ * first piece, end the end of the word of the last piece (BasicTokenizer
+ * words: punctuation is a word of its own), as the Hugging Face
+ * question-answering pipeline aligns answers to words; so a span never cuts
+ * a word ("Unaff" of "Unaffable" is reported as "Unaffable"). Spans that
+ * widen to the same text are reported once, with the best score. */
 typedef struct el_qa_span {
   int start, end;           /* code points into the context */
   int first_tok, last_tok;  /* indices into the context's el_tokens, inclusive */
@@ -99,8 +109,8 @@ typedef struct el_qa_null {
  * (window i's enc[i].n values follow window i-1's: total_tokens floats), as
  * el_run_qa writes them for a batch of the windows. Candidates: start <= end,
  * both context pieces of the same window, end - start + 1 <= max_answer_len,
- * the start in its max-context window. Writes up to max_spans spans, best
- * first, into spans (caller-owned) and their count into *n_spans (0 when the
+ * the start in its max-context window. Writes up to max_spans spans (distinct
+ * offsets), best first, into spans (caller-owned) and their count into *n_spans (0 when the
  * context is empty); null (if non-NULL) gets the null scores. Non-finite
  * logits are EL_EVALUE. */
 int el_qa_decode(const el_qa_windows *w, const float *start_logits, const float *end_logits,

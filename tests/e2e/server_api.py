@@ -209,6 +209,16 @@ def py_qa(model, question, context, top_k=1, max_answer_len=30, stride=128, max_
                     return False
         return True
 
+    # answers are widened to whole words, as HF's pipeline aligns them: a
+    # WordPiece word is a piece without "##" and the "##" pieces after it
+    w_start, w_end = [], []
+    for i, t in enumerate(c):
+        cont = t["token"].startswith("##") and i > 0
+        w_start.append(w_start[i - 1] if cont else t["start"])
+    for i in range(len(c) - 1, -1, -1):
+        nxt_cont = i + 1 < len(c) and c[i + 1]["token"].startswith("##")
+        w_end.insert(0, w_end[0] if nxt_cont else c[i]["end"])
+
     cands, null_logit, null_prob = [], float("inf"), float("inf")
     for si, (s, n) in enumerate(spans):
         ids = [cls_id] + [t["id"] for t in q] + [sep_id] + [t["id"] for t in c[s:s + n]] + [sep_id]
@@ -226,10 +236,15 @@ def py_qa(model, question, context, top_k=1, max_answer_len=30, stride=128, max_
             if not is_max(si, s + a_):
                 continue
             for b_ in range(a_, min(n, a_ + max_answer_len)):
-                cands.append((ps[pos + a_] * pe[pos + b_], c[s + a_]["start"], c[s + b_]["end"],
+                cands.append((ps[pos + a_] * pe[pos + b_], w_start[s + a_], w_end[s + b_],
                               st_l[pos + a_] + en_l[pos + b_]))
     cands.sort(key=lambda x: -x[0])
-    return cands[:top_k], null_logit, null_prob, len(spans)
+    seen, uniq = set(), []  # spans widened to the same words are one answer
+    for c_ in cands:
+        if (c_[1], c_[2]) not in seen:
+            seen.add((c_[1], c_[2]))
+            uniq.append(c_)
+    return uniq[:top_k], null_logit, null_prob, len(spans)
 
 
 def check_qa(question, context, model="qa", label="", **kw):
@@ -251,11 +266,24 @@ def check_qa(question, context, model="qa", label="", **kw):
     ok(d <= TOL, "qa%s: scores = p_start * p_end of the reference (max diff %.2g)" % (label, d))
     ok(all(a["text"] == context[a["start"]:a["end"]] for a in res["answers"] if a["text"]),
        "qa%s: answer text = context[start:end] in code points" % label)
+    cut = [a["text"] for a in spans if not whole_words(context, a["start"], a["end"])]
+    ok(not cut, "qa%s: every answer is whole words (none cut like \"Unaff\")" % label, cut)
+    ok(len({(a["start"], a["end"]) for a in spans}) == len(spans),
+       "qa%s: no answer text reported twice" % label, spans)
     return res, cands, null_logit, null_prob, n_windows
+
+
+def whole_words(text, start, end):
+    """text[start:end] neither starts nor ends inside a word."""
+    return ((start == 0 or not (text[start - 1].isalnum() and text[start].isalnum())) and
+            (end == len(text) or not (text[end - 1].isalnum() and text[end].isalnum())))
 
 
 ctx = "The chef cooked the meal in Köln. Zoë ate it quickly and left the café."
 check_qa("Who cooked the meal?", ctx, label=" short", top_k=3)
+# words of several pieces: an answer is widened to whole words
+check_qa("Who arrived?", "Unaffable travellers arrived in 1815, unannounced.",
+         label=" word boundaries", top_k=12)
 long_ctx = " ".join("Sentence %d talks about topic %d here." % (i, i * 7 % 13) for i in range(12))
 r = check_qa("Which topic?", long_ctx, label=" windowed", top_k=5, doc_stride=16, max_answer_len=8)
 if r:

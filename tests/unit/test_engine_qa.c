@@ -227,6 +227,82 @@ static void test_empty_context(void) {
   el_tokens_free(&c);
 }
 
+/* Answers on word boundaries: a span of pieces inside "un ##aff ##able" or
+ * ending at "18" of "18 ##15" is widened to the whole words ("Unaffable",
+ * "arrived in 1815"), and spans that widen to the same text are one answer. */
+static void test_word_boundaries(void) {
+  char path[] = "/tmp/el_test_qa_vocab2_XXXXXX";
+  int fd = mkstemp(path);
+  FILE *f = fdopen(fd, "w");
+  fputs("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\nun\n##aff\n##able\narrived\nin\n18\n##15\n!\n"
+        "who\n?\n",
+        f);
+  fclose(f);
+  el_tokenizer *wt = NULL;
+  el_error err = {0};
+  int rc = el_tokenizer_load(path, 1, &wt, &err);
+  unlink(path);
+  CHECK(rc == 0, "word vocab loads (%s)", err.msg);
+  if (rc) return;
+  /* "Unaffable arrived in 1815!": pieces un ##aff ##able arrived in 18 ##15 !
+   * at code points 0-2 2-5 5-9 10-17 18-20 21-23 23-25 25-26 */
+  const char *ctx = "Unaffable arrived in 1815!", *qs = "who?";
+  el_tokens q = {0}, c = {0};
+  el_tokenize(wt, qs, strlen(qs), &q, &err);
+  el_tokenize(wt, ctx, strlen(ctx), &c, &err);
+  CHECK(c.n == 8 && c.tok[1].start == 2 && c.tok[1].end == 5 && c.tok[5].end == 23,
+        "context: 8 pieces, ##aff at 2..5, 18 ends at 23 (%d pieces)", c.n);
+  el_qa_params p = el_qa_default_params();
+  el_qa_windows w = {0};
+  rc = el_qa_windows_build(wt, &q, &c, &p, &w, &err);
+  CHECK(rc == 0 && w.n == 1 && w.n_words == 5, "one window, 5 context words (%d)", w.n_words);
+  int T = w.total_tokens, pos = w.ctx_pos[0];
+  float *st = malloc(sizeof(float) * T), *en = malloc(sizeof(float) * T);
+  fill(st, T, -5);
+  fill(en, T, -5);
+  /* best: "un ##aff" (pieces 0..1) -> "Unaffable" 0..9 */
+  st[pos + 0] = 5, en[pos + 1] = 5;
+  el_qa_span sp[8];
+  int n = 0;
+  rc = el_qa_decode(&w, st, en, &p, sp, 8, &n, NULL, &err);
+  CHECK(rc == 0 && n >= 1 && sp[0].start == 0 && sp[0].end == 9 && sp[0].first_tok == 0 &&
+            sp[0].last_tok == 1,
+        "\"Unaff\" widens to \"Unaffable\" (got %d..%d), pieces kept 0..1", sp[0].start,
+        sp[0].end);
+  int distinct = 1, words = 1;
+  for (int i = 0; i < n; i++) {
+    for (int j = 0; j < i; j++) distinct &= sp[i].start != sp[j].start || sp[i].end != sp[j].end;
+    int s0 = sp[i].start, e0 = sp[i].end;
+    words &= (s0 == 0 || s0 == 10 || s0 == 18 || s0 == 21 || s0 == 25) &&
+             (e0 == 9 || e0 == 17 || e0 == 20 || e0 == 25 || e0 == 26);
+  }
+  CHECK(distinct && words, "%d spans: distinct offsets, all on word edges", n);
+  /* "arrived in 18" (pieces 3..5) -> "arrived in 1815" 10..25 */
+  fill(st, T, -5);
+  fill(en, T, -5);
+  st[pos + 3] = 5, en[pos + 5] = 5;
+  rc = el_qa_decode(&w, st, en, &p, sp, 1, &n, NULL, &err);
+  CHECK(rc == 0 && n == 1 && sp[0].start == 10 && sp[0].end == 25,
+        "\"arrived in 18\" widens to \"arrived in 1815\" (got %d..%d)", sp[0].start, sp[0].end);
+  /* the three spans inside "Unaffable" (and the ones it contains) are one
+   * answer: top 2 are "Unaffable" and the next distinct text */
+  fill(st, T, -5);
+  fill(en, T, -5);
+  st[pos + 0] = 4, st[pos + 1] = 3, en[pos + 1] = 4, en[pos + 2] = 3, st[pos + 3] = 1,
+  en[pos + 3] = 1;
+  rc = el_qa_decode(&w, st, en, &p, sp, 2, &n, NULL, &err);
+  CHECK(rc == 0 && n == 2 && sp[0].start == 0 && sp[0].end == 9 && fabsf(sp[0].score - 8) < 1e-6 &&
+            !(sp[1].start == 0 && sp[1].end == 9),
+        "top 2: \"Unaffable\" once (best score 8), then another text (%d..%d)", sp[1].start,
+        sp[1].end);
+  free(st);
+  free(en);
+  el_qa_windows_free(&w);
+  el_tokens_free(&q);
+  el_tokens_free(&c);
+  el_tokenizer_free(wt);
+}
+
 int main(void) {
   load_vocab();
   if (!tok) return el_test_done();
@@ -234,6 +310,7 @@ int main(void) {
   test_window_count();
   test_decode();
   test_empty_context();
+  test_word_boundaries();
   el_tokenizer_free(tok);
   return el_test_done();
 }
