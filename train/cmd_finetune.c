@@ -10,6 +10,7 @@
  * and trains a small model more slowly), 1e-4 up to 768 (Base), 5e-5 above
  * (Large, which also gets layer decay 0.9). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli_util.h"
@@ -38,9 +39,45 @@ static void usage(FILE *f) {
   el__cli_print_options(f, g_opts, g_nopts);
 }
 
+/* --labels A,B,...: split into v (pointers into a copy in *buf); at least
+ * two, none empty, none twice. Prints the error and returns 1 on a bad list. */
+static int parse_labels(const char *arg, char **buf, char **v, int max, int *n) {
+  *n = 0;
+  *buf = strdup(arg);
+  if (!*buf) {
+    fprintf(stderr, PROG ": out of memory\n");
+    return 1;
+  }
+  for (char *s = *buf;;) {
+    char *comma = strchr(s, ',');
+    if (comma) *comma = 0;
+    if (!*s) {
+      fprintf(stderr, PROG ": --labels '%s': an empty label (A,B,...)\n", arg);
+      return 1;
+    }
+    for (int i = 0; i < *n; i++)
+      if (!strcmp(v[i], s)) {
+        fprintf(stderr, PROG ": --labels '%s': '%s' given twice\n", arg, s);
+        return 1;
+      }
+    if (*n == max) {
+      fprintf(stderr, PROG ": --labels: at most %d labels\n", max);
+      return 1;
+    }
+    v[(*n)++] = s;
+    if (!comma) break;
+    s = comma + 1;
+  }
+  if (*n < 2) {
+    fprintf(stderr, PROG ": --labels '%s': at least two labels (A,B,...)\n", arg);
+    return 1;
+  }
+  return 0;
+}
+
 int el__cmd_finetune(int argc, char **argv) {
   const char *task = NULL, *train = NULL, *dev = NULL, *init = NULL, *out = NULL;
-  const char *tcol = NULL, *pcol = NULL, *lcol = NULL;
+  const char *tcol = NULL, *pcol = NULL, *lcol = NULL, *labels = NULL;
   long epochs = 3, batch = 32, max_len = 128, seed = 0, stride = 128, max_query = 64, threads = 0;
   long max_train = 0, max_dev = 0, log_every = 50;
   double lr = 3e-4, decay = 0.8, warmup = 0.1, wd = 0.01, time_limit = 0;
@@ -71,6 +108,9 @@ int el__cmd_finetune(int argc, char **argv) {
       {"--text-column", EL_OPT_STR, &tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
       {"--pair-column", EL_OPT_STR, &pcol, 0, 0, "NAME|N", "tsv: second text column (none)", 0},
       {"--label-column", EL_OPT_STR, &lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},
+      {"--labels", EL_OPT_STR, &labels, 0, 0, "A,B,...",
+       "tsv: the labels in this order (ids 0, 1, ...; the model's id2label names); a row with "
+       "another label is an error (default: the training file's labels, sorted)", 0},
       {"--max-train-examples", EL_OPT_INT, &max_train, 0, 1e9, "N", "use the first N only (all)", 0},
       {"--max-dev-examples", EL_OPT_INT, &max_dev, 0, 1e9, "N", "use the first N only (all)", 0},
       {"--log-every", EL_OPT_INT, &log_every, 0, 1e9, "N", "progress line every N steps (50)", 0},
@@ -123,6 +163,18 @@ int el__cmd_finetune(int argc, char **argv) {
     fprintf(stderr, PROG ": --score-aggregation '%s': expected max, first or mean\n", rule);
     return 2;
   }
+  char *label_buf = NULL, *label_v[256];
+  int n_labels = 0;
+  if (labels) {
+    if (strcmp(t->name, "tsv")) {
+      fprintf(stderr, PROG ": --labels names the labels of --task tsv; %s has its own\n", t->name);
+      return 2;
+    }
+    if (parse_labels(labels, &label_buf, label_v, 256, &n_labels)) {
+      free(label_buf);
+      return 2;
+    }
+  }
   el__ft_opts o = {0};
   o.ged_rule = (el_score_rule)rule_id;
   o.synth = (el__synth_opts){synth.v, synth.n, synth_n, dev ? 0 : synth_dev, synth_rate, 0, NULL, 0};
@@ -132,6 +184,8 @@ int el__cmd_finetune(int argc, char **argv) {
   o.init = init;
   o.out = out;
   o.cols = (el__tsv_columns){tcol, pcol, lcol};
+  o.labels = n_labels ? label_v : NULL;
+  o.n_labels = n_labels;
   o.epochs = el__cli_find(opts, g_nopts, "--epochs")->seen ? epochs : t->epochs;
   o.max_seq_len = el__cli_find(opts, g_nopts, "--max-seq-len")->seen ? max_len : t->max_seq_len;
   o.batch = batch;
@@ -172,6 +226,7 @@ int el__cmd_finetune(int argc, char **argv) {
   }
   el_error err = {0};
   rc = el__ft_run(&o, stderr, &err);
+  free(label_buf);
   if (rc) {
     fprintf(stderr, PROG ": %s\n", err.msg);
     return 1;

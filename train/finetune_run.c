@@ -184,7 +184,8 @@ static int read_examples(const el__ft_opts *o, const el_tokenizer *tok, el__ft_e
                          el__ft_examples *dv, FILE *log, el_error *err) {
   if (o->synth.n_paths) return read_synthetic(o, tok, tr, dv, log, err);
   char note[700];
-  int rc = el__ft_read(o->task, o->train, &o->cols, NULL, 0, (int)o->max_train, tr, err);
+  int rc = el__ft_read(o->task, o->train, &o->cols, o->labels, o->n_labels, (int)o->max_train, tr,
+                       err);
   if (rc) return rc;
   el__ft_skip_note(tr, note, sizeof note);
   if (note[0]) fprintf(log, "finetune: train: %s\n", note);

@@ -13,6 +13,8 @@ typedef struct el__ft_opts {
   const el__task *task;
   const char *train, *dev, *init, *out;
   el__tsv_columns cols;
+  char *const *labels;     /* tsv --labels: fixed label order and names (NULL: sorted from train) */
+  int n_labels;
   long epochs, batch, max_seq_len, seed, doc_stride, max_query_len, threads;
   long max_train, max_dev; /* first N examples only (0 = all) */
   long log_every;          /* progress line every N steps */

@@ -109,6 +109,36 @@ grep -q '^step .* loss .* lr .* ex/s' <($FT0 --threads 2 --task sst2 --train $T/
   --out $T/sst_log --epochs 1 --log-every 2 2>&1)
 check "progress lines show loss, LR and examples/s" [ $? -eq 0 ]
 
+# generic TSV with --labels: the given order and names, not the sorted ones
+python3 - "$T" <<'EOF2'
+import sys
+d = sys.argv[1]
+for name in ("sst_train", "sst_dev"):
+    rows = open("%s/%s.tsv" % (d, name)).read().splitlines()[1:]
+    with open("%s/gen_%s.tsv" % (d, name), "w") as f:
+        f.write("label\ttext\n")
+        for r in rows:
+            s, l = r.rsplit("\t", 1)
+            f.write("%s\t%s\n" % ("pos" if l == "1" else "neg", s))
+EOF2
+$FT --task tsv --labels pos,neg --train $T/gen_sst_train.tsv --dev $T/gen_sst_dev.tsv --out $T/gen \
+  --epochs 15 2>$T/gen.log
+check "finetune tsv --labels pos,neg exits 0" [ $? -eq 0 ]
+check "tsv --labels: id2label in the given order (0 pos, 1 neg; sorted would be neg, pos)" \
+  [ "$(json_get $T/gen/config.json id2label/0)" = pos -a "$(json_get $T/gen/config.json id2label/1)" = neg ]
+out=$($BIN eval --task tsv --data $T/gen_sst_dev.tsv --model $T/gen)
+acc=$(json_get - accuracy <<<"$out")
+check "tsv --labels: eval reads the file by those names and the model learned (accuracy $acc >= 0.9)" ge "$acc" 0.9
+msg=$($FT --task tsv --labels pos,other --train $T/gen_sst_train.tsv --dev $T/gen_sst_dev.tsv --out $T/x 2>&1); rc=$?
+check "tsv --labels: a training label not in the list is an error naming file:line" \
+  [ $rc -eq 1 -a -n "$(grep -o "gen_sst_train.tsv:[0-9]*: unknown label 'neg'" <<<"$msg")" ]
+for bad in "pos" "pos,,neg" "pos,neg,pos"; do
+  msg=$($FT --task tsv --labels "$bad" --train $T/gen_sst_train.tsv --dev $T/gen_sst_dev.tsv --out $T/x 2>&1); rc=$?
+  check "--labels '$bad' refused before training (exit 2: $msg)" [ $rc -eq 2 -a ! -e $T/x ]
+done
+msg=$($FT --task sst2 --labels a,b --train $T/sst_train.tsv --dev $T/sst_dev.tsv --out $T/x 2>&1); rc=$?
+check "--labels with a GLUE task is refused (its labels are fixed)" [ $rc -eq 2 -a -n "$(grep -o 'task tsv' <<<"$msg")" ]
+
 # determinism: same seed -> same weights, also across thread counts
 $FT --task sst2 --train $T/sst_train.tsv --dev $T/sst_dev.tsv --out $T/sstA --epochs 2 --seed 7 2>/dev/null
 $FT0 --task sst2 --train $T/sst_train.tsv --dev $T/sst_dev.tsv --out $T/sstB --epochs 2 --seed 7 --threads 1 --log-every 0 2>/dev/null
