@@ -131,6 +131,101 @@ static int unique_ids(el__squad_data *d) {
   return 0;
 }
 
+static int no_memory(el_error *err, const char *path) {
+  return el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+}
+
+/* The answers of one question (none for an impossible one: v2.0 dev keeps
+ * plausible answers elsewhere); an answer whose text is not at its
+ * answer_start is kept for evaluation but not trained on. -1: out of memory. */
+static int read_answers(el__squad_data *out, el__squad_q *q, const cJSON *qa, const char *ctx,
+                        const char *path) {
+  const cJSON *ans = cJSON_GetObjectItemCaseSensitive(qa, "answers");
+  int na = cJSON_IsArray(ans) ? cJSON_GetArraySize(ans) : 0;
+  if (q->impossible) na = 0;
+  if (na && !(q->answers = calloc((size_t)na, sizeof *q->answers))) return -1;
+  const cJSON *a;
+  int k = 0;
+  cJSON_ArrayForEach(a, ans) {
+    if (k >= na) break;
+    const char *text = jstr(a, "text");
+    const cJSON *st = cJSON_GetObjectItemCaseSensitive(a, "answer_start");
+    if (!text) continue;
+    el__squad_answer *x = &q->answers[q->n_answers];
+    if (!(x->text = strdup(text))) return -1;
+    x->start = cJSON_IsNumber(st) ? (int)st->valuedouble : -1;
+    /* past the context's end the offset is its end, where no text matches */
+    long b = x->start >= 0 ? (long)el_utf8_byte_offset(ctx, strlen(ctx), (size_t)x->start) : -1;
+    x->ok = b >= 0 && *text && strncmp(ctx + b, text, strlen(text)) == 0;
+    if (!x->ok && out->n_bad_answers++ == 0 && !out->first_skip[0])
+      snprintf(out->first_skip, sizeof out->first_skip,
+               "%s: question id %s: answer '%.40s' is not at character %d of its context", path,
+               q->id, text, x->start);
+    if (x->ok && q->train_answer < 0) q->train_answer = q->n_answers;
+    q->n_answers++;
+    k++;
+  }
+  return 0;
+}
+
+/* data[ai].paragraphs[pi].qas[qi]: a question about the last context. */
+static int read_question(el__squad_data *out, const cJSON *qa, const char *ctx, const char *path,
+                         int ai, int pi, int qi, el_error *err) {
+  const char *question = jstr(qa, "question");
+  if (!question)
+    return el_error_set(err, EL_EFORMAT, "%s: data[%d].paragraphs[%d].qas[%d] has no \"question\"",
+                        path, ai, pi, qi);
+  if (push_q(out)) return no_memory(err, path);
+  el__squad_q *q = &out->q[out->n_q - 1];
+  q->ctx = out->n_ctx - 1;
+  q->train_answer = -1;
+  const char *id = jstr(qa, "id");
+  char idbuf[32];
+  if (!id) {
+    snprintf(idbuf, sizeof idbuf, "q%d", out->n_q - 1);
+    id = idbuf;
+  }
+  q->id = strdup(id);
+  q->question = strdup(question);
+  if (!q->id || !q->question) return no_memory(err, path);
+  q->impossible = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(qa, "is_impossible"));
+  if (q->impossible) out->v2 = 1;
+  if (read_answers(out, q, qa, ctx, path)) return no_memory(err, path);
+  if (!q->impossible && q->train_answer < 0) out->n_untrainable++;
+  return EL_OK;
+}
+
+/* Every article's paragraphs: a context and its questions. */
+static int read_articles(el__squad_data *out, const cJSON *data, const char *path, el_error *err) {
+  int ai = 0, rc;
+  const cJSON *art;
+  cJSON_ArrayForEach(art, data) {
+    const cJSON *paras = cJSON_GetObjectItemCaseSensitive(art, "paragraphs");
+    if (!cJSON_IsArray(paras))
+      return el_error_set(err, EL_EFORMAT, "%s: data[%d] has no \"paragraphs\" array", path, ai);
+    int pi = 0;
+    const cJSON *para;
+    cJSON_ArrayForEach(para, paras) {
+      const char *ctx = jstr(para, "context");
+      const cJSON *qas = cJSON_GetObjectItemCaseSensitive(para, "qas");
+      if (!ctx || !cJSON_IsArray(qas))
+        return el_error_set(err, EL_EFORMAT,
+                            "%s: data[%d].paragraphs[%d] lacks \"context\" or \"qas\"", path, ai,
+                            pi);
+      if (push_ctx(out, ctx)) return no_memory(err, path);
+      int qi = 0;
+      const cJSON *qa;
+      cJSON_ArrayForEach(qa, qas) {
+        if ((rc = read_question(out, qa, ctx, path, ai, pi, qi, err))) return rc;
+        qi++;
+      }
+      pi++;
+    }
+    ai++;
+  }
+  return EL_OK;
+}
+
 int el__squad_read(const char *path, el__squad_data *out, el_error *err) {
   memset(out, 0, sizeof *out);
   size_t len = 0;
@@ -150,98 +245,11 @@ int el__squad_read(const char *path, el__squad_data *out, el_error *err) {
   const char *ver = jstr(root, "version");
   if (ver && strstr(ver, "2.0")) out->v2 = 1;
   const cJSON *data = cJSON_GetObjectItemCaseSensitive(root, "data");
-  if (!cJSON_IsArray(data)) {
+  if (!cJSON_IsArray(data))
     rc = el_error_set(err, EL_EFORMAT, "%s: no \"data\" array (not SQuAD JSON)", path);
-    goto done;
-  }
-  int ai = 0;
-  const cJSON *art;
-  cJSON_ArrayForEach(art, data) {
-    const cJSON *paras = cJSON_GetObjectItemCaseSensitive(art, "paragraphs");
-    if (!cJSON_IsArray(paras)) {
-      rc = el_error_set(err, EL_EFORMAT, "%s: data[%d] has no \"paragraphs\" array", path, ai);
-      goto done;
-    }
-    int pi = 0;
-    const cJSON *para;
-    cJSON_ArrayForEach(para, paras) {
-      const char *ctx = jstr(para, "context");
-      const cJSON *qas = cJSON_GetObjectItemCaseSensitive(para, "qas");
-      if (!ctx || !cJSON_IsArray(qas)) {
-        rc = el_error_set(err, EL_EFORMAT, "%s: data[%d].paragraphs[%d] lacks \"context\" or \"qas\"",
-                          path, ai, pi);
-        goto done;
-      }
-      if (push_ctx(out, ctx)) goto oom;
-      int qi = 0;
-      const cJSON *qa;
-      cJSON_ArrayForEach(qa, qas) {
-        const char *question = jstr(qa, "question");
-        if (!question) {
-          rc = el_error_set(err, EL_EFORMAT, "%s: data[%d].paragraphs[%d].qas[%d] has no \"question\"",
-                            path, ai, pi, qi);
-          goto done;
-        }
-        if (push_q(out)) goto oom;
-        el__squad_q *q = &out->q[out->n_q - 1];
-        q->ctx = out->n_ctx - 1;
-        q->train_answer = -1;
-        const char *id = jstr(qa, "id");
-        char idbuf[32];
-        if (!id) {
-          snprintf(idbuf, sizeof idbuf, "q%d", out->n_q - 1);
-          id = idbuf;
-        }
-        q->id = strdup(id);
-        q->question = strdup(question);
-        if (!q->id || !q->question) goto oom;
-        const cJSON *imp = cJSON_GetObjectItemCaseSensitive(qa, "is_impossible");
-        q->impossible = cJSON_IsTrue(imp);
-        if (q->impossible) out->v2 = 1;
-        const cJSON *ans = cJSON_GetObjectItemCaseSensitive(qa, "answers");
-        int na = cJSON_IsArray(ans) ? cJSON_GetArraySize(ans) : 0;
-        if (q->impossible) na = 0; /* v2.0 dev keeps plausible answers elsewhere */
-        if (na) {
-          q->answers = calloc((size_t)na, sizeof *q->answers);
-          if (!q->answers) goto oom;
-        }
-        const cJSON *a;
-        int k = 0;
-        cJSON_ArrayForEach(a, ans) {
-          if (k >= na) break;
-          const char *text = jstr(a, "text");
-          const cJSON *st = cJSON_GetObjectItemCaseSensitive(a, "answer_start");
-          if (!text) continue;
-          el__squad_answer *x = &q->answers[q->n_answers];
-          if (!(x->text = strdup(text))) goto oom;
-          x->start = cJSON_IsNumber(st) ? (int)st->valuedouble : -1;
-          /* past the context's end the offset is its end, where no text matches */
-          long b = x->start >= 0 ? (long)el_utf8_byte_offset(ctx, strlen(ctx), (size_t)x->start) : -1;
-          x->ok = b >= 0 && *text && strncmp(ctx + b, text, strlen(text)) == 0;
-          if (!x->ok && out->n_bad_answers++ == 0 && !out->first_skip[0])
-            snprintf(out->first_skip, sizeof out->first_skip,
-                     "%s: question id %s: answer '%.40s' is not at character %d of its context",
-                     path, q->id, text, x->start);
-          if (x->ok && q->train_answer < 0) q->train_answer = q->n_answers;
-          q->n_answers++;
-          k++;
-        }
-        if (!q->impossible && q->train_answer < 0) out->n_untrainable++;
-        qi++;
-      }
-      pi++;
-    }
-    ai++;
-  }
-  if (out->n_q == 0) {
-    rc = el_error_set(err, EL_EFORMAT, "%s: no questions", path);
-    goto done;
-  }
-  if (unique_ids(out)) goto oom;
-  goto done;
-oom:
-  rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
-done:
+  if (!rc) rc = read_articles(out, data, path, err);
+  if (!rc && out->n_q == 0) rc = el_error_set(err, EL_EFORMAT, "%s: no questions", path);
+  if (!rc && unique_ids(out)) rc = no_memory(err, path);
   cJSON_Delete(root);
   free(buf);
   if (rc) el__squad_free(out);
