@@ -28,6 +28,9 @@ typedef enum el__mfield {
   EL_MF_GRAD_NORM,
   EL_MF_DISC_BASE_LOSS, /* validation: loss of the best constant answer (the base rate) */
   EL_MF_PLANNED_STEPS, /* train rows of a --time-limit run: the schedule's planned total */
+  EL_MF_EPOCH,         /* fine-tuning: the epoch (1, 2, ...) */
+  EL_MF_EXAMPLES_PER_S, /* fine-tuning train rows */
+  EL_MF_DEV_SCORE,     /* fine-tuning val rows: the task's dev metric (eval.json "metric") */
   EL_MF_COUNT
 } el__mfield;
 
@@ -58,13 +61,28 @@ typedef struct el__mlog {
  * existing rows with step <= keep_upto (a missing file is an empty history),
  * rewrite the file with just those, and append after them. */
 int el__mlog_open(el__mlog *m, const char *path, int64_t keep_upto, el_error *err);
-/* Appends one row (kept in memory too) and flushes the line. */
+/* A log kept in memory only (no file): el__mlog_add keeps the rows, and
+ * el__mlog_save writes them where and when the caller wants (fine-tuning,
+ * whose output directory is replaced by every checkpoint save). */
+void el__mlog_open_memory(el__mlog *m);
+/* Appends one row (kept in memory too) and, with a file, flushes the line. */
 int el__mlog_add(el__mlog *m, const el__mrow *r, el_error *err);
+/* Writes every row to path atomically (el__write_atomic). */
+int el__mlog_save(const el__mlog *m, const char *path, el_error *err);
 void el__mlog_close(el__mlog *m);
 
-/* Draws svg_path: panel 1 the training losses (log scale), panel 2 the
- * validation metrics (accuracies, AUC, unigram baseline) in [0, 1]. */
+/* Draws svg_path for pretraining, every axis linear: the generator (MLM)
+ * loss; the discriminator loss against its base-rate loss (the best
+ * constant answer: what "learning nothing" scores), train and validation;
+ * the validation metrics in [0, 1] (generator accuracy, discriminator AUC,
+ * unigram baseline) with a dot on each validation; the learning rate. mlm:
+ * panels 1, 3 (MLM accuracy) and 4. */
 int el__mlog_plot(const el__mlog *m, const char *svg_path, const char *title, int mlm,
                   el_error *err);
+/* Draws svg_path for fine-tuning: the training loss per logged interval
+ * and each epoch's mean (dots); the dev metric (named metric) per epoch
+ * (dots); the learning rate. */
+int el__mlog_plot_finetune(const el__mlog *m, const char *svg_path, const char *title,
+                           const char *metric, el_error *err);
 
 #endif

@@ -108,6 +108,7 @@ static int validate(el__pt_run *r, el_error *err) {
     el__mrow_set(&row, EL_MF_DISC_AUC, v.disc_auc);
     el__mrow_set(&row, EL_MF_REPLACED_FRAC, v.replaced_frac);
     el__mrow_set(&row, EL_MF_DISC_BASE_LOSS, v.disc_base_loss);
+    r->last_auc = v.disc_auc;
   }
   el_error e = {0};
   if (el__mlog_add(&r->mlog, &row, &e) && r->mlog.write_failed == 1) {
@@ -213,6 +214,9 @@ static void log_row(el__pt_run *r, acc *a, double lr, long planned) {
     el__mrow_set(&row, EL_MF_DISC_ACC, a->n_scored ? (double)a->disc_correct / a->n_scored : NAN);
     if (r->lids && a->n_scored) /* train rows without --corruption stay as they were */
       el__mrow_set(&row, EL_MF_REPLACED_FRAC, (double)a->n_replaced / a->n_scored);
+    if (a->n_scored) /* what the constant answer would score on these tokens */
+      el__mrow_set(&row, EL_MF_DISC_BASE_LOSS,
+                   el__base_rate_loss((double)a->n_replaced / a->n_scored));
   }
   el__mrow_set(&row, EL_MF_TOKENS_PER_S, dt > 0 ? a->tokens / dt : NAN);
   el__mrow_set(&row, EL_MF_GRAD_NORM, a->grad_norm / a->steps);
@@ -404,14 +408,19 @@ static void session_report(el__pt_run *r, session *s) {
   }
   int log_now = r->step % o->log_every == 0 || r->step == s->end;
   if (!r->prog.tty && !log_now) return;
-  el__progress_stats ps = {r->step,
-                           a->tokens / fmax(mono() - a->t0, 1e-9),
-                           s->lr,
-                           remain,
-                           a->gen_loss / a->steps,
-                           a->n_selected ? (double)a->gen_correct / a->n_selected : 0,
-                           o->mlm ? NAN : a->disc_loss / a->steps,
-                           o->mlm ? NAN : (double)a->disc_correct / a->n_scored};
+  el__progress_stats ps = {
+      .step = r->step,
+      .tokens_per_s = a->tokens / fmax(mono() - a->t0, 1e-9),
+      .lr = s->lr,
+      .eta_s = remain,
+      .gen_loss = a->gen_loss / a->steps,
+      .gen_acc = a->n_selected ? (double)a->gen_correct / a->n_selected : 0,
+      .disc_loss = o->mlm ? NAN : a->disc_loss / a->steps,
+      .disc_acc = o->mlm ? NAN : (double)a->disc_correct / a->n_scored,
+      .disc_base_loss = o->mlm || !a->n_scored
+                            ? NAN
+                            : el__base_rate_loss((double)a->n_replaced / a->n_scored),
+      .disc_auc = o->mlm ? NAN : r->last_auc};
   if (r->prog.tty) el__progress_update(&r->prog, &ps, 0);
   if (!log_now) return;
   el__progress_log(&r->prog, &ps);
@@ -480,6 +489,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
   r->o = o;
   r->resume = resume;
   r->last_val_step = -1;
+  r->last_auc = NAN;
   snprintf(r->run_dir, sizeof r->run_dir, "%s", o->out);
   snprintf(r->state_dir, sizeof r->state_dir, "%s/state", o->out);
   el_set_threads((int)o->threads);

@@ -53,6 +53,7 @@ typedef struct el__pt_run {
   uint64_t tokens_seen;
   double train_seconds;
   int64_t last_val_step; /* step of the last validation, -1 = none yet */
+  double last_auc;       /* the last validation's discriminator AUC (NaN: none yet) */
   /* per-step buffers */
   int *pos, *targets, *corrupt;
   uint8_t *use_mask;

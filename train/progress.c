@@ -39,17 +39,31 @@ static void fmt_rate(char *buf, size_t n, double r) {
   else snprintf(buf, n, "%.0f", r);
 }
 
+double el__base_rate_loss(double q) {
+  if (!(q >= 0 && q <= 1)) return NAN;
+  return q > 0 && q < 1 ? -(q * log(q) + (1 - q) * log1p(-q)) : 0.0;
+}
+
 /* The fields shared by the bar and the log line. */
 static void fields(char *buf, size_t n, const el__progress_stats *s) {
-  char rate[32], eta[32];
-  fmt_rate(rate, sizeof rate, s->tokens_per_s);
+  char rate[32], eta[32], base[48] = "", auc[32] = "";
   el__format_duration(s->eta_s, eta, sizeof eta);
-  if (isnan(s->disc_loss))
+  if (s->finetune) {
+    fmt_rate(rate, sizeof rate, s->examples_per_s);
+    snprintf(buf, n, "epoch %ld/%ld | loss %.4f | lr %.2e | %s ex/s | ETA %s", s->epoch,
+             s->epochs, s->loss, s->lr, rate, eta);
+    return;
+  }
+  fmt_rate(rate, sizeof rate, s->tokens_per_s);
+  if (isnan(s->disc_loss)) {
     snprintf(buf, n, "%s tok/s | mlm %.3f acc %.1f%% | lr %.2e | ETA %s", rate, s->gen_loss,
              100 * s->gen_acc, s->lr, eta);
-  else
-    snprintf(buf, n, "%s tok/s | gen %.3f acc %.1f%% | disc %.4f acc %.1f%% | lr %.2e | ETA %s",
-             rate, s->gen_loss, 100 * s->gen_acc, s->disc_loss, 100 * s->disc_acc, s->lr, eta);
+    return;
+  }
+  if (isfinite(s->disc_base_loss)) snprintf(base, sizeof base, " (base rate %.4f)", s->disc_base_loss);
+  if (isfinite(s->disc_auc)) snprintf(auc, sizeof auc, " | val AUC %.3f", s->disc_auc);
+  snprintf(buf, n, "%s tok/s | gen %.3f acc %.1f%% | disc %.4f%s%s | lr %.2e | ETA %s", rate,
+           s->gen_loss, 100 * s->gen_acc, s->disc_loss, base, auc, s->lr, eta);
 }
 
 void el__progress_update(el__progress *p, const el__progress_stats *s, int force) {
@@ -64,7 +78,7 @@ void el__progress_update(el__progress *p, const el__progress_stats *s, int force
   char bar[W + 1];
   for (int i = 0; i < W; i++) bar[i] = i < fill ? '=' : (i == fill ? '>' : ' ');
   bar[W] = 0;
-  char rest[256], tot[32];
+  char rest[320], tot[32];
   fields(rest, sizeof rest, s);
   fprintf(p->f, "\r\033[K%lld/%s [%s] %3.0f%% | %s", (long long)s->step,
           fmt_total(p, tot, sizeof tot), bar, 100 * frac, rest);
@@ -74,7 +88,7 @@ void el__progress_update(el__progress *p, const el__progress_stats *s, int force
 
 void el__progress_log(el__progress *p, const el__progress_stats *s) {
   if (p->tty) return;
-  char rest[256], tot[32];
+  char rest[320], tot[32];
   fields(rest, sizeof rest, s);
   fprintf(p->f, "step %lld/%s | %s\n", (long long)s->step, fmt_total(p, tot, sizeof tot), rest);
   fflush(p->f);

@@ -18,11 +18,27 @@ typedef struct el__progress {
   int planned;      /* total is a time plan (--time-limit): shown as ~N */
 } el__progress;
 
+/* What the line shows. Pretraining: tokens/s, the generator's loss and
+ * accuracy, the discriminator's loss beside its base-rate loss (the loss of
+ * always answering the fraction of replaced tokens: below it the
+ * discriminator tells replaced from original tokens, at it it has learned
+ * nothing; its accuracy is not shown, as always answering "original" already
+ * scores the base rate), the last validation's AUC. Fine-tuning (finetune =
+ * 1): the epoch, the loss and examples/s. */
 typedef struct el__progress_stats {
   int64_t step;
   double tokens_per_s, lr, eta_s;
-  double gen_loss, gen_acc, disc_loss, disc_acc; /* disc_* NaN for MLM */
+  double gen_loss, gen_acc, disc_loss, disc_acc; /* disc_* NaN for MLM; disc_acc not shown */
+  double disc_base_loss; /* base-rate loss of the same tokens; NaN: not shown */
+  double disc_auc;       /* the last validation's AUC; NaN (none yet): not shown */
+  int finetune;
+  double loss, examples_per_s;
+  long epoch, epochs;
 } el__progress_stats;
+
+/* The binary cross-entropy of the best constant answer when a fraction q of
+ * the labels is 1: -(q ln q + (1-q) ln(1-q)); NaN when q is not in [0, 1]. */
+double el__base_rate_loss(double q);
 
 void el__progress_init(el__progress *p, FILE *f, int64_t total);
 /* A new total (a time-planned run re-plans as it goes); planned: shown as

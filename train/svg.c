@@ -80,6 +80,11 @@ static void panel(FILE *f, const el__svg_panel *p, int y0) {
   if (ymax <= ymin) ymax = ymin + (ymin != 0 ? fabs(ymin) * 0.1 : 1);
   double xt[32], yt[32], xs, ys;
   int nxt = el__svg_ticks(xmin, xmax, 8, xt, 32, &xs);
+  if (p->integer_x && xs < 1) { /* whole epochs */
+    nxt = 0;
+    for (double v = ceil(xmin); v <= xmax + 1e-9 && nxt < 32; v += 1) xt[nxt++] = v;
+    xs = 1;
+  }
   int nyt;
   if (p->log_y) {
     nyt = 0;
@@ -146,17 +151,20 @@ static void panel(FILE *f, const el__svg_panel *p, int y0) {
       fprintf(f, "%s%.1f,%.1f", pts++ ? " " : "", PX(x), PY(y));
     }
     fputs("\"/>\n", f);
-    if (pts == 1) { /* a lone point would be invisible as a polyline */
+    if (se->markers || pts == 1) { /* a lone point would be invisible as a polyline */
       for (int i = 0; i < se->n; i++)
-        if (isfinite(se->x[i]) && isfinite(se->y[i]))
-          fprintf(f, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"/>\n", PX(se->x[i]),
-                  PY(fmin(fmax(se->y[i], ymin), ymax)), se->color);
+        if (isfinite(se->x[i]) && isfinite(se->y[i]) && !(p->log_y && se->y[i] <= 0))
+          fprintf(f, "<circle class=\"mk\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n",
+                  PX(se->x[i]), PY(fmin(fmax(se->y[i], ymin), ymax)), se->color);
     }
     int ly = top + 8 + 20 * s;
     fprintf(f,
             "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2.5\"%s/>\n",
             x0 + w + 14, ly, x0 + w + 40, ly, se->color,
             se->dashed ? " stroke-dasharray=\"6 4\"" : "");
+    if (se->markers)
+      fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"3.5\" fill=\"%s\"/>\n", x0 + w + 27, ly,
+              se->color);
     fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"lg\">", x0 + w + 46, ly + 4);
     xml_text(f, se->name);
     fputs("</text>\n", f);

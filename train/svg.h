@@ -13,6 +13,7 @@ typedef struct el__svg_series {
   const double *x, *y;
   int n;
   int dashed;
+  int markers;        /* 1: a dot on every point (validation rows, epochs) */
 } el__svg_series;
 
 typedef struct el__svg_panel {
@@ -23,6 +24,7 @@ typedef struct el__svg_panel {
   double ymin, ymax;
   int include_zero;
   int log_y;          /* 1: logarithmic y axis (positive values only) */
+  int integer_x;      /* 1: x ticks on whole numbers only (epochs) */
 } el__svg_panel;
 
 /* Writes the document to path atomically (temp file + rename). Panels with

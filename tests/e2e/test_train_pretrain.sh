@@ -65,6 +65,10 @@ check "no temporary files left in RUN" [ -z "$(find "$R" -name '*.tmp-*')" ]
 check "plain log lines off a terminal" grep -q "^step 16/16 |.*tok/s.*gen .*disc .*lr .*ETA" "$T/err.log"
 check "no carriage returns off a terminal" sh -c "! grep -q $'\r' '$T/err.log'"
 check "validation reported with AUC" grep -q "validation at step 16 .*AUC" "$T/err.log"
+check "progress lines: discriminator loss beside its base-rate loss, the validation AUC" \
+  grep -q "^step 16/16 |.* disc [0-9.]* (base rate [0-9.]*) | val AUC [0-9.]* | lr .*ETA" "$T/err.log"
+check "progress lines: no discriminator accuracy (the base rate of original tokens)" \
+  sh -c "! grep -q 'disc [0-9.]* acc' '$T/err.log'"
 "$PY" - "$R" <<'EOF' && ok "metrics.jsonl: JSON rows, train every 4 steps, val at 0/8/16" || bad "metrics.jsonl content"
 import json, sys, math
 rows = [json.loads(l) for l in open(sys.argv[1] + "/metrics.jsonl")]
@@ -89,6 +93,31 @@ for r in va:
 EOF
 "$PY" -c "import sys, xml.dom.minidom as m; d = m.parse(sys.argv[1]); assert d.documentElement.tagName == 'svg'; assert len(d.getElementsByTagName('polyline')) >= 4" "$R/loss.svg" \
   && ok "loss.svg is well-formed SVG with curves" || bad "loss.svg is not well-formed"
+"$PY" - "$R" <<'EOF' && ok "metrics.jsonl train rows: disc_base_loss of the batches' replaced fraction" || bad "train rows lack disc_base_loss"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1] + "/metrics.jsonl")]
+tr = [r for r in rows if r["kind"] == "train"]
+assert all(0 < r["disc_base_loss"] < 0.7 for r in tr), tr
+EOF
+"$PY" - "$R/loss.svg" <<'EOF' && ok "loss.svg: linear loss panels, discriminator vs base rate, LR panel, a dot per validation" || bad "loss.svg panels"
+import sys, xml.dom.minidom as m
+d = m.parse(sys.argv[1])
+def text(n): return "".join(c.data for c in n.childNodes if c.nodeType == c.TEXT_NODE)
+panels = d.getElementsByTagName("g")
+titles = [text(p.getElementsByTagName("text")[0]) for p in panels]
+assert len(panels) == 4, titles
+assert titles[0].startswith("Generator loss") and titles[1].startswith("Discriminator loss against the base rate"), titles
+assert titles[2].startswith("Validation") and titles[3] == "Learning rate", titles
+for p in (panels[0], panels[1], panels[3]):  # linear y axes: evenly spaced tick values
+    ys = [float(text(t)) for t in p.getElementsByTagName("text") if t.getAttribute("class") == "yt"]
+    steps = {round(b - a, 12) for a, b in zip(ys, ys[1:])}
+    assert len(ys) >= 3 and len(steps) == 1, ys
+# the validation panel: 3 validations (steps 0, 8, 16) x 3 series have a dot each
+dots = [c for c in panels[2].getElementsByTagName("circle") if c.getAttribute("class") == "mk"]
+assert len(dots) >= 9, len(dots)
+lr = panels[3].getElementsByTagName("polyline")[0].getAttribute("points").split()
+assert len(lr) == 4, lr
+EOF
 "$PY" - "$R" <<'EOF' && ok "configs: ElectraForPreTraining 128/4/2, ElectraForMaskedLM 32/1 head" || bad "config.json fields"
 import json, sys
 d = json.load(open(sys.argv[1] + "/discriminator/config.json"))

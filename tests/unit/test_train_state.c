@@ -191,15 +191,19 @@ static void test_metrics_and_svg(void) {
   fclose(f);
   CHECK(strstr(buf, "<svg xmlns=\"http://www.w3.org/2000/svg\"") != NULL && size > 2000,
         "SVG document (%ld bytes)", size);
-  char cmd[600];
+  char cmd[1200];
   snprintf(cmd, sizeof cmd,
            "/usr/bin/python3 -c \"import sys,xml.dom.minidom as m; d=m.parse(sys.argv[1]); "
            "t=d.getElementsByTagName('text'); assert any('t<e>st & plot' in "
            "(x.firstChild.data if x.firstChild else '') for x in t); "
-           "assert len(d.getElementsByTagName('polyline')) == 6\" %s",
+           "assert len(d.getElementsByTagName('polyline')) == 9; "
+           "assert len([c for c in d.getElementsByTagName('circle') "
+           "if c.getAttribute('class') == 'mk']) == 4\" %s",
            svg);
   if (access("/usr/bin/python3", X_OK) == 0)
-    CHECK(system(cmd) == 0, "the SVG is well-formed XML with escaped title and 6 curves");
+    CHECK(system(cmd) == 0,
+          "the SVG is well-formed XML with escaped title, 9 curves in 4 panels (generator, "
+          "discriminator vs base rate, validation, LR) and a dot per validation point (4)");
   else
     SKIP("/usr/bin/python3 not found: XML parse of the SVG not checked");
   double t[32], step;
