@@ -17,8 +17,10 @@
 
 #include "trainer_api.h"
 #include "finetune_run.h"
+#include "metrics_log.h"
 #include "optim.h"
 #include "params.h"
+#include "progress.h"
 #include "schedule.h"
 
 static double now_wall(void) {
@@ -278,15 +280,34 @@ static int write_eval_json(const el__ft_opts *o, const el__ft_run_summary *r, el
  * been timed, keep time for one at half a training step per dev batch (a
  * forward pass only); say once what was planned. */
 static void plan_step(el__plan *pl, double step_s, double elapsed, int eval_timed,
-                      long dev_batches, double warmup, FILE *log) {
+                      long dev_batches, double warmup, el__progress *prog) {
   int was = pl->measured;
   el__plan_step(pl, step_s, elapsed);
   if (!eval_timed) el__plan_set_reserve(pl, 0.5 * el__plan_cost(pl) * (double)dev_batches);
+  if (pl->measured) el__progress_set_total(prog, pl->total, 1);
   if (pl->measured && !was)
-    fprintf(log,
-            "finetune: time plan: %.3fs per step measured -> %ld steps in %gs (warmup %ld); "
-            "re-planned as the step time changes\n",
-            el__plan_cost(pl), pl->total, pl->budget, el__warmup_share(pl->total, warmup));
+    el__progress_note(prog,
+                      "finetune: time plan: %.3fs per step measured -> %ld steps in %gs (warmup "
+                      "%ld); re-planned as the step time changes",
+                      el__plan_cost(pl), pl->total, pl->budget, el__warmup_share(pl->total, warmup));
+}
+
+/* The run's curves in --out: metrics.jsonl (every row so far) and, with
+ * plot, loss.svg. --out is replaced by every best-epoch checkpoint save (a
+ * renamed temporary directory), so they are written again right after each
+ * save, after logged rows once a checkpoint exists, and last after
+ * eval.json. A failure is a warning: the checkpoint is what matters. */
+static void write_curves(const el__ft_opts *o, const el__mlog *ml, el__progress *prog, int plot) {
+  char path[4200], title[512];
+  el_error e = {0};
+  snprintf(path, sizeof path, "%s/metrics.jsonl", o->out);
+  if (el__mlog_save(ml, path, &e)) el__progress_note(prog, "finetune: warning: %s", e.msg);
+  if (!plot) return;
+  snprintf(path, sizeof path, "%s/loss.svg", o->out);
+  snprintf(title, sizeof title, "Fine-tuning %s, batch %ld, peak lr %g", o->task->name, o->batch,
+           o->lr);
+  if (el__mlog_plot_finetune(ml, path, title, o->task->metric, &e))
+    el__progress_note(prog, "finetune: warning: %s", e.msg);
 }
 
 int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
@@ -304,6 +325,10 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   int *order = NULL, *lens = NULL, *bids = NULL, *btypes = NULL;
   float *dout = NULL;
   cJSON *epochs = cJSON_CreateArray();
+  el__mlog ml;
+  el__mlog_open_memory(&ml);
+  el__progress prog;
+  el__progress_init(&prog, log, 0);
   int rc;
   if (o->threads > 0) el_set_threads((int)o->threads);
   /* saving replaces the whole --out directory: refuse one that holds
@@ -400,6 +425,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
    * that partial epoch's dev evaluation */
   el__plan plan, *pl = NULL;
   double t_train = now_wall();
+  el__progress_set_total(&prog, o->time_limit > 0 ? 0 : total, o->time_limit > 0);
   if (o->time_limit > 0) {
     el__plan_init(pl = &plan, o->time_limit, 0, total, total);
     fprintf(log, "finetune: LR schedule planned for --time-limit %gs, at most the %ld steps above\n",
@@ -411,6 +437,9 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   el__ft_metrics best_m = {0};
   long step = 0;
   char mj[1024];
+  int saved = 0;                      /* --out holds this run's checkpoint */
+  double eval_s = 0, eval_total = 0;  /* the last dev evaluation, all of them */
+  double last_plot = now_wall();
   if (!epochs) {
     rc = el_error_set(err, EL_ENOMEM, "finetune: out of memory");
     goto done;
@@ -452,7 +481,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
       step++;
       if (pl) { /* the next step's schedule */
         plan_step(pl, now_wall() - t_step, now_wall() - t_train, ep > 1, (ddv.n + B - 1) / B,
-                  o->warmup, log);
+                  o->warmup, &prog);
         total = pl->total;
         warm = el__warmup_share(total, o->warmup);
       }
@@ -461,16 +490,39 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
       loss_log += loss;
       n_log++;
       ex_log += nb;
-      if (o->log_every > 0 &&
-          (step % o->log_every == 0 || a + B >= dtr.n || (pl && el__plan_done(pl)))) {
-        double dt = now_wall() - t_log;
-        fprintf(log, "step %ld/%ld epoch %ld loss %.4f lr %.3g %.1f ex/s\n", step, total, ep,
-                loss_log / n_log, lr, dt > 0 ? ex_log / dt : 0.0);
-        fflush(log);
-        loss_log = 0;
-        n_log = 0;
-        ex_log = 0;
-        t_log = now_wall();
+      int row_now = (o->log_every > 0 && step % o->log_every == 0) || a + B >= dtr.n ||
+                    (pl && el__plan_done(pl));
+      if (prog.tty || row_now) {
+        double dt = now_wall() - t_log, per_step = (now_wall() - t_train - eval_total) / step;
+        double eta = pl ? el__plan_eta(pl)
+                        : (double)(total - step) * per_step + (double)(o->epochs - ep + 1) * eval_s;
+        el__progress_stats ps = {.step = step, .lr = lr, .eta_s = eta, .finetune = 1,
+                                 .loss = loss_log / n_log, .examples_per_s = dt > 0 ? ex_log / dt : NAN,
+                                 .epoch = ep, .epochs = o->epochs};
+        if (prog.tty) el__progress_update(&prog, &ps, 0);
+        if (row_now && o->log_every > 0) el__progress_log(&prog, &ps);
+        if (row_now) {
+          el__mrow row;
+          memset(&row, 0, sizeof row);
+          row.step = step;
+          el__mrow_set(&row, EL_MF_TIME, now_wall() - t_train);
+          el__mrow_set(&row, EL_MF_EPOCH, (double)ep);
+          el__mrow_set(&row, EL_MF_LR, lr);
+          el__mrow_set(&row, EL_MF_LOSS, loss_log / n_log);
+          el__mrow_set(&row, EL_MF_EXAMPLES_PER_S, ps.examples_per_s);
+          if (pl) el__mrow_set(&row, EL_MF_PLANNED_STEPS, (double)total);
+          el_error e = {0};
+          if (el__mlog_add(&ml, &row, &e)) el__progress_note(&prog, "finetune: warning: %s", e.msg);
+          if (saved) {
+            int plot = now_wall() - last_plot > 30;
+            write_curves(o, &ml, &prog, plot);
+            if (plot) last_plot = now_wall();
+          }
+          loss_log = 0;
+          n_log = 0;
+          ex_log = 0;
+          t_log = now_wall();
+        }
       }
     }
     el__ft_metrics mt;
@@ -478,10 +530,24 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
     el__ft_runner runner = {el__ft_tmodel_run, &rctx};
     double t_eval = now_wall();
     if ((rc = el__ft_evaluate(&runner, &dv, &ddv, &shape, B, 1, 0, NULL, &mt, err))) goto done_ej;
+    eval_s = now_wall() - t_eval;
+    eval_total += eval_s;
     el__ft_metrics_json(t, &mt, mj, sizeof mj);
-    fprintf(log, "epoch %ld: train loss %.4f, dev %s (%.0f s)\n", ep, loss_sum / n_loss, mj,
-            now_wall() - t_ep);
+    el__progress_note(&prog, "epoch %ld: train loss %.4f, dev %s (%.0f s)", ep, loss_sum / n_loss,
+                      mj, now_wall() - t_ep);
     add_epoch(epochs, t, ep, loss_sum / n_loss, &mt);
+    {
+      el__mrow row;
+      memset(&row, 0, sizeof row);
+      row.val = 1;
+      row.step = step;
+      el__mrow_set(&row, EL_MF_TIME, now_wall() - t_train);
+      el__mrow_set(&row, EL_MF_EPOCH, (double)ep);
+      el__mrow_set(&row, EL_MF_LOSS, loss_sum / n_loss);
+      el__mrow_set(&row, EL_MF_DEV_SCORE, mt.primary);
+      el_error e = {0};
+      if (el__mlog_add(&ml, &row, &e)) el__progress_note(&prog, "finetune: warning: %s", e.msg);
+    }
     if (mt.primary > best || best_epoch == 0) {
       best = mt.primary;
       best_epoch = (int)ep;
@@ -496,7 +562,13 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
         cfg.score_rule = o->ged_rule;
       }
       if ((rc = el__checkpoint_save(o->out, &cfg, &p.w[0], vocab, err))) goto done_ej;
-      fprintf(log, "finetune: saved %s (epoch %ld, %s %.4f)\n", o->out, ep, t->metric, best);
+      saved = 1;
+      el__progress_note(&prog, "finetune: saved %s (epoch %ld, %s %.4f)", o->out, ep, t->metric,
+                        best);
+    }
+    if (saved) { /* the saved directory has no curves yet: put them (back) in */
+      write_curves(o, &ml, &prog, 1);
+      last_plot = now_wall();
     }
     if (pl) el__plan_set_reserve(pl, now_wall() - t_eval); /* the last one will take as long */
     if (pl && el__plan_done(pl)) break;
@@ -507,10 +579,16 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
                               step, now_wall() - wall0, now_cpu() - cpu0, mdir};
     rc = write_eval_json(o, &sum, err);
     el__ft_metrics_json(t, &best_m, mj, sizeof mj);
-    if (!rc) fprintf(log, "finetune: best epoch %d, dev %s; wrote %s/eval.json\n", best_epoch, mj, o->out);
+    if (!rc) {
+      write_curves(o, &ml, &prog, 1); /* last: after the final save */
+      el__progress_note(&prog, "finetune: best epoch %d, dev %s; wrote %s/eval.json, metrics.jsonl, loss.svg",
+                        best_epoch, mj, o->out);
+    }
   }
 done_ej:
 done:
+  el__progress_done(&prog);
+  el__mlog_close(&ml);
   cJSON_Delete(epochs);
   free(order);
   free(lens);
