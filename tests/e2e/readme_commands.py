@@ -147,8 +147,17 @@ def run(cmd, cwd, timeout=600):
     return p.returncode, p.stdout, p.stderr
 
 
+# Development history has no place in a README for users (docs/RESULTS.md
+# keeps the dated measurement records).
+HISTORY = [r"until this session", r"Targets of issue", r"\bissue \d+", r"development machine",
+           r"what was tried", r"came from measuring", r'see "Status"', r"\b20\d\d-\d\d-\d\d\b",
+           r"\bthis session\b", r"\bwas \w+(?: \w+)? until\b"]
+
+
 def main():
     readme = open(os.path.join(ROOT, "README.md"), encoding="utf-8").read()
+    hist = [m.group(0) for pat in HISTORY for m in re.finditer(pat, readme)]
+    ok(not hist, "README has no development history (%s)" % ", ".join(hist[:5]))
     train_block = section_block(readme, "## Training your own model")
     curl_block = section_block(readme, "## Using the server")
     if not ok(train_block and curl_block, "README has the training and server shell blocks"):
