@@ -75,155 +75,185 @@ static int parse_labels(const char *arg, char **buf, char **v, int max, int *n) 
   return 0;
 }
 
+/* The command line's values, before they become el__ft_opts. */
+typedef struct ft_args {
+  const char *task, *train, *dev, *init, *out, *tcol, *pcol, *lcol, *labels, *rule;
+  long epochs, batch, max_len, seed, stride, max_query, threads, max_train, max_dev, log_every;
+  double lr, decay, warmup, wd, time_limit;
+  int random_init;
+  el_strlist synth;
+  long synth_n, synth_dev;
+  double synth_rate;
+} ft_args;
+
+/* The required options, the task and the options that go with it. Prints
+ * the error and returns 1 when they do not make a run. */
+static int check_args(const ft_args *a, const el__task **task, int *rule_id) {
+  const char *miss = !a->task                     ? "--task"
+                     : !a->train && !a->synth.n ? "--train"
+                     : !a->dev && !a->synth.n   ? "--dev"
+                     : !a->init                 ? "--init"
+                     : !a->out                  ? "--out"
+                                                : NULL;
+  if (miss) {
+    fprintf(stderr, PROG ": %s is required (see --help)\n", miss);
+    return 1;
+  }
+  const el__task *t = *task = el__task_find(a->task);
+  if (!t) {
+    fprintf(stderr, PROG ": unknown --task '%s' (one of: %s)\n", a->task, el__task_names());
+    return 1;
+  }
+  if (a->synth.n && t->kind != EL__TASK_GED) {
+    fprintf(stderr, PROG ": --synthetic-from makes GED data: it needs --task ged\n");
+    return 1;
+  }
+  if (a->synth.n && a->train) {
+    fprintf(stderr, PROG ": --synthetic-from and --train are two stages: fine-tune on synthetic data "
+                    "first, then --init from that model with --train (electra-train recipe ged does both)\n");
+    return 1;
+  }
+  if ((a->tcol || a->pcol || a->lcol) && (t->kind == EL__TASK_GED || t->kind == EL__TASK_QA)) {
+    fprintf(stderr, PROG ": --text/pair/label-column apply to TSV tasks, not %s\n", t->name);
+    return 1;
+  }
+  *rule_id = el_score_rule_from_name(a->rule);
+  if (*rule_id < 0) {
+    fprintf(stderr, PROG ": --score-aggregation '%s': expected max, first or mean\n", a->rule);
+    return 1;
+  }
+  if (a->labels && strcmp(t->name, "tsv")) {
+    fprintf(stderr, PROG ": --labels names the labels of --task tsv; %s has its own\n", t->name);
+    return 1;
+  }
+  return 0;
+}
+
+/* The run's options: the command line's, the task's defaults for what it
+ * did not give. */
+static void fill_opts(el__ft_opts *o, const ft_args *a, const el__task *t, int rule_id,
+                      char **labels, int n_labels) {
+  memset(o, 0, sizeof *o);
+  o->ged_rule = (el_score_rule)rule_id;
+  o->synth = (el__synth_opts){a->synth.v, a->synth.n, a->synth_n, a->dev ? 0 : a->synth_dev,
+                              a->synth_rate, 0, NULL, 0};
+  o->task = t;
+  o->train = a->train;
+  o->dev = a->dev;
+  o->init = a->init;
+  o->out = a->out;
+  o->cols = (el__tsv_columns){a->tcol, a->pcol, a->lcol};
+  o->labels = n_labels ? labels : NULL;
+  o->n_labels = n_labels;
+  o->epochs = el__cli_find(g_opts, g_nopts, "--epochs")->seen ? a->epochs : t->epochs;
+  o->max_seq_len = el__cli_find(g_opts, g_nopts, "--max-seq-len")->seen ? a->max_len
+                                                                         : t->max_seq_len;
+  o->batch = a->batch;
+  o->seed = a->seed;
+  o->doc_stride = a->stride;
+  o->max_query_len = a->max_query;
+  o->threads = a->threads;
+  o->max_train = a->max_train;
+  o->max_dev = a->max_dev;
+  o->log_every = a->log_every;
+  o->lr = a->lr;
+  o->layer_decay = a->decay;
+  o->warmup = a->warmup;
+  o->weight_decay = a->wd;
+  o->random_init = a->random_init;
+  o->time_limit = a->time_limit;
+}
+
+/* Width-dependent defaults (the file's comment) need the encoder's config:
+ * read it cheaply when --lr, --layer-decay or --max-seq-len is not given.
+ * A load failure is reported by the run itself. */
+static void width_defaults(el__ft_opts *o, const char *init) {
+  int lr_given = el__cli_find(g_opts, g_nopts, "--lr")->seen;
+  int decay_given = el__cli_find(g_opts, g_nopts, "--layer-decay")->seen;
+  int len_given = el__cli_find(g_opts, g_nopts, "--max-seq-len")->seen;
+  if (lr_given && decay_given && len_given) return;
+  char dir[4096];
+  el__ft_resolve_model_dir(init, dir, sizeof dir);
+  el_model *m = NULL;
+  el_error e = {0};
+  if (el_model_load(dir, &m, &e) != 0) return;
+  int h = el_model_config(m)->hidden_size;
+  if (!lr_given) o->lr = h <= 256 ? 3e-4 : h <= 768 ? 1e-4 : 5e-5;
+  if (!decay_given && h > 768) o->layer_decay = 0.9;
+  int maxpos = el_model_config(m)->max_position_embeddings;
+  if (!len_given && o->max_seq_len > maxpos) {
+    fprintf(stderr, PROG ": max_seq_len %ld capped to the model's %d positions\n", o->max_seq_len,
+            maxpos);
+    o->max_seq_len = maxpos;
+  }
+  el_model_free(m);
+}
+
+/* The option table is data (one entry per option, with its help text); the
+ * command itself is the five steps after it. */
 int el__cmd_finetune(int argc, char **argv) {
-  const char *task = NULL, *train = NULL, *dev = NULL, *init = NULL, *out = NULL;
-  const char *tcol = NULL, *pcol = NULL, *lcol = NULL, *labels = NULL;
-  long epochs = 3, batch = 32, max_len = 128, seed = 0, stride = 128, max_query = 64, threads = 0;
-  long max_train = 0, max_dev = 0, log_every = 50;
-  double lr = 3e-4, decay = 0.8, warmup = 0.1, wd = 0.01, time_limit = 0;
-  int random_init = 0;
-  const char *rule = "max";
-  el_strlist synth = {0};
-  long synth_n = 200000, synth_dev = 2000;
-  double synth_rate = 0.12;
+  ft_args a = {.epochs = 3, .batch = 32, .max_len = 128, .stride = 128, .max_query = 64,
+               .log_every = 50, .lr = 3e-4, .decay = 0.8, .warmup = 0.1, .wd = 0.01,
+               .rule = "max", .synth_n = 200000, .synth_dev = 2000, .synth_rate = 0.12};
   el_opt opts[] = {
-      {"--task", EL_OPT_STR, &task, 0, 0, "TASK", "task (see above); required", 0},
-      {"--train", EL_OPT_STR, &train, 0, 0, "FILE", "training file; required", 0},
-      {"--dev", EL_OPT_STR, &dev, 0, 0, "FILE", "dev file, evaluated after each epoch; required", 0},
-      {"--init", EL_OPT_STR, &init, 0, 0, "DIR", "pretrained model directory; required", 0},
-      {"--out", EL_OPT_STR, &out, 0, 0, "DIR", "output checkpoint directory; required", 0},
-      {"--epochs", EL_OPT_INT, &epochs, 1, 1000, "N", "epochs (3; 10 rte/stsb; 2 squad)", 0},
-      {"--lr", EL_OPT_FLOAT, &lr, 1e-9, 1, "X", "peak LR (3e-4 hidden<=256, 1e-4 base, 5e-5 large)", 0},
-      {"--batch-size", EL_OPT_INT, &batch, 1, 4096, "N", "sequences per step (32)", 0},
-      {"--max-seq-len", EL_OPT_INT, &max_len, 8, 4096, "N", "tokens per sequence (128; 384 squad)", 0},
-      {"--layer-decay", EL_OPT_FLOAT, &decay, 0.01, 1, "X", "layer-wise LR decay (0.8; 0.9 large)", 0},
-      {"--warmup-proportion", EL_OPT_FLOAT, &warmup, 0, 1, "X", "warmup share of the steps (0.1)", 0},
-      {"--weight-decay", EL_OPT_FLOAT, &wd, 0, 1, "X", "decoupled weight decay (0.01)", 0},
-      {"--seed", EL_OPT_INT, &seed, 0, 1e15, "N", "seed of init, shuffle, dropout (0)", 0},
-      {"--doc-stride", EL_OPT_INT, &stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
-      {"--max-query-len", EL_OPT_INT, &max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
-      {"--threads", EL_OPT_INT, &threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
-      {"--random-init", EL_OPT_FLAG, &random_init, 0, 0, NULL,
+      {"--task", EL_OPT_STR, &a.task, 0, 0, "TASK", "task (see above); required", 0},
+      {"--train", EL_OPT_STR, &a.train, 0, 0, "FILE", "training file; required", 0},
+      {"--dev", EL_OPT_STR, &a.dev, 0, 0, "FILE", "dev file, evaluated after each epoch; required", 0},
+      {"--init", EL_OPT_STR, &a.init, 0, 0, "DIR", "pretrained model directory; required", 0},
+      {"--out", EL_OPT_STR, &a.out, 0, 0, "DIR", "output checkpoint directory; required", 0},
+      {"--epochs", EL_OPT_INT, &a.epochs, 1, 1000, "N", "epochs (3; 10 rte/stsb; 2 squad)", 0},
+      {"--lr", EL_OPT_FLOAT, &a.lr, 1e-9, 1, "X", "peak LR (3e-4 hidden<=256, 1e-4 base, 5e-5 large)", 0},
+      {"--batch-size", EL_OPT_INT, &a.batch, 1, 4096, "N", "sequences per step (32)", 0},
+      {"--max-seq-len", EL_OPT_INT, &a.max_len, 8, 4096, "N", "tokens per sequence (128; 384 squad)", 0},
+      {"--layer-decay", EL_OPT_FLOAT, &a.decay, 0.01, 1, "X", "layer-wise LR decay (0.8; 0.9 large)", 0},
+      {"--warmup-proportion", EL_OPT_FLOAT, &a.warmup, 0, 1, "X", "warmup share of the steps (0.1)", 0},
+      {"--weight-decay", EL_OPT_FLOAT, &a.wd, 0, 1, "X", "decoupled weight decay (0.01)", 0},
+      {"--seed", EL_OPT_INT, &a.seed, 0, 1e15, "N", "seed of init, shuffle, dropout (0)", 0},
+      {"--doc-stride", EL_OPT_INT, &a.stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
+      {"--max-query-len", EL_OPT_INT, &a.max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
+      {"--threads", EL_OPT_INT, &a.threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
+      {"--random-init", EL_OPT_FLAG, &a.random_init, 0, 0, NULL,
        "keep a random encoder of the --init shape (baseline)", 0},
-      {"--text-column", EL_OPT_STR, &tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
-      {"--pair-column", EL_OPT_STR, &pcol, 0, 0, "NAME|N", "tsv: second text column (none)", 0},
-      {"--label-column", EL_OPT_STR, &lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},
-      {"--labels", EL_OPT_STR, &labels, 0, 0, "A,B,...",
+      {"--text-column", EL_OPT_STR, &a.tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
+      {"--pair-column", EL_OPT_STR, &a.pcol, 0, 0, "NAME|N", "tsv: second text column (none)", 0},
+      {"--label-column", EL_OPT_STR, &a.lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},
+      {"--labels", EL_OPT_STR, &a.labels, 0, 0, "A,B,...",
        "tsv: the labels in this order (ids 0, 1, ...; the model's id2label names); a row with "
        "another label is an error (default: the training file's labels, sorted)", 0},
-      {"--max-train-examples", EL_OPT_INT, &max_train, 0, 1e9, "N", "use the first N only (all)", 0},
-      {"--max-dev-examples", EL_OPT_INT, &max_dev, 0, 1e9, "N", "use the first N only (all)", 0},
-      {"--log-every", EL_OPT_INT, &log_every, 0, 1e9, "N", "progress line every N steps (50)", 0},
-      {"--time-limit", EL_OPT_DURATION, &time_limit, 0, 1e9, "T",
+      {"--max-train-examples", EL_OPT_INT, &a.max_train, 0, 1e9, "N", "use the first N only (all)", 0},
+      {"--max-dev-examples", EL_OPT_INT, &a.max_dev, 0, 1e9, "N", "use the first N only (all)", 0},
+      {"--log-every", EL_OPT_INT, &a.log_every, 0, 1e9, "N", "progress line every N steps (50)", 0},
+      {"--time-limit", EL_OPT_DURATION, &a.time_limit, 0, 1e9, "T",
        "plan the LR schedule (warmup share, decay to 0) to end after T of training: 90s, 10m; "
        "the epochs still bound it (give more --epochs to let T decide); the last epoch may be "
        "partial and is evaluated on dev (none)", 0},
-      {"--score-aggregation", EL_OPT_STR, &rule, 0, 0, "RULE",
+      {"--score-aggregation", EL_OPT_STR, &a.rule, 0, 0, "RULE",
        "ged: a word's P(error) from its pieces, in training, eval and /score: max (every piece "
        "labelled, the word flagged if any piece is; default), first (first piece only), mean", 0},
-      {"--synthetic-from", EL_OPT_STRS, &synth, 0, 0, "PATH...",
+      {"--synthetic-from", EL_OPT_STRS, &a.synth, 0, 0, "PATH...",
        "ged: train on clean text from these files with generated learner errors instead of --train", 0},
-      {"--synthetic-sentences", EL_OPT_INT, &synth_n, 1, 1e8, "N",
+      {"--synthetic-sentences", EL_OPT_INT, &a.synth_n, 1, 1e8, "N",
        "ged: synthetic training sentences, a uniform sample of the files (200000)", 0},
-      {"--synthetic-rate", EL_OPT_FLOAT, &synth_rate, 0.001, 1, "X",
+      {"--synthetic-rate", EL_OPT_FLOAT, &a.synth_rate, 0.001, 1, "X",
        "ged: expected learner errors per word (0.12; FCE has ~0.10)", 0},
-      {"--synthetic-dev", EL_OPT_INT, &synth_dev, 1, 1e7, "N",
+      {"--synthetic-dev", EL_OPT_INT, &a.synth_dev, 1, 1e7, "N",
        "ged: held-out synthetic sentences for dev when --dev is not given (2000)", 0},
   };
   g_opts = opts;
   g_nopts = (int)(sizeof opts / sizeof opts[0]);
   int rc = el__cli_parse(PROG, opts, g_nopts, argc, argv, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
-  const char *miss = !task ? "--task" : !train && !synth.n ? "--train" : !dev && !synth.n ? "--dev"
-                   : !init ? "--init" : !out ? "--out" : NULL;
-  if (miss) {
-    fprintf(stderr, PROG ": %s is required (see --help)\n", miss);
-    return 2;
-  }
-  const el__task *t = el__task_find(task);
-  if (!t) {
-    fprintf(stderr, PROG ": unknown --task '%s' (one of: %s)\n", task, el__task_names());
-    return 2;
-  }
-  if (synth.n && t->kind != EL__TASK_GED) {
-    fprintf(stderr, PROG ": --synthetic-from makes GED data: it needs --task ged\n");
-    return 2;
-  }
-  if (synth.n && train) {
-    fprintf(stderr, PROG ": --synthetic-from and --train are two stages: fine-tune on synthetic data "
-                    "first, then --init from that model with --train (electra-train recipe ged does both)\n");
-    return 2;
-  }
-  if ((tcol || pcol || lcol) && (t->kind == EL__TASK_GED || t->kind == EL__TASK_QA)) {
-    fprintf(stderr, PROG ": --text/pair/label-column apply to TSV tasks, not %s\n", t->name);
-    return 2;
-  }
-  int rule_id = el_score_rule_from_name(rule);
-  if (rule_id < 0) {
-    fprintf(stderr, PROG ": --score-aggregation '%s': expected max, first or mean\n", rule);
-    return 2;
-  }
+  const el__task *t = NULL;
+  int rule_id = 0, n_labels = 0;
   char *label_buf = NULL, *label_v[256];
-  int n_labels = 0;
-  if (labels) {
-    if (strcmp(t->name, "tsv")) {
-      fprintf(stderr, PROG ": --labels names the labels of --task tsv; %s has its own\n", t->name);
-      return 2;
-    }
-    if (parse_labels(labels, &label_buf, label_v, 256, &n_labels)) {
-      free(label_buf);
-      return 2;
-    }
+  if (check_args(&a, &t, &rule_id) ||
+      (a.labels && parse_labels(a.labels, &label_buf, label_v, 256, &n_labels))) {
+    free(label_buf);
+    return 2;
   }
-  el__ft_opts o = {0};
-  o.ged_rule = (el_score_rule)rule_id;
-  o.synth = (el__synth_opts){synth.v, synth.n, synth_n, dev ? 0 : synth_dev, synth_rate, 0, NULL, 0};
-  o.task = t;
-  o.train = train;
-  o.dev = dev;
-  o.init = init;
-  o.out = out;
-  o.cols = (el__tsv_columns){tcol, pcol, lcol};
-  o.labels = n_labels ? label_v : NULL;
-  o.n_labels = n_labels;
-  o.epochs = el__cli_find(opts, g_nopts, "--epochs")->seen ? epochs : t->epochs;
-  o.max_seq_len = el__cli_find(opts, g_nopts, "--max-seq-len")->seen ? max_len : t->max_seq_len;
-  o.batch = batch;
-  o.seed = seed;
-  o.doc_stride = stride;
-  o.max_query_len = max_query;
-  o.threads = threads;
-  o.max_train = max_train;
-  o.max_dev = max_dev;
-  o.log_every = log_every;
-  o.lr = lr;
-  o.layer_decay = decay;
-  o.warmup = warmup;
-  o.weight_decay = wd;
-  o.random_init = random_init;
-  o.time_limit = time_limit;
-  /* width-dependent defaults need the encoder's config: read it cheaply */
-  int lr_given = el__cli_find(opts, g_nopts, "--lr")->seen;
-  int decay_given = el__cli_find(opts, g_nopts, "--layer-decay")->seen;
-  int len_given = el__cli_find(opts, g_nopts, "--max-seq-len")->seen;
-  if (!lr_given || !decay_given || !len_given) {
-    char dir[4096];
-    el__ft_resolve_model_dir(init, dir, sizeof dir);
-    el_model *m = NULL;
-    el_error e = {0};
-    if (el_model_load(dir, &m, &e) == 0) {
-      int h = el_model_config(m)->hidden_size;
-      if (!lr_given) o.lr = h <= 256 ? 3e-4 : h <= 768 ? 1e-4 : 5e-5;
-      if (!decay_given && h > 768) o.layer_decay = 0.9;
-      int maxpos = el_model_config(m)->max_position_embeddings;
-      if (!len_given && o.max_seq_len > maxpos) {
-        fprintf(stderr, PROG ": max_seq_len %ld capped to the model's %d positions\n", o.max_seq_len,
-                maxpos);
-        o.max_seq_len = maxpos;
-      }
-      el_model_free(m);
-    } /* a load failure is reported by the run itself */
-  }
+  el__ft_opts o;
+  fill_opts(&o, &a, t, rule_id, label_v, n_labels);
+  width_defaults(&o, a.init);
   el_error err = {0};
   rc = el__ft_run(&o, stderr, &err);
   free(label_buf);
