@@ -41,55 +41,16 @@ static float ged_threshold(const el_config *c, double given) {
   return c->has_score_threshold ? c->score_threshold : 0.5f;
 }
 
-int el__cmd_eval(int argc, char **argv) {
-  const char *task = NULL, *data = NULL, *model = NULL, *outp = NULL;
-  const char *tcol = NULL, *pcol = NULL, *lcol = NULL;
-  long batch = 32, max_len = 128, stride = 128, max_query = 64, threads = 0, max_ex = 0;
-  double threshold = -1;
-  el_opt opts[] = {
-      {"--task", EL_OPT_STR, &task, 0, 0, "TASK", "task; required", 0},
-      {"--data", EL_OPT_STR, &data, 0, 0, "FILE", "labelled file to score; required", 0},
-      {"--model", EL_OPT_STR, &model, 0, 0, "DIR", "fine-tuned checkpoint directory; required", 0},
-      {"--out", EL_OPT_STR, &outp, 0, 0, "FILE", "write predictions here", 0},
-      {"--batch-size", EL_OPT_INT, &batch, 1, 4096, "N", "sequences per forward (32)", 0},
-      {"--max-seq-len", EL_OPT_INT, &max_len, 8, 4096, "N", "tokens per sequence (128; 384 squad)", 0},
-      {"--doc-stride", EL_OPT_INT, &stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
-      {"--max-query-len", EL_OPT_INT, &max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
-      {"--threads", EL_OPT_INT, &threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
-      {"--max-examples", EL_OPT_INT, &max_ex, 0, 1e9, "N", "score the first N only (all)", 0},
-      {"--threshold", EL_OPT_FLOAT, &threshold, 0, 1, "X",
-       "ged: flag words with P(error) >= X (the model's score_threshold, else 0.5, as /score)", 0},
-      {"--text-column", EL_OPT_STR, &tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
-      {"--pair-column", EL_OPT_STR, &pcol, 0, 0, "NAME|N", "tsv: second text column", 0},
-      {"--label-column", EL_OPT_STR, &lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},
-  };
-  g_opts = opts;
-  g_nopts = (int)(sizeof opts / sizeof opts[0]);
-  int rc = el__cli_parse(PROG, opts, g_nopts, argc, argv, usage);
-  if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
-  const char *miss = !task ? "--task" : !data ? "--data" : !model ? "--model" : NULL;
-  if (miss) {
-    fprintf(stderr, PROG ": %s is required (see --help)\n", miss);
-    return 2;
-  }
-  const el__task *t = el__task_find(task);
-  if (!t) {
-    fprintf(stderr, PROG ": unknown --task '%s' (one of: %s)\n", task, el__task_names());
-    return 2;
-  }
-  if (!el__cli_find(opts, g_nopts, "--max-seq-len")->seen) max_len = t->max_seq_len;
-  if (threads > 0) el_set_threads((int)threads);
+/* The command line's values. */
+typedef struct eval_args {
+  const char *task, *data, *model, *outp, *tcol, *pcol, *lcol;
+  long batch, max_len, stride, max_query, threads, max_ex;
+  double threshold;
+} eval_args;
 
-  el_error err = {0};
-  el_model *m = NULL;
-  el_workspace *ws = NULL;
-  el__ft_examples ex = {0};
-  el__ft_data d = {0};
-  FILE *pf = NULL;
-  int status = 1;
-  char note[700], js[1024];
-  if ((rc = el_model_load(model, &m, &err))) goto fail;
-  const el_config *cfg = el_model_config(m);
+/* The model fits the task: its architecture, and a GLUE task's label count.
+ * Prints why not. */
+static int model_fits(const el__task *t, const el_config *cfg, const char *model) {
   if (!arch_ok(t, cfg)) {
     fprintf(stderr,
             PROG ": %s is %s%s, task %s needs %s\n", model, el_arch_name(cfg->arch),
@@ -98,47 +59,65 @@ int el__cmd_eval(int argc, char **argv) {
             : t->kind == EL__TASK_QA ? "ElectraForQuestionAnswering"
             : t->kind == EL__TASK_REG ? "ElectraForSequenceClassification with problem_type regression"
                                       : "ElectraForSequenceClassification");
-    goto out;
+    return 0;
   }
-  if (max_len > cfg->max_position_embeddings) max_len = cfg->max_position_embeddings;
-  el__tsv_columns cols = {tcol, pcol, lcol};
-  /* the file's labels: the task's fixed ones (a GLUE model's id2label holds
-   * display names such as "negative"), else the model's (tsv) */
-  int own = t->kind == EL__TASK_CLS && !t->labels;
   if (t->kind == EL__TASK_CLS && t->labels && cfg->num_labels != t->n_labels) {
     fprintf(stderr, PROG ": %s has %d labels, task %s has %d\n", model, cfg->num_labels, t->name,
             t->n_labels);
-    goto out;
+    return 0;
   }
-  if ((rc = el__ft_read(t, data, &cols, own ? cfg->id2label : NULL, own ? cfg->num_labels : 0,
-                        (int)max_ex, &ex, &err)))
+  return 1;
+}
+
+/* Loads the model, reads and featurizes the data, runs the engine over it and
+ * prints the metrics as JSON (predictions to --out). Returns the exit status. */
+static int run_eval(const eval_args *a, const el__task *t) {
+  long max_len = a->max_len;
+  el_error err = {0};
+  el_model *m = NULL;
+  el_workspace *ws = NULL;
+  el__ft_examples ex = {0};
+  el__ft_data d = {0};
+  FILE *pf = NULL;
+  int status = 1, rc;
+  char note[700], js[1024];
+  if ((rc = el_model_load(a->model, &m, &err))) goto fail;
+  const el_config *cfg = el_model_config(m);
+  if (!model_fits(t, cfg, a->model)) goto out;
+  if (max_len > cfg->max_position_embeddings) max_len = cfg->max_position_embeddings;
+  el__tsv_columns cols = {a->tcol, a->pcol, a->lcol};
+  /* the file's labels: the task's fixed ones (a GLUE model's id2label holds
+   * display names such as "negative"), else the model's (tsv) */
+  int own = t->kind == EL__TASK_CLS && !t->labels;
+  if ((rc = el__ft_read(t, a->data, &cols, own ? cfg->id2label : NULL, own ? cfg->num_labels : 0,
+                        (int)a->max_ex, &ex, &err)))
     goto fail;
   el__ft_skip_note(&ex, note, sizeof note);
   if (note[0]) fprintf(stderr, PROG ": %s\n", note);
   el__ft_shape shape = {(int)max_len, el_qa_default_params(), EL_SCORE_MAX};
   shape.qa.max_seq_len = (int)max_len;
-  shape.qa.doc_stride = (int)stride;
-  shape.qa.max_query_len = (int)max_query;
+  shape.qa.doc_stride = (int)a->stride;
+  shape.qa.max_query_len = (int)a->max_query;
   shape.ged_rule = cfg->score_rule;
   const el_tokenizer *tok = el_model_tokenizer(m);
   if ((rc = el__ft_features(&ex, tok, &shape, &d, &err))) goto fail;
-  if ((rc = el_workspace_new(m, (int)batch * d.max_len, (int)batch, &ws, &err))) goto fail;
+  if ((rc = el_workspace_new(m, (int)a->batch * d.max_len, (int)a->batch, &ws, &err))) goto fail;
   el__ft_engine_ctx ectx = {m, ws, t->kind};
   el__ft_runner runner = {el__ft_engine_run, &ectx};
-  if (outp && !(pf = fopen(outp, "w"))) {
-    perror(outp);
+  if (a->outp && !(pf = fopen(a->outp, "w"))) {
+    perror(a->outp);
     goto out;
   }
   el__ft_metrics mt;
-  float thr = t->kind == EL__TASK_GED ? ged_threshold(cfg, threshold)
+  float thr = t->kind == EL__TASK_GED ? ged_threshold(cfg, a->threshold)
               : cfg->has_null_threshold ? cfg->null_threshold : 0.0f;
-  if ((rc = el__ft_evaluate(&runner, &ex, &d, &shape, (int)batch, 0, thr, pf, &mt, &err)))
+  if ((rc = el__ft_evaluate(&runner, &ex, &d, &shape, (int)a->batch, 0, thr, pf, &mt, &err)))
     goto fail;
   if (t->squad2 && !cfg->has_null_threshold)
-    fprintf(stderr, PROG ": %s has no electra_null_threshold: using 0\n", model);
+    fprintf(stderr, PROG ": %s has no electra_null_threshold: using 0\n", a->model);
   if (pf && fclose(pf) != 0) {
     pf = NULL;
-    perror(outp);
+    perror(a->outp);
     goto out;
   }
   pf = NULL;
@@ -155,4 +134,42 @@ out:
   el__ft_examples_free(&ex);
   el_model_free(m);
   return status;
+}
+
+int el__cmd_eval(int argc, char **argv) {
+  eval_args a = {.batch = 32, .max_len = 128, .stride = 128, .max_query = 64, .threshold = -1};
+  el_opt opts[] = {
+      {"--task", EL_OPT_STR, &a.task, 0, 0, "TASK", "task; required", 0},
+      {"--data", EL_OPT_STR, &a.data, 0, 0, "FILE", "labelled file to score; required", 0},
+      {"--model", EL_OPT_STR, &a.model, 0, 0, "DIR", "fine-tuned checkpoint directory; required", 0},
+      {"--out", EL_OPT_STR, &a.outp, 0, 0, "FILE", "write predictions here", 0},
+      {"--batch-size", EL_OPT_INT, &a.batch, 1, 4096, "N", "sequences per forward (32)", 0},
+      {"--max-seq-len", EL_OPT_INT, &a.max_len, 8, 4096, "N", "tokens per sequence (128; 384 squad)", 0},
+      {"--doc-stride", EL_OPT_INT, &a.stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
+      {"--max-query-len", EL_OPT_INT, &a.max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
+      {"--threads", EL_OPT_INT, &a.threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
+      {"--max-examples", EL_OPT_INT, &a.max_ex, 0, 1e9, "N", "score the first N only (all)", 0},
+      {"--threshold", EL_OPT_FLOAT, &a.threshold, 0, 1, "X",
+       "ged: flag words with P(error) >= X (the model's score_threshold, else 0.5, as /score)", 0},
+      {"--text-column", EL_OPT_STR, &a.tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
+      {"--pair-column", EL_OPT_STR, &a.pcol, 0, 0, "NAME|N", "tsv: second text column", 0},
+      {"--label-column", EL_OPT_STR, &a.lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},
+  };
+  g_opts = opts;
+  g_nopts = (int)(sizeof opts / sizeof opts[0]);
+  int rc = el__cli_parse(PROG, opts, g_nopts, argc, argv, usage);
+  if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+  const char *miss = !a.task ? "--task" : !a.data ? "--data" : !a.model ? "--model" : NULL;
+  if (miss) {
+    fprintf(stderr, PROG ": %s is required (see --help)\n", miss);
+    return 2;
+  }
+  const el__task *t = el__task_find(a.task);
+  if (!t) {
+    fprintf(stderr, PROG ": unknown --task '%s' (one of: %s)\n", a.task, el__task_names());
+    return 2;
+  }
+  if (!el__cli_find(opts, g_nopts, "--max-seq-len")->seen) a.max_len = t->max_seq_len;
+  if (a.threads > 0) el_set_threads((int)a.threads);
+  return run_eval(&a, t);
 }
