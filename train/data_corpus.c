@@ -165,99 +165,111 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* What el__corpus_build carries across files and chunks. */
+typedef struct corpus_ctx {
+  const el_tokenizer *tok;
+  int nthreads;
+  tout *touts; /* per thread: the ids of its lines */
+  chunk c;     /* the lines read, with where each one's ids are */
+  char *line;
+  size_t line_cap;
+  el__exbuilder b;
+  el__cache_writer *w;
+  el__corpus_stats st;
+} corpus_ctx;
+
+/* Writes the example the builder completed (made > 0) to the cache. */
+static int add_made(corpus_ctx *x, int made, el_error *err) {
+  if (made < 0) return el_error_set(err, EL_ENOMEM, "out of memory building examples");
+  return made ? el__cache_writer_add(x->w, x->b.ids, x->b.n, x->b.b_start, err) : EL_OK;
+}
+
+/* The chunk's tokenized lines, in file order, into examples; a blank line
+ * ends a document. */
+static int add_chunk_lines(corpus_ctx *x, const char *input, int *in_doc, el_error *err) {
+  const chunk *c = &x->c;
+  int rc = EL_OK;
+  for (int i = 0; i < c->n && !rc; i++) {
+    if (c->n_ids[i] < 0)
+      return el_error_set(err, EL_ENOMEM, "input %s: could not tokenize a line (out of memory)",
+                          input);
+    x->st.bad_utf8_lines += c->bad[i];
+    if (c->blank[i]) {
+      if (*in_doc) x->st.documents++;
+      *in_doc = 0;
+    } else {
+      *in_doc = 1;
+    }
+    const int *ids = x->touts[c->thread[i]].ids + c->id_off[i];
+    rc = add_made(x, el__exb_add_line(&x->b, ids, c->n_ids[i], c->blank[i]), err);
+  }
+  return rc;
+}
+
+/* One input file: chunks of lines, each tokenized in parallel and added in
+ * order; the file's end ends its last document and example. */
+static int build_file(corpus_ctx *x, const char *input, el_error *err) {
+  FILE *f = fopen(input, "rb");
+  if (!f) return el_error_set(err, EL_EIO, "input %s: %s", input, strerror(errno));
+  int got = 0, in_doc = 0, rc = EL_OK;
+  while (!rc && (got = read_chunk(f, &x->c, &x->line, &x->line_cap)) > 0) {
+    for (int t = 0; t < x->nthreads; t++) x->touts[t].n = 0;
+    x->st.bytes += x->c.used;
+    x->st.lines += (uint64_t)x->c.n;
+#pragma omp parallel num_threads(x->nthreads)
+    {
+      int tid = omp_get_thread_num();
+#pragma omp for schedule(dynamic, 256)
+      for (int i = 0; i < x->c.n; i++) tokenize_line(x->tok, &x->c, i, &x->touts[tid], tid);
+    }
+    rc = add_chunk_lines(x, input, &in_doc, err);
+  }
+  if (!rc && got < 0) rc = el_error_set(err, EL_EIO, "input %s: read error", input);
+  fclose(f);
+  if (in_doc) x->st.documents++;
+  if (!rc) rc = add_made(x, el__exb_flush(&x->b), err);
+  return rc;
+}
+
 int el__corpus_build(const char *path, char *const *inputs, int n_inputs,
                      const el_tokenizer *tok, const el__cache_key *key, el__corpus_stats *stats,
                      el_error *err) {
   double t0 = now_s();
-  el__corpus_stats st;
-  memset(&st, 0, sizeof st);
-  int nthreads = omp_get_max_threads();
-  if (nthreads < 1) nthreads = 1;
-  tout *touts = calloc((size_t)nthreads, sizeof *touts);
-  chunk c;
-  memset(&c, 0, sizeof c);
-  el__exbuilder b;
-  el__cache_writer *w = NULL;
-  char *line = NULL;
-  size_t line_cap = 0;
+  corpus_ctx x;
+  memset(&x, 0, sizeof x);
+  x.tok = tok;
+  x.nthreads = omp_get_max_threads();
+  if (x.nthreads < 1) x.nthreads = 1;
+  x.touts = calloc((size_t)x.nthreads, sizeof *x.touts);
+  if (!x.touts) return el_error_set(err, EL_ENOMEM, "out of memory");
   int rc;
-  if (!touts) return el_error_set(err, EL_ENOMEM, "out of memory");
-  if ((rc = el__exb_init(&b, (int)key->seq_len, el_tokenizer_special_id(tok, EL_TOK_CLS),
+  if ((rc = el__exb_init(&x.b, (int)key->seq_len, el_tokenizer_special_id(tok, EL_TOK_CLS),
                          el_tokenizer_special_id(tok, EL_TOK_SEP), key->build_seed, err))) {
-    free(touts);
+    free(x.touts);
     return rc;
   }
-  if ((rc = el__cache_writer_open(&w, path, key, err))) goto done;
-  for (int fi = 0; fi < n_inputs && !rc; fi++) {
-    FILE *f = fopen(inputs[fi], "rb");
-    if (!f) {
-      rc = el_error_set(err, EL_EIO, "input %s: %s", inputs[fi], strerror(errno));
-      break;
-    }
-    int got;
-    int in_doc = 0;
-    while (!rc && (got = read_chunk(f, &c, &line, &line_cap)) > 0) {
-      for (int t = 0; t < nthreads; t++) touts[t].n = 0;
-      st.bytes += c.used;
-      st.lines += (uint64_t)c.n;
-#pragma omp parallel num_threads(nthreads)
-      {
-        int tid = omp_get_thread_num();
-#pragma omp for schedule(dynamic, 256)
-        for (int i = 0; i < c.n; i++) tokenize_line(tok, &c, i, &touts[tid], tid);
-      }
-      for (int i = 0; i < c.n && !rc; i++) {
-        if (c.n_ids[i] < 0) {
-          rc = el_error_set(err, EL_ENOMEM, "input %s: could not tokenize a line (out of memory)",
-                            inputs[fi]);
-          break;
-        }
-        st.bad_utf8_lines += c.bad[i];
-        if (c.blank[i]) {
-          if (in_doc) st.documents++;
-          in_doc = 0;
-        } else {
-          in_doc = 1;
-        }
-        const int *ids = touts[c.thread[i]].ids + c.id_off[i];
-        int made = el__exb_add_line(&b, ids, c.n_ids[i], c.blank[i]);
-        if (made < 0) rc = el_error_set(err, EL_ENOMEM, "out of memory building examples");
-        else if (made) rc = el__cache_writer_add(w, b.ids, b.n, b.b_start, err);
-      }
-    }
-    if (!rc && got < 0) rc = el_error_set(err, EL_EIO, "input %s: read error", inputs[fi]);
-    fclose(f);
-    if (in_doc) st.documents++;
-    if (!rc) {
-      int made = el__exb_flush(&b);
-      if (made < 0) rc = el_error_set(err, EL_ENOMEM, "out of memory building examples");
-      else if (made) rc = el__cache_writer_add(w, b.ids, b.n, b.b_start, err);
-    }
+  if ((rc = el__cache_writer_open(&x.w, path, key, err))) goto done;
+  for (int fi = 0; fi < n_inputs && !rc; fi++) rc = build_file(&x, inputs[fi], err);
+  if (!rc) {
+    x.st.examples = el__cache_writer_count(x.w, &x.st.tokens);
+    if (x.st.examples == 0)
+      rc = el_error_set(err, EL_EINVAL,
+                        "the input holds no text the vocabulary can tokenize (%llu lines read)",
+                        (unsigned long long)x.st.lines);
   }
-  if (rc) {
-    el__cache_writer_abort(&w);
-    goto done;
-  }
-  st.examples = el__cache_writer_count(w, &st.tokens);
-  if (st.examples == 0) {
-    el__cache_writer_abort(&w);
-    rc = el_error_set(err, EL_EINVAL,
-                      "the input holds no text the vocabulary can tokenize (%llu lines read)",
-                      (unsigned long long)st.lines);
-    goto done;
-  }
-  rc = el__cache_writer_finish(&w, (uint64_t)n_inputs, err);
+  if (rc) el__cache_writer_abort(&x.w);
+  else rc = el__cache_writer_finish(&x.w, (uint64_t)n_inputs, err);
 done:
-  st.seconds = now_s() - t0;
-  if (stats) *stats = st;
-  for (int t = 0; t < nthreads; t++) {
-    el_tokens_free(&touts[t].toks);
-    free(touts[t].ids);
-    free(touts[t].clean);
+  x.st.seconds = now_s() - t0;
+  if (stats) *stats = x.st;
+  for (int t = 0; t < x.nthreads; t++) {
+    el_tokens_free(&x.touts[t].toks);
+    free(x.touts[t].ids);
+    free(x.touts[t].clean);
   }
-  free(touts);
-  chunk_free(&c);
-  free(line);
-  el__exb_free(&b);
+  free(x.touts);
+  chunk_free(&x.c);
+  free(x.line);
+  el__exb_free(&x.b);
   return rc;
 }
