@@ -140,62 +140,51 @@ static int get_str(const cJSON *j, const char *k, char **v, el_error *err) {
   return EL_OK;
 }
 
-int el__pt_opts_from_json(const char *text, el__pt_opts *o, el_error *err) {
-  memset(o, 0, sizeof *o);
-  cJSON *j = cJSON_Parse(text);
-  if (!j) return el_error_set(err, EL_EFORMAT, "saved settings: not valid JSON");
-  int rc = EL_OK;
+/* "input": the list of input files. */
+static int read_inputs(const cJSON *j, el__pt_opts *o, el_error *err) {
   const cJSON *in = cJSON_GetObjectItemCaseSensitive(j, "input");
-  if (!cJSON_IsArray(in)) {
-    rc = el_error_set(err, EL_EFORMAT, "saved settings: \"input\" is missing");
-    goto done;
-  }
+  if (!cJSON_IsArray(in)) return el_error_set(err, EL_EFORMAT, "saved settings: \"input\" is missing");
   int n = cJSON_GetArraySize(in);
   o->inputs = calloc((size_t)(n ? n : 1), sizeof *o->inputs);
   for (int i = 0; i < n && o->inputs; i++) {
     const cJSON *s = cJSON_GetArrayItem(in, i);
-    if (!cJSON_IsString(s)) {
-      rc = el_error_set(err, EL_EFORMAT, "saved settings: input %d is not a string", i);
-      goto done;
-    }
+    if (!cJSON_IsString(s))
+      return el_error_set(err, EL_EFORMAT, "saved settings: input %d is not a string", i);
     o->inputs[o->n_inputs++] = strdup(s->valuestring);
   }
-  char *preset = NULL, *objective = NULL;
-  if ((rc = get_str(j, "vocab", &o->vocab, err)) || (rc = get_str(j, "out", &o->out, err)) ||
-      (rc = get_str(j, "cache", &o->cache, err)) || (rc = get_str(j, "preset", &preset, err)) ||
-      (rc = get_str(j, "objective", &objective, err)))
-    goto strs;
-  snprintf(o->preset, sizeof o->preset, "%s", preset ? preset : "");
-  o->mlm = objective && !strcmp(objective, "mlm");
+  return EL_OK;
+}
+
+/* Options added after the first runs: absent, each takes the value the runs
+ * saved before it had. */
+static int read_added_fields(const cJSON *j, el__pt_opts *o, el_error *err) {
   /* runs saved before --bias-init existed started their biases at 0 */
   const cJSON *bi = cJSON_GetObjectItemCaseSensitive(j, "bias_init");
-  if (bi && !cJSON_IsString(bi)) {
-    rc = el_error_set(err, EL_EFORMAT, "saved settings: \"bias_init\" is not a string");
-    goto strs;
-  }
+  if (bi && !cJSON_IsString(bi))
+    return el_error_set(err, EL_EFORMAT, "saved settings: \"bias_init\" is not a string");
   o->bias_init_zero = !bi || !strcmp(bi->valuestring, "zero");
   const cJSON *tg = cJSON_GetObjectItemCaseSensitive(j, "tie_generator");
-  if (tg && !cJSON_IsBool(tg)) {
-    rc = el_error_set(err, EL_EFORMAT, "saved settings: \"tie_generator\" is not true/false");
-    goto strs;
-  }
+  if (tg && !cJSON_IsBool(tg))
+    return el_error_set(err, EL_EFORMAT, "saved settings: \"tie_generator\" is not true/false");
   o->tie_generator = cJSON_IsTrue(tg); /* absent in runs saved before the option */
   const cJSON *ds = cJSON_GetObjectItemCaseSensitive(j, "disc_special");
-  if (ds && !cJSON_IsString(ds)) {
-    rc = el_error_set(err, EL_EFORMAT, "saved settings: \"disc_special\" is not a string");
-    goto strs;
-  }
+  if (ds && !cJSON_IsString(ds))
+    return el_error_set(err, EL_EFORMAT, "saved settings: \"disc_special\" is not a string");
   o->disc_skip_special = ds && !strcmp(ds->valuestring, "exclude"); /* older runs: include */
   /* runs saved before --corruption existed had none */
   const cJSON *cr = cJSON_GetObjectItemCaseSensitive(j, "corruption_rate");
-  if (cr && !cJSON_IsNumber(cr)) {
-    rc = el_error_set(err, EL_EFORMAT, "saved settings: \"corruption_rate\" is not a number");
-    goto strs;
-  }
+  if (cr && !cJSON_IsNumber(cr))
+    return el_error_set(err, EL_EFORMAT, "saved settings: \"corruption_rate\" is not a number");
   o->corruption_rate = cr ? cr->valuedouble : 0.0;
+  return EL_OK;
+}
+
+/* The numeric options every run saved. */
+static int read_numbers(const cJSON *j, el__pt_opts *o, el_error *err) {
   double v = 0;
-#define NUM(k, dst)                                   \
-  if ((rc = get_num(j, k, &v, err))) goto strs;      \
+  int rc;
+#define NUM(k, dst)                                \
+  if ((rc = get_num(j, k, &v, err))) return rc;   \
   dst = v;
   NUM("generator_size", o->gen_size);
   NUM("seq_len", o->seq_len);
@@ -215,21 +204,40 @@ int el__pt_opts_from_json(const char *text, el__pt_opts *o, el_error *err) {
   NUM("val_examples", o->val_examples);
   NUM("val_fraction", o->val_fraction);
 #undef NUM
-  /* optional: runs saved before time-planned schedules keep their warmup
-   * as stored and have no plan */
+  return EL_OK;
+}
+
+/* Optional: runs saved before time-planned schedules keep their warmup as
+ * stored and have no plan. */
+static int read_plan_fields(const cJSON *j, el__pt_opts *o, el_error *err) {
   const cJSON *wa = cJSON_GetObjectItemCaseSensitive(j, "warmup_auto");
   const cJSON *ps = cJSON_GetObjectItemCaseSensitive(j, "planned_steps");
-  if ((wa && !cJSON_IsBool(wa)) || (ps && !cJSON_IsNumber(ps))) {
-    rc = el_error_set(err, EL_EFORMAT, "saved settings: \"%s\" is mistyped",
-                      wa && !cJSON_IsBool(wa) ? "warmup_auto" : "planned_steps");
-    goto strs;
-  }
+  if ((wa && !cJSON_IsBool(wa)) || (ps && !cJSON_IsNumber(ps)))
+    return el_error_set(err, EL_EFORMAT, "saved settings: \"%s\" is mistyped",
+                        wa && !cJSON_IsBool(wa) ? "warmup_auto" : "planned_steps");
   o->warmup_auto = cJSON_IsTrue(wa);
   o->planned_steps = ps ? (long)ps->valuedouble : 0;
-strs:
+  return EL_OK;
+}
+
+int el__pt_opts_from_json(const char *text, el__pt_opts *o, el_error *err) {
+  memset(o, 0, sizeof *o);
+  cJSON *j = cJSON_Parse(text);
+  if (!j) return el_error_set(err, EL_EFORMAT, "saved settings: not valid JSON");
+  char *preset = NULL, *objective = NULL;
+  int rc = read_inputs(j, o, err);
+  if (!rc && !(rc = get_str(j, "vocab", &o->vocab, err)) &&
+      !(rc = get_str(j, "out", &o->out, err)) && !(rc = get_str(j, "cache", &o->cache, err)) &&
+      !(rc = get_str(j, "preset", &preset, err)) &&
+      !(rc = get_str(j, "objective", &objective, err))) {
+    snprintf(o->preset, sizeof o->preset, "%s", preset ? preset : "");
+    o->mlm = objective && !strcmp(objective, "mlm");
+  }
+  if (!rc) rc = read_added_fields(j, o, err);
+  if (!rc) rc = read_numbers(j, o, err);
+  if (!rc) rc = read_plan_fields(j, o, err);
   free(preset);
   free(objective);
-done:
   cJSON_Delete(j);
   if (rc) el__pt_opts_free(o);
   return rc;
