@@ -145,18 +145,9 @@ static int same_num(const char *name, double given, double saved) {
   return 1;
 }
 
-static int resume_settings(el__pt_opts *o, el__state *st) {
-  el_error err = {0};
-  char dir[4200];
-  snprintf(dir, sizeof dir, "%s/state", a_out);
-  if (el__state_peek(dir, st, &err)) {
-    fprintf(stderr, PROG ": cannot resume %s: %s\n", a_out, err.msg);
-    return 1;
-  }
-  if (el__pt_opts_from_json(st->settings_json, o, &err)) {
-    fprintf(stderr, PROG ": cannot resume %s: %s\n", a_out, err.msg);
-    return 1;
-  }
+/* A resumed run keeps its settings: 1 (after saying which) when the command
+ * line gives another value for one of them. */
+static int settings_differ(const el__pt_opts *o) {
   if (a_preset && strcmp(a_preset, o->preset)) {
     fprintf(stderr, PROG ": --preset %s differs from the run's preset %s\n", a_preset, o->preset);
     return 1;
@@ -185,7 +176,7 @@ static int resume_settings(el__pt_opts *o, el__state *st) {
     fprintf(stderr, PROG ": --tie-generator differs from the run's untied generator\n");
     return 1;
   }
-  if (same_num("--batch-size", a_batch, o->batch_size) ||
+  return same_num("--batch-size", a_batch, o->batch_size) ||
       same_num("--seq-len", a_seq_len, o->seq_len) || same_num("--lr", a_lr, o->lr) ||
       same_num("--warmup-steps", a_warmup, o->warmup_steps) ||
       same_num("--weight-decay", a_wd, o->weight_decay) ||
@@ -193,8 +184,12 @@ static int resume_settings(el__pt_opts *o, el__state *st) {
       same_num("--disc-weight", a_disc_weight, o->disc_weight) ||
       same_num("--mask-prob", a_mask_prob, o->mask_prob) || same_num("--seed", a_seed, o->seed) ||
       same_num("--val-fraction", a_val_fraction, o->val_fraction) ||
-      same_num("--val-examples", a_val_examples, o->val_examples))
-    return 1;
+      same_num("--val-examples", a_val_examples, o->val_examples);
+}
+
+/* What a resumed session may change: the step budget, the time limit, the
+ * intervals, threads, the input files, vocabulary and cache paths. */
+static int session_overrides(el__pt_opts *o, const el__state *st) {
   if (seen("--max-steps") && a_max_steps != o->max_steps) {
     fprintf(stderr,
             "note: --max-steps %ld replaces %ld: the learning-rate schedule changes from here "
@@ -233,6 +228,22 @@ static int resume_settings(el__pt_opts *o, el__state *st) {
     return 1;
   }
   return 0;
+}
+
+static int resume_settings(el__pt_opts *o, el__state *st) {
+  el_error err = {0};
+  char dir[4200];
+  snprintf(dir, sizeof dir, "%s/state", a_out);
+  if (el__state_peek(dir, st, &err)) {
+    fprintf(stderr, PROG ": cannot resume %s: %s\n", a_out, err.msg);
+    return 1;
+  }
+  if (el__pt_opts_from_json(st->settings_json, o, &err)) {
+    fprintf(stderr, PROG ": cannot resume %s: %s\n", a_out, err.msg);
+    return 1;
+  }
+  if (settings_differ(o)) return 1;
+  return session_overrides(o, st);
 }
 
 static int new_settings(el__pt_opts *o) {
