@@ -213,7 +213,7 @@ static int stage_a(el__basic *bt, const int32_t *cps, size_t n, int lower) {
     int32_t c = cps[i];
     if (RESERVE(bt->a, bt->na, bt->capa, 6)) return -1;
     el__tchar *a = bt->a;
-    if (c == '[') {
+    if (c == '[' && !bt->no_specials) {
       int k = match_special(cps + i, n - i);
       if (k >= 0) {
         size_t l = strlen(k_special[k]);
@@ -282,7 +282,7 @@ static int never_split(const el__tchar *t, size_t n) {
 static int do_token(el__basic *bt, size_t tb, size_t te, int lower) {
   const el__tchar *t = bt->b + tb;
   size_t tn = te - tb, c0 = bt->nc;
-  int k = (tn == 1 && t[0].cp < 0) ? -1 - t[0].cp : never_split(t, tn);
+  int k = (tn == 1 && t[0].cp < 0) ? -1 - t[0].cp : bt->no_specials ? -1 : never_split(t, tn);
   if (RESERVE(bt->c, bt->nc, bt->capc, tn)) return -1;
   if (k >= 0) {
     memcpy(bt->c + c0, t, tn * sizeof *t);
@@ -324,6 +324,8 @@ static int do_token(el__basic *bt, size_t tb, size_t te, int lower) {
 }
 
 int el__basic_run(el__basic *bt, const int32_t *cps, size_t n, int lower) {
+  bt->no_specials = (lower & EL__BASIC_NO_SPECIALS) != 0;
+  lower &= ~EL__BASIC_NO_SPECIALS;
   bt->nb = bt->nc = bt->nw = 0;
   if (stage_a(bt, cps, n, lower)) return -1;
   ptrdiff_t nb = el__nfc(bt->a, bt->na, &bt->b, &bt->capb);

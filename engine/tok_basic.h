@@ -46,7 +46,15 @@ typedef struct el__basic {
   size_t na, nb, nc, capa, capb, capc;
   el__tword *w;
   size_t nw, capw;
+  int no_specials; /* set by el__basic_run from EL__BASIC_NO_SPECIALS */
 } el__basic;
+
+/* The lower argument of el__basic_run / el__basic_text: non-zero lower-cases;
+ * with EL__BASIC_NO_SPECIALS added, "[SEP]" and the other special tokens in
+ * the text are plain text ("[", "sep", "]"), as Hugging Face's
+ * split_special_tokens=True; without it they are special tokens (its
+ * default). */
+#define EL__BASIC_NO_SPECIALS 2
 
 /* Runs the stages on n code points. Result: words w[0..nw) over chars c.
  * Returns 0, or -1 when memory ran out. */

@@ -167,6 +167,11 @@ static int on_word(void *p, const el__basic *bt, const el__tword *wd, int base) 
 
 int el_tokenize(const el_tokenizer *tok, const char *text, size_t len, el_tokens *out,
                 el_error *err) {
+  return el_tokenize_opts(tok, text, len, 0, out, err);
+}
+
+int el_tokenize_opts(const el_tokenizer *tok, const char *text, size_t len, int flags,
+                     el_tokens *out, el_error *err) {
   if (!tok || !out || (!text && len))
     return el_error_set(err, EL_EINVAL, "el_tokenize: NULL argument");
   out->n = 0;
@@ -174,7 +179,9 @@ int el_tokenize(const el_tokenizer *tok, const char *text, size_t len, el_tokens
   out->n_codepoints = 0;
   wp_ctx c = {tok, out};
   int n_cp = 0;
-  int rc = el__basic_text(text, len, tok->lower, on_word, &c, &n_cp, err);
+  int lower = tok->lower ? 1 : 0;
+  if (flags & EL_TOKENIZE_SPECIALS_AS_TEXT) lower |= EL__BASIC_NO_SPECIALS;
+  int rc = el__basic_text(text, len, lower, on_word, &c, &n_cp, err);
   if (rc) {
     out->n = out->n_words = 0;
     return rc;

@@ -64,6 +64,13 @@ typedef struct el_tokens {
  * byte offset in the message. */
 int el_tokenize(const el_tokenizer *tok, const char *text, size_t len, el_tokens *out,
                 el_error *err);
+/* el_tokenize with flags: EL_TOKENIZE_SPECIALS_AS_TEXT reads "[SEP]", "[CLS]"
+ * and the other special tokens typed in the text as plain text ("[", "sep",
+ * "]"), like Hugging Face's split_special_tokens=True; without it (and in
+ * el_tokenize) they are the special tokens, Hugging Face's default. */
+#define EL_TOKENIZE_SPECIALS_AS_TEXT 1
+int el_tokenize_opts(const el_tokenizer *tok, const char *text, size_t len, int flags,
+                     el_tokens *out, el_error *err);
 void el_tokens_free(el_tokens *t);
 
 /* Code-point offsets (the offsets above) -> byte offsets in len bytes of
