@@ -52,6 +52,8 @@ PROB = {"type": "number", "minimum": 0, "maximum": 1}
 B = {"type": "boolean"}
 MODEL = {"type": ["string", "null"],
          "description": "a model name from --model; default: the first model of the route's task"}
+SPECIALS = opt({"type": "boolean",
+                "description": "true: \"[SEP]\", \"[CLS]\", \"[MASK]\", \"[PAD]\", \"[UNK]\" typed in the text are special tokens (Hugging Face's default); false: plain text ([ sep ]). Default: the server's --special-tokens-in-text (special)"})
 TRUNCATE = opt({"type": "boolean", "default": False,
                 "description": "cut inputs longer than the model's max_seq_len instead of 422"})
 
@@ -124,8 +126,10 @@ INFO_MODEL = obj({
 INFO = obj({
     "version": S, "ready": B,
     "limits": obj({k: I for k in ("max_batch_tokens", "max_batch_size", "max_wait_us", "max_queue",
-                                  "max_inputs", "max_qa_windows", "max_body_bytes")}
-                  | {"request_timeout": N}),
+                                  "max_queue_tokens", "max_inputs", "max_qa_windows",
+                                  "max_body_bytes", "max_response_bytes", "max_connections",
+                                  "max_connections_per_client")}
+                  | {"request_timeout": N, "header_timeout": N, "body_timeout": N}),
     "models": arr(INFO_MODEL),
     "reload": obj({
         "in_progress": B, "queued": B, "ok": I, "failed": I,
@@ -139,8 +143,10 @@ INFO = obj({
 INFO_EXAMPLE = {
     "version": "0.1.0", "ready": True,
     "limits": {"max_batch_tokens": 8192, "max_batch_size": 64, "max_wait_us": 0, "max_queue": 1024,
-               "max_inputs": 64, "max_qa_windows": 256, "max_body_bytes": 1048576,
-               "request_timeout": 30},
+               "max_queue_tokens": 262144, "max_inputs": 64, "max_qa_windows": 256,
+               "max_body_bytes": 1048576, "max_response_bytes": 8388608, "max_connections": 1000,
+               "max_connections_per_client": 0, "request_timeout": 30, "header_timeout": 10,
+               "body_timeout": 30},
     "models": [{"name": "default", "task": "score", "route": "/score",
                 "architecture": "ElectraForPreTraining", "default": True, "max_seq_len": 512,
                 "num_parameters": 13548800, "vocab_size": 30522, "hidden_size": 256,
@@ -153,7 +159,8 @@ INFO_EXAMPLE = {
                 "regression": False, "labels": ["negative", "positive"]}]}
 
 TOKENIZE_REQ = obj({"text": NONEMPTY, "model": MODEL,
-                    "add_special_tokens": opt({"type": "boolean", "default": True})},
+                    "add_special_tokens": opt({"type": "boolean", "default": True}),
+                    "special_tokens_in_text": SPECIALS},
                    required=["text"])
 TOKENIZE = obj({"model": S, "tokens": arr(obj({"id": I, "token": S, "start": OFFSET,
                                                "end": OFFSET, "special": B}))})
@@ -179,7 +186,7 @@ SCORE_REQ = obj({
     "model": MODEL,
     "threshold": opt({"type": "number", "minimum": 0, "maximum": 1,
                       "description": "default: the model's score_threshold (GET /info), 0.5 when it has none"}),
-    "truncate": TRUNCATE}, required=[],
+    "truncate": TRUNCATE, "special_tokens_in_text": SPECIALS}, required=[],
     oneOf=[{"required": ["text"], "properties": {"text": {"type": "string"}}},
            {"required": ["texts"], "properties": {"texts": {"type": "array"}}}])
 SCORE_RESULT_EXAMPLE = {
@@ -210,7 +217,7 @@ CLASSIFY_REQ = obj({
     "inputs": {"type": ["array", "null"], "minItems": 1,
                "items": obj({"text": NONEMPTY, "text_pair": opt(NONEMPTY)}, required=["text"]),
                "description": "1 to --max-inputs inputs"},
-    "model": MODEL, "truncate": TRUNCATE}, required=[],
+    "model": MODEL, "truncate": TRUNCATE, "special_tokens_in_text": SPECIALS}, required=[],
     oneOf=[{"required": ["text"], "properties": {"text": {"type": "string"}}},
            {"required": ["inputs"], "properties": {"inputs": {"type": "array"},
                                                    "text_pair": {"type": "null"}}}])
@@ -236,7 +243,8 @@ QA_REQ = obj({
     "max_seq_len": opt({"type": "integer", "default": 384, "minimum": 8,
                         "description": "tokens per window, at most the model's max_seq_len (more is 422)"}),
     "max_question_len": opt({"type": "integer", "default": 64, "minimum": 1, "maximum": BIG}),
-    "handle_impossible_answer": opt({"type": "boolean", "default": False})}, required=[],
+    "handle_impossible_answer": opt({"type": "boolean", "default": False}),
+    "special_tokens_in_text": SPECIALS}, required=[],
     oneOf=[{"required": ["question", "context"],
             "properties": {"question": {"type": "string"}, "context": {"type": "string"}}},
            {"required": ["inputs"], "properties": {"inputs": {"type": "array"},

@@ -8,6 +8,8 @@
  * suspends; after the batcher resumes the connection the handler runs once
  * more and queues the answer. NOTIFY_COMPLETED logs, counts and frees. */
 #include <arpa/inet.h>
+#include <errno.h>
+#include <malloc.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -21,6 +23,7 @@
 #include "electra/electra.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
+#include "srv_conns.h"
 #include "srv_http.h"
 
 enum { ST_NEW = 0, ST_BODY, ST_WAITING, ST_DONE };
@@ -48,7 +51,8 @@ static const route_def routes[] = {
 };
 #define N_ROUTES ((int)(sizeof routes / sizeof routes[0]))
 
-typedef struct conn_req {
+typedef struct conn_req conn_req;
+struct conn_req {
   el__server *srv;
   struct MHD_Connection *conn;
   const route_def *rt; /* NULL: unknown route */
@@ -70,7 +74,17 @@ typedef struct conn_req {
   int bad_path;     /* the raw path holds a control character (raw or %-escaped) */
   char rid[129];    /* X-Request-Id: the client's, else generated */
   char client[64];  /* the client's address */
-} conn_req;
+  int fd;           /* the connection's socket (probed while the request waits) */
+  el__conn *track;  /* the connection's deadlines (srv_conns.h); may be NULL */
+  long admitted_tokens; /* /tokenize: the tokens it holds in the queue's bound */
+  int holds_place;  /* /tokenize: holds a queue place until answered */
+  int suspended_here; /* suspended for the pool or the batcher, not yet back */
+  struct conn_req *prep_next; /* the prepare pool's queue */
+  el__http_err perr; /* the prepare step's error, else NONE */
+  char pmsg[256];
+  char *pbody;       /* the prepare step's answer (/tokenize) */
+  size_t plen;
+};
 
 /* ---- responses ---- */
 
@@ -210,6 +224,25 @@ static int is_json_type(const char *ct) {
   return ct[n] == 0 || ct[n] == ';' || ct[n] == ' ';
 }
 
+/* The framing headers of a request, counted over every header line. */
+typedef struct framing {
+  int n_cl, n_te, cl_differ;
+  const char *cl;
+} framing;
+
+static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const char *key,
+                                     const char *value) {
+  (void)kind;
+  framing *fr = cls;
+  if (!strcasecmp(key, "Content-Length")) {
+    if (fr->n_cl++ && strcmp(fr->cl, value ? value : "")) fr->cl_differ = 1;
+    if (fr->n_cl == 1) fr->cl = value ? value : "";
+  } else if (!strcasecmp(key, "Transfer-Encoding")) {
+    fr->n_te++;
+  }
+  return MHD_YES;
+}
+
 static enum MHD_Result first_call(conn_req *r) {
   el__server *s = r->srv;
   check_origin(r);
@@ -244,8 +277,16 @@ static enum MHD_Result first_call(conn_req *r) {
 
   const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Transfer-Encoding");
   const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Length");
-  /* libmicrohttpd 0.9.75 accepts both headers together (request smuggling);
-   * refuse here. */
+  /* libmicrohttpd 0.9.75 frames the body by the first Content-Length or
+   * Transfer-Encoding header and ignores repeats, where a proxy may read the
+   * last one (request smuggling): a repeated framing header is refused, as
+   * is both kinds together. */
+  framing fr = {0};
+  MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_framing, &fr);
+  if (fr.n_cl > 1 && fr.cl_differ)
+    return send_error(r, EL_HERR_INVALID_REQUEST, "conflicting Content-Length headers");
+  if (fr.n_te > 1)
+    return send_error(r, EL_HERR_INVALID_REQUEST, "Transfer-Encoding sent more than once");
   if (te && cl)
     return send_error(r, EL_HERR_INVALID_REQUEST,
                       "Transfer-Encoding and Content-Length must not both be sent");
@@ -268,9 +309,10 @@ static enum MHD_Result first_call(conn_req *r) {
     return send_error(r, EL_HERR_UNAVAILABLE, "the server is draining");
   if (!atomic_load(&s->loaded))
     return send_error(r, EL_HERR_UNAVAILABLE, "models are loading");
-  if (r->rt->route != EL_ROUTE_TOKENIZE && el__sched_depth(s->sched) >= s->opt.max_queue)
+  if (el__sched_depth(s->sched) >= s->opt.max_queue)
     return send_error(r, EL_HERR_OVERLOADED, "the request queue is full");
   r->state = ST_BODY;
+  el__conns_phase(s->conns, r->track, EL_CONN_BODY);
   return MHD_YES;
 }
 
@@ -300,10 +342,15 @@ static char *render_info(el__server *s, size_t *len) {
   el__sb_printf(&b,
                 "{\"version\":\"%s\",\"ready\":%s,\"limits\":{\"max_batch_tokens\":%d,"
                 "\"max_batch_size\":%d,\"max_wait_us\":%d,\"max_queue\":%d,\"max_inputs\":%d,"
-                "\"max_qa_windows\":%d,\"max_body_bytes\":%ld,\"request_timeout\":%g},\"models\":[",
+                "\"max_qa_windows\":%d,\"max_body_bytes\":%ld,\"request_timeout\":%g,"
+                "\"max_queue_tokens\":%ld,\"max_response_bytes\":%ld,\"max_connections\":%d,"
+                "\"max_connections_per_client\":%d,\"header_timeout\":%g,\"body_timeout\":%g},"
+                "\"models\":[",
                 EL_VERSION, atomic_load(&s->ready) ? "true" : "false", o->max_batch_tokens,
                 o->max_batch_size, o->max_wait_us, o->max_queue, o->max_inputs,
-                o->max_qa_windows, o->max_body_bytes, o->request_timeout);
+                o->max_qa_windows, o->max_body_bytes, o->request_timeout, o->max_queue_tokens,
+                o->max_response_bytes, o->max_connections, o->max_connections_per_client,
+                o->header_timeout, o->body_timeout);
   for (int i = 0; set && i < set->n; i++) {
     const el__model_entry *e = &set->e[i];
     const el_config *c = e->cfg;
@@ -412,7 +459,28 @@ static void job_done(el__job *j) {
   MHD_resume_connection(r->conn); /* nothing may touch r after this */
 }
 
+/* el__job.gone: 1 when the client of a waiting request has closed or reset
+ * its connection. libmicrohttpd does not watch a suspended connection (its
+ * NOTIFY_COMPLETED comes only after the resume), so the socket is probed:
+ * end-of-file or an error means nobody will read the answer. Pending bytes
+ * (a pipelined request) mean the client is still there. */
+static int client_gone(el__job *j) {
+  conn_req *r = j->user;
+  if (r->fd < 0) return 0;
+  char c;
+  ssize_t n = recv(r->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
+  if (n == 0) return 1;
+  return n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+}
+
 static enum MHD_Result respond_result(conn_req *r) {
+  if (r->perr) return send_error(r, r->perr, r->pmsg);
+  if (r->pbody) {
+    char *body = r->pbody;
+    r->pbody = NULL;
+    return send_json(r, 200, body, r->plen);
+  }
+  if (r->job.cancelled) return MHD_NO; /* nobody to answer: close */
   if (r->job.status != EL_HERR_NONE) return send_error(r, r->job.status, r->job.errmsg);
   el__sb b = {0};
   el__fail f = {0};
@@ -421,10 +489,149 @@ static enum MHD_Result respond_result(conn_req *r) {
     el__sb_free(&b);
     return send_error(r, e, f.msg);
   }
+  if (b.len > (size_t)r->srv->opt.max_response_bytes) {
+    char msg[160];
+    snprintf(msg, sizeof msg, "the answer would be %zu bytes, over --max-response-bytes %ld; "
+             "send less text", b.len, r->srv->opt.max_response_bytes);
+    el__sb_free(&b);
+    return send_error(r, EL_HERR_VALIDATION, msg);
+  }
   size_t n;
   char *body = el__sb_take(&b, &n);
   if (!body) return send_error(r, EL_HERR_INTERNAL, "out of memory");
   return send_json(r, 200, body, n);
+}
+
+/* ---- the prepare pool ----
+ * Parsing, tokenizing and encoding a POST body, and rendering a /tokenize
+ * answer, take milliseconds per 100 KB: done on libmicrohttpd's threads they
+ * would hold every connection those threads serve (a /health probe waited
+ * 0.8 s behind a /tokenize flood). The connection is suspended and the work
+ * runs on these threads; the answer is queued once it resumes. */
+typedef struct el__prep_pool {
+  pthread_mutex_t mu;
+  pthread_cond_t cond;
+  conn_req *head, *tail;
+  pthread_t th[16];
+  int n, quit;
+} el__prep_pool;
+
+/* Ends the prepare step without a job: the answer (r->perr or r->pbody) is
+ * queued when the connection is back in its handler. */
+static void prep_answer(conn_req *r, el__http_err e, const char *msg) {
+  r->perr = e;
+  if (e) snprintf(r->pmsg, sizeof r->pmsg, "%s", msg);
+  r->state = ST_DONE;
+  MHD_resume_connection(r->conn); /* nothing may touch r after this */
+}
+
+static void prepare(conn_req *r) {
+  el__server *s = r->srv;
+  r->set = el__server_models(s);
+  if (!r->set) return prep_answer(r, EL_HERR_UNAVAILABLE, "models are loading");
+  if (r->rt->route == EL_ROUTE_TOKENIZE) {
+    /* /tokenize holds a queue place and its estimated tokens (a piece per 4
+     * bytes) until answered, so --max-queue and --max-queue-tokens bound it
+     * like the other routes */
+    long est = (long)(r->body.len / 4) + 1;
+    el__http_err ae = el__sched_admit_cost(s->sched, 0, est);
+    if (ae)
+      return prep_answer(r, ae, ae == EL_HERR_OVERLOADED ? "the request queue is full"
+                                                          : "the server is draining");
+    r->holds_place = 1;
+    r->admitted_tokens = est;
+  }
+  el__fail f = {0};
+  el__http_err e = el__api_prepare(r->rt->route, r->body.data ? r->body.data : "", r->body.len,
+                                   r->set, &s->lim, &r->api, &f);
+  el__sb_free(&r->body);
+  if (e) return prep_answer(r, e, f.msg);
+  r->model = el__api_entry(r->api)->name;
+  int n;
+  el__seq *seqs = el__api_seqs(r->api, &n);
+  if (n == 0) { /* /tokenize: the answer is made here too */
+    el__sb b = {0};
+    e = el__api_render(r->api, &b, &f);
+    if (!e && b.len > (size_t)s->opt.max_response_bytes) {
+      e = el__failf(&f, EL_HERR_VALIDATION, "the answer would be %zu bytes, over "
+                    "--max-response-bytes %ld; send less text", b.len,
+                    s->opt.max_response_bytes);
+    }
+    if (e) {
+      el__sb_free(&b);
+      return prep_answer(r, e, f.msg);
+    }
+    r->pbody = el__sb_take(&b, &r->plen);
+    return prep_answer(r, r->pbody ? EL_HERR_NONE : EL_HERR_INTERNAL, "out of memory");
+  }
+  long tokens = 0;
+  for (int i = 0; i < n; i++) tokens += seqs[i].len;
+  e = el__sched_admit_cost(s->sched, 0, tokens);
+  if (e)
+    return prep_answer(r, e, e == EL_HERR_OVERLOADED ? "the request queue is full"
+                                                     : "the server is draining");
+  memset(&r->job, 0, sizeof r->job);
+  r->job.model = el__api_entry(r->api);
+  r->job.seqs = seqs;
+  r->job.n_seqs = n;
+  r->job.cost = tokens;
+  r->job.gone = client_gone;
+  r->job.deadline = s->opt.request_timeout > 0 ? r->t0 + s->opt.request_timeout : 0;
+  r->job.done = job_done;
+  r->job.user = r;
+  el__sched_submit(s->sched, &r->job); /* job_done resumes the connection */
+}
+
+static void *prep_main(void *arg) {
+  el__prep_pool *p = arg;
+  pthread_mutex_lock(&p->mu);
+  for (;;) {
+    while (!p->head && !p->quit) pthread_cond_wait(&p->cond, &p->mu);
+    if (!p->head) break;
+    conn_req *r = p->head;
+    p->head = r->prep_next;
+    if (!p->head) p->tail = NULL;
+    pthread_mutex_unlock(&p->mu);
+    prepare(r);
+    pthread_mutex_lock(&p->mu);
+  }
+  pthread_mutex_unlock(&p->mu);
+  return NULL;
+}
+
+static void prep_push(el__prep_pool *p, conn_req *r) {
+  r->prep_next = NULL;
+  pthread_mutex_lock(&p->mu);
+  if (p->tail)
+    p->tail->prep_next = r;
+  else
+    p->head = r;
+  p->tail = r;
+  pthread_cond_signal(&p->cond);
+  pthread_mutex_unlock(&p->mu);
+}
+
+static el__prep_pool *prep_start(int n) {
+  el__prep_pool *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cond, NULL);
+  if (n > 16) n = 16;
+  for (p->n = 0; p->n < n; p->n++)
+    if (pthread_create(&p->th[p->n], NULL, prep_main, p)) break;
+  return p;
+}
+
+static void prep_stop(el__prep_pool *p) {
+  if (!p) return;
+  pthread_mutex_lock(&p->mu);
+  p->quit = 1;
+  pthread_cond_broadcast(&p->cond);
+  pthread_mutex_unlock(&p->mu);
+  for (int i = 0; i < p->n; i++) pthread_join(p->th[i], NULL);
+  pthread_cond_destroy(&p->cond);
+  pthread_mutex_destroy(&p->mu);
+  free(p);
 }
 
 static enum MHD_Result handle_post(conn_req *r) {
@@ -434,36 +641,14 @@ static enum MHD_Result handle_post(conn_req *r) {
     snprintf(msg, sizeof msg, "body is over the limit of %ld bytes", s->opt.max_body_bytes);
     return send_error(r, EL_HERR_TOO_LARGE, msg);
   }
-  r->set = el__server_models(s);
-  if (!r->set) return send_error(r, EL_HERR_UNAVAILABLE, "models are loading");
-  el__fail f = {0};
-  el__http_err e = el__api_prepare(r->rt->route, r->body.data ? r->body.data : "", r->body.len,
-                                   r->set, &s->lim, &r->api, &f);
-  el__sb_free(&r->body);
-  if (e) return send_error(r, e, f.msg);
-  r->model = el__api_entry(r->api)->name;
-  int n;
-  el__seq *seqs = el__api_seqs(r->api, &n);
-  if (n == 0) {
-    r->state = ST_DONE;
-    return respond_result(r);
-  }
-  e = el__sched_admit(s->sched, 0);
-  if (e)
-    return send_error(r, e, e == EL_HERR_OVERLOADED ? "the request queue is full"
-                                                    : "the server is draining");
-  memset(&r->job, 0, sizeof r->job);
-  r->job.model = el__api_entry(r->api);
-  r->job.seqs = seqs;
-  r->job.n_seqs = n;
-  r->job.deadline = s->opt.request_timeout > 0 ? r->t0 + s->opt.request_timeout : 0;
-  r->job.done = job_done;
-  r->job.user = r;
+  el__conns_phase(s->conns, r->track, EL_CONN_BUSY);
   r->state = ST_WAITING;
-  /* suspend first: the result can then only resume a suspended connection */
+  /* suspend first: the pool or the batcher can then only resume a
+   * suspended connection */
+  r->suspended_here = 1;
   atomic_fetch_add(&s->suspended, 1);
   MHD_suspend_connection(r->conn);
-  el__sched_submit(s->sched, &r->job);
+  prep_push(s->prep, r);
   return MHD_YES;
 }
 
@@ -508,6 +693,12 @@ static conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
   r->srv = s;
   r->conn = conn;
   r->t0 = el__now();
+  r->fd = -1;
+  const union MHD_ConnectionInfo *ci =
+      MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+  if (ci) r->fd = ci->connect_fd;
+  ci = MHD_get_connection_info(conn, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+  if (ci) r->track = ci->socket_context;
   client_address(conn, r->client, sizeof r->client);
   atomic_fetch_add(&s->inflight, 1);
   return r;
@@ -537,11 +728,12 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
     r->rt = r->bad_path ? NULL : find_route(url);
     snprintf(r->method, sizeof r->method, "%s", method);
     snprintf(r->path, sizeof r->path, "%s", r->rt ? r->rt->path : url);
+    el__conns_phase(s->conns, r->track, EL_CONN_BUSY); /* the header is in */
     return first_call(r);
   }
   if (r->state == ST_DONE) {
-    if (r->job.done) atomic_fetch_sub(&s->suspended, 1);
-    r->job.done = NULL; /* count the resume once */
+    if (r->suspended_here) atomic_fetch_sub(&s->suspended, 1);
+    r->suspended_here = 0; /* count the resume once */
     return respond_result(r);
   }
   if (r->state == ST_WAITING) return MHD_YES; /* spurious call while suspended */
@@ -568,6 +760,8 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
   return handle_get(r);
 }
 
+static void trim_after_burst(el__server *s);
+
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                       enum MHD_RequestTerminationCode toe) {
   (void)conn;
@@ -586,11 +780,53 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   if (s->opt.access_log)
     el__log_access(r->method, r->path, status, dt, r->job.max_batch_seqs, r->model,
                    r->err_type, r->rid[0] ? r->rid : "-", r->client);
+  if (r->holds_place) el__sched_unadmit_cost(s->sched, r->admitted_tokens);
   el__api_free(r->api);
   if (r->set) el__model_set_unref(r->set);
   el__sb_free(&r->body);
+  free(r->pbody);
+  /* a kept-alive connection waits for its next header from now */
+  if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) el__conns_phase(s->conns, r->track, EL_CONN_HEADER);
   free(r);
-  atomic_fetch_sub(&s->inflight, 1);
+  if (atomic_fetch_sub(&s->inflight, 1) == 1) trim_after_burst(s);
+}
+
+/* Gives freed heap back to the system once the server is idle, at most once
+ * a second: bodies, token lists and answers of a burst (a 1 MB /tokenize
+ * answers 12 MB) would otherwise stay in glibc's arenas. */
+static void trim_after_burst(el__server *s) {
+  static _Atomic double last;
+  double now = el__now();
+  if (now - atomic_load(&last) < 1.0) return;
+  atomic_store(&last, now);
+  (void)s;
+  malloc_trim(0);
+}
+
+/* libmicrohttpd's connection notification: track each connection's
+ * deadlines from its start to its close (srv_conns.h). */
+static void connection_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
+                              enum MHD_ConnectionNotificationCode toe) {
+  el__server *s = cls;
+  if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
+    *socket_context = ci ? el__conns_open(s->conns, ci->connect_fd) : NULL;
+  } else {
+    el__conns_close(s->conns, *socket_context);
+    *socket_context = NULL;
+  }
+}
+
+/* libmicrohttpd's accept policy: a new client is refused at once (closed)
+ * when --max-connections are open, instead of waiting unanswered in the
+ * listen backlog as it would at libmicrohttpd's own limit. */
+static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen) {
+  (void)addr, (void)addrlen;
+  el__server *s = cls;
+  if (el__conns_count(s->conns) < s->opt.max_connections) return MHD_YES;
+  atomic_fetch_add(&s->refused, 1);
+  return MHD_NO;
 }
 
 static void mhd_logger(void *cls, const char *fmt, va_list ap) {
@@ -636,17 +872,38 @@ int el__http_start(el__server *s, char *err, size_t cap) {
     pool = n < 2 ? 2 : n > 4 ? 4 : (unsigned)n;
   }
   s->http_threads = (int)pool;
-  unsigned conn_limit = (unsigned)o->max_connections;
-  if (conn_limit < pool * 2) conn_limit = pool * 2;
+  /* libmicrohttpd's own limit sits above ours: at it, it stops accepting and
+   * new clients hang in the backlog; accept_policy refuses them at ours. */
+  unsigned conn_limit = (unsigned)o->max_connections + 4 * pool + 16;
+  s->conns = el__conns_new(o->header_timeout, o->body_timeout);
+  if (!s->conns) {
+    snprintf(err, cap, "cannot start the connection watcher");
+    return -1;
+  }
+  s->prep = prep_start((int)pool);
+  if (!s->prep || !s->prep->n) {
+    prep_stop(s->prep);
+    s->prep = NULL;
+    el__conns_free(s->conns);
+    s->conns = NULL;
+    snprintf(err, cap, "cannot start the prepare threads");
+    return -1;
+  }
   s->mhd = MHD_start_daemon(
-      flags, (uint16_t)o->port, NULL, NULL, access_handler, s, MHD_OPTION_EXTERNAL_LOGGER,
+      flags, (uint16_t)o->port, accept_policy, s, access_handler, s, MHD_OPTION_EXTERNAL_LOGGER,
       mhd_logger, s, MHD_OPTION_SOCK_ADDR, &ss,
       MHD_OPTION_THREAD_POOL_SIZE, pool, MHD_OPTION_CONNECTION_LIMIT, conn_limit,
       MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->connection_timeout,
       MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_LISTEN_BACKLOG_SIZE,
       (unsigned)1024, MHD_OPTION_URI_LOG_CALLBACK, uri_started, s,
-      MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_END);
+      MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_NOTIFY_CONNECTION,
+      connection_notify, s, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
+      (unsigned)o->max_connections_per_client, MHD_OPTION_END);
   if (!s->mhd) {
+    prep_stop(s->prep);
+    s->prep = NULL;
+    el__conns_free(s->conns);
+    s->conns = NULL;
     snprintf(err, cap, "cannot listen on %s:%d (address in use, or not permitted)", o->host,
              o->port);
     return -1;
@@ -657,6 +914,8 @@ int el__http_start(el__server *s, char *err, size_t cap) {
   return 0;
 }
 
+int el__http_open_connections(el__server *s) { return s->conns ? el__conns_count(s->conns) : 0; }
+
 void el__http_quiesce(el__server *s) {
   if (s->mhd && s->listen_fd < 0) s->listen_fd = MHD_quiesce_daemon(s->mhd);
 }
@@ -665,6 +924,10 @@ void el__http_stop(el__server *s) {
   if (!s->mhd) return;
   MHD_stop_daemon(s->mhd);
   s->mhd = NULL;
+  prep_stop(s->prep);
+  s->prep = NULL;
+  el__conns_free(s->conns);
+  s->conns = NULL;
   if (s->listen_fd >= 0) close(s->listen_fd);
   s->listen_fd = -1;
 }

@@ -46,6 +46,7 @@ struct el__api_req {
   double threshold;
   int truncate;
   int add_special;
+  int tok_flags; /* el_tokenize_opts flags: special_tokens_in_text false -> SPECIALS_AS_TEXT */
   el_qa_params qa;
   int top_k, handle_impossible;
 };
@@ -138,13 +139,17 @@ static el__http_err check_fields(const cJSON *obj, const char *const *fields, in
 }
 
 /* The fields of each POST route's body and of its "inputs" items. */
-static const char *const TOKENIZE_FIELDS[] = {"text", "model", "add_special_tokens"};
-static const char *const SCORE_FIELDS[] = {"text", "texts", "model", "threshold", "truncate"};
-static const char *const CLASSIFY_FIELDS[] = {"text", "text_pair", "inputs", "model", "truncate"};
+static const char *const TOKENIZE_FIELDS[] = {"text", "model", "add_special_tokens",
+                                              "special_tokens_in_text"};
+static const char *const SCORE_FIELDS[] = {"text", "texts", "model", "threshold", "truncate",
+                                           "special_tokens_in_text"};
+static const char *const CLASSIFY_FIELDS[] = {"text", "text_pair", "inputs", "model", "truncate",
+                                              "special_tokens_in_text"};
 static const char *const CLASSIFY_ITEM_FIELDS[] = {"text", "text_pair"};
 static const char *const QA_FIELDS[] = {"question", "context", "inputs", "model", "top_k",
                                         "max_answer_len", "doc_stride", "max_seq_len",
-                                        "max_question_len", "handle_impossible_answer"};
+                                        "max_question_len", "handle_impossible_answer",
+                                        "special_tokens_in_text"};
 static const char *const QA_ITEM_FIELDS[] = {"question", "context"};
 #define N_OF(a) ((int)(sizeof a / sizeof a[0]))
 
@@ -155,7 +160,7 @@ static el__http_err load_text(el__api_req *r, const cJSON *v, const char *what, 
   t->len = strlen(v->valuestring);
   if (t->len == 0) return el__failf(f, EL_HERR_INVALID_REQUEST, "%s is empty", what);
   el_error er = {0};
-  int rc = el_tokenize(r->entry->tok, t->s, t->len, &t->toks, &er);
+  int rc = el_tokenize_opts(r->entry->tok, t->s, t->len, r->tok_flags, &t->toks, &er);
   if (rc == EL_EINVAL)
     return el__failf(f, EL_HERR_INVALID_REQUEST, "%s: %s", what, er.msg);
   if (rc) return el__failf(f, EL_HERR_INTERNAL, "%s: tokenizer: %s", what, er.msg);
@@ -499,6 +504,12 @@ el__http_err el__api_prepare(int route, const char *body, size_t len, el__model_
                        lim->max_depth, at);
     case EL_SCAN_NUL_ESCAPE:
       return el__failf(f, EL_HERR_INVALID_REQUEST, "\\u0000 in a string at byte %zu", at);
+    case EL_SCAN_BAD_ESCAPE:
+      return el__failf(f, EL_HERR_INVALID_JSON, "bad \\u escape (not 4 hex digits) at byte %zu",
+                       at);
+    case EL_SCAN_CONTROL:
+      return el__failf(f, EL_HERR_INVALID_JSON, "control byte 0x%02x at byte %zu",
+                       (unsigned char)body[at], at);
     case EL_SCAN_OK: break;
   }
   el__api_req *r = calloc(1, sizeof *r);
@@ -534,6 +545,14 @@ el__http_err el__api_prepare(int route, const char *body, size_t len, el__model_
     else
       e = check_fields(r->root, TOKENIZE_FIELDS, N_OF(TOKENIZE_FIELDS), "", "/tokenize", f);
     if (!e) e = pick_model(r, set, task, f);
+    if (!e) {
+      /* literal "[SEP]", "[CLS]"... typed in a text: special tokens (Hugging
+       * Face's default) unless the request or --special-tokens-in-text says
+       * text */
+      int specials = !lim->specials_as_text;
+      e = get_bool(r->root, "special_tokens_in_text", &specials, f);
+      r->tok_flags = specials ? 0 : EL_TOKENIZE_SPECIALS_AS_TEXT;
+    }
     if (!e) {
       if (route == EL_ROUTE_SCORE)
         e = prepare_score(r, lim, f);

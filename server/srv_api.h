@@ -16,6 +16,7 @@ typedef struct el__api_limits {
   int max_inputs;
   int max_qa_windows; /* /qa: windows over all of a request's contexts */
   int max_depth;      /* JSON nesting */
+  int specials_as_text; /* --special-tokens-in-text text: the default of special_tokens_in_text is false */
 } el__api_limits;
 
 typedef struct el__api_req el__api_req;

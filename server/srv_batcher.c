@@ -46,6 +46,8 @@ struct el__sched {
   pthread_cond_t cond;
   el__job *in_head, *in_tail; /* submitted, not yet seen by the loop */
   int depth;                  /* admitted and not yet answered */
+  long tokens;                /* their reserved tokens */
+  long cancelled;             /* jobs whose client left */
   int draining;
   int batch_posted;           /* loop -> inference: cur is ready to run */
   int batch_finished;         /* inference -> loop: cur has run */
@@ -66,6 +68,8 @@ static void complete_job(el__sched *s, el__job *j) {
   if (j->admitted) {
     pthread_mutex_lock(&s->mu);
     s->depth--;
+    s->tokens -= j->cost;
+    if (j->cancelled) s->cancelled++;
     int d = s->depth;
     pthread_mutex_unlock(&s->mu);
     el__metrics_queue_depth(d);
@@ -181,6 +185,28 @@ static void expire(el__sched *s, double now) {
   drop_empty_queues(s);
 }
 
+/* Drops the work of jobs nobody waits for: their sequences not yet
+ * dispatched are skipped, so the next batch holds only live requests. */
+static void reap_gone(el__sched *s) {
+  for (mqueue *q = s->queues; q; q = q->next) {
+    el__job *j = q->head;
+    while (j) {
+      el__job *next = j->next;
+      if (j->gone && j->gone(j)) {
+        queue_remove(q, j);
+        s->queued_jobs--;
+        j->cancelled = 1;
+        j->status = EL_HERR_UNAVAILABLE;
+        snprintf(j->errmsg, sizeof j->errmsg, "the client closed the connection");
+        j->next_seq = j->n_seqs;
+        if (j->running == 0) complete_job(s, j);
+      }
+      j = next;
+    }
+  }
+  drop_empty_queues(s);
+}
+
 static void post_batch(el__sched *s);
 
 static void wait_timer_cb(uv_timer_t *t) {
@@ -194,6 +220,7 @@ static void post_batch(el__sched *s) {
   if (s->busy) return;
   double now = el__now();
   expire(s, now);
+  reap_gone(s);
   mqueue *best = NULL;
   for (mqueue *q = s->queues; q; q = q->next)
     if (q->head && (!best || q->head->t_enqueue < best->head->t_enqueue)) best = q;
@@ -285,7 +312,10 @@ static void wake_cb(uv_async_t *a) {
 
 static void deadline_cb(uv_timer_t *t) {
   el__sched *s = t->data;
-  if (s->queued_jobs) expire(s, el__now());
+  if (s->queued_jobs) {
+    expire(s, el__now());
+    reap_gone(s);
+  }
 }
 
 static void *inference_main(void *arg) {
@@ -350,7 +380,9 @@ fail:
   return NULL;
 }
 
-el__http_err el__sched_admit(el__sched *s, int force) {
+el__http_err el__sched_admit(el__sched *s, int force) { return el__sched_admit_cost(s, force, 0); }
+
+el__http_err el__sched_admit_cost(el__sched *s, int force, long tokens) {
   el__http_err e = EL_HERR_NONE;
   int d;
   pthread_mutex_lock(&s->mu);
@@ -358,17 +390,23 @@ el__http_err el__sched_admit(el__sched *s, int force) {
     e = EL_HERR_UNAVAILABLE;
   else if (!force && s->depth >= s->cfg.max_queue)
     e = EL_HERR_OVERLOADED;
+  else if (!force && s->cfg.max_queue_tokens > 0 && s->tokens > 0 &&
+           s->tokens + tokens > s->cfg.max_queue_tokens)
+    e = EL_HERR_OVERLOADED;
   else
-    s->depth++;
+    s->depth++, s->tokens += tokens;
   d = s->depth;
   pthread_mutex_unlock(&s->mu);
   if (!e) el__metrics_queue_depth(d);
   return e;
 }
 
-void el__sched_unadmit(el__sched *s) {
+void el__sched_unadmit(el__sched *s) { el__sched_unadmit_cost(s, 0); }
+
+void el__sched_unadmit_cost(el__sched *s, long tokens) {
   pthread_mutex_lock(&s->mu);
   s->depth--;
+  s->tokens -= tokens;
   int d = s->depth;
   pthread_mutex_unlock(&s->mu);
   el__metrics_queue_depth(d);
@@ -379,6 +417,7 @@ void el__sched_submit(el__sched *s, el__job *job) {
   job->next_seq = 0;
   job->running = 0;
   job->status = EL_HERR_NONE;
+  job->cancelled = 0;
   job->errmsg[0] = 0;
   job->t_first_run = job->t_done = 0;
   job->max_batch_seqs = 0;
@@ -392,6 +431,20 @@ void el__sched_submit(el__sched *s, el__job *job) {
   s->in_tail = job;
   pthread_mutex_unlock(&s->mu);
   uv_async_send(&s->wake);
+}
+
+long el__sched_queued_tokens(el__sched *s) {
+  pthread_mutex_lock(&s->mu);
+  long t = s->tokens;
+  pthread_mutex_unlock(&s->mu);
+  return t;
+}
+
+long el__sched_cancelled(el__sched *s) {
+  pthread_mutex_lock(&s->mu);
+  long c = s->cancelled;
+  pthread_mutex_unlock(&s->mu);
+  return c;
 }
 
 int el__sched_depth(el__sched *s) {

@@ -42,11 +42,19 @@ struct el__job {
   el__job_done_fn done;
   void *user;
   int internal;    /* the server's own work (warm-up): not counted in /metrics */
+  long cost;       /* tokens reserved by el__sched_admit_cost (0 with el__sched_admit) */
+  /* May be NULL. Called on the loop thread while the job waits (before each
+   * batch is packed and on the deadline tick): non-zero when nobody waits for
+   * the result any more (the client closed its connection). The job's
+   * sequences not yet dispatched are then dropped, and done runs with
+   * status EL_HERR_UNAVAILABLE and cancelled = 1 once none is running. */
+  int (*gone)(el__job *job);
   /* results, valid when done runs */
   el__http_err status; /* EL_HERR_NONE, _TIMEOUT, _UNAVAILABLE or _INTERNAL */
   char errmsg[200];
   double t_enqueue, t_first_run, t_done;
   int max_batch_seqs; /* largest batch one of its sequences ran in */
+  int cancelled;      /* gone() said nobody waits: not answered */
   /* private to the scheduler */
   el__job *next;
   int next_seq, running;
@@ -64,6 +72,7 @@ typedef struct el__runner {
 
 typedef struct el__sched_config {
   int max_batch_tokens, max_batch_size, max_wait_us, max_queue;
+  long max_queue_tokens; /* tokens of admitted, unanswered requests before 429; 0 = no bound */
 } el__sched_config;
 
 typedef struct el__sched el__sched;
@@ -79,8 +88,18 @@ el__sched *el__sched_new(uv_loop_t *loop, const el__sched_config *c, el__runner 
  * requests already accepted and unanswered) or EL_HERR_UNAVAILABLE
  * (draining). force ignores both (internal work such as warm-up). */
 el__http_err el__sched_admit(el__sched *s, int force);
+/* el__sched_admit that also reserves tokens against max_queue_tokens: a
+ * request is refused (EL_HERR_OVERLOADED) when the queue's tokens plus its
+ * own would pass the bound, unless nothing is queued (a request larger than
+ * the bound alone still runs). The job's cost must be set to tokens. */
+el__http_err el__sched_admit_cost(el__sched *s, int force, long tokens);
 /* Gives back a reserved place that will not be used. */
 void el__sched_unadmit(el__sched *s);
+void el__sched_unadmit_cost(el__sched *s, long tokens);
+/* Tokens of admitted, unanswered requests. */
+long el__sched_queued_tokens(el__sched *s);
+/* Jobs cancelled because gone() said their client left (any thread). */
+long el__sched_cancelled(el__sched *s);
 /* Hands over a job that holds an admitted place; done runs exactly once. */
 void el__sched_submit(el__sched *s, el__job *job);
 /* Requests accepted and not yet answered. */

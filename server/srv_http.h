@@ -11,6 +11,8 @@
 int el__http_start(el__server *s, char *err, size_t cap);
 void el__http_quiesce(el__server *s);
 void el__http_stop(el__server *s);
+/* Connections open now (kept-alive ones included). */
+int el__http_open_connections(el__server *s);
 
 /* The bodies of GET / and GET /openapi.json (page.c, openapi.c). */
 extern const char el__page_html[];

@@ -1,6 +1,8 @@
 /* Pre-scan of JSON bodies (srv_jsonscan.h). */
 #include "srv_jsonscan.h"
 
+#include <ctype.h>
+
 int el__utf8_seq_len(const unsigned char *s, size_t avail) {
   if (avail == 0) return 0;
   unsigned c = s[0];
@@ -40,12 +42,23 @@ el__scan_result el__json_prescan(const char *s, size_t len, int max_depth, size_
       i += (size_t)n;
       continue;
     }
+    if (c == 0 || (!in_str && c < 0x20 && c != '\t' && c != '\n' && c != '\r')) {
+      if (where) *where = i;
+      return EL_SCAN_CONTROL;
+    }
     if (in_str) {
       if (c == '\\') {
-        if (i + 5 < len && u[i + 1] == 'u' && u[i + 2] == '0' && u[i + 3] == '0' &&
-            u[i + 4] == '0' && u[i + 5] == '0') {
-          if (where) *where = i;
-          return EL_SCAN_NUL_ESCAPE;
+        if (i + 1 < len && u[i + 1] == 'u') {
+          int hex = i + 5 < len;
+          for (int k = 2; hex && k < 6; k++) hex = isxdigit(u[i + (size_t)k]) != 0;
+          if (!hex) {
+            if (where) *where = i;
+            return EL_SCAN_BAD_ESCAPE;
+          }
+          if (u[i + 2] == '0' && u[i + 3] == '0' && u[i + 4] == '0' && u[i + 5] == '0') {
+            if (where) *where = i;
+            return EL_SCAN_NUL_ESCAPE;
+          }
         }
         i += 2; /* the escaped character is ASCII in valid JSON; else cJSON refuses */
         continue;

@@ -55,6 +55,17 @@ void el__log(const char *level, const char *fmt, ...) {
   el__sb_free(&b);
 }
 
+/* Up to max bytes of s, bytes outside 0x21..0x7e and '%' written as %XX. */
+static void put_escaped(el__sb *b, const char *s, size_t max) {
+  for (size_t i = 0; s[i] && i < max; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if (c < 0x21 || c >= 0x7f || c == '%')
+      el__sb_printf(b, "%%%02X", c);
+    else
+      el__sb_put(b, (const char *)&c, 1);
+  }
+}
+
 void el__log_access(const char *method, const char *path, int status, double seconds,
                     int batch_size, const char *model, const char *error_type,
                     const char *request_id, const char *client) {
@@ -82,18 +93,22 @@ void el__log_access(const char *method, const char *path, int status, double sec
     el__sb_json_str(&b, client, strlen(client));
     el__sb_puts(&b, "}");
   } else {
-    el__sb_printf(&b, "%s access %.16s ", ts, method);
-    for (size_t i = 0; i < plen; i++) {
-      unsigned char c = (unsigned char)path[i];
-      if (c < 0x21 || c >= 0x7f)
-        el__sb_printf(&b, "%%%02X", c);
-      else
-        el__sb_put(&b, (const char *)&c, 1);
-    }
+    /* every field as %XX-escaped printable ASCII without spaces: no client
+     * byte (an ESC in the method token, say) reaches the log raw */
+    el__sb_printf(&b, "%s access ", ts);
+    put_escaped(&b, method, 16);
+    el__sb_puts(&b, " ");
+    put_escaped(&b, path, plen);
     el__sb_printf(&b, " %d %.3fms batch=%d", status, seconds * 1e3, batch_size);
-    if (model) el__sb_printf(&b, " model=%s", model);
+    if (model) {
+      el__sb_puts(&b, " model=");
+      put_escaped(&b, model, 64);
+    }
     if (error_type) el__sb_printf(&b, " error=%s", error_type);
-    el__sb_printf(&b, " id=%s client=%s", request_id, client); /* both printable, no spaces */
+    el__sb_puts(&b, " id=");
+    put_escaped(&b, request_id, 128);
+    el__sb_puts(&b, " client=");
+    put_escaped(&b, client, 64);
   }
   emit(&b);
   el__sb_free(&b);

@@ -22,7 +22,7 @@ extern char **environ;
 /* The table, built on the struct being filled: el_opt destinations are
  * pointers. --model, --correct-label, --cors-origin and --log-format are
  * EL_OPT_CUSTOM, stored by set_value below. */
-enum { N_DEFS = 25 };
+enum { N_DEFS = 31 };
 static int build_table(el__srv_options *o, el_opt *t) {
   const el_opt d[N_DEFS] = {
       {"--model", EL_OPT_CUSTOM, o, 0, 0, "[NAME=]DIR",
@@ -56,6 +56,9 @@ static int build_table(el__srv_options *o, el_opt *t) {
        "wait up to US microseconds for a batch to fill (0: run as soon as the engine is free)", 0},
       {"--max-queue", EL_OPT_INT32, &o->max_queue, 1, 1 << 24, "N",
        "requests accepted and not yet answered before 429 (1024)", 0},
+      {"--max-queue-tokens", EL_OPT_INT, &o->max_queue_tokens, 0, 1L << 40, "N",
+       "tokens of requests accepted and not yet answered before 429 (262144; a request\n"
+       "      alone is always accepted; 0 = no bound)", 0},
       {"--max-inputs", EL_OPT_INT32, &o->max_inputs, 1, 1 << 20, "N",
        "items in one request's texts/inputs (64; more is 422)", 0},
       {"--max-qa-windows", EL_OPT_INT32, &o->max_qa_windows, 1, 1 << 20, "N",
@@ -71,6 +74,20 @@ static int build_table(el__srv_options *o, el_opt *t) {
        "close a connection idle this long, e.g. a stalled client (30; 0 = never)", 0},
       {"--max-connections", EL_OPT_INT32, &o->max_connections, 8, 1000000, "N",
        "open connections at once (1000)", 0},
+      {"--max-connections-per-client", EL_OPT_INT32, &o->max_connections_per_client, 0,
+       1000000, "N", "open connections from one client address (0 = no limit; behind a\n"
+       "      proxy every client has the proxy's address)", 0},
+      {"--header-timeout", EL_OPT_DURATION, &o->header_timeout, 0, 86400, "SECONDS",
+       "time to receive a request's whole header, from the connection's start or the\n"
+       "      end of the previous answer (10; 0 = none)", 0},
+      {"--body-timeout", EL_OPT_DURATION, &o->body_timeout, 0, 86400, "SECONDS",
+       "time to receive a request's whole body once its header is read (30; 0 = none)", 0},
+      {"--max-response-bytes", EL_OPT_INT, &o->max_response_bytes, 1024, 1L << 32, "N",
+       "largest answer body (8388608; a /tokenize answer over it is 422)", 0},
+      {"--special-tokens-in-text", EL_OPT_CUSTOM, o, 0, 0, "special|text",
+       "what \"[SEP]\", \"[CLS]\", \"[MASK]\"... typed in a request's text are: special\n"
+       "      tokens (special, Hugging Face's default) or plain text (text: \"[\", \"sep\", \"]\");\n"
+       "      a request's \"special_tokens_in_text\": true|false overrides it", 0},
       {"--api-key-file", EL_OPT_TEXT, o->api_key_file, 0, sizeof o->api_key_file, "FILE",
        "require \"Authorization: Bearer KEY\" with KEY the file's first line\n"
        "      (/health, /ready, /v2/health/*, /metrics stay open)", 0},
@@ -88,7 +105,7 @@ static int build_table(el__srv_options *o, el_opt *t) {
   return N_DEFS;
 }
 
-static char usage_buf[8192];
+static char usage_buf[12288];
 
 const char *el__options_usage(void) {
   if (usage_buf[0]) return usage_buf;
@@ -130,6 +147,10 @@ void el__options_defaults(el__srv_options *o) {
   o->drain_timeout = 30;
   o->connection_timeout = 30;
   o->max_connections = 1000;
+  o->max_queue_tokens = 262144;
+  o->header_timeout = 10;
+  o->body_timeout = 30;
+  o->max_response_bytes = 8388608;
   o->access_log = 1;
 }
 
@@ -325,6 +346,15 @@ static int set_value(el__srv_options *o, const el_opt *d, const char *v, const c
     return 0;
   }
   if (!strcmp(d->name, "--cors-origin")) return add_origin(o, v, src, err, cap);
+  if (!strcmp(d->name, "--special-tokens-in-text")) {
+    if (!strcmp(v, "special"))
+      o->specials_as_text = 0;
+    else if (!strcmp(v, "text"))
+      o->specials_as_text = 1;
+    else
+      return fail(err, cap, "%s must be one of special|text, got '%s'", src, v);
+    return 0;
+  }
   /* --log-format */
   if (!strcmp(v, "text"))
     o->log_json = 0;

@@ -41,6 +41,12 @@ typedef struct el__srv_options {
   double request_timeout, drain_timeout; /* seconds */
   int connection_timeout;                /* idle seconds before a connection closes */
   int max_connections;
+  long max_queue_tokens;        /* tokens of accepted, unanswered requests before 429; 0 = none */
+  double header_timeout;        /* seconds to receive a request's whole header; 0 = none */
+  double body_timeout;          /* seconds to receive a request's whole body; 0 = none */
+  int max_connections_per_client; /* open connections from one address; 0 = no limit */
+  long max_response_bytes;      /* largest answer body (/tokenize); larger is 422 */
+  int specials_as_text;         /* --special-tokens-in-text text */
   char api_key_file[1024];
   char api_key[256]; /* read from api_key_file (trailing newline removed) */
   char cors_origins[EL_SRV_MAX_ORIGINS][256]; /* "*" allows any origin */

@@ -268,7 +268,12 @@ static void drain_tick(uv_timer_t *t) {
   double waited = el__now() - G.drain_start;
   int idle = el__sched_idle(s->sched);
   int inflight = atomic_load(&s->inflight);
-  if (idle && inflight == 0 && !G.ld.busy) {
+  /* kept-alive connections get a short grace: a request sent on one right
+   * after the signal is answered (503, Connection: close) rather than met by
+   * a reset when the daemon stops */
+  double grace = s->opt.drain_timeout < 2.0 ? s->opt.drain_timeout : 2.0;
+  int conns_open = el__http_open_connections(s) > 0 && waited < grace;
+  if (idle && inflight == 0 && !G.ld.busy && !conns_open) {
     el__log("info", "drained in %.2f s; exiting", waited);
     shutdown_all(0);
     return;
@@ -336,6 +341,7 @@ int el__server_main(const el__srv_options *opt) {
   s->lim.max_inputs = opt->max_inputs;
   s->lim.max_qa_windows = opt->max_qa_windows;
   s->lim.max_depth = 32;
+  s->lim.specials_as_text = opt->specials_as_text;
   s->listen_fd = -1;
   pthread_mutex_init(&s->set_mu, NULL);
   signal(SIGPIPE, SIG_IGN);
@@ -361,7 +367,7 @@ int el__server_main(const el__srv_options *opt) {
 
   s->runner = el__runner_new(opt->threads);
   el__sched_config sc = {opt->max_batch_tokens, opt->max_batch_size, opt->max_wait_us,
-                         opt->max_queue};
+                         opt->max_queue, opt->max_queue_tokens};
   s->sched = s->runner ? el__sched_new(&G.loop, &sc, el__runner_engine(s->runner)) : NULL;
   if (!s->sched) {
     el__log("error", "cannot start the inference thread");

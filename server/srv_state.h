@@ -21,6 +21,8 @@
 #include "srv_runner.h"
 
 struct MHD_Daemon;
+struct el__conns;
+struct el__prep_pool;
 
 typedef struct el__server {
   el__srv_options opt;
@@ -32,6 +34,8 @@ typedef struct el__server {
   int listen_fd;      /* returned by MHD_quiesce_daemon, closed after stop */
   unsigned port;      /* the bound port */
   int http_threads;   /* libmicrohttpd pool size in use */
+  struct el__conns *conns; /* open connections and their deadlines (srv_conns.h) */
+  struct el__prep_pool *prep; /* threads that parse and tokenize POST bodies (http.c) */
 
   pthread_mutex_t set_mu;
   el__model_set *set; /* current models; NULL until the first load */
@@ -41,6 +45,7 @@ typedef struct el__server {
   atomic_int draining;
   atomic_int inflight; /* requests begun and not completed (HTTP layer) */
   atomic_int suspended; /* connections suspended and not yet back in a handler */
+  atomic_long refused;  /* connections refused at --max-connections */
 } el__server;
 
 /* A new reference on the current model set, or NULL before the first load. */

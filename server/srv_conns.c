@@ -1,0 +1,138 @@
+/* Connection tracking and deadlines (srv_conns.h). */
+#include "srv_conns.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include <time.h>
+
+#include "srv_batcher.h" /* el__now */
+
+struct el__conn {
+  int fd;
+  int phase;
+  int shut;     /* shut down by a deadline already */
+  double since; /* start of the phase */
+  el__conn *prev, *next;
+};
+
+struct el__conns {
+  pthread_mutex_t mu;
+  pthread_cond_t cond;
+  pthread_t thread;
+  int started, quit;
+  double header_timeout, body_timeout;
+  el__conn *head;
+  int n;
+  long timed_out;
+};
+
+/* Every 50 ms: shut down the connections past their phase's deadline. */
+static void *watcher_main(void *arg) {
+  el__conns *c = arg;
+  pthread_mutex_lock(&c->mu);
+  while (!c->quit) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += 50 * 1000 * 1000;
+    if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
+    pthread_cond_timedwait(&c->cond, &c->mu, &ts);
+    double now = el__now();
+    for (el__conn *k = c->head; k; k = k->next) {
+      if (k->shut || k->phase == EL_CONN_BUSY) continue;
+      double limit = k->phase == EL_CONN_HEADER ? c->header_timeout : c->body_timeout;
+      if (limit <= 0 || now - k->since < limit) continue;
+      k->shut = 1;
+      c->timed_out++;
+      shutdown(k->fd, SHUT_RDWR); /* libmicrohttpd reads EOF and closes it */
+    }
+  }
+  pthread_mutex_unlock(&c->mu);
+  return NULL;
+}
+
+el__conns *el__conns_new(double header_timeout, double body_timeout) {
+  el__conns *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  c->header_timeout = header_timeout;
+  c->body_timeout = body_timeout;
+  pthread_mutex_init(&c->mu, NULL);
+  pthread_cond_init(&c->cond, NULL);
+  if (pthread_create(&c->thread, NULL, watcher_main, c)) {
+    el__conns_free(c);
+    return NULL;
+  }
+  c->started = 1;
+  return c;
+}
+
+void el__conns_free(el__conns *c) {
+  if (!c) return;
+  if (c->started) {
+    pthread_mutex_lock(&c->mu);
+    c->quit = 1;
+    pthread_cond_signal(&c->cond);
+    pthread_mutex_unlock(&c->mu);
+    pthread_join(c->thread, NULL);
+  }
+  el__conn *k = c->head;
+  while (k) {
+    el__conn *next = k->next;
+    free(k);
+    k = next;
+  }
+  pthread_cond_destroy(&c->cond);
+  pthread_mutex_destroy(&c->mu);
+  free(c);
+}
+
+el__conn *el__conns_open(el__conns *c, int fd) {
+  el__conn *k = calloc(1, sizeof *k);
+  if (!k) return NULL;
+  k->fd = fd;
+  k->phase = EL_CONN_HEADER;
+  k->since = el__now();
+  pthread_mutex_lock(&c->mu);
+  k->next = c->head;
+  if (c->head) c->head->prev = k;
+  c->head = k;
+  c->n++;
+  pthread_mutex_unlock(&c->mu);
+  return k;
+}
+
+void el__conns_close(el__conns *c, el__conn *k) {
+  if (!k) return;
+  pthread_mutex_lock(&c->mu);
+  if (k->prev)
+    k->prev->next = k->next;
+  else
+    c->head = k->next;
+  if (k->next) k->next->prev = k->prev;
+  c->n--;
+  pthread_mutex_unlock(&c->mu);
+  free(k);
+}
+
+void el__conns_phase(el__conns *c, el__conn *k, int phase) {
+  if (!k) return;
+  pthread_mutex_lock(&c->mu);
+  k->phase = phase;
+  k->since = el__now();
+  pthread_mutex_unlock(&c->mu);
+}
+
+int el__conns_count(el__conns *c) {
+  pthread_mutex_lock(&c->mu);
+  int n = c->n;
+  pthread_mutex_unlock(&c->mu);
+  return n;
+}
+
+long el__conns_timed_out(el__conns *c) {
+  pthread_mutex_lock(&c->mu);
+  long n = c->timed_out;
+  pthread_mutex_unlock(&c->mu);
+  return n;
+}
