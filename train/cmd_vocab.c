@@ -53,6 +53,38 @@ static void usage(FILE *f) {
   el__cli_print_options(f, opts, N_OPTS);
 }
 
+/* Counts the words of every --input file into wc. A line that is not valid
+ * UTF-8 is skipped and counted in *bad_lines; the first one is named in
+ * first_bad. */
+static int count_words(el__word_counts *wc, long *bad_lines, char *first_bad, size_t first_cap,
+                       el_error *err) {
+  char *line = NULL;
+  size_t cap = 0;
+  int rc = EL_OK;
+  for (int i = 0; i < inputs.n && !rc; i++) {
+    FILE *f = fopen(inputs.v[i], "rb");
+    if (!f) {
+      rc = el_error_set(err, EL_EIO, "cannot open %s", inputs.v[i]);
+      break;
+    }
+    ssize_t len;
+    long line_no = 0;
+    while (!rc && (len = getline(&line, &cap, f)) > 0) {
+      line_no++;
+      rc = el__wc_add_text(wc, line, (size_t)len, !no_lower_case, err);
+      if (rc == EL_EINVAL) {
+        if (!(*bad_lines)++)
+          snprintf(first_bad, first_cap, "%s:%ld: %s", inputs.v[i], line_no, err->msg);
+        rc = EL_OK;
+      }
+    }
+    if (!rc && ferror(f)) rc = el_error_set(err, EL_EIO, "read error in %s", inputs.v[i]);
+    fclose(f);
+  }
+  free(line);
+  return rc;
+}
+
 int el__cmd_vocab(int argc, char **argv) {
   memset(&inputs, 0, sizeof inputs);
   vocab_size = 0;
@@ -75,42 +107,9 @@ int el__cmd_vocab(int argc, char **argv) {
   double t0 = now_s();
   el__word_counts *wc = NULL;
   if (el__wc_new(&wc, &err)) goto fail;
-  char *line = NULL;
-  size_t cap = 0;
   long bad_lines = 0;
   char first_bad[sizeof err.msg + 64] = "";
-  for (int i = 0; i < inputs.n; i++) {
-    FILE *f = fopen(inputs.v[i], "rb");
-    if (!f) {
-      el_error_set(&err, EL_EIO, "cannot open %s", inputs.v[i]);
-      free(line);
-      goto fail;
-    }
-    ssize_t len;
-    long line_no = 0;
-    while ((len = getline(&line, &cap, f)) > 0) {
-      line_no++;
-      rc = el__wc_add_text(wc, line, (size_t)len, !no_lower_case, &err);
-      if (rc == EL_EINVAL) { /* not UTF-8: skipped, counted, the first one named */
-        if (!bad_lines++)
-          snprintf(first_bad, sizeof first_bad, "%s:%ld: %s", inputs.v[i], line_no, err.msg);
-        continue;
-      }
-      if (rc) {
-        fclose(f);
-        free(line);
-        goto fail;
-      }
-    }
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-      el_error_set(&err, EL_EIO, "read error in %s", inputs.v[i]);
-      free(line);
-      goto fail;
-    }
-  }
-  free(line);
+  if (count_words(wc, &bad_lines, first_bad, sizeof first_bad, &err)) goto fail;
   double t1 = now_s();
   fprintf(stderr, "read %d file(s), %.1f MB: %llu words, %zu distinct (%.1fs)\n", inputs.n,
           (double)bytes / 1e6, (unsigned long long)el__wc_total(wc), el__wc_distinct(wc),
