@@ -75,7 +75,9 @@ static size_t head_rows(const el_tmodel *m) {
   }
 }
 
-/* Carves every buffer; with c->base NULL only counts. */
+/* Carves every buffer; with c->base NULL only counts. (81 lines on purpose:
+ * one take() per buffer in the arena's order, so the layout reads in one place
+ * and counting and carving cannot drift apart.) */
 static void carve(el_tmodel *m, carver *c) {
   const el_config *cf = &m->cfg;
   const size_t T = (size_t)m->lim.max_tokens, H = (size_t)cf->hidden_size;
