@@ -135,7 +135,7 @@ if [ $rc -eq 0 ]; then
 import json, re, sys
 ev = json.load(open(sys.argv[1] + "/eval.json"))
 steps = [(int(m.group(1)), int(m.group(2)), float(m.group(3))) for m in
-         re.finditer(r"^step (\d+)/(\d+) epoch \d+ loss \S+ lr (\S+)", open(sys.argv[2]).read(), re.M)]
+         re.finditer(r"^step (\d+)/~?(\d+) \| epoch \d+/\d+ \| loss \S+ \| lr (\S+)", open(sys.argv[2]).read(), re.M)]
 last = steps[-1]
 assert ev["planned_steps"] == ev["steps"] == last[0] == last[1], (ev["planned_steps"], ev["steps"], last)
 assert ev["time_limit_seconds"] == 10, ev
