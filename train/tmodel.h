@@ -24,7 +24,7 @@
  * than stored. Probabilities are cfg's, overridable with
  * el__tmodel_set_dropout. train == 0 (or both probabilities 0) draws nothing.
  *
- * Threads: the work is split by the op pool (engine/op_pool.h) over
+ * Threads: the work is split by the op pool (nn/op_pool.h) over
  * omp_get_max_threads() threads (el_set_threads); results are bit-identical
  * for any thread count. OpenBLAS is held at 1 thread during each call. 
  *

@@ -1,4 +1,4 @@
-/* Every op of engine/ops.h, two ways:
+/* Every op of nn/ops.h, two ways:
  *  1. fast vs naive reference, forward and backward (tolerance: |a-b| <=
  *     1e-5 + 1e-4 |b|, float kernels vs double-accumulating loops);
  *  2. backward (naive and fast) vs central finite differences of a scalar
