@@ -44,16 +44,16 @@ static int sb_printf(strbuf *b, const char *fmt, ...) {
   }
 }
 
-static size_t numel(const el_tensor_spec *s) {
+static size_t numel(const el__tensor_spec *s) {
   return (size_t)s->shape[0] * (size_t)(s->ndim == 2 ? s->shape[1] : 1);
 }
 
 /* Header JSON padded with spaces so the data section starts 8-aligned. */
-static int build_header(const el_tensor_spec *specs, int n, strbuf *h) {
+static int build_header(const el__tensor_spec *specs, int n, strbuf *h) {
   uint64_t off = 0;
   if (sb_printf(h, "{\"__metadata__\":{\"format\":\"pt\"}")) return -1;
   for (int j = 0; j < n; j++) {
-    const el_tensor_spec *s = &specs[j];
+    const el__tensor_spec *s = &specs[j];
     if (s->optional) continue; /* tied to the word embeddings: HF omits it too */
     uint64_t bytes = (uint64_t)numel(s) * sizeof(float);
     int k = s->ndim == 2
@@ -72,9 +72,9 @@ static int build_header(const el_tensor_spec *specs, int n, strbuf *h) {
   return 0;
 }
 
-static int check_tensors(const char *path, const el_tensor_spec *specs, int n, el_error *err) {
+static int check_tensors(const char *path, const el__tensor_spec *specs, int n, el_error *err) {
   for (int j = 0; j < n; j++) {
-    const el_tensor_spec *s = &specs[j];
+    const el__tensor_spec *s = &specs[j];
     if (s->optional) continue;
     const float *x = *s->slot;
     if (!x)
@@ -92,16 +92,16 @@ static int check_tensors(const char *path, const el_tensor_spec *specs, int n, e
   return EL_OK;
 }
 
-int el__safetensors_save(const char *path, const el_config *cfg, const el_weights *w,
+int el__safetensors_save(const char *path, const el_config *cfg, const el__weights *w,
                         el_error *err) {
   if (!path || !cfg || !w)
     return el_error_set(err, EL_EINVAL, "el__safetensors_save: NULL argument");
-  el_tensor_spec *specs = malloc(EL_MAX_TENSORS * sizeof *specs);
+  el__tensor_spec *specs = malloc(EL_MAX_TENSORS * sizeof *specs);
   strbuf h = {0};
   int n = 0, rc, fd = -1;
   if (!specs) return el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
   /* The specs only take addresses of w's fields; nothing is written through them. */
-  if ((rc = el__tensor_specs(cfg, (el_weights *)(uintptr_t)w, specs, &n, err)) ||
+  if ((rc = el__tensor_specs(cfg, (el__weights *)(uintptr_t)w, specs, &n, err)) ||
       (rc = check_tensors(path, specs, n, err)))
     goto done;
   if (build_header(specs, n, &h)) {
@@ -187,7 +187,7 @@ static char *parent_of(const char *path) {
   return strndup(path, (size_t)(slash - path));
 }
 
-static int write_all_files(const char *tmp, const el_config *cfg, const el_weights *w,
+static int write_all_files(const char *tmp, const el_config *cfg, const el__weights *w,
                            const char *vocab_path, el_error *err) {
   char *st = fmt_path(tmp, "model.safetensors", -1), *vocab = fmt_path(tmp, "vocab.txt", -1);
   int rc;
@@ -231,7 +231,7 @@ static int swap_in(const char *tmp, const char *dir, el_error *err) {
   return rc;
 }
 
-int el__checkpoint_save(const char *dir, const el_config *cfg, const el_weights *w,
+int el__checkpoint_save(const char *dir, const el_config *cfg, const el__weights *w,
                        const char *vocab_path, el_error *err) {
   if (!dir || !cfg || !w || !vocab_path)
     return el_error_set(err, EL_EINVAL, "el__checkpoint_save: NULL argument");

@@ -17,13 +17,13 @@
  * generator_lm_head.weight is not written (HF ties it on load). vocab_path is
  * copied to vocab.txt. Errors name the file; a full disk is EL_ENOSPC. On any
  * failure the temporary directory is removed and dir is left as it was. */
-int el__checkpoint_save(const char *dir, const el_config *cfg, const el_weights *w,
+int el__checkpoint_save(const char *dir, const el_config *cfg, const el__weights *w,
                        const char *vocab_path, el_error *err);
 
 /* Writes just model.safetensors (F32, HF names of cfg->arch, header padded
  * to a multiple of 8) to path, fsync'd. A failed write removes the partial
  * file (never anything but a regular file). */
-int el__safetensors_save(const char *path, const el_config *cfg, const el_weights *w,
+int el__safetensors_save(const char *path, const el_config *cfg, const el__weights *w,
                         el_error *err);
 
 #endif

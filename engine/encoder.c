@@ -80,7 +80,7 @@ int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b
 
 /* One post-LN layer over the Tc tokens of n_seqs sequences whose hidden
  * states are x [Tc,H] (a slice of ws->x); ctx and big are scratch. */
-static void encoder_layer(const el_layer_w *lw, el_workspace *ws, float *x, const int *seq_len,
+static void encoder_layer(const el__layer_w *lw, el_workspace *ws, float *x, const int *seq_len,
                           int n_seqs, int Tc, float eps) {
   const int H = ws->H, In = ws->inter;
   float *ctx = ws->ctx;
@@ -103,7 +103,7 @@ static void encoder_layer(const el_layer_w *lw, el_workspace *ws, float *x, cons
 static void encode_chunk(const el_model *m, el_workspace *ws, const el_batch *b, int s0, int ns,
                          int t0, int Tc) {
   const el_config *c = &m->cfg;
-  const el_weights *w = &m->w;
+  const el__weights *w = &m->w;
   const int E = c->embedding_size, H = c->hidden_size;
   float *x = ws->x + (size_t)t0 * H;
   float *emb = E == H ? x : ws->big;

@@ -21,7 +21,7 @@ int el_run_replaced(const el_model *m, el_workspace *ws, const el_batch *b, floa
   if (rc) return rc;
   if (!prob) return el_error_set(err, EL_EINVAL, "el_run_replaced: NULL output");
   el__encode(m, ws, b);
-  const el_weights *w = &m->w;
+  const el__weights *w = &m->w;
   const int H = m->cfg.hidden_size;
   float *d = ws->big;
   el__gemm_nt(d, ws->x, w->disc_dense.w, NULL, T, H, H, 0);
@@ -40,7 +40,7 @@ int el_run_classify(const el_model *m, el_workspace *ws, const el_batch *b, floa
   if (rc) return rc;
   if (!logits) return el_error_set(err, EL_EINVAL, "el_run_classify: NULL output");
   el__encode(m, ws, b);
-  const el_weights *w = &m->w;
+  const el__weights *w = &m->w;
   const int H = m->cfg.hidden_size, n = b->n_seqs;
   float *cls = ws->ctx, *d = ws->big;
   for (int s = 0, t = 0; s < n; t += b->seq_len[s], s++)
@@ -59,7 +59,7 @@ int el_run_qa(const el_model *m, el_workspace *ws, const el_batch *b, float *sta
   if (rc) return rc;
   if (!start_logits || !end_logits) return el_error_set(err, EL_EINVAL, "el_run_qa: NULL output");
   el__encode(m, ws, b);
-  const el_weights *w = &m->w;
+  const el__weights *w = &m->w;
   const int H = m->cfg.hidden_size;
   const float *ws_ = w->qa.w, *we = w->qa.w + H;
   for (int t = 0; t < T; t++) {
@@ -79,7 +79,7 @@ int el_run_token_classify(const el_model *m, el_workspace *ws, const el_batch *b
   if (rc) return rc;
   if (!logits) return el_error_set(err, EL_EINVAL, "el_run_token_classify: NULL output");
   el__encode(m, ws, b);
-  const el_weights *w = &m->w;
+  const el__weights *w = &m->w;
   el__gemm_nt(logits, ws->x, w->tok_cls.w, w->tok_cls.b, T, m->cfg.hidden_size,
               m->cfg.num_labels, 0);
   return EL_OK;
@@ -105,7 +105,7 @@ int el_run_mlm(const el_model *m, el_workspace *ws, const el_batch *b, const int
   if (n_pos == 0) return EL_OK;
   el__encode(m, ws, b);
   const el_config *c = &m->cfg;
-  const el_weights *w = &m->w;
+  const el__weights *w = &m->w;
   const int H = c->hidden_size, E = c->embedding_size;
   float *g = ws->ctx, *d = ws->big;
   for (int i = 0; i < n_pos; i++)

@@ -22,16 +22,16 @@ static int is_ignored_buffer(const el_st_tensor *t) {
                                    strcmp(t->name, "electra.embeddings.token_type_ids") == 0);
 }
 
-static void spec_shape(const el_tensor_spec *s, int64_t *shape) {
+static void spec_shape(const el__tensor_spec *s, int64_t *shape) {
   shape[0] = s->shape[0];
   shape[1] = s->shape[1];
 }
 
-static size_t spec_numel(const el_tensor_spec *s) {
+static size_t spec_numel(const el__tensor_spec *s) {
   return (size_t)s->shape[0] * (size_t)(s->ndim == 2 ? s->shape[1] : 1);
 }
 
-static int shape_matches(const el_tensor_spec *s, const el_st_tensor *t) {
+static int shape_matches(const el__tensor_spec *s, const el_st_tensor *t) {
   if (t->ndim != s->ndim) return 0;
   for (int i = 0; i < s->ndim; i++)
     if (t->shape[i] != s->shape[i]) return 0;
@@ -61,7 +61,7 @@ static float *alloc_block(size_t floats, size_t *bytes) {
 
 /* Matches file tensors to specs: match[j] = index into f->t or -1. */
 static int match_tensors(const char *path, const el_config *cfg, const el_st_file *f,
-                         const el_tensor_spec *specs, int n, int *match, el_error *err) {
+                         const el__tensor_spec *specs, int n, int *match, el_error *err) {
   char want[64], got[128];
   for (int j = 0; j < n; j++) match[j] = -1;
   for (int i = 0; i < f->n; i++) {
@@ -98,7 +98,7 @@ static int match_tensors(const char *path, const el_config *cfg, const el_st_fil
 }
 
 static int load_weights(el_model *m, const char *path, el_error *err) {
-  el_tensor_spec *specs = malloc(EL_MAX_TENSORS * sizeof *specs);
+  el__tensor_spec *specs = malloc(EL_MAX_TENSORS * sizeof *specs);
   int *match = malloc(EL_MAX_TENSORS * sizeof *match);
   el_st_file f = {0};
   el_st_reader rd = {.fd = -1};

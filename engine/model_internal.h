@@ -19,7 +19,7 @@
 
 struct el_model {
   el_config cfg;     /* owns its strings (id2label) */
-  el_weights w;      /* pointers into owned */
+  el__weights w;      /* pointers into owned */
   el_tokenizer *tok; /* owned */
   float *owned;      /* every parameter, or NULL */
   size_t owned_floats;

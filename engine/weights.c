@@ -88,7 +88,7 @@ int el__config_check(const el_config *c, const char *where, el_error *err) {
 /* Walks the table once; used to fill specs, to count floats and to point
  * slots into a block, so the three can never disagree. */
 typedef struct builder {
-  el_tensor_spec *specs; /* NULL: only count */
+  el__tensor_spec *specs; /* NULL: only count */
   int n;
   size_t numel;
   float *block; /* non-NULL: assign slots (non-optional tensors) */
@@ -101,7 +101,7 @@ static void emit(builder *b, float **slot, int d0, int d1, int depth, int option
                  const char *fmt, ...) {
   size_t count = (size_t)d0 * (size_t)(d1 > 0 ? d1 : 1);
   if (b->specs) {
-    el_tensor_spec *s = &b->specs[b->n];
+    el__tensor_spec *s = &b->specs[b->n];
     memset(s, 0, sizeof *s);
     va_list ap;
     va_start(ap, fmt);
@@ -124,7 +124,7 @@ static void emit(builder *b, float **slot, int d0, int d1, int depth, int option
 
 #define SLOT(field) (w ? &w->field : NULL)
 
-static void build(const el_config *c, el_weights *w, builder *b) {
+static void build(const el_config *c, el__weights *w, builder *b) {
   const int V = c->vocab_size, E = c->embedding_size, H = c->hidden_size;
   const int I = c->intermediate_size, L = c->num_layers, top = L + 1;
   const char *p = "electra.";
@@ -141,8 +141,8 @@ static void build(const el_config *c, el_weights *w, builder *b) {
   }
   static const char *qkv[3] = {"query", "key", "value"};
   for (int i = 0; i < L; i++) {
-    el_layer_w *lw = w ? &w->layer[i] : NULL;
-    el_dense_w *d[3] = {lw ? &lw->q : NULL, lw ? &lw->k : NULL, lw ? &lw->v : NULL};
+    el__layer_w *lw = w ? &w->layer[i] : NULL;
+    el__dense_w *d[3] = {lw ? &lw->q : NULL, lw ? &lw->k : NULL, lw ? &lw->v : NULL};
     for (int j = 0; j < 3; j++) {
       emit(b, d[j] ? &d[j]->w : NULL, H, H, i + 1, 0,
            "%sencoder.layer.%d.attention.self.%s.weight", p, i, qkv[j]);
@@ -199,7 +199,7 @@ static void build(const el_config *c, el_weights *w, builder *b) {
   }
 }
 
-int el__tensor_specs(const el_config *cfg, el_weights *w, el_tensor_spec *specs, int *n,
+int el__tensor_specs(const el_config *cfg, el__weights *w, el__tensor_spec *specs, int *n,
                     el_error *err) {
   int rc = el__config_check(cfg, "config", err);
   if (rc) return rc;
@@ -216,7 +216,7 @@ size_t el__weights_numel(const el_config *cfg) {
   return b.numel;
 }
 
-int el__weights_point(const el_config *cfg, el_weights *w, float *block, el_error *err) {
+int el__weights_point(const el_config *cfg, el__weights *w, float *block, el_error *err) {
   int rc = el__config_check(cfg, "config", err);
   if (rc) return rc;
   memset(w, 0, sizeof *w);

@@ -7,52 +7,52 @@
 #include <stddef.h>
 #include "electra/model.h"
 
-typedef struct el_dense_w { float *w, *b; } el_dense_w;   /* w [out,in], b [out] */
-typedef struct el_ln_w { float *g, *b; } el_ln_w;         /* gamma, beta [dim] */
+typedef struct el__dense_w { float *w, *b; } el__dense_w;   /* w [out,in], b [out] */
+typedef struct el__ln_w { float *g, *b; } el__ln_w;         /* gamma, beta [dim] */
 
-typedef struct el_layer_w {
-  el_dense_w q, k, v;     /* [H,H] */
-  el_dense_w attn_out;    /* [H,H] */
-  el_ln_w attn_ln;        /* [H] */
-  el_dense_w inter;       /* [I,H] */
-  el_dense_w out;         /* [H,I] */
-  el_ln_w out_ln;         /* [H] */
-} el_layer_w;
+typedef struct el__layer_w {
+  el__dense_w q, k, v;     /* [H,H] */
+  el__dense_w attn_out;    /* [H,H] */
+  el__ln_w attn_ln;        /* [H] */
+  el__dense_w inter;       /* [I,H] */
+  el__dense_w out;         /* [H,I] */
+  el__ln_w out_ln;         /* [H] */
+} el__layer_w;
 
 #define EL_MAX_LAYERS 48
 
-typedef struct el_weights {
+typedef struct el__weights {
   /* embeddings (shared by generator and discriminator during pretraining) */
   float *word;            /* [V,E] */
   float *pos;             /* [P,E] */
   float *type;            /* [types,E] */
-  el_ln_w emb_ln;         /* [E] */
-  el_dense_w project;     /* [H,E]; w == NULL when E == H */
-  el_layer_w layer[EL_MAX_LAYERS];
+  el__ln_w emb_ln;         /* [E] */
+  el__dense_w project;     /* [H,E]; w == NULL when E == H */
+  el__layer_w layer[EL_MAX_LAYERS];
   /* heads: only those of the config's architecture are set */
-  el_dense_w disc_dense;  /* PRETRAINING [H,H] */
-  el_dense_w disc_pred;   /* PRETRAINING [1,H] */
-  el_dense_w gen_dense;   /* MASKED_LM [E,H] */
-  el_ln_w gen_ln;         /* MASKED_LM [E] */
+  el__dense_w disc_dense;  /* PRETRAINING [H,H] */
+  el__dense_w disc_pred;   /* PRETRAINING [1,H] */
+  el__dense_w gen_dense;   /* MASKED_LM [E,H] */
+  el__ln_w gen_ln;         /* MASKED_LM [E] */
   float *lm_w;            /* MASKED_LM [V,E]; tied: == word */
   float *lm_b;            /* MASKED_LM [V] */
-  el_dense_w cls_dense;   /* SEQ_CLS [H,H] */
-  el_dense_w cls_out;     /* SEQ_CLS [num_labels,H] */
-  el_dense_w qa;          /* QA [2,H] */
-  el_dense_w tok_cls;     /* TOKEN_CLS [num_labels,H] */
-} el_weights;
+  el__dense_w cls_dense;   /* SEQ_CLS [H,H] */
+  el__dense_w cls_out;     /* SEQ_CLS [num_labels,H] */
+  el__dense_w qa;          /* QA [2,H] */
+  el__dense_w tok_cls;     /* TOKEN_CLS [num_labels,H] */
+} el__weights;
 
-typedef struct el_tensor_spec {
+typedef struct el__tensor_spec {
   char name[96];  /* HF name, e.g. "electra.encoder.layer.0.attention.self.query.weight" */
   int ndim;       /* 1 or 2 */
   int shape[2];
-  float **slot;   /* where the loader stores the pointer inside el_weights */
+  float **slot;   /* where the loader stores the pointer inside el__weights */
   int no_decay;   /* LayerNorm or bias: excluded from weight decay */
   int depth;      /* 0 embeddings/projection, i+1 layer i, L+1 head (layer-wise LR decay) */
   int optional;   /* the tied generator_lm_head.weight: may be absent from a file, has no
                      storage of its own (*slot == word after loading/pointing), is not
                      counted by el__weights_numel and is not written by the saver */
-} el_tensor_spec;
+} el__tensor_spec;
 
 /* Maximum number of tensors any architecture has. */
 #define EL_MAX_TENSORS (16 * EL_MAX_LAYERS + 32)
@@ -64,7 +64,7 @@ int el__config_check(const el_config *cfg, const char *where, el_error *err);
 /* Fills specs[0..*n) with the tensors of cfg->arch, in a fixed order, with
  * slots pointing into w (w may be NULL: slots are then NULL). specs must hold
  * EL_MAX_TENSORS entries. Returns EL_OK or an error for a bad config. */
-int el__tensor_specs(const el_config *cfg, el_weights *w, el_tensor_spec *specs, int *n,
+int el__tensor_specs(const el_config *cfg, el__weights *w, el__tensor_spec *specs, int *n,
                     el_error *err);
 
 /* Number of floats of all tensors of cfg (tied lm weight counted once, i.e.
@@ -73,6 +73,6 @@ size_t el__weights_numel(const el_config *cfg);
 
 /* Zeroes w, then points every tensor of w into block (el__weights_numel
  * floats), in spec order. A tied lm_w is set to word. */
-int el__weights_point(const el_config *cfg, el_weights *w, float *block, el_error *err);
+int el__weights_point(const el_config *cfg, el__weights *w, float *block, el_error *err);
 
 #endif

@@ -6,7 +6,7 @@
  * or of its columns when it is much wider than tall) shared out by the op
  * pool (op_pool.h); each block is one single-threaded SGEMM. The blocks depend
  * only on the shapes, so results are identical for any thread count. Run with
- * OpenBLAS at 1 thread (el_tmodel does): two thread pools on the same cores
+ * OpenBLAS at 1 thread (el__tmodel does): two thread pools on the same cores
  * spin against each other. */
 #include <cblas.h>
 #undef I /* complex.h (pulled in by cblas.h) defines I */

@@ -10,14 +10,14 @@ static uint64_t splitmix64(uint64_t *x) {
   return z ^ (z >> 31);
 }
 
-void el__rng_seed(el_rng *r, uint64_t seed) {
+void el__rng_seed(el__rng *r, uint64_t seed) {
   uint64_t x = seed;
   for (int i = 0; i < 4; i++) r->s[i] = splitmix64(&x);
 }
 
 static inline uint64_t rotl(uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
 
-uint64_t el__rng_u64(el_rng *r) {
+uint64_t el__rng_u64(el__rng *r) {
   uint64_t *s = r->s;
   uint64_t result = rotl(s[1] * 5, 7) * 9;
   uint64_t t = s[1] << 17;
@@ -30,9 +30,9 @@ uint64_t el__rng_u64(el_rng *r) {
   return result;
 }
 
-float el__rng_uniform(el_rng *r) { return (float)(el__rng_u64(r) >> 40) * (1.0f / 16777216.0f); }
+float el__rng_uniform(el__rng *r) { return (float)(el__rng_u64(r) >> 40) * (1.0f / 16777216.0f); }
 
-uint32_t el__rng_below(el_rng *r, uint32_t n) {
+uint32_t el__rng_below(el__rng *r, uint32_t n) {
   /* Lemire's multiply-shift with rejection: unbiased for any n. */
   uint64_t m = (uint64_t)(uint32_t)(el__rng_u64(r) >> 32) * n;
   uint32_t lo = (uint32_t)m;
@@ -46,14 +46,14 @@ uint32_t el__rng_below(el_rng *r, uint32_t n) {
   return (uint32_t)(m >> 32);
 }
 
-float el__rng_normal(el_rng *r) {
+float el__rng_normal(el__rng *r) {
   double u1 = ((el__rng_u64(r) >> 11) + 1.0) * (1.0 / 9007199254740993.0);
   double u2 = (el__rng_u64(r) >> 11) * (1.0 / 9007199254740992.0);
   return (float)(sqrt(-2.0 * log(u1)) * cos(6.283185307179586 * u2));
 }
 
-el_rng el__rng_split(const el_rng *r, uint64_t tag) {
-  el_rng out;
+el__rng el__rng_split(const el__rng *r, uint64_t tag) {
+  el__rng out;
   uint64_t x = r->s[0] ^ rotl(r->s[1], 13) ^ rotl(r->s[2], 29) ^ rotl(r->s[3], 47) ^
                (tag * 0xD1B54A32D192ED03ULL);
   for (int i = 0; i < 4; i++) out.s[i] = splitmix64(&x);

@@ -4,17 +4,17 @@
 #define EL_RNG_H
 #include <stdint.h>
 
-typedef struct el_rng { uint64_t s[4]; } el_rng;
+typedef struct el__rng { uint64_t s[4]; } el__rng;
 
-void el__rng_seed(el_rng *r, uint64_t seed);
-uint64_t el__rng_u64(el_rng *r);
+void el__rng_seed(el__rng *r, uint64_t seed);
+uint64_t el__rng_u64(el__rng *r);
 /* Uniform in [0, 1) with 24 random bits. */
-float el__rng_uniform(el_rng *r);
+float el__rng_uniform(el__rng *r);
 /* Uniform integer in [0, n), n > 0, unbiased. */
-uint32_t el__rng_below(el_rng *r, uint32_t n);
+uint32_t el__rng_below(el__rng *r, uint32_t n);
 /* Standard normal (Box-Muller). */
-float el__rng_normal(el_rng *r);
+float el__rng_normal(el__rng *r);
 /* Independent stream derived from r and a tag (e.g. per thread or per purpose). */
-el_rng el__rng_split(const el_rng *r, uint64_t tag);
+el__rng el__rng_split(const el__rng *r, uint64_t tag);
 
 #endif

@@ -24,7 +24,7 @@
 
 typedef struct el__exbuilder {
   int max_len, target, cls_id, sep_id;
-  el_rng rng;
+  el__rng rng;
   int *cur;      /* tokens of the accumulated sentences, end to end */
   int cur_n, cur_cap;
   int *sent_end; /* end offset in cur of each accumulated sentence */

@@ -58,7 +58,7 @@ static uint64_t mix64(uint64_t z) {
 void el__epoch_perm(uint32_t *out, const uint32_t *items, uint64_t n, uint64_t seed,
                     uint64_t epoch) {
   memcpy(out, items, n * sizeof *out);
-  el_rng r;
+  el__rng r;
   el__rng_seed(&r, mix64(seed ^ mix64(epoch + 0xE90C4ULL)));
   for (uint64_t i = n; i > 1; i--) {
     uint64_t j = n > 0xFFFFFFFFULL ? el__rng_u64(&r) % i : el__rng_below(&r, (uint32_t)i);

@@ -18,7 +18,7 @@ enum { MIN_WORDS = 3, MAX_WORDS = 60 };
 typedef struct reservoir {
   char **s;
   long n, cap, seen;
-  el_rng rng;
+  el__rng rng;
 } reservoir;
 
 static int keep(reservoir *r, const char *s, size_t len) {

@@ -107,7 +107,7 @@ typedef struct el__ft_runner {
 } el__ft_runner;
 
 typedef struct el__ft_tmodel_ctx {
-  el_tmodel *m;
+  el__tmodel *m;
   el__task_kind kind;
   int K;
 } el__ft_tmodel_ctx;

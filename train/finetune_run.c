@@ -2,7 +2,7 @@
  * (train/optim.h), dropout from the model config, evaluation on dev after
  * every epoch, best checkpoint saved atomically (el__checkpoint_save) with
  * DIR/eval.json next to it. Deterministic for a given --seed and data: the
- * shuffle and dropout streams are split from one el_rng and the optimizer
+ * shuffle and dropout streams are split from one el__rng and the optimizer
  * and model are thread-count independent. */
 #include <errno.h>
 #include <math.h>
@@ -320,8 +320,8 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   el__ft_examples tr = {0}, dv = {0};
   el__ft_data dtr = {0}, ddv = {0};
   el_config cfg = {0};
-  el_params p = {0};
-  el_tmodel *m = NULL;
+  el__params p = {0};
+  el__tmodel *m = NULL;
   int *order = NULL, *lens = NULL, *bids = NULL, *btypes = NULL;
   float *dout = NULL;
   cJSON *epochs = cJSON_CreateArray();
@@ -377,9 +377,9 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
 
   /* parameters: random everywhere, then the pretrained encoder (and, for GED
    * from a discriminator, its replaced-token head) unless --random-init */
-  el_rng rng;
+  el__rng rng;
   el__rng_seed(&rng, (uint64_t)o->seed);
-  el_rng r_init = el__rng_split(&rng, 1), r_shuf = el__rng_split(&rng, 2), r_drop = el__rng_split(&rng, 3);
+  el__rng r_init = el__rng_split(&rng, 1), r_shuf = el__rng_split(&rng, 2), r_drop = el__rng_split(&rng, 3);
   if ((rc = el__params_new_single(&p, &cfg, err)) ||
       (rc = el__params_init_random(&p, 0, 0, &r_init, err)))
     goto done;
@@ -390,7 +390,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   }
   int max_len = dtr.max_len > ddv.max_len ? dtr.max_len : ddv.max_len;
   int B = (int)o->batch;
-  el_tmodel_limits lim = {B * max_len, B, max_len, 0};
+  el__tmodel_limits lim = {B * max_len, B, max_len, 0};
   if ((rc = el__tmodel_new(&cfg, &p.w[0], &p.g[0], &lim, &m, err))) goto done;
   int K = t->kind == EL__TASK_CLS ? cfg.num_labels : t->kind == EL__TASK_QA ? 2 : 1;
   order = malloc((size_t)dtr.n * sizeof *order);
@@ -404,7 +404,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   }
   for (int i = 0; i < dtr.n; i++) order[i] = i;
 
-  el_adamw opt = el__adamw_defaults();
+  el__adamw opt = el__adamw_defaults();
   opt.weight_decay = (float)o->weight_decay;
   opt.layer_decay = (float)o->layer_decay;
   long steps_per_epoch = (dtr.n + B - 1) / B, total = steps_per_epoch * o->epochs;

@@ -31,7 +31,7 @@ static int cmp_int(const void *a, const void *b) {
  * out; returns how many. cand is scratch of len ints; skip (packed, may be
  * NULL) excludes positions. */
 static int select_seq(const el__mask_cfg *c, const int *ids, const uint8_t *skip, int base,
-                      int len, el_rng *rng, int *cand, int *out) {
+                      int len, el__rng *rng, int *cand, int *out) {
   int nc = 0;
   for (int i = 0; i < len; i++)
     if (is_candidate(c, ids[base + i]) && !(skip && skip[base + i])) cand[nc++] = base + i;
@@ -56,13 +56,13 @@ static int max_len_of(const el_batch *b) {
   return m;
 }
 
-int el__mask_electra(const el__mask_cfg *c, const el_batch *b, el_rng *rng, int *pos,
+int el__mask_electra(const el__mask_cfg *c, const el_batch *b, el__rng *rng, int *pos,
                      uint8_t *use_mask) {
   return el__mask_electra_skip(c, b, NULL, rng, pos, use_mask);
 }
 
 int el__mask_electra_skip(const el__mask_cfg *c, const el_batch *b, const uint8_t *skip,
-                          el_rng *rng, int *pos, uint8_t *use_mask) {
+                          el__rng *rng, int *pos, uint8_t *use_mask) {
   int *cand = malloc((size_t)(max_len_of(b) + 1) * sizeof *cand);
   if (!cand) return -1;
   int n = 0, base = 0;
@@ -76,7 +76,7 @@ int el__mask_electra_skip(const el__mask_cfg *c, const el_batch *b, const uint8_
   return n;
 }
 
-static int random_token(const el__mask_cfg *c, el_rng *rng) {
+static int random_token(const el__mask_cfg *c, el__rng *rng) {
   for (;;) {
     int t = (int)el__rng_below(rng, (uint32_t)c->vocab_size);
     if (t != c->pad_id && t != c->unk_id && t != c->cls_id && t != c->sep_id && t != c->mask_id)
@@ -84,7 +84,7 @@ static int random_token(const el__mask_cfg *c, el_rng *rng) {
   }
 }
 
-int el__mask_mlm(const el__mask_cfg *c, const el_batch *b, el_rng *rng, int *ids_out, int *pos,
+int el__mask_mlm(const el__mask_cfg *c, const el_batch *b, el__rng *rng, int *ids_out, int *pos,
                  int *target, uint8_t *kind) {
   int *cand = malloc((size_t)(max_len_of(b) + 1) * sizeof *cand);
   if (!cand) return -1;

@@ -44,7 +44,7 @@ int el__mask_count(int length, float mask_prob, int max_pred);
 /* ELECTRA selection for a packed batch. pos (packed token indices) and
  * use_mask (1 = [MASK], 0 = keep) need room for n_seqs * max_pred entries.
  * Returns the number of selected positions. */
-int el__mask_electra(const el__mask_cfg *c, const el_batch *b, el_rng *rng, int *pos,
+int el__mask_electra(const el__mask_cfg *c, const el_batch *b, el__rng *rng, int *pos,
                      uint8_t *use_mask);
 
 /* The same with positions excluded: skip[t] != 0 (packed, [T]; NULL = none)
@@ -52,13 +52,13 @@ int el__mask_electra(const el__mask_cfg *c, const el_batch *b, el_rng *rng, int 
  * still computed from the sequence length, then capped by the candidates
  * left. With skip NULL the draws are exactly el__mask_electra's. */
 int el__mask_electra_skip(const el__mask_cfg *c, const el_batch *b, const uint8_t *skip,
-                          el_rng *rng, int *pos, uint8_t *use_mask);
+                          el__rng *rng, int *pos, uint8_t *use_mask);
 
 /* MLM selection and corruption. ids_out [T] receives the corrupted ids (the
  * others copied from b), pos / target (the original ids) room for
  * n_seqs * max_pred. kind (may be NULL) receives per position 0 = [MASK],
  * 1 = kept, 2 = random. Returns the number of positions. */
-int el__mask_mlm(const el__mask_cfg *c, const el_batch *b, el_rng *rng, int *ids_out, int *pos,
+int el__mask_mlm(const el__mask_cfg *c, const el_batch *b, el__rng *rng, int *ids_out, int *pos,
                  int *target, uint8_t *kind);
 
 #endif

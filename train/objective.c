@@ -9,10 +9,10 @@
 #include "op_pool.h"
 #include "ops.h"
 
-struct el_electra {
-  el_params *p;
-  el_tmodel *gen, *disc;
-  el_tmodel_limits lim;
+struct el__electra {
+  el__params *p;
+  el__tmodel *gen, *disc;
+  el__tmodel_limits lim;
   int *gen_ids, *corrupt; /* [max_tokens] */
   int *targets, *samples;         /* [max_pos] */
   float *labels;                  /* [max_tokens] */
@@ -20,8 +20,8 @@ struct el_electra {
   uint8_t *seen;                  /* [max_tokens] duplicate check */
 };
 
-el_electra_opts el__electra_default_opts(int mask_id) {
-  el_electra_opts o;
+el__electra_opts el__electra_default_opts(int mask_id) {
+  el__electra_opts o;
   memset(&o, 0, sizeof o);
   o.mask_id = mask_id;
   o.gen_weight = 1.0f;
@@ -33,15 +33,15 @@ el_electra_opts el__electra_default_opts(int mask_id) {
   return o;
 }
 
-int el__electra_new(el_params *p, const el_tmodel_limits *lim, el_electra **out, el_error *err) {
+int el__electra_new(el__params *p, const el__tmodel_limits *lim, el__electra **out, el_error *err) {
   *out = NULL;
   if (p->n_models != 2)
     return el_error_set(err, EL_EINVAL, "electra: needs a generator/discriminator pair");
-  el_electra *e = calloc(1, sizeof *e);
+  el__electra *e = calloc(1, sizeof *e);
   if (!e) return el_error_set(err, EL_ENOMEM, "electra: out of memory");
   e->p = p;
   e->lim = *lim;
-  el_tmodel_limits dl = *lim;
+  el__tmodel_limits dl = *lim;
   dl.max_pos = 0;
   int rc = el__tmodel_new(&p->cfg[1], &p->w[1], &p->g[1], lim, &e->gen, err);
   if (!rc) rc = el__tmodel_new(&p->cfg[0], &p->w[0], &p->g[0], &dl, &e->disc, err);
@@ -66,7 +66,7 @@ int el__electra_new(el_params *p, const el_tmodel_limits *lim, el_electra **out,
   return EL_OK;
 }
 
-void el__electra_free(el_electra *e) {
+void el__electra_free(el__electra *e) {
   if (!e) return;
   el__tmodel_free(e->gen);
   el__tmodel_free(e->disc);
@@ -80,20 +80,20 @@ void el__electra_free(el_electra *e) {
   free(e);
 }
 
-size_t el__electra_bytes(const el_electra *e) {
+size_t el__electra_bytes(const el__electra *e) {
   const size_t T = (size_t)e->lim.max_tokens, P = (size_t)e->lim.max_pos;
   return el__tmodel_bytes(e->gen) + el__tmodel_bytes(e->disc) + T * (2 * sizeof(int) + 9) +
          P * 2 * sizeof(int);
 }
 
-el_tmodel *el__electra_generator(el_electra *e) { return e->gen; }
-el_tmodel *el__electra_discriminator(el_electra *e) { return e->disc; }
+el__tmodel *el__electra_generator(el__electra *e) { return e->gen; }
+el__tmodel *el__electra_discriminator(el__electra *e) { return e->disc; }
 
 /* Gumbel-max over one row: argmax_j logits_j - log(-log(u_j + 1e-9) + 1e-9).
  * u_j takes one of the 2^24 floats k 2^-24 in [0, 1) (exact in float, so it
  * never rounds up to 1), two per 64 counter-based random bits keyed by one
  * draw from r, in blocks of 64 so the bits and logs vectorise. */
-int el__sample_gumbel(const float *x, int V, el_rng *r) {
+int el__sample_gumbel(const float *x, int V, el__rng *r) {
   const uint64_t key = el__rng_u64(r);
   int best = 0;
   float best_v = -INFINITY;
@@ -115,7 +115,7 @@ int el__sample_gumbel(const float *x, int V, el_rng *r) {
 }
 
 /* Inverse CDF over one row of probabilities. */
-int el__sample_cdf(const float *p, int V, el_rng *r) {
+int el__sample_cdf(const float *p, int V, el__rng *r) {
   double u = (double)(el__rng_u64(r) >> 11) * (1.0 / 9007199254740992.0), acc = 0.0;
   int last = 0;
   for (int j = 0; j < V; j++) {
@@ -131,7 +131,7 @@ typedef struct sample_job {
   int *samples;
   float *rows;        /* logits (Gumbel), probs (CDF), or probs -> gradient (in place) */
   const int *targets; /* gradient rows */
-  el_rng base;        /* row i samples from el__rng_split(base, i) */
+  el__rng base;        /* row i samples from el__rng_split(base, i) */
   int V;
   float scale;
 } sample_job;
@@ -139,7 +139,7 @@ typedef struct sample_job {
 static void gumbel_rows(void *p, size_t lo, size_t hi) {
   const sample_job *j = p;
   for (size_t i = lo; i < hi; i++) {
-    el_rng r = el__rng_split(&j->base, (uint64_t)i);
+    el__rng r = el__rng_split(&j->base, (uint64_t)i);
     j->samples[i] = el__sample_gumbel(j->rows + i * j->V, j->V, &r);
   }
 }
@@ -147,7 +147,7 @@ static void gumbel_rows(void *p, size_t lo, size_t hi) {
 static void cdf_rows(void *p, size_t lo, size_t hi) {
   const sample_job *j = p;
   for (size_t i = lo; i < hi; i++) {
-    el_rng r = el__rng_split(&j->base, (uint64_t)i);
+    el__rng r = el__rng_split(&j->base, (uint64_t)i);
     j->samples[i] = el__sample_cdf(j->rows + i * j->V, j->V, &r);
   }
 }
@@ -163,7 +163,7 @@ static void xent_grad_rows(void *p, size_t lo, size_t hi) {
   }
 }
 
-static int check_plan(el_electra *e, const el_batch *b, const el_mask_plan *plan, int *T_out,
+static int check_plan(el__electra *e, const el_batch *b, const el__mask_plan *plan, int *T_out,
                       el_error *err) {
   if (!b || b->n_seqs < 1 || !b->seq_len || !b->ids)
     return el_error_set(err, EL_EINVAL, "electra: empty batch");
@@ -201,7 +201,7 @@ static int check_plan(el_electra *e, const el_batch *b, const el_mask_plan *plan
 typedef struct step_ctx {
   int T, n, V;             /* tokens, masked positions, vocabulary */
   float *logits;           /* generator logits [n,V] -> probs -> their gradient */
-  el_rng sbase;            /* the samplers' stream */
+  el__rng sbase;            /* the samplers' stream */
   float *dl;               /* discriminator logits [T] -> their gradient */
   const float *dw;         /* per-token loss weights ([CLS]/[SEP] weigh 0) or NULL */
   int n_scored, n_replaced, gen_correct, disc_correct;
@@ -209,8 +209,8 @@ typedef struct step_ctx {
 } step_ctx;
 
 /* The batch, the mask plan and the options make a step. */
-static int check_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
-                      const el_electra_opts *o, const el_rng *rng, step_ctx *sc, el_error *err) {
+static int check_step(el__electra *e, const el_batch *b, const el__mask_plan *plan,
+                      const el__electra_opts *o, const el__rng *rng, step_ctx *sc, el_error *err) {
   int rc = check_plan(e, b, plan, &sc->T, err);
   if (rc) return rc;
   if (!rng && (o->train || !o->forced_samples))
@@ -223,8 +223,8 @@ static int check_step(el_electra *e, const el_batch *b, const el_mask_plan *plan
 }
 
 /* 1. The generator's input (the plan's [MASK]s) and forward pass. */
-static int gen_forward(el_electra *e, const el_batch *b, const el_mask_plan *plan,
-                       const el_electra_opts *o, el_rng *rng, step_ctx *sc, el_error *err) {
+static int gen_forward(el__electra *e, const el_batch *b, const el__mask_plan *plan,
+                       const el__electra_opts *o, el__rng *rng, step_ctx *sc, el_error *err) {
   memcpy(e->gen_ids, b->ids, sizeof(int) * (size_t)sc->T);
   for (int i = 0; i < sc->n; i++) {
     e->targets[i] = b->ids[plan->pos[i]];
@@ -241,7 +241,7 @@ static int gen_forward(el_electra *e, const el_batch *b, const el_mask_plan *pla
 
 /* 2-3. The generator's samples and MLM loss: Gumbel samples need the raw
  * logits, the loss turns them into probs in place, CDF samples need those. */
-static int gen_loss_and_samples(el_electra *e, const el_electra_opts *o, el_rng *rng,
+static int gen_loss_and_samples(el__electra *e, const el__electra_opts *o, el__rng *rng,
                                 step_ctx *sc, el_error *err) {
   const int n = sc->n, V = sc->V;
   if (!o->forced_samples) el__rng_seed(&sc->sbase, el__rng_u64(rng));
@@ -269,8 +269,8 @@ static int gen_loss_and_samples(el_electra *e, const el_electra_opts *o, el_rng 
 /* 4. The corrupted input (samples at the masked positions), its labels
  * (1 where a sample differs, or the plan forces it) and the
  * discriminator's forward pass. */
-static int disc_forward(el_electra *e, const el_batch *b, const el_mask_plan *plan,
-                        const el_electra_opts *o, el_rng *rng, step_ctx *sc, el_error *err) {
+static int disc_forward(el__electra *e, const el_batch *b, const el__mask_plan *plan,
+                        const el__electra_opts *o, el__rng *rng, step_ctx *sc, el_error *err) {
   const int T = sc->T;
   memcpy(e->corrupt, b->ids, sizeof(int) * (size_t)T);
   memset(e->labels, 0, sizeof(float) * (size_t)T);
@@ -297,7 +297,7 @@ static int disc_forward(el_electra *e, const el_batch *b, const el_mask_plan *pl
 }
 
 /* 5. The discriminator's loss and accuracy over the scored tokens. */
-static int disc_loss(el_electra *e, const el_batch *b, const el_electra_opts *o, step_ctx *sc,
+static int disc_loss(el__electra *e, const el_batch *b, const el__electra_opts *o, step_ctx *sc,
                      el_error *err) {
   const int T = sc->T;
   sc->n_scored = T;
@@ -319,7 +319,7 @@ static int disc_loss(el_electra *e, const el_batch *b, const el_electra_opts *o,
   return EL_OK;
 }
 
-static void fill_outputs(const el_electra *e, const step_ctx *sc, el_electra_outputs *outs) {
+static void fill_outputs(const el__electra *e, const step_ctx *sc, el__electra_outputs *outs) {
   const int T = sc->T;
   if (outs->disc_prob)
     for (int t = 0; t < T; t++) outs->disc_prob[t] = el__sigmoidf(sc->dl[t]);
@@ -329,7 +329,7 @@ static void fill_outputs(const el_electra *e, const step_ctx *sc, el_electra_out
   if (outs->corrupted) memcpy(outs->corrupted, e->corrupt, sizeof(int) * (size_t)T);
 }
 
-static void fill_result(const step_ctx *sc, double total, el_electra_result *res) {
+static void fill_result(const step_ctx *sc, double total, el__electra_result *res) {
   res->loss = total;
   res->mlm_loss = sc->mlm;
   res->disc_loss = sc->disc;
@@ -346,7 +346,7 @@ static void fill_result(const step_ctx *sc, double total, el_electra_result *res
 /* 6. Backward: the discriminator's dL/dlogit = w/T (sigmoid - label) and
  * the generator's dL/dlogits = gen_weight/n (probs - onehot), each in place
  * over its logits, then through both models. */
-static int step_backward(el_electra *e, const el_electra_opts *o, step_ctx *sc, el_error *err) {
+static int step_backward(el__electra *e, const el__electra_opts *o, step_ctx *sc, el_error *err) {
   const float sc_d = o->disc_weight / (float)sc->n_scored;
   float *dl = sc->dl;
   for (int t = 0; t < sc->T; t++)
@@ -358,9 +358,9 @@ static int step_backward(el_electra *e, const el_electra_opts *o, step_ctx *sc, 
   return el__tmodel_backward(e->gen, sc->logits, err);
 }
 
-int el__electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
-                    const el_electra_opts *o, el_rng *rng, el_electra_result *res,
-                    el_electra_outputs *outs, el_error *err) {
+int el__electra_step(el__electra *e, const el_batch *b, const el__mask_plan *plan,
+                    const el__electra_opts *o, el__rng *rng, el__electra_result *res,
+                    el__electra_outputs *outs, el_error *err) {
   step_ctx sc;
   memset(&sc, 0, sizeof sc);
   int rc;
@@ -381,8 +381,8 @@ int el__electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
   return step_backward(e, o, &sc, err);
 }
 
-int el__mlm_step(el_tmodel *m, const el_batch *b, const int *positions, const int *targets,
-                int n, int train, int do_backward, el_rng *rng, double *loss, int *correct,
+int el__mlm_step(el__tmodel *m, const el_batch *b, const int *positions, const int *targets,
+                int n, int train, int do_backward, el__rng *rng, double *loss, int *correct,
                 el_error *err) {
   const el_config *c = el__tmodel_config(m);
   if (c->arch != EL_ARCH_MASKED_LM)
@@ -404,7 +404,7 @@ int el__mlm_step(el_tmodel *m, const el_batch *b, const int *positions, const in
   if (!isfinite(l))
     return el_error_set(err, EL_EVALUE, "mlm: non-finite loss %g; no gradient accumulated", l);
   if (!do_backward) return EL_OK;
-  el_rng none = {{0, 0, 0, 0}};
+  el__rng none = {{0, 0, 0, 0}};
   sample_job gj = {NULL, logits, targets, none, V, 1.0f / (float)n};
   el__pool_for((size_t)n, 8, xent_grad_rows, &gj);
   return el__tmodel_backward(m, logits, err);

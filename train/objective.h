@@ -3,7 +3,7 @@
  *
  * Masking decisions are made by the data pipeline (which positions, which of
  * them become [MASK]); this module does everything after that. Gradients are
- * ACCUMULATED into the el_params grads block: call el__params_zero_grads
+ * ACCUMULATED into the el__params grads block: call el__params_zero_grads
  * before a step (or before the first of several accumulated micro-batches).
  *
  * ELECTRA step, exactly:
@@ -41,7 +41,7 @@
 #include "tmodel.h"
 
 /* The masking decision for one packed batch (arrays borrowed for the call). */
-typedef struct el_mask_plan {
+typedef struct el__mask_plan {
   int n;                  /* selected positions, >= 1 */
   const int *pos;         /* [n] distinct packed token indices in [0, T) */
   const uint8_t *use_mask; /* [n] 1 -> [MASK] in the generator input, 0 -> keep */
@@ -49,11 +49,11 @@ typedef struct el_mask_plan {
    * generator does (learner errors already in the batch's ids, learner_ids.h;
    * the pipeline does not select them for masking). */
   const uint8_t *forced;
-} el_mask_plan;
+} el__mask_plan;
 
 enum { EL_SAMPLE_GUMBEL = 0, EL_SAMPLE_CDF = 1 };
 
-typedef struct el_electra_opts {
+typedef struct el__electra_opts {
   int mask_id;          /* [MASK] token id */
   float gen_weight;     /* 1.0 */
   float disc_weight;    /* 50.0 */
@@ -65,12 +65,12 @@ typedef struct el_electra_opts {
    * [SEP] included (GR). Ids >= 0: those two tokens get weight 0 (loss, metrics
    * and gradient over the other tokens only). */
   int skip_cls_id, skip_sep_id;
-} el_electra_opts;
+} el__electra_opts;
 
 /* Defaults above (mask_id must still be set): gen 1, disc 50, train 1, backward 1. */
-el_electra_opts el__electra_default_opts(int mask_id);
+el__electra_opts el__electra_default_opts(int mask_id);
 
-typedef struct el_electra_result {
+typedef struct el__electra_result {
   double loss;          /* gen_weight * mlm_loss + disc_weight * disc_loss */
   double mlm_loss, disc_loss;
   int n_selected;       /* = plan n */
@@ -80,36 +80,36 @@ typedef struct el_electra_result {
   int disc_correct;     /* scored tokens with (logit > 0) == label */
   int n_scored;         /* tokens in the discriminator loss (n_tokens unless skip ids are set) */
   double gen_acc, disc_acc; /* gen_correct / n_selected, disc_correct / n_scored */
-} el_electra_result;
+} el__electra_result;
 
 /* Optional per-token outputs (caller-owned arrays, any may be NULL). */
-typedef struct el_electra_outputs {
+typedef struct el__electra_outputs {
   float *disc_prob;     /* [T] sigmoid(disc logit) (validation AUC) */
   uint8_t *disc_label;  /* [T] 1 = replaced */
   int *samples;         /* [n] the sampled replacement tokens */
   int *corrupted;       /* [T] discriminator input ids */
-} el_electra_outputs;
+} el__electra_outputs;
 
-typedef struct el_electra el_electra; /* opaque: the two trainable models + scratch */
+typedef struct el__electra el__electra; /* opaque: the two trainable models + scratch */
 
 /* p must be an ELECTRA pair (el__params_new_pair); borrowed, must outlive e.
  * Limits as in el__tmodel_new; lim->max_pos bounds plan n. *out owned by the
  * caller: el__electra_free. */
-int el__electra_new(el_params *p, const el_tmodel_limits *lim, el_electra **out, el_error *err);
-void el__electra_free(el_electra *e);
-size_t el__electra_bytes(const el_electra *e);
+int el__electra_new(el__params *p, const el__tmodel_limits *lim, el__electra **out, el_error *err);
+void el__electra_free(el__electra *e);
+size_t el__electra_bytes(const el__electra *e);
 /* The generator (model 1) and discriminator (model 0) trainable models, for
  * dropout overrides. */
-el_tmodel *el__electra_generator(el_electra *e);
-el_tmodel *el__electra_discriminator(el_electra *e);
+el__tmodel *el__electra_generator(el__electra *e);
+el__tmodel *el__electra_discriminator(el__electra *e);
 
 /* One ELECTRA forward + backward on a packed batch of ORIGINAL ids.
  * rng may be NULL only if train == 0 and forced_samples is set.
  * Errors: bad plan (position out of range or repeated, n < 1 or > max_pos),
  * bad batch, a non-finite loss (EL_EVALUE, nothing accumulated). */
-int el__electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
-                    const el_electra_opts *o, el_rng *rng, el_electra_result *res,
-                    el_electra_outputs *outs, el_error *err);
+int el__electra_step(el__electra *e, const el_batch *b, const el__mask_plan *plan,
+                    const el__electra_opts *o, el__rng *rng, el__electra_result *res,
+                    el__electra_outputs *outs, el_error *err);
 
 /* --- BERT MLM baseline (--objective mlm) ---
  * m: a trainable EL_ARCH_MASKED_LM model (full size). b holds the ALREADY
@@ -117,13 +117,13 @@ int el__electra_step(el_electra *e, const el_batch *b, const el_mask_plan *plan,
  * original id at positions[i]. Loss = mean over the n positions of
  * -log p(target). With do_backward, dLoss/dlogits is back-propagated into
  * m's gradients (accumulated). correct (may be NULL) = argmax hits. */
-int el__mlm_step(el_tmodel *m, const el_batch *b, const int *positions, const int *targets,
-                int n, int train, int do_backward, el_rng *rng, double *loss, int *correct,
+int el__mlm_step(el__tmodel *m, const el_batch *b, const int *positions, const int *targets,
+                int n, int train, int do_backward, el__rng *rng, double *loss, int *correct,
                 el_error *err);
 
 /* Internal, exposed for tests: one draw from softmax(logits) by Gumbel-max,
  * and from a row of probabilities by inverse CDF. */
-int el__sample_gumbel(const float *logits, int V, el_rng *r);
-int el__sample_cdf(const float *probs, int V, el_rng *r);
+int el__sample_gumbel(const float *logits, int V, el__rng *r);
+int el__sample_cdf(const float *probs, int V, el__rng *r);
 
 #endif

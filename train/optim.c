@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include "op_pool.h"
 
-el_adamw el__adamw_defaults(void) {
-  el_adamw o = {0.9f, 0.999f, 1e-6f, 0.01f, 1.0f, 1.0f};
+el__adamw el__adamw_defaults(void) {
+  el__adamw o = {0.9f, 0.999f, 1e-6f, 0.01f, 1.0f, 1.0f};
   return o;
 }
 
@@ -38,7 +38,7 @@ static void norm_chunks(void *p, size_t lo, size_t hi) {
   }
 }
 
-double el__grad_norm(const el_params *p) {
+double el__grad_norm(const el__params *p) {
   const size_t n = p->numel, n_chunks = (n + NORM_CHUNK - 1) / NORM_CHUNK;
   double *part = malloc(sizeof(double) * (n_chunks ? n_chunks : 1));
   if (!part) return NAN;
@@ -51,7 +51,7 @@ double el__grad_norm(const el_params *p) {
 }
 
 typedef struct adam_job {
-  el_params *p;
+  el__params *p;
   float b1, b2, eps, clip;
   size_t off;
   float lr, wd;
@@ -74,7 +74,7 @@ static void adam_range(void *q, size_t lo, size_t hi) {
   }
 }
 
-int el__adamw_step(el_params *p, const el_adamw *o, double lr, el_adamw_stats *stats,
+int el__adamw_step(el__params *p, const el__adamw *o, double lr, el__adamw_stats *stats,
                   el_error *err) {
   if (!(o->beta1 >= 0.0f && o->beta1 < 1.0f) || !(o->beta2 >= 0.0f && o->beta2 < 1.0f) ||
       !(o->eps > 0.0f) || !(o->layer_decay > 0.0f) || !isfinite(lr))
@@ -94,7 +94,7 @@ int el__adamw_step(el_params *p, const el_adamw *o, double lr, el_adamw_stats *s
   }
   adam_job j = {p, o->beta1, o->beta2, o->eps, (float)clip, 0, 0.0f, 0.0f};
   for (int ti = 0; ti < p->n_tensors; ti++) {
-    const el_param_tensor *t = &p->tensors[ti];
+    const el__param_tensor *t = &p->tensors[ti];
     j.off = t->offset;
     j.lr = (float)(lr * pow(o->layer_decay, t->max_depth - t->depth));
     j.wd = t->no_decay ? 0.0f : o->weight_decay;

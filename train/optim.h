@@ -1,5 +1,5 @@
 /* AdamW and the learning-rate schedule of GR model/optimization.py
- * (docs/MODEL.md §7), over an el_params block.
+ * (docs/MODEL.md §7), over an el__params block.
  *
  * Update, per element, after global-norm clipping of ALL gradients
  * (g *= clip / max(norm, clip), norm = sqrt(sum g^2) over the whole block):
@@ -19,16 +19,16 @@
 #include "electra/error.h"
 #include "params.h"
 
-typedef struct el_adamw {
+typedef struct el__adamw {
   float beta1;        /* 0.9 */
   float beta2;        /* 0.999 */
   float eps;          /* 1e-6 */
   float weight_decay; /* 0.01 */
   float clip_norm;    /* 1.0; <= 0 disables clipping */
   float layer_decay;  /* 1.0 = off; fine-tuning 0.8 (small/base), 0.9 (large) */
-} el_adamw;
+} el__adamw;
 
-el_adamw el__adamw_defaults(void);
+el__adamw el__adamw_defaults(void);
 
 /* lr(t) = peak * (1 - min(t, T) / T) * min(1, t / warmup), t = number of
  * updates already applied (0 for the first), T = total_steps; warmup 0 means
@@ -38,20 +38,20 @@ el_adamw el__adamw_defaults(void);
  * steps, so each step uses the then-current T. */
 double el__lr_at(double peak, long t, long total_steps, long warmup_steps);
 
-typedef struct el_adamw_stats {
+typedef struct el__adamw_stats {
   double grad_norm;   /* before clipping */
   double clip_scale;  /* factor applied to the gradients (1 when not clipped) */
-} el_adamw_stats;
+} el__adamw_stats;
 
 /* One update of every tensor of p with learning rate lr (from el__lr_at).
  * A non-finite gradient norm returns EL_EVALUE and changes nothing (the
  * caller decides whether to skip the batch or stop). The result does not
  * depend on the thread count. stats may be NULL. Grads are left as they are
  * (clipped values are not written back). */
-int el__adamw_step(el_params *p, const el_adamw *o, double lr, el_adamw_stats *stats,
+int el__adamw_step(el__params *p, const el__adamw *o, double lr, el__adamw_stats *stats,
                   el_error *err);
 
 /* Global L2 norm of the grads block (thread-count independent summation). */
-double el__grad_norm(const el_params *p);
+double el__grad_norm(const el__params *p);
 
 #endif

@@ -11,7 +11,7 @@
 #define SHARED_PREFIX "electra.embeddings." /* word/pos/type + embedding LayerNorm */
 #define TIED_PREFIX "electra."              /* + embeddings_project and the encoder */
 
-static int is_shared_name(const el_params *p, const char *name) {
+static int is_shared_name(const el__params *p, const char *name) {
   const char *prefix = p->tie_encoder ? TIED_PREFIX : SHARED_PREFIX;
   return strncmp(name, prefix, strlen(prefix)) == 0;
 }
@@ -29,13 +29,13 @@ static void copy_config(el_config *dst, const el_config *src) {
   dst->id2label = NULL;
 }
 
-static el_tensor_spec *specs_alloc(void) {
-  return malloc(sizeof(el_tensor_spec) * EL_MAX_TENSORS);
+static el__tensor_spec *specs_alloc(void) {
+  return malloc(sizeof(el__tensor_spec) * EL_MAX_TENSORS);
 }
 
-int el__params_find(const el_params *p, int model, const char *name) {
+int el__params_find(const el__params *p, int model, const char *name) {
   for (int i = 0; i < p->n_tensors; i++) {
-    const el_param_tensor *t = &p->tensors[i];
+    const el__param_tensor *t = &p->tensors[i];
     if (!strcmp(t->name, name) && (t->model == model || (model == 1 && t->shared))) return i;
   }
   return -1;
@@ -43,18 +43,18 @@ int el__params_find(const el_params *p, int model, const char *name) {
 
 /* Appends model's own tensors to the table (shared/tied ones of model 1 are
  * marked on model 0's entries instead). */
-static int add_model(el_params *p, int model, el_tensor_spec *specs, el_error *err) {
+static int add_model(el__params *p, int model, el__tensor_spec *specs, el_error *err) {
   int n = 0, rc = el__tensor_specs(&p->cfg[model], NULL, specs, &n, err);
   if (rc) return rc;
   for (int i = 0; i < n; i++) {
-    const el_tensor_spec *s = &specs[i];
+    const el__tensor_spec *s = &specs[i];
     if (s->optional) continue; /* tied lm weight: the word table */
     if (model == 1 && is_shared_name(p, s->name)) {
       int j = el__params_find(p, 0, s->name);
       if (j < 0)
         return el_error_set(err, EL_ESHAPE, "params: generator tensor %s has no discriminator twin",
                             s->name);
-      el_param_tensor *t = &p->tensors[j];
+      el__param_tensor *t = &p->tensors[j];
       if (t->shape[0] != s->shape[0] || t->shape[1] != s->shape[1])
         return el_error_set(err, EL_ESHAPE,
                             "params: shared tensor %s is [%d,%d] in the discriminator but "
@@ -63,7 +63,7 @@ static int add_model(el_params *p, int model, el_tensor_spec *specs, el_error *e
       t->shared = 1;
       continue;
     }
-    el_param_tensor *t = &p->tensors[p->n_tensors++];
+    el__param_tensor *t = &p->tensors[p->n_tensors++];
     memset(t, 0, sizeof *t);
     snprintf(t->name, sizeof t->name, "%s", s->name);
     t->model = model;
@@ -81,8 +81,8 @@ static int add_model(el_params *p, int model, el_tensor_spec *specs, el_error *e
 }
 
 /* Points every slot of model's view into block using the table. */
-static int point_view(el_params *p, int model, el_weights *view, float *block,
-                      el_tensor_spec *specs, el_error *err) {
+static int point_view(el__params *p, int model, el__weights *view, float *block,
+                      el__tensor_spec *specs, el_error *err) {
   memset(view, 0, sizeof *view);
   int n = 0, rc = el__tensor_specs(&p->cfg[model], view, specs, &n, err);
   if (rc) return rc;
@@ -98,7 +98,7 @@ static int point_view(el_params *p, int model, el_weights *view, float *block,
   return EL_OK;
 }
 
-static int finish(el_params *p, el_tensor_spec *specs, el_error *err) {
+static int finish(el__params *p, el__tensor_spec *specs, el_error *err) {
   p->params = alloc_block(p->numel);
   p->grads = alloc_block(p->numel);
   p->m = alloc_block(p->numel);
@@ -113,7 +113,7 @@ static int finish(el_params *p, el_tensor_spec *specs, el_error *err) {
   return EL_OK;
 }
 
-static int build(el_params *p, int n_models, const el_config *c0, const el_config *c1,
+static int build(el__params *p, int n_models, const el_config *c0, const el_config *c1,
                  int tie_encoder, el_error *err) {
   memset(p, 0, sizeof *p);
   p->n_models = n_models;
@@ -123,7 +123,7 @@ static int build(el_params *p, int n_models, const el_config *c0, const el_confi
   int rc = el__config_check(c0, n_models == 2 ? "discriminator config" : "config", err);
   if (!rc && c1) rc = el__config_check(c1, "generator config", err);
   if (rc) return rc;
-  el_tensor_spec *specs = specs_alloc();
+  el__tensor_spec *specs = specs_alloc();
   p->tensors = calloc((size_t)2 * EL_MAX_TENSORS, sizeof *p->tensors);
   if (!specs || !p->tensors) {
     free(specs);
@@ -137,16 +137,16 @@ static int build(el_params *p, int n_models, const el_config *c0, const el_confi
   return rc;
 }
 
-int el__params_new_single(el_params *p, const el_config *cfg, el_error *err) {
+int el__params_new_single(el__params *p, const el_config *cfg, el_error *err) {
   return build(p, 1, cfg, NULL, 0, err);
 }
 
-int el__params_new_pair(el_params *p, const el_config *disc, const el_config *gen,
+int el__params_new_pair(el__params *p, const el_config *disc, const el_config *gen,
                        el_error *err) {
   return el__params_new_pair_tied(p, disc, gen, 0, err);
 }
 
-int el__params_new_pair_tied(el_params *p, const el_config *disc, const el_config *gen,
+int el__params_new_pair_tied(el__params *p, const el_config *disc, const el_config *gen,
                             int tie_encoder, el_error *err) {
   memset(p, 0, sizeof *p);
   if (disc->arch != EL_ARCH_PRETRAINING)
@@ -175,7 +175,7 @@ int el__params_new_pair_tied(el_params *p, const el_config *disc, const el_confi
   return build(p, 2, disc, gen, tie_encoder, err);
 }
 
-void el__params_free(el_params *p) {
+void el__params_free(el__params *p) {
   if (!p) return;
   free(p->params);
   free(p->grads);
@@ -200,13 +200,13 @@ int el__generator_config(const el_config *disc, float mult, el_config *gen, el_e
   return el__config_check(gen, "generator config", err);
 }
 
-int el__params_init_random(el_params *p, float std, int truncated, el_rng *rng, el_error *err) {
+int el__params_init_random(el__params *p, float std, int truncated, el__rng *rng, el_error *err) {
   if (!p->params) return el_error_set(err, EL_EINVAL, "params: init of an empty set");
   if (!(std > 0.0f)) std = p->cfg[0].initializer_range;
   if (!(std >= 0.0f) || !isfinite(std))
     return el_error_set(err, EL_EINVAL, "params: init std must be finite, found %g", (double)std);
   for (int i = 0; i < p->n_tensors; i++) {
-    const el_param_tensor *t = &p->tensors[i];
+    const el__param_tensor *t = &p->tensors[i];
     float *x = p->params + t->offset;
     if (strstr(t->name, "LayerNorm.weight")) {
       for (size_t j = 0; j < t->count; j++) x[j] = 1.0f;
@@ -229,15 +229,15 @@ int el__params_init_random(el_params *p, float std, int truncated, el_rng *rng, 
   return EL_OK;
 }
 
-int el__params_copy_from(el_params *p, int model, const el_config *src_cfg,
-                        const el_weights *src_w, int what, el_error *err) {
+int el__params_copy_from(el__params *p, int model, const el_config *src_cfg,
+                        const el__weights *src_w, int what, el_error *err) {
   if (model < 0 || model >= p->n_models)
     return el_error_set(err, EL_EINVAL, "params: no model %d in this set", model);
   if ((what & EL_COPY_HEAD) && src_cfg->arch != p->cfg[model].arch)
     return el_error_set(err, EL_ESHAPE, "params: cannot copy the head of an %s into an %s",
                         el_arch_name(src_cfg->arch), el_arch_name(p->cfg[model].arch));
-  el_tensor_spec *src = specs_alloc(), *dst = specs_alloc();
-  el_weights *sw = malloc(sizeof *sw);
+  el__tensor_spec *src = specs_alloc(), *dst = specs_alloc();
+  el__weights *sw = malloc(sizeof *sw);
   int rc = EL_OK, n_src = 0, n_dst = 0;
   if (!src || !dst || !sw) {
     rc = el_error_set(err, EL_ENOMEM, "params: out of memory");
@@ -247,11 +247,11 @@ int el__params_copy_from(el_params *p, int model, const el_config *src_cfg,
   if ((rc = el__tensor_specs(src_cfg, sw, src, &n_src, err))) goto done;
   if ((rc = el__tensor_specs(&p->cfg[model], NULL, dst, &n_dst, err))) goto done;
   for (int i = 0; i < n_dst; i++) {
-    const el_tensor_spec *d = &dst[i];
+    const el__tensor_spec *d = &dst[i];
     if (d->optional) continue;
     int group = strncmp(d->name, "electra.", 8) == 0 ? EL_COPY_ENCODER : EL_COPY_HEAD;
     if (!(what & group)) continue;
-    const el_tensor_spec *s = NULL;
+    const el__tensor_spec *s = NULL;
     for (int j = 0; j < n_src && !s; j++)
       if (!strcmp(src[j].name, d->name)) s = &src[j];
     if (!s || !*s->slot) {
@@ -265,7 +265,7 @@ int el__params_copy_from(el_params *p, int model, const el_config *src_cfg,
       goto done;
     }
     int j = el__params_find(p, model, d->name);
-    const el_param_tensor *t = &p->tensors[j];
+    const el__param_tensor *t = &p->tensors[j];
     memcpy(p->params + t->offset, *s->slot, t->count * sizeof(float));
   }
 done:
@@ -275,12 +275,12 @@ done:
   return rc;
 }
 
-int el__params_copy_from_model(el_params *p, int model, const el_model *src, int what,
+int el__params_copy_from_model(el__params *p, int model, const el_model *src, int what,
                               el_error *err) {
   return el__params_copy_from(p, model, &src->cfg, &src->w, what, err);
 }
 
-void el__params_zero_grads(el_params *p) {
+void el__params_zero_grads(el__params *p) {
   if (p->grads) memset(p->grads, 0, p->numel * sizeof(float));
 }
 
@@ -318,7 +318,7 @@ static int read_all(FILE *f, void *buf, size_t size, size_t n, const char *what,
   return EL_OK;
 }
 
-int el__params_write(const el_params *p, FILE *f, const char *what, el_error *err) {
+int el__params_write(const el__params *p, FILE *f, const char *what, el_error *err) {
   rec_header h;
   memset(&h, 0, sizeof h);
   memcpy(h.magic, MAGIC, 8);
@@ -340,7 +340,7 @@ int el__params_write(const el_params *p, FILE *f, const char *what, el_error *er
   return rc;
 }
 
-int el__params_read(el_params *p, FILE *f, const char *what, el_error *err) {
+int el__params_read(el__params *p, FILE *f, const char *what, el_error *err) {
   rec_header h;
   int rc = read_all(f, &h, sizeof h, 1, what, err);
   if (rc) return rc;
@@ -357,7 +357,7 @@ int el__params_read(el_params *p, FILE *f, const char *what, el_error *err) {
     rec_tensor t;
     if ((rc = read_all(f, &t, sizeof t, 1, what, err))) return rc;
     t.name[sizeof t.name - 1] = 0;
-    const el_param_tensor *q = &p->tensors[i];
+    const el__param_tensor *q = &p->tensors[i];
     if (strcmp(t.name, q->name) || t.model != (uint32_t)q->model || t.count != q->count)
       return el_error_set(err, EL_ESHAPE,
                           "%s: tensor %d is %s (model %u, %llu floats) in the state but %s "

@@ -1,7 +1,7 @@
 /* Trainable parameter sets (llm.c style): every parameter, gradient and AdamW
  * moment of one training run lives in four float blocks of equal size and
  * layout (params, grads, m, v), so the optimizer is one flat pass, a resume
- * state is four contiguous writes, and el_weights views into params / grads
+ * state is four contiguous writes, and el__weights views into params / grads
  * feed the engine's ops, its checkpoint saver and the trainable model.
  *
  * Two kinds of set:
@@ -20,7 +20,7 @@
  * own tensors (shared and tied ones skipped) in spec order. The layout is a
  * pure function of the configs, so it is the same in every process.
  *
- * Ownership: el_params owns its four blocks and its copies of the configs;
+ * Ownership: el__params owns its four blocks and its copies of the configs;
  * every pointer in w[], g[] and tensors[] is valid until el__params_free. */
 #ifndef EL_TRAIN_PARAMS_H
 #define EL_TRAIN_PARAMS_H
@@ -34,7 +34,7 @@
 #include "trainer_api.h"
 
 /* One tensor of the block. */
-typedef struct el_param_tensor {
+typedef struct el__param_tensor {
   char name[96];  /* HF name inside its model's checkpoint ("electra.encoder.layer.0...") */
   int model;      /* 0 or 1 (see above); shared tensors are model 0 */
   int shared;     /* 1: also used by model 1 (pair embeddings and embedding LayerNorm) */
@@ -44,29 +44,29 @@ typedef struct el_param_tensor {
   int no_decay;   /* LayerNorm weight/bias or a bias: no weight decay (docs/MODEL.md §7) */
   int depth;      /* 0 embeddings + embeddings_project, i+1 encoder layer i, L+1 head */
   int max_depth;  /* L+1 of its model: the depth of the head */
-} el_param_tensor;
+} el__param_tensor;
 
-typedef struct el_params {
+typedef struct el__params {
   int n_models;       /* 1 single, 2 ELECTRA pair */
   int tie_encoder;    /* pair: the generator uses the discriminator's projection and encoder too */
   el_config cfg[2];   /* deep copies (cfg[1] unused for a single model) */
   size_t numel;       /* floats in each block */
   float *params, *grads, *m, *v; /* 64-byte aligned, numel floats each; m, v start at 0 */
-  el_weights w[2];    /* views into params, one per model */
-  el_weights g[2];    /* the same layout into grads */
+  el__weights w[2];    /* views into params, one per model */
+  el__weights g[2];    /* the same layout into grads */
   int n_tensors;
-  el_param_tensor *tensors; /* [n_tensors], in block order */
-} el_params;
+  el__param_tensor *tensors; /* [n_tensors], in block order */
+} el__params;
 
 /* A single model of cfg->arch. Parameters are zero until an init call.
  * *p is caller-provided storage, filled here; release with el__params_free. */
-int el__params_new_single(el_params *p, const el_config *cfg, el_error *err);
+int el__params_new_single(el__params *p, const el_config *cfg, el_error *err);
 
 /* An ELECTRA pair: disc->arch must be EL_ARCH_PRETRAINING, gen->arch
  * EL_ARCH_MASKED_LM, and both must agree on vocab_size, embedding_size,
  * max_position_embeddings, type_vocab_size (the shared tensors), else
  * EL_ESHAPE naming the field. */
-int el__params_new_pair(el_params *p, const el_config *disc, const el_config *gen,
+int el__params_new_pair(el__params *p, const el_config *disc, const el_config *gen,
                        el_error *err);
 /* The same with tie_encoder != 0: GR's untied_generator=False ("all tied"
  * in the paper, §3.2). Every "electra." tensor -- embeddings,
@@ -74,11 +74,11 @@ int el__params_new_pair(el_params *p, const el_config *disc, const el_config *ge
  * use it; the generator keeps only its head (generator_predictions.*,
  * generator_lm_head.bias). The generator must then have the
  * discriminator's hidden size, layers, heads and FFN (else EL_ESHAPE). */
-int el__params_new_pair_tied(el_params *p, const el_config *disc, const el_config *gen,
+int el__params_new_pair_tied(el__params *p, const el_config *disc, const el_config *gen,
                             int tie_encoder, el_error *err);
 
 /* Frees the blocks and configs; p is zeroed. Safe on a zeroed struct. */
-void el__params_free(el_params *p);
+void el__params_free(el__params *p);
 
 /* The generator config of docs/MODEL.md §3 for a discriminator config and a
  * size multiplier (0.25 default): arch EL_ARCH_MASKED_LM, hidden
@@ -95,7 +95,7 @@ int el__generator_config(const el_config *disc, float mult, el_config *gen, el_e
  * table 0 (HF padding_idx). std = cfg[0].initializer_range when std <= 0.
  * Draws in block order from rng, so the result is a function of the seed.
  * Moments are reset to 0. */
-int el__params_init_random(el_params *p, float std, int truncated, el_rng *rng, el_error *err);
+int el__params_init_random(el__params *p, float std, int truncated, el__rng *rng, el_error *err);
 
 /* What el__params_copy_from copies. */
 enum {
@@ -110,26 +110,26 @@ enum {
  * never copied separately. Writes into params only (moments untouched).
  * Typical: fine-tuning = init_random, then copy EL_COPY_ENCODER from the
  * pretrained discriminator ("new random head"). */
-int el__params_copy_from(el_params *p, int model, const el_config *src_cfg,
-                        const el_weights *src_w, int what, el_error *err);
+int el__params_copy_from(el__params *p, int model, const el_config *src_cfg,
+                        const el__weights *src_w, int what, el_error *err);
 /* The same from a loaded el_model (engine/model_internal.h). */
-int el__params_copy_from_model(el_params *p, int model, const el_model *src, int what,
+int el__params_copy_from_model(el__params *p, int model, const el_model *src, int what,
                               el_error *err);
 
 /* grads = 0 (call before accumulating a step's backward). */
-void el__params_zero_grads(el_params *p);
+void el__params_zero_grads(el__params *p);
 
 /* Index of a tensor by (model, HF name), or -1. */
-int el__params_find(const el_params *p, int model, const char *name);
+int el__params_find(const el__params *p, int model, const char *name);
 
 /* Resume state: writes a header (magic "ELPARAM1", layout signature: models,
  * configs' sizes, tensor names and counts) then params, m and v (grads are not
  * saved: they are zero between steps). Errors name `what` (a path for the
  * message); a full disk is EL_ENOSPC. Does not fsync or close f. */
-int el__params_write(const el_params *p, FILE *f, const char *what, el_error *err);
+int el__params_write(const el__params *p, FILE *f, const char *what, el_error *err);
 /* Reads what el__params_write wrote into a set created with the same configs;
  * a different layout is EL_ESHAPE naming the first difference, a short or
  * corrupt file EL_EFORMAT. On error p's blocks may be partly overwritten. */
-int el__params_read(el_params *p, FILE *f, const char *what, el_error *err);
+int el__params_read(el__params *p, FILE *f, const char *what, el_error *err);
 
 #endif

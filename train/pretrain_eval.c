@@ -124,8 +124,8 @@ static double unigram(const vbuf *b, int V, long n) {
   return n ? (double)best / (double)n : NAN;
 }
 
-int el__validate_electra(el_electra *e, el__dataset *d, const el__mask_cfg *mc,
-                         const el_electra_opts *o, int batch_size, uint64_t seed,
+int el__validate_electra(el__electra *e, el__dataset *d, const el__mask_cfg *mc,
+                         const el__electra_opts *o, int batch_size, uint64_t seed,
                          el__val_result *out, el_error *err) {
   memset(out, 0, sizeof *out);
   vbuf b;
@@ -134,9 +134,9 @@ int el__validate_electra(el_electra *e, el__dataset *d, const el__mask_cfg *mc,
   memset(&pk, 0, sizeof pk);
   b.counts = calloc((size_t)mc->vocab_size, sizeof *b.counts);
   if (!b.counts) return el_error_set(err, EL_ENOMEM, "validation: out of memory");
-  el_rng rng;
+  el__rng rng;
   el__rng_seed(&rng, seed ^ VAL_STREAM);
-  el_electra_opts vo = *o;
+  el__electra_opts vo = *o;
   vo.train = 0;
   vo.backward = 0;
   double gl = 0, dl = 0;
@@ -155,9 +155,9 @@ int el__validate_electra(el_electra *e, el__dataset *d, const el__mask_cfg *mc,
       break;
     }
     if (n == 0) continue;
-    el_mask_plan plan = {n, b.pos, b.use_mask};
-    el_electra_result r;
-    el_electra_outputs outs = {b.prob, b.label, NULL, NULL};
+    el__mask_plan plan = {n, b.pos, b.use_mask};
+    el__electra_result r;
+    el__electra_outputs outs = {b.prob, b.label, NULL, NULL};
     if ((rc = el__electra_step(e, &bt, &plan, &vo, &rng, &r, &outs, err))) break;
     gl += r.mlm_loss * r.n_selected;
     dl += r.disc_loss * r.n_scored;
@@ -197,7 +197,7 @@ int el__validate_electra(el_electra *e, el__dataset *d, const el__mask_cfg *mc,
   return rc;
 }
 
-int el__validate_mlm(el_tmodel *m, el__dataset *d, const el__mask_cfg *mc, int batch_size,
+int el__validate_mlm(el__tmodel *m, el__dataset *d, const el__mask_cfg *mc, int batch_size,
                      uint64_t seed, el__val_result *out, el_error *err) {
   memset(out, 0, sizeof *out);
   vbuf b;
@@ -206,7 +206,7 @@ int el__validate_mlm(el_tmodel *m, el__dataset *d, const el__mask_cfg *mc, int b
   memset(&pk, 0, sizeof pk);
   b.counts = calloc((size_t)mc->vocab_size, sizeof *b.counts);
   if (!b.counts) return el_error_set(err, EL_ENOMEM, "validation: out of memory");
-  el_rng rng;
+  el__rng rng;
   el__rng_seed(&rng, seed ^ VAL_STREAM);
   double gl = 0;
   long gc = 0;

@@ -37,11 +37,11 @@ typedef struct el__val_result {
 
 /* ELECTRA validation over all held-out examples in batches of batch_size
  * (the models' limits must allow that). */
-int el__validate_electra(el_electra *e, el__dataset *d, const el__mask_cfg *mc,
-                         const el_electra_opts *o, int batch_size, uint64_t seed,
+int el__validate_electra(el__electra *e, el__dataset *d, const el__mask_cfg *mc,
+                         const el__electra_opts *o, int batch_size, uint64_t seed,
                          el__val_result *out, el_error *err);
 /* MLM baseline validation (disc_* fields NaN). */
-int el__validate_mlm(el_tmodel *m, el__dataset *d, const el__mask_cfg *mc, int batch_size,
+int el__validate_mlm(el__tmodel *m, el__dataset *d, const el__mask_cfg *mc, int batch_size,
                      uint64_t seed, el__val_result *out, el_error *err);
 
 #endif

@@ -140,8 +140,8 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, double lr, el_error
   int rc = el__dataset_next(&r->data, (int)o->batch_size, pk, err);
   if (rc) return rc;
   el_batch b = el__packed_batch(pk);
-  el_rng mrng = el__rng_split(&r->base, 2 * (uint64_t)r->step + 1);
-  el_rng srng = el__rng_split(&r->base, 2 * (uint64_t)r->step + 2);
+  el__rng mrng = el__rng_split(&r->base, 2 * (uint64_t)r->step + 1);
+  el__rng srng = el__rng_split(&r->base, 2 * (uint64_t)r->step + 2);
   el__params_zero_grads(&r->p);
   double loss, gen_loss, disc_loss = NAN;
   int n_sel, gen_correct, disc_correct = 0, n_tok = pk->n_tokens, n_scored = n_tok;
@@ -158,7 +158,7 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, double lr, el_error
      * stream split off the masking one, so masking draws are unchanged) */
     const uint8_t *forced = NULL;
     if (r->lids) {
-      el_rng lrng = el__rng_split(&mrng, 0x1EA4E4ULL);
+      el__rng lrng = el__rng_split(&mrng, 0x1EA4E4ULL);
       uint64_t ls = el__rng_u64(&lrng);
       if ((rc = el__lids_corrupt(r->lids, &b, o->corruption_rate, &ls, &r->lb, err))) return rc;
       b = el__lids_batch_view(&r->lb);
@@ -166,8 +166,8 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, double lr, el_error
     }
     n_sel = el__mask_electra_skip(&r->mc, &b, forced, &mrng, r->pos, r->use_mask);
     if (n_sel < 0) return el_error_set(err, EL_ENOMEM, "out of memory masking");
-    el_mask_plan plan = {n_sel, r->pos, r->use_mask, forced};
-    el_electra_result res;
+    el__mask_plan plan = {n_sel, r->pos, r->use_mask, forced};
+    el__electra_result res;
     rc = el__electra_step(r->electra, &b, &plan, &r->eo, &srng, &res, NULL, err);
     loss = res.loss;
     gen_loss = res.mlm_loss;
@@ -177,7 +177,7 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, double lr, el_error
     n_scored = res.n_scored;
     if (!rc) a->n_replaced += res.n_replaced;
   }
-  el_adamw_stats as = {0, 1};
+  el__adamw_stats as = {0, 1};
   if (!rc) rc = el__adamw_step(&r->p, &r->adam, lr, &as, err);
   r->step++;
   r->tokens_seen += (uint64_t)n_tok;

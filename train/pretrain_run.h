@@ -41,14 +41,14 @@ typedef struct el__pt_run {
   /* data */
   el__dataset data;
   /* model */
-  el_params p;
-  el_electra *electra; /* ELECTRA objective */
-  el_tmodel *mlm;      /* MLM objective */
-  el_adamw adam;
+  el__params p;
+  el__electra *electra; /* ELECTRA objective */
+  el__tmodel *mlm;      /* MLM objective */
+  el__adamw adam;
   el__mask_cfg mc;
-  el_electra_opts eo;
+  el__electra_opts eo;
   /* progress of the run */
-  el_rng base;
+  el__rng base;
   int64_t step;
   uint64_t tokens_seen;
   double train_seconds;

@@ -178,7 +178,7 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
     el__config_free(&gc);
   }
   if (rc) return rc;
-  el_tmodel_limits lim = {(int)(o->batch_size * o->seq_len), (int)o->batch_size,
+  el__tmodel_limits lim = {(int)(o->batch_size * o->seq_len), (int)o->batch_size,
                           (int)o->seq_len, (int)o->batch_size * r->mc.max_pred};
   if (o->mlm) rc = el__tmodel_new(&r->p.cfg[0], &r->p.w[0], &r->p.g[0], &lim, &r->mlm, err);
   else rc = el__electra_new(&r->p, &lim, &r->electra, err);
@@ -217,7 +217,7 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
     el__data_pos pos = {st->data_epoch, st->data_offset};
     el__dataset_seek(&r->data, pos);
   } else {
-    el_rng init = el__rng_split(&r->base, 0x1A17ULL);
+    el__rng init = el__rng_split(&r->base, 0x1A17ULL);
     if ((rc = el__params_init_random(&r->p, 0.0f, 1, &init, err))) return rc;
     if (!o->bias_init_zero && (rc = el__prior_init(&r->p, &r->data, &r->mc, o->corruption_rate, err))) return rc;
   }

@@ -4,11 +4,11 @@
 #include <math.h>
 #include <stdlib.h>
 
-int el__prior_init(el_params *p, const el__dataset *d, const el__mask_cfg *mc, double extra,
+int el__prior_init(el__params *p, const el__dataset *d, const el__mask_cfg *mc, double extra,
                    el_error *err) {
   const int V = mc->vocab_size;
   const int pair = p->n_models == 2;
-  el_weights *mlm = pair ? &p->w[1] : &p->w[0];
+  el__weights *mlm = pair ? &p->w[1] : &p->w[0];
   if (!mlm->lm_b)
     return el_error_set(err, EL_EINVAL, "bias init: the model has no MLM output bias");
   double *count = calloc((size_t)V, sizeof *count);

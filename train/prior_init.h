@@ -31,7 +31,7 @@
  * token: 11 % measured at R = 0.1), so the loss starts at the base rate
  * there too.
  * EL_ENOMEM or EL_EINVAL (no counted token). */
-int el__prior_init(el_params *p, const el__dataset *d, const el__mask_cfg *mc, double extra,
+int el__prior_init(el__params *p, const el__dataset *d, const el__mask_cfg *mc, double extra,
                    el_error *err);
 
 #endif

@@ -59,7 +59,7 @@ static int fail_io(el_error *err, int e, const char *what, const char *path) {
   return el_error_set(err, EL_EIO, "%s %s: %s", what, path, strerror(e ? e : EIO));
 }
 
-int el__state_save(const char *dir, const el__state *s, const el_params *p, el_error *err) {
+int el__state_save(const char *dir, const el__state *s, const el__params *p, el_error *err) {
   if (mkdir(dir, 0755) && errno != EEXIST) return fail_io(err, errno, "cannot create", dir);
   char path[4200];
   snprintf(path, sizeof path, "%s/state.bin", dir);
@@ -190,7 +190,7 @@ int el__state_peek(const char *dir, el__state *s, el_error *err) {
   return rc;
 }
 
-int el__state_load(const char *dir, el__state *s, el_params *p, el_error *err) {
+int el__state_load(const char *dir, el__state *s, el__params *p, el_error *err) {
   char path[4200];
   snprintf(path, sizeof path, "%s/state.bin", dir);
   int rc = verify_checksum(path, err);

@@ -21,7 +21,7 @@
 typedef struct el__state {
   int64_t step;            /* optimizer updates applied */
   uint64_t data_epoch, data_offset;
-  el_rng rng;              /* the run's base RNG (per-step streams derive from it) */
+  el__rng rng;              /* the run's base RNG (per-step streams derive from it) */
   uint64_t vocab_hash;     /* el__vb_check hash of the vocabulary */
   uint32_t vocab_size;
   uint64_t data_hash;      /* token cache content_hash */
@@ -33,7 +33,7 @@ typedef struct el__state {
 
 /* Writes dir/state.bin (creating dir) and dir/settings.json. A full disk is
  * EL_ENOSPC naming the file; nothing half-written replaces a good state. */
-int el__state_save(const char *dir, const el__state *s, const el_params *p, el_error *err);
+int el__state_save(const char *dir, const el__state *s, const el__params *p, el_error *err);
 
 /* Reads the header and settings only (to rebuild the configs first).
  * s->settings_json is malloc'd: free it. */
@@ -42,6 +42,6 @@ int el__state_peek(const char *dir, el__state *s, el_error *err);
 /* Reads everything into s and p (created with the same configs) and checks
  * the checksum. EL_EFORMAT for a damaged file, EL_ESHAPE for a layout that
  * does not match p (see el__params_read). */
-int el__state_load(const char *dir, el__state *s, el_params *p, el_error *err);
+int el__state_load(const char *dir, el__state *s, el__params *p, el_error *err);
 
 #endif

@@ -26,11 +26,11 @@ typedef struct layer_cache {
   float *out;                /* [T,H] layer output */
 } layer_cache;
 
-struct el_tmodel {
+struct el__tmodel {
   el_config cfg;
-  const el_weights *w;
-  const el_weights *g;
-  el_tmodel_limits lim;
+  const el__weights *w;
+  const el__weights *g;
+  el__tmodel_limits lim;
   float p_hidden, p_attn;
   /* arena */
   float *arena;
@@ -67,7 +67,7 @@ static float *take(carver *c, size_t n) {
   return p;
 }
 
-static size_t head_rows(const el_tmodel *m) {
+static size_t head_rows(const el__tmodel *m) {
   switch (m->cfg.arch) {
     case EL_ARCH_MASKED_LM: return (size_t)m->lim.max_pos;
     case EL_ARCH_SEQ_CLS: return (size_t)m->lim.max_seqs;
@@ -78,7 +78,7 @@ static size_t head_rows(const el_tmodel *m) {
 /* Carves every buffer; with c->base NULL only counts. (81 lines on purpose:
  * one take() per buffer in the arena's order, so the layout reads in one place
  * and counting and carving cannot drift apart.) */
-static void carve(el_tmodel *m, carver *c) {
+static void carve(el__tmodel *m, carver *c) {
   const el_config *cf = &m->cfg;
   const size_t T = (size_t)m->lim.max_tokens, H = (size_t)cf->hidden_size;
   const size_t E = (size_t)cf->embedding_size, I = (size_t)cf->intermediate_size;
@@ -160,8 +160,8 @@ static void carve(el_tmodel *m, carver *c) {
                                                      cf->num_heads));
 }
 
-int el__tmodel_new(const el_config *cfg, const el_weights *w, const el_weights *g,
-                  const el_tmodel_limits *lim, el_tmodel **out, el_error *err) {
+int el__tmodel_new(const el_config *cfg, const el__weights *w, const el__weights *g,
+                  const el__tmodel_limits *lim, el__tmodel **out, el_error *err) {
   *out = NULL;
   int rc = el__config_check(cfg, "tmodel config", err);
   if (rc) return rc;
@@ -173,7 +173,7 @@ int el__tmodel_new(const el_config *cfg, const el_weights *w, const el_weights *
                         "positions, max_pos %d)",
                         lim->max_tokens, lim->max_seqs, lim->max_len,
                         cfg->max_position_embeddings, lim->max_pos);
-  el_tmodel *m = calloc(1, sizeof *m);
+  el__tmodel *m = calloc(1, sizeof *m);
   if (!m) return el_error_set(err, EL_ENOMEM, "tmodel: out of memory");
   m->cfg = *cfg;
   m->cfg.id2label = NULL;
@@ -207,7 +207,7 @@ int el__tmodel_new(const el_config *cfg, const el_weights *w, const el_weights *
   return EL_OK;
 }
 
-void el__tmodel_free(el_tmodel *m) {
+void el__tmodel_free(el__tmodel *m) {
   if (!m) return;
   free(m->arena);
   free(m->ids);
@@ -218,7 +218,7 @@ void el__tmodel_free(el_tmodel *m) {
   free(m);
 }
 
-int el__tmodel_set_dropout(el_tmodel *m, float hidden, float attention, el_error *err) {
+int el__tmodel_set_dropout(el__tmodel *m, float hidden, float attention, el_error *err) {
   if (!(hidden >= 0.0f && hidden < 1.0f) || !(attention >= 0.0f && attention < 1.0f))
     return el_error_set(err, EL_EINVAL, "tmodel: dropout must be in [0, 1), got %g / %g",
                         (double)hidden, (double)attention);
@@ -227,19 +227,19 @@ int el__tmodel_set_dropout(el_tmodel *m, float hidden, float attention, el_error
   return EL_OK;
 }
 
-size_t el__tmodel_bytes(const el_tmodel *m) {
+size_t el__tmodel_bytes(const el__tmodel *m) {
   return m->arena_floats * sizeof(float) +
          sizeof(int) * (2 * (size_t)m->lim.max_tokens + 2 * (size_t)m->lim.max_seqs +
                         (size_t)m->lim.max_pos);
 }
 
-const float *el__tmodel_hidden(const el_tmodel *m) {
+const float *el__tmodel_hidden(const el__tmodel *m) {
   if (!m->has_forward) return NULL;
   return m->cfg.num_layers > 0 ? m->L[m->cfg.num_layers - 1].out : NULL;
 }
-float *el__tmodel_output(el_tmodel *m) { return m->has_forward ? m->logits : NULL; }
-int el__tmodel_tokens(const el_tmodel *m) { return m->has_forward ? m->T : 0; }
-const el_config *el__tmodel_config(const el_tmodel *m) { return &m->cfg; }
+float *el__tmodel_output(el__tmodel *m) { return m->has_forward ? m->logits : NULL; }
+int el__tmodel_tokens(const el__tmodel *m) { return m->has_forward ? m->T : 0; }
+const el_config *el__tmodel_config(const el__tmodel *m) { return &m->cfg; }
 
 /* ---------- dropout masks ---------- */
 
@@ -311,7 +311,7 @@ static void drop_add(float *y, const float *r, size_t n, int on, mask_k k) {
 
 /* ---------- forward ---------- */
 
-static int check_batch(el_tmodel *m, const el_batch *b, const int *positions, int n_pos,
+static int check_batch(el__tmodel *m, const el_batch *b, const int *positions, int n_pos,
                        el_error *err) {
   const el_config *c = &m->cfg;
   if (!b || b->n_seqs < 1 || b->n_seqs > m->lim.max_seqs || !b->seq_len || !b->ids)
@@ -347,9 +347,9 @@ static int check_batch(el_tmodel *m, const el_batch *b, const int *positions, in
   return EL_OK;
 }
 
-static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_pos, int train,
-                   el_rng *rng, const float **out, el_error *err);
-static int backward(el_tmodel *m, const float *dout, el_error *err);
+static int forward(el__tmodel *m, const el_batch *b, const int *positions, int n_pos, int train,
+                   el__rng *rng, const float **out, el_error *err);
+static int backward(el__tmodel *m, const float *dout, el_error *err);
 
 /* The ops split their work across the op pool (op_pool.h) and call BLAS from
  * inside it; OpenBLAS's own pool is held at 1 thread meanwhile so the two
@@ -364,15 +364,15 @@ static void blas_restore(int prev) {
   if (prev != 1) openblas_set_num_threads(prev);
 }
 
-int el__tmodel_forward(el_tmodel *m, const el_batch *b, const int *positions, int n_pos,
-                      int train, el_rng *rng, const float **out, el_error *err) {
+int el__tmodel_forward(el__tmodel *m, const el_batch *b, const int *positions, int n_pos,
+                      int train, el__rng *rng, const float **out, el_error *err) {
   int prev = blas_single();
   int rc = forward(m, b, positions, n_pos, train, rng, out, err);
   blas_restore(prev);
   return rc;
 }
 
-int el__tmodel_backward(el_tmodel *m, const float *dout, el_error *err) {
+int el__tmodel_backward(el__tmodel *m, const float *dout, el_error *err) {
   int prev = blas_single();
   int rc = backward(m, dout, err);
   blas_restore(prev);
@@ -380,7 +380,7 @@ int el__tmodel_backward(el_tmodel *m, const float *dout, el_error *err) {
 }
 
 /* Copies the batch (ids, types, lengths, MLM positions) for backward. */
-static void copy_batch(el_tmodel *m, const el_batch *b, const int *positions, int n_pos) {
+static void copy_batch(el__tmodel *m, const el_batch *b, const int *positions, int n_pos) {
   int T = 0;
   m->n_seqs = b->n_seqs;
   for (int s = 0; s < b->n_seqs; s++) {
@@ -399,9 +399,9 @@ static void copy_batch(el_tmodel *m, const el_batch *b, const int *positions, in
 }
 
 /* embeddings -> LN -> dropout -> (projection); returns the encoder's input. */
-static const float *embed_forward(el_tmodel *m, int drop_h) {
+static const float *embed_forward(el__tmodel *m, int drop_h) {
   const el_config *c = &m->cfg;
-  const el_weights *w = m->w;
+  const el__weights *w = m->w;
   const int T = m->T, E = c->embedding_size, H = c->hidden_size;
   el__embed_forward(m->emb_sum, m->ids, m->types, m->seq_len, m->n_seqs, w->word, w->pos, w->type,
                    E);
@@ -420,14 +420,14 @@ static const float *embed_forward(el_tmodel *m, int drop_h) {
 
 /* Layer l on x: attention, residual + LN, FFN, residual + LN -> L->out.
  * Hidden dropout masks are tagged 16 + 4l (+1, +2), as backward expects. */
-static const float *layer_forward(el_tmodel *m, int l, const float *x, int drop_h, int drop_a) {
+static const float *layer_forward(el__tmodel *m, int l, const float *x, int drop_h, int drop_a) {
   const el_config *c = &m->cfg;
   const int T = m->T, H = c->hidden_size, I = c->intermediate_size, nh = c->num_heads;
   const float eps = c->layer_norm_eps, ph = m->p_hidden;
   const size_t TH = (size_t)T * H;
   const uint64_t dk = m->dkey, tag = 16 + 4 * (uint64_t)l;
   layer_cache *L = &m->L[l];
-  const el_layer_w *lw = &m->w->layer[l];
+  const el__layer_w *lw = &m->w->layer[l];
   el__dense_forward(L->q, x, lw->q.w, lw->q.b, T, H, H);
   el__dense_forward(L->k, x, lw->k.w, lw->k.b, T, H, H);
   el__dense_forward(L->v, x, lw->v.w, lw->v.b, T, H, H);
@@ -451,9 +451,9 @@ static const float *layer_forward(el_tmodel *m, int l, const float *x, int drop_
 }
 
 /* The architecture's head on the encoder output x -> m->logits. */
-static int head_forward(el_tmodel *m, const float *x, int drop_h, el_error *err) {
+static int head_forward(el__tmodel *m, const float *x, int drop_h, el_error *err) {
   const el_config *c = &m->cfg;
-  const el_weights *w = m->w;
+  const el__weights *w = m->w;
   const int T = m->T, H = c->hidden_size, E = c->embedding_size;
   const size_t TH = (size_t)T * H;
   const uint64_t dk = m->dkey;
@@ -503,8 +503,8 @@ static int head_forward(el_tmodel *m, const float *x, int drop_h, el_error *err)
   }
 }
 
-static int forward(el_tmodel *m, const el_batch *b, const int *positions, int n_pos, int train,
-                   el_rng *rng, const float **out, el_error *err) {
+static int forward(el__tmodel *m, const el_batch *b, const int *positions, int n_pos, int train,
+                   el__rng *rng, const float **out, el_error *err) {
   *out = NULL;
   m->has_forward = 0;
   int rc = check_batch(m, b, positions, n_pos, err);
@@ -529,10 +529,10 @@ static void zero(float *x, size_t n) { memset(x, 0, n * sizeof(float)); }
 
 /* The head's backward from dout (d logits) into dX, the gradient wrt the
  * encoder output x_top (dX is zeroed first). */
-static int head_backward(el_tmodel *m, const float *dout, float *dX, const float *x_top,
+static int head_backward(el__tmodel *m, const float *dout, float *dX, const float *x_top,
                          el_error *err) {
   const el_config *c = &m->cfg;
-  const el_weights *w = m->w, *g = m->g;
+  const el__weights *w = m->w, *g = m->g;
   const int T = m->T, H = c->hidden_size, E = c->embedding_size;
   const size_t TH = (size_t)T * H;
   zero(dX, TH);
@@ -592,14 +592,14 @@ static int head_backward(el_tmodel *m, const float *dout, float *dX, const float
 
 /* Layer l's backward: dX holds the gradient wrt the layer's output on entry
  * and wrt its input x_in on return; weight gradients accumulate into g. */
-static void layer_backward(el_tmodel *m, int l, float *dX, const float *x_in, int drop_h,
+static void layer_backward(el__tmodel *m, int l, float *dX, const float *x_in, int drop_h,
                            int drop_a) {
   const el_config *c = &m->cfg;
   const int T = m->T, H = c->hidden_size, I = c->intermediate_size, nh = c->num_heads;
   const size_t TH = (size_t)T * H, TI = (size_t)T * I;
   layer_cache *L = &m->L[l];
-  const el_layer_w *lw = &m->w->layer[l];
-  const el_layer_w *lg = &m->g->layer[l];
+  const el__layer_w *lw = &m->w->layer[l];
+  const el__layer_w *lg = &m->g->layer[l];
   const uint64_t tag = 16 + 4 * (uint64_t)l; /* as in forward */
   /* output LN */
   float *d_ln2 = m->dT1;
@@ -640,9 +640,9 @@ static void layer_backward(el_tmodel *m, int l, float *dX, const float *x_in, in
 
 /* From dX (wrt the encoder input) through projection, dropout, embedding LN
  * into the embedding tables' gradients. */
-static void embed_backward(el_tmodel *m, float *dX, int drop_h) {
+static void embed_backward(el__tmodel *m, float *dX, int drop_h) {
   const el_config *c = &m->cfg;
-  const el_weights *w = m->w, *g = m->g;
+  const el__weights *w = m->w, *g = m->g;
   const int T = m->T, E = c->embedding_size, H = c->hidden_size;
   const size_t TE = (size_t)T * E;
   float *d_emb_d = dX;
@@ -658,7 +658,7 @@ static void embed_backward(el_tmodel *m, float *dX, int drop_h) {
   el__embed_backward(g->word, g->pos, g->type, m->dE2, m->ids, m->types, m->seq_len, m->n_seqs, E);
 }
 
-static int backward(el_tmodel *m, const float *dout, el_error *err) {
+static int backward(el__tmodel *m, const float *dout, el_error *err) {
   if (!m->has_forward)
     return el_error_set(err, EL_EINVAL, "tmodel: backward without a forward");
   if (!m->g) return el_error_set(err, EL_EINVAL, "tmodel: backward on a forward-only model");

@@ -17,7 +17,7 @@
  * Dropout (train != 0): hidden dropout after the embedding LayerNorm, after
  * each attention-output and FFN-output dense (before the residual add), and in
  * the classification head; attention dropout on the softmax probabilities.
- * A training forward takes exactly one draw from the el_rng passed in and
+ * A training forward takes exactly one draw from the el__rng passed in and
  * derives every mask from it with counter-based hashing, so masks depend only
  * on that draw and the batch shape (never on the thread count) and a run is
  * reproducible from its seed. Hidden masks are recomputed by backward rather
@@ -29,7 +29,7 @@
  * for any thread count. OpenBLAS is held at 1 thread during each call. 
  *
  * Memory: the model borrows w (parameters) and g (gradients, same layout:
- * el_params views); both must outlive it. Activations are allocated once in
+ * el__params views); both must outlive it. Activations are allocated once in
  * el__tmodel_new for at most max_tokens packed tokens, max_seqs sequences of
  * at most max_len tokens each (<= max_position_embeddings), and max_pos MLM
  * positions. Not thread-safe: one model per thread of training. */
@@ -43,27 +43,27 @@
 #include "rng.h"
 #include "trainer_api.h"
 
-typedef struct el_tmodel el_tmodel; /* opaque */
+typedef struct el__tmodel el__tmodel; /* opaque */
 
-typedef struct el_tmodel_limits {
+typedef struct el__tmodel_limits {
   int max_tokens; /* packed tokens per batch */
   int max_seqs;   /* sequences per batch */
   int max_len;    /* longest sequence; 0 = cfg->max_position_embeddings */
   int max_pos;    /* MASKED_LM: positions per batch; ignored for other heads */
-} el_tmodel_limits;
+} el__tmodel_limits;
 
 /* cfg is copied (its id2label is not used). w / g are borrowed. g may be NULL
  * for a forward-only model (backward then returns EL_EINVAL).
  * On success *out is owned by the caller: el__tmodel_free. */
-int el__tmodel_new(const el_config *cfg, const el_weights *w, const el_weights *g,
-                  const el_tmodel_limits *lim, el_tmodel **out, el_error *err);
-void el__tmodel_free(el_tmodel *m);
+int el__tmodel_new(const el_config *cfg, const el__weights *w, const el__weights *g,
+                  const el__tmodel_limits *lim, el__tmodel **out, el_error *err);
+void el__tmodel_free(el__tmodel *m);
 
 /* Overrides cfg's dropout probabilities (each in [0, 1)). */
-int el__tmodel_set_dropout(el_tmodel *m, float hidden, float attention, el_error *err);
+int el__tmodel_set_dropout(el__tmodel *m, float hidden, float attention, el_error *err);
 
 /* Bytes of activation and scratch memory held (for reports). */
-size_t el__tmodel_bytes(const el_tmodel *m);
+size_t el__tmodel_bytes(const el__tmodel *m);
 
 /* Forward over a packed batch. The batch is validated (ids < vocab_size,
  * type ids < type_vocab_size, lengths within the limits) and copied, so it
@@ -72,8 +72,8 @@ size_t el__tmodel_bytes(const el_tmodel *m);
  * when train == 0. *out receives a pointer to the head output (layout above),
  * owned by m and valid until the next forward. Returns EL_OK or an error
  * naming the offending position/field (nothing is cached on error). */
-int el__tmodel_forward(el_tmodel *m, const el_batch *b, const int *positions, int n_pos,
-                      int train, el_rng *rng, const float **out, el_error *err);
+int el__tmodel_forward(el__tmodel *m, const el_batch *b, const int *positions, int n_pos,
+                      int train, el__rng *rng, const float **out, el_error *err);
 
 /* Backward of the last forward (train or eval mode) from dout = dLoss/d(head
  * output), shaped like the output. Accumulates (+=) into every tensor of g;
@@ -81,18 +81,18 @@ int el__tmodel_forward(el_tmodel *m, const el_batch *b, const int *positions, in
  * valid, so backward may be called once per forward only (it reuses scratch).
  * dout may alias el__tmodel_output(m).
  * Returns EL_EINVAL if there is no forward to differentiate or g is NULL. */
-int el__tmodel_backward(el_tmodel *m, const float *dout, el_error *err);
+int el__tmodel_backward(el__tmodel *m, const float *dout, el_error *err);
 
 /* The head output of the last forward, writable: backward never reads it, so
  * a caller may overwrite it in place with dLoss/dout (the generator's
  * [n_pos, V] logits are the largest buffer of a step) and pass it to
  * backward. NULL before the first forward. */
-float *el__tmodel_output(el_tmodel *m);
+float *el__tmodel_output(el__tmodel *m);
 
 /* Final encoder hidden states [T, hidden_size] of the last forward (borrowed),
  * and the number of tokens T. */
-const float *el__tmodel_hidden(const el_tmodel *m);
-int el__tmodel_tokens(const el_tmodel *m);
-const el_config *el__tmodel_config(const el_tmodel *m);
+const float *el__tmodel_hidden(const el__tmodel *m);
+int el__tmodel_tokens(const el__tmodel *m);
+const el_config *el__tmodel_config(const el__tmodel *m);
 
 #endif

@@ -5,7 +5,7 @@
  * cannot include any other engine header by name. What the trainer may use of
  * the engine beyond the public API in include/electra/:
  *
- *   weights view   el_weights / el_tensor_spec, el__tensor_specs,
+ *   weights view   el__weights / el__tensor_spec, el__tensor_specs,
  *                  el__weights_numel, el__weights_point    (weights.h)
  *                  struct el_model's fields: cfg, w, tok   (model_internal.h)
  *   config         el__config_load / copy / write / free / check (config.h)

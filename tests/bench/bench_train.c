@@ -53,16 +53,16 @@ int main(int argc, char **argv) {
   el_set_threads(threads);
   el_error err = {0};
   el_config d = preset(name), g;
-  el_params p;
-  el_electra *e;
-  el_rng rng;
+  el__params p;
+  el__electra *e;
+  el__rng rng;
   el__rng_seed(&rng, 1);
   if (el__generator_config(&d, 0.25f, &g, &err) || el__params_new_pair(&p, &d, &g, &err) ||
       el__params_init_random(&p, 0.0f, 1, &rng, &err)) {
     fprintf(stderr, "bench_train: %s\n", err.msg);
     return 1;
   }
-  el_tmodel_limits lim = {B * S, B, S, B * NSEL};
+  el__tmodel_limits lim = {B * S, B, S, B * NSEL};
   if (el__electra_new(&p, &lim, &e, &err)) {
     fprintf(stderr, "bench_train: %s\n", err.msg);
     return 1;
@@ -77,8 +77,8 @@ int main(int argc, char **argv) {
     }
   }
   el_batch b = {B, seq_len, ids, types};
-  el_adamw opt = el__adamw_defaults();
-  el_electra_opts o = el__electra_default_opts(103);
+  el__adamw opt = el__adamw_defaults();
+  el__electra_opts o = el__electra_default_opts(103);
   const char *sampler = getenv("EL_BENCH_SAMPLER");
   if (sampler && !strcmp(sampler, "cdf")) o.sampler = EL_SAMPLE_CDF;
   double t0 = 0.0, loss0 = 0.0, loss = 0.0;
@@ -96,8 +96,8 @@ int main(int argc, char **argv) {
         use_mask[s * NSEL + i] = el__rng_uniform(&rng) < 0.85f;
       }
     }
-    el_mask_plan plan = {B * NSEL, pos, use_mask};
-    el_electra_result res;
+    el__mask_plan plan = {B * NSEL, pos, use_mask};
+    el__electra_result res;
     el__params_zero_grads(&p);
     if (el__electra_step(e, &b, &plan, &o, &rng, &res, NULL, &err) ||
         el__adamw_step(&p, &opt, 5e-4, NULL, &err)) {

@@ -58,8 +58,8 @@ static int compare_with_ref(const char *label, const el_model *m, const char *re
     free(buf);
     return 1;
   }
-  static el_tensor_spec specs[EL_MAX_TENSORS];
-  el_weights w = m->w;
+  static el__tensor_spec specs[EL_MAX_TENSORS];
+  el__weights w = m->w;
   int n = 0, bad = 0, seen = 0;
   el__tensor_specs(&m->cfg, &w, specs, &n, &err);
   for (int i = 0; i < n; i++) {

@@ -44,8 +44,8 @@ static inline int same_bits(const float *a, const float *b, size_t n) {
 /* Compares every tensor of two models bit for bit; returns the number of
  * tensors that differ (name of the first printed). */
 static inline int compare_models(const el_model *a, const el_model *b) {
-  static el_tensor_spec sa[EL_MAX_TENSORS], sb[EL_MAX_TENSORS];
-  el_weights wa = a->w, wb = b->w;
+  static el__tensor_spec sa[EL_MAX_TENSORS], sb[EL_MAX_TENSORS];
+  el__weights wa = a->w, wb = b->w;
   int na = 0, nb = 0, bad = 0;
   el_error err = {0};
   if (el__tensor_specs(&a->cfg, &wa, sa, &na, &err) || el__tensor_specs(&b->cfg, &wb, sb, &nb, &err) ||

@@ -77,15 +77,15 @@ static int write_vocab(const char *path, int V) {
 
 /* ---- the tensor table ------------------------------------------------- */
 
-static const el_tensor_spec *find_spec(const el_tensor_spec *s, int n, const char *name) {
+static const el__tensor_spec *find_spec(const el__tensor_spec *s, int n, const char *name) {
   for (int i = 0; i < n; i++)
     if (strcmp(s[i].name, name) == 0) return &s[i];
   return NULL;
 }
 
 static void test_specs(void) {
-  static el_tensor_spec specs[EL_MAX_TENSORS];
-  el_weights w;
+  static el__tensor_spec specs[EL_MAX_TENSORS];
+  el__weights w;
   el_error err = {0};
   int n = 0;
   /* Expected counts: 5 embedding tensors (+2 projection) + 16 per layer + head. */
@@ -100,7 +100,7 @@ static void test_specs(void) {
       size_t sum = 0;
       int names_ok = 1, depth_ok = 1, decay_ok = 1;
       for (int i = 0; i < n; i++) {
-        const el_tensor_spec *s = &specs[i];
+        const el__tensor_spec *s = &specs[i];
         if (!s->optional) sum += (size_t)s->shape[0] * (size_t)(s->ndim == 2 ? s->shape[1] : 1);
         int is_head = strncmp(s->name, "electra.", 8) != 0;
         if (!is_head && strncmp(s->name, "electra.", 8) != 0) names_ok = 0;
@@ -122,27 +122,27 @@ static void test_specs(void) {
     }
   el_config c = small_config(EL_ARCH_MASKED_LM, 8);
   el__tensor_specs(&c, &w, specs, &n, &err);
-  const el_tensor_spec *lm = find_spec(specs, n, "generator_lm_head.weight");
-  const el_tensor_spec *gd = find_spec(specs, n, "generator_predictions.dense.weight");
+  const el__tensor_spec *lm = find_spec(specs, n, "generator_lm_head.weight");
+  const el__tensor_spec *gd = find_spec(specs, n, "generator_predictions.dense.weight");
   CHECK(lm && lm->optional && lm->shape[0] == 40 && lm->shape[1] == 8 && lm->slot == &w.lm_w,
         "mlm: generator_lm_head.weight optional [V, E] slot lm_w");
   CHECK(gd && gd->shape[0] == 8 && gd->shape[1] == 16, "mlm: generator_predictions.dense [E, H]");
   c = small_config(EL_ARCH_SEQ_CLS, 16);
   el__tensor_specs(&c, &w, specs, &n, &err);
-  const el_tensor_spec *op = find_spec(specs, n, "classifier.out_proj.weight");
+  const el__tensor_spec *op = find_spec(specs, n, "classifier.out_proj.weight");
   CHECK(op && op->shape[0] == 3 && op->shape[1] == 16 && op->slot == &w.cls_out.w,
         "cls: classifier.out_proj.weight [num_labels, H]");
   c = small_config(EL_ARCH_TOKEN_CLS, 16);
   el__tensor_specs(&c, &w, specs, &n, &err);
-  const el_tensor_spec *tw = find_spec(specs, n, "classifier.weight");
-  const el_tensor_spec *tb = find_spec(specs, n, "classifier.bias");
+  const el__tensor_spec *tw = find_spec(specs, n, "classifier.weight");
+  const el__tensor_spec *tb = find_spec(specs, n, "classifier.bias");
   CHECK(tw && tw->shape[0] == 3 && tw->shape[1] == 16 && tw->slot == &w.tok_cls.w && tb &&
             tb->ndim == 1 && tb->shape[0] == 3 && tb->slot == &w.tok_cls.b &&
             !find_spec(specs, n, "classifier.dense.weight"),
         "token cls: classifier.weight [num_labels, H] and classifier.bias, no dense layer");
   c = small_config(EL_ARCH_SEQ_CLS, 16);
   el__tensor_specs(&c, &w, specs, &n, &err);
-  const el_tensor_spec *q = find_spec(specs, n, "electra.encoder.layer.1.attention.self.key.bias");
+  const el__tensor_spec *q = find_spec(specs, n, "electra.encoder.layer.1.attention.self.key.bias");
   CHECK(q && q->ndim == 1 && q->shape[0] == 16 && q->slot == &w.layer[1].k.b && q->depth == 2 &&
             q->no_decay,
         "layer 1 key bias: [H], slot, depth 2, no decay");
@@ -636,7 +636,7 @@ static void test_roundtrip_c(void) {
       size_t total = el__weights_numel(&c);
       float *block = malloc(total * sizeof(float));
       for (size_t i = 0; i < total; i++) block[i] = frand();
-      el_weights w;
+      el__weights w;
       el_error err = {0};
       el__weights_point(&c, &w, block, &err);
       snprintf(dir, sizeof dir, "%s/rt-%d-%d", g_tmp, a, E);
@@ -678,7 +678,7 @@ static void test_save_errors(void) {
   size_t total = el__weights_numel(&c);
   float *block = malloc(total * sizeof(float));
   for (size_t i = 0; i < total; i++) block[i] = frand();
-  el_weights w;
+  el__weights w;
   el__weights_point(&c, &w, block, &err);
 
   /* Replacing an existing checkpoint: new content, stray files gone, no temporaries. */
@@ -733,7 +733,7 @@ static void test_save_errors(void) {
             has(err.msg, "index 5") && !path_exists(p) && count_prefix(g_tmp, "nan.") == 0,
         "save refuses NaN weights naming tensor and index; nothing left behind");
   block[5] = keep;
-  el_weights w2 = w;
+  el__weights w2 = w;
   w2.layer[1].v.b = NULL;
   rc = el__checkpoint_save(p, &c, &w2, vocab, &err);
   CHECK(rc == EL_EINVAL && has(err.msg, "electra.encoder.layer.1.attention.self.value.bias"),
@@ -768,7 +768,7 @@ static void test_load_errors(void) {
   size_t total = el__weights_numel(&c);
   float *block = malloc(total * sizeof(float));
   for (size_t i = 0; i < total; i++) block[i] = frand();
-  el_weights w;
+  el__weights w;
   el__weights_point(&c, &w, block, &err);
   snprintf(dir, sizeof dir, "%s/qa", g_tmp);
   el__checkpoint_save(dir, &c, &w, vocab, &err);

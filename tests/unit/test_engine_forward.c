@@ -129,7 +129,7 @@ static el_model *make_model(el_arch arch, int H, int E, int L, int nh, int I, in
   }
   fill(m->owned, n, 0.25f);
   /* LayerNorm gains near 1, as trained models have. */
-  el_weights *w = &m->w;
+  el__weights *w = &m->w;
   for (int i = 0; i < E; i++) w->emb_ln.g[i] += 1.0f;
   for (int l = 0; l < L; l++)
     for (int i = 0; i < H; i++) w->layer[l].attn_ln.g[i] += 1.0f, w->layer[l].out_ln.g[i] += 1.0f;
@@ -141,7 +141,7 @@ static el_model *make_model(el_arch arch, int H, int E, int L, int nh, int I, in
 /* Forward composed of the naive ops: final hidden states [T,H]. */
 static void naive_hidden(const el_model *m, const el_batch *b, int T, float *x) {
   const el_config *c = &m->cfg;
-  const el_weights *w = &m->w;
+  const el__weights *w = &m->w;
   const int H = c->hidden_size, E = c->embedding_size, I = c->intermediate_size;
   float *emb = malloc(sizeof(float) * (size_t)T * E);
   float *q = malloc(sizeof(float) * (size_t)T * H), *k = malloc(sizeof(float) * (size_t)T * H);
@@ -155,7 +155,7 @@ static void naive_hidden(const el_model *m, const el_batch *b, int T, float *x) 
   else
     memcpy(x, emb, sizeof(float) * (size_t)T * H);
   for (int l = 0; l < c->num_layers; l++) {
-    const el_layer_w *lw = &w->layer[l];
+    const el__layer_w *lw = &w->layer[l];
     el__dense_forward_naive(q, x, lw->q.w, lw->q.b, T, H, H);
     el__dense_forward_naive(k, x, lw->k.w, lw->k.b, T, H, H);
     el__dense_forward_naive(v, x, lw->v.w, lw->v.b, T, H, H);
@@ -178,7 +178,7 @@ static void naive_hidden(const el_model *m, const el_batch *b, int T, float *x) 
 static void naive_head(const el_model *m, const el_batch *b, int T, const float *x, const int *pos,
                        int n_pos, float *o0, float *o1) {
   const el_config *c = &m->cfg;
-  const el_weights *w = &m->w;
+  const el__weights *w = &m->w;
   const int H = c->hidden_size, E = c->embedding_size;
   float *d = malloc(sizeof(float) * (size_t)(T > n_pos ? T : n_pos) * (H > E ? H : E));
   float *g = malloc(sizeof(float) * (size_t)(T > n_pos ? T : n_pos) * H);

@@ -98,7 +98,7 @@ static void test_file_changes_after_load(void) {
   size_t total = el__weights_numel(&c);
   float *block = malloc(total * sizeof(float));
   for (size_t i = 0; i < total; i++) block[i] = frand();
-  el_weights w;
+  el__weights w;
   el_error err = {0};
   el__weights_point(&c, &w, block, &err);
   char vocab[400], dir[300], st[400];

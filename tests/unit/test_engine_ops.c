@@ -17,7 +17,7 @@
 #include "rng.h"
 #include "../test.h"
 
-static el_rng R;
+static el__rng R;
 
 static float *rnd(size_t n, float scale) {
   float *x = malloc(sizeof(float) * (n ? n : 1));

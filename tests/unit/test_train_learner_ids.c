@@ -251,7 +251,7 @@ static void test_masking(void) {
   el__mask_cfg mc = {0.15f, el__max_predictions(0.15f, 40), 200, 0, 1, 2, 3, 4};
   int pos1[64], pos2[64];
   uint8_t um1[64], um2[64], skip[4096] = {0};
-  el_rng r1, r2;
+  el__rng r1, r2;
   el__rng_seed(&r1, 5);
   el__rng_seed(&r2, 5);
   int n1 = el__mask_electra(&mc, &b, &r1, pos1, um1);
@@ -292,14 +292,14 @@ static el_config cfg(el_arch arch, int V, int E, int H) {
 static void test_forced_labels(void) {
   el_error err = {0};
   el_config d = cfg(EL_ARCH_PRETRAINING, 40, 16, 16), g;
-  el_params p;
-  el_electra *e = NULL;
+  el__params p;
+  el__electra *e = NULL;
   int rc = el__generator_config(&d, 0.5f, &g, &err);
   if (!rc) rc = el__params_new_pair(&p, &d, &g, &err);
-  el_rng r;
+  el__rng r;
   el__rng_seed(&r, 3);
   if (!rc) rc = el__params_init_random(&p, 0.0f, 1, &r, &err);
-  el_tmodel_limits lim = {24, 2, 12, 4};
+  el__tmodel_limits lim = {24, 2, 12, 4};
   if (!rc) rc = el__electra_new(&p, &lim, &e, &err);
   CHECK(rc == 0, "a small generator/discriminator pair: %s", rc ? err.msg : "ok");
   if (rc) return;
@@ -309,18 +309,18 @@ static void test_forced_labels(void) {
   forced[5] = forced[16] = 1;
   el_batch b = {2, seq_len, ids, NULL};
   int keep[2] = {ids[2], ids[13]}; /* correct samples: the generator replaces nothing */
-  el_electra_opts o = el__electra_default_opts(4);
+  el__electra_opts o = el__electra_default_opts(4);
   o.train = 0;
   o.backward = 0;
   o.forced_samples = keep;
-  el_electra_outputs outs = {NULL, lab, NULL, NULL};
-  el_electra_result res;
-  el_mask_plan plan = {2, pos, um, forced};
+  el__electra_outputs outs = {NULL, lab, NULL, NULL};
+  el__electra_result res;
+  el__mask_plan plan = {2, pos, um, forced};
   rc = el__electra_step(e, &b, &plan, &o, NULL, &res, &outs, &err);
   int ok = rc == 0 && res.n_replaced == 2;
   for (int t = 0; t < 20; t++) ok &= lab[t] == forced[t];
   CHECK(ok, "forced tokens labelled replaced, counted in n_replaced (%d)", res.n_replaced);
-  el_mask_plan plain = {2, pos, um, NULL};
+  el__mask_plan plain = {2, pos, um, NULL};
   rc = el__electra_step(e, &b, &plain, &o, NULL, &res, &outs, &err);
   CHECK(rc == 0 && res.n_replaced == 0, "without forced tokens nothing is labelled");
   el__electra_free(e);

@@ -37,7 +37,7 @@ typedef struct batch {
   int seq_len[64], ids[64 * 256];
 } batch;
 
-static void make_seq(batch *b, int a_len, int b_len, el_rng *r) {
+static void make_seq(batch *b, int a_len, int b_len, el__rng *r) {
   int *x = b->ids + b->T, n = 0;
   x[n++] = CLS;
   for (int i = 0; i < a_len; i++) x[n++] = 5 + (int)el__rng_below(r, V - 5);
@@ -59,7 +59,7 @@ static void test_electra_rules(void) {
   el__mask_cfg c = cfg(0.15f, 128);
   batch b;
   memset(&b, 0, sizeof b);
-  el_rng r;
+  el__rng r;
   el__rng_seed(&r, 7);
   make_seq(&b, 60, 63, &r);  /* 126 tokens -> round(18.9) = 19 */
   make_seq(&b, 8, 0, &r);    /* 10 tokens -> 2 */
@@ -111,7 +111,7 @@ static void test_electra_distribution(void) {
   el__mask_cfg c = cfg(0.15f, 128);
   batch b;
   memset(&b, 0, sizeof b);
-  el_rng r;
+  el__rng r;
   el__rng_seed(&r, 3);
   make_seq(&b, 38, 0, &r); /* 40 tokens -> 6 of 38 candidates */
   el_batch v = view(&b);
@@ -145,7 +145,7 @@ static void test_mlm(void) {
   el__mask_cfg c = cfg(0.15f, 128);
   batch b;
   memset(&b, 0, sizeof b);
-  el_rng r;
+  el__rng r;
   el__rng_seed(&r, 11);
   make_seq(&b, 60, 65, &r); /* 128 tokens -> 19 */
   el_batch v = view(&b);

@@ -53,7 +53,7 @@ static void test_pair_layout(void) {
   CHECK(el__generator_config(&small, 0.25f, &gs, &err) == EL_OK && gs.hidden_size == 64 &&
             gs.intermediate_size == 256 && gs.num_heads == 1,
         "ELECTRA-Small generator at 1/4: 64 hidden, 256 FFN, 1 head (docs/MODEL.md §3)");
-  el_params p;
+  el__params p;
   int rc = el__params_new_pair(&p, &d, &g, &err);
   CHECK(rc == EL_OK, "pair created (%s)", rc ? err.msg : "ok");
   if (rc) return;
@@ -101,8 +101,8 @@ static void test_pair_layout(void) {
 static void test_init(void) {
   el_error err = {0};
   el_config c = make_cfg(EL_ARCH_MASKED_LM, 2000, 64, 64, 1, 1, 128);
-  el_params p;
-  el_rng r;
+  el__params p;
+  el__rng r;
   el__rng_seed(&r, 5);
   CHECK(el__params_new_single(&p, &c, &err) == EL_OK, "single MLM set");
   CHECK(el__params_init_random(&p, 0.0f, 0, &r, &err) == EL_OK, "init normal");
@@ -129,8 +129,8 @@ static void test_copy_and_io(void) {
   el_error err = {0};
   el_config d = make_cfg(EL_ARCH_PRETRAINING, 60, 16, 24, 2, 2, 48), g;
   el__generator_config(&d, 0.5f, &g, &err);
-  el_params pair, cls, other;
-  el_rng r;
+  el__params pair, cls, other;
+  el__rng r;
   el__rng_seed(&r, 6);
   el__params_new_pair(&pair, &d, &g, &err);
   el__params_init_random(&pair, 0.0f, 1, &r, &err);
@@ -178,7 +178,7 @@ static void test_copy_and_io(void) {
   if (rc) {
     SKIP("checkpoint save/load round trip unavailable here: %s", err.msg);
   } else {
-    el_params fresh;
+    el__params fresh;
     el__params_new_single(&fresh, &cc, &err);
     rc = el__params_copy_from_model(&fresh, 0, m, EL_COPY_ENCODER, &err);
     CHECK(rc == EL_OK && !memcmp(fresh.w[0].layer[0].q.w, pair.w[0].layer[0].q.w, sizeof(float) * 24 * 24),
@@ -195,7 +195,7 @@ static void test_copy_and_io(void) {
   rc = el__params_write(&pair, f, path, &err);
   fclose(f);
   CHECK(rc == EL_OK, "parameter state written");
-  el_params back;
+  el__params back;
   el__params_new_pair(&back, &d, &g, &err);
   f = fopen(path, "rb");
   rc = el__params_read(&back, f, path, &err);
@@ -245,19 +245,19 @@ static void test_schedule(void) {
 static void test_adamw(void) {
   el_error err = {0};
   el_config c = make_cfg(EL_ARCH_SEQ_CLS, 50, 8, 8, 3, 2, 16);
-  el_params p;
+  el__params p;
   el__params_new_single(&p, &c, &err);
-  el_rng r;
+  el__rng r;
   el__rng_seed(&r, 9);
   el__params_init_random(&p, 0.0f, 0, &r, &err);
   for (size_t i = 0; i < p.numel; i++) p.grads[i] = 0.01f + 0.001f * (float)(i % 7);
   float *before = malloc(p.numel * 4);
   memcpy(before, p.params, p.numel * 4);
-  el_adamw o = el__adamw_defaults();
+  el__adamw o = el__adamw_defaults();
   o.weight_decay = 0.0f;
   o.clip_norm = 0.0f;
   o.layer_decay = 0.8f;
-  el_adamw_stats st;
+  el__adamw_stats st;
   CHECK(el__adamw_step(&p, &o, 1e-3, &st, &err) == EL_OK && st.clip_scale == 1.0,
         "adamw step without clipping");
   /* first step from m = v = 0: update = lr scale (1-b1) g / (sqrt(1-b2) |g| + eps) */
@@ -267,7 +267,7 @@ static void test_adamw(void) {
       {"electra.encoder.layer.0.output.dense.weight", 0.8 * 0.8 * 0.8},
       {"electra.embeddings.word_embeddings.weight", pow(0.8, 4)}};
   for (int k = 0; k < 4; k++) {
-    const el_param_tensor *t = &p.tensors[el__params_find(&p, 0, want[k].name)];
+    const el__param_tensor *t = &p.tensors[el__params_find(&p, 0, want[k].name)];
     size_t j = t->offset + 3;
     double g = p.grads[j];
     double u = 0.1 * g / (sqrt(0.001) * g + 1e-6);
@@ -283,9 +283,9 @@ static void test_adamw(void) {
   o.layer_decay = 1.0f;
   o.clip_norm = 1.0f;
   el__adamw_step(&p, &o, 0.1, &st, &err);
-  const el_param_tensor *wq = &p.tensors[el__params_find(&p, 0, "electra.encoder.layer.0.attention.self.query.weight")];
-  const el_param_tensor *bq = &p.tensors[el__params_find(&p, 0, "electra.encoder.layer.0.attention.self.query.bias")];
-  const el_param_tensor *lg = &p.tensors[el__params_find(&p, 0, "electra.embeddings.LayerNorm.weight")];
+  const el__param_tensor *wq = &p.tensors[el__params_find(&p, 0, "electra.encoder.layer.0.attention.self.query.weight")];
+  const el__param_tensor *bq = &p.tensors[el__params_find(&p, 0, "electra.encoder.layer.0.attention.self.query.bias")];
+  const el__param_tensor *lg = &p.tensors[el__params_find(&p, 0, "electra.embeddings.LayerNorm.weight")];
   size_t j = wq->offset + 2;
   CHECK_NEAR(p.params[j], before[j] * (1.0 - 0.1 * 0.5), 1e-9, 1e-6,
              "zero gradient: decoupled decay param -= lr wd param");
@@ -321,7 +321,7 @@ static void test_samplers(void) {
   float probs[5];
   for (int j = 0; j < 5; j++) probs[j] = (float)pr[j];
   for (int kind = 0; kind < 2; kind++) {
-    el_rng r;
+    el__rng r;
     el__rng_seed(&r, 77 + (uint64_t)kind);
     const int N = 40000;
     int cnt[5] = {0};
@@ -342,8 +342,8 @@ enum { NS = 3, TT = 30, MASK_ID = 4 };
 static const int SL[NS] = {12, 10, 8};
 
 typedef struct pair_env {
-  el_params p;
-  el_electra *e;
+  el__params p;
+  el__electra *e;
   int ids[TT], types[TT];
   int pos[5];
   uint8_t um[5];
@@ -354,10 +354,10 @@ static void pair_setup(pair_env *v, uint64_t seed) {
   el_config d = make_cfg(EL_ARCH_PRETRAINING, 80, 16, 32, 2, 2, 64), g;
   el__generator_config(&d, 0.5f, &g, &err);
   el__params_new_pair(&v->p, &d, &g, &err);
-  el_rng r;
+  el__rng r;
   el__rng_seed(&r, seed);
   el__params_init_random(&v->p, 0.0f, 1, &r, &err);
-  el_tmodel_limits lim = {64, 4, 16, 8};
+  el__tmodel_limits lim = {64, 4, 16, 8};
   int rc = el__electra_new(&v->p, &lim, &v->e, &err);
   if (rc) printf("# %s\n", err.msg);
   for (int t = 0; t < TT; t++) v->ids[t] = 5 + (int)el__rng_below(&r, 75), v->types[t] = t % 2;
@@ -365,11 +365,11 @@ static void pair_setup(pair_env *v, uint64_t seed) {
   for (int i = 0; i < 5; i++) v->pos[i] = pos[i], v->um[i] = i != 2;
 }
 
-static int pair_step(pair_env *v, el_electra_opts *o, uint64_t seed, el_electra_result *res,
-                     el_electra_outputs *outs, el_error *err) {
+static int pair_step(pair_env *v, el__electra_opts *o, uint64_t seed, el__electra_result *res,
+                     el__electra_outputs *outs, el_error *err) {
   el_batch b = {NS, SL, v->ids, v->types};
-  el_mask_plan plan = {5, v->pos, v->um};
-  el_rng r;
+  el__mask_plan plan = {5, v->pos, v->um};
+  el__rng r;
   el__rng_seed(&r, seed);
   return el__electra_step(v->e, &b, &plan, o, &r, res, outs, err);
 }
@@ -378,12 +378,12 @@ static void test_electra_step(void) {
   el_error err = {0};
   pair_env v;
   pair_setup(&v, 21);
-  el_electra_opts o = el__electra_default_opts(MASK_ID);
-  el_electra_result res;
+  el__electra_opts o = el__electra_default_opts(MASK_ID);
+  el__electra_result res;
   float prob[TT];
   uint8_t lab[TT];
   int samples[5], corrupted[TT];
-  el_electra_outputs outs = {prob, lab, samples, corrupted};
+  el__electra_outputs outs = {prob, lab, samples, corrupted};
   el__params_zero_grads(&v.p);
   int rc = pair_step(&v, &o, 1, &res, &outs, &err);
   CHECK(rc == EL_OK, "electra step (%s)", rc ? err.msg : "ok");
@@ -420,7 +420,7 @@ static void test_electra_step(void) {
   el__params_zero_grads(&v.p);
   pair_step(&v, &o, 3, &res, NULL, &err);
   memcpy(g_all, v.p.grads, n * 4);
-  el_electra_opts og = o, od = o;
+  el__electra_opts og = o, od = o;
   og.disc_weight = 0.0f;
   od.gen_weight = 0.0f;
   el__params_zero_grads(&v.p);
@@ -435,7 +435,7 @@ static void test_electra_step(void) {
   CHECK(worst <= 1.0, "gradient of the total = generator part + discriminator part");
   int gen_only_zero = 1, disc_only_zero = 1, shared_both = 0;
   for (int i = 0; i < v.p.n_tensors; i++) {
-    const el_param_tensor *t = &v.p.tensors[i];
+    const el__param_tensor *t = &v.p.tensors[i];
     double sg = 0, sd = 0;
     for (size_t j = 0; j < t->count; j++)
       sg += fabs(g_gen[t->offset + j]), sd += fabs(g_disc[t->offset + j]);
@@ -449,7 +449,7 @@ static void test_electra_step(void) {
 
   /* validation mode accumulates nothing */
   el__params_zero_grads(&v.p);
-  el_electra_opts ov = o;
+  el__electra_opts ov = o;
   ov.backward = 0;
   ov.train = 0;
   pair_step(&v, &ov, 3, &res, NULL, &err);
@@ -497,10 +497,10 @@ static void test_electra_step(void) {
 static void test_tmodel_errors(void) {
   el_error err = {0};
   el_config c = make_cfg(EL_ARCH_QA, 40, 8, 8, 1, 2, 16);
-  el_params p;
+  el__params p;
   el__params_new_single(&p, &c, &err);
-  el_tmodel *m;
-  el_tmodel_limits lim = {16, 2, 8, 0};
+  el__tmodel *m;
+  el__tmodel_limits lim = {16, 2, 8, 0};
   CHECK(el__tmodel_new(&c, &p.w[0], &p.g[0], &lim, &m, &err) == EL_OK, "QA tmodel");
   int ids[20] = {0}, len[2] = {9, 3};
   el_batch b = {2, len, ids, NULL};

@@ -38,7 +38,7 @@ static const int SEQ_LEN[NSEQ] = {7, 12, 3, 9};
 static int T_TOT;
 static int IDS[T_MAX], TYPES[T_MAX];
 
-static void make_batch(int V, el_rng *r) {
+static void make_batch(int V, el__rng *r) {
   int t = 0;
   for (int s = 0; s < NSEQ; s++) {
     const int L = SEQ_LEN[s];
@@ -109,7 +109,7 @@ static void meta_cfg(const el_config *c) {
           (double)c->layer_norm_eps, c->num_labels);
 }
 
-static void meta_case_begin(const char *cs, const el_params *p) {
+static void meta_case_begin(const char *cs, const el__params *p) {
   fprintf(meta, "\"%s\": {\"configs\": [", cs);
   for (int k = 0; k < p->n_models; k++) {
     if (k) fprintf(meta, ", ");
@@ -117,7 +117,7 @@ static void meta_case_begin(const char *cs, const el_params *p) {
   }
   fprintf(meta, "], \"numel\": %zu, \"tensors\": [", p->numel);
   for (int i = 0; i < p->n_tensors; i++) {
-    const el_param_tensor *t = &p->tensors[i];
+    const el__param_tensor *t = &p->tensors[i];
     fprintf(meta,
             "%s{\"name\": \"%s\", \"model\": %d, \"shared\": %d, \"offset\": %zu, \"count\": %zu, "
             "\"shape\": [%d%s%.0d], \"no_decay\": %d}",
@@ -134,9 +134,9 @@ static void meta_case_begin(const char *cs, const el_params *p) {
  * re-seeded rng) and, with grads != 0, accumulates the gradient. */
 typedef struct gcase {
   const char *name;
-  el_params p;
-  el_electra *e;    /* electra */
-  el_tmodel *m;     /* single-model cases */
+  el__params p;
+  el__electra *e;    /* electra */
+  el__tmodel *m;     /* single-model cases */
   int train;        /* dropout on */
   uint64_t seed;    /* dropout masks */
   /* electra / mlm */
@@ -168,18 +168,18 @@ static double qa_seq_loss(const float *lg, int col, int t0, int L, int target, f
 }
 
 static double run_case(gcase *c, int grads, el_error *err) {
-  el_rng r;
+  el__rng r;
   el__rng_seed(&r, c->seed);
   if (!strncmp(c->name, "electra", 7)) {
-    el_electra_opts o = el__electra_default_opts(MASK_ID);
+    el__electra_opts o = el__electra_default_opts(MASK_ID);
     o.train = c->train;
     o.backward = grads;
     o.forced_samples = c->use_forced ? c->forced : NULL;
     if (!strcmp(c->name, "electra_skip")) o.skip_cls_id = CLS_ID, o.skip_sep_id = SEP_ID;
-    el_mask_plan plan = {c->n_plan, c->plan_pos, c->plan_mask};
+    el__mask_plan plan = {c->n_plan, c->plan_pos, c->plan_mask};
     el_batch b = batch_of(IDS);
-    el_electra_result res;
-    el_electra_outputs outs = {NULL, NULL, c->use_forced ? NULL : c->forced, NULL};
+    el__electra_result res;
+    el__electra_outputs outs = {NULL, NULL, c->use_forced ? NULL : c->forced, NULL};
     if (el__electra_step(c->e, &b, &plan, &o, &r, &res, &outs, err)) return NAN;
     c->last_mlm = res.mlm_loss;
     c->last_disc = res.disc_loss;
@@ -219,13 +219,13 @@ static double run_case(gcase *c, int grads, el_error *err) {
   return loss;
 }
 
-static void setup(gcase *c, const char *name, el_rng *r) {
+static void setup(gcase *c, const char *name, el__rng *r) {
   memset(c, 0, sizeof *c);
   c->name = name;
   const int V = 61;
   make_batch(V, r);
   el_error err = {0};
-  el_tmodel_limits lim = {T_MAX, NSEQ, 16, 8};
+  el__tmodel_limits lim = {T_MAX, NSEQ, 16, 8};
   int rc = 0;
   if (!strcmp(name, "electra") || !strcmp(name, "electra_skip")) {
     el_config d = make_cfg(EL_ARCH_PRETRAINING, V, 16, 32, 2, 4, 64), g;
@@ -256,7 +256,7 @@ static void setup(gcase *c, const char *name, el_rng *r) {
   if (rc) exit(1);
   /* LayerNorm gammas/betas and biases away from 1/0 so their gradients matter */
   for (int i = 0; i < c->p.n_tensors; i++) {
-    const el_param_tensor *t = &c->p.tensors[i];
+    const el__param_tensor *t = &c->p.tensors[i];
     if (t->ndim == 1)
       for (size_t j = 0; j < t->count; j++) c->p.params[t->offset + j] += 0.1f * el__rng_normal(r);
   }
@@ -289,7 +289,7 @@ static void teardown(gcase *c) {
 }
 
 /* Finite differences on sampled elements of selected tensors. */
-static void fd_case(gcase *c, el_rng *r) {
+static void fd_case(gcase *c, el__rng *r) {
   el_error err = {0};
   el__params_zero_grads(&c->p);
   double l0 = run_case(c, 1, &err);
@@ -310,7 +310,7 @@ static void fd_case(gcase *c, el_rng *r) {
   const char *worst_name = "";
   int checked = 0;
   for (int k = 0; k < 40; k++) {
-    const el_param_tensor *t = &c->p.tensors[el__rng_below(r, (uint32_t)c->p.n_tensors)];
+    const el__param_tensor *t = &c->p.tensors[el__rng_below(r, (uint32_t)c->p.n_tensors)];
     size_t j = t->offset + el__rng_below(r, (uint32_t)t->count);
     if (k < 8) { /* always probe the word embeddings of used ids (shared in a pair) */
       t = &c->p.tensors[0];
@@ -364,7 +364,7 @@ static void dump_case(gcase *c) {
 
   if (!strncmp(c->name, "electra", 7) || !strcmp(c->name, "cls")) {
     /* 10 AdamW steps; the electra samples of each step are written out */
-    el_adamw o = el__adamw_defaults();
+    el__adamw o = el__adamw_defaults();
     const double peak = 2e-3;
     const long total = 10, warm = 3;
     fprintf(meta,
@@ -374,14 +374,14 @@ static void dump_case(gcase *c) {
             (double)o.weight_decay, (double)o.clip_norm);
     double losses[10], norms[10];
     int samples[10 * 8];
-    el_rng sr;
+    el__rng sr;
     el__rng_seed(&sr, 99);
     for (long s = 0; s < total; s++) {
       el__params_zero_grads(&c->p);
       c->seed = el__rng_u64(&sr);
       losses[s] = run_case(c, 1, &err);
       memcpy(samples + s * c->n_plan, c->forced, sizeof(int) * (size_t)c->n_plan);
-      el_adamw_stats st;
+      el__adamw_stats st;
       int rc = el__adamw_step(&c->p, &o, el__lr_at(peak, s, total, warm), &st, &err);
       CHECK(rc == 0, "%s: adamw step %ld", c->name, s);
       norms[s] = st.grad_norm;
@@ -403,7 +403,7 @@ int main(int argc, char **argv) {
   /* --disc-special exclude: finite differences, and the loss against one
    * recomputed from the step's own probabilities over the other tokens */
   {
-    el_rng r;
+    el__rng r;
     el__rng_seed(&r, 1000);
     gcase c;
     setup(&c, "electra_skip", &r);
@@ -411,19 +411,19 @@ int main(int argc, char **argv) {
     el_error err;
     run_case(&c, 0, &err);
     c.use_forced = 1;
-    el_electra_opts o = el__electra_default_opts(MASK_ID);
+    el__electra_opts o = el__electra_default_opts(MASK_ID);
     o.train = 0;
     o.backward = 0;
     o.forced_samples = c.forced;
     o.skip_cls_id = CLS_ID;
     o.skip_sep_id = SEP_ID;
-    el_mask_plan plan = {c.n_plan, c.plan_pos, c.plan_mask};
+    el__mask_plan plan = {c.n_plan, c.plan_pos, c.plan_mask};
     el_batch b = batch_of(IDS);
-    el_electra_result res;
+    el__electra_result res;
     float prob[T_MAX];
     uint8_t lab[T_MAX];
-    el_electra_outputs outs = {prob, lab, NULL, NULL};
-    el_rng rr;
+    el__electra_outputs outs = {prob, lab, NULL, NULL};
+    el__rng rr;
     el__rng_seed(&rr, 1);
     int rc = el__electra_step(c.e, &b, &plan, &o, &rr, &res, &outs, &err);
     double sum = 0;
@@ -458,7 +458,7 @@ int main(int argc, char **argv) {
     }
     fprintf(meta, "{");
     for (int k = 0; k < 6; k++) {
-      el_rng r;
+      el__rng r;
       el__rng_seed(&r, 1000 + (uint64_t)k);
       gcase c;
       setup(&c, cases[k], &r);
@@ -472,7 +472,7 @@ int main(int argc, char **argv) {
   }
   for (int k = 0; k < 6; k++) {
     for (int train = 0; train <= 1; train++) {
-      el_rng r;
+      el__rng r;
       el__rng_seed(&r, 1000 + (uint64_t)k);
       gcase c;
       setup(&c, cases[k], &r);

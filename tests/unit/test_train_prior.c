@@ -75,7 +75,7 @@ int main(void) {
 
   el_config dc = make_cfg(EL_ARCH_PRETRAINING, 16), gc;
   CHECK(el__generator_config(&dc, 0.5f, &gc, &err) == EL_OK, "generator config");
-  el_params p;
+  el__params p;
   CHECK(el__params_new_pair(&p, &dc, &gc, &err) == EL_OK, "pair: %s", err.msg);
   CHECK(el__prior_init(&p, &d, &mc, 0, &err) == EL_OK, "prior init of a pair: %s", err.msg);
   double worst = 0;
@@ -111,7 +111,7 @@ int main(void) {
   el__config_free(&gc);
 
   el_config mc_cfg = make_cfg(EL_ARCH_MASKED_LM, 16);
-  el_params s;
+  el__params s;
   CHECK(el__params_new_single(&s, &mc_cfg, &err) == EL_OK, "single MLM model");
   CHECK(el__prior_init(&s, &d, &mc, 0, &err) == EL_OK, "prior init of an MLM model: %s", err.msg);
   CHECK_NEAR(s.w[0].lm_b[5], log((count[5] + 0.5) / (total + 0.5 * V)), 1e-5, 0,
@@ -120,7 +120,7 @@ int main(void) {
 
   el_config cls_cfg = make_cfg(EL_ARCH_SEQ_CLS, 16);
   cls_cfg.num_labels = 2;
-  el_params c;
+  el__params c;
   el__params_new_single(&c, &cls_cfg, &err);
   CHECK(el__prior_init(&c, &d, &mc, 0, &err) == EL_EINVAL, "a model without an MLM head is refused: %s",
         err.msg);

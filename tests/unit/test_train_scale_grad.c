@@ -32,7 +32,7 @@ static int T, n_pos;
 
 /* Sequences of 40..128 tokens, Zipf-like ids (frequent ids repeat as in text),
  * a second segment in half of them, ~15 % of the content tokens masked. */
-static void make_batch(el_rng *r) {
+static void make_batch(el__rng *r) {
   T = 0;
   n_pos = 0;
   for (int s = 0; s < NSEQ; s++) {
@@ -56,13 +56,13 @@ static void make_batch(el_rng *r) {
 }
 
 typedef struct rig {
-  el_params p;
-  el_electra *e;
+  el__params p;
+  el__electra *e;
   int samples[MAX_POS];
   double mlm, disc;
 } rig;
 
-static void rig_new(rig *g, el_rng *r) {
+static void rig_new(rig *g, el__rng *r) {
   el_config d;
   memset(&d, 0, sizeof d);
   d.arch = EL_ARCH_PRETRAINING;
@@ -81,7 +81,7 @@ static void rig_new(rig *g, el_rng *r) {
   d.do_lower_case = 1;
   el_config gc;
   el_error err = {0};
-  el_tmodel_limits lim = {NSEQ * 128, NSEQ, 128, MAX_POS};
+  el__tmodel_limits lim = {NSEQ * 128, NSEQ, 128, MAX_POS};
   int rc = el__generator_config(&d, 0.25f, &gc, &err);
   if (!rc) rc = el__params_new_pair(&g->p, &d, &gc, &err);
   if (!rc) rc = el__params_init_random(&g->p, 0.02f, 0, r, &err);
@@ -92,16 +92,16 @@ static void rig_new(rig *g, el_rng *r) {
 
 /* One step; dropout masks and samples from a generator seeded with seed. */
 static double step(rig *g, int train, int backward, const int *forced, uint64_t seed) {
-  el_rng r;
+  el__rng r;
   el__rng_seed(&r, seed);
-  el_electra_opts o = el__electra_default_opts(MASK_ID);
+  el__electra_opts o = el__electra_default_opts(MASK_ID);
   o.train = train;
   o.backward = backward;
   o.forced_samples = forced;
-  el_mask_plan plan = {n_pos, pos, use_mask};
+  el__mask_plan plan = {n_pos, pos, use_mask};
   el_batch b = {NSEQ, seq_len, ids, types};
-  el_electra_result res;
-  el_electra_outputs outs = {NULL, NULL, forced ? NULL : g->samples, NULL};
+  el__electra_result res;
+  el__electra_outputs outs = {NULL, NULL, forced ? NULL : g->samples, NULL};
   el_error err = {0};
   if (el__electra_step(g->e, &b, &plan, &o, &r, &res, &outs, &err)) {
     CHECK(0, "electra step: %s", err.msg);
@@ -112,7 +112,7 @@ static double step(rig *g, int train, int backward, const int *forced, uint64_t 
   return res.loss;
 }
 
-static void directional_fd(rig *g, el_rng *r) {
+static void directional_fd(rig *g, el__rng *r) {
   step(g, 1, 0, NULL, 77); /* draw the samples once; FD needs them fixed */
   int fixed[MAX_POS];
   memcpy(fixed, g->samples, sizeof fixed);
@@ -153,11 +153,11 @@ static void dump(const char *name, const void *p, size_t bytes) {
 
 static void dump_all(rig *g) {
   el_error err = {0};
-  el_adamw o = el__adamw_defaults();
+  el__adamw o = el__adamw_defaults();
   for (int s = 0; s < 5; s++) { /* move the weights off their initial values */
     el__params_zero_grads(&g->p);
     step(g, 1, 1, NULL, 1000 + (uint64_t)s);
-    el_adamw_stats st;
+    el__adamw_stats st;
     CHECK(el__adamw_step(&g->p, &o, 1e-3, &st, &err) == 0, "adamw step %d", s);
   }
   el__params_zero_grads(&g->p);
@@ -179,7 +179,7 @@ static void dump_all(rig *g) {
   if (!f) exit(1);
   fprintf(f, "loss %.17g\nmlm %.17g\ndisc %.17g\nmask_id %d\n", loss, g->mlm, g->disc, MASK_ID);
   for (int i = 0; i < g->p.n_tensors; i++) {
-    const el_param_tensor *t = &g->p.tensors[i];
+    const el__param_tensor *t = &g->p.tensors[i];
     fprintf(f, "tensor %s %d %zu %zu %d %d\n", t->name, t->model, t->offset, t->count, t->shape[0],
             t->ndim == 2 ? t->shape[1] : 0);
   }
@@ -187,7 +187,7 @@ static void dump_all(rig *g) {
 }
 
 int main(int argc, char **argv) {
-  el_rng r;
+  el__rng r;
   el__rng_seed(&r, 2026);
   make_batch(&r);
   rig g;

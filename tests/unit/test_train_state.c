@@ -37,7 +37,7 @@ static el_config tiny_cfg(void) {
 static void test_state(void) {
   el_config d = tiny_cfg(), g;
   el_error err = {0};
-  el_params p, q;
+  el__params p, q;
   memset(&p, 0, sizeof p);
   memset(&q, 0, sizeof q);
   if (el__generator_config(&d, 0.5f, &g, &err) || el__params_new_pair(&p, &d, &g, &err) ||
@@ -45,7 +45,7 @@ static void test_state(void) {
     CHECK(0, "params: %s", err.msg);
     return;
   }
-  el_rng r;
+  el__rng r;
   el__rng_seed(&r, 5);
   el__params_init_random(&p, 0, 1, &r, &err);
   for (size_t i = 0; i < p.numel; i++) {
@@ -229,7 +229,7 @@ static void test_auc(void) {
   enum { N = 300 };
   float s[N];
   uint8_t l[N];
-  el_rng r;
+  el__rng r;
   el__rng_seed(&r, 3);
   for (int i = 0; i < N; i++) {
     s[i] = (float)(int)(el__rng_uniform(&r) * 20) / 20; /* many ties */

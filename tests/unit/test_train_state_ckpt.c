@@ -47,17 +47,17 @@ static void make_inputs(const char *text, const char *vocab) {
 
 /* Every tensor of the loaded model equals the state's parameter of the same
  * name, bit for bit. */
-static int same_as_params(const el_model *m, const el_params *p, int model, char *why, size_t n) {
-  el_tensor_spec specs[EL_MAX_TENSORS];
+static int same_as_params(const el_model *m, const el__params *p, int model, char *why, size_t n) {
+  el__tensor_spec specs[EL_MAX_TENSORS];
   int ns = 0;
-  el_weights w = m->w;
+  el__weights w = m->w;
   el_error err = {0};
   if (el__tensor_specs(&m->cfg, &w, specs, &ns, &err)) {
     snprintf(why, n, "%.500s", err.msg);
     return 0;
   }
   for (int i = 0; i < ns; i++) {
-    const el_tensor_spec *s = &specs[i];
+    const el__tensor_spec *s = &specs[i];
     if (s->optional) { /* the tied lm weight: must be the word table itself */
       if (*s->slot != m->w.word) {
         snprintf(why, n, "%.96s is not tied to the word embeddings", s->name);
@@ -125,7 +125,7 @@ int main(void) {
   el__state st;
   char sdir[300];
   snprintf(sdir, sizeof sdir, "%s/state", run);
-  el_params p;
+  el__params p;
   memset(&p, 0, sizeof p);
   int ok = el__state_peek(sdir, &st, &err) == EL_OK &&
            el__pt_opts_from_json(st.settings_json, &o, &err) == EL_OK;
@@ -149,8 +149,8 @@ int main(void) {
     el_batch b = {2, lens, ids, types};
     el_workspace *ws = NULL;
     float prob[12];
-    el_tmodel *tm = NULL;
-    el_tmodel_limits lim = {12, 2, 32, 0};
+    el__tmodel *tm = NULL;
+    el__tmodel_limits lim = {12, 2, 32, 0};
     const float *logits = NULL;
     ok = el_workspace_new(md, 12, 2, &ws, &err) == EL_OK &&
          el_run_replaced(md, ws, &b, prob, &err) == EL_OK &&
