@@ -159,15 +159,19 @@ show_score() { # TEXT
     sed 's/"word":"\([^"]*\)".*"prob":\([-0-9.e]*\),"flagged":\([a-z]*\)/\1 \2 \3/' |
     awk '{ printf " %s %.2f%s ", $1, $2, ($3 == "true" ? " *" : "") } END { print "" }'
 }
+# asked before the banner, so the server's access-log lines do not land inside it
+answers=
+if [ -n "${task_model[score]:-}" ]; then
+  answers=$(for t in "She go to school yesterday." "The chef cooked the meal and then he eat it." \
+                     "The cat sat on the mat."; do show_score "$t"; done)
+  sleep 0.2
+fi
 {
   echo
   say "Ready. Try (Ctrl-C stops the server):"
   if [ -n "${task_model[score]:-}" ]; then
     echo "  # grammatical error detection: P(error) per word, * = flagged at the model's threshold"
-    for t in "She go to school yesterday." "The chef cooked the meal and then he eat it." \
-             "The cat sat on the mat."; do
-      show_score "$t"
-    done
+    printf '%s\n' "$answers"
     echo "  curl -s $u/score $j -d '{\"text\": \"The chef cooked the meal and then he eat it.\"}'"
   fi
   echo "  curl -s $u/tokenize $j -d '{\"text\": \"Unaffable tokenization\"}'"
