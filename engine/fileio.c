@@ -8,16 +8,26 @@
 #include <unistd.h>
 #include "fileio.h"
 
+int el__open_regular(const char *path, struct stat *st, el_error *err) {
+  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    el_error_set(err, EL_EIO, "%s: %s", path, strerror(errno));
+    return -1;
+  }
+  if (fstat(fd, st) != 0 || !S_ISREG(st->st_mode)) {
+    close(fd);
+    el_error_set(err, EL_EIO, "%s: not a regular file", path);
+    return -1;
+  }
+  return fd;
+}
+
 int el__read_file(const char *path, size_t max_bytes, char **out, size_t *len, el_error *err) {
   *out = NULL;
   *len = 0;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return el_error_set(err, EL_EIO, "%s: %s", path, strerror(errno));
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return el_error_set(err, EL_EIO, "%s: not a regular file", path);
-  }
+  int fd = el__open_regular(path, &st, err);
+  if (fd < 0) return EL_EIO;
   if ((unsigned long long)st.st_size > max_bytes) {
     close(fd);
     return el_error_set(err, EL_EFORMAT, "%s: %lld bytes, more than the %zu accepted", path,

@@ -9,6 +9,11 @@
 #include <stdio.h>
 #include "electra/error.h"
 
+struct stat;
+/* Opens path read-only (close-on-exec) and fstats it into *st; a path that
+ * is missing or not a regular file is an EL_EIO error naming it (-1). */
+int el__open_regular(const char *path, struct stat *st, el_error *err);
+
 /* Reads a whole regular file of at most max_bytes into *out (NUL-terminated,
  * caller frees). Errors name path. */
 int el__read_file(const char *path, size_t max_bytes, char **out, size_t *len, el_error *err);

@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include <cjson/cJSON.h>
+#include "fileio.h"
 #include "safetensors.h"
 
 #if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
@@ -352,13 +353,9 @@ int el__st_open(const char *path, el_st_reader *r, el_st_file *out, el_error *er
   memset(out, 0, sizeof *out);
   r->fd = -1;
   r->path = path;
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return el_error_set(err, EL_EIO, "%s: %s", path, strerror(errno));
   struct stat st;
-  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    close(fd);
-    return el_error_set(err, EL_EIO, "%s: not a regular file", path);
-  }
+  int fd = el__open_regular(path, &st, err);
+  if (fd < 0) return EL_EIO;
   r->fd = fd;
   r->file_len = (uint64_t)st.st_size;
   r->mtime_s = (long long)st.st_mtim.tv_sec;

@@ -155,7 +155,7 @@ int el__validate_electra(el__electra *e, el__dataset *d, const el__mask_cfg *mc,
       break;
     }
     if (n == 0) continue;
-    el__mask_plan plan = {n, b.pos, b.use_mask};
+    el__mask_plan plan = {n, b.pos, b.use_mask, NULL};
     el__electra_result r;
     el__electra_outputs outs = {b.prob, b.label, NULL, NULL};
     if ((rc = el__electra_step(e, &bt, &plan, &vo, &rng, &r, &outs, err))) break;

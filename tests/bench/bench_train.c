@@ -96,7 +96,7 @@ int main(int argc, char **argv) {
         use_mask[s * NSEL + i] = el__rng_uniform(&rng) < 0.85f;
       }
     }
-    el__mask_plan plan = {B * NSEL, pos, use_mask};
+    el__mask_plan plan = {B * NSEL, pos, use_mask, NULL};
     el__electra_result res;
     el__params_zero_grads(&p);
     if (el__electra_step(e, &b, &plan, &o, &rng, &res, NULL, &err) ||

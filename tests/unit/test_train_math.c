@@ -368,7 +368,7 @@ static void pair_setup(pair_env *v, uint64_t seed) {
 static int pair_step(pair_env *v, el__electra_opts *o, uint64_t seed, el__electra_result *res,
                      el__electra_outputs *outs, el_error *err) {
   el_batch b = {NS, SL, v->ids, v->types};
-  el__mask_plan plan = {5, v->pos, v->um};
+  el__mask_plan plan = {5, v->pos, v->um, NULL};
   el__rng r;
   el__rng_seed(&r, seed);
   return el__electra_step(v->e, &b, &plan, o, &r, res, outs, err);

@@ -176,7 +176,7 @@ static double run_case(gcase *c, int grads, el_error *err) {
     o.backward = grads;
     o.forced_samples = c->use_forced ? c->forced : NULL;
     if (!strcmp(c->name, "electra_skip")) o.skip_cls_id = CLS_ID, o.skip_sep_id = SEP_ID;
-    el__mask_plan plan = {c->n_plan, c->plan_pos, c->plan_mask};
+    el__mask_plan plan = {c->n_plan, c->plan_pos, c->plan_mask, NULL};
     el_batch b = batch_of(IDS);
     el__electra_result res;
     el__electra_outputs outs = {NULL, NULL, c->use_forced ? NULL : c->forced, NULL};
@@ -417,7 +417,7 @@ int main(int argc, char **argv) {
     o.forced_samples = c.forced;
     o.skip_cls_id = CLS_ID;
     o.skip_sep_id = SEP_ID;
-    el__mask_plan plan = {c.n_plan, c.plan_pos, c.plan_mask};
+    el__mask_plan plan = {c.n_plan, c.plan_pos, c.plan_mask, NULL};
     el_batch b = batch_of(IDS);
     el__electra_result res;
     float prob[T_MAX];

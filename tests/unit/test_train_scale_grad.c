@@ -98,7 +98,7 @@ static double step(rig *g, int train, int backward, const int *forced, uint64_t 
   o.train = train;
   o.backward = backward;
   o.forced_samples = forced;
-  el__mask_plan plan = {n_pos, pos, use_mask};
+  el__mask_plan plan = {n_pos, pos, use_mask, NULL};
   el_batch b = {NSEQ, seq_len, ids, types};
   el__electra_result res;
   el__electra_outputs outs = {NULL, NULL, forced ? NULL : g->samples, NULL};
