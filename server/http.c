@@ -9,7 +9,6 @@
  * more and queues the answer. NOTIFY_COMPLETED logs, counts and frees. */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <malloc.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <stdio.h>
@@ -760,8 +759,6 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
   return handle_get(r);
 }
 
-static void trim_after_burst(el__server *s);
-
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                       enum MHD_RequestTerminationCode toe) {
   (void)conn;
@@ -788,19 +785,10 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   /* a kept-alive connection waits for its next header from now */
   if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) el__conns_phase(s->conns, r->track, EL_CONN_HEADER);
   free(r);
-  if (atomic_fetch_sub(&s->inflight, 1) == 1) trim_after_burst(s);
-}
-
-/* Gives freed heap back to the system once the server is idle, at most once
- * a second: bodies, token lists and answers of a burst (a 1 MB /tokenize
- * answers 12 MB) would otherwise stay in glibc's arenas. */
-static void trim_after_burst(el__server *s) {
-  static _Atomic double last;
-  double now = el__now();
-  if (now - atomic_load(&last) < 1.0) return;
-  atomic_store(&last, now);
-  (void)s;
-  malloc_trim(0);
+  /* idle: the bodies, token lists and answers of a burst (a 1 MB /tokenize
+   * answers 12 MB) go back to the system instead of staying in glibc's
+   * arenas */
+  if (atomic_fetch_sub(&s->inflight, 1) == 1) el__conns_trim_soon(s->conns);
 }
 
 /* libmicrohttpd's connection notification: track each connection's

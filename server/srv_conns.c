@@ -1,8 +1,9 @@
 /* Connection tracking and deadlines (srv_conns.h). */
 #include "srv_conns.h"
 
-#include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include <time.h>
@@ -26,6 +27,8 @@ struct el__conns {
   el__conn *head;
   int n;
   long timed_out;
+  atomic_int trim_due; /* el__conns_trim_soon was called */
+  double last_trim;
 };
 
 /* Every 50 ms: shut down the connections past their phase's deadline. */
@@ -39,6 +42,13 @@ static void *watcher_main(void *arg) {
     if (ts.tv_nsec >= 1000000000L) ts.tv_sec++, ts.tv_nsec -= 1000000000L;
     pthread_cond_timedwait(&c->cond, &c->mu, &ts);
     double now = el__now();
+    if (atomic_load(&c->trim_due) && now - c->last_trim >= 0.5) {
+      atomic_store(&c->trim_due, 0);
+      c->last_trim = now;
+      pthread_mutex_unlock(&c->mu);
+      malloc_trim(0); /* heap freed by a burst goes back to the system */
+      pthread_mutex_lock(&c->mu);
+    }
     for (el__conn *k = c->head; k; k = k->next) {
       if (k->shut || k->phase == EL_CONN_BUSY) continue;
       double limit = k->phase == EL_CONN_HEADER ? c->header_timeout : c->body_timeout;
@@ -129,6 +139,8 @@ int el__conns_count(el__conns *c) {
   pthread_mutex_unlock(&c->mu);
   return n;
 }
+
+void el__conns_trim_soon(el__conns *c) { atomic_store(&c->trim_due, 1); }
 
 long el__conns_timed_out(el__conns *c) {
   pthread_mutex_lock(&c->mu);

@@ -38,6 +38,10 @@ void el__conns_close(el__conns *c, el__conn *k);
 /* The connection enters a phase; its deadline restarts. */
 void el__conns_phase(el__conns *c, el__conn *k, int phase);
 
+/* Asks the watcher to give freed heap back to the system (malloc_trim) within
+ * 50 ms, at most every 0.5 s: called when the server goes idle after a burst. */
+void el__conns_trim_soon(el__conns *c);
+
 /* Open connections now; connections closed by a deadline so far. */
 int el__conns_count(el__conns *c);
 long el__conns_timed_out(el__conns *c);
