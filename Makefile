@@ -206,6 +206,36 @@ docker-check:
 results: $(BINS)
 	scripts/results.sh $(RESULTS_ARGS)
 
+# libFuzzer targets (tests/fuzz/README.md; needs clang and libclang-rt, from
+# deploy/install-deps.sh --fuzz): every library rebuilt by clang under
+# ASan/UBSan with fuzzer coverage in $(FUZZ_BUILD), one binary per target.
+# make fuzz-smoke runs each for FUZZ_SECONDS (20) from its seed corpus;
+# make fuzz only builds (run a target by hand, see the README).
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 20
+FUZZ_TARGETS := request tokenizer safetensors config data
+FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/fuzz_%)
+.PHONY: fuzz fuzz-bins fuzz-smoke
+fuzz:
+	@deploy/install-deps.sh --fuzz
+	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang \
+	  SANITIZE=fuzzer-no-link,address,undefined fuzz-bins
+fuzz-bins: $(FUZZ_BINS)
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB_SERVER) $(LIB_TRAIN) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+fuzz-smoke: fuzz
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p $(FUZZ_BUILD)/corpus/$$t; \
+	  log=$(FUZZ_BUILD)/fuzz-$$t.log; \
+	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
+	  $(FUZZ_BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
+	    -print_final_stats=1 $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t >$$log 2>&1; \
+	  rc=$$?; \
+	  echo "fuzz-smoke: $$t: exit $$rc, $$(grep -o 'number_of_executed_units: [0-9]*' $$log)"; \
+	  [ $$rc -eq 0 ] || { tail -40 $$log; exit 1; }; \
+	done
+
 clean:
 	rm -rf $(BUILD)
 

@@ -5,6 +5,8 @@
 #   deploy/install-deps.sh            build + run + test dependencies
 #   deploy/install-deps.sh --runtime  only what the binaries need at run time
 #   deploy/install-deps.sh --deploy-tools  what make fresh-test / make docker-check need, and systemd-analyze
+#   deploy/install-deps.sh --fuzz     what make fuzz / make fuzz-smoke need (clang, its
+#                                     libFuzzer and sanitizer runtimes, LLVM's OpenMP)
 #   deploy/install-deps.sh --check    exit 1 (listing them) if anything is missing
 set -euo pipefail
 
@@ -20,18 +22,24 @@ test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema c
 # make fresh-test / make docker-check: debootstrap builds Debian roots, git clones the repo
 # into them; systemd brings systemd-analyze (absent in containers and minimal roots).
 deploy_pkgs="debootstrap git systemd"
+# make fuzz: clang's -fsanitize=fuzzer links compiler-rt's libFuzzer
+# (libclang-rt-14-dev; libfuzzer-14-dev's separate copy is not needed), and
+# clang's -fopenmp needs libomp. Not in the default install: about 300 MB.
+fuzz_pkgs="clang libclang-rt-14-dev libomp-14-dev"
 
 mode=all
 case "${1:-}" in
   --runtime) mode=runtime ;;
   --check) mode=check ;;
   --deploy-tools) mode=deploy ;;
+  --fuzz) mode=fuzz ;;
   "") ;;
-  *) echo "usage: $0 [--runtime|--deploy-tools|--check]" >&2; exit 2 ;;
+  *) echo "usage: $0 [--runtime|--deploy-tools|--fuzz|--check]" >&2; exit 2 ;;
 esac
 
 if [ "$mode" = runtime ]; then wanted="$runtime_pkgs"
 elif [ "$mode" = deploy ]; then wanted="$deploy_pkgs"
+elif [ "$mode" = fuzz ]; then wanted="$fuzz_pkgs"
 else wanted="$build_pkgs $test_pkgs"; fi
 
 missing=""
