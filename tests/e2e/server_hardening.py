@@ -20,7 +20,8 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_lib import SLOW, SMALL, Server, done, make_models, ok, scratch, status_line  # noqa: E402
+from server_lib import (SANITIZED, SLOW, SMALL, Server, done, make_models, ok, scratch,  # noqa: E402
+                        skip, status_line)
 
 work = scratch("electra-e2e-hardening-")
 BIGGER = ["--hidden", "64", "--layers", "2", "--heads", "2", "--intermediate", "128",
@@ -347,9 +348,12 @@ def section_3():
     srv.get("/health")
     time.sleep(0.3)
     rss1 = srv.rss_kb()
-    ok(rss1 - rss0 < 40 * 1024,
-       "memory goes back after the burst: RSS %.0f MB before, %.0f MB at the peak, %.0f MB after"
-       % (rss0 / 1024, peak / 1024, rss1 / 1024))
+    if SANITIZED:  # ASan's allocator keeps freed memory in its quarantine: malloc_trim cannot help
+        skip("RSS after the burst: not measured under a sanitizer (%.0f MB after)" % (rss1 / 1024))
+    else:
+        ok(rss1 - rss0 < 40 * 1024,
+           "memory goes back after the burst: RSS %.0f MB before, %.0f MB at the peak, %.0f MB "
+           "after" % (rss0 / 1024, peak / 1024, rss1 / 1024))
     srv.stop()
 
 def section_4():
