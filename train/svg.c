@@ -56,8 +56,27 @@ static void tick_label(char *buf, size_t n, double v, double step) {
   snprintf(buf, n, "%.*f", dec, v);
 }
 
-static void panel(FILE *f, const el__svg_panel *p, int y0) {
-  const int x0 = ML, w = W - ML - MR, h = PANEL_H - MT - MB, top = y0 + MT;
+/* A panel's plot area and the data range it shows. */
+typedef struct frame {
+  int x0, w, h, top;          /* plot area in pixels */
+  double xmin, xmax, ymin, ymax;
+  int log_y;
+  double xt[32], yt[32], xs, ys; /* ticks and their steps */
+  int nxt, nyt;
+} frame;
+
+static double px(const frame *fr, double x) {
+  return fr->x0 + (x - fr->xmin) / (fr->xmax - fr->xmin) * fr->w;
+}
+static double py(const frame *fr, double y) {
+  return fr->log_y ? fr->top + fr->h -
+                         (log10(y) - log10(fr->ymin)) / (log10(fr->ymax) - log10(fr->ymin)) * fr->h
+                   : fr->top + fr->h - (y - fr->ymin) / (fr->ymax - fr->ymin) * fr->h;
+}
+
+/* The range of the finite points (positive ones on a log axis), widened to
+ * whole decades, zero or the panel's fixed range as asked. 1: no data. */
+static int data_range(const el__svg_panel *p, frame *fr) {
   double xmin = INFINITY, xmax = -INFINITY, ymin = INFINITY, ymax = -INFINITY;
   for (int s = 0; s < p->n_series; s++)
     for (int i = 0; i < p->series[s].n; i++) {
@@ -78,56 +97,64 @@ static void panel(FILE *f, const el__svg_panel *p, int y0) {
     ymax = pow(10, ceil(log10(ymax)));
   }
   if (ymax <= ymin) ymax = ymin + (ymin != 0 ? fabs(ymin) * 0.1 : 1);
-  double xt[32], yt[32], xs, ys;
-  int nxt = el__svg_ticks(xmin, xmax, 8, xt, 32, &xs);
-  if (p->integer_x && xs < 1) { /* whole epochs */
-    nxt = 0;
-    for (double v = ceil(xmin); v <= xmax + 1e-9 && nxt < 32; v += 1) xt[nxt++] = v;
-    xs = 1;
+  fr->xmin = xmin, fr->xmax = xmax, fr->ymin = ymin, fr->ymax = ymax;
+  return empty;
+}
+
+/* Ticks: whole epochs on an integer x axis, decades on a log y axis, else
+ * round steps, the y range extended to whole ticks unless fixed. */
+static void fit_ticks(const el__svg_panel *p, frame *fr) {
+  fr->nxt = el__svg_ticks(fr->xmin, fr->xmax, 8, fr->xt, 32, &fr->xs);
+  if (p->integer_x && fr->xs < 1) { /* whole epochs */
+    fr->nxt = 0;
+    for (double v = ceil(fr->xmin); v <= fr->xmax + 1e-9 && fr->nxt < 32; v += 1)
+      fr->xt[fr->nxt++] = v;
+    fr->xs = 1;
   }
-  int nyt;
+  double *yt = fr->yt;
   if (p->log_y) {
-    nyt = 0;
-    for (double v = ymin; v <= ymax * 1.0001 && nyt < 32; v *= 10) yt[nyt++] = v;
-    ys = 1;
-  } else {
-    nyt = el__svg_ticks(ymin, ymax, 6, yt, 32, &ys);
-    if (!p->fixed_y && nyt) { /* extend to whole ticks */
-      if (yt[0] > ymin + 1e-12) {
-        memmove(yt + 1, yt, (size_t)nyt * sizeof *yt);
-        yt[0] = yt[1] - ys;
-        nyt++;
-      }
-      if (yt[nyt - 1] < ymax - 1e-12 && nyt < 32) yt[nyt] = yt[nyt - 1] + ys, nyt++;
-      ymin = yt[0];
-      ymax = yt[nyt - 1];
-    }
+    fr->nyt = 0;
+    for (double v = fr->ymin; v <= fr->ymax * 1.0001 && fr->nyt < 32; v *= 10) yt[fr->nyt++] = v;
+    fr->ys = 1;
+    return;
   }
-#define PX(x) (x0 + ((x) - xmin) / (xmax - xmin) * w)
-#define PY(y) \
-  (p->log_y ? top + h - (log10(y) - log10(ymin)) / (log10(ymax) - log10(ymin)) * h \
-            : top + h - ((y) - ymin) / (ymax - ymin) * h)
+  int nyt = fr->nyt = el__svg_ticks(fr->ymin, fr->ymax, 6, yt, 32, &fr->ys);
+  if (p->fixed_y || !nyt) return;
+  if (yt[0] > fr->ymin + 1e-12) { /* extend to whole ticks */
+    memmove(yt + 1, yt, (size_t)nyt * sizeof *yt);
+    yt[0] = yt[1] - fr->ys;
+    nyt++;
+  }
+  if (yt[nyt - 1] < fr->ymax - 1e-12 && nyt < 32) yt[nyt] = yt[nyt - 1] + fr->ys, nyt++;
+  fr->nyt = nyt;
+  fr->ymin = yt[0];
+  fr->ymax = yt[nyt - 1];
+}
+
+/* Title, frame, grid lines with their labels, axis labels. */
+static void draw_axes(FILE *f, const el__svg_panel *p, const frame *fr, int y0, int empty) {
+  const int x0 = fr->x0, w = fr->w, h = fr->h, top = fr->top;
   fprintf(f, "<g>\n<text x=\"%d\" y=\"%d\" class=\"pt\">", x0, y0 + 22);
   xml_text(f, p->title);
   fputs("</text>\n", f);
   fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"frame\"/>\n", x0, top, w,
           h);
   char lab[48];
-  for (int i = 0; i < nyt; i++) {
-    if (yt[i] < ymin - 1e-12 || yt[i] > ymax + 1e-12) continue;
-    double py = PY(yt[i]);
-    fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>\n", x0, py,
-            x0 + w, py);
-    if (p->log_y) snprintf(lab, sizeof lab, "%g", yt[i]);
-    else tick_label(lab, sizeof lab, yt[i], ys);
-    fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"yt\">%s</text>\n", x0 - 6, py + 4, lab);
+  for (int i = 0; i < fr->nyt; i++) {
+    if (fr->yt[i] < fr->ymin - 1e-12 || fr->yt[i] > fr->ymax + 1e-12) continue;
+    double y = py(fr, fr->yt[i]);
+    fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>\n", x0, y,
+            x0 + w, y);
+    if (p->log_y) snprintf(lab, sizeof lab, "%g", fr->yt[i]);
+    else tick_label(lab, sizeof lab, fr->yt[i], fr->ys);
+    fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"yt\">%s</text>\n", x0 - 6, y + 4, lab);
   }
-  for (int i = 0; i < nxt; i++) {
-    double px = PX(xt[i]);
-    fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>\n", px, top,
-            px, top + h);
-    tick_label(lab, sizeof lab, xt[i], xs);
-    fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"xt\">%s</text>\n", px, top + h + 18, lab);
+  for (int i = 0; i < fr->nxt; i++) {
+    double x = px(fr, fr->xt[i]);
+    fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>\n", x, top, x,
+            top + h);
+    tick_label(lab, sizeof lab, fr->xt[i], fr->xs);
+    fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"xt\">%s</text>\n", x, top + h + 18, lab);
   }
   fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"xl\">", x0 + w / 2, top + h + 40);
   xml_text(f, p->xlabel);
@@ -138,40 +165,53 @@ static void panel(FILE *f, const el__svg_panel *p, int y0) {
   if (empty)
     fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"xl\">no data yet</text>\n", x0 + w / 2,
             top + h / 2);
-  for (int s = 0; s < p->n_series; s++) {
-    const el__svg_series *se = &p->series[s];
-    fprintf(f, "<polyline class=\"ln\" stroke=\"%s\"%s points=\"", se->color,
-            se->dashed ? " stroke-dasharray=\"6 4\"" : "");
-    int pts = 0;
-    for (int i = 0; i < se->n; i++) {
-      double x = se->x[i], y = se->y[i];
-      if (!isfinite(x) || !isfinite(y) || (p->log_y && y <= 0)) continue;
-      if (y < ymin) y = ymin;
-      if (y > ymax) y = ymax;
-      fprintf(f, "%s%.1f,%.1f", pts++ ? " " : "", PX(x), PY(y));
-    }
-    fputs("\"/>\n", f);
-    if (se->markers || pts == 1) { /* a lone point would be invisible as a polyline */
-      for (int i = 0; i < se->n; i++)
-        if (isfinite(se->x[i]) && isfinite(se->y[i]) && !(p->log_y && se->y[i] <= 0))
-          fprintf(f, "<circle class=\"mk\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n",
-                  PX(se->x[i]), PY(fmin(fmax(se->y[i], ymin), ymax)), se->color);
-    }
-    int ly = top + 8 + 20 * s;
-    fprintf(f,
-            "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2.5\"%s/>\n",
-            x0 + w + 14, ly, x0 + w + 40, ly, se->color,
-            se->dashed ? " stroke-dasharray=\"6 4\"" : "");
-    if (se->markers)
-      fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"3.5\" fill=\"%s\"/>\n", x0 + w + 27, ly,
-              se->color);
-    fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"lg\">", x0 + w + 46, ly + 4);
-    xml_text(f, se->name);
-    fputs("</text>\n", f);
+}
+
+/* Series s: its line (clamped to the range), markers where asked or for a
+ * lone point, and its legend entry. */
+static void draw_series(FILE *f, const el__svg_panel *p, const frame *fr, int s) {
+  const el__svg_series *se = &p->series[s];
+  const int x0 = fr->x0, w = fr->w;
+  fprintf(f, "<polyline class=\"ln\" stroke=\"%s\"%s points=\"", se->color,
+          se->dashed ? " stroke-dasharray=\"6 4\"" : "");
+  int pts = 0;
+  for (int i = 0; i < se->n; i++) {
+    double x = se->x[i], y = se->y[i];
+    if (!isfinite(x) || !isfinite(y) || (p->log_y && y <= 0)) continue;
+    if (y < fr->ymin) y = fr->ymin;
+    if (y > fr->ymax) y = fr->ymax;
+    fprintf(f, "%s%.1f,%.1f", pts++ ? " " : "", px(fr, x), py(fr, y));
   }
+  fputs("\"/>\n", f);
+  if (se->markers || pts == 1) { /* a lone point would be invisible as a polyline */
+    for (int i = 0; i < se->n; i++)
+      if (isfinite(se->x[i]) && isfinite(se->y[i]) && !(p->log_y && se->y[i] <= 0))
+        fprintf(f, "<circle class=\"mk\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"%s\"/>\n",
+                px(fr, se->x[i]), py(fr, fmin(fmax(se->y[i], fr->ymin), fr->ymax)), se->color);
+  }
+  int ly = fr->top + 8 + 20 * s;
+  fprintf(f,
+          "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"%s\" stroke-width=\"2.5\"%s/>\n",
+          x0 + w + 14, ly, x0 + w + 40, ly, se->color,
+          se->dashed ? " stroke-dasharray=\"6 4\"" : "");
+  if (se->markers)
+    fprintf(f, "<circle cx=\"%d\" cy=\"%d\" r=\"3.5\" fill=\"%s\"/>\n", x0 + w + 27, ly,
+            se->color);
+  fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"lg\">", x0 + w + 46, ly + 4);
+  xml_text(f, se->name);
+  fputs("</text>\n", f);
+}
+
+static void panel(FILE *f, const el__svg_panel *p, int y0) {
+  frame fr;
+  memset(&fr, 0, sizeof fr);
+  fr.x0 = ML, fr.w = W - ML - MR, fr.h = PANEL_H - MT - MB, fr.top = y0 + MT;
+  fr.log_y = p->log_y;
+  int empty = data_range(p, &fr);
+  fit_ticks(p, &fr);
+  draw_axes(f, p, &fr, y0, empty);
+  for (int s = 0; s < p->n_series; s++) draw_series(f, p, &fr, s);
   fputs("</g>\n", f);
-#undef PX
-#undef PY
 }
 
 int el__svg_write(const char *path, const char *title, const el__svg_panel *panels, int n_panels,
