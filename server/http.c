@@ -401,6 +401,21 @@ static char *render_model_metrics(el__server *s) {
   el__model_set *set = el__server_models(s);
   if (!set) return NULL;
   el__sb b = {0};
+  el__sb_printf(&b,
+                "# HELP electra_requests_cancelled_total Requests dropped unanswered while "
+                "queued: their client closed the connection.\n"
+                "# TYPE electra_requests_cancelled_total counter\n"
+                "electra_requests_cancelled_total %ld\n"
+                "# HELP electra_connections_refused_total Connections closed on accept: "
+                "--max-connections were open.\n"
+                "# TYPE electra_connections_refused_total counter\n"
+                "electra_connections_refused_total %ld\n"
+                "# HELP electra_connections_timed_out_total Connections closed by "
+                "--header-timeout or --body-timeout.\n"
+                "# TYPE electra_connections_timed_out_total counter\n"
+                "electra_connections_timed_out_total %ld\n",
+                el__sched_cancelled(s->sched), (long)atomic_load(&s->refused),
+                s->conns ? el__conns_timed_out(s->conns) : 0L);
   el__sb_puts(&b, "# HELP electra_model_info Models served (value 1).\n"
                   "# TYPE electra_model_info gauge\n");
   for (int i = 0; i < set->n; i++)
