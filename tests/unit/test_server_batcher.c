@@ -1,6 +1,7 @@
 /* The batching scheduler with a fake runner: outputs reach the right
  * sequences, budgets hold, jobs share batches, queues are per model, the
- * bound on the queue, deadlines and draining work. */
+ * bound on the queue, deadlines and draining work, jobs whose client left
+ * are dropped, admission by tokens. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -312,7 +313,59 @@ static void test_wait_and_long(void) {
   free(f);
 }
 
+/* el__job.gone: a job whose client left is dropped before it runs, its place
+ * and tokens freed; max_queue_tokens refuses what would pass the bound. */
+static int gone_flag;
+static int job_gone(el__job *j) {
+  (void)j;
+  return gone_flag;
+}
+
+static void test_gone_and_tokens(void) {
+  tctx c = {0};
+  uv_loop_init(&c.loop);
+  fake *f = fake_new(1000);
+  f->hold = 1;
+  el__sched_config cfg = {
+      .max_batch_tokens = 1000, .max_batch_size = 8, .max_queue = 10, .max_queue_tokens = 20};
+  c.s = el__sched_new(&c.loop, &cfg, (el__runner){fake_run, NULL, f});
+  tjob a, b;
+  make_job(&a, &c, 1, 1, 4, 0);
+  make_job(&b, &c, 1, 2, 4, 10);
+  a.job.cost = 4;
+  b.job.cost = 8;
+  b.job.gone = job_gone;
+  c.n_total = 2;
+  CHECK(el__sched_admit_cost(c.s, 0, 4) == EL_HERR_NONE, "4 tokens admitted");
+  el__sched_submit(c.s, &a.job);
+  for (int k = 0; k < 20; k++) uv_run(&c.loop, UV_RUN_NOWAIT), usleep(500);
+  CHECK(el__sched_admit_cost(c.s, 0, 8) == EL_HERR_NONE, "12 of 20 tokens admitted");
+  el__sched_submit(c.s, &b.job);
+  CHECK(el__sched_admit_cost(c.s, 0, 12) == EL_HERR_OVERLOADED,
+        "24 tokens would pass --max-queue-tokens 20: overloaded");
+  CHECK(el__sched_queued_tokens(c.s) == 12, "12 tokens queued (%ld)", el__sched_queued_tokens(c.s));
+  gone_flag = 1; /* b's client leaves while a runs */
+  for (int k = 0; k < 40; k++) uv_run(&c.loop, UV_RUN_NOWAIT), usleep(1000);
+  CHECK(b.done == 1 && b.job.cancelled && b.status == EL_HERR_UNAVAILABLE,
+        "the job whose client left is dropped while another runs (done %d, cancelled %d)",
+        b.done, b.job.cancelled);
+  fake_release(f);
+  spin(&c, all_done, NULL);
+  CHECK(a.status == EL_HERR_NONE && outputs_ok(&a), "the running job unaffected");
+  CHECK(f->batches == 1, "the dropped job never ran (%d batches)", f->batches);
+  CHECK(el__sched_queued_tokens(c.s) == 0 && el__sched_depth(c.s) == 0 &&
+            el__sched_cancelled(c.s) == 1,
+        "its place and tokens are free, one cancellation counted");
+  CHECK(el__sched_admit_cost(c.s, 0, 50) == EL_HERR_NONE,
+        "an empty queue admits a request larger than the bound");
+  el__sched_unadmit_cost(c.s, 50);
+  gone_flag = 0;
+  close_loop(&c);
+  free(f);
+}
+
 int main(void) {
+  test_gone_and_tokens();
   test_many();
   test_sharing_bound_drain();
   test_deadline();
