@@ -310,30 +310,42 @@ static void write_curves(const el__ft_opts *o, const el__mlog *ml, el__progress 
     el__progress_note(prog, "finetune: warning: %s", e.msg);
 }
 
-int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
-  const el__task *t = o->task;
-  double wall0 = now_wall(), cpu0 = now_cpu();
+/* Everything one fine-tuning run holds, so that el__ft_run reads as its
+ * steps: setup, then train and evaluate epoch by epoch, then the summary. */
+typedef struct ft_run {
+  const el__ft_opts *o;
+  const el__task *t;
+  FILE *log;
+  double wall0, cpu0, t_train;
   char mdir[4096], vocab[4200];
-  el__ft_resolve_model_dir(o->init, mdir, sizeof mdir);
-  snprintf(vocab, sizeof vocab, "%s/vocab.txt", mdir);
-  el_model *src = NULL;
-  el__ft_examples tr = {0}, dv = {0};
-  el__ft_data dtr = {0}, ddv = {0};
-  el_config cfg = {0};
-  el__params p = {0};
-  el__tmodel *m = NULL;
-  int *order = NULL, *lens = NULL, *bids = NULL, *btypes = NULL;
-  float *dout = NULL;
-  cJSON *epochs = cJSON_CreateArray();
+  el_model *src;
+  el__ft_examples tr, dv;
+  el__ft_data dtr, ddv;
+  el__ft_shape shape;
+  el_config cfg;
+  el__params p;
+  el__tmodel *m;
+  el__rng r_shuf, r_drop;
+  int B, K, max_len;
+  int *order, *lens, *bids, *btypes;
+  float *dout;
+  el__adamw opt;
+  long total, warm, step;
+  el__plan plan, *pl; /* pl: &plan with --time-limit, else NULL */
+  cJSON *epochs;
   el__mlog ml;
-  el__mlog_open_memory(&ml);
   el__progress prog;
-  el__progress_init(&prog, log, 0);
-  int rc;
-  if (o->threads > 0) el_set_threads((int)o->threads);
-  /* saving replaces the whole --out directory: refuse one that holds
-   * something other than a checkpoint */
-  DIR *od = opendir(o->out);
+  double best;
+  int best_epoch, saved; /* saved: --out holds this run's checkpoint */
+  el__ft_metrics best_m;
+  double eval_s, eval_total, last_plot; /* the last dev evaluation, all of them */
+} ft_run;
+
+/* Saving replaces the whole --out directory: refuse one that holds
+ * something other than a checkpoint; then make its parent (writable)
+ * before any work. */
+static int check_out(const char *out, el_error *err) {
+  DIR *od = opendir(out);
   if (od) {
     struct dirent *de;
     int other = 0, ckpt = 0;
@@ -346,262 +358,328 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
     if (other && !ckpt)
       return el_error_set(err, EL_EINVAL,
                           "--out %s: exists and is not a checkpoint directory (it would be replaced)",
-                          o->out);
+                          out);
   }
-  /* before any work: the parent of --out exists (made) and is writable */
-  if ((rc = el__prepare_output(o->out, 0, err))) return rc;
-  if ((rc = el_model_load(mdir, &src, err))) goto done;
-  const el_tokenizer *tok = el_model_tokenizer(src);
+  return el__prepare_output(out, 0, err);
+}
 
-  if ((rc = read_examples(o, tok, &tr, &dv, log, err))) goto done;
+/* The encoder, the examples and their features, the task's config. */
+static int load_inputs(ft_run *r, el_error *err) {
+  const el__ft_opts *o = r->o;
+  int rc = el_model_load(r->mdir, &r->src, err);
+  if (rc) return rc;
+  const el_tokenizer *tok = el_model_tokenizer(r->src);
+  if ((rc = read_examples(o, tok, &r->tr, &r->dv, r->log, err))) return rc;
+  r->shape = (el__ft_shape){(int)o->max_seq_len, el_qa_default_params(), o->ged_rule};
+  r->shape.qa.max_seq_len = (int)o->max_seq_len;
+  r->shape.qa.doc_stride = (int)o->doc_stride;
+  r->shape.qa.max_query_len = (int)o->max_query_len;
+  const el_config *scfg = el_model_config(r->src);
+  if (o->max_seq_len > scfg->max_position_embeddings)
+    return el_error_set(err, EL_EINVAL, "--max-seq-len %ld exceeds the model's max_position_embeddings %d",
+                        o->max_seq_len, scfg->max_position_embeddings);
+  if ((rc = el__ft_features(&r->tr, tok, &r->shape, &r->dtr, err)) ||
+      (rc = el__ft_features(&r->dv, tok, &r->shape, &r->ddv, err)))
+    return rc;
+  if (r->dtr.n == 0) return el_error_set(err, EL_EINVAL, "%s: no training features", o->train);
+  return task_config(r->t, scfg, &r->tr.cls, &r->cfg, err);
+}
 
-  el__ft_shape shape = {(int)o->max_seq_len, el_qa_default_params(), EL_SCORE_MAX};
-  shape.qa.max_seq_len = (int)o->max_seq_len;
-  shape.qa.doc_stride = (int)o->doc_stride;
-  shape.qa.max_query_len = (int)o->max_query_len;
-  shape.ged_rule = o->ged_rule;
-  const el_config *scfg = el_model_config(src);
-  if (o->max_seq_len > scfg->max_position_embeddings) {
-    rc = el_error_set(err, EL_EINVAL, "--max-seq-len %ld exceeds the model's max_position_embeddings %d",
-                      o->max_seq_len, scfg->max_position_embeddings);
-    goto done;
-  }
-  if ((rc = el__ft_features(&tr, tok, &shape, &dtr, err)) ||
-      (rc = el__ft_features(&dv, tok, &shape, &ddv, err)))
-    goto done;
-  if (dtr.n == 0) {
-    rc = el_error_set(err, EL_EINVAL, "%s: no training features", o->train);
-    goto done;
-  }
-  if ((rc = task_config(t, scfg, &tr.cls, &cfg, err))) goto done;
-
-  /* parameters: random everywhere, then the pretrained encoder (and, for GED
-   * from a discriminator, its replaced-token head) unless --random-init */
+/* Parameters: random everywhere, then the pretrained encoder (and, for GED
+ * from a discriminator, its replaced-token head) unless --random-init; the
+ * trainable model and the batch buffers. */
+static int build_model(ft_run *r, el_error *err) {
+  const el__ft_opts *o = r->o;
   el__rng rng;
   el__rng_seed(&rng, (uint64_t)o->seed);
-  el__rng r_init = el__rng_split(&rng, 1), r_shuf = el__rng_split(&rng, 2), r_drop = el__rng_split(&rng, 3);
-  if ((rc = el__params_new_single(&p, &cfg, err)) ||
-      (rc = el__params_init_random(&p, 0, 0, &r_init, err)))
-    goto done;
-  if (!o->random_init) {
+  el__rng r_init = el__rng_split(&rng, 1);
+  r->r_shuf = el__rng_split(&rng, 2);
+  r->r_drop = el__rng_split(&rng, 3);
+  int rc = el__params_new_single(&r->p, &r->cfg, err);
+  if (!rc) rc = el__params_init_random(&r->p, 0, 0, &r_init, err);
+  if (!rc && !o->random_init) {
     int what = EL_COPY_ENCODER;
-    if (t->kind == EL__TASK_GED && scfg->arch == EL_ARCH_PRETRAINING) what |= EL_COPY_HEAD;
-    if ((rc = el__params_copy_from_model(&p, 0, src, what, err))) goto done;
+    if (r->t->kind == EL__TASK_GED && el_model_config(r->src)->arch == EL_ARCH_PRETRAINING)
+      what |= EL_COPY_HEAD;
+    rc = el__params_copy_from_model(&r->p, 0, r->src, what, err);
   }
-  int max_len = dtr.max_len > ddv.max_len ? dtr.max_len : ddv.max_len;
-  int B = (int)o->batch;
-  el__tmodel_limits lim = {B * max_len, B, max_len, 0};
-  if ((rc = el__tmodel_new(&cfg, &p.w[0], &p.g[0], &lim, &m, err))) goto done;
-  int K = t->kind == EL__TASK_CLS ? cfg.num_labels : t->kind == EL__TASK_QA ? 2 : 1;
-  order = malloc((size_t)dtr.n * sizeof *order);
-  lens = malloc((size_t)B * sizeof *lens);
-  bids = malloc((size_t)B * max_len * sizeof *bids);
-  btypes = malloc((size_t)B * max_len * sizeof *btypes);
-  dout = malloc((size_t)B * max_len * 2 * sizeof *dout + (size_t)B * K * sizeof *dout);
-  if (!order || !lens || !bids || !btypes || !dout) {
-    rc = el_error_set(err, EL_ENOMEM, "finetune: out of memory");
-    goto done;
-  }
-  for (int i = 0; i < dtr.n; i++) order[i] = i;
+  if (rc) return rc;
+  r->max_len = r->dtr.max_len > r->ddv.max_len ? r->dtr.max_len : r->ddv.max_len;
+  r->B = (int)o->batch;
+  el__tmodel_limits lim = {r->B * r->max_len, r->B, r->max_len, 0};
+  if ((rc = el__tmodel_new(&r->cfg, &r->p.w[0], &r->p.g[0], &lim, &r->m, err))) return rc;
+  r->K = r->t->kind == EL__TASK_CLS ? r->cfg.num_labels : r->t->kind == EL__TASK_QA ? 2 : 1;
+  size_t BL = (size_t)r->B * r->max_len;
+  r->order = malloc((size_t)r->dtr.n * sizeof *r->order);
+  r->lens = malloc((size_t)r->B * sizeof *r->lens);
+  r->bids = malloc(BL * sizeof *r->bids);
+  r->btypes = malloc(BL * sizeof *r->btypes);
+  r->dout = malloc(BL * 2 * sizeof *r->dout + (size_t)r->B * r->K * sizeof *r->dout);
+  if (!r->order || !r->lens || !r->bids || !r->btypes || !r->dout)
+    return el_error_set(err, EL_ENOMEM, "finetune: out of memory");
+  for (int i = 0; i < r->dtr.n; i++) r->order[i] = i;
+  return EL_OK;
+}
 
-  el__adamw opt = el__adamw_defaults();
-  opt.weight_decay = (float)o->weight_decay;
-  opt.layer_decay = (float)o->layer_decay;
-  long steps_per_epoch = (dtr.n + B - 1) / B, total = steps_per_epoch * o->epochs;
-  long warm = (long)(o->warmup * total);
-  fprintf(log,
+static int n_examples(const el__task *t, const el__ft_examples *e) {
+  return t->kind == EL__TASK_QA ? e->squad.n_q : t->kind == EL__TASK_GED ? e->ged.n : e->cls.n;
+}
+
+/* The optimizer, the schedule (planned for --time-limit: its total follows
+ * the time plan, schedule.h, at most the epochs' steps; a plan complete
+ * mid-epoch ends the run after that partial epoch's dev evaluation), and
+ * the settings line. */
+static void start_schedule(ft_run *r) {
+  const el__ft_opts *o = r->o;
+  r->opt = el__adamw_defaults();
+  r->opt.weight_decay = (float)o->weight_decay;
+  r->opt.layer_decay = (float)o->layer_decay;
+  long steps_per_epoch = (r->dtr.n + r->B - 1) / r->B;
+  r->total = steps_per_epoch * o->epochs;
+  r->warm = (long)(o->warmup * r->total);
+  fprintf(r->log,
           "finetune: task %s, %d train / %d dev examples -> %d / %d sequences (max %d tokens), "
           "%s encoder from %s, %ld epochs x %ld steps, batch %d, lr %g, layer decay %g, warmup "
           "%ld steps, weight decay %g, seed %ld\n",
-          t->name, t->kind == EL__TASK_QA ? tr.squad.n_q : t->kind == EL__TASK_GED ? tr.ged.n : tr.cls.n,
-          t->kind == EL__TASK_QA ? dv.squad.n_q : t->kind == EL__TASK_GED ? dv.ged.n : dv.cls.n,
-          dtr.n, ddv.n, max_len, o->random_init ? "random" : "pretrained", mdir, o->epochs,
-          steps_per_epoch, B, o->lr, o->layer_decay, warm, o->weight_decay, o->seed);
-  if (dtr.n_truncated)
-    fprintf(log, "finetune: %ld training example(s) truncated to %ld tokens\n", dtr.n_truncated,
+          r->t->name, n_examples(r->t, &r->tr), n_examples(r->t, &r->dv), r->dtr.n, r->ddv.n,
+          r->max_len, o->random_init ? "random" : "pretrained", r->mdir, o->epochs, steps_per_epoch,
+          r->B, o->lr, o->layer_decay, r->warm, o->weight_decay, o->seed);
+  if (r->dtr.n_truncated)
+    fprintf(r->log, "finetune: %ld training example(s) truncated to %ld tokens\n", r->dtr.n_truncated,
             o->max_seq_len);
-  /* --time-limit: the schedule's total follows the time plan (schedule.h),
-   * at most the epochs' steps; a plan complete mid-epoch ends the run after
-   * that partial epoch's dev evaluation */
-  el__plan plan, *pl = NULL;
-  double t_train = now_wall();
-  el__progress_set_total(&prog, o->time_limit > 0 ? 0 : total, o->time_limit > 0);
+  r->t_train = now_wall();
+  el__progress_set_total(&r->prog, o->time_limit > 0 ? 0 : r->total, o->time_limit > 0);
   if (o->time_limit > 0) {
-    el__plan_init(pl = &plan, o->time_limit, 0, total, total);
-    fprintf(log, "finetune: LR schedule planned for --time-limit %gs, at most the %ld steps above\n",
-            o->time_limit, total);
+    el__plan_init(r->pl = &r->plan, o->time_limit, 0, r->total, r->total);
+    fprintf(r->log, "finetune: LR schedule planned for --time-limit %gs, at most the %ld steps above\n",
+            o->time_limit, r->total);
   }
+  r->best = -INFINITY;
+  r->last_plot = now_wall();
+}
 
-  double best = -INFINITY;
-  int best_epoch = 0;
-  el__ft_metrics best_m = {0};
-  long step = 0;
+static void shuffle(ft_run *r) { /* Fisher-Yates */
+  for (int i = r->dtr.n - 1; i > 0; i--) {
+    int j = (int)el__rng_below(&r->r_shuf, (uint32_t)(i + 1)), tmp = r->order[i];
+    r->order[i] = r->order[j];
+    r->order[j] = tmp;
+  }
+}
+
+/* One optimizer step on the nb features at order[a...]; *loss its loss. */
+static int train_step(ft_run *r, int a, int nb, double *lr, double *loss, el_error *err) {
+  long T = 0;
+  for (int i = 0; i < nb; i++) {
+    const el__feat *f = &r->dtr.f[r->order[a + i]];
+    r->lens[i] = f->len;
+    memcpy(r->bids + T, r->dtr.ids + f->off, (size_t)f->len * sizeof *r->bids);
+    memcpy(r->btypes + T, r->dtr.types + f->off, (size_t)f->len * sizeof *r->btypes);
+    T += f->len;
+  }
+  el_batch bt = {nb, r->lens, r->bids, r->btypes};
+  const float *out;
+  el__params_zero_grads(&r->p);
+  int rc = el__tmodel_forward(r->m, &bt, NULL, 0, 1, &r->r_drop, &out, err);
+  if (rc) return rc;
+  *loss = task_loss(r->t, &r->dtr, r->order + a, nb, out, r->K, r->dout);
+  if (!isfinite(*loss))
+    return el_error_set(err, EL_EVALUE, "finetune: loss is %g at step %ld (lower --lr?)", *loss,
+                        r->step + 1);
+  if ((rc = el__tmodel_backward(r->m, r->dout, err))) return rc;
+  *lr = el__lr_at(r->o->lr, r->step, r->total, r->warm);
+  if ((rc = el__adamw_step(&r->p, &r->opt, *lr, NULL, err))) return rc;
+  r->step++;
+  return EL_OK;
+}
+
+/* Losses since the last progress row. */
+typedef struct interval {
+  double loss, t0;
+  long n, examples;
+} interval;
+
+/* The progress bar (terminal), and every log_every steps a log line and a
+ * metrics row (the curves rewritten once a checkpoint exists). */
+static void report_progress(ft_run *r, long ep, double lr, int row_now, interval *iv) {
+  const el__ft_opts *o = r->o;
+  double dt = now_wall() - iv->t0, per_step = (now_wall() - r->t_train - r->eval_total) / r->step;
+  double eta = r->pl ? el__plan_eta(r->pl)
+                     : (double)(r->total - r->step) * per_step + (double)(o->epochs - ep + 1) * r->eval_s;
+  el__progress_stats ps = {.step = r->step, .lr = lr, .eta_s = eta, .finetune = 1,
+                           .loss = iv->loss / iv->n, .examples_per_s = dt > 0 ? iv->examples / dt : NAN,
+                           .epoch = ep, .epochs = o->epochs};
+  if (r->prog.tty) el__progress_update(&r->prog, &ps, 0);
+  if (!row_now) return;
+  if (o->log_every > 0) el__progress_log(&r->prog, &ps);
+  el__mrow row;
+  memset(&row, 0, sizeof row);
+  row.step = r->step;
+  el__mrow_set(&row, EL_MF_TIME, now_wall() - r->t_train);
+  el__mrow_set(&row, EL_MF_EPOCH, (double)ep);
+  el__mrow_set(&row, EL_MF_LR, lr);
+  el__mrow_set(&row, EL_MF_LOSS, iv->loss / iv->n);
+  el__mrow_set(&row, EL_MF_EXAMPLES_PER_S, ps.examples_per_s);
+  if (r->pl) el__mrow_set(&row, EL_MF_PLANNED_STEPS, (double)r->total);
+  el_error e = {0};
+  if (el__mlog_add(&r->ml, &row, &e)) el__progress_note(&r->prog, "finetune: warning: %s", e.msg);
+  if (r->saved) {
+    int plot = now_wall() - r->last_plot > 30;
+    write_curves(o, &r->ml, &r->prog, plot);
+    if (plot) r->last_plot = now_wall();
+  }
+  *iv = (interval){0, now_wall(), 0, 0};
+}
+
+/* One pass over the shuffled training features (or until the time plan is
+ * complete); *loss_sum / *n_loss the epoch's losses. */
+static int train_epoch(ft_run *r, long ep, double *loss_sum, long *n_loss, el_error *err) {
+  const el__ft_opts *o = r->o;
+  interval iv = {0, now_wall(), 0, 0};
+  shuffle(r);
+  for (int a = 0; a < r->dtr.n; a += r->B) {
+    if (r->pl && el__plan_done(r->pl)) break;
+    double t_step = now_wall(), lr = 0, loss = 0;
+    int nb = a + r->B < r->dtr.n ? r->B : r->dtr.n - a;
+    int rc = train_step(r, a, nb, &lr, &loss, err);
+    if (rc) return rc;
+    if (r->pl) { /* the next step's schedule */
+      plan_step(r->pl, now_wall() - t_step, now_wall() - r->t_train, ep > 1,
+                (r->ddv.n + r->B - 1) / r->B, o->warmup, &r->prog);
+      r->total = r->pl->total;
+      r->warm = el__warmup_share(r->total, o->warmup);
+    }
+    *loss_sum += loss;
+    (*n_loss)++;
+    iv.loss += loss;
+    iv.n++;
+    iv.examples += nb;
+    int row_now = (o->log_every > 0 && r->step % o->log_every == 0) || a + r->B >= r->dtr.n ||
+                  (r->pl && el__plan_done(r->pl));
+    if (r->prog.tty || row_now) report_progress(r, ep, lr, row_now, &iv);
+  }
+  return EL_OK;
+}
+
+/* A better dev score than any before: its checkpoint, with what dev chose
+ * (the squad2 null threshold; the GED threshold and word rule /score serves). */
+static int save_best(ft_run *r, long ep, const el__ft_metrics *mt, el_error *err) {
+  r->best = mt->primary;
+  r->best_epoch = (int)ep;
+  r->best_m = *mt;
+  if (r->t->squad2) {
+    r->cfg.has_null_threshold = 1;
+    r->cfg.null_threshold = mt->null_threshold;
+  }
+  if (r->t->kind == EL__TASK_GED) {
+    r->cfg.has_score_threshold = 1;
+    r->cfg.score_threshold = (float)mt->threshold;
+    r->cfg.score_rule = r->o->ged_rule;
+  }
+  int rc = el__checkpoint_save(r->o->out, &r->cfg, &r->p.w[0], r->vocab, err);
+  if (rc) return rc;
+  r->saved = 1;
+  el__progress_note(&r->prog, "finetune: saved %s (epoch %ld, %s %.4f)", r->o->out, ep, r->t->metric,
+                    r->best);
+  return EL_OK;
+}
+
+/* Dev evaluation after an epoch: the log line, eval.json's epoch entry, a
+ * metrics row, the checkpoint when it is the best so far, the curves. */
+static int end_epoch(ft_run *r, long ep, double t_ep, double loss_sum, long n_loss, el_error *err) {
+  el__ft_metrics mt;
+  el__ft_tmodel_ctx rctx = {r->m, r->t->kind, r->K};
+  el__ft_runner runner = {el__ft_tmodel_run, &rctx};
+  double t_eval = now_wall();
+  int rc = el__ft_evaluate(&runner, &r->dv, &r->ddv, &r->shape, r->B, 1, 0, NULL, &mt, err);
+  if (rc) return rc;
+  r->eval_s = now_wall() - t_eval;
+  r->eval_total += r->eval_s;
   char mj[1024];
-  int saved = 0;                      /* --out holds this run's checkpoint */
-  double eval_s = 0, eval_total = 0;  /* the last dev evaluation, all of them */
-  double last_plot = now_wall();
-  if (!epochs) {
-    rc = el_error_set(err, EL_ENOMEM, "finetune: out of memory");
-    goto done;
+  el__ft_metrics_json(r->t, &mt, mj, sizeof mj);
+  el__progress_note(&r->prog, "epoch %ld: train loss %.4f, dev %s (%.0f s)", ep, loss_sum / n_loss,
+                    mj, now_wall() - t_ep);
+  add_epoch(r->epochs, r->t, ep, loss_sum / n_loss, &mt);
+  el__mrow row;
+  memset(&row, 0, sizeof row);
+  row.val = 1;
+  row.step = r->step;
+  el__mrow_set(&row, EL_MF_TIME, now_wall() - r->t_train);
+  el__mrow_set(&row, EL_MF_EPOCH, (double)ep);
+  el__mrow_set(&row, EL_MF_LOSS, loss_sum / n_loss);
+  el__mrow_set(&row, EL_MF_DEV_SCORE, mt.primary);
+  el_error e = {0};
+  if (el__mlog_add(&r->ml, &row, &e)) el__progress_note(&r->prog, "finetune: warning: %s", e.msg);
+  if ((mt.primary > r->best || r->best_epoch == 0) && (rc = save_best(r, ep, &mt, err))) return rc;
+  if (r->saved) { /* the saved directory has no curves yet: put them (back) in */
+    write_curves(r->o, &r->ml, &r->prog, 1);
+    r->last_plot = now_wall();
   }
-  for (long ep = 1; ep <= o->epochs; ep++) {
-    double t_ep = now_wall(), loss_sum = 0, loss_log = 0;
-    long n_loss = 0, n_log = 0, ex_log = 0;
-    double t_log = now_wall();
-    for (int i = dtr.n - 1; i > 0; i--) { /* Fisher-Yates */
-      int j = (int)el__rng_below(&r_shuf, (uint32_t)(i + 1)), tmp = order[i];
-      order[i] = order[j];
-      order[j] = tmp;
-    }
-    for (int a = 0; a < dtr.n; a += B) {
-      if (pl && el__plan_done(pl)) break;
-      double t_step = now_wall();
-      int nb = a + B < dtr.n ? B : dtr.n - a;
-      long T = 0;
-      for (int i = 0; i < nb; i++) {
-        const el__feat *f = &dtr.f[order[a + i]];
-        lens[i] = f->len;
-        memcpy(bids + T, dtr.ids + f->off, (size_t)f->len * sizeof *bids);
-        memcpy(btypes + T, dtr.types + f->off, (size_t)f->len * sizeof *btypes);
-        T += f->len;
-      }
-      el_batch bt = {nb, lens, bids, btypes};
-      const float *out;
-      el__params_zero_grads(&p);
-      if ((rc = el__tmodel_forward(m, &bt, NULL, 0, 1, &r_drop, &out, err))) goto done_ej;
-      double loss = task_loss(t, &dtr, order + a, nb, out, K, dout);
-      if (!isfinite(loss)) {
-        rc = el_error_set(err, EL_EVALUE, "finetune: loss is %g at step %ld (lower --lr?)", loss,
-                          step + 1);
-        goto done_ej;
-      }
-      if ((rc = el__tmodel_backward(m, dout, err))) goto done_ej;
-      double lr = el__lr_at(o->lr, step, total, warm);
-      if ((rc = el__adamw_step(&p, &opt, lr, NULL, err))) goto done_ej;
-      step++;
-      if (pl) { /* the next step's schedule */
-        plan_step(pl, now_wall() - t_step, now_wall() - t_train, ep > 1, (ddv.n + B - 1) / B,
-                  o->warmup, &prog);
-        total = pl->total;
-        warm = el__warmup_share(total, o->warmup);
-      }
-      loss_sum += loss;
-      n_loss++;
-      loss_log += loss;
-      n_log++;
-      ex_log += nb;
-      int row_now = (o->log_every > 0 && step % o->log_every == 0) || a + B >= dtr.n ||
-                    (pl && el__plan_done(pl));
-      if (prog.tty || row_now) {
-        double dt = now_wall() - t_log, per_step = (now_wall() - t_train - eval_total) / step;
-        double eta = pl ? el__plan_eta(pl)
-                        : (double)(total - step) * per_step + (double)(o->epochs - ep + 1) * eval_s;
-        el__progress_stats ps = {.step = step, .lr = lr, .eta_s = eta, .finetune = 1,
-                                 .loss = loss_log / n_log, .examples_per_s = dt > 0 ? ex_log / dt : NAN,
-                                 .epoch = ep, .epochs = o->epochs};
-        if (prog.tty) el__progress_update(&prog, &ps, 0);
-        if (row_now && o->log_every > 0) el__progress_log(&prog, &ps);
-        if (row_now) {
-          el__mrow row;
-          memset(&row, 0, sizeof row);
-          row.step = step;
-          el__mrow_set(&row, EL_MF_TIME, now_wall() - t_train);
-          el__mrow_set(&row, EL_MF_EPOCH, (double)ep);
-          el__mrow_set(&row, EL_MF_LR, lr);
-          el__mrow_set(&row, EL_MF_LOSS, loss_log / n_log);
-          el__mrow_set(&row, EL_MF_EXAMPLES_PER_S, ps.examples_per_s);
-          if (pl) el__mrow_set(&row, EL_MF_PLANNED_STEPS, (double)total);
-          el_error e = {0};
-          if (el__mlog_add(&ml, &row, &e)) el__progress_note(&prog, "finetune: warning: %s", e.msg);
-          if (saved) {
-            int plot = now_wall() - last_plot > 30;
-            write_curves(o, &ml, &prog, plot);
-            if (plot) last_plot = now_wall();
-          }
-          loss_log = 0;
-          n_log = 0;
-          ex_log = 0;
-          t_log = now_wall();
-        }
-      }
-    }
-    el__ft_metrics mt;
-    el__ft_tmodel_ctx rctx = {m, t->kind, K};
-    el__ft_runner runner = {el__ft_tmodel_run, &rctx};
-    double t_eval = now_wall();
-    if ((rc = el__ft_evaluate(&runner, &dv, &ddv, &shape, B, 1, 0, NULL, &mt, err))) goto done_ej;
-    eval_s = now_wall() - t_eval;
-    eval_total += eval_s;
-    el__ft_metrics_json(t, &mt, mj, sizeof mj);
-    el__progress_note(&prog, "epoch %ld: train loss %.4f, dev %s (%.0f s)", ep, loss_sum / n_loss,
-                      mj, now_wall() - t_ep);
-    add_epoch(epochs, t, ep, loss_sum / n_loss, &mt);
-    {
-      el__mrow row;
-      memset(&row, 0, sizeof row);
-      row.val = 1;
-      row.step = step;
-      el__mrow_set(&row, EL_MF_TIME, now_wall() - t_train);
-      el__mrow_set(&row, EL_MF_EPOCH, (double)ep);
-      el__mrow_set(&row, EL_MF_LOSS, loss_sum / n_loss);
-      el__mrow_set(&row, EL_MF_DEV_SCORE, mt.primary);
-      el_error e = {0};
-      if (el__mlog_add(&ml, &row, &e)) el__progress_note(&prog, "finetune: warning: %s", e.msg);
-    }
-    if (mt.primary > best || best_epoch == 0) {
-      best = mt.primary;
-      best_epoch = (int)ep;
-      best_m = mt;
-      if (t->squad2) {
-        cfg.has_null_threshold = 1;
-        cfg.null_threshold = mt.null_threshold;
-      }
-      if (t->kind == EL__TASK_GED) { /* /score serves what dev chose */
-        cfg.has_score_threshold = 1;
-        cfg.score_threshold = (float)mt.threshold;
-        cfg.score_rule = o->ged_rule;
-      }
-      if ((rc = el__checkpoint_save(o->out, &cfg, &p.w[0], vocab, err))) goto done_ej;
-      saved = 1;
-      el__progress_note(&prog, "finetune: saved %s (epoch %ld, %s %.4f)", o->out, ep, t->metric,
-                        best);
-    }
-    if (saved) { /* the saved directory has no curves yet: put them (back) in */
-      write_curves(o, &ml, &prog, 1);
-      last_plot = now_wall();
-    }
-    if (pl) el__plan_set_reserve(pl, now_wall() - t_eval); /* the last one will take as long */
-    if (pl && el__plan_done(pl)) break;
+  if (r->pl) el__plan_set_reserve(r->pl, now_wall() - t_eval); /* the last one will take as long */
+  return EL_OK;
+}
+
+/* eval.json, then the curves once more (after the final save). */
+static int finish(ft_run *r, el_error *err) {
+  el__ft_run_summary sum = {r->best_epoch, &r->best_m, r->epochs, n_examples(r->t, &r->tr), r->step,
+                            now_wall() - r->wall0, now_cpu() - r->cpu0, r->mdir};
+  int rc = write_eval_json(r->o, &sum, err);
+  if (rc) return rc;
+  char mj[1024];
+  el__ft_metrics_json(r->t, &r->best_m, mj, sizeof mj);
+  write_curves(r->o, &r->ml, &r->prog, 1);
+  el__progress_note(&r->prog, "finetune: best epoch %d, dev %s; wrote %s/eval.json, metrics.jsonl, loss.svg",
+                    r->best_epoch, mj, r->o->out);
+  return EL_OK;
+}
+
+static void ft_run_free(ft_run *r) {
+  el__progress_done(&r->prog);
+  el__mlog_close(&r->ml);
+  cJSON_Delete(r->epochs);
+  free(r->order);
+  free(r->lens);
+  free(r->bids);
+  free(r->btypes);
+  free(r->dout);
+  el__tmodel_free(r->m);
+  el__params_free(&r->p);
+  el__config_free(&r->cfg);
+  el__ft_data_free(&r->dtr);
+  el__ft_data_free(&r->ddv);
+  el__ft_examples_free(&r->tr);
+  el__ft_examples_free(&r->dv);
+  el_model_free(r->src);
+}
+
+int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
+  if (o->threads > 0) el_set_threads((int)o->threads);
+  int rc = check_out(o->out, err);
+  if (rc) return rc;
+  ft_run *r = calloc(1, sizeof *r);
+  if (!r) return el_error_set(err, EL_ENOMEM, "finetune: out of memory");
+  r->o = o;
+  r->t = o->task;
+  r->log = log;
+  r->wall0 = now_wall();
+  r->cpu0 = now_cpu();
+  el__ft_resolve_model_dir(o->init, r->mdir, sizeof r->mdir);
+  snprintf(r->vocab, sizeof r->vocab, "%s/vocab.txt", r->mdir);
+  r->epochs = cJSON_CreateArray();
+  el__mlog_open_memory(&r->ml);
+  el__progress_init(&r->prog, log, 0);
+  rc = r->epochs ? EL_OK : el_error_set(err, EL_ENOMEM, "finetune: out of memory");
+  if (!rc) rc = load_inputs(r, err);
+  if (!rc) rc = build_model(r, err);
+  if (!rc) start_schedule(r);
+  for (long ep = 1; !rc && ep <= o->epochs; ep++) {
+    double t_ep = now_wall(), loss_sum = 0;
+    long n_loss = 0;
+    rc = train_epoch(r, ep, &loss_sum, &n_loss, err);
+    if (!rc) rc = end_epoch(r, ep, t_ep, loss_sum, n_loss, err);
+    if (r->pl && el__plan_done(r->pl)) break;
   }
-  {
-    el__ft_run_summary sum = {best_epoch, &best_m, epochs, t->kind == EL__TASK_QA ? tr.squad.n_q
-                              : t->kind == EL__TASK_GED ? tr.ged.n : tr.cls.n,
-                              step, now_wall() - wall0, now_cpu() - cpu0, mdir};
-    rc = write_eval_json(o, &sum, err);
-    el__ft_metrics_json(t, &best_m, mj, sizeof mj);
-    if (!rc) {
-      write_curves(o, &ml, &prog, 1); /* last: after the final save */
-      el__progress_note(&prog, "finetune: best epoch %d, dev %s; wrote %s/eval.json, metrics.jsonl, loss.svg",
-                        best_epoch, mj, o->out);
-    }
-  }
-done_ej:
-done:
-  el__progress_done(&prog);
-  el__mlog_close(&ml);
-  cJSON_Delete(epochs);
-  free(order);
-  free(lens);
-  free(bids);
-  free(btypes);
-  free(dout);
-  el__tmodel_free(m);
-  el__params_free(&p);
-  el__config_free(&cfg);
-  el__ft_data_free(&dtr);
-  el__ft_data_free(&ddv);
-  el__ft_examples_free(&tr);
-  el__ft_examples_free(&dv);
-  el_model_free(src);
+  if (!rc) rc = finish(r, err);
+  ft_run_free(r);
+  free(r);
   return rc;
 }
