@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,6 +25,8 @@
 #include "srv_metrics.h"
 #include "srv_conns.h"
 #include "srv_http.h"
+#include "srv_info.h"
+#include "srv_workq.h"
 
 enum { ST_NEW = 0, ST_BODY, ST_WAITING, ST_DONE };
 
@@ -78,11 +81,11 @@ struct conn_req {
   long admitted_tokens; /* /tokenize: the tokens it holds in the queue's bound */
   int holds_place;  /* /tokenize: holds a queue place until answered */
   int suspended_here; /* suspended for the pool or the batcher, not yet back */
-  struct conn_req *prep_next; /* the prepare pool's queue */
   el__http_err perr; /* the prepare step's error, else NONE */
   char pmsg[256];
   char *pbody;       /* the prepare step's answer (/tokenize) */
   size_t plen;
+  el__workq_node prep_node; /* its place in the prepare threads' queue (srv_workq.h) */
 };
 
 /* ---- responses ---- */
@@ -317,114 +320,6 @@ static enum MHD_Result first_call(conn_req *r) {
 
 /* ---- GET routes ---- */
 
-/* How /score reads a per-token model: its default threshold and where it
- * came from, the word rule, and for a token classifier its "no error" label. */
-static void render_score_settings(el__sb *b, const el__model_entry *e) {
-  const el_config *c = e->cfg;
-  el__sb_puts(b, ",\"score_threshold\":");
-  el__sb_json_float(b, (float)e->threshold);
-  el__sb_printf(b, ",\"score_threshold_source\":\"%s\",\"score_aggregation\":\"%s\"",
-                c->has_score_threshold ? "model" : "default", el_score_rule_name(c->score_rule));
-  if (e->correct_label >= 0 && c->id2label) {
-    const char *l = c->id2label[e->correct_label];
-    el__sb_puts(b, ",\"correct_label\":");
-    el__sb_json_str(b, l, strlen(l));
-    el__sb_printf(b, ",\"correct_label_source\":\"%s\"",
-                  e->correct_from_option ? "option" : "label_name");
-  }
-}
-
-static char *render_info(el__server *s, size_t *len) {
-  el__sb b = {0};
-  el__model_set *set = el__server_models(s);
-  const el__srv_options *o = &s->opt;
-  el__sb_printf(&b,
-                "{\"version\":\"%s\",\"ready\":%s,\"limits\":{\"max_batch_tokens\":%d,"
-                "\"max_batch_size\":%d,\"max_wait_us\":%d,\"max_queue\":%d,\"max_inputs\":%d,"
-                "\"max_qa_windows\":%d,\"max_body_bytes\":%ld,\"request_timeout\":%g,"
-                "\"max_queue_tokens\":%ld,\"max_response_bytes\":%ld,\"max_connections\":%d,"
-                "\"max_connections_per_client\":%d,\"header_timeout\":%g,\"body_timeout\":%g},"
-                "\"models\":[",
-                EL_VERSION, atomic_load(&s->ready) ? "true" : "false", o->max_batch_tokens,
-                o->max_batch_size, o->max_wait_us, o->max_queue, o->max_inputs,
-                o->max_qa_windows, o->max_body_bytes, o->request_timeout, o->max_queue_tokens,
-                o->max_response_bytes, o->max_connections, o->max_connections_per_client,
-                o->header_timeout, o->body_timeout);
-  for (int i = 0; set && i < set->n; i++) {
-    const el__model_entry *e = &set->e[i];
-    const el_config *c = e->cfg;
-    el__sb_puts(&b, i ? ",{\"name\":" : "{\"name\":");
-    el__sb_json_str(&b, e->name, strlen(e->name));
-    const char *task = e->task == EL_TASK_SCORE      ? "score"
-                       : e->task == EL_TASK_CLASSIFY ? "classify"
-                       : e->task == EL_TASK_QA       ? "qa"
-                                                     : "tokenize";
-    el__sb_printf(&b,
-                  ",\"task\":\"%s\",\"route\":\"%s\",\"architecture\":\"%s\",\"default\":%s,"
-                  "\"max_seq_len\":%d,\"num_parameters\":%zu,\"vocab_size\":%d,"
-                  "\"hidden_size\":%d,\"num_layers\":%d,\"do_lower_case\":%s",
-                  task, el__task_route(e->task), el_arch_name(c->arch),
-                  e->task >= 0 && set->task_default[e->task] == i ? "true" : "false", e->max_len,
-                  el_model_num_parameters(e->model), c->vocab_size, c->hidden_size,
-                  c->num_layers, c->do_lower_case ? "true" : "false");
-    if (c->arch == EL_ARCH_SEQ_CLS || c->arch == EL_ARCH_TOKEN_CLS) {
-      if (c->arch == EL_ARCH_SEQ_CLS)
-        el__sb_printf(&b, ",\"regression\":%s", c->regression ? "true" : "false");
-      el__sb_puts(&b, ",\"labels\":[");
-      for (int k = 0; k < c->num_labels; k++) {
-        const char *l = c->id2label && c->id2label[k] ? c->id2label[k] : "";
-        if (k) el__sb_puts(&b, ",");
-        el__sb_json_str(&b, l, strlen(l));
-      }
-      el__sb_puts(&b, "]");
-    } else {
-      el__sb_puts(&b, ",\"labels\":null");
-    }
-    if (e->task == EL_TASK_SCORE) render_score_settings(&b, e);
-    if (c->arch == EL_ARCH_QA) {
-      el__sb_puts(&b, ",\"null_threshold\":");
-      if (c->has_null_threshold)
-        el__sb_json_num(&b, c->null_threshold);
-      else
-        el__sb_puts(&b, "null");
-    }
-    el__sb_puts(&b, "}");
-  }
-  el__sb_puts(&b, "]");
-  el__reload_render(&b); /* the last SIGHUP reload: time, result, reason */
-  el__sb_puts(&b, "}");
-  if (set) el__model_set_unref(set);
-  return el__sb_take(&b, len);
-}
-
-static char *render_model_metrics(el__server *s) {
-  el__model_set *set = el__server_models(s);
-  if (!set) return NULL;
-  el__sb b = {0};
-  el__sb_printf(&b,
-                "# HELP electra_requests_cancelled_total Requests dropped unanswered while "
-                "queued: their client closed the connection.\n"
-                "# TYPE electra_requests_cancelled_total counter\n"
-                "electra_requests_cancelled_total %ld\n"
-                "# HELP electra_connections_refused_total Connections closed on accept: "
-                "--max-connections were open.\n"
-                "# TYPE electra_connections_refused_total counter\n"
-                "electra_connections_refused_total %ld\n"
-                "# HELP electra_connections_timed_out_total Connections closed by "
-                "--header-timeout or --body-timeout.\n"
-                "# TYPE electra_connections_timed_out_total counter\n"
-                "electra_connections_timed_out_total %ld\n",
-                el__sched_cancelled(s->sched), (long)atomic_load(&s->refused),
-                s->conns ? el__conns_timed_out(s->conns) : 0L);
-  el__sb_puts(&b, "# HELP electra_model_info Models served (value 1).\n"
-                  "# TYPE electra_model_info gauge\n");
-  for (int i = 0; i < set->n; i++)
-    el__sb_printf(&b, "electra_model_info{name=\"%s\",architecture=\"%s\"} 1\n", set->e[i].name,
-                  el_arch_name(set->e[i].cfg->arch));
-  el__model_set_unref(set);
-  return el__sb_take(&b, NULL);
-}
-
 static enum MHD_Result handle_get(conn_req *r) {
   el__server *s = r->srv;
   switch (r->rt->route) {
@@ -446,13 +341,13 @@ static enum MHD_Result handle_get(conn_req *r) {
     }
     case EL_ROUTE_INFO: {
       size_t n;
-      char *body = render_info(s, &n);
+      char *body = el__info_render(s, &n);
       if (!body) return send_error(r, EL_HERR_INTERNAL, "out of memory");
       return send_json(r, 200, body, n);
     }
     case EL_ROUTE_METRICS: {
       size_t n;
-      char *models = render_model_metrics(s);
+      char *models = el__info_model_metrics(s);
       char *body = el__metrics_render(models, &n);
       free(models);
       if (!body) return send_error(r, EL_HERR_INTERNAL, "out of memory");
@@ -521,14 +416,7 @@ static enum MHD_Result respond_result(conn_req *r) {
  * answer, take milliseconds per 100 KB: done on libmicrohttpd's threads they
  * would hold every connection those threads serve (a /health probe waited
  * 0.8 s behind a /tokenize flood). The connection is suspended and the work
- * runs on these threads; the answer is queued once it resumes. */
-typedef struct el__prep_pool {
-  pthread_mutex_t mu;
-  pthread_cond_t cond;
-  conn_req *head, *tail;
-  pthread_t th[16];
-  int n, quit;
-} el__prep_pool;
+ * runs on these threads (srv_workq.h); the answer is queued once it resumes. */
 
 /* Ends the prepare step without a job: the answer (r->perr or r->pbody) is
  * queued when the connection is back in its handler. */
@@ -537,6 +425,11 @@ static void prep_answer(conn_req *r, el__http_err e, const char *msg) {
   if (e) snprintf(r->pmsg, sizeof r->pmsg, "%s", msg);
   r->state = ST_DONE;
   MHD_resume_connection(r->conn); /* nothing may touch r after this */
+}
+
+static void prepare(conn_req *r);
+static void prepare_item(el__workq_node *node) {
+  prepare((conn_req *)((char *)node - offsetof(conn_req, prep_node)));
 }
 
 static void prepare(conn_req *r) {
@@ -596,58 +489,6 @@ static void prepare(conn_req *r) {
   el__sched_submit(s->sched, &r->job); /* job_done resumes the connection */
 }
 
-static void *prep_main(void *arg) {
-  el__prep_pool *p = arg;
-  pthread_mutex_lock(&p->mu);
-  for (;;) {
-    while (!p->head && !p->quit) pthread_cond_wait(&p->cond, &p->mu);
-    if (!p->head) break;
-    conn_req *r = p->head;
-    p->head = r->prep_next;
-    if (!p->head) p->tail = NULL;
-    pthread_mutex_unlock(&p->mu);
-    prepare(r);
-    pthread_mutex_lock(&p->mu);
-  }
-  pthread_mutex_unlock(&p->mu);
-  return NULL;
-}
-
-static void prep_push(el__prep_pool *p, conn_req *r) {
-  r->prep_next = NULL;
-  pthread_mutex_lock(&p->mu);
-  if (p->tail)
-    p->tail->prep_next = r;
-  else
-    p->head = r;
-  p->tail = r;
-  pthread_cond_signal(&p->cond);
-  pthread_mutex_unlock(&p->mu);
-}
-
-static el__prep_pool *prep_start(int n) {
-  el__prep_pool *p = calloc(1, sizeof *p);
-  if (!p) return NULL;
-  pthread_mutex_init(&p->mu, NULL);
-  pthread_cond_init(&p->cond, NULL);
-  if (n > 16) n = 16;
-  for (p->n = 0; p->n < n; p->n++)
-    if (pthread_create(&p->th[p->n], NULL, prep_main, p)) break;
-  return p;
-}
-
-static void prep_stop(el__prep_pool *p) {
-  if (!p) return;
-  pthread_mutex_lock(&p->mu);
-  p->quit = 1;
-  pthread_cond_broadcast(&p->cond);
-  pthread_mutex_unlock(&p->mu);
-  for (int i = 0; i < p->n; i++) pthread_join(p->th[i], NULL);
-  pthread_cond_destroy(&p->cond);
-  pthread_mutex_destroy(&p->mu);
-  free(p);
-}
-
 static enum MHD_Result handle_post(conn_req *r) {
   el__server *s = r->srv;
   if (r->body_over) {
@@ -662,7 +503,7 @@ static enum MHD_Result handle_post(conn_req *r) {
   r->suspended_here = 1;
   atomic_fetch_add(&s->suspended, 1);
   MHD_suspend_connection(r->conn);
-  prep_push(s->prep, r);
+  el__workq_push(s->prep, &r->prep_node);
   return MHD_YES;
 }
 
@@ -883,9 +724,9 @@ int el__http_start(el__server *s, char *err, size_t cap) {
     snprintf(err, cap, "cannot start the connection watcher");
     return -1;
   }
-  s->prep = prep_start((int)pool);
-  if (!s->prep || !s->prep->n) {
-    prep_stop(s->prep);
+  s->prep = el__workq_start((int)pool, prepare_item);
+  if (!s->prep || !el__workq_threads(s->prep)) {
+    el__workq_stop(s->prep);
     s->prep = NULL;
     el__conns_free(s->conns);
     s->conns = NULL;
@@ -903,7 +744,7 @@ int el__http_start(el__server *s, char *err, size_t cap) {
       connection_notify, s, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
       (unsigned)o->max_connections_per_client, MHD_OPTION_END);
   if (!s->mhd) {
-    prep_stop(s->prep);
+    el__workq_stop(s->prep);
     s->prep = NULL;
     el__conns_free(s->conns);
     s->conns = NULL;
@@ -927,7 +768,7 @@ void el__http_stop(el__server *s) {
   if (!s->mhd) return;
   MHD_stop_daemon(s->mhd);
   s->mhd = NULL;
-  prep_stop(s->prep);
+  el__workq_stop(s->prep);
   s->prep = NULL;
   el__conns_free(s->conns);
   s->conns = NULL;

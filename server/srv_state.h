@@ -22,7 +22,7 @@
 
 struct MHD_Daemon;
 struct el__conns;
-struct el__prep_pool;
+struct el__workq;
 
 typedef struct el__server {
   el__srv_options opt;
@@ -35,7 +35,7 @@ typedef struct el__server {
   unsigned port;      /* the bound port */
   int http_threads;   /* libmicrohttpd pool size in use */
   struct el__conns *conns; /* open connections and their deadlines (srv_conns.h) */
-  struct el__prep_pool *prep; /* threads that parse and tokenize POST bodies (http.c) */
+  struct el__workq *prep; /* threads that parse and tokenize POST bodies (http.c) */
 
   pthread_mutex_t set_mu;
   el__model_set *set; /* current models; NULL until the first load */
