@@ -12,11 +12,9 @@
  * and the last stage writes DIR. The time budget is split between the
  * training stages (time_share below); each plans its learning-rate schedule
  * to end at its share. Intermediate runs stay in DIR.work/ for inspection. */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #include <cJSON.h>
@@ -111,15 +109,13 @@ static int run_stage(int k, int of, const char *what, double budget, argv_b *a,
 
 /* The "dev" object of a finetune run's eval.json (caller deletes), or NULL. */
 static cJSON *read_dev(const char *dir) {
-  char path[4200];
+  char path[4200], *text = NULL;
+  size_t len;
+  el_error err = {0};
   snprintf(path, sizeof path, "%s/eval.json", dir);
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  char buf[1 << 16];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = 0;
-  cJSON *j = cJSON_Parse(buf);
+  if (el__read_file(path, 1 << 24, &text, &len, &err)) return NULL;
+  cJSON *j = cJSON_ParseWithLength(text, len);
+  free(text);
   cJSON *dev = j ? cJSON_DetachItemFromObject(j, "dev") : NULL;
   cJSON_Delete(j);
   return dev;
