@@ -10,22 +10,14 @@
 #include <unistd.h>
 
 #include "../test.h"
+#include "test_files.h"
 #include "data_sentences.h"
 #include "ged_synth.h"
 #include "learner.h"
 
 static char dir[64];
 
-static const char *put(const char *name, const char *text) {
-  static char path[4][128];
-  static int k;
-  char *p = path[k++ % 4];
-  snprintf(p, 128, "%s/%s", dir, name);
-  FILE *f = fopen(p, "wb");
-  fputs(text, f);
-  fclose(f);
-  return p;
-}
+#define put(name, text) el_test_put(dir, name, text)
 
 static int same_data(const el__ged_data *a, const el__ged_data *b) {
   if (a->n != b->n) return 0;

@@ -6,20 +6,12 @@
 #include <unistd.h>
 
 #include "../test.h"
+#include "test_files.h"
 #include "task_data.h"
 
 static char dir[64];
 
-static const char *put(const char *name, const char *text) {
-  static char path[8][128];
-  static int k;
-  char *p = path[k++ % 8];
-  snprintf(p, 128, "%s/%s", dir, name);
-  FILE *f = fopen(p, "wb");
-  fputs(text, f);
-  fclose(f);
-  return p;
-}
+#define put(name, text) el_test_put(dir, name, text)
 
 static void glue_tests(void) {
   el_error err = {0};

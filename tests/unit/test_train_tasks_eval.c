@@ -6,21 +6,13 @@
 #include <unistd.h>
 
 #include "../test.h"
+#include "test_files.h"
 #include "finetune.h"
 
 static char dir[64];
 enum { CLS = 2, SEP = 3, CAT = 6, MAT = 9, WHAT = 13 };
 
-static const char *put(const char *name, const char *text) {
-  static char path[4][128];
-  static int k;
-  char *p = path[k++ % 4];
-  snprintf(p, 128, "%s/%s", dir, name);
-  FILE *f = fopen(p, "wb");
-  fputs(text, f);
-  fclose(f);
-  return p;
-}
+#define put(name, text) el_test_put(dir, name, text)
 
 /* QA: the first question piece decides. "mat": span mat (5+5), [CLS] 0+0 ->
  * null - best = -10. "cat": span cat (2+2), [CLS] 1.5+1.5 -> -1. "what" (the

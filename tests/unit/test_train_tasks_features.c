@@ -6,20 +6,12 @@
 #include <unistd.h>
 
 #include "../test.h"
+#include "test_files.h"
 #include "finetune.h"
 
 static char dir[64];
 
-static const char *put(const char *name, const char *text) {
-  static char path[4][128];
-  static int k;
-  char *p = path[k++ % 4];
-  snprintf(p, 128, "%s/%s", dir, name);
-  FILE *f = fopen(p, "wb");
-  fputs(text, f);
-  fclose(f);
-  return p;
-}
+#define put(name, text) el_test_put(dir, name, text)
 
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/el_feat_XXXXXX");
