@@ -4,9 +4,11 @@
 #define EL_TESTS_CHECKPOINT_UTIL_H
 
 #include <dirent.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "electra/electra.h"
 #include "model_internal.h"
@@ -59,6 +61,52 @@ static inline int compare_models(const el_model *a, const el_model *b) {
     }
   }
   return bad;
+}
+
+/* ---- scratch files and small configs (unit tests) ---- */
+
+static inline int write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  if (!f) return -1;
+  size_t n = strlen(text);
+  int ok = fwrite(text, 1, n, f) == n;
+  return (fclose(f) == 0 && ok) ? 0 : -1;
+}
+
+static inline int rm_cb(const char *p, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb;
+  (void)ftw;
+  return flag == FTW_DP ? rmdir(p) : unlink(p);
+}
+static inline void rm_rf(const char *p) { nftw(p, rm_cb, 16, FTW_DEPTH | FTW_PHYS); }
+
+static inline el_config small_config(el_arch arch, int E) {
+  el_config c;
+  memset(&c, 0, sizeof c);
+  c.arch = arch;
+  c.vocab_size = 40;
+  c.embedding_size = E;
+  c.hidden_size = 16;
+  c.num_layers = 2;
+  c.num_heads = 2;
+  c.intermediate_size = 24;
+  c.max_position_embeddings = 20;
+  c.type_vocab_size = 2;
+  c.layer_norm_eps = 1e-12f;
+  c.initializer_range = 0.02f;
+  c.hidden_dropout_prob = 0.1f;
+  c.attention_probs_dropout_prob = 0.1f;
+  c.do_lower_case = 1;
+  if (arch == EL_ARCH_SEQ_CLS || arch == EL_ARCH_TOKEN_CLS) c.num_labels = 3;
+  return c;
+}
+
+static inline int write_vocab(const char *path, int V) {
+  FILE *f = fopen(path, "w");
+  if (!f) return -1;
+  fputs("[PAD]\n[UNK]\n[CLS]\n[SEP]\n[MASK]\n", f);
+  for (int i = 5; i < V; i++) fprintf(f, "tok%d\n", i);
+  return fclose(f);
 }
 
 #endif
