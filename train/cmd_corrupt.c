@@ -12,7 +12,7 @@
 
 #define PROG "electra-train corrupt"
 
-static const char *a_input, *a_family, *a_wordnet;
+static const char *a_input, *a_family, *a_wordnet, *a_mix;
 static double a_rate;
 static long a_seed, a_max;
 
@@ -21,6 +21,7 @@ static el_opt opts[] = {
     {"--rate", EL_OPT_FLOAT, &a_rate, 0, 1, "R", "expected errors per token (0.12; FCE has ~0.10)", 0},
     {"--seed", EL_OPT_INT, &a_seed, 0, 9007199254740992.0, "S", "random seed (1); the same seed and input give the same output", 0},
     {"--family", EL_OPT_STR, &a_family, 0, 0, "TYPE", "exactly one error of this type per sentence where it fits (M:DET, R:SPELL, ...; see below)", 0},
+    {"--mix", EL_OPT_STR, &a_mix, 0, 0, "TYPE=X,...", "scale types' shares of the mix: R:SPELL=0.5,M:DET=2 (0 turns a type off)", 0},
     {"--max-sentences", EL_OPT_INT, &a_max, 0, 1e12, "N", "stop after N sentences (0 = all)", 0},
     {"--wordnet", EL_OPT_STR, &a_wordnet, 0, 0, "DIR", "WordNet files (/usr/share/wordnet, Debian package wordnet-base)", 0},
 };
@@ -52,12 +53,6 @@ static double now_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int family_by_name(const char *name) {
-  for (int k = 0; k < EL__LF_COUNT; k++)
-    if (!strcmp(el__lfam_name(k), name)) return k;
-  return -1;
 }
 
 typedef struct totals {
@@ -147,7 +142,7 @@ static int run(FILE *f, const el__learner *l, int family, totals *t, el_error *e
 }
 
 int el__cmd_corrupt(int argc, char **argv) {
-  a_input = a_family = a_wordnet = NULL;
+  a_input = a_family = a_wordnet = a_mix = NULL;
   a_rate = 0.12;
   a_seed = 1;
   a_max = 0;
@@ -157,7 +152,7 @@ int el__cmd_corrupt(int argc, char **argv) {
     fprintf(stderr, PROG ": --input is required (see --help)\n");
     return 2;
   }
-  int family = a_family ? family_by_name(a_family) : -1;
+  int family = a_family ? el__lfam_by_name(a_family) : -1;
   if (a_family && family < 0) {
     fprintf(stderr, PROG ": unknown error type '%s' (see --help for the list)\n", a_family);
     return 2;
@@ -172,6 +167,7 @@ int el__cmd_corrupt(int argc, char **argv) {
   totals t;
   memset(&t, 0, sizeof t);
   rc = el__learner_load(a_wordnet, &l, &err);
+  if (!rc && a_mix) rc = el__learner_apply_mix(l, a_mix, &err);
   if (!rc) rc = run(f, l, family, &t, &err);
   if (!rc && ferror(f)) rc = el_error_set(&err, EL_EIO, "read error in %s", a_input);
   if (f != stdin) fclose(f);

@@ -84,6 +84,7 @@ typedef struct ft_args {
   el_strlist synth;
   long synth_n, synth_dev;
   double synth_rate;
+  const char *synth_mix;
 } ft_args;
 
 /* The required options, the task and the options that go with it. Prints
@@ -136,7 +137,7 @@ static void fill_opts(el__ft_opts *o, const ft_args *a, const el__task *t, int r
   memset(o, 0, sizeof *o);
   o->ged_rule = (el_score_rule)rule_id;
   o->synth = (el__synth_opts){a->synth.v, a->synth.n, a->synth_n, a->dev ? 0 : a->synth_dev,
-                              a->synth_rate, 0, NULL, 0};
+                              a->synth_rate, 0, NULL, 0, a->synth_mix};
   o->task = t;
   o->train = a->train;
   o->dev = a->dev;
@@ -236,6 +237,9 @@ int el__cmd_finetune(int argc, char **argv) {
        "ged: synthetic training sentences, a uniform sample of the files (200000)", 0},
       {"--synthetic-rate", EL_OPT_FLOAT, &a.synth_rate, 0.001, 1, "X",
        "ged: expected learner errors per word (0.12; FCE has ~0.10)", 0},
+      {"--synthetic-mix", EL_OPT_STR, &a.synth_mix, 0, 0, "TYPE=X,...",
+       "ged: scale error types' shares: R:SPELL=0.5,M:DET=2 (0 turns a type off; "
+       "electra-train corrupt --help lists the types)", 0},
       {"--synthetic-dev", EL_OPT_INT, &a.synth_dev, 1, 1e7, "N",
        "ged: held-out synthetic sentences for dev when --dev is not given (2000)", 0},
   };

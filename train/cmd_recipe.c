@@ -27,7 +27,7 @@
 #define MAX_ARGS 256
 
 static el_strlist a_corpus, a_synth_corpus;
-static const char *a_out, *a_train, *a_dev, *a_vocab, *a_preset = "tiny";
+static const char *a_out, *a_train, *a_dev, *a_vocab, *a_preset = "tiny", *a_mix;
 static double a_time = 600;
 static long a_threads, a_vocab_size = 8192, a_seed = 1, a_synth_sentences = 0;
 static double a_rate = 0.12, a_pretrain_corruption = 0.1, a_pretrain_share = -1;
@@ -46,6 +46,7 @@ static el_opt opts[] = {
     {"--synthetic-corpus", EL_OPT_STRS, &a_synth_corpus, 0, 0, "PATH...", "text for the synthetic stage (the --corpus files)", 0},
     {"--synthetic-sentences", EL_OPT_INT, &a_synth_sentences, 0, 1e8, "N", "synthetic sentences (0: 600 per second of the stage, at least 200000)", 0},
     {"--synthetic-rate", EL_OPT_FLOAT, &a_rate, 0.001, 1, "X", "learner errors per word in the synthetic stage (0.12)", 0},
+    {"--synthetic-mix", EL_OPT_STR, &a_mix, 0, 0, "TYPE=X,...", "scale error types' shares in the synthetic stage: R:SPELL=0.5 (see electra-train corrupt --help)", 0},
     {"--pretrain-corruption", EL_OPT_FLOAT, &a_pretrain_corruption, 0, 1, "X", "learner errors per token in pretraining (0.1; 0 = plain ELECTRA)", 0},
     {"--pretrain-share", EL_OPT_FLOAT, &a_pretrain_share, 0.05, 0.95, "X", "share of the budget for pretraining (0.45; 0.5 with --train)", 0},
     {"--cased", EL_OPT_FLAG, &a_cased, 0, 0, NULL, "learn a cased vocabulary (case errors and names visible to the model)", 0},
@@ -159,6 +160,7 @@ static void reset_options(void) {
   a_seed = 1;
   a_synth_sentences = 0;
   a_rate = 0.12;
+  a_mix = NULL;
   a_pretrain_corruption = 0.1;
   a_pretrain_share = -1;
   a_cased = 0;
@@ -265,6 +267,10 @@ int el__cmd_recipe(int argc, char **argv) {
   addf(&b, "%.0f", a_synth_sentences > 0 ? (double)a_synth_sentences : syn * 600 > 200000 ? syn * 600 : 200000);
   add(&b, "--synthetic-rate");
   addf(&b, "%g", a_rate);
+  if (a_mix) {
+    add(&b, "--synthetic-mix");
+    add(&b, a_mix);
+  }
   if (a_dev && !a_train) {
     add(&b, "--dev");
     add(&b, a_dev);

@@ -239,6 +239,7 @@ static int write_eval_json(const el__ft_opts *o, const el__ft_run_summary *r, el
       cJSON_AddItemToArray(files, cJSON_CreateString(o->synth.paths[i]));
     cJSON_AddNumberToObject(sy, "sentences", (double)o->synth.sentences);
     cJSON_AddNumberToObject(sy, "rate", o->synth.rate);
+    if (o->synth.mix) cJSON_AddStringToObject(sy, "mix", o->synth.mix);
   } else {
     cJSON_AddStringToObject(j, "train", o->train);
   }

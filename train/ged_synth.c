@@ -125,6 +125,7 @@ int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_dat
   if (!rc) rc = el__learner_load(o->wordnet_dir, &l, err);
   if (rc) goto done;
   if (o->lower_case) el__learner_set_share(l, EL__LF_ORTH, 0);
+  if (o->mix && (rc = el__learner_apply_mix(l, o->mix, err))) goto done;
   if (count_natural(&wc, &clean)) goto oom;
   train->s = calloc((size_t)clean.n, sizeof *train->s);
   if (dev) dev->s = calloc((size_t)(n_dev > 0 ? n_dev : 1), sizeof *dev->s);

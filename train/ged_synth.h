@@ -18,6 +18,7 @@ typedef struct el__synth_opts {
   uint64_t seed;       /* sample, split and errors are a function of it */
   const char *wordnet_dir; /* NULL: the Debian location */
   int lower_case;      /* the model lower-cases: no case errors (it cannot see them) */
+  const char *mix;     /* NULL or "R:SPELL=0.5,...": el__learner_apply_mix */
 } el__synth_opts;
 
 /* Fills train (and dev when o->dev_sentences > 0) with corrupted sentences.

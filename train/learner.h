@@ -73,6 +73,15 @@ void el__learner_free(el__learner *l);
  * between threads. */
 void el__learner_set_share(el__learner *l, int family, double share);
 
+/* The family named "M:DET", "R:SPELL", ...; -1 for an unknown name. */
+int el__lfam_by_name(const char *name);
+
+/* Applies a mix such as "R:SPELL=0.5,M:DET=2": each named family's share is
+ * multiplied by its factor (0 turns it off), the others keep theirs. An
+ * unknown family, a malformed or negative factor, or a mix that turns every
+ * family off fails with EL_EINVAL naming the defect; l is then unchanged. */
+int el__learner_apply_mix(el__learner *l, const char *mix, el_error *err);
+
 typedef struct el__lw el__lw; /* a word being edited (learner_internal.h) */
 
 /* One corrupted sentence. Caller-owned: zero-initialise, reuse across calls

@@ -66,6 +66,53 @@ void el__learner_set_share(el__learner *l, int family, double share) {
   l->share[family] = share;
 }
 
+int el__lfam_by_name(const char *name) {
+  for (int f = 0; f < EL__LF_COUNT; f++)
+    if (!strcmp(FAMILIES[f].name, name)) return f;
+  return -1;
+}
+
+/* One "NAME=FACTOR" item of a mix, [s, end). */
+static int parse_mix_item(const char *s, const char *end, int *family, double *factor,
+                          el_error *err) {
+  const char *eq = memchr(s, '=', (size_t)(end - s));
+  char name[32], num[32];
+  if (!eq || eq == s || eq - s >= (long)sizeof name || end - eq - 1 <= 0 ||
+      end - eq - 1 >= (long)sizeof num)
+    return el_error_set(err, EL_EINVAL, "error mix: '%.*s' is not TYPE=FACTOR (e.g. R:SPELL=0.5)",
+                        (int)(end - s), s);
+  memcpy(name, s, (size_t)(eq - s));
+  name[eq - s] = 0;
+  memcpy(num, eq + 1, (size_t)(end - eq - 1));
+  num[end - eq - 1] = 0;
+  if ((*family = el__lfam_by_name(name)) < 0)
+    return el_error_set(err, EL_EINVAL, "error mix: unknown error type '%s' (electra-train corrupt --help lists them)", name);
+  char *rest;
+  *factor = strtod(num, &rest);
+  if (*rest || !(*factor >= 0) || *factor > 1e6)
+    return el_error_set(err, EL_EINVAL, "error mix: factor '%s' of %s is not a number >= 0", num, name);
+  return EL_OK;
+}
+
+int el__learner_apply_mix(el__learner *l, const char *mix, el_error *err) {
+  double share[EL__LF_COUNT], total = 0;
+  for (int f = 0; f < EL__LF_COUNT; f++) share[f] = share_of(l, f);
+  for (const char *s = mix; s && *s;) {
+    const char *end = strchr(s, ',');
+    if (!end) end = s + strlen(s);
+    int family = -1;
+    double factor = 1;
+    int rc = parse_mix_item(s, end, &family, &factor, err);
+    if (rc) return rc;
+    share[family] *= factor;
+    s = *end ? end + 1 : end;
+  }
+  for (int f = 0; f < EL__LF_COUNT; f++) total += share[f];
+  if (!(total > 0)) return el_error_set(err, EL_EINVAL, "error mix '%s' turns every error type off", mix);
+  for (int f = 0; f < EL__LF_COUNT; f++) el__learner_set_share(l, f, share[f]);
+  return EL_OK;
+}
+
 static int draw_family(const el__learner *l, uint64_t *rng) {
   double u = el__lr_unif(rng) * total_share(l);
   for (int f = 0; f < EL__LF_COUNT; f++) {

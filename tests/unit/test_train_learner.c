@@ -351,6 +351,49 @@ static void test_errors(void) {
         "missing WordNet: the file and the Debian package named: %s", err.msg);
 }
 
+/* --mix: a scaled family's share moves, a zeroed one disappears, and bad
+ * specifications are refused naming the defect, leaving the mix unchanged. */
+static void test_mix(void) {
+  el__learner *m = NULL;
+  el_error err = {0};
+  if (el__learner_load(NULL, &m, &err)) {
+    CHECK(0, "second learner loads: %s", err.msg);
+    return;
+  }
+  CHECK(el__lfam_by_name("R:SPELL") == EL__LF_SPELL && el__lfam_by_name("r:spell") == -1,
+        "families are found by their exact ERRANT name");
+  const char *bad[] = {"R:SPELL", "R:SPELL=", "=2", "R:SPEL=1", "R:SPELL=-1", "R:SPELL=x",
+                       "R:SPELL=1,,M:DET=1"};
+  for (int i = 0; i < (int)(sizeof bad / sizeof *bad); i++) {
+    el_error e = {0};
+    int rc = el__learner_apply_mix(m, bad[i], &e);
+    CHECK(rc == EL_EINVAL && strstr(e.msg, "error mix"), "mix \"%s\" refused: %s", bad[i], e.msg);
+  }
+  char all_off[1024] = "";
+  for (int f = 0; f < EL__LF_COUNT; f++)
+    snprintf(all_off + strlen(all_off), sizeof all_off - strlen(all_off), "%s%s=0", f ? "," : "",
+             el__lfam_name(f));
+  el_error e = {0};
+  CHECK(el__learner_apply_mix(m, all_off, &e) == EL_EINVAL && strstr(e.msg, "every error type off"),
+        "a mix that turns every type off is refused");
+  CHECK(el__learner_apply_mix(m, "R:SPELL=0,M:DET=3", &e) == 0, "valid mix accepted");
+  const char *w[64];
+  char buf[1024];
+  int n = split(CORPUS[0], w, buf, 64);
+  long fam[EL__LF_COUNT] = {0}, edits = 0;
+  uint64_t rng = 7;
+  for (int rep = 0; rep < 4000; rep++) {
+    el__learner_corrupt(m, w, n, 0.12, &rng, &OUT, NULL);
+    for (int f = 0; f < EL__LF_COUNT; f++) fam[f] += OUT.family_edits[f];
+    edits += OUT.n_edits;
+  }
+  double det = (double)fam[EL__LF_DET_MISSING] / (double)edits;
+  CHECK(fam[EL__LF_SPELL] == 0, "R:SPELL=0: no spelling errors (%ld of %ld)", fam[EL__LF_SPELL], edits);
+  CHECK(det > 2 * el__lfam_weight(EL__LF_DET_MISSING), "M:DET=3: share %.3f, default weight %.3f", det,
+        el__lfam_weight(EL__LF_DET_MISSING));
+  el__learner_free(m);
+}
+
 int main(void) {
   if (access("/usr/share/wordnet/verb.exc", R_OK) || access("/usr/share/wordnet/index.noun", R_OK)) {
     SKIP("WordNet files missing in /usr/share/wordnet (install the Debian package wordnet-base)");
@@ -367,6 +410,7 @@ int main(void) {
   test_driver();
   test_variants();
   test_errors();
+  test_mix();
   el__learner_sentence_free(&OUT);
   el__learner_free(L);
   return el_test_done();
