@@ -30,33 +30,9 @@ static int task_of(el_arch a) {
   }
 }
 
-/* Names that mean "no error" in the GED and tagging conventions we know. */
-static const char *const CORRECT_NAMES[] = {"correct", "c", "o", "ok", "keep"};
-
-static int is_correct_name(const char *l) {
-  for (size_t i = 0; i < sizeof CORRECT_NAMES / sizeof CORRECT_NAMES[0]; i++)
-    if (!strcasecmp(l, CORRECT_NAMES[i])) return 1;
-  return 0;
-}
-
-/* Appends the model's labels, quoted and comma-separated, for messages. */
-static void label_list(const el_config *c, char *buf, size_t cap) {
-  size_t k = 0;
-  buf[0] = 0;
-  for (int i = 0; i < c->num_labels && k + 8 < cap; i++) {
-    int w = snprintf(buf + k, cap - k, "%s\"%.40s\"", i ? ", " : "", c->id2label[i]);
-    if (w < 0 || (size_t)w >= cap - k) {
-      snprintf(buf + k, cap - k, ", ...");
-      return;
-    }
-    k += (size_t)w;
-  }
-}
-
-/* Sets e->correct_label (see the header for the rule); -1 with err. */
+/* Sets e->correct_label by the engine's rule (el_correct_label); -1 with err. */
 static int pick_correct_label(el__model_entry *e, const char *option, char *err, size_t cap) {
   const el_config *c = e->cfg;
-  char labels[512];
   e->correct_label = -1;
   e->correct_from_option = 0;
   if (c->arch != EL_ARCH_TOKEN_CLS) {
@@ -65,37 +41,17 @@ static int pick_correct_label(el__model_entry *e, const char *option, char *err,
              "models; this one is %s", e->name, el_arch_name(c->arch));
     return -1;
   }
-  label_list(c, labels, sizeof labels);
-  if (c->num_labels < 2) {
-    snprintf(err, cap, "model \"%s\" (%s): ElectraForTokenClassification with %d label; /score "
-             "needs at least 2 (a correct one and an error one)", e->name, e->dir, c->num_labels);
+  el_error er = {0};
+  if (el_correct_label(c->id2label, c->num_labels, option, &e->correct_label, &er)) {
+    if (option[0])
+      snprintf(err, cap, "model \"%s\" (%s): --correct-label %s=%s: %s", e->name, e->dir,
+               e->name, option, er.msg);
+    else
+      snprintf(err, cap, "model \"%s\" (%s): ElectraForTokenClassification: %s; give "
+               "--correct-label %s=LABEL", e->name, e->dir, er.msg, e->name);
     return -1;
   }
-  int found = -1, n = 0;
-  if (option[0]) {
-    for (int i = 0; i < c->num_labels && found < 0; i++)
-      if (!strcmp(c->id2label[i], option)) found = i, n = 1;
-    if (found < 0) /* no exact name: one equal ignoring case */
-      for (int i = 0; i < c->num_labels; i++)
-        if (!strcasecmp(c->id2label[i], option) && !n++) found = i;
-    if (n != 1) {
-      snprintf(err, cap, "model \"%s\" (%s): --correct-label %s=%s %s its labels %s", e->name,
-               e->dir, e->name, option, n ? "matches several of" : "is not one of", labels);
-      return -1;
-    }
-    e->correct_label = found;
-    e->correct_from_option = 1;
-    return 0;
-  }
-  for (int i = 0; i < c->num_labels; i++)
-    if (is_correct_name(c->id2label[i]) && !n++) found = i;
-  if (n != 1) {
-    snprintf(err, cap, "model \"%s\" (%s): cannot tell which of the labels %s means \"no "
-             "error\" (%s named CORRECT, C, O, OK or KEEP); give --correct-label %s=LABEL",
-             e->name, e->dir, labels, n ? "several are" : "none is", e->name);
-    return -1;
-  }
-  e->correct_label = found;
+  e->correct_from_option = option[0] != 0;
   return 0;
 }
 

@@ -46,19 +46,6 @@ static int grow(void **p, size_t *cap, size_t need, size_t elem) {
 /* 1 - softmax(logits)[correct], summed over the other labels so a piece the
  * model is sure about keeps its small error probability (1 - 0.9999...
  * would round it away). */
-static float error_prob(const float *logits, int L, int correct) {
-  float m = logits[0];
-  for (int j = 1; j < L; j++)
-    if (logits[j] > m) m = logits[j];
-  double all = 0, wrong = 0;
-  for (int j = 0; j < L; j++) {
-    double e = exp((double)logits[j] - m);
-    all += e;
-    if (j != correct) wrong += e;
-  }
-  return (float)(wrong / all);
-}
-
 static void thread_init(void *ctx) {
   el__runner_ctx *r = ctx;
   el_set_threads(r->threads);
@@ -106,9 +93,10 @@ static int run(void *ctx, void *model, el__seq *const *seqs, int n, int n_tokens
       rc = el_run_token_classify(e->model, e->ws, &b, r->a, &er);
       if (rc) break;
       off = 0;
-      for (int i = 0; i < n; i++)
-        for (int t = 0; t < seqs[i]->len; t++, off++)
-          seqs[i]->out[t] = error_prob(r->a + off * (size_t)L, L, e->correct_label);
+      for (int i = 0; i < n; i++) {
+        el_error_probs(r->a + off * (size_t)L, seqs[i]->len, L, e->correct_label, seqs[i]->out);
+        off += (size_t)seqs[i]->len;
+      }
       break;
     }
     case EL_ARCH_SEQ_CLS: {

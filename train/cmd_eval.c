@@ -30,7 +30,7 @@ static int arch_ok(const el__task *t, const el_config *c) {
   switch (t->kind) {
     case EL__TASK_CLS: return c->arch == EL_ARCH_SEQ_CLS && !c->regression;
     case EL__TASK_REG: return c->arch == EL_ARCH_SEQ_CLS && c->regression;
-    case EL__TASK_GED: return c->arch == EL_ARCH_PRETRAINING;
+    case EL__TASK_GED: return c->arch == EL_ARCH_PRETRAINING || c->arch == EL_ARCH_TOKEN_CLS;
     default: return c->arch == EL_ARCH_QA;
   }
 }
@@ -43,7 +43,7 @@ static float ged_threshold(const el_config *c, double given) {
 
 /* The command line's values. */
 typedef struct eval_args {
-  const char *task, *data, *model, *outp, *tcol, *pcol, *lcol;
+  const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct;
   long batch, max_len, stride, max_query, threads, max_ex;
   double threshold;
 } eval_args;
@@ -55,7 +55,7 @@ static int model_fits(const el__task *t, const el_config *cfg, const char *model
     fprintf(stderr,
             PROG ": %s is %s%s, task %s needs %s\n", model, el_arch_name(cfg->arch),
             cfg->regression ? " (regression)" : "", t->name,
-            t->kind == EL__TASK_GED ? "ElectraForPreTraining"
+            t->kind == EL__TASK_GED ? "ElectraForPreTraining or ElectraForTokenClassification"
             : t->kind == EL__TASK_QA ? "ElectraForQuestionAnswering"
             : t->kind == EL__TASK_REG ? "ElectraForSequenceClassification with problem_type regression"
                                       : "ElectraForSequenceClassification");
@@ -79,6 +79,7 @@ static int run_eval(const eval_args *a, const el__task *t) {
   el__ft_examples ex = {0};
   el__ft_data d = {0};
   FILE *pf = NULL;
+  el__ft_engine_ctx ectx = {0};
   int status = 1, rc;
   char note[700], js[1024];
   if ((rc = el_model_load(a->model, &m, &err))) goto fail;
@@ -102,7 +103,10 @@ static int run_eval(const eval_args *a, const el__task *t) {
   const el_tokenizer *tok = el_model_tokenizer(m);
   if ((rc = el__ft_features(&ex, tok, &shape, &d, &err))) goto fail;
   if ((rc = el_workspace_new(m, (int)a->batch * d.max_len, (int)a->batch, &ws, &err))) goto fail;
-  el__ft_engine_ctx ectx = {m, ws, t->kind};
+  ectx = (el__ft_engine_ctx){m, ws, t->kind, -1, NULL, 0};
+  if (t->kind == EL__TASK_GED && cfg->arch == EL_ARCH_TOKEN_CLS &&
+      (rc = el_correct_label(cfg->id2label, cfg->num_labels, a->correct, &ectx.correct_label, &err)))
+    goto fail;
   el__ft_runner runner = {el__ft_engine_run, &ectx};
   if (a->outp && !(pf = fopen(a->outp, "w"))) {
     perror(a->outp);
@@ -129,6 +133,7 @@ fail:
   fprintf(stderr, PROG ": %s\n", err.msg);
 out:
   if (pf) fclose(pf);
+  el__ft_engine_ctx_free(&ectx);
   el_workspace_free(ws);
   el__ft_data_free(&d);
   el__ft_examples_free(&ex);
@@ -151,6 +156,9 @@ int el__cmd_eval(int argc, char **argv) {
       {"--max-examples", EL_OPT_INT, &a.max_ex, 0, 1e9, "N", "score the first N only (all)", 0},
       {"--threshold", EL_OPT_FLOAT, &a.threshold, 0, 1, "X",
        "ged: flag words with P(error) >= X (the model's score_threshold, else 0.5, as /score)", 0},
+      {"--correct-label", EL_OPT_STR, &a.correct, 0, 0, "LABEL",
+       "ged with an ElectraForTokenClassification model: its \"no error\" label (found by name: "
+       "CORRECT, C, O, OK or KEEP); P(error) = 1 - P(LABEL), as /score", 0},
       {"--text-column", EL_OPT_STR, &a.tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
       {"--pair-column", EL_OPT_STR, &a.pcol, 0, 0, "NAME|N", "tsv: second text column", 0},
       {"--label-column", EL_OPT_STR, &a.lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},

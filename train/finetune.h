@@ -117,7 +117,11 @@ typedef struct el__ft_engine_ctx {
   const el_model *m;
   el_workspace *ws;
   el__task_kind kind;
+  int correct_label; /* ged with an ElectraForTokenClassification model: its "no error" label */
+  float *logits;     /* ... and its label logits (grown as needed; el__ft_engine_ctx_free) */
+  size_t cap_logits;
 } el__ft_engine_ctx;
+void el__ft_engine_ctx_free(el__ft_engine_ctx *c);
 int el__ft_engine_run(void *ctx, const el_batch *b, float *out, float *out2, el_error *err);
 
 /* Runs every feature through r (batches of `batch` sequences) and scores it.

@@ -30,12 +30,37 @@ int el__ft_tmodel_run(void *ctx, const el_batch *b, float *out, float *out2, el_
   return EL_OK;
 }
 
+/* P(error) per token from a token classifier: 1 - P(correct label), as /score. */
+static int run_token_error_probs(el__ft_engine_ctx *c, const el_batch *b, float *prob,
+                                 el_error *err) {
+  int T = 0, L = el_model_config(c->m)->num_labels;
+  for (int i = 0; i < b->n_seqs; i++) T += b->seq_len[i];
+  size_t need = (size_t)T * (size_t)L;
+  if (need > c->cap_logits) {
+    float *p = realloc(c->logits, need * sizeof *p);
+    if (!p) return el_error_set(err, EL_ENOMEM, "eval: out of memory");
+    c->logits = p;
+    c->cap_logits = need;
+  }
+  int rc = el_run_token_classify(c->m, c->ws, b, c->logits, err);
+  if (!rc) el_error_probs(c->logits, T, L, c->correct_label, prob);
+  return rc;
+}
+
+void el__ft_engine_ctx_free(el__ft_engine_ctx *c) {
+  free(c->logits);
+  c->logits = NULL;
+  c->cap_logits = 0;
+}
+
 int el__ft_engine_run(void *ctx, const el_batch *b, float *out, float *out2, el_error *err) {
   el__ft_engine_ctx *c = ctx;
   switch (c->kind) {
     case EL__TASK_CLS:
     case EL__TASK_REG: return el_run_classify(c->m, c->ws, b, out, err);
-    case EL__TASK_GED: return el_run_replaced(c->m, c->ws, b, out, err);
+    case EL__TASK_GED:
+      if (el_model_config(c->m)->arch == EL_ARCH_TOKEN_CLS) return run_token_error_probs(c, b, out, err);
+      return el_run_replaced(c->m, c->ws, b, out, err);
     default: return el_run_qa(c->m, c->ws, b, out, out2, err);
   }
 }

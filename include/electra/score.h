@@ -5,6 +5,8 @@
 #ifndef ELECTRA_SCORE_H
 #define ELECTRA_SCORE_H
 
+#include "error.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -24,6 +26,20 @@ float el_word_prob(el_score_rule rule, const float *piece_probs, int n);
 const char *el_score_rule_name(el_score_rule r);
 /* Inverse of el_score_rule_name (exact, lower case); -1 if unknown or NULL. */
 int el_score_rule_from_name(const char *name);
+
+/* A token-classification GED model (ElectraForTokenClassification, labels
+ * such as CORRECT/INCORRECT or error types) gives a piece's P(error) as
+ * 1 - P(correct label) under the softmax over its labels.
+ *
+ * Which of the num_labels names in id2label means "no error": `name` when
+ * given (exact, else the one label equal ignoring case), otherwise the one
+ * label named CORRECT, C, O, OK or KEEP (any case). Fails with EL_EINVAL
+ * naming the labels when there is no such single label or num_labels < 2. */
+int el_correct_label(char *const *id2label, int num_labels, const char *name, int *label,
+                     el_error *err);
+/* prob[t] = 1 - softmax(logits[t * num_labels ...])[correct_label], t < n_tokens. */
+void el_error_probs(const float *logits, int n_tokens, int num_labels, int correct_label,
+                    float *prob);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

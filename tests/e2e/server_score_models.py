@@ -190,6 +190,41 @@ ok(info.get("tok_opt", {}).get("labels") == ["LABEL_0", "LABEL_1"] and
    info["tok_opt"]["correct_label_source"] == "option",
    "/info: tok_opt correct label from --correct-label (label_1 matched ignoring case)",
    info.get("tok_opt"))
+
+
+# ---- electra-train eval --task ged reads a token classifier as /score does --------------
+def run_eval(model, *extra):
+    import subprocess
+    gold = os.path.join(work, "ged.txt")
+    with open(gold, "w") as f:  # FCE token layout: the server's words, every 3rd marked
+        for i, w in enumerate(single["words"]):
+            f.write("%s %s\n" % (w["word"], "i" if i % 3 == 0 else "c"))
+        f.write("\n")
+    out = os.path.join(work, "ged_pred_%s.tsv" % model)
+    trainer = os.path.join(ROOT, os.environ.get("BUILD", "build"), "bin", "electra-train")
+    p = subprocess.run([trainer, "eval", "--task", "ged", "--data", gold, "--model", M[model],
+                        "--out", out, "--threshold", "0.5"] + list(extra),
+                       capture_output=True, text=True)
+    rows = [l.rstrip("\n").split("\t") for l in open(out)] if p.returncode == 0 else []
+    return p, [r for r in rows if len(r) >= 4]
+
+
+for model, extra, res in (("tok", [], single), ("tok_opt", ["--correct-label", "LABEL_1"],
+                                                score(srv, "tok_opt"))):
+    p, rows = run_eval(model, *extra)
+    got = [float(r[3]) for r in rows]
+    want = [w["prob"] for w in res["words"]]
+    ok(p.returncode == 0 and len(got) == len(want) and
+       all(abs(a - b) < 1e-4 for a, b in zip(got, want)),
+       "eval --task ged on %s: word probs equal /score's (%d words)" % (model, len(want)),
+       (p.stderr[-300:], got, want))
+p, _ = run_eval("tok_opt")
+ok(p.returncode != 0 and "cannot tell which" in p.stderr and "LABEL_0" in p.stderr,
+   "eval on tok_opt without --correct-label: refused naming the labels", p.stderr[-300:])
+p, _ = run_eval("tok", "--correct-label", "KEEP")
+ok(p.returncode != 0 and "\"KEEP\" is not one of the labels" in p.stderr,
+   "eval --correct-label KEEP on tok: refused", p.stderr[-300:])
+
 st, _, j = srv.post("/classify", {"text": TEXT, "model": "tok"})
 ok(st == 422 and j["error"]["type"] == "validation_error",
    "tok on /classify: 422 (a token classifier serves /score)", j)
@@ -215,7 +250,7 @@ refused([("t", M["tok_opt"])], [], ["cannot tell which", "\"LABEL_0\", \"LABEL_1
         "LABEL_0/LABEL_1 without --correct-label names the option")
 refused([("t", M["tok_two"])], [], ["several are", "--correct-label t=LABEL"],
         "two labels that both read as correct")
-refused([("t", M["tok"])], ["--correct-label", "t=KEEP"], ["t=KEEP is not one of its labels",
+refused([("t", M["tok"])], ["--correct-label", "t=KEEP"], ["--correct-label t=KEEP", "\"KEEP\" is not one of the labels",
                                                            "\"INCORRECT\""],
         "--correct-label naming a label the model lacks")
 refused([("d", M["disc"])], ["--correct-label", "d=C"],

@@ -79,7 +79,7 @@ static const char *comma_corpus(void) {
 
 static void test_synthesize(void) {
   char *paths[] = {(char *)comma_corpus()};
-  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1};
+  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1, NULL};
   el__ged_data tr, dv, tr2, dv2;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
