@@ -14,11 +14,11 @@ build_pkgs="build-essential pkg-config libopenblas-dev libmicrohttpd-dev libcjso
 # -fopenmp links libgomp.so.1: without libgomp1 the binaries do not start.
 runtime_pkgs="libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 libutf8proc2"
 # python3-torch is the independent reference the tests check the engine against;
-# curl drives the end-to-end server tests; fortunes + wordnet are the English text
+# curl drives the end-to-end server tests; fortunes(-min) + wordnet are the English text
 # the default model of `make run` is pretrained on; chromium renders the
 # server's page in the browser test; python3-yaml reads the Kubernetes manifests;
 # python3-jsonschema checks every server answer against its /openapi.json.
-test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema curl fortunes-min wordnet-base chromium"
+test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema curl fortunes-min fortunes wordnet-base chromium"
 # make fresh-test / make docker-check: debootstrap builds Debian roots, git clones the repo
 # into them; systemd brings systemd-analyze (absent in containers and minimal roots).
 deploy_pkgs="debootstrap git systemd"

@@ -24,18 +24,28 @@ cleanup() {
 trap cleanup EXIT
 
 # ---- the corpus ----
-if [ -r /usr/share/games/fortunes/fortunes ] && [ -r /usr/share/wordnet/data.noun ]; then
+if [ -r /usr/share/games/fortunes/people ] && [ -r /usr/share/wordnet/data.noun ]; then
   # shellcheck disable=SC1090
-  (die() { echo "$*"; exit 1; }; source <(sed -n '/^make_corpus()/,/^}/p' deploy/run.sh); make_corpus "$tmp/corpus.txt")
+  (die() { echo "$*"; exit 1; }
+   source <(sed -n '/^fortune_files()/,/^}/p; /^make_corpus()/,/^}/p; /^make_sentences()/,/^}/p' deploy/run.sh)
+   make_corpus "$tmp/corpus.txt" && make_sentences "$tmp/sentences.txt")
   n=$(grep -c . "$tmp/corpus.txt")
   check "corpus has over 100000 text lines ($n)" test "$n" -gt 100000
-  check "no WordNet record syntax left (synset offsets, ' | ')" \
-    sh -c "! grep -qE '^[0-9]{8} | \\| ' '$tmp/corpus.txt'"
+  check "no WordNet record syntax left (synset offsets and pointers)" \
+    sh -c "! grep -qE '^[0-9]{8} [0-9]{2} [nvasr] ' '$tmp/corpus.txt'"
   check "fortunes are documents of their own (blank line after each)" \
     test "$(grep -c '^$' "$tmp/corpus.txt")" -gt 500
   check "WordNet glosses present (\"a young person\")" grep -q 'a young person' "$tmp/corpus.txt"
+  check "every English fortune file is read (the package fortunes' \"people\" file too)" \
+    grep -q -F "$(grep -m1 -v '^%' /usr/share/games/fortunes/people | sed 's/^[ \t]*//; s/[ \t\r]*$//')" "$tmp/corpus.txt"
+  s=$(grep -c . "$tmp/sentences.txt")
+  check "synthetic-stage sentences: over 50000 paragraphs ($s)" test "$s" -gt 50000
+  check "sentences hold WordNet's example sentences, unquoted" \
+    grep -qx 'I can breathe better when the air is clean' "$tmp/sentences.txt"
+  check "sentences leave out the glosses' definitions (\"a young person\")" \
+    sh -c "! grep -q '^a young person' '$tmp/sentences.txt'"
 else
-  echo "ok - # SKIP fortunes-min / wordnet-base not installed: corpus step not checked"
+  echo "ok - # SKIP fortunes / wordnet-base not installed: corpus step not checked"
 fi
 
 # ---- serving what exists ----
