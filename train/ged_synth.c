@@ -18,6 +18,7 @@
  * error tokens generated so far. */
 typedef struct word_counts {
   el__strmap map; /* value: natural count << 32 | errors */
+  int64_t passes; /* times each clean sentence is used: natural counts scale with it */
   char key[256];
 } word_counts;
 
@@ -45,7 +46,7 @@ static int balanced(word_counts *c, const el__learner_out *o) {
     if (!o->labels[j]) continue;
     int k = el__strmap_find(&c->map, c->key, key_of(c, o->words[j]));
     if (k < 0) continue; /* a word the text never has: its own evidence */
-    int64_t natural = c->map.value[k] >> 32, errors = c->map.value[k] & 0xffffffff;
+    int64_t natural = (c->map.value[k] >> 32) * c->passes, errors = c->map.value[k] & 0xffffffff;
     if (natural == 0) continue;
     if ((double)(errors + 1) > MAX_ERROR_SHARE * (double)(natural + errors + 1)) return 0;
   }
@@ -91,9 +92,10 @@ static int goes_to_dev(long i, long total, long n_dev) {
   return i % k == k - 1 && i / k < n_dev;
 }
 
-/* The corruption of sentence i: the first of TRIES draws that keeps every
- * word under the cap, else none (*accepted = 0). One rng stream per
- * sentence, so a sentence's errors do not depend on the others'. */
+/* The corruption of generated sentence i: the first of TRIES draws that
+ * keeps every word under the cap, else none (*accepted = 0). One rng stream
+ * per generated sentence, so its errors do not depend on the others', and
+ * two copies of one clean sentence get different errors. */
 static int corrupt_one(const el__learner *l, word_counts *c, const el__ged_sentence *s, long i,
                        const el__synth_opts *o, el__learner_out *out, int *accepted,
                        el_error *err) {
@@ -127,16 +129,24 @@ int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_dat
   if (o->lower_case) el__learner_set_share(l, EL__LF_ORTH, 0);
   if (o->mix && (rc = el__learner_apply_mix(l, o->mix, err))) goto done;
   if (count_natural(&wc, &clean)) goto oom;
-  train->s = calloc((size_t)clean.n, sizeof *train->s);
+  /* A corpus with fewer sentences than asked for is used several times over,
+   * each copy with other errors; a dev sentence is used once, never trained on. */
+  long total = o->sentences + n_dev > clean.n ? o->sentences + n_dev : clean.n;
+  wc.passes = (total + clean.n - 1) / clean.n;
+  train->s = calloc((size_t)total, sizeof *train->s);
   if (dev) dev->s = calloc((size_t)(n_dev > 0 ? n_dev : 1), sizeof *dev->s);
   if (!train->s || (dev && !dev->s)) goto oom;
-  train->cap = clean.n;
+  train->cap = (int)total;
   if (dev) dev->cap = (int)(n_dev > 0 ? n_dev : 1);
-  for (int i = 0; i < clean.n; i++) {
+  for (long k = 0; k < total; k++) {
+    int i = (int)(k % clean.n);
+    int is_dev = goes_to_dev(i, clean.n, n_dev);
+    if (is_dev && k >= clean.n) continue;
+    int to_dev = is_dev && dev->n < dev->cap;
     const el__ged_sentence *s = &clean.s[i];
     int ok;
-    if ((rc = corrupt_one(l, &wc, s, i, o, &c, &ok, err))) goto done;
-    el__ged_data *to = goes_to_dev(i, clean.n, n_dev) && dev->n < dev->cap ? dev : train;
+    if ((rc = corrupt_one(l, &wc, s, k, o, &c, &ok, err))) goto done;
+    el__ged_data *to = to_dev ? dev : train;
     int bad = ok ? append(to, c.words, c.labels, c.n, i + 1) : append(to, s->words, NULL, s->n, i + 1);
     if (bad) goto oom;
   }

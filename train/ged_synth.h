@@ -23,7 +23,9 @@ typedef struct el__synth_opts {
 
 /* Fills train (and dev when o->dev_sentences > 0) with corrupted sentences.
  * The dev sentences are drawn from the same sample (every k-th sentence), so
- * they are never trained on.
+ * they are never trained on. When the files hold fewer sentences than asked
+ * for, each clean sentence is used several times, every copy with errors of
+ * its own (a small corpus still fills a long stage with fresh errors).
  *
  * No word may become a cue by itself: in text where commas or "have" are
  * rare, inserting them makes most of their occurrences errors, and a model

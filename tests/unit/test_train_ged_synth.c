@@ -19,13 +19,17 @@ static char dir[64];
 
 #define put(name, text) el_test_put(dir, name, text)
 
+static int same_sentence(const el__ged_sentence *a, const el__ged_sentence *b) {
+  if (a->n != b->n) return 0;
+  for (int j = 0; j < a->n; j++)
+    if (strcmp(a->words[j], b->words[j]) || a->err[j] != b->err[j]) return 0;
+  return 1;
+}
+
 static int same_data(const el__ged_data *a, const el__ged_data *b) {
   if (a->n != b->n) return 0;
-  for (int i = 0; i < a->n; i++) {
-    if (a->s[i].n != b->s[i].n) return 0;
-    for (int j = 0; j < a->s[i].n; j++)
-      if (strcmp(a->s[i].words[j], b->s[i].words[j]) || a->s[i].err[j] != b->s[i].err[j]) return 0;
-  }
+  for (int i = 0; i < a->n; i++)
+    if (!same_sentence(&a->s[i], &b->s[i])) return 0;
   return 1;
 }
 
@@ -115,6 +119,35 @@ static void test_synthesize(void) {
   el__ged_free(&dv2);
 }
 
+/* Asking for more sentences than the corpus has: the corpus is used several
+ * times over, copies get other errors, dev sentences are never trained on. */
+static void test_passes(void) {
+  const char *text = "The teacher reads a long letter to the children every day .\n\n"
+                     "My brother goes to the market on Saturday morning .\n\n"
+                     "They have lived in this small town for ten years .\n\n"
+                     "She wants to buy a new car for her family .\n\n"
+                     "We went to the cinema and watched a funny film .\n\n"
+                     "He is writing an email to his friend in London .\n\n";
+  char *paths[] = {(char *)put("six.txt", text)};
+  el__synth_opts o = {paths, 1, 40, 1, 0.3, 3, NULL, 1, NULL};
+  el__ged_data tr, dv;
+  el_error err = {0};
+  int rc = el__ged_synthesize(&o, &tr, &dv, &err);
+  CHECK(rc == 0, "passes: ok (%s)", err.msg);
+  if (rc) return;
+  CHECK(dv.n == 1 && tr.n >= 35, "passes: 6 clean sentences give %d training + %d dev sentences", tr.n, dv.n);
+  int leaked = 0, differ = 0;
+  for (int i = 0; i < tr.n; i++) {
+    leaked += tr.s[i].line == dv.s[0].line;
+    for (int j = i + 1; j < tr.n && !differ; j++)
+      if (tr.s[i].line == tr.s[j].line && !same_sentence(&tr.s[i], &tr.s[j])) differ = 1;
+  }
+  CHECK(leaked == 0, "passes: the dev sentence (line %d) never appears in training", dv.s[0].line);
+  CHECK(differ, "passes: two copies of one clean sentence carry different errors");
+  el__ged_free(&tr);
+  el__ged_free(&dv);
+}
+
 static void test_share(void) {
   el__learner *l = NULL;
   el_error err = {0};
@@ -144,6 +177,7 @@ int main(void) {
   test_sentences();
   if (access("/usr/share/wordnet/verb.exc", R_OK) == 0) {
     test_synthesize();
+    test_passes();
   } else {
     SKIP("no /usr/share/wordnet (Debian wordnet-base): synthetic data needs it");
   }
