@@ -5,7 +5,7 @@
 #   ELECTRA_MODEL_DIR           model to serve as "default" (models/default); any
 #                               HF ELECTRA directory. Made here when it has no
 #                               config.json: `electra-train recipe ged` on English
-#                               text from Debian packages (fortunes-min,
+#                               text from Debian packages (fortunes,
 #                               wordnet-base): a tiny ELECTRA pretrained with
 #                               learner errors among its replaced tokens, then
 #                               fine-tuned to detect generated learner errors;
