@@ -180,6 +180,165 @@ static void time_share(double total, double *pre, double *syn, double *real) {
   }
 }
 
+/* Paths, budget and progress shared by the stages. */
+typedef struct recipe {
+  char work[4200], vocab[4300], run[4300], synth_dir[4300], threads[32], seed[32];
+  double pre, syn, real; /* each stage's share of the budget, seconds */
+  double ts[4];          /* time each stage took: vocabulary, pretraining, synthetic, real data */
+  int k, n_stages;       /* stages done, in all */
+} recipe;
+
+static void common_args(argv_b *b, const recipe *r) {
+  add(b, "--threads");
+  add(b, r->threads);
+  add(b, "--seed");
+  add(b, r->seed);
+}
+
+/* Stage 1 (unless --vocab): a WordPiece vocabulary from the corpus. */
+static int stage_vocab(recipe *r) {
+  if (a_vocab) {
+    snprintf(r->vocab, sizeof r->vocab, "%s", a_vocab);
+    return 0;
+  }
+  snprintf(r->vocab, sizeof r->vocab, "%s/vocab.txt", r->work);
+  argv_b a = {0};
+  add(&a, "vocab");
+  add(&a, "--input");
+  add_list(&a, &a_corpus);
+  add(&a, "--vocab-size");
+  addf(&a, "%.0f", (double)a_vocab_size);
+  add(&a, "--out");
+  add(&a, r->vocab);
+  if (a_cased) add(&a, "--no-lower-case");
+  double s = now_s();
+  int rc = run_stage(++r->k, r->n_stages, "vocabulary", 0, &a, el__cmd_vocab);
+  r->ts[0] = now_s() - s;
+  r->pre -= r->ts[0]; /* the vocabulary's time comes out of pretraining's share */
+  return rc;
+}
+
+/* Stage 2: ELECTRA pretraining with learner errors among the replaced tokens. */
+static int stage_pretrain(recipe *r) {
+  argv_b a = {0};
+  add(&a, "pretrain");
+  add(&a, "--input");
+  add_list(&a, &a_corpus);
+  add(&a, "--vocab");
+  add(&a, r->vocab);
+  add(&a, "--out");
+  add(&a, r->run);
+  add(&a, "--preset");
+  add(&a, a_preset);
+  add(&a, "--time-limit");
+  addf(&a, "%.0fs", r->pre > 5 ? r->pre : 5);
+  common_args(&a, r);
+  if (a_pretrain_corruption > 0) {
+    add(&a, "--corruption");
+    addf(&a, "learner:%g", a_pretrain_corruption);
+  }
+  double s = now_s();
+  int rc = run_stage(++r->k, r->n_stages, "pretraining", r->pre, &a, el__cmd_pretrain);
+  r->ts[1] = now_s() - s;
+  r->syn += r->pre - r->ts[1]; /* the synthetic stage gets what pretraining left */
+  return rc;
+}
+
+/* Stage 3: GED on the corpus with generated learner errors. */
+static int stage_synthetic(recipe *r) {
+  argv_b b = {0};
+  add(&b, "finetune");
+  add(&b, "--task");
+  add(&b, "ged");
+  add(&b, "--synthetic-from");
+  add_list(&b, a_synth_corpus.n ? &a_synth_corpus : &a_corpus);
+  /* enough sentences for the stage's time (a tiny model takes ~600 a second
+   * on 2 cores; a smaller corpus is used several times over, and the plan
+   * stops early when there are more) */
+  double want = r->syn * 600 > 200000 ? r->syn * 600 : 200000;
+  add(&b, "--synthetic-sentences");
+  addf(&b, "%.0f", a_synth_sentences > 0 ? (double)a_synth_sentences : want);
+  add(&b, "--synthetic-rate");
+  addf(&b, "%g", a_rate);
+  if (a_mix) {
+    add(&b, "--synthetic-mix");
+    add(&b, a_mix);
+  }
+  if (a_dev && !a_train) {
+    add(&b, "--dev");
+    add(&b, a_dev);
+  }
+  add(&b, "--init");
+  add(&b, r->run);
+  add(&b, "--out");
+  add(&b, a_train ? r->synth_dir : a_out);
+  add(&b, "--epochs");
+  add(&b, "1");
+  add(&b, "--time-limit");
+  addf(&b, "%.0fs", r->syn > 5 ? r->syn : 5);
+  common_args(&b, r);
+  double s = now_s();
+  int rc = run_stage(++r->k, r->n_stages, "synthetic GED", r->syn, &b, el__cmd_finetune);
+  r->ts[2] = now_s() - s;
+  r->real += r->syn - r->ts[2];
+  return rc;
+}
+
+/* Stage 4 (with --train): fine-tuning on the real GED data; the time decides
+ * the epochs and dev picks the best one. */
+static int stage_real(recipe *r) {
+  argv_b c = {0};
+  add(&c, "finetune");
+  add(&c, "--task");
+  add(&c, "ged");
+  add(&c, "--train");
+  add(&c, a_train);
+  add(&c, "--dev");
+  add(&c, a_dev);
+  add(&c, "--init");
+  add(&c, r->synth_dir);
+  add(&c, "--out");
+  add(&c, a_out);
+  add(&c, "--time-limit");
+  addf(&c, "%.0fs", r->real > 5 ? r->real : 5);
+  add(&c, "--epochs");
+  add(&c, "20");
+  common_args(&c, r);
+  double s = now_s();
+  int rc = run_stage(++r->k, r->n_stages, "GED fine-tuning", r->real, &c, el__cmd_finetune);
+  r->ts[3] = now_s() - s;
+  return rc;
+}
+
+static void final_report(const recipe *r, double t0) {
+  char d[32];
+  fprintf(stderr, "\n" PROG ": done in %s\n", el__format_duration(now_s() - t0, d, sizeof d));
+  if (!a_vocab)
+    fprintf(stderr, "  %-10s %-9s %s\n", "vocabulary", el__format_duration(r->ts[0], d, sizeof d), r->vocab);
+  fprintf(stderr, "  %-10s %-9s %s (metrics.jsonl, loss.svg)\n", "pretrain",
+          el__format_duration(r->ts[1], d, sizeof d), r->run);
+  report_stage("synthetic", a_train ? r->synth_dir : a_out, r->ts[2]);
+  if (a_train) report_stage("ged", a_out, r->ts[3]);
+  fprintf(stderr, "serve it: electra-server --model ged=%s\n", a_out);
+}
+
+/* Work directory, budget split, output checks. Prints and returns an exit status on failure. */
+static int plan(recipe *r) {
+  time_share(a_time, &r->pre, &r->syn, &r->real);
+  snprintf(r->work, sizeof r->work, "%s.work", a_out);
+  snprintf(r->run, sizeof r->run, "%s/pretrain", r->work);
+  snprintf(r->synth_dir, sizeof r->synth_dir, "%s/synthetic", r->work);
+  snprintf(r->threads, sizeof r->threads, "%ld", a_threads);
+  snprintf(r->seed, sizeof r->seed, "%ld", a_seed);
+  r->n_stages = 3 + (a_train != NULL) - (a_vocab != NULL);
+  el_error err = {0};
+  if (el__prepare_output(a_out, 0, &err) || el__mkdirs(r->work, &err)) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
+    return 1;
+  }
+  return 0;
+}
+
 int el__cmd_recipe(int argc, char **argv) {
   if (argc < 2 || strcmp(argv[1], "ged") != 0) {
     if (argc >= 2 && (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h"))) {
@@ -193,138 +352,12 @@ int el__cmd_recipe(int argc, char **argv) {
   int rc = el__cli_parse(PROG, opts, N_OPTS, argc - 1, argv + 1, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
   if ((rc = check_args())) return rc;
-
-  double t0 = now_s(), pre, syn, real;
-  time_share(a_time, &pre, &syn, &real);
-  char work[4200], vocab[4300], run[4300], synth_dir[4300], threads[32], seed[32];
-  snprintf(work, sizeof work, "%s.work", a_out);
-  snprintf(run, sizeof run, "%s/pretrain", work);
-  snprintf(synth_dir, sizeof synth_dir, "%s/synthetic", work);
-  snprintf(threads, sizeof threads, "%ld", a_threads);
-  snprintf(seed, sizeof seed, "%ld", a_seed);
-  el_error err = {0};
-  if (el__prepare_output(a_out, 0, &err) || el__mkdirs(work, &err)) {
-    fprintf(stderr, PROG ": %s\n", err.msg);
-    return 1;
-  }
-  int n_stages = 3 + (a_train != NULL) - (a_vocab != NULL), k = 0;
-  double ts[4] = {0};
-
-  if (a_vocab) {
-    snprintf(vocab, sizeof vocab, "%s", a_vocab);
-  } else {
-    snprintf(vocab, sizeof vocab, "%s/vocab.txt", work);
-    argv_b a = {0};
-    add(&a, "vocab");
-    add(&a, "--input");
-    add_list(&a, &a_corpus);
-    add(&a, "--vocab-size");
-    addf(&a, "%.0f", (double)a_vocab_size);
-    add(&a, "--out");
-    add(&a, vocab);
-    if (a_cased) add(&a, "--no-lower-case");
-    double s = now_s();
-    if ((rc = run_stage(++k, n_stages, "vocabulary", 0, &a, el__cmd_vocab))) return rc;
-    ts[0] = now_s() - s;
-    pre -= ts[0]; /* the vocabulary's time comes out of pretraining's share */
-  }
-
-  argv_b a = {0};
-  add(&a, "pretrain");
-  add(&a, "--input");
-  add_list(&a, &a_corpus);
-  add(&a, "--vocab");
-  add(&a, vocab);
-  add(&a, "--out");
-  add(&a, run);
-  add(&a, "--preset");
-  add(&a, a_preset);
-  add(&a, "--time-limit");
-  addf(&a, "%.0fs", pre > 5 ? pre : 5);
-  add(&a, "--threads");
-  add(&a, threads);
-  add(&a, "--seed");
-  add(&a, seed);
-  if (a_pretrain_corruption > 0) {
-    add(&a, "--corruption");
-    addf(&a, "learner:%g", a_pretrain_corruption);
-  }
-  double s = now_s();
-  if ((rc = run_stage(++k, n_stages, "pretraining", pre, &a, el__cmd_pretrain))) return rc;
-  ts[1] = now_s() - s;
-
-  /* the synthetic stage gets what pretraining left of its share too */
-  syn += pre - ts[1];
-  argv_b b = {0};
-  add(&b, "finetune");
-  add(&b, "--task");
-  add(&b, "ged");
-  add(&b, "--synthetic-from");
-  add_list(&b, a_synth_corpus.n ? &a_synth_corpus : &a_corpus);
-  /* enough sentences for one pass in the stage's time (a tiny model takes
-   * ~600 a second on 2 cores; the plan stops early when there are more) */
-  add(&b, "--synthetic-sentences");
-  addf(&b, "%.0f", a_synth_sentences > 0 ? (double)a_synth_sentences : syn * 600 > 200000 ? syn * 600 : 200000);
-  add(&b, "--synthetic-rate");
-  addf(&b, "%g", a_rate);
-  if (a_mix) {
-    add(&b, "--synthetic-mix");
-    add(&b, a_mix);
-  }
-  if (a_dev && !a_train) {
-    add(&b, "--dev");
-    add(&b, a_dev);
-  }
-  add(&b, "--init");
-  add(&b, run);
-  add(&b, "--out");
-  add(&b, a_train ? synth_dir : a_out);
-  add(&b, "--epochs");
-  add(&b, "1");
-  add(&b, "--time-limit");
-  addf(&b, "%.0fs", syn > 5 ? syn : 5);
-  add(&b, "--threads");
-  add(&b, threads);
-  add(&b, "--seed");
-  add(&b, seed);
-  s = now_s();
-  if ((rc = run_stage(++k, n_stages, "synthetic GED", syn, &b, el__cmd_finetune))) return rc;
-  ts[2] = now_s() - s;
-
-  if (a_train) {
-    real += syn - ts[2];
-    argv_b c = {0};
-    add(&c, "finetune");
-    add(&c, "--task");
-    add(&c, "ged");
-    add(&c, "--train");
-    add(&c, a_train);
-    add(&c, "--dev");
-    add(&c, a_dev);
-    add(&c, "--init");
-    add(&c, synth_dir);
-    add(&c, "--out");
-    add(&c, a_out);
-    add(&c, "--time-limit");
-    addf(&c, "%.0fs", real > 5 ? real : 5);
-    add(&c, "--epochs"); /* the time decides; dev picks the best epoch */
-    add(&c, "20");
-    add(&c, "--threads");
-    add(&c, threads);
-    add(&c, "--seed");
-    add(&c, seed);
-    s = now_s();
-    if ((rc = run_stage(++k, n_stages, "GED fine-tuning", real, &c, el__cmd_finetune))) return rc;
-    ts[3] = now_s() - s;
-  }
-
-  char d[32];
-  fprintf(stderr, "\n" PROG ": done in %s\n", el__format_duration(now_s() - t0, d, sizeof d));
-  if (!a_vocab) fprintf(stderr, "  %-10s %-9s %s\n", "vocabulary", el__format_duration(ts[0], d, sizeof d), vocab);
-  fprintf(stderr, "  %-10s %-9s %s (metrics.jsonl, loss.svg)\n", "pretrain",
-          el__format_duration(ts[1], d, sizeof d), run);
-  report_stage("synthetic", a_train ? synth_dir : a_out, ts[2]);
-  if (a_train) report_stage("ged", a_out, ts[3]);
-  fprintf(stderr, "serve it: electra-server --model ged=%s\n", a_out);
+  double t0 = now_s();
+  static recipe r; /* ~17 KB of paths: off the stack */
+  memset(&r, 0, sizeof r);
+  if ((rc = plan(&r)) || (rc = stage_vocab(&r)) || (rc = stage_pretrain(&r)) ||
+      (rc = stage_synthetic(&r)) || (a_train && (rc = stage_real(&r))))
+    return rc;
+  final_report(&r, t0);
   return 0;
 }
