@@ -248,6 +248,9 @@ typedef struct job {
   double rate;
   double cum[EL__LF_COUNT]; /* cumulative family weights */
   uint64_t *rng;
+  /* keyed: sequence s draws from its own state, a hash of (key, seq0 + s) */
+  int keyed;
+  uint64_t key, seq0, seq_state;
   scratch *sc;
   el__lids_batch *out;
 } job;
@@ -358,6 +361,15 @@ static int check_batch(const el__lids *t, const el_batch *in, long *T, el_error 
   return EL_OK;
 }
 
+/* splitmix64's finalizer of key + (i + 1) golden gammas: the start state of
+ * sequence i's draws */
+static uint64_t seq_hash(uint64_t key, uint64_t i) {
+  uint64_t z = key + (i + 1) * 0x9E3779B97F4A7C15ULL;
+  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+  return z ^ (z >> 31);
+}
+
 static int run(job *j, const el_batch *in, el_error *err) {
   const el__lids *t = j->t;
   el__lids_batch *o = j->out;
@@ -375,6 +387,10 @@ static int run(job *j, const el_batch *in, el_error *err) {
   for (int s = 0; s < in->n_seqs; s++) {
     const int *src = in->ids + base, len = in->seq_len[s];
     int start = o->n_tokens;
+    if (j->keyed) {
+      j->seq_state = seq_hash(j->key, j->seq0 + (uint64_t)s);
+      j->rng = &j->seq_state;
+    }
     for (int i = 0; i < len;) {
       int type = in->type_ids ? in->type_ids[base + i] : 0, e = i + 1, k = 1;
       if (t->flags[src[i]] & EL__LI_SPECIAL) {
@@ -413,6 +429,18 @@ int el__lids_corrupt(const el__lids *t, const el_batch *in, double rate, uint64_
     return el_error_set(err, EL_EINVAL, "learner ids: error rate %g outside [0, 1]", rate);
   job j;
   init_job(&j, t, -1, rate, rng, out);
+  return run(&j, in, err);
+}
+
+int el__lids_corrupt_keyed(const el__lids *t, const el_batch *in, double rate, uint64_t key,
+                           uint64_t seq0, el__lids_batch *out, el_error *err) {
+  if (!(rate >= 0.0 && rate <= 1.0))
+    return el_error_set(err, EL_EINVAL, "learner ids: error rate %g outside [0, 1]", rate);
+  job j;
+  init_job(&j, t, -1, rate, NULL, out);
+  j.keyed = 1;
+  j.key = key;
+  j.seq0 = seq0;
   return run(&j, in, err);
 }
 

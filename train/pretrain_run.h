@@ -5,10 +5,23 @@
  *
  * Determinism: every random draw of step t comes from streams split off the
  * run's base RNG with tags derived from t (masking: 2t+1, dropout and
- * generator samples: 2t+2), the data order from (seed, epoch), the cache from
- * a fixed builder seed. So the state after step t is a function of (settings,
- * data, thread count), and a resume from a state saved at step t continues
- * exactly as the uninterrupted run would have. */
+ * generator samples: 2t+2), each sequence's draws from those streams keyed
+ * by its index in the global batch (masking.h, tmodel.h, objective.h); the
+ * data order from (seed, epoch), the cache from a fixed builder seed. So the
+ * state after step t is a function of (settings, data, thread count, and
+ * through the order of float sums the ranks x --accumulate split), and a
+ * resume from a state saved at step t continues exactly as the
+ * uninterrupted run would have with the same split; with another split it
+ * continues equivalently (the same draws and arithmetic up to the order of
+ * float sums).
+ *
+ * Data parallelism (dist.h): the global batch of --batch-size sequences is
+ * split into ranks x accumulate micro-batches of batch/(ranks x accumulate)
+ * sequences; rank r computes sequences [r B/R, (r+1) B/R) in `accumulate`
+ * micro-batches, the losses divided by the global batch's counts, the ranks'
+ * gradient sums are added (one MPI_Allreduce of the flat gradient block) and
+ * every rank takes the same AdamW step. Rank 0 alone validates and writes
+ * checkpoints, state, metrics.jsonl, loss.svg and the progress display. */
 #ifndef EL_TRAIN_PRETRAIN_RUN_H
 #define EL_TRAIN_PRETRAIN_RUN_H
 
@@ -33,6 +46,8 @@
 typedef struct el__pt_run {
   el__pt_opts *o;
   int resume;
+  int rank, ranks, accumulate; /* this process, the job's size, micro-batches per rank */
+  int micro;                   /* sequences per micro-batch: batch / (ranks x accumulate) */
   char run_dir[4096], state_dir[4200], cache_path[4200];
   /* vocabulary */
   el_tokenizer *tok;
@@ -76,6 +91,6 @@ int el__pt_clean_stale(const el__pt_run *r);
 
 /* Runs o (resume: continue RUN/state) to the end; returns the exit code and
  * prints every message itself. */
-int el__pretrain_main(el__pt_opts *o, int resume, el__state *resume_state);
+int el__pretrain_main(el__pt_opts *o, int resume, el__state *resume_state, int accumulate);
 
 #endif
