@@ -461,6 +461,8 @@ typedef struct session {
   int bad_steps;           /* non-finite steps in a row */
   double lr, last_lr;
   long end;                /* the step the schedule ends at */
+  long steps_run;          /* this session's steps and their seconds */
+  double steps_s;
   const char *why_stop;
 } session;
 
@@ -535,6 +537,8 @@ static int session_step(el__pt_run *r, session *s, const char **what, el_error *
   rc = train_step(r, &s->pk, &s->a, s->lr, err);
   double dt = mono() - t0;
   r->train_seconds += dt;
+  s->steps_run++;
+  s->steps_s += dt;
   s->ema_step = isnan(s->ema_step) ? dt : 0.9 * s->ema_step + 0.1 * dt;
   if (s->pl) plan_update(r, s->pl, dt, mono() - s->loop_t0);
   s->end = s->pl ? s->pl->total : o->max_steps;
@@ -633,6 +637,17 @@ static int session_end(el__pt_run *r, session *s, const char **what, el_error *e
     return 1;
   }
   plot(r);
+  if (r->ranks > 1 && s->steps_run > 0) {
+    double sum_s;
+    uint64_t bytes;
+    el__dist_stats(&sum_s, &bytes);
+    /* rank 0's wait in MPI_Allreduce: the transfer plus any rank's lag */
+    el__progress_note(&r->prog,
+                      "gradient sums (MPI_Allreduce, rank 0): %.2fs of %.2fs of steps (%.1f%%), "
+                      "%.2f MB per step per rank",
+                      sum_s, s->steps_s, s->steps_s > 0 ? 100 * sum_s / s->steps_s : 0.0,
+                      (double)bytes / 1e6 / (double)s->steps_run);
+  }
   el__progress_note(&r->prog, "%s at step %lld; saved to %s (%.1fs). Trained %s in total.",
                     s->why_stop, (long long)r->step, r->run_dir, mono() - ts,
                     el__format_duration(r->train_seconds, (char[32]){0}, 32));
