@@ -205,7 +205,8 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
     if ((rc = el__lids_load(NULL, r->tok, &r->lids, err))) return rc;
     int nc, ns;
     el__lids_stats(r->lids, &nc, &ns);
-    fprintf(stderr, "learner errors: %g per word before masking; %d vocabulary words with "
+    if (r->rank == 0) /* said once for all ranks */
+      fprintf(stderr, "learner errors: %g per word before masking; %d vocabulary words with "
                     "confusable forms, %d with misspellings\n", o->corruption_rate, nc, ns);
   }
   el__rng_seed(&r->base, (uint64_t)o->seed);

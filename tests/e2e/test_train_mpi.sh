@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Data-parallel training (issue 18) on one machine, loopback only:
-#  - equivalence: K optimizer steps of `pretrain` (ELECTRA, dropout on) as one
+#  - equivalence: K optimizer steps of `pretrain` (ELECTRA, dropout on; also
+#    the MLM objective and --corruption learner, there with --accumulate 4) as one
 #    process with global batch B, as one process with --accumulate 2, and as
 #    `mpirun -np 2` end with the same weights within TOL (fp32: the gradient
 #    sums are added in another order, and AdamW's m/sqrt(v) magnifies tiny
@@ -88,6 +89,22 @@ check "mpirun: the run says it is data parallel over 2 ranks" grep -q "data para
 check "mpirun: rank 0 alone reports (one 'finished' line)" [ "$(grep -c '^finished' "$T/pm.log")" -eq 1 ]
 check "mpirun: metrics.jsonl written once per log step (2 train rows)" \
   [ "$(grep -c '"step"' "$T/pm/metrics.jsonl")" -eq "$(grep -c '"step"' "$T/p1/metrics.jsonl")" ]
+
+# the MLM objective and --corruption learner (its errors keyed the same way)
+variants=("mlm:--objective mlm")
+[ -r /usr/share/wordnet/verb.exc ] && variants+=("discriminator:--corruption learner") ||
+  echo "ok - # SKIP --corruption learner: WordNet missing (Debian wordnet-base)"
+for v in "${variants[@]}"; do
+  m=${v%%:*}; read -r -a extra <<<"${v#*:}"
+  "$BIN" "${PT[@]}" --seed 5 "${extra[@]}" --out "$T/v1" 2>/dev/null || bad "${extra[*]}: 1 process"
+  "$BIN" "${PT[@]}" --seed 5 "${extra[@]}" --accumulate 4 --out "$T/va" 2>/dev/null ||
+    bad "${extra[*]}: --accumulate 4"
+  "${MPIRUN[@]}" "$BIN" "${PT[@]}" --seed 5 "${extra[@]}" --out "$T/vm" 2>/dev/null ||
+    bad "${extra[*]}: mpirun -np 2"
+  check "${extra[*]}: --accumulate 4 = 1 process" within "$T/v1/$m" "$T/va/$m"
+  check "${extra[*]}: mpirun -np 2 = 1 process" within "$T/v1/$m" "$T/vm/$m"
+  rm -rf "$T/v1" "$T/va" "$T/vm"
+done
 
 # ---- fine-tuning: the same three ways (dropout on: the configs' 0.1) ----
 for task in sst2 ged; do
