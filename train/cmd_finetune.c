@@ -38,6 +38,13 @@ static void usage(FILE *f) {
           "  squad, squad2: SQuAD JSON (-> ElectraForQuestionAnswering)\n\noptions:\n",
           el__task_names());
   el__cli_print_options(f, g_opts, g_nopts);
+  fprintf(f,
+          "\nData parallelism: under mpirun -np N (or srun), when built with MPI (make MPI=1),\n"
+          "each rank computes batch/N sequences of every batch (--accumulate splits them\n"
+          "further), the loss divided by the whole batch's count and dropout keyed by the\n"
+          "step and the sequence's place in the batch; the gradients are summed with\n"
+          "MPI_Allreduce before the one AdamW step, so the result is one process's up to\n"
+          "the order of float additions. Every rank evaluates dev; rank 0 alone writes DIR.\n");
 }
 
 /* --labels A,B,...: split into v (pointers into a copy in *buf); at least

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "learner_ids.h"
 #include "learner_internal.h"
+#include "op_fastmath.h"
 
 /* Family draws for one error before giving up, as in el__learner_corrupt. */
 #define MAX_DRAWS 24
@@ -361,15 +362,6 @@ static int check_batch(const el__lids *t, const el_batch *in, long *T, el_error 
   return EL_OK;
 }
 
-/* splitmix64's finalizer of key + (i + 1) golden gammas: the start state of
- * sequence i's draws */
-static uint64_t seq_hash(uint64_t key, uint64_t i) {
-  uint64_t z = key + (i + 1) * 0x9E3779B97F4A7C15ULL;
-  z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
-  return z ^ (z >> 31);
-}
-
 static int run(job *j, const el_batch *in, el_error *err) {
   const el__lids *t = j->t;
   el__lids_batch *o = j->out;
@@ -388,7 +380,7 @@ static int run(job *j, const el_batch *in, el_error *err) {
     const int *src = in->ids + base, len = in->seq_len[s];
     int start = o->n_tokens;
     if (j->keyed) {
-      j->seq_state = seq_hash(j->key, j->seq0 + (uint64_t)s);
+      j->seq_state = el__mix64(j->key, j->seq0 + (uint64_t)s); /* counter-based */
       j->rng = &j->seq_state;
     }
     for (int i = 0; i < len;) {
