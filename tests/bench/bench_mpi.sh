@@ -3,7 +3,10 @@
 # process with 2 threads against 2 MPI ranks with 1 thread each (the same
 # global batch, the same arithmetic), alternating, ROUNDS rounds each; the
 # share of rank 0's step time spent in the gradient MPI_Allreduce and the
-# bytes each rank contributes per step (from the run's closing line).
+# bytes each rank contributes per step (from the run's closing line); then
+# the same sum alone after a barrier (bench_allreduce: the transfer without
+# waiting for the other rank), the most overlapping it with the backward
+# pass could save.
 # A measurement, not a test. Skips without MPI.
 #   BENCH_STEPS (30) BENCH_ROUNDS (2) BENCH_PRESET (tiny) BENCH_BATCH (32) BENCH_SEQ (128)
 set -u
@@ -68,6 +71,9 @@ for round in $(seq 1 "$ROUNDS"); do
   one+=("$r1")
   two+=("$r2")
 done
+mb=$(grep -o "[0-9.]* MB per step per rank" "$T/b.log" | tail -1 | awk '{print $1}')
+echo "the sum alone (after a barrier: transfer, no waiting), $mb MB:" \
+  "$(mpirun --oversubscribe --bind-to core -np 2 "$BUILD/bench/bench_allreduce" "$mb" 20)"
 "$PY" - "${one[*]}" "${two[*]}" <<'EOF'
 import sys
 a = [float(x) for x in sys.argv[1].split()]
