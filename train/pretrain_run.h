@@ -1,5 +1,6 @@
-/* One pretraining run: setup (pretrain_setup.c) and the training loop with
- * logging, validation and checkpoints (pretrain_loop.c). cmd_pretrain.c
+/* One pretraining run: setup (pretrain_setup.c), one optimizer step
+ * (pretrain_step.c) and the training loop with logging, validation and
+ * checkpoints (pretrain_loop.c). cmd_pretrain.c
  * parses the command line and reconciles a resume's settings, then calls
  * el__pretrain_main.
  *
@@ -88,6 +89,23 @@ void el__pt_run_free(el__pt_run *r);
 /* Removes temporary files of killed saves (NAME.tmp-PID of a dead PID) from
  * RUN, RUN/state and RUN/cache; returns how many. */
 int el__pt_clean_stale(const el__pt_run *r);
+
+/* The statistics of one step (pretrain_step.c), summed over its
+ * micro-batches and the ranks: losses (each micro-batch's share of the
+ * global batch's mean), counts; FAILED > 0 when a rank met a non-finite
+ * loss. */
+enum { EL_PT_ST_LOSS, EL_PT_ST_GEN_LOSS, EL_PT_ST_DISC_LOSS, EL_PT_ST_GEN_CORRECT,
+       EL_PT_ST_DISC_CORRECT, EL_PT_ST_N_SEL, EL_PT_ST_N_SCORED, EL_PT_ST_N_REPLACED,
+       EL_PT_ST_N_TOK, EL_PT_ST_FAILED, EL_PT_ST_COUNT };
+
+/* One optimizer step on the next global batch at learning rate lr
+ * (pretrain_step.c): st[EL_PT_ST_COUNT] its statistics, *grad_norm the
+ * gradient's norm before clipping. Advances r->step and the data
+ * position on every rank. Returns EL_OK, EL_EVALUE for a skipped
+ * (non-finite) step, or an error (with several ranks the caller must end
+ * them all: the others wait in a collective). */
+int el__pt_step(el__pt_run *r, el__packed *pk, double lr, double *st, double *grad_norm,
+                el_error *err);
 
 /* Runs o (resume: continue RUN/state) to the end; returns the exit code and
  * prints every message itself. */
