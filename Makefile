@@ -1,5 +1,7 @@
 # electra.c — see README.md. Targets: all test bench run install uninstall clean.
 # Switches: SANITIZE=address,undefined  PORTABLE=1 (no -march=native)  DEBUG=1
+#           MPI=1|0 (data-parallel electra-train over Open MPI; default: 1 when
+#           pkg-config finds ompi-c, i.e. Debian's libopenmpi-dev is installed)
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
@@ -29,6 +31,24 @@ CFLAGS ?=
 override CFLAGS += -fno-trapping-math -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -g $(OPT) \
   $(SAN) -fopenmp $(PKG_CFLAGS) -MMD -MP
 LDLIBS := $(PKG_LIBS) -lm -lpthread
+
+# MPI (train/dist.h): train/dist_mpi.c with Open MPI, train/dist_none.c
+# without. The choice is recorded in $(BUILD)/mpi.flag so that switching it
+# rebuilds the trainer's archive and relinks.
+MPI ?= $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1 || echo 0)
+ifeq ($(MPI),1)
+MPI_CFLAGS := $(shell pkg-config --cflags ompi-c)
+MPI_LIBS := $(shell pkg-config --libs ompi-c)
+ifeq ($(MPI_LIBS),)
+$(error MPI=1 but pkg-config finds no ompi-c: install libopenmpi-dev (deploy/install-deps.sh))
+endif
+XCFLAGS_train/dist_mpi := $(MPI_CFLAGS)
+LDLIBS += $(MPI_LIBS)
+endif
+MPI_FLAG := $(BUILD)/mpi.flag
+$(shell mkdir -p $(BUILD) && (echo $(MPI) | cmp -s - $(MPI_FLAG) || echo $(MPI) > $(MPI_FLAG)))
+print-mpi:
+	@echo $(MPI)
 override LDFLAGS += $(SAN) -fopenmp
 
 # The layers (docs/ARCHITECTURE.md): each folder sees only the headers it may
@@ -64,7 +84,12 @@ NN_SRC := $(wildcard nn/*.c)
 ENGINE_SRC := $(wildcard engine/*.c)
 # common/: the internal pieces both programs share (the option-table engine)
 COMMON_SRC := $(wildcard common/*.c)
-TRAIN_SRC := $(filter-out train/main.c,$(wildcard train/*.c))
+TRAIN_SRC := $(filter-out train/main.c train/dist_mpi.c train/dist_none.c,$(wildcard train/*.c))
+ifeq ($(MPI),1)
+TRAIN_SRC += train/dist_mpi.c
+else
+TRAIN_SRC += train/dist_none.c
+endif
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 BENCH_SRC := $(wildcard tests/bench/*.c)
@@ -100,7 +125,7 @@ deps:
 # paths, visibility) rebuilds them.
 $(BUILD)/%.o: %.c Makefile
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS) $(INC_$(call layer,$*)) $(VIS_$(call layer,$*)) -c $< -o $@
+	$(CC) $(CFLAGS) $(INC_$(call layer,$*)) $(VIS_$(call layer,$*)) $(XCFLAGS_$*) -c $< -o $@
 
 # Archives are rebuilt from scratch (rm first): `ar r` alone would keep the
 # object of a source file that moved or was deleted.
@@ -117,10 +142,10 @@ $(LIB_COMMON): $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
 	$(AR) rcs $@ $^
-$(LIB_TRAIN): $(TRAIN_OBJ)
+$(LIB_TRAIN): $(TRAIN_OBJ) $(MPI_FLAG)
 	@mkdir -p $(dir $@)
 	@rm -f $@
-	$(AR) rcs $@ $^
+	$(AR) rcs $@ $(filter %.o,$^)
 $(LIB_SERVER): $(SERVER_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@

@@ -15,6 +15,7 @@
 
 #include "cli_util.h"
 #include "commands.h"
+#include "dist.h"
 #include "finetune_run.h"
 
 #define PROG "electra-train finetune"
@@ -37,6 +38,13 @@ static void usage(FILE *f) {
           "  squad, squad2: SQuAD JSON (-> ElectraForQuestionAnswering)\n\noptions:\n",
           el__task_names());
   el__cli_print_options(f, g_opts, g_nopts);
+  fprintf(f,
+          "\nData parallelism: under mpirun -np N (or srun), when built with MPI (make MPI=1),\n"
+          "each rank computes batch/N sequences of every batch (--accumulate splits them\n"
+          "further), the loss divided by the whole batch's count and dropout keyed by the\n"
+          "step and the sequence's place in the batch; the gradients are summed with\n"
+          "MPI_Allreduce before the one AdamW step, so the result is one process's up to\n"
+          "the order of float additions. Every rank evaluates dev; rank 0 alone writes DIR.\n");
 }
 
 /* --labels A,B,...: split into v (pointers into a copy in *buf); at least
@@ -79,6 +87,7 @@ static int parse_labels(const char *arg, char **buf, char **v, int max, int *n) 
 typedef struct ft_args {
   const char *task, *train, *dev, *init, *out, *tcol, *pcol, *lcol, *labels, *rule;
   long epochs, batch, max_len, seed, stride, max_query, threads, max_train, max_dev, log_every;
+  long accumulate;
   double lr, decay, warmup, wd, time_limit;
   int random_init;
   el_strlist synth;
@@ -157,6 +166,7 @@ static void fill_opts(el__ft_opts *o, const ft_args *a, const el__task *t, int r
   o->max_train = a->max_train;
   o->max_dev = a->max_dev;
   o->log_every = a->log_every;
+  o->accumulate = a->accumulate;
   o->lr = a->lr;
   o->layer_decay = a->decay;
   o->warmup = a->warmup;
@@ -190,10 +200,47 @@ static void width_defaults(el__ft_opts *o, const char *init) {
   el_model_free(m);
 }
 
+/* The run on this rank (dist.h): the batch split checked, the other ranks'
+ * log discarded (rank 0's says it all), a failure on one rank ends all. */
+static int run_ranks(const el__ft_opts *o) {
+  el_error err = {0};
+  if (el__dist_init(&err)) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
+    return 1;
+  }
+  const int rank = el__dist_rank(), ranks = el__dist_size();
+  const long parts = (long)ranks * o->accumulate;
+  int rc = 0;
+  if (o->batch % parts) {
+    if (!rank)
+      fprintf(stderr,
+              PROG ": --batch-size %ld (the global batch) must divide evenly into %d rank(s) x "
+              "--accumulate %ld = %ld micro-batches\n",
+              o->batch, ranks, o->accumulate, parts);
+    rc = 1;
+  } else {
+    FILE *quiet = rank ? fopen("/dev/null", "w") : NULL;
+    if (!rank && parts > 1)
+      fprintf(stderr, "finetune: data parallel: %d rank(s) x %ld accumulation step(s) x %ld sequences\n",
+              ranks, o->accumulate, o->batch / parts);
+    if (el__ft_run(o, quiet ? quiet : stderr, &err)) {
+      if (ranks > 1) {
+        fprintf(stderr, PROG " (rank %d of %d): %s; stopping every rank\n", rank, ranks, err.msg);
+        el__dist_abort(1);
+      }
+      fprintf(stderr, PROG ": %s\n", err.msg);
+      rc = 1;
+    }
+    if (quiet) fclose(quiet);
+  }
+  el__dist_finalize();
+  return rc;
+}
+
 /* The option table is data (one entry per option, with its help text); the
  * command itself is the five steps after it. */
 int el__cmd_finetune(int argc, char **argv) {
-  ft_args a = {.epochs = 3, .batch = 32, .max_len = 128, .stride = 128, .max_query = 64,
+  ft_args a = {.epochs = 3, .batch = 32, .accumulate = 1, .max_len = 128, .stride = 128, .max_query = 64,
                .log_every = 50, .lr = 3e-4, .decay = 0.8, .warmup = 0.1, .wd = 0.01,
                .rule = "max", .synth_n = 200000, .synth_dev = 2000, .synth_rate = 0.12};
   el_opt opts[] = {
@@ -204,7 +251,10 @@ int el__cmd_finetune(int argc, char **argv) {
       {"--out", EL_OPT_STR, &a.out, 0, 0, "DIR", "output checkpoint directory; required", 0},
       {"--epochs", EL_OPT_INT, &a.epochs, 1, 1000, "N", "epochs (3; 10 rte/stsb; 2 squad)", 0},
       {"--lr", EL_OPT_FLOAT, &a.lr, 1e-9, 1, "X", "peak LR (3e-4 hidden<=256, 1e-4 base, 5e-5 large)", 0},
-      {"--batch-size", EL_OPT_INT, &a.batch, 1, 4096, "N", "sequences per step (32)", 0},
+      {"--batch-size", EL_OPT_INT, &a.batch, 1, 4096, "N", "sequences per step, the global batch of all ranks and accumulation steps (32)", 0},
+      {"--accumulate", EL_OPT_INT, &a.accumulate, 1, 4096, "N",
+       "gradient accumulation: each rank computes its share of a batch in N micro-batches before "
+       "the one optimizer step; the same result up to float rounding (1)", 0},
       {"--max-seq-len", EL_OPT_INT, &a.max_len, 8, 4096, "N", "tokens per sequence (128; 384 squad)", 0},
       {"--layer-decay", EL_OPT_FLOAT, &a.decay, 0.01, 1, "X", "layer-wise LR decay (0.8; 0.9 large)", 0},
       {"--warmup-proportion", EL_OPT_FLOAT, &a.warmup, 0, 1, "X", "warmup share of the steps (0.1)", 0},
@@ -258,12 +308,7 @@ int el__cmd_finetune(int argc, char **argv) {
   el__ft_opts o;
   fill_opts(&o, &a, t, rule_id, label_v, n_labels);
   width_defaults(&o, a.init);
-  el_error err = {0};
-  rc = el__ft_run(&o, stderr, &err);
+  rc = run_ranks(&o);
   free(label_buf);
-  if (rc) {
-    fprintf(stderr, PROG ": %s\n", err.msg);
-    return 1;
-  }
-  return 0;
+  return rc;
 }

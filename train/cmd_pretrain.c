@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include "cli_util.h"
 #include "commands.h"
+#include "dist.h"
 #include "learner_ids.h"
 #include "pretrain_run.h"
 #include "schedule.h"
@@ -16,6 +17,7 @@
 /* Raw values as given on the command line. */
 static el_strlist a_inputs;
 static const char *a_vocab, *a_out, *a_cache, *a_preset, *a_objective, *a_bias_init, *a_disc_special;
+static long a_accumulate;
 static long a_max_steps, a_batch, a_seq_len, a_warmup, a_seed, a_save_every, a_threads,
     a_log_every, a_val_every, a_val_examples;
 static double a_time_limit, a_lr, a_wd, a_gen_size, a_disc_weight, a_mask_prob, a_val_fraction;
@@ -31,7 +33,8 @@ static el_opt opts[] = {
     {"--objective", EL_OPT_CHOICE, &a_objective, 0, 0, "electra|mlm", "replaced-token detection (default) or the BERT MLM baseline", 0},
     {"--max-steps", EL_OPT_INT, &a_max_steps, 1, 1e12, "N", "optimizer steps; the LR decays linearly to 0 at N (tiny 10000, small 1M, base 766k, large 400k); with --time-limit an upper bound of the plan (none unless given)", 0},
     {"--time-limit", EL_OPT_DURATION, &a_time_limit, 0, 1e9, "T", "plan the LR schedule to end after T of training in this session, then save: 90s, 10m, 2h, 1h30m (see below)", 0},
-    {"--batch-size", EL_OPT_INT, &a_batch, 1, 65536, "N", "sequences per step (tiny 32, small 128, base 256, large 2048)", 0},
+    {"--batch-size", EL_OPT_INT, &a_batch, 1, 65536, "N", "sequences per step, the global batch of all ranks and accumulation steps (tiny 32, small 128, base 256, large 2048)", 0},
+    {"--accumulate", EL_OPT_INT, &a_accumulate, 1, 65536, "N", "gradient accumulation: each rank computes its share of the batch in N micro-batches before the one optimizer step (memory of batch/(ranks x N) sequences; same result up to float rounding) (1)", 0},
     {"--seq-len", EL_OPT_INT, &a_seq_len, 8, 4096, "N", "tokens per sequence incl. [CLS]/[SEP] (tiny/small 128, base/large 512)", 0},
     {"--lr", EL_OPT_FLOAT, &a_lr, 1e-9, 1, "X", "peak learning rate (tiny/small 5e-4, base/large 2e-4)", 0},
     {"--warmup-steps", EL_OPT_INT, &a_warmup, 0, 1e12, "N", "linear warmup steps (10000; tiny 1000; at most a tenth of max-steps, or of the planned steps with --time-limit, unless given)", 0},
@@ -107,7 +110,8 @@ static void usage(FILE *f) {
   fprintf(f,
           "\n"
           "With --resume the run keeps its saved settings; --max-steps, --time-limit,\n"
-          "--save-every, --threads, --log-every and --val-every may be changed, --input,\n"
+          "--save-every, --threads, --accumulate, the number of ranks, --log-every and\n"
+          "--val-every may be changed, --input,\n"
           "--vocab and --cache may point to moved copies of the same data, and any other\n"
           "option must match the saved value. Results are deterministic for a given seed\n"
           "and thread count; a resumed run ends bit-identical to an uninterrupted one\n"
@@ -118,6 +122,19 @@ static void usage(FILE *f) {
           "the time it had left continues where it was; a completed plan resumed with more\n"
           "time rises again to that line and decays to 0 at the new limit (LR 0 while the\n"
           "new session measures).\n");
+  fprintf(f,
+          "\n"
+          "Data parallelism: under mpirun -np N (or srun), when built with MPI (make MPI=1),\n"
+          "each rank computes batch/N sequences of every global batch (--accumulate splits\n"
+          "them further), the losses divided by the global batch's counts; the gradients\n"
+          "are summed with one MPI_Allreduce and every rank takes the same AdamW step.\n"
+          "Every random draw is keyed by the seed, the step and the sequence's index in the\n"
+          "global batch, so N ranks, --accumulate N and one process give the same run up to\n"
+          "the order of float additions. Rank 0 alone validates and writes RUN; --out must\n"
+          "be on a filesystem every rank sees (for --resume and the token cache). A failed\n"
+          "or killed rank ends all of them. Resuming with the same ranks, --accumulate and\n"
+          "--threads is bit-exact; with another split it is equivalent (same data, draws\n"
+          "and schedule; float sums in another order). README: multi-node runs.\n");
 }
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
@@ -298,6 +315,7 @@ static int new_settings(el__pt_opts *o) {
 static void reset_args(void) {
   memset(&a_inputs, 0, sizeof a_inputs);
   a_vocab = a_out = a_cache = a_preset = a_objective = a_bias_init = a_disc_special = NULL;
+  a_accumulate = 0;
   a_max_steps = a_batch = a_seq_len = a_warmup = a_seed = a_save_every = a_threads = 0;
   a_log_every = a_val_every = a_val_examples = 0;
   a_time_limit = a_lr = a_wd = a_gen_size = a_disc_weight = a_mask_prob = a_val_fraction = 0;
@@ -306,10 +324,24 @@ static void reset_args(void) {
   a_corruption_rate = 0;
 }
 
+static int pretrain(void);
+
 int el__cmd_pretrain(int argc, char **argv) {
   reset_args();
   int rc = el__cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+  el_error err = {0};
+  if (el__dist_init(&err)) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
+    return 1;
+  }
+  int code = pretrain();
+  el__dist_finalize();
+  return code;
+}
+
+/* The parsed command line to a run. */
+static int pretrain(void) {
   if (a_corruption && el__lids_parse_option(a_corruption, &a_corruption_rate)) {
     fprintf(stderr, PROG ": --corruption '%s': expected none, learner or learner:RATE with RATE in (0, 1]\n",
             a_corruption);
@@ -360,7 +392,7 @@ int el__cmd_pretrain(int argc, char **argv) {
       goto done;
     }
   }
-  code = el__pretrain_main(&o, a_resume, a_resume ? &st : NULL);
+  code = el__pretrain_main(&o, a_resume, a_resume ? &st : NULL, (int)a_accumulate);
 done:
   free(st.settings_json);
   el__pt_opts_free(&o);

@@ -128,6 +128,11 @@ void el__dataset_seek(el__dataset *d, el__data_pos pos) {
 }
 
 int el__dataset_next(el__dataset *d, int batch_size, el__packed *out, el_error *err) {
+  return el__dataset_next_slice(d, batch_size, 0, batch_size, out, err);
+}
+
+int el__dataset_next_slice(el__dataset *d, int batch_size, int first, int n, el__packed *out,
+                           el_error *err) {
   out->n_seqs = out->n_tokens = 0;
   for (int k = 0; k < batch_size; k++) {
     if (d->pos.offset >= d->n_train) {
@@ -138,7 +143,9 @@ int el__dataset_next(el__dataset *d, int batch_size, el__packed *out, el_error *
       el__epoch_perm(d->perm, d->train, d->n_train, d->seed, d->pos.epoch);
       d->perm_epoch = d->pos.epoch;
     }
-    int rc = el__packed_append(out, &d->cache, d->perm[d->pos.offset++], err);
+    uint32_t ex = d->perm[d->pos.offset++];
+    if (k < first || k >= first + n) continue; /* another rank's share */
+    int rc = el__packed_append(out, &d->cache, ex, err);
     if (rc) return rc;
   }
   return EL_OK;

@@ -57,6 +57,12 @@ void el__dataset_seek(el__dataset *d, el__data_pos pos);
  * Returns EL_OK or EL_ENOMEM. */
 int el__dataset_next(el__dataset *d, int batch_size, el__packed *out, el_error *err);
 
+/* The same global batch of batch_size examples (pos advances by all of
+ * them), of which only sequences [first, first + n) are packed into out:
+ * a data-parallel rank's share. */
+int el__dataset_next_slice(el__dataset *d, int batch_size, int first, int n, el__packed *out,
+                           el_error *err);
+
 /* Validation examples [first, first + n) of the held-out slice (n clipped
  * to what remains), packed into out. */
 int el__dataset_val(el__dataset *d, uint64_t first, int n, el__packed *out, el_error *err);

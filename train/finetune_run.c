@@ -3,7 +3,14 @@
  * every epoch, best checkpoint saved atomically (el__checkpoint_save) with
  * DIR/eval.json next to it. Deterministic for a given --seed and data: the
  * shuffle and dropout streams are split from one el__rng and the optimizer
- * and model are thread-count independent. */
+ * and model are thread-count independent.
+ *
+ * Data parallelism and --accumulate (dist.h): each step's global batch of
+ * --batch-size features is split into ranks x accumulate micro-batches, the
+ * loss divided by the global batch's count, dropout keyed by the step and
+ * each feature's index in the global batch; the ranks' gradients are summed
+ * (MPI_Allreduce) before the one AdamW step. Every rank evaluates dev (the
+ * same weights, the same numbers); rank 0 alone writes --out and logs. */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -16,6 +23,7 @@
 #include <cJSON.h>
 
 #include "trainer_api.h"
+#include "dist.h"
 #include "finetune_run.h"
 #include "metrics_log.h"
 #include "optim.h"
@@ -85,9 +93,24 @@ oom:
   return el_error_set(err, EL_ENOMEM, "config: out of memory");
 }
 
-/* Loss over the batch's head output and dLoss/dout (mean over the batch). */
+/* The divisor of a global batch's loss: its sequences, or for GED its
+ * labelled tokens. */
+static long loss_norm(const el__task *t, const el__ft_data *d, const int *idx, int nb) {
+  if (t->kind != EL__TASK_GED) return nb;
+  long nl = 0;
+  for (int i = 0; i < nb; i++) {
+    const el__feat *f = &d->f[idx[i]];
+    for (int k = 0; k < f->len; k++) nl += d->tlab[f->off + k] >= 0;
+  }
+  return nl;
+}
+
+/* Loss over the batch's head output and dLoss/dout: the sum over the
+ * batch divided by norm (loss_norm of the global batch this one is part of,
+ * so micro-batches' losses and gradients add up to the global batch's). */
 static double task_loss(const el__task *t, const el__ft_data *d, const int *idx, int nb,
-                        const float *o, int K, float *dout) {
+                        long norm_l, const float *o, int K, float *dout) {
+  const double norm = norm_l > 0 ? (double)norm_l : 1.0;
   double loss = 0;
   if (t->kind == EL__TASK_CLS) {
     for (int i = 0; i < nb; i++) {
@@ -99,24 +122,20 @@ static double task_loss(const el__task *t, const el__ft_data *d, const int *idx,
       for (int k = 0; k < K; k++) z += exp((double)l[k] - mx);
       int y = d->f[idx[i]].label;
       loss += -((double)l[y] - mx - log(z));
-      for (int k = 0; k < K; k++) g[k] = (float)((exp((double)l[k] - mx) / z - (k == y)) / nb);
+      for (int k = 0; k < K; k++) g[k] = (float)((exp((double)l[k] - mx) / z - (k == y)) / norm);
     }
-    return loss / nb;
+    return loss / norm;
   }
   if (t->kind == EL__TASK_REG) {
     for (int i = 0; i < nb; i++) {
       double r = (double)o[i] - d->f[idx[i]].value;
       loss += r * r;
-      dout[i] = (float)(2 * r / nb);
+      dout[i] = (float)(2 * r / norm);
     }
-    return loss / nb;
+    return loss / norm;
   }
   if (t->kind == EL__TASK_GED) {
-    long T = 0, nl = 0;
-    for (int i = 0; i < nb; i++) {
-      const el__feat *f = &d->f[idx[i]];
-      for (int k = 0; k < f->len; k++) nl += d->tlab[f->off + k] >= 0;
-    }
+    long T = 0;
     for (int i = 0; i < nb; i++) {
       const el__feat *f = &d->f[idx[i]];
       for (int k = 0; k < f->len; k++, T++) {
@@ -128,10 +147,10 @@ static double task_loss(const el__task *t, const el__ft_data *d, const int *idx,
         double z = o[T], p = 1 / (1 + exp(-z));
         /* BCE with logits, stable: softplus(z) - y z */
         loss += (z > 0 ? z + log1p(exp(-z)) : log1p(exp(z))) - y * z;
-        dout[T] = (float)((p - y) / nl);
+        dout[T] = (float)((p - y) / norm);
       }
     }
-    return nl ? loss / nl : 0;
+    return norm_l ? loss / norm : 0;
   }
   /* QA: (CE(start) + CE(end)) / 2 per sequence over its tokens */
   long T = 0;
@@ -146,11 +165,11 @@ static double task_loss(const el__task *t, const el__ft_data *d, const int *idx,
       loss += 0.5 * -((double)o[2 * (T + y) + c] - mx - log(z));
       for (int k = 0; k < f->len; k++)
         dout[2 * (T + k) + c] =
-            (float)(0.5 * (exp((double)o[2 * (T + k) + c] - mx) / z - (k == y)) / nb);
+            (float)(0.5 * (exp((double)o[2 * (T + k) + c] - mx) / z - (k == y)) / norm);
     }
     T += f->len;
   }
-  return loss / nb;
+  return loss / norm;
 }
 
 /* Writes text to dir/name atomically (el__write_atomic). */
@@ -328,6 +347,8 @@ typedef struct ft_run {
   el__tmodel *m;
   el__rng r_shuf, r_drop;
   int B, K, max_len;
+  int rank, ranks, accumulate, micro_cap; /* data parallelism; micro_cap: the model's sequences */
+  int plan_over;                           /* the time plan is complete (rank 0's decision) */
   int *order, *lens, *bids, *btypes;
   float *dout;
   el__adamw opt;
@@ -407,7 +428,10 @@ static int build_model(ft_run *r, el_error *err) {
   if (rc) return rc;
   r->max_len = r->dtr.max_len > r->ddv.max_len ? r->dtr.max_len : r->ddv.max_len;
   r->B = (int)o->batch;
-  el__tmodel_limits lim = {r->B * r->max_len, r->B, r->max_len, 0};
+  /* the model holds one micro-batch: at most ceil(B / (ranks x accumulate)) */
+  const int parts = r->ranks * r->accumulate;
+  r->micro_cap = (r->B + parts - 1) / parts;
+  el__tmodel_limits lim = {r->micro_cap * r->max_len, r->micro_cap, r->max_len, 0};
   if ((rc = el__tmodel_new(&r->cfg, &r->p.w[0], &r->p.g[0], &lim, &r->m, err))) return rc;
   r->K = r->t->kind == EL__TASK_CLS ? r->cfg.num_labels : r->t->kind == EL__TASK_QA ? 2 : 1;
   size_t BL = (size_t)r->B * r->max_len;
@@ -467,8 +491,11 @@ static void shuffle(ft_run *r) { /* Fisher-Yates */
   }
 }
 
-/* One optimizer step on the nb features at order[a...]; *loss its loss. */
-static int train_step(ft_run *r, int a, int nb, double *lr, double *loss, el_error *err) {
+/* Forward + backward of the nb features at order[a...], sequence `first`
+ * of the global batch onwards (dropout keyed by it) into the gradients; the
+ * loss divided by norm is added to *loss. */
+static int micro_step(ft_run *r, int a, int nb, int first, long norm, const el__rng *drop,
+                      double *loss, el_error *err) {
   long T = 0;
   for (int i = 0; i < nb; i++) {
     const el__feat *f = &r->dtr.f[r->order[a + i]];
@@ -479,18 +506,51 @@ static int train_step(ft_run *r, int a, int nb, double *lr, double *loss, el_err
   }
   el_batch bt = {nb, r->lens, r->bids, r->btypes};
   const float *out;
-  el__params_zero_grads(&r->p);
-  int rc = el__tmodel_forward(r->m, &bt, NULL, 0, 1, &r->r_drop, &out, err);
+  el__rng d = *drop; /* every micro-batch the step's draw, keyed by `first` */
+  el__tmodel_set_seq0(r->m, (uint64_t)first);
+  int rc = el__tmodel_forward(r->m, &bt, NULL, 0, 1, &d, &out, err);
   if (rc) return rc;
-  *loss = task_loss(r->t, &r->dtr, r->order + a, nb, out, r->K, r->dout);
+  double l = task_loss(r->t, &r->dtr, r->order + a, nb, norm, out, r->K, r->dout);
+  *loss += l;
+  if (!isfinite(l)) return EL_OK; /* reported once the ranks' losses are summed */
+  return el__tmodel_backward(r->m, r->dout, err);
+}
+
+/* One optimizer step on the global batch of nb features at order[a...]:
+ * this rank's micro-batches, the gradients summed over the ranks, one AdamW
+ * step; *loss the global batch's loss. */
+static int train_step(ft_run *r, int a, int nb, double *lr, double *loss, el_error *err) {
+  const long norm = loss_norm(r->t, &r->dtr, r->order + a, nb);
+  const el__rng drop = el__rng_split(&r->r_drop, (uint64_t)r->step);
+  const int parts = r->ranks * r->accumulate;
+  el__params_zero_grads(&r->p);
+  *loss = 0;
+  int rc = EL_OK;
+  for (int k = r->rank * r->accumulate; k < (r->rank + 1) * r->accumulate && !rc; k++) {
+    int lo = (int)((long)nb * k / parts), hi = (int)((long)nb * (k + 1) / parts);
+    if (hi > lo) rc = micro_step(r, a + lo, hi - lo, lo, norm, &drop, loss, err);
+  }
+  if (rc) return rc;
+  if ((rc = el__dist_sum_f64(loss, 1, err))) return rc;
   if (!isfinite(*loss))
     return el_error_set(err, EL_EVALUE, "finetune: loss is %g at step %ld (lower --lr?)", *loss,
                         r->step + 1);
-  if ((rc = el__tmodel_backward(r->m, r->dout, err))) return rc;
+  if ((rc = el__dist_sum_f32(r->p.grads, r->p.numel, err))) return rc;
   *lr = el__lr_at(r->o->lr, r->step, r->total, r->warm);
   if ((rc = el__adamw_step(&r->p, &r->opt, *lr, NULL, err))) return rc;
   r->step++;
   return EL_OK;
+}
+
+/* A time plan runs on rank 0's clock: its total, warmup and whether it is
+ * complete go to every rank. */
+static int sync_plan(ft_run *r, el_error *err) {
+  double v[3] = {(double)r->total, (double)r->warm, el__plan_done(r->pl)};
+  int rc = el__dist_bcast_f64(v, 3, err);
+  r->total = (long)v[0];
+  r->warm = (long)v[1];
+  r->plan_over = v[2] != 0;
+  return rc;
 }
 
 /* Losses since the last progress row. */
@@ -523,7 +583,7 @@ static void report_progress(ft_run *r, long ep, double lr, int row_now, interval
   if (r->pl) el__mrow_set(&row, EL_MF_PLANNED_STEPS, (double)r->total);
   el_error e = {0};
   if (el__mlog_add(&r->ml, &row, &e)) el__progress_note(&r->prog, "finetune: warning: %s", e.msg);
-  if (r->saved) {
+  if (r->saved && !r->rank) {
     int plot = now_wall() - r->last_plot > 30;
     write_curves(o, &r->ml, &r->prog, plot);
     if (plot) r->last_plot = now_wall();
@@ -538,7 +598,7 @@ static int train_epoch(ft_run *r, long ep, double *loss_sum, long *n_loss, el_er
   interval iv = {0, now_wall(), 0, 0};
   shuffle(r);
   for (int a = 0; a < r->dtr.n; a += r->B) {
-    if (r->pl && el__plan_done(r->pl)) break;
+    if (r->pl && r->plan_over) break;
     double t_step = now_wall(), lr = 0, loss = 0;
     int nb = a + r->B < r->dtr.n ? r->B : r->dtr.n - a;
     int rc = train_step(r, a, nb, &lr, &loss, err);
@@ -548,6 +608,7 @@ static int train_epoch(ft_run *r, long ep, double *loss_sum, long *n_loss, el_er
                 (r->ddv.n + r->B - 1) / r->B, o->warmup, &r->prog);
       r->total = r->pl->total;
       r->warm = el__warmup_share(r->total, o->warmup);
+      if ((rc = sync_plan(r, err))) return rc;
     }
     *loss_sum += loss;
     (*n_loss)++;
@@ -555,7 +616,7 @@ static int train_epoch(ft_run *r, long ep, double *loss_sum, long *n_loss, el_er
     iv.n++;
     iv.examples += nb;
     int row_now = (o->log_every > 0 && r->step % o->log_every == 0) || a + r->B >= r->dtr.n ||
-                  (r->pl && el__plan_done(r->pl));
+                  (r->pl && r->plan_over);
     if (r->prog.tty || row_now) report_progress(r, ep, lr, row_now, &iv);
   }
   return EL_OK;
@@ -576,7 +637,7 @@ static int save_best(ft_run *r, long ep, const el__ft_metrics *mt, el_error *err
     r->cfg.score_threshold = (float)mt->threshold;
     r->cfg.score_rule = r->o->ged_rule;
   }
-  int rc = el__checkpoint_save(r->o->out, &r->cfg, &r->p.w[0], r->vocab, err);
+  int rc = r->rank ? EL_OK : el__checkpoint_save(r->o->out, &r->cfg, &r->p.w[0], r->vocab, err);
   if (rc) return rc;
   r->saved = 1;
   el__progress_note(&r->prog, "finetune: saved %s (epoch %ld, %s %.4f)", r->o->out, ep, r->t->metric,
@@ -591,7 +652,8 @@ static int end_epoch(ft_run *r, long ep, double t_ep, double loss_sum, long n_lo
   el__ft_tmodel_ctx rctx = {r->m, r->t->kind, r->K};
   el__ft_runner runner = {el__ft_tmodel_run, &rctx};
   double t_eval = now_wall();
-  int rc = el__ft_evaluate(&runner, &r->dv, &r->ddv, &r->shape, r->B, 1, 0, NULL, &mt, err);
+  int rc = el__ft_evaluate(&runner, &r->dv, &r->ddv, &r->shape, r->micro_cap, 1, 0, NULL, &mt,
+                           err);
   if (rc) return rc;
   r->eval_s = now_wall() - t_eval;
   r->eval_total += r->eval_s;
@@ -611,7 +673,7 @@ static int end_epoch(ft_run *r, long ep, double t_ep, double loss_sum, long n_lo
   el_error e = {0};
   if (el__mlog_add(&r->ml, &row, &e)) el__progress_note(&r->prog, "finetune: warning: %s", e.msg);
   if ((mt.primary > r->best || r->best_epoch == 0) && (rc = save_best(r, ep, &mt, err))) return rc;
-  if (r->saved) { /* the saved directory has no curves yet: put them (back) in */
+  if (r->saved && !r->rank) { /* the saved directory has no curves yet: put them (back) in */
     write_curves(r->o, &r->ml, &r->prog, 1);
     r->last_plot = now_wall();
   }
@@ -623,6 +685,7 @@ static int end_epoch(ft_run *r, long ep, double t_ep, double loss_sum, long n_lo
 static int finish(ft_run *r, el_error *err) {
   el__ft_run_summary sum = {r->best_epoch, &r->best_m, r->epochs, n_examples(r->t, &r->tr), r->step,
                             now_wall() - r->wall0, now_cpu() - r->cpu0, r->mdir};
+  if (r->rank) return EL_OK; /* rank 0 writes */
   int rc = write_eval_json(r->o, &sum, err);
   if (rc) return rc;
   char mj[1024];
@@ -654,10 +717,13 @@ static void ft_run_free(ft_run *r) {
 
 int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   if (o->threads > 0) el_set_threads((int)o->threads);
-  int rc = check_out(o->out, err);
+  int rc = el__dist_rank() ? EL_OK : check_out(o->out, err);
   if (rc) return rc;
   ft_run *r = calloc(1, sizeof *r);
   if (!r) return el_error_set(err, EL_ENOMEM, "finetune: out of memory");
+  r->rank = el__dist_rank();
+  r->ranks = el__dist_size();
+  r->accumulate = o->accumulate > 0 ? (int)o->accumulate : 1;
   r->o = o;
   r->t = o->task;
   r->log = log;
@@ -677,7 +743,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
     long n_loss = 0;
     rc = train_epoch(r, ep, &loss_sum, &n_loss, err);
     if (!rc) rc = end_epoch(r, ep, t_ep, loss_sum, n_loss, err);
-    if (r->pl && el__plan_done(r->pl)) break;
+    if (r->pl && r->plan_over) break;
   }
   if (!rc) rc = finish(r, err);
   ft_run_free(r);

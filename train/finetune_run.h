@@ -18,6 +18,7 @@ typedef struct el__ft_opts {
   long epochs, batch, max_seq_len, seed, doc_stride, max_query_len, threads;
   long max_train, max_dev; /* first N examples only (0 = all) */
   long log_every;          /* progress line every N steps */
+  long accumulate;         /* micro-batches per rank and step (gradient accumulation); 0/1 none */
   double lr, layer_decay, warmup, weight_decay;
   int random_init;         /* keep the random encoder (baseline rows) */
   double time_limit;       /* seconds; > 0: the LR schedule is planned to end at it */

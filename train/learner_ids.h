@@ -89,6 +89,12 @@ el_batch el__lids_batch_view(const el__lids_batch *b);
  * result). Errors: EL_EINVAL (bad rate or batch), EL_ENOMEM. */
 int el__lids_corrupt(const el__lids *t, const el_batch *in, double rate, uint64_t *rng,
                      el__lids_batch *out, el_error *err);
+/* The same with every sequence drawing from its own state, a hash of (key,
+ * seq0 + its index in the batch): a sequence's errors depend on its global
+ * index, not on which other sequences share the batch (data-parallel ranks,
+ * gradient accumulation). */
+int el__lids_corrupt_keyed(const el__lids *t, const el_batch *in, double rate, uint64_t key,
+                           uint64_t seq0, el__lids_batch *out, el_error *err);
 /* Exactly one error of `family` in each sequence where it fits (tests). */
 int el__lids_corrupt_family(const el__lids *t, const el_batch *in, int family, uint64_t *rng,
                             el__lids_batch *out, el_error *err);

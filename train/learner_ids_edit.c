@@ -4,6 +4,7 @@
 #include <string.h>
 #include "learner_ids.h"
 #include "learner_internal.h"
+#include "op_fastmath.h"
 
 /* Family draws for one error before giving up, as in el__learner_corrupt. */
 #define MAX_DRAWS 24
@@ -248,6 +249,9 @@ typedef struct job {
   double rate;
   double cum[EL__LF_COUNT]; /* cumulative family weights */
   uint64_t *rng;
+  /* keyed: sequence s draws from its own state, a hash of (key, seq0 + s) */
+  int keyed;
+  uint64_t key, seq0, seq_state;
   scratch *sc;
   el__lids_batch *out;
 } job;
@@ -375,6 +379,10 @@ static int run(job *j, const el_batch *in, el_error *err) {
   for (int s = 0; s < in->n_seqs; s++) {
     const int *src = in->ids + base, len = in->seq_len[s];
     int start = o->n_tokens;
+    if (j->keyed) {
+      j->seq_state = el__mix64(j->key, j->seq0 + (uint64_t)s); /* counter-based */
+      j->rng = &j->seq_state;
+    }
     for (int i = 0; i < len;) {
       int type = in->type_ids ? in->type_ids[base + i] : 0, e = i + 1, k = 1;
       if (t->flags[src[i]] & EL__LI_SPECIAL) {
@@ -413,6 +421,18 @@ int el__lids_corrupt(const el__lids *t, const el_batch *in, double rate, uint64_
     return el_error_set(err, EL_EINVAL, "learner ids: error rate %g outside [0, 1]", rate);
   job j;
   init_job(&j, t, -1, rate, rng, out);
+  return run(&j, in, err);
+}
+
+int el__lids_corrupt_keyed(const el__lids *t, const el_batch *in, double rate, uint64_t key,
+                           uint64_t seq0, el__lids_batch *out, el_error *err) {
+  if (!(rate >= 0.0 && rate <= 1.0))
+    return el_error_set(err, EL_EINVAL, "learner ids: error rate %g outside [0, 1]", rate);
+  job j;
+  init_job(&j, t, -1, rate, NULL, out);
+  j.keyed = 1;
+  j.key = key;
+  j.seq0 = seq0;
   return run(&j, in, err);
 }
 

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "commands.h"
+#include "dist.h"
 #include "electra/electra.h"
 
 static void usage(FILE *f) {
@@ -25,7 +26,9 @@ int main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   if (!strcmp(argv[1], "--version")) {
-    printf("electra-train %s\n", EL_VERSION);
+    /* tests/e2e/test_train_mpi.sh reads the data-parallel part */
+    printf("electra-train %s (data-parallel: %s)\n", EL_VERSION,
+           el__dist_built() ? el__dist_library() : "not built, make MPI=1");
     return 0;
   }
   const char *cmd = argv[1];

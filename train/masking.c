@@ -58,20 +58,22 @@ static int max_len_of(const el_batch *b) {
 
 int el__mask_electra(const el__mask_cfg *c, const el_batch *b, el__rng *rng, int *pos,
                      uint8_t *use_mask) {
-  return el__mask_electra_skip(c, b, NULL, rng, pos, use_mask);
+  return el__mask_electra_skip(c, b, NULL, rng, 0, pos, use_mask);
 }
 
 int el__mask_electra_skip(const el__mask_cfg *c, const el_batch *b, const uint8_t *skip,
-                          el__rng *rng, int *pos, uint8_t *use_mask) {
+                          el__rng *rng, uint64_t seq0, int *pos, uint8_t *use_mask) {
   int *cand = malloc((size_t)(max_len_of(b) + 1) * sizeof *cand);
   if (!cand) return -1;
   int n = 0, base = 0;
   for (int s = 0; s < b->n_seqs; s++) {
-    int k = select_seq(c, b->ids, skip, base, b->seq_len[s], rng, cand, pos + n);
-    for (int i = 0; i < k; i++) use_mask[n + i] = el__rng_uniform(rng) < 0.85f;
+    el__rng sr = el__rng_split(rng, seq0 + (uint64_t)s);
+    int k = select_seq(c, b->ids, skip, base, b->seq_len[s], &sr, cand, pos + n);
+    for (int i = 0; i < k; i++) use_mask[n + i] = el__rng_uniform(&sr) < 0.85f;
     n += k;
     base += b->seq_len[s];
   }
+  el__rng_u64(rng); /* the next call draws afresh */
   free(cand);
   return n;
 }
@@ -84,8 +86,8 @@ static int random_token(const el__mask_cfg *c, el__rng *rng) {
   }
 }
 
-int el__mask_mlm(const el__mask_cfg *c, const el_batch *b, el__rng *rng, int *ids_out, int *pos,
-                 int *target, uint8_t *kind) {
+int el__mask_mlm(const el__mask_cfg *c, const el_batch *b, el__rng *rng, uint64_t seq0,
+                 int *ids_out, int *pos, int *target, uint8_t *kind) {
   int *cand = malloc((size_t)(max_len_of(b) + 1) * sizeof *cand);
   if (!cand) return -1;
   int total = 0;
@@ -93,19 +95,21 @@ int el__mask_mlm(const el__mask_cfg *c, const el_batch *b, el__rng *rng, int *id
   memcpy(ids_out, b->ids, (size_t)total * sizeof *ids_out);
   int n = 0, base = 0;
   for (int s = 0; s < b->n_seqs; s++) {
-    int k = select_seq(c, b->ids, NULL, base, b->seq_len[s], rng, cand, pos + n);
+    el__rng sr = el__rng_split(rng, seq0 + (uint64_t)s);
+    int k = select_seq(c, b->ids, NULL, base, b->seq_len[s], &sr, cand, pos + n);
     for (int i = n; i < n + k; i++) {
       int p = pos[i];
       target[i] = b->ids[p];
-      float r = el__rng_uniform(rng);
+      float r = el__rng_uniform(&sr);
       int kd = r < 0.8f ? 0 : r < 0.9f ? 1 : 2;
       if (kd == 0) ids_out[p] = c->mask_id;
-      else if (kd == 2) ids_out[p] = random_token(c, rng);
+      else if (kd == 2) ids_out[p] = random_token(c, &sr);
       if (kind) kind[i] = (uint8_t)kd;
     }
     n += k;
     base += b->seq_len[s];
   }
+  el__rng_u64(rng); /* the next call draws afresh */
   free(cand);
   return n;
 }

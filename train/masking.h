@@ -19,7 +19,12 @@
  *   position becomes [MASK] with p 0.8, keeps its token with p 0.1, or takes
  *   a token drawn uniformly from the vocabulary minus the special tokens
  *   with p 0.1.
- * All draws come from the rng passed in, in sequence order. */
+ * Draws: sequence s of the batch draws from its own stream,
+ *   el__rng_split(rng, seq0 + s), seq0 being the global index of the batch's
+ *   first sequence; so a sequence's masking depends on the rng and its place
+ *   in the global batch only, not on how data-parallel ranks or gradient
+ *   accumulation split that batch. Each call then advances rng by one draw,
+ *   so repeated calls on one rng draw afresh. */
 #ifndef EL_TRAIN_MASKING_H
 #define EL_TRAIN_MASKING_H
 
@@ -41,7 +46,7 @@ int el__max_predictions(float mask_prob, int seq_len);
  * the candidates. */
 int el__mask_count(int length, float mask_prob, int max_pred);
 
-/* ELECTRA selection for a packed batch. pos (packed token indices) and
+/* ELECTRA selection for a packed batch (seq0 = 0). pos (packed token indices) and
  * use_mask (1 = [MASK], 0 = keep) need room for n_seqs * max_pred entries.
  * Returns the number of selected positions. */
 int el__mask_electra(const el__mask_cfg *c, const el_batch *b, el__rng *rng, int *pos,
@@ -52,13 +57,13 @@ int el__mask_electra(const el__mask_cfg *c, const el_batch *b, el__rng *rng, int
  * still computed from the sequence length, then capped by the candidates
  * left. With skip NULL the draws are exactly el__mask_electra's. */
 int el__mask_electra_skip(const el__mask_cfg *c, const el_batch *b, const uint8_t *skip,
-                          el__rng *rng, int *pos, uint8_t *use_mask);
+                          el__rng *rng, uint64_t seq0, int *pos, uint8_t *use_mask);
 
 /* MLM selection and corruption. ids_out [T] receives the corrupted ids (the
  * others copied from b), pos / target (the original ids) room for
  * n_seqs * max_pred. kind (may be NULL) receives per position 0 = [MASK],
  * 1 = kept, 2 = random. Returns the number of positions. */
-int el__mask_mlm(const el__mask_cfg *c, const el_batch *b, el__rng *rng, int *ids_out, int *pos,
-                 int *target, uint8_t *kind);
+int el__mask_mlm(const el__mask_cfg *c, const el_batch *b, el__rng *rng, uint64_t seq0,
+                 int *ids_out, int *pos, int *target, uint8_t *kind);
 
 #endif

@@ -15,6 +15,7 @@ struct el__electra {
   el__tmodel_limits lim;
   int *gen_ids, *corrupt; /* [max_tokens] */
   int *targets, *samples;         /* [max_pos] */
+  uint64_t *rowkey;               /* [max_pos] sampler keys: global sequence << 32 | position */
   float *labels;                  /* [max_tokens] */
   float *dweights;                /* [max_tokens] discriminator loss weights (skip ids) */
   uint8_t *seen;                  /* [max_tokens] duplicate check */
@@ -57,8 +58,9 @@ int el__electra_new(el__params *p, const el__tmodel_limits *lim, el__electra **o
   e->labels = malloc(sizeof(float) * T);
   e->dweights = malloc(sizeof(float) * T);
   e->seen = calloc(T, 1);
+  e->rowkey = malloc(sizeof(uint64_t) * P);
   if (!e->gen_ids || !e->corrupt || !e->targets || !e->samples || !e->labels ||
-      !e->dweights || !e->seen) {
+      !e->dweights || !e->seen || !e->rowkey) {
     el__electra_free(e);
     return el_error_set(err, EL_ENOMEM, "electra: out of memory");
   }
@@ -77,13 +79,14 @@ void el__electra_free(el__electra *e) {
   free(e->labels);
   free(e->dweights);
   free(e->seen);
+  free(e->rowkey);
   free(e);
 }
 
 size_t el__electra_bytes(const el__electra *e) {
   const size_t T = (size_t)e->lim.max_tokens, P = (size_t)e->lim.max_pos;
   return el__tmodel_bytes(e->gen) + el__tmodel_bytes(e->disc) + T * (2 * sizeof(int) + 9) +
-         P * 2 * sizeof(int);
+         P * (2 * sizeof(int) + sizeof(uint64_t));
 }
 
 el__tmodel *el__electra_generator(el__electra *e) { return e->gen; }
@@ -131,7 +134,8 @@ typedef struct sample_job {
   int *samples;
   float *rows;        /* logits (Gumbel), probs (CDF), or probs -> gradient (in place) */
   const int *targets; /* gradient rows */
-  el__rng base;        /* row i samples from el__rng_split(base, i) */
+  el__rng base;        /* row i samples from el__rng_split(base, rowkey[i]) */
+  const uint64_t *rowkey;
   int V;
   float scale;
 } sample_job;
@@ -139,7 +143,7 @@ typedef struct sample_job {
 static void gumbel_rows(void *p, size_t lo, size_t hi) {
   const sample_job *j = p;
   for (size_t i = lo; i < hi; i++) {
-    el__rng r = el__rng_split(&j->base, (uint64_t)i);
+    el__rng r = el__rng_split(&j->base, j->rowkey[i]);
     j->samples[i] = el__sample_gumbel(j->rows + i * j->V, j->V, &r);
   }
 }
@@ -147,7 +151,7 @@ static void gumbel_rows(void *p, size_t lo, size_t hi) {
 static void cdf_rows(void *p, size_t lo, size_t hi) {
   const sample_job *j = p;
   for (size_t i = lo; i < hi; i++) {
-    el__rng r = el__rng_split(&j->base, (uint64_t)i);
+    el__rng r = el__rng_split(&j->base, j->rowkey[i]);
     j->samples[i] = el__sample_cdf(j->rows + i * j->V, j->V, &r);
   }
 }
@@ -197,6 +201,20 @@ static int check_plan(el__electra *e, const el_batch *b, const el__mask_plan *pl
   return rc;
 }
 
+/* The samplers' row keys: the global sequence index (o->seq0 + the
+ * sequence's place in the batch) and the position in it of each selected
+ * token, so a sequence's samples do not depend on the batch it shares. */
+static void sample_keys(el__electra *e, const el_batch *b, const el__mask_plan *plan,
+                        uint64_t seq0) {
+  int s = 0, base = 0;
+  for (int i = 0; i < plan->n; i++) {
+    const int q = plan->pos[i];
+    if (q < base) s = 0, base = 0; /* positions need not be sorted */
+    while (q >= base + b->seq_len[s]) base += b->seq_len[s++];
+    e->rowkey[i] = ((seq0 + (uint64_t)s) << 32) | (uint64_t)(q - base);
+  }
+}
+
 /* One ELECTRA step's intermediate values, passed between its parts. */
 typedef struct step_ctx {
   int T, n, V;             /* tokens, masked positions, vocabulary */
@@ -205,7 +223,8 @@ typedef struct step_ctx {
   float *dl;               /* discriminator logits [T] -> their gradient */
   const float *dw;         /* per-token loss weights ([CLS]/[SEP] weigh 0) or NULL */
   int n_scored, n_replaced, gen_correct, disc_correct;
-  double mlm, disc;        /* mean losses */
+  double mlm, disc;        /* mean losses (over the normalizers below) */
+  int norm_pos, norm_scored; /* the losses' divisors: this batch's, or o's global ones */
 } step_ctx;
 
 /* The batch, the mask plan and the options make a step. */
@@ -233,6 +252,8 @@ static int gen_forward(el__electra *e, const el_batch *b, const el__mask_plan *p
   el_batch gb = *b;
   gb.ids = e->gen_ids;
   const float *cout;
+  sample_keys(e, b, plan, o->seq0);
+  el__tmodel_set_seq0(e->gen, o->seq0);
   int rc = el__tmodel_forward(e->gen, &gb, plan->pos, sc->n, o->train, rng, &cout, err);
   if (rc) return rc;
   sc->logits = el__tmodel_output(e->gen);
@@ -253,14 +274,15 @@ static int gen_loss_and_samples(el__electra *e, const el__electra_opts *o, el__r
       e->samples[i] = o->forced_samples[i];
     }
   } else if (o->sampler == EL_SAMPLE_GUMBEL) {
-    sample_job sj = {e->samples, sc->logits, NULL, sc->sbase, V, 0.0f};
+    sample_job sj = {e->samples, sc->logits, NULL, sc->sbase, e->rowkey, V, 0.0f};
     el__pool_for((size_t)n, 8, gumbel_rows, &sj);
   }
   double mlm_sum =
       el__softmax_xent_forward(sc->logits, sc->logits, e->targets, NULL, n, V, &sc->gen_correct);
-  sc->mlm = mlm_sum / n;
+  sc->norm_pos = o->norm_pos > 0 ? o->norm_pos : n;
+  sc->mlm = mlm_sum / sc->norm_pos;
   if (!o->forced_samples && o->sampler == EL_SAMPLE_CDF) {
-    sample_job sj = {e->samples, sc->logits, NULL, sc->sbase, V, 0.0f};
+    sample_job sj = {e->samples, sc->logits, NULL, sc->sbase, e->rowkey, V, 0.0f};
     el__pool_for((size_t)n, 8, cdf_rows, &sj);
   }
   return EL_OK;
@@ -290,6 +312,7 @@ static int disc_forward(el__electra *e, const el_batch *b, const el__mask_plan *
   el_batch db = *b;
   db.ids = e->corrupt;
   const float *cout;
+  el__tmodel_set_seq0(e->disc, o->seq0);
   int rc = el__tmodel_forward(e->disc, &db, NULL, 0, o->train, rng, &cout, err);
   if (rc) return rc;
   sc->dl = el__tmodel_output(e->disc);
@@ -313,7 +336,8 @@ static int disc_loss(el__electra *e, const el_batch *b, const el__electra_opts *
     sc->dw = e->dweights;
   }
   const float *dl = sc->dl, *dw = sc->dw;
-  sc->disc = el__sigmoid_xent_forward(dl, e->labels, dw, T) / sc->n_scored;
+  sc->norm_scored = o->norm_scored > 0 ? o->norm_scored : sc->n_scored;
+  sc->disc = el__sigmoid_xent_forward(dl, e->labels, dw, T) / sc->norm_scored;
   for (int t = 0; t < T; t++)
     if (!dw || dw[t] > 0.0f) sc->disc_correct += (dl[t] > 0.0f) == (e->labels[t] > 0.5f);
   return EL_OK;
@@ -347,13 +371,14 @@ static void fill_result(const step_ctx *sc, double total, el__electra_result *re
  * the generator's dL/dlogits = gen_weight/n (probs - onehot), each in place
  * over its logits, then through both models. */
 static int step_backward(el__electra *e, const el__electra_opts *o, step_ctx *sc, el_error *err) {
-  const float sc_d = o->disc_weight / (float)sc->n_scored;
+  const float sc_d = o->disc_weight / (float)sc->norm_scored;
   float *dl = sc->dl;
   for (int t = 0; t < sc->T; t++)
     dl[t] = sc->dw && sc->dw[t] == 0.0f ? 0.0f : sc_d * (el__sigmoidf(dl[t]) - e->labels[t]);
   int rc = el__tmodel_backward(e->disc, dl, err);
   if (rc) return rc;
-  sample_job gj = {NULL, sc->logits, e->targets, sc->sbase, sc->V, o->gen_weight / (float)sc->n};
+  sample_job gj = {NULL, sc->logits, e->targets, sc->sbase, NULL, sc->V,
+                   o->gen_weight / (float)sc->norm_pos};
   el__pool_for((size_t)sc->n, 8, xent_grad_rows, &gj);
   return el__tmodel_backward(e->gen, sc->logits, err);
 }
@@ -382,8 +407,8 @@ int el__electra_step(el__electra *e, const el_batch *b, const el__mask_plan *pla
 }
 
 int el__mlm_step(el__tmodel *m, const el_batch *b, const int *positions, const int *targets,
-                int n, int train, int do_backward, el__rng *rng, double *loss, int *correct,
-                el_error *err) {
+                int n, int norm, int train, int do_backward, el__rng *rng, double *loss,
+                int *correct, el_error *err) {
   const el_config *c = el__tmodel_config(m);
   if (c->arch != EL_ARCH_MASKED_LM)
     return el_error_set(err, EL_EINVAL, "mlm: the model must be %s",
@@ -398,14 +423,15 @@ int el__mlm_step(el__tmodel *m, const el_batch *b, const int *positions, const i
   if (rc) return rc;
   float *logits = el__tmodel_output(m);
   int hits = 0;
-  const double l = el__softmax_xent_forward(logits, logits, targets, NULL, n, V, &hits) / n;
+  if (norm <= 0) norm = n;
+  const double l = el__softmax_xent_forward(logits, logits, targets, NULL, n, V, &hits) / norm;
   if (loss) *loss = l;
   if (correct) *correct = hits;
   if (!isfinite(l))
     return el_error_set(err, EL_EVALUE, "mlm: non-finite loss %g; no gradient accumulated", l);
   if (!do_backward) return EL_OK;
   el__rng none = {{0, 0, 0, 0}};
-  sample_job gj = {NULL, logits, targets, none, V, 1.0f / (float)n};
+  sample_job gj = {NULL, logits, targets, none, NULL, V, 1.0f / (float)norm};
   el__pool_for((size_t)n, 8, xent_grad_rows, &gj);
   return el__tmodel_backward(m, logits, err);
 }

@@ -15,14 +15,14 @@
  *      trick argmax(logits + g), g = -log(-log(u + 1e-9) + 1e-9) as in GR,
  *      u uniform on the 2^24-point grid of [0, 1) from counter-based bits,
  *      keyed per row by a stream split off the step's one sampling draw from
- *      the rng; or (sampler EL_SAMPLE_CDF) inverse-CDF
+ *      the rng with the row's global sequence index and position as tag; or (sampler EL_SAMPLE_CDF) inverse-CDF
  *      sampling from the same softmax: the same distribution, one uniform per
  *      row (both checked against softmax frequencies in test_train_math).
  *   4. corrupted input = original ids with s_i at EVERY selected position;
  *      label_t = 1 iff t is selected and s != original (a correct sample is
  *      "real"), or t is forced by the plan.
  *   5. discriminator forward on the corrupted input; disc loss = mean over
- *      all tokens of the batch ([CLS]/[SEP] included; packing has no pads) of
+ *      all tokens of the batch (or the global batch's count, norm_scored) ([CLS]/[SEP] included; packing has no pads) of
  *      sigmoid cross-entropy(logit_t, label_t).
  *   6. total = gen_weight * MLM + disc_weight * disc; backward of both into
  *      the shared grads (the shared embeddings get the sum of both).
@@ -65,9 +65,18 @@ typedef struct el__electra_opts {
    * [SEP] included (GR). Ids >= 0: those two tokens get weight 0 (loss, metrics
    * and gradient over the other tokens only). */
   int skip_cls_id, skip_sep_id;
+  /* Data parallelism / gradient accumulation: the global index of the
+   * batch's first sequence (dropout masks and samples are keyed by it, so a
+   * sequence draws the same whichever micro-batch computes it), and the
+   * global batch's selected-position and scored-token counts the two losses
+   * divide by (0: this batch's own), so the micro-batches' gradients sum to
+   * the global batch's. */
+  uint64_t seq0;
+  int norm_pos, norm_scored;
 } el__electra_opts;
 
-/* Defaults above (mask_id must still be set): gen 1, disc 50, train 1, backward 1. */
+/* Defaults above (mask_id must still be set): gen 1, disc 50, train 1, backward 1,
+ * seq0 0, norms 0. */
 el__electra_opts el__electra_default_opts(int mask_id);
 
 typedef struct el__electra_result {
@@ -114,12 +123,13 @@ int el__electra_step(el__electra *e, const el_batch *b, const el__mask_plan *pla
 /* --- BERT MLM baseline (--objective mlm) ---
  * m: a trainable EL_ARCH_MASKED_LM model (full size). b holds the ALREADY
  * corrupted ids (80/10/10 decided by the pipeline); targets[i] is the
- * original id at positions[i]. Loss = mean over the n positions of
- * -log p(target). With do_backward, dLoss/dlogits is back-propagated into
+ * original id at positions[i]. Loss = the sum over the n positions of
+ * -log p(target) divided by norm (0: n, the mean; a micro-batch passes the
+ * global batch's count). With do_backward, dLoss/dlogits is back-propagated into
  * m's gradients (accumulated). correct (may be NULL) = argmax hits. */
 int el__mlm_step(el__tmodel *m, const el_batch *b, const int *positions, const int *targets,
-                int n, int train, int do_backward, el__rng *rng, double *loss, int *correct,
-                el_error *err);
+                int n, int norm, int train, int do_backward, el__rng *rng, double *loss,
+                int *correct, el_error *err);
 
 /* Internal, exposed for tests: one draw from softmax(logits) by Gumbel-max,
  * and from a row of probabilities by inverse CDF. */

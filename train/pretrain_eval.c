@@ -149,7 +149,11 @@ int el__validate_electra(el__electra *e, el__dataset *d, const el__mask_cfg *mc,
       rc = el_error_set(err, EL_ENOMEM, "validation: out of memory");
       break;
     }
-    int n = el__mask_electra(mc, &bt, &rng, b.pos, b.use_mask);
+    /* every batch from copies of the same two streams, each sequence keyed
+     * by its held-out index: the numbers do not depend on the batch size */
+    el__rng mrng = el__rng_split(&rng, 1), srng = el__rng_split(&rng, 2);
+    vo.seq0 = first;
+    int n = el__mask_electra_skip(mc, &bt, NULL, &mrng, first, b.pos, b.use_mask);
     if (n < 0) {
       rc = el_error_set(err, EL_ENOMEM, "validation: out of memory");
       break;
@@ -158,7 +162,7 @@ int el__validate_electra(el__electra *e, el__dataset *d, const el__mask_cfg *mc,
     el__mask_plan plan = {n, b.pos, b.use_mask, NULL};
     el__electra_result r;
     el__electra_outputs outs = {b.prob, b.label, NULL, NULL};
-    if ((rc = el__electra_step(e, &bt, &plan, &vo, &rng, &r, &outs, err))) break;
+    if ((rc = el__electra_step(e, &bt, &plan, &vo, &srng, &r, &outs, err))) break;
     gl += r.mlm_loss * r.n_selected;
     dl += r.disc_loss * r.n_scored;
     nscored += r.n_scored;
@@ -218,7 +222,8 @@ int el__validate_mlm(el__tmodel *m, el__dataset *d, const el__mask_cfg *mc, int 
       rc = el_error_set(err, EL_ENOMEM, "validation: out of memory");
       break;
     }
-    int n = el__mask_mlm(mc, &bt, &rng, b.ids, b.pos, b.targets, NULL);
+    el__rng mrng = el__rng_split(&rng, 1); /* as in el__validate_electra */
+    int n = el__mask_mlm(mc, &bt, &mrng, first, b.ids, b.pos, b.targets, NULL);
     if (n < 0) {
       rc = el_error_set(err, EL_ENOMEM, "validation: out of memory");
       break;
@@ -228,7 +233,7 @@ int el__validate_mlm(el__tmodel *m, el__dataset *d, const el__mask_cfg *mc, int 
     cb.ids = b.ids;
     double loss;
     int correct;
-    if ((rc = el__mlm_step(m, &cb, b.pos, b.targets, n, 0, 0, NULL, &loss, &correct, err))) break;
+    if ((rc = el__mlm_step(m, &cb, b.pos, b.targets, n, 0, 0, 0, NULL, &loss, &correct, err))) break;
     gl += loss * n;
     gc += correct;
     out->n_masked += n;

@@ -36,7 +36,9 @@ typedef struct el__val_result {
 } el__val_result;
 
 /* ELECTRA validation over all held-out examples in batches of batch_size
- * (the models' limits must allow that). */
+ * (the models' limits must allow that). Every sequence's masking and
+ * samples are keyed by its held-out index, so the result does not depend
+ * on batch_size. */
 int el__validate_electra(el__electra *e, el__dataset *d, const el__mask_cfg *mc,
                          const el__electra_opts *o, int batch_size, uint64_t seed,
                          el__val_result *out, el_error *err);

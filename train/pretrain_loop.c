@@ -11,6 +11,7 @@
 #include <time.h>
 #include "trainer_api.h"
 #include "cli_util.h"
+#include "dist.h"
 #include "pretrain_eval.h"
 #include "pretrain_run.h"
 #include "schedule.h"
@@ -39,9 +40,12 @@ typedef struct acc {
   double t0; /* wall time at the interval start */
 } acc;
 
+/* Rank 0 alone writes (checkpoints, state, metrics, loss.svg); every rank
+ * holds the same weights. */
 static int save_all(el__pt_run *r, el_error *err) {
   char dir[4300];
   int rc;
+  if (r->rank) return EL_OK;
   if (r->o->mlm) {
     snprintf(dir, sizeof dir, "%s/mlm", r->run_dir);
     rc = el__checkpoint_save(dir, &r->p.cfg[0], &r->p.w[0], r->o->vocab, err);
@@ -75,6 +79,7 @@ static int save_all(el__pt_run *r, el_error *err) {
 
 static void plot(el__pt_run *r) {
   char path[4300], title[256];
+  if (r->rank) return;
   snprintf(path, sizeof path, "%s/loss.svg", r->run_dir);
   snprintf(title, sizeof title, "%s pretraining, preset %s, batch %ld x %ld",
            r->o->mlm ? "MLM" : "ELECTRA", r->o->preset, r->o->batch_size, r->o->seq_len);
@@ -83,15 +88,17 @@ static void plot(el__pt_run *r) {
     el__progress_note(&r->prog, "warning: %s", e.msg);
 }
 
+/* On rank 0 (the weights are the same everywhere), in batches of one
+ * micro-batch, which its models hold. */
 static int validate(el__pt_run *r, el_error *err) {
-  if (!r->data.n_val || r->last_val_step == r->step) return EL_OK;
+  if (r->rank || !r->data.n_val || r->last_val_step == r->step) return EL_OK;
   r->last_val_step = r->step;
   double t0 = mono();
   el__val_result v;
-  int rc = r->o->mlm ? el__validate_mlm(r->mlm, &r->data, &r->mc, (int)r->o->batch_size,
+  int rc = r->o->mlm ? el__validate_mlm(r->mlm, &r->data, &r->mc, r->micro,
                                         (uint64_t)r->o->seed, &v, err)
-                     : el__validate_electra(r->electra, &r->data, &r->mc, &r->eo,
-                                            (int)r->o->batch_size, (uint64_t)r->o->seed, &v, err);
+                     : el__validate_electra(r->electra, &r->data, &r->mc, &r->eo, r->micro,
+                                            (uint64_t)r->o->seed, &v, err);
   if (rc) return rc;
   el__mrow row;
   memset(&row, 0, sizeof row);
@@ -133,72 +140,30 @@ static int validate(el__pt_run *r, el_error *err) {
   return EL_OK;
 }
 
-/* One optimizer step on the next batch with learning rate lr. Returns EL_OK,
- * EL_EVALUE for a skipped (non-finite) step, or an error. */
+/* One optimizer step (pretrain_step.c) and its statistics into a. */
 static int train_step(el__pt_run *r, el__packed *pk, acc *a, double lr, el_error *err) {
-  el__pt_opts *o = r->o;
-  int rc = el__dataset_next(&r->data, (int)o->batch_size, pk, err);
-  if (rc) return rc;
-  el_batch b = el__packed_batch(pk);
-  el__rng mrng = el__rng_split(&r->base, 2 * (uint64_t)r->step + 1);
-  el__rng srng = el__rng_split(&r->base, 2 * (uint64_t)r->step + 2);
-  el__params_zero_grads(&r->p);
-  double loss, gen_loss, disc_loss = NAN;
-  int n_sel, gen_correct, disc_correct = 0, n_tok = pk->n_tokens, n_scored = n_tok;
-  if (o->mlm) {
-    n_sel = el__mask_mlm(&r->mc, &b, &mrng, r->corrupt, r->pos, r->targets, NULL);
-    if (n_sel < 0) return el_error_set(err, EL_ENOMEM, "out of memory masking");
-    el_batch cb = b;
-    cb.ids = r->corrupt;
-    rc = el__mlm_step(r->mlm, &cb, r->pos, r->targets, n_sel, 1, 1, &srng, &gen_loss,
-                     &gen_correct, err);
-    loss = gen_loss;
-  } else {
-    /* --corruption: learner errors in the ids before masking (their own
-     * stream split off the masking one, so masking draws are unchanged) */
-    const uint8_t *forced = NULL;
-    if (r->lids) {
-      el__rng lrng = el__rng_split(&mrng, 0x1EA4E4ULL);
-      uint64_t ls = el__rng_u64(&lrng);
-      if ((rc = el__lids_corrupt(r->lids, &b, o->corruption_rate, &ls, &r->lb, err))) return rc;
-      b = el__lids_batch_view(&r->lb);
-      forced = r->lb.forced;
-    }
-    n_sel = el__mask_electra_skip(&r->mc, &b, forced, &mrng, r->pos, r->use_mask);
-    if (n_sel < 0) return el_error_set(err, EL_ENOMEM, "out of memory masking");
-    el__mask_plan plan = {n_sel, r->pos, r->use_mask, forced};
-    el__electra_result res;
-    rc = el__electra_step(r->electra, &b, &plan, &r->eo, &srng, &res, NULL, err);
-    loss = res.loss;
-    gen_loss = res.mlm_loss;
-    disc_loss = res.disc_loss;
-    gen_correct = res.gen_correct;
-    disc_correct = res.disc_correct;
-    n_scored = res.n_scored;
-    if (!rc) a->n_replaced += res.n_replaced;
-  }
-  el__adamw_stats as = {0, 1};
-  if (!rc) rc = el__adamw_step(&r->p, &r->adam, lr, &as, err);
-  r->step++;
-  r->tokens_seen += (uint64_t)n_tok;
+  double st[EL_PT_ST_COUNT];
+  double grad_norm = 0;
+  int rc = el__pt_step(r, pk, lr, st, &grad_norm, err);
   if (rc) return rc;
   a->steps++;
-  a->loss += loss;
-  a->gen_loss += gen_loss;
-  a->disc_loss += disc_loss;
-  a->grad_norm += as.grad_norm;
-  a->gen_correct += gen_correct;
-  a->n_selected += n_sel;
-  a->disc_correct += disc_correct;
-  a->n_tokens += n_tok;
-  a->n_scored += n_scored;
-  a->tokens += n_tok;
+  a->loss += st[EL_PT_ST_LOSS];
+  a->gen_loss += st[EL_PT_ST_GEN_LOSS];
+  a->disc_loss += r->o->mlm ? NAN : st[EL_PT_ST_DISC_LOSS];
+  a->grad_norm += grad_norm;
+  a->gen_correct += (long)st[EL_PT_ST_GEN_CORRECT];
+  a->n_selected += (long)st[EL_PT_ST_N_SEL];
+  a->disc_correct += (long)st[EL_PT_ST_DISC_CORRECT];
+  a->n_tokens += (long)st[EL_PT_ST_N_TOK];
+  a->n_scored += r->o->mlm ? (long)st[EL_PT_ST_N_TOK] : (long)st[EL_PT_ST_N_SCORED];
+  a->n_replaced += (long)st[EL_PT_ST_N_REPLACED];
+  a->tokens += (long)st[EL_PT_ST_N_TOK];
   return EL_OK;
 }
 
 /* planned: the time plan's total (0 = no plan, no field) */
 static void log_row(el__pt_run *r, acc *a, double lr, long planned) {
-  if (!a->steps) return;
+  if (!a->steps || r->rank) return;
   double dt = mono() - a->t0;
   el__mrow row;
   memset(&row, 0, sizeof row);
@@ -247,8 +212,15 @@ static void plan_update(el__pt_run *r, el__plan *pl, double step_s, double elaps
   }
 }
 
+/* Says what failed; with several ranks it names this one and ends them all
+ * (the others would wait for it in the next collective forever). */
 static int fail(el__pt_run *r, const char *what, const el_error *err) {
   el__progress_done(&r->prog);
+  if (r->ranks > 1) {
+    fprintf(stderr, PROG " (rank %d of %d): %s%s; stopping every rank\n", r->rank, r->ranks, what,
+            err->msg);
+    el__dist_abort(1);
+  }
   fprintf(stderr, PROG ": %s%s\n", what, err->msg);
   return 1;
 }
@@ -257,6 +229,7 @@ static int fail(el__pt_run *r, const char *what, const el_error *err) {
  * the step the session starts at. */
 static void describe_run(const el__pt_run *r, int resume, const el__state *st) {
   const el__pt_opts *o = r->o;
+  if (r->rank) return;
   size_t nd = 0, ng = 0;
   for (int i = 0; i < r->p.n_tensors; i++) {
     if (r->p.tensors[i].model == 0) nd += r->p.tensors[i].count;
@@ -288,6 +261,12 @@ static void describe_run(const el__pt_run *r, int resume, const el__state *st) {
           (unsigned long long)r->data.n_val, (unsigned long long)r->data.cache.h.n_tokens,
           o->batch_size, o->seq_len, el_get_threads(), resume ? "resuming after" : "starting at",
           (long long)r->step, of);
+  if (r->ranks > 1 || r->accumulate > 1)
+    fprintf(stderr,
+            "data parallel: %d rank(s) x %d accumulation step(s) x %d sequences = global batch "
+            "%ld (%s); gradients summed with MPI_Allreduce: %.1f MB per step per rank\n",
+            r->ranks, r->accumulate, r->micro, o->batch_size, el__dist_library(),
+            (double)r->p.numel * sizeof(float) / 1e6);
   if (resume && st->threads != el_get_threads())
     fprintf(stderr,
             "note: the run was saved with %d threads and continues with %d: results are "
@@ -302,16 +281,23 @@ static void describe_run(const el__pt_run *r, int resume, const el__state *st) {
  * (the output directory), so there is no progress line to close. */
 static int run_open(el__pt_run *r, int resume, el__state *st, int *early, el_error *err) {
   *early = 1;
-  if (el__prepare_output(r->run_dir, 1, err)) return 1;
-  *early = 0;
-  int stale = el__pt_clean_stale(r);
-  if (stale)
-    fprintf(stderr, "removed %d temporary file(s) left by an interrupted save in %s\n", stale,
-            r->run_dir);
-  if (el__pt_setup_vocab(r, resume ? st->vocab_hash : 0, err) ||
-      el__pt_setup_data(r, resume ? st : NULL, err) ||
-      el__pt_setup_model(r, resume ? st : NULL, err))
+  if (r->rank == 0) {
+    if (el__prepare_output(r->run_dir, 1, err)) return 1;
+    *early = 0;
+    int stale = el__pt_clean_stale(r);
+    if (stale)
+      fprintf(stderr, "removed %d temporary file(s) left by an interrupted save in %s\n", stale,
+              r->run_dir);
+  } else if (el__dist_barrier(err)) { /* rank 0 builds the token cache first */
     return 1;
+  }
+  *early = 0;
+  if (el__pt_setup_vocab(r, resume ? st->vocab_hash : 0, err) ||
+      el__pt_setup_data(r, resume ? st : NULL, err))
+    return 1;
+  if (r->rank == 0 && el__dist_barrier(err)) return 1;
+  if (el__pt_setup_model(r, resume ? st : NULL, err)) return 1;
+  if (r->rank) return 0; /* rank 0 alone writes metrics.jsonl */
   char mpath[4300];
   snprintf(mpath, sizeof mpath, "%.4000s/metrics.jsonl", r->run_dir);
   return el__mlog_open(&r->mlog, mpath, resume ? r->step : -1, err) != 0;
@@ -328,6 +314,8 @@ typedef struct session {
   int bad_steps;           /* non-finite steps in a row */
   double lr, last_lr;
   long end;                /* the step the schedule ends at */
+  long steps_run;          /* this session's steps and their seconds */
+  double steps_s;
   const char *why_stop;
 } session;
 
@@ -352,7 +340,7 @@ static void session_plan(el__pt_run *r, session *s) {
 
 /* 1 when the loop ends before its next step (schedule done, a signal, the
  * time limit), with s->why_stop saying why. */
-static int session_over(const el__pt_run *r, session *s) {
+static int session_over_here(const el__pt_run *r, session *s) {
   const el__pt_opts *o = r->o;
   if (s->pl ? el__plan_done(s->pl) : r->step >= o->max_steps) return 1;
   if (g_stop) {
@@ -366,6 +354,24 @@ static int session_over(const el__pt_run *r, session *s) {
   return 0;
 }
 
+/* Rank 0 decides for every rank whether the loop ends, and the step's
+ * learning rate (a time plan measures rank 0's clock; signals reach rank 0
+ * through mpirun/srun). */
+static const char *const STOP_WHY[] = {"finished", "finished the time-planned schedule",
+                                       "interrupted (SIGINT)", "terminated (SIGTERM)",
+                                       "time limit reached"};
+
+static int session_over(const el__pt_run *r, session *s, el_error *err) {
+  double ctl[2] = {0, 0};
+  if (r->rank == 0 && (ctl[0] = session_over_here(r, s)))
+    for (int i = 0; i < 5; i++)
+      if (!strcmp(s->why_stop, STOP_WHY[i])) ctl[1] = i;
+  if (r->ranks == 1) return (int)ctl[0];
+  if (el__dist_bcast_f64(ctl, 2, err)) return -1;
+  if (ctl[0]) s->why_stop = STOP_WHY[(int)ctl[1]];
+  return (int)ctl[0];
+}
+
 /* One timed optimizer step at the schedule's learning rate; re-plans a
  * time-planned session. A non-finite step is skipped with a warning, ten in
  * a row are an error. */
@@ -376,9 +382,16 @@ static int session_step(el__pt_run *r, session *s, const char **what, el_error *
                     s->pl ? el__warmup_capped(total, o->warmup_steps, o->warmup_auto)
                           : o->warmup_steps);
   double t0 = mono();
-  int rc = train_step(r, &s->pk, &s->a, s->lr, err);
+  int rc = el__dist_bcast_f64(&s->lr, 1, err);
+  if (rc) {
+    *what = "";
+    return rc;
+  }
+  rc = train_step(r, &s->pk, &s->a, s->lr, err);
   double dt = mono() - t0;
   r->train_seconds += dt;
+  s->steps_run++;
+  s->steps_s += dt;
   s->ema_step = isnan(s->ema_step) ? dt : 0.9 * s->ema_step + 0.1 * dt;
   if (s->pl) plan_update(r, s->pl, dt, mono() - s->loop_t0);
   s->end = s->pl ? s->pl->total : o->max_steps;
@@ -477,31 +490,65 @@ static int session_end(el__pt_run *r, session *s, const char **what, el_error *e
     return 1;
   }
   plot(r);
+  if (r->ranks > 1 && s->steps_run > 0) {
+    double sum_s;
+    uint64_t bytes;
+    el__dist_stats(&sum_s, &bytes);
+    /* rank 0's wait in MPI_Allreduce: the transfer plus any rank's lag */
+    el__progress_note(&r->prog,
+                      "gradient sums (MPI_Allreduce, rank 0): %.2fs of %.2fs of steps (%.1f%%), "
+                      "%.2f MB per step per rank",
+                      sum_s, s->steps_s, s->steps_s > 0 ? 100 * sum_s / s->steps_s : 0.0,
+                      (double)bytes / 1e6 / (double)s->steps_run);
+  }
   el__progress_note(&r->prog, "%s at step %lld; saved to %s (%.1fs). Trained %s in total.",
                     s->why_stop, (long long)r->step, r->run_dir, mono() - ts,
                     el__format_duration(r->train_seconds, (char[32]){0}, 32));
   return EL_OK;
 }
 
-int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
+/* The ranks x accumulation split of the global batch: *micro sequences per
+ * micro-batch, or 1 after saying why not. */
+static int split_batch(el__pt_run *r, int accumulate) {
+  r->rank = el__dist_rank();
+  r->ranks = el__dist_size();
+  r->accumulate = accumulate > 0 ? accumulate : 1;
+  long parts = (long)r->ranks * r->accumulate;
+  if (r->o->batch_size % parts) {
+    if (r->rank == 0)
+      fprintf(stderr,
+              PROG ": --batch-size %ld (the global batch) must divide evenly into %d rank(s) x "
+              "--accumulate %d = %ld micro-batches\n",
+              r->o->batch_size, r->ranks, r->accumulate, parts);
+    return 1;
+  }
+  r->micro = (int)(r->o->batch_size / parts);
+  return 0;
+}
+
+int el__pretrain_main(el__pt_opts *o, int resume, el__state *st, int accumulate) {
   el__pt_run run, *r = &run;
   memset(r, 0, sizeof *r);
   r->o = o;
   r->resume = resume;
+  if (split_batch(r, accumulate)) return 1;
   r->last_val_step = -1;
   r->last_auc = NAN;
   snprintf(r->run_dir, sizeof r->run_dir, "%s", o->out);
   snprintf(r->state_dir, sizeof r->state_dir, "%s/state", o->out);
   el_set_threads((int)o->threads);
-  el__progress_init(&r->prog, stderr, o->max_steps);
+  /* the other ranks' progress lines would repeat rank 0's */
+  FILE *quiet = r->rank ? fopen("/dev/null", "w") : NULL;
+  el__progress_init(&r->prog, quiet ? quiet : stderr, o->max_steps);
   el_error err = {0};
   const char *what = ""; /* what failed, before err's message */
   int early = 0, code = 1;
   session s;
   memset(&s, 0, sizeof s);
   if (run_open(r, resume, st, &early, &err)) {
-    if (early) {
+    if (early && r->ranks == 1) {
       fprintf(stderr, PROG ": %s\n", err.msg);
+      if (quiet) fclose(quiet);
       return 1;
     }
     goto out;
@@ -517,12 +564,14 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st) {
   }
   s.val_s = mono() - s.t0;
   session_plan(r, &s);
-  while (!session_over(r, &s)) {
+  int over;
+  while (!(over = session_over(r, &s, &err))) {
     if (session_step(r, &s, &what, &err)) goto out;
     session_report(r, &s);
     if (session_checkpoints(r, &s, &what, &err)) goto out;
     s.last_lr = s.lr;
   }
+  if (over < 0) goto out;
   if (session_end(r, &s, &what, &err)) goto out;
   code = 0;
 out:
@@ -532,5 +581,6 @@ out:
   signal(SIGTERM, SIG_DFL);
   el__progress_done(&r->prog);
   el__pt_run_free(r);
+  if (quiet) fclose(quiet);
   return code;
 }

@@ -178,8 +178,11 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
     el__config_free(&gc);
   }
   if (rc) return rc;
-  el__tmodel_limits lim = {(int)(o->batch_size * o->seq_len), (int)o->batch_size,
-                          (int)o->seq_len, (int)o->batch_size * r->mc.max_pred};
+  /* the models hold one micro-batch; masking and corruption work on the
+   * rank's whole share (accumulate micro-batches) */
+  const int share = r->micro * r->accumulate;
+  el__tmodel_limits lim = {(int)(r->micro * o->seq_len), r->micro, (int)o->seq_len,
+                          r->micro * r->mc.max_pred};
   if (o->mlm) rc = el__tmodel_new(&r->p.cfg[0], &r->p.w[0], &r->p.g[0], &lim, &r->mlm, err);
   else rc = el__electra_new(&r->p, &lim, &r->electra, err);
   if (rc) return rc;
@@ -191,7 +194,7 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
   }
   r->adam = el__adamw_defaults();
   r->adam.weight_decay = (float)o->weight_decay;
-  size_t P = (size_t)lim.max_pos, T = (size_t)lim.max_tokens;
+  size_t P = (size_t)share * r->mc.max_pred, T = (size_t)share * o->seq_len;
   r->pos = malloc(P * sizeof *r->pos);
   r->targets = malloc(P * sizeof *r->targets);
   r->use_mask = malloc(P);
@@ -202,7 +205,8 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
     if ((rc = el__lids_load(NULL, r->tok, &r->lids, err))) return rc;
     int nc, ns;
     el__lids_stats(r->lids, &nc, &ns);
-    fprintf(stderr, "learner errors: %g per word before masking; %d vocabulary words with "
+    if (r->rank == 0) /* said once for all ranks */
+      fprintf(stderr, "learner errors: %g per word before masking; %d vocabulary words with "
                     "confusable forms, %d with misspellings\n", o->corruption_rate, nc, ns);
   }
   el__rng_seed(&r->base, (uint64_t)o->seed);

@@ -40,9 +40,12 @@ struct el__tmodel {
   int n_seqs, T, n_pos, has_forward, dropout_on;
   /* embeddings */
   float *emb_sum, *emb_mean, *emb_rstd, *emb_ln, *emb_d, *proj;
-  /* hidden-dropout masks are not stored: element i of the mask with tag t is
-   * a function of (dkey, t, i) (mask_at), recomputed by backward */
+  /* hidden-dropout masks are not stored: element (row, c) of the mask with
+   * tag t is a function of (dkey, t, the row's key, c) (mask_at), recomputed
+   * by backward */
   uint64_t dkey;
+  uint64_t seq0;              /* global index of the batch's first sequence */
+  uint64_t *tokkey, *seqkey;  /* [T] / [n_seqs] row keys of the last forward */
   layer_cache L[EL_MAX_LAYERS];
   /* heads */
   float *h_in;                    /* gathered hidden [rows,H] (MLM positions or CLS tokens) */
@@ -195,7 +198,10 @@ int el__tmodel_new(const el_config *cfg, const el__weights *w, const el__weights
   m->seq_len = malloc(sizeof(int) * (size_t)m->lim.max_seqs);
   m->firsts = malloc(sizeof(int) * (size_t)m->lim.max_seqs);
   m->positions = malloc(sizeof(int) * (size_t)(m->lim.max_pos > 0 ? m->lim.max_pos : 1));
-  if (!m->arena || !m->ids || !m->types || !m->seq_len || !m->firsts || !m->positions) {
+  m->tokkey = malloc(sizeof(uint64_t) * T);
+  m->seqkey = malloc(sizeof(uint64_t) * (size_t)m->lim.max_seqs);
+  if (!m->arena || !m->ids || !m->types || !m->seq_len || !m->firsts || !m->positions ||
+      !m->tokkey || !m->seqkey) {
     el__tmodel_free(m);
     return el_error_set(err, EL_ENOMEM, "tmodel: cannot allocate %zu MB of activations",
                         c.used * sizeof(float) >> 20);
@@ -215,8 +221,12 @@ void el__tmodel_free(el__tmodel *m) {
   free(m->seq_len);
   free(m->firsts);
   free(m->positions);
+  free(m->tokkey);
+  free(m->seqkey);
   free(m);
 }
+
+void el__tmodel_set_seq0(el__tmodel *m, uint64_t seq0) { m->seq0 = seq0; }
 
 int el__tmodel_set_dropout(el__tmodel *m, float hidden, float attention, el_error *err) {
   if (!(hidden >= 0.0f && hidden < 1.0f) || !(attention >= 0.0f && attention < 1.0f))
@@ -230,7 +240,8 @@ int el__tmodel_set_dropout(el__tmodel *m, float hidden, float attention, el_erro
 size_t el__tmodel_bytes(const el__tmodel *m) {
   return m->arena_floats * sizeof(float) +
          sizeof(int) * (2 * (size_t)m->lim.max_tokens + 2 * (size_t)m->lim.max_seqs +
-                        (size_t)m->lim.max_pos);
+                        (size_t)m->lim.max_pos) +
+         sizeof(uint64_t) * ((size_t)m->lim.max_tokens + (size_t)m->lim.max_seqs);
 }
 
 const float *el__tmodel_hidden(const el__tmodel *m) {
@@ -243,11 +254,15 @@ const el_config *el__tmodel_config(const el__tmodel *m) { return &m->cfg; }
 
 /* ---------- dropout masks ---------- */
 
-/* Dropout masks from counter-based bits: element i of mask `tag` is dropped
- * iff the low 32 bits of el__mix64(el__mix64(dkey, tag), i) fall below
- * p 2^32, and kept ones are scaled by 1/(1-p). Each element depends only on
- * (dkey, tag, i), never on the thread count, so backward recomputes hidden
- * masks instead of storing them. */
+/* Dropout masks from counter-based bits: element c of row r of mask `tag` is
+ * dropped iff the low 32 bits of el__mix64(el__mix64(el__mix64(dkey, tag),
+ * key_r), c) fall below p 2^32, and kept ones are scaled by 1/(1-p). key_r
+ * names the row by its global sequence index and position (tokkey: seq << 32
+ * | position; seqkey: seq << 32 | 0xffffffff for the classifier's per-sequence
+ * rows), so a sequence draws the same mask whichever micro-batch, rank or
+ * packing offset computes it. Each element depends only on those keys, never
+ * on the thread count, so backward recomputes hidden masks instead of
+ * storing them. */
 typedef struct mask_k {
   uint64_t key;
   uint32_t thresh;
@@ -259,54 +274,84 @@ static mask_k mask_key(uint64_t dkey, uint64_t tag, float p) {
   return k;
 }
 
-static inline float mask_at(mask_k k, size_t i) {
-  return (uint32_t)el__mix64(k.key, i) < k.thresh ? 0.0f : k.keep;
+/* rk: the row's key, el__mix64(k.key, key_r) */
+static inline float mask_at(mask_k k, uint64_t rk, size_t c) {
+  return (uint32_t)el__mix64(rk, c) < k.thresh ? 0.0f : k.keep;
 }
 
+/* Row-wise mask work on [rows, W] (the attention fill: one row per
+ * sequence, W its block of nh L^2 probabilities at off[s]). */
 typedef struct mask_job {
   float *y;
   const float *x, *r;
   mask_k k;
+  const uint64_t *rowkey;
+  size_t W;
+  const int *seq_len; /* attention fill */
+  int nh;
 } mask_job;
 
 #define MASK_BLOCK 65536 /* elements per task */
 
-static void fill_range(void *p, size_t lo, size_t hi) {
+static size_t rows_per_task(size_t W) { return W >= MASK_BLOCK ? 1 : MASK_BLOCK / (W ? W : 1); }
+
+static void mul_rows(void *p, size_t lo, size_t hi) {
   const mask_job *j = p;
+  for (size_t r = lo; r < hi; r++) {
+    const uint64_t rk = el__mix64(j->k.key, j->rowkey[r]);
+    float *y = j->y + r * j->W;
+    const float *x = j->x + r * j->W;
 #pragma omp simd
-  for (size_t i = lo; i < hi; i++) j->y[i] = mask_at(j->k, i);
+    for (size_t c = 0; c < j->W; c++) y[c] = x[c] * mask_at(j->k, rk, c);
+  }
 }
-static void mul_range(void *p, size_t lo, size_t hi) {
+static void mul_add_rows(void *p, size_t lo, size_t hi) {
   const mask_job *j = p;
+  for (size_t r = lo; r < hi; r++) {
+    const uint64_t rk = el__mix64(j->k.key, j->rowkey[r]);
+    float *y = j->y + r * j->W;
+    const float *res = j->r + r * j->W;
 #pragma omp simd
-  for (size_t i = lo; i < hi; i++) j->y[i] = j->x[i] * mask_at(j->k, i);
+    for (size_t c = 0; c < j->W; c++) y[c] = y[c] * mask_at(j->k, rk, c) + res[c];
+  }
 }
-static void mul_add_range(void *p, size_t lo, size_t hi) {
+static void fill_seqs(void *p, size_t lo, size_t hi) {
   const mask_job *j = p;
+  size_t off = 0;
+  for (size_t s = 0; s < lo; s++) off += (size_t)j->nh * j->seq_len[s] * j->seq_len[s];
+  for (size_t s = lo; s < hi; s++) {
+    const size_t n = (size_t)j->nh * j->seq_len[s] * j->seq_len[s];
+    const uint64_t rk = el__mix64(j->k.key, j->rowkey[s]);
+    float *y = j->y + off;
 #pragma omp simd
-  for (size_t i = lo; i < hi; i++) j->y[i] = j->y[i] * mask_at(j->k, i) + j->r[i];
+    for (size_t c = 0; c < n; c++) y[c] = mask_at(j->k, rk, c);
+    off += n;
+  }
 }
 
-/* mask[n] materialised (attention dropout, whose op takes an array) */
-static void fill_mask(float *mask, size_t n, mask_k k) {
-  mask_job j = {mask, NULL, NULL, k};
-  el__pool_for(n, MASK_BLOCK, fill_range, &j);
+/* The attention keep mask materialised (its op takes an array): per
+ * sequence, keyed by the sequence. */
+static void fill_attn_mask(const el__tmodel *m, float *mask, mask_k k) {
+  mask_job j = {mask, NULL, NULL, k, m->seqkey, 0, m->seq_len, m->cfg.num_heads};
+  el__pool_for((size_t)m->n_seqs, 1, fill_seqs, &j);
 }
 
-/* y = x * mask (y may be x) */
-static void drop_mul(float *y, const float *x, size_t n, mask_k k) {
-  mask_job j = {y, x, NULL, k};
-  el__pool_for(n, MASK_BLOCK, mul_range, &j);
+/* y = x * mask over [rows, W] (y may be x); rowkey: m->tokkey or m->seqkey */
+static void drop_mul(float *y, const float *x, const uint64_t *rowkey, size_t rows, size_t W,
+                     mask_k k) {
+  mask_job j = {y, x, NULL, k, rowkey, W, NULL, 0};
+  el__pool_for(rows, rows_per_task(W), mul_rows, &j);
 }
 
-/* y = y * mask + r: dropout on a branch, then the residual add */
-static void drop_add(float *y, const float *r, size_t n, int on, mask_k k) {
+/* y = y * mask + r over the [T, W] token rows: dropout on a branch, then
+ * the residual add */
+static void drop_add(const el__tmodel *m, float *y, const float *r, size_t W, int on, mask_k k) {
   if (!on) {
-    el__add_inplace(y, r, n);
+    el__add_inplace(y, r, (size_t)m->T * W);
     return;
   }
-  mask_job j = {y, NULL, r, k};
-  el__pool_for(n, MASK_BLOCK, mul_add_range, &j);
+  mask_job j = {y, NULL, r, k, m->tokkey, W, NULL, 0};
+  el__pool_for((size_t)m->T, rows_per_task(W), mul_add_rows, &j);
 }
 
 /* ---------- forward ---------- */
@@ -384,8 +429,11 @@ static void copy_batch(el__tmodel *m, const el_batch *b, const int *positions, i
   int T = 0;
   m->n_seqs = b->n_seqs;
   for (int s = 0; s < b->n_seqs; s++) {
+    const uint64_t gs = (m->seq0 + (uint64_t)s) << 32;
     m->seq_len[s] = b->seq_len[s];
     m->firsts[s] = T;
+    m->seqkey[s] = gs | 0xffffffffULL;
+    for (int i = 0; i < b->seq_len[s]; i++) m->tokkey[T + i] = gs | (uint64_t)i;
     T += b->seq_len[s];
   }
   m->T = T;
@@ -409,7 +457,8 @@ static const float *embed_forward(el__tmodel *m, int drop_h) {
                        T, E, c->layer_norm_eps);
   const size_t TE = (size_t)T * E;
   if (drop_h) {
-    drop_mul(m->emb_d, m->emb_ln, TE, mask_key(m->dkey, 1, m->p_hidden));
+    drop_mul(m->emb_d, m->emb_ln, m->tokkey, (size_t)T, (size_t)E,
+             mask_key(m->dkey, 1, m->p_hidden));
   } else {
     memcpy(m->emb_d, m->emb_ln, TE * sizeof(float));
   }
@@ -424,7 +473,6 @@ static const float *layer_forward(el__tmodel *m, int l, const float *x, int drop
   const el_config *c = &m->cfg;
   const int T = m->T, H = c->hidden_size, I = c->intermediate_size, nh = c->num_heads;
   const float eps = c->layer_norm_eps, ph = m->p_hidden;
-  const size_t TH = (size_t)T * H;
   const uint64_t dk = m->dkey, tag = 16 + 4 * (uint64_t)l;
   layer_cache *L = &m->L[l];
   const el__layer_w *lw = &m->w->layer[l];
@@ -432,19 +480,18 @@ static const float *layer_forward(el__tmodel *m, int l, const float *x, int drop
   el__dense_forward(L->k, x, lw->k.w, lw->k.b, T, H, H);
   el__dense_forward(L->v, x, lw->v.w, lw->v.b, T, H, H);
   if (drop_a)
-    fill_mask(L->adrop, el__attention_probs_size(m->seq_len, m->n_seqs, nh),
-              mask_key(dk, tag, m->p_attn));
+    fill_attn_mask(m, L->adrop, mask_key(dk, tag, m->p_attn));
   el__attention_forward(L->ctx, L->probs, L->q, L->k, L->v, drop_a ? L->adrop : NULL, m->seq_len,
                        m->n_seqs, H, nh, m->att_scratch);
   el__dense_forward(L->ln1_in, L->ctx, lw->attn_out.w, lw->attn_out.b, T, H, H);
-  drop_add(L->ln1_in, x, TH, drop_h, mask_key(dk, tag + 1, ph));
+  drop_add(m, L->ln1_in, x, (size_t)H, drop_h, mask_key(dk, tag + 1, ph));
   el__layernorm_forward(L->a, L->ln1_mean, L->ln1_rstd, L->ln1_in, lw->attn_ln.g, lw->attn_ln.b, T,
                        H, eps);
   el__dense_forward(L->pre, L->a, lw->inter.w, lw->inter.b, T, H, I);
   float *gel = m->dI1; /* backward scratch, free during forward */
   el__gelu_forward(gel, L->pre, (size_t)T * I);
   el__dense_forward(L->ln2_in, gel, lw->out.w, lw->out.b, T, I, H);
-  drop_add(L->ln2_in, L->a, TH, drop_h, mask_key(dk, tag + 2, ph));
+  drop_add(m, L->ln2_in, L->a, (size_t)H, drop_h, mask_key(dk, tag + 2, ph));
   el__layernorm_forward(L->out, L->ln2_mean, L->ln2_rstd, L->ln2_in, lw->out_ln.g, lw->out_ln.b, T,
                        H, eps);
   return L->out;
@@ -481,14 +528,14 @@ static int head_forward(el__tmodel *m, const float *x, int drop_h, el_error *err
       for (int s = 0; s < S; s++)
         memcpy(m->h_in + (size_t)s * H, x + (size_t)m->firsts[s] * H, sizeof(float) * H);
       if (drop_h) {
-        drop_mul(m->h_act_d, m->h_in, SH, mask_key(dk, 2, ph));
+        drop_mul(m->h_act_d, m->h_in, m->seqkey, (size_t)S, (size_t)H, mask_key(dk, 2, ph));
       } else {
         memcpy(m->h_act_d, m->h_in, SH * sizeof(float));
       }
       el__dense_forward(m->h_pre, m->h_act_d, w->cls_dense.w, w->cls_dense.b, S, H, H);
       el__gelu_forward(m->h_act, m->h_pre, SH);
       if (drop_h) {
-        drop_mul(m->h_ln, m->h_act, SH, mask_key(dk, 3, ph));
+        drop_mul(m->h_ln, m->h_act, m->seqkey, (size_t)S, (size_t)H, mask_key(dk, 3, ph));
       } else {
         memcpy(m->h_ln, m->h_act, SH * sizeof(float));
       }
@@ -570,14 +617,16 @@ static int head_backward(el__tmodel *m, const float *dout, float *dX, const floa
       el__dense_backward(m->dH1, g->cls_out.w, g->cls_out.b, dout, m->h_ln, w->cls_out.w, S, H,
                         c->num_labels);
       if (m->dropout_on && m->p_hidden > 0.0f)
-        drop_mul(m->dH1, m->dH1, SH, mask_key(m->dkey, 3, m->p_hidden));
+        drop_mul(m->dH1, m->dH1, m->seqkey, (size_t)S, (size_t)H,
+                 mask_key(m->dkey, 3, m->p_hidden));
       zero(m->dH2, SH);
       el__gelu_backward(m->dH2, m->h_pre, m->dH1, SH);
       zero(m->dH1, SH);
       el__dense_backward(m->dH1, g->cls_dense.w, g->cls_dense.b, m->dH2, m->h_act_d,
                         w->cls_dense.w, S, H, H);
       if (m->dropout_on && m->p_hidden > 0.0f)
-        drop_mul(m->dH1, m->dH1, SH, mask_key(m->dkey, 2, m->p_hidden));
+        drop_mul(m->dH1, m->dH1, m->seqkey, (size_t)S, (size_t)H,
+                 mask_key(m->dkey, 2, m->p_hidden));
       for (int s = 0; s < S; s++)
         el__add_inplace(dX + (size_t)m->firsts[s] * H, m->dH1 + (size_t)s * H, (size_t)H);
       return EL_OK;
@@ -609,7 +658,8 @@ static void layer_backward(el__tmodel *m, int l, float *dX, const float *x_in, i
   /* residual: dA = d_ln2; FFN branch gets d_ln2 * mask */
   float *dA = m->dA;
   memcpy(dA, d_ln2, TH * sizeof(float));
-  if (drop_h) drop_mul(d_ln2, d_ln2, TH, mask_key(m->dkey, tag + 2, m->p_hidden));
+  if (drop_h)
+    drop_mul(d_ln2, d_ln2, m->tokkey, (size_t)T, (size_t)H, mask_key(m->dkey, tag + 2, m->p_hidden));
   float *gel = m->dI2; /* recomputed, instead of kept from forward */
   el__gelu_forward(gel, L->pre, TI);
   zero(m->dI1, TI);
@@ -624,7 +674,8 @@ static void layer_backward(el__tmodel *m, int l, float *dX, const float *x_in, i
                         L->ln1_rstd, lw->attn_ln.g, T, H);
   /* residual: dX_in = d_ln1; attention branch gets d_ln1 * mask */
   memcpy(dX, d_ln1, TH * sizeof(float));
-  if (drop_h) drop_mul(d_ln1, d_ln1, TH, mask_key(m->dkey, tag + 1, m->p_hidden));
+  if (drop_h)
+    drop_mul(d_ln1, d_ln1, m->tokkey, (size_t)T, (size_t)H, mask_key(m->dkey, tag + 1, m->p_hidden));
   float *dctx = m->dT1;
   zero(dctx, TH);
   el__dense_backward(dctx, lg->attn_out.w, lg->attn_out.b, d_ln1, L->ctx, lw->attn_out.w, T, H, H);
@@ -651,7 +702,8 @@ static void embed_backward(el__tmodel *m, float *dX, int drop_h) {
     zero(d_emb_d, TE);
     el__dense_backward(d_emb_d, g->project.w, g->project.b, dX, m->emb_d, w->project.w, T, E, H);
   }
-  if (drop_h) drop_mul(d_emb_d, d_emb_d, TE, mask_key(m->dkey, 1, m->p_hidden));
+  if (drop_h)
+    drop_mul(d_emb_d, d_emb_d, m->tokkey, (size_t)T, (size_t)E, mask_key(m->dkey, 1, m->p_hidden));
   zero(m->dE2, TE);
   el__layernorm_backward(m->dE2, g->emb_ln.g, g->emb_ln.b, d_emb_d, m->emb_sum, m->emb_mean,
                         m->emb_rstd, w->emb_ln.g, T, E);

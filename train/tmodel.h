@@ -18,9 +18,12 @@
  * each attention-output and FFN-output dense (before the residual add), and in
  * the classification head; attention dropout on the softmax probabilities.
  * A training forward takes exactly one draw from the el__rng passed in and
- * derives every mask from it with counter-based hashing, so masks depend only
- * on that draw and the batch shape (never on the thread count) and a run is
- * reproducible from its seed. Hidden masks are recomputed by backward rather
+ * derives every mask from it with counter-based hashing keyed by each row's
+ * global sequence index (el__tmodel_set_seq0 + its place in the batch) and
+ * position, so a sequence's masks depend only on that draw and on which
+ * sequence of the global batch it is -- never on the thread count, the
+ * packing offset, or how ranks and accumulation split the batch -- and a run
+ * is reproducible from its seed. Hidden masks are recomputed by backward rather
  * than stored. Probabilities are cfg's, overridable with
  * el__tmodel_set_dropout. train == 0 (or both probabilities 0) draws nothing.
  *
@@ -61,6 +64,11 @@ void el__tmodel_free(el__tmodel *m);
 
 /* Overrides cfg's dropout probabilities (each in [0, 1)). */
 int el__tmodel_set_dropout(el__tmodel *m, float hidden, float attention, el_error *err);
+
+/* The global index of the next forwards' first sequence (default 0): data
+ * parallelism and gradient accumulation give each micro-batch its offset in
+ * the global batch, so dropout masks match a single process's. */
+void el__tmodel_set_seq0(el__tmodel *m, uint64_t seq0);
 
 /* Bytes of activation and scratch memory held (for reports). */
 size_t el__tmodel_bytes(const el__tmodel *m);

@@ -3,7 +3,8 @@
 # and one line naming the problem (vocab skips a line that is not UTF-8 and
 # names it instead): missing or empty input, a directory, a
 # vocabulary without the special tokens, an unknown option or bad value,
-# --resume of nothing, a run directory already in use, a vocabulary that is
+# --resume of nothing, a batch that does not split into --accumulate
+# micro-batches, a run directory already in use, a vocabulary that is
 # not the run's on --resume, a damaged resume state, and a full disk (a small
 # tmpfs mounted for the test; SKIP when mounting is not permitted: a
 # `ulimit -f` file-size limit raises SIGXFSZ/EFBIG, not ENOSPC, so it is not
@@ -94,6 +95,11 @@ expect "pretrain: --out required" 2 "--out RUN is required" \
   "$BIN" pretrain --input "$T/text.txt" "${P[@]}"
 expect "pretrain: --resume of nothing" 1 "nothing to resume" \
   "$BIN" pretrain --out "$T/r7" --resume
+expect "pretrain: --batch-size not divisible by --accumulate" 1 \
+  "--batch-size 2 .* must divide evenly into 1 rank\(s\) x --accumulate 3" \
+  "$BIN" pretrain --input "$T/text.txt" "${P[@]}" --out "$T/r8" --accumulate 3
+expect "pretrain: --accumulate 0" 2 "accumulate" \
+  "$BIN" pretrain --input "$T/text.txt" "${P[@]}" --out "$T/r8" --accumulate 0
 
 # ---- a real run, then misuse of it ----
 "$BIN" pretrain --input "$T/text.txt" "${P[@]}" --out "$T/run" 2>"$T/run.log" ||

@@ -255,7 +255,7 @@ static void test_masking(void) {
   el__rng_seed(&r1, 5);
   el__rng_seed(&r2, 5);
   int n1 = el__mask_electra(&mc, &b, &r1, pos1, um1);
-  int n2 = el__mask_electra_skip(&mc, &b, NULL, &r2, pos2, um2);
+  int n2 = el__mask_electra_skip(&mc, &b, NULL, &r2, 0, pos2, um2);
   CHECK(n1 == n2 && !memcmp(pos1, pos2, sizeof(int) * (size_t)n1) && !memcmp(um1, um2, (size_t)n1) &&
             !memcmp(&r1, &r2, sizeof r1),
         "skip NULL: the same positions and rng state as el__mask_electra");
@@ -263,7 +263,7 @@ static void test_masking(void) {
   int bad = 0;
   for (uint64_t seed = 1; seed <= 50; seed++) {
     el__rng_seed(&r1, seed);
-    int n = el__mask_electra_skip(&mc, &b, skip, &r1, pos1, um1);
+    int n = el__mask_electra_skip(&mc, &b, skip, &r1, 0, pos1, um1);
     for (int i = 0; i < n; i++) bad += skip[pos1[i]];
   }
   CHECK(bad == 0, "forced positions are never selected for masking");

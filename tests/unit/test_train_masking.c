@@ -154,7 +154,7 @@ static void test_mlm(void) {
   long k[3] = {0}, total = 0, bad = 0;
   const int trials = 8000;
   for (int t = 0; t < trials; t++) {
-    int n = el__mask_mlm(&c, &v, &r, out, pos, tgt, kind);
+    int n = el__mask_mlm(&c, &v, &r, 0, out, pos, tgt, kind);
     total += n;
     int sel = 0;
     for (int i = 0; i < b.T; i++) {

@@ -188,7 +188,7 @@ static double run_case(gcase *c, int grads, el_error *err) {
   if (!strcmp(c->name, "mlm")) {
     el_batch b = batch_of(c->mlm_ids);
     double loss;
-    if (el__mlm_step(c->m, &b, c->plan_pos, c->mlm_targets, c->n_plan, c->train, grads, &r, &loss,
+    if (el__mlm_step(c->m, &b, c->plan_pos, c->mlm_targets, c->n_plan, 0, c->train, grads, &r, &loss,
                     NULL, err))
       return NAN;
     return loss;
