@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "../test.h"
+#include "test_config.h"
 #include "checkpoint.h"
 #include "learner_ids.h"
 #include "masking.h"
@@ -272,20 +273,8 @@ static void test_masking(void) {
 /* The ELECTRA step labels forced tokens replaced in addition to the
  * generator's replacements. */
 static el_config cfg(el_arch arch, int V, int E, int H) {
-  el_config c;
-  memset(&c, 0, sizeof c);
-  c.arch = arch;
-  c.vocab_size = V;
-  c.embedding_size = E;
-  c.hidden_size = H;
-  c.num_layers = 1;
-  c.num_heads = 2;
-  c.intermediate_size = 2 * H;
-  c.max_position_embeddings = 32;
-  c.type_vocab_size = 2;
-  c.layer_norm_eps = 1e-12f;
-  c.initializer_range = 0.02f;
-  c.do_lower_case = 1;
+  el_config c = el_test_config(arch, V, E, H, 1, 2, 2 * H);
+  c.hidden_dropout_prob = c.attention_probs_dropout_prob = 0; /* no dropout here */
   return c;
 }
 

@@ -18,25 +18,11 @@
 #include "params.h"
 #include "tmodel.h"
 #include "../test.h"
+#include "test_config.h"
 
 static el_config make_cfg(el_arch arch, int V, int E, int H, int L, int nh, int I) {
-  el_config c;
-  memset(&c, 0, sizeof c);
-  c.arch = arch;
-  c.vocab_size = V;
-  c.embedding_size = E;
-  c.hidden_size = H;
-  c.num_layers = L;
-  c.num_heads = nh;
-  c.intermediate_size = I;
-  c.max_position_embeddings = 32;
-  c.type_vocab_size = 2;
-  c.layer_norm_eps = 1e-12f;
-  c.initializer_range = 0.02f;
-  c.hidden_dropout_prob = 0.1f;
-  c.attention_probs_dropout_prob = 0.1f;
+  el_config c = el_test_config(arch, V, E, H, L, nh, I);
   c.num_labels = arch == EL_ARCH_SEQ_CLS ? 2 : 0;
-  c.do_lower_case = 1;
   return c;
 }
 

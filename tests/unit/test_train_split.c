@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "../test.h"
+#include "test_config.h"
 #include "masking.h"
 #include "objective.h"
 #include "params.h"
@@ -26,23 +27,7 @@
 enum { V = 48, NSEQ = 6, MAXLEN = 14, MASK = 4 };
 
 static el_config cfg(el_arch arch, int E, int H) {
-  el_config c;
-  memset(&c, 0, sizeof c);
-  c.arch = arch;
-  c.vocab_size = V;
-  c.embedding_size = E;
-  c.hidden_size = H;
-  c.num_layers = 2;
-  c.num_heads = 2;
-  c.intermediate_size = 2 * H;
-  c.max_position_embeddings = 32;
-  c.type_vocab_size = 2;
-  c.layer_norm_eps = 1e-12f;
-  c.initializer_range = 0.02f;
-  c.hidden_dropout_prob = 0.1f;
-  c.attention_probs_dropout_prob = 0.1f;
-  c.do_lower_case = 1;
-  return c;
+  return el_test_config(arch, V, E, H, 2, 2, 2 * H);
 }
 
 /* NSEQ sequences [CLS] w... [SEP] of lengths 8..13, ids 5..V-1 inside */
