@@ -85,87 +85,68 @@ static int cmp_diff_idx(const void *a, const void *b, void *ctx) {
   return x < y ? -1 : x > y ? 1 : *(const int *)a - *(const int *)b;
 }
 
-static int eval_qa(const el__ft_runner *r, const el__ft_examples *ex, const el__ft_data *d,
-                   const el__ft_shape *s, int batch, int pick, float threshold, FILE *pred,
-                   el__ft_metrics *mt, el_error *err) {
+/* Question qi's best span (or "" when none) and its scores against the gold
+ * answers, answered and unanswered. */
+static int decode_question(const el__ft_examples *ex, const el__ft_data *d, const el__ft_shape *s,
+                           int qi, const float *st, const float *en, qa_pred *out, el_error *err) {
   const el__squad_data *sq = &ex->squad;
-  int rc = EL_OK, nq = sq->n_q;
-  float *st = malloc((size_t)d->n_tok * sizeof *st), *en = malloc((size_t)d->n_tok * sizeof *en);
-  int *lens = malloc((size_t)batch * sizeof *lens);
-  qa_pred *qp = calloc((size_t)nq, sizeof *qp);
-  int *order = malloc((size_t)nq * sizeof *order);
+  const el__squad_q *q = &sq->q[qi];
+  const char *ctx = sq->contexts[q->ctx];
+  long off = d->f[d->qa_first_feat[qi]].off;
   el_qa_span spans[4];
-  if (!st || !en || !lens || !qp || !order) {
-    rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
-    goto done;
+  int ns = 0;
+  el_qa_null nul;
+  int rc = el_qa_decode(&d->qa_w[qi], st + off, en + off, &s->qa, spans, 4, &ns, &nul, err);
+  if (rc) return rc;
+  if (ns > 0) {
+    size_t n = strlen(ctx), b0 = el_utf8_byte_offset(ctx, n, (size_t)spans[0].start),
+           b1 = el_utf8_byte_offset(ctx, n, (size_t)spans[0].end);
+    out->text = strndup(ctx + b0, b1 - b0);
+    out->diff = (double)nul.logit - (double)spans[0].score;
+  } else {
+    out->text = strdup("");
+    out->diff = INFINITY;
   }
-  for (int a = 0; a < d->n && !rc; a += batch) {
-    int b = a + batch < d->n ? a + batch : d->n;
-    long base = d->f[a].off;
-    if ((rc = run_range(r, d, a, b, lens, st + base, en + base, err))) goto done;
-  }
-  for (int qi = 0; qi < nq; qi++) {
-    const el__squad_q *q = &sq->q[qi];
-    const char *ctx = sq->contexts[q->ctx];
-    long off = d->f[d->qa_first_feat[qi]].off;
-    int ns = 0;
-    el_qa_null nul;
-    if ((rc = el_qa_decode(&d->qa_w[qi], st + off, en + off, &s->qa, spans, 4, &ns, &nul, err)))
-      goto done;
-    if (ns > 0) {
-      size_t n = strlen(ctx), b0 = el_utf8_byte_offset(ctx, n, (size_t)spans[0].start),
-             b1 = el_utf8_byte_offset(ctx, n, (size_t)spans[0].end);
-      qp[qi].text = strndup(ctx + b0, b1 - b0);
-      qp[qi].diff = (double)nul.logit - (double)spans[0].score;
-    } else {
-      qp[qi].text = strdup("");
-      qp[qi].diff = INFINITY;
-    }
-    if (!qp[qi].text) {
-      rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
-      goto done;
-    }
-    const char *golds[64];
-    int ng = 0;
-    for (int k = 0; k < q->n_answers && ng < 64; k++) golds[ng++] = q->answers[k].text;
-    qp[qi].em_ans = el__squad_max_em(qp[qi].text, golds, ng);
-    qp[qi].f1_ans = el__squad_max_f1(qp[qi].text, golds, ng);
-    qp[qi].em_null = el__squad_max_em("", golds, ng);
-    qp[qi].f1_null = el__squad_max_f1("", golds, ng);
-    order[qi] = qi;
-  }
-  double t = INFINITY; /* squad: never predict "no answer" unless no span */
-  if (ex->task->squad2) {
-    if (pick) {
-      /* sweep: with diffs sorted ascending, a threshold between the j-th and
-       * (j+1)-th makes questions j+1.. unanswered; take the best F1 */
-      qsort_r(order, (size_t)nq, sizeof *order, cmp_diff_idx, qp);
-      double score = 0, best;
-      for (int i = 0; i < nq; i++) score += qp[i].f1_null; /* j = 0: all null */
+  if (!out->text) return el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
+  const char *golds[64];
+  int ng = 0;
+  for (int k = 0; k < q->n_answers && ng < 64; k++) golds[ng++] = q->answers[k].text;
+  out->em_ans = el__squad_max_em(out->text, golds, ng);
+  out->f1_ans = el__squad_max_f1(out->text, golds, ng);
+  out->em_null = el__squad_max_em("", golds, ng);
+  out->f1_null = el__squad_max_f1("", golds, ng);
+  return EL_OK;
+}
+
+/* The squad2 null threshold with the best F1: with diffs sorted ascending,
+ * a threshold between the j-th and (j+1)-th makes questions j+1.. unanswered. */
+static double best_null_threshold(const qa_pred *qp, int *order, int nq) {
+  for (int i = 0; i < nq; i++) order[i] = i;
+  qsort_r(order, (size_t)nq, sizeof *order, cmp_diff_idx, (void *)qp);
+  double score = 0, best;
+  for (int i = 0; i < nq; i++) score += qp[i].f1_null; /* j = 0: all null */
+  best = score;
+  int best_j = 0;
+  for (int j = 1; j <= nq; j++) {
+    const qa_pred *x = &qp[order[j - 1]];
+    if (!isfinite(x->diff)) break;
+    score += x->f1_ans - x->f1_null;
+    if (score > best + 1e-12) {
       best = score;
-      int best_j = 0;
-      for (int j = 1; j <= nq; j++) {
-        const qa_pred *x = &qp[order[j - 1]];
-        if (!isfinite(x->diff)) break;
-        score += x->f1_ans - x->f1_null;
-        if (score > best + 1e-12) {
-          best = score;
-          best_j = j;
-        }
-      }
-      if (best_j == 0)
-        t = isfinite(qp[order[0]].diff) ? qp[order[0]].diff - 1.0 : 0.0;
-      else
-        t = qp[order[best_j - 1]].diff;
-      if (!isfinite(t)) t = 0.0;
-    } else {
-      t = threshold;
+      best_j = j;
     }
-    mt->has_null_threshold = 1;
-    mt->null_threshold = (float)t;
   }
+  double t = best_j == 0 ? (isfinite(qp[order[0]].diff) ? qp[order[0]].diff - 1.0 : 0.0)
+                         : qp[order[best_j - 1]].diff;
+  return isfinite(t) ? t : 0.0;
+}
+
+/* EM/F1 over the questions at null threshold t (a question whose diff is
+ * above t is answered ""), the predictions as JSON to pred. */
+static void score_questions(const el__squad_data *sq, const qa_pred *qp, double t, FILE *pred,
+                            el__ft_metrics *mt) {
+  int nq = sq->n_q, nha = 0, nna = 0;
   double em = 0, f1 = 0, ha = 0, na = 0;
-  int nha = 0, nna = 0;
   cJSON *pj = pred ? cJSON_CreateObject() : NULL;
   for (int qi = 0; qi < nq; qi++) {
     int empty = !(qp[qi].diff <= t);
@@ -193,6 +174,34 @@ static int eval_qa(const el__ft_runner *r, const el__ft_examples *ex, const el__
   mt->has_ans_f1 = nha ? 100.0 * ha / nha : 0;
   mt->no_ans_f1 = nna ? 100.0 * na / nna : 0;
   mt->primary = mt->f1_qa;
+}
+
+static int eval_qa(const el__ft_runner *r, const el__ft_examples *ex, const el__ft_data *d,
+                   const el__ft_shape *s, int batch, int pick, float threshold, FILE *pred,
+                   el__ft_metrics *mt, el_error *err) {
+  int rc = EL_OK, nq = ex->squad.n_q;
+  float *st = malloc((size_t)d->n_tok * sizeof *st), *en = malloc((size_t)d->n_tok * sizeof *en);
+  int *lens = malloc((size_t)batch * sizeof *lens);
+  qa_pred *qp = calloc((size_t)nq, sizeof *qp);
+  int *order = malloc((size_t)nq * sizeof *order);
+  if (!st || !en || !lens || !qp || !order) {
+    rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
+    goto done;
+  }
+  for (int a = 0; a < d->n && !rc; a += batch) {
+    int b = a + batch < d->n ? a + batch : d->n;
+    long base = d->f[a].off;
+    if ((rc = run_range(r, d, a, b, lens, st + base, en + base, err))) goto done;
+  }
+  for (int qi = 0; qi < nq; qi++)
+    if ((rc = decode_question(ex, d, s, qi, st, en, &qp[qi], err))) goto done;
+  double t = INFINITY; /* squad: never predict "no answer" unless no span */
+  if (ex->task->squad2) {
+    t = pick ? best_null_threshold(qp, order, nq) : threshold;
+    mt->has_null_threshold = 1;
+    mt->null_threshold = (float)t;
+  }
+  score_questions(&ex->squad, qp, t, pred, mt);
 done:
   for (int i = 0; qp && i < nq; i++) free(qp[i].text);
   free(qp);
