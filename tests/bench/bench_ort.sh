@@ -16,7 +16,8 @@
 # change in the machine's load hits all three alike; ms = the best run over all
 # rounds. The outputs (probabilities of the real tokens) are compared: max |Δ|.
 # Knobs: BENCH_SECONDS, BENCH_ROUNDS, BENCH_THREADS (2), ORT_VERSION (1.30.0),
-# ORT_DIR ($BUILD/onnxruntime).
+# ORT_DIR ($BUILD/onnxruntime), BENCH_BASELINE (the bench_forward of another
+# build, e.g. before a change: timed in the same rounds, its own column).
 set -eu
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -76,12 +77,16 @@ fi
 
 per=$("$PYTHON" -c "print($SECONDS_TOTAL / $ROUNDS)")
 common=(--threads "$THREADS" --seconds "$per" --mixed "$mixed" --ids "$dir/ids.i32")
-mkdir -p "$dir/engine" "$dir/ort" "$dir/torch"
+mkdir -p "$dir/engine" "$dir/ort" "$dir/torch" "$dir/baseline"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
   "AVX-512: $(grep -qw avx512f /proc/cpuinfo && echo yes || echo no)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other processes skew the numbers)"
 for r in $(seq "$ROUNDS"); do
   "$bin" --model "$dir/small" "${common[@]}" --dump "$dir/engine" >>"$dir/engine.txt"
+  if [ -n "${BENCH_BASELINE:-}" ]; then
+    "$BENCH_BASELINE" --model "$dir/small" "${common[@]}" --dump "$dir/baseline" \
+      >>"$dir/baseline.txt"
+  fi
   if [ $ort = 1 ]; then
     NODE_PATH="$ORT_DIR/node_modules" node tests/bench/bench_ort.js --onnx "$dir/small.onnx" \
       "${common[@]}" --dump "$dir/ort" >>"$dir/ort.txt" ||
@@ -126,7 +131,7 @@ def maxdiff(a, b, name):
     return "%.1e" % np.abs(x - y).max() if x.size == y.size else "size differs"
 
 
-eng, ort, tor = rows("engine"), rows("ort"), rows("torch")
+eng, ort, tor, base = rows("engine"), rows("ort"), rows("torch"), rows("baseline")
 print("ELECTRA-Small-shaped discriminator, %s threads, %s alternating rounds; ms = best "
       "run; speed-up = other's ms / engine ms (> 1: the engine is faster); |Δ| = max "
       "abs difference of the replaced-token probabilities" % (threads, rounds))
@@ -154,10 +159,22 @@ for name, e in eng.items():
           (name, e[0], e[1], em, fmt(om), fmt(tm), fmt(speedup(om, em), "%.2fx"),
            fmt(speedup(tm, em), "%.2fx"), fmt(speedup(tm, om), "%.2fx"),
            maxdiff("engine", "ort", name), maxdiff("engine", "torch", name)))
+if base:
+    print()
+    print("Baseline (BENCH_BASELINE, same rounds):")
+    print()
+    print("| batch | baseline ms | engine ms | engine vs baseline | baseline vs ORT "
+          "| |Δ| engine-baseline |")
+    print("|---|---|---|---|---|---|")
+    for name, e in eng.items():
+        bm, om = ms(base, name), ms(ort, name)
+        print("| %s | %s | %.1f | %s | %s | %s |" %
+              (name, fmt(bm), e[2], fmt(speedup(bm, e[2]), "%.2fx"),
+               fmt(speedup(om, bm), "%.2fx"), maxdiff("engine", "baseline", name)))
 print()
 print("raw: side case seqs tokens best_ms [median ms per round]")
 for name in eng:
-    for label, side in (("engine", eng), ("ort", ort), ("pytorch", tor)):
+    for label, side in (("engine", eng), ("base", base), ("ort", ort), ("pytorch", tor)):
         if name in side:
             s = side[name]
             print("  %-7s %-8s %d %d %.3f %s" % (label, name, s[0], s[1], s[2],
