@@ -81,14 +81,14 @@ static void encoder_layer(const el__layer_w *lw, const el_workspace *ws, float *
 }
 
 /* Embeddings and all layers for sequences [s0, s0+ns) holding Tc tokens
- * from token t0 on; every buffer it touches is the chunk's own slice. */
+ * from token t0 on, with big [Tc, big_width] as scratch; every buffer it
+ * touches is the chunk's own. */
 static void encode_chunk(const el_model *m, const el_workspace *ws, const el_batch *b, int s0,
-                         int ns, int t0, int Tc) {
+                         int ns, int t0, int Tc, float *big) {
   const el_config *c = &m->cfg;
   const el__weights *w = &m->w;
   const int E = c->embedding_size, H = c->hidden_size;
   float *x = ws->x + (size_t)t0 * H, *ctx = ws->ctx + (size_t)t0 * H;
-  float *big = ws->big + (size_t)t0 * ws->big_width;
   float *emb = E == H ? x : big;
   el__embed_forward(emb, b->ids + t0, b->type_ids ? b->type_ids + t0 : NULL, b->seq_len + s0, ns,
                    w->word, w->pos, w->type, E);
@@ -104,15 +104,19 @@ typedef struct chunk_plan {
   const el_workspace *ws;
   const el_batch *b;
   int n;                           /* chunks */
+  int slots, slot_tokens;          /* slot_tokens > 0: each thread's scratch, this many tokens */
   int s0[EL_MAX_CHUNKS + 1];       /* first sequence of each chunk; s0[n] = n_seqs */
   int t0[EL_MAX_CHUNKS + 1];       /* first token of each chunk; t0[n] = T */
 } chunk_plan;
 
 static void chunk_task(void *p, int task, int worker) {
-  (void)worker;
   const chunk_plan *c = p;
-  encode_chunk(c->m, c->ws, c->b, c->s0[task], c->s0[task + 1] - c->s0[task], c->t0[task],
-               c->t0[task + 1] - c->t0[task]);
+  const el_workspace *ws = c->ws;
+  /* a thread's own slot of `big` when all fit, else the chunk's own rows */
+  const size_t row = c->slot_tokens > 0 && worker < c->slots ? (size_t)worker * c->slot_tokens
+                                                              : (size_t)c->t0[task];
+  encode_chunk(c->m, ws, c->b, c->s0[task], c->s0[task + 1] - c->s0[task], c->t0[task],
+               c->t0[task + 1] - c->t0[task], ws->big + row * ws->big_width);
 }
 
 /* Cuts the batch into chunks of whole sequences, each chunk's tokens close
@@ -136,6 +140,13 @@ static void plan_chunks(chunk_plan *c, int T, int width) {
                                               b->n_seqs - s > n - k - 1)));
   }
   c->s0[c->n] = b->n_seqs, c->t0[c->n] = T;
+  /* Scratch by thread rather than by chunk keeps the memory a batch touches
+   * to threads x the largest chunk (a batch of 4096 tokens on 2 threads:
+   * half of `big`). Worker ids run below el__pool_width(). */
+  int most = 0;
+  for (int k = 0; k < c->n; k++) most = c->t0[k + 1] - c->t0[k] > most ? c->t0[k + 1] - c->t0[k] : most;
+  c->slots = c->n > 1 ? el__pool_width() : 1;
+  c->slot_tokens = (long)c->slots * most <= c->ws->max_tokens ? most : 0;
 }
 
 /* Large batches run as chunks of whole sequences through all layers, so a
