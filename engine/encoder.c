@@ -3,25 +3,11 @@
  * Dense layers run once over all T tokens (no padding, no wasted FLOPs);
  * attention runs per sequence. Eval mode: no dropout. The model is only read,
  * so any number of threads may share it, each with its own workspace. */
-#include <cblas.h>
-#undef I /* complex.h (pulled in by cblas.h) defines I */
 #include <string.h>
 #include "infer_internal.h"
 #include "infer_kernels.h"
+#include "op_pool.h"
 #include "ops.h"
-
-void el__gemm_nt(float *out, const float *in, const float *w, const float *b, int N, int Cin,
-                 int Cout, int accumulate) {
-  if (N <= 0) return;
-  if (b && !accumulate) {
-    for (int n = 0; n < N; n++) memcpy(out + (size_t)n * Cout, b, sizeof(float) * (size_t)Cout);
-    accumulate = 1;
-  } else if (b) {
-    for (int n = 0; n < N; n++) el__add_inplace(out + (size_t)n * Cout, b, (size_t)Cout);
-  }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, N, Cout, Cin, 1.0f, in, Cin, w, Cin,
-              accumulate ? 1.0f : 0.0f, out, Cout);
-}
 
 int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b, int need,
                     const char *fn, int *T, el_error *err) {
@@ -79,57 +65,107 @@ int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b
 }
 
 /* One post-LN layer over the Tc tokens of n_seqs sequences whose hidden
- * states are x [Tc,H] (a slice of ws->x); ctx and big are scratch. */
-static void encoder_layer(const el__layer_w *lw, el_workspace *ws, float *x, const int *seq_len,
-                          int n_seqs, int Tc, float eps) {
+ * states are x [Tc,H] (a slice of ws->x); ctx [Tc,H] and big [Tc,width] are
+ * the chunk's slices of the scratch. Biases, GELU, residuals and LayerNorms
+ * ride in the dense layers' epilogues (infer_dense.c). */
+static void encoder_layer(const el__layer_w *lw, const el_workspace *ws, float *x, float *ctx,
+                          float *big, const int *seq_len, int n_seqs, int Tc, float eps) {
   const int H = ws->H, In = ws->inter;
-  float *ctx = ws->ctx;
-  float *q = ws->big, *k = q + (size_t)Tc * H, *v = k + (size_t)Tc * H;
-  el__gemm_nt(q, x, lw->q.w, NULL, Tc, H, H, 0);
-  el__gemm_nt(k, x, lw->k.w, NULL, Tc, H, H, 0);
-  el__gemm_nt(v, x, lw->v.w, NULL, Tc, H, H, 0);
-  el__attention(ctx, q, k, v, lw->q.b, lw->k.b, lw->v.b, seq_len, n_seqs, H, ws->nh, ws->att);
-  el__gemm_nt(x, ctx, lw->attn_out.w, NULL, Tc, H, H, 1);
-  el__bias_layernorm(x, lw->attn_out.b, lw->attn_ln.g, lw->attn_ln.b, Tc, H, eps);
-  float *f = ws->big;
-  el__gemm_nt(f, x, lw->inter.w, NULL, Tc, H, In, 0);
-  el__bias_gelu(f, lw->inter.b, Tc, In);
-  el__gemm_nt(x, f, lw->out.w, NULL, Tc, In, H, 1);
-  el__bias_layernorm(x, lw->out.b, lw->out_ln.g, lw->out_ln.b, Tc, H, eps);
+  float *qkv[3] = {big, big + (size_t)Tc * H, big + (size_t)2 * Tc * H};
+  const el__dense_w qkv_w[3] = {lw->q, lw->k, lw->v};
+  el__dense_fused(3, qkv, x, qkv_w, NULL, 0, Tc, H, H, EL__EPI_BIAS);
+  el__attention(ctx, qkv[0], qkv[1], qkv[2], seq_len, n_seqs, H, ws->nh);
+  el__dense_fused(1, &x, ctx, &lw->attn_out, &lw->attn_ln, eps, Tc, H, H, EL__EPI_RESIDUAL_LN);
+  el__dense_fused(1, &big, x, &lw->inter, NULL, 0, Tc, H, In, EL__EPI_BIAS_GELU);
+  el__dense_fused(1, &x, big, &lw->out, &lw->out_ln, eps, Tc, In, H, EL__EPI_RESIDUAL_LN);
 }
 
 /* Embeddings and all layers for sequences [s0, s0+ns) holding Tc tokens
- * from token t0 on. */
-static void encode_chunk(const el_model *m, el_workspace *ws, const el_batch *b, int s0, int ns,
-                         int t0, int Tc) {
+ * from token t0 on, with big [Tc, big_width] as scratch; every buffer it
+ * touches is the chunk's own. */
+static void encode_chunk(const el_model *m, const el_workspace *ws, const el_batch *b, int s0,
+                         int ns, int t0, int Tc, float *big) {
   const el_config *c = &m->cfg;
   const el__weights *w = &m->w;
   const int E = c->embedding_size, H = c->hidden_size;
-  float *x = ws->x + (size_t)t0 * H;
-  float *emb = E == H ? x : ws->big;
+  float *x = ws->x + (size_t)t0 * H, *ctx = ws->ctx + (size_t)t0 * H;
+  float *emb = E == H ? x : big;
   el__embed_forward(emb, b->ids + t0, b->type_ids ? b->type_ids + t0 : NULL, b->seq_len + s0, ns,
                    w->word, w->pos, w->type, E);
   el__bias_layernorm(emb, NULL, w->emb_ln.g, w->emb_ln.b, Tc, E, c->layer_norm_eps);
-  if (E != H) el__gemm_nt(x, emb, w->project.w, w->project.b, Tc, E, H, 0);
+  if (E != H) el__dense_fused(1, &x, emb, &w->project, NULL, 0, Tc, E, H, EL__EPI_BIAS);
   for (int l = 0; l < c->num_layers; l++)
-    encoder_layer(&w->layer[l], ws, x, b->seq_len + s0, ns, Tc, c->layer_norm_eps);
+    encoder_layer(&w->layer[l], ws, x, ctx, big, b->seq_len + s0, ns, Tc, c->layer_norm_eps);
+}
+
+/* A plan of chunks: runs of whole sequences. */
+typedef struct chunk_plan {
+  const el_model *m;
+  const el_workspace *ws;
+  const el_batch *b;
+  int n;                           /* chunks */
+  int slots, slot_tokens;          /* slot_tokens > 0: each thread's scratch, this many tokens */
+  int s0[EL_MAX_CHUNKS + 1];       /* first sequence of each chunk; s0[n] = n_seqs */
+  int t0[EL_MAX_CHUNKS + 1];       /* first token of each chunk; t0[n] = T */
+} chunk_plan;
+
+static void chunk_task(void *p, int task, int worker) {
+  const chunk_plan *c = p;
+  const el_workspace *ws = c->ws;
+  /* a thread's own slot of `big` when all fit, else the chunk's own rows */
+  const size_t row = c->slot_tokens > 0 && worker < c->slots ? (size_t)worker * c->slot_tokens
+                                                              : (size_t)c->t0[task];
+  encode_chunk(c->m, ws, c->b, c->s0[task], c->s0[task + 1] - c->s0[task], c->t0[task],
+               c->t0[task + 1] - c->t0[task], ws->big + row * ws->big_width);
+}
+
+/* Cuts the batch into chunks of whole sequences, each chunk's tokens close
+ * to T / n: n is the number of ws->chunk_tokens budgets the batch needs,
+ * raised to a multiple of the threads so that the chunks share out evenly
+ * (at most one chunk per sequence, at most EL_MAX_CHUNKS). A sequence longer
+ * than a share is a chunk by itself. */
+static void plan_chunks(chunk_plan *c, int T, int width) {
+  const el_batch *b = c->b;
+  int n = (T + c->ws->chunk_tokens - 1) / c->ws->chunk_tokens;
+  if (width > 1) n = (n + width - 1) / width * width;
+  if (n > b->n_seqs) n = b->n_seqs;
+  if (n > EL_MAX_CHUNKS) n = EL_MAX_CHUNKS;
+  c->n = 0;
+  for (int s = 0, t = 0; s < b->n_seqs;) {
+    const int k = c->n++;
+    c->s0[k] = s, c->t0[k] = t;
+    const long goal = (long)T * (k + 1) / n; /* where this chunk should end */
+    do t += b->seq_len[s++];
+    while (s < b->n_seqs && (k == n - 1 || (t + b->seq_len[s] / 2 <= goal &&
+                                              b->n_seqs - s > n - k - 1)));
+  }
+  c->s0[c->n] = b->n_seqs, c->t0[c->n] = T;
+  /* Scratch by thread rather than by chunk keeps the memory a batch touches
+   * to threads x the largest chunk (a batch of 4096 tokens on 2 threads:
+   * half of `big`). Worker ids run below el__pool_width(). */
+  int most = 0;
+  for (int k = 0; k < c->n; k++) most = c->t0[k + 1] - c->t0[k] > most ? c->t0[k + 1] - c->t0[k] : most;
+  c->slots = c->n > 1 ? el__pool_width() : 1;
+  c->slot_tokens = (long)c->slots * most <= c->ws->max_tokens ? most : 0;
 }
 
 /* Large batches run as chunks of whole sequences through all layers, so a
  * chunk's per-layer scratch stays in the caches from one GEMM to the next
  * while the GEMMs stay tall enough to run at full speed (the budget,
- * ws->chunk_tokens, is set in workspace.c). A sequence longer than the
- * budget is a chunk by itself. */
+ * ws->chunk_tokens, is set in workspace.c). With several chunks the op
+ * pool's threads each take whole chunks through all layers, with no
+ * hand-over between layers; a single chunk (one sequence, say) shares out
+ * the work inside each layer instead. Call inside el__blas_single_begin/end
+ * (the parallelism is the pool's). */
 void el__encode(const el_model *m, el_workspace *ws, const el_batch *b) {
-  const int chunk = ws->chunk_tokens;
-  for (int s0 = 0, t0 = 0; s0 < b->n_seqs;) {
-    int ns = 0, Tc = 0;
-    while (s0 + ns < b->n_seqs && (ns == 0 || Tc + b->seq_len[s0 + ns] <= chunk))
-      Tc += b->seq_len[s0 + ns++];
-    encode_chunk(m, ws, b, s0, ns, t0, Tc);
-    s0 += ns;
-    t0 += Tc;
-  }
+  int T = 0;
+  for (int s = 0; s < b->n_seqs; s++) T += b->seq_len[s];
+  chunk_plan c = {.m = m, .ws = ws, .b = b};
+  plan_chunks(&c, T, el__pool_avail());
+  if (c.n == 1)
+    chunk_task(&c, 0, 0); /* not through the pool: a one-task run would be inline */
+  else
+    el__pool_run(c.n, chunk_task, &c);
 }
 
 int el_run_hidden(const el_model *m, el_workspace *ws, const el_batch *b, float *hidden,
@@ -138,7 +174,9 @@ int el_run_hidden(const el_model *m, el_workspace *ws, const el_batch *b, float 
   int rc = el__check_batch(m, ws, b, -1, "el_run_hidden", &T, err);
   if (rc) return rc;
   if (!hidden) return el_error_set(err, EL_EINVAL, "el_run_hidden: NULL output");
+  el__blas_single_begin();
   el__encode(m, ws, b);
+  el__blas_single_end();
   memcpy(hidden, ws->x, sizeof(float) * (size_t)T * m->cfg.hidden_size);
   return EL_OK;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include "infer_internal.h"
 #include "infer_kernels.h"
+#include "op_pool.h"
 #include "ops.h"
 
 static float dot(const float *a, const float *b, int n) {
@@ -20,14 +21,15 @@ int el_run_replaced(const el_model *m, el_workspace *ws, const el_batch *b, floa
   int rc = el__check_batch(m, ws, b, EL_ARCH_PRETRAINING, "el_run_replaced", &T, err);
   if (rc) return rc;
   if (!prob) return el_error_set(err, EL_EINVAL, "el_run_replaced: NULL output");
+  el__blas_single_begin();
   el__encode(m, ws, b);
   const el__weights *w = &m->w;
   const int H = m->cfg.hidden_size;
   float *d = ws->big;
-  el__gemm_nt(d, ws->x, w->disc_dense.w, NULL, T, H, H, 0);
-  el__bias_gelu(d, w->disc_dense.b, T, H);
+  el__dense_fused(1, &d, ws->x, &w->disc_dense, NULL, 0, T, H, H, EL__EPI_BIAS_GELU);
   const float bp = w->disc_pred.b[0];
   for (int t = 0; t < T; t++) prob[t] = el__sigmoidf(dot(d + (size_t)t * H, w->disc_pred.w, H) + bp);
+  el__blas_single_end();
   return EL_OK;
 }
 
@@ -39,15 +41,16 @@ int el_run_classify(const el_model *m, el_workspace *ws, const el_batch *b, floa
   int rc = el__check_batch(m, ws, b, EL_ARCH_SEQ_CLS, "el_run_classify", &T, err);
   if (rc) return rc;
   if (!logits) return el_error_set(err, EL_EINVAL, "el_run_classify: NULL output");
+  el__blas_single_begin();
   el__encode(m, ws, b);
   const el__weights *w = &m->w;
   const int H = m->cfg.hidden_size, n = b->n_seqs;
   float *cls = ws->ctx, *d = ws->big;
   for (int s = 0, t = 0; s < n; t += b->seq_len[s], s++)
     memcpy(cls + (size_t)s * H, ws->x + (size_t)t * H, sizeof(float) * (size_t)H);
-  el__gemm_nt(d, cls, w->cls_dense.w, NULL, n, H, H, 0);
-  el__bias_gelu(d, w->cls_dense.b, n, H);
-  el__gemm_nt(logits, d, w->cls_out.w, w->cls_out.b, n, H, m->cfg.num_labels, 0);
+  el__dense_fused(1, &d, cls, &w->cls_dense, NULL, 0, n, H, H, EL__EPI_BIAS_GELU);
+  el__dense_fused(1, &logits, d, &w->cls_out, NULL, 0, n, H, m->cfg.num_labels, EL__EPI_BIAS);
+  el__blas_single_end();
   return EL_OK;
 }
 
@@ -58,7 +61,9 @@ int el_run_qa(const el_model *m, el_workspace *ws, const el_batch *b, float *sta
   int rc = el__check_batch(m, ws, b, EL_ARCH_QA, "el_run_qa", &T, err);
   if (rc) return rc;
   if (!start_logits || !end_logits) return el_error_set(err, EL_EINVAL, "el_run_qa: NULL output");
+  el__blas_single_begin();
   el__encode(m, ws, b);
+  el__blas_single_end();
   const el__weights *w = &m->w;
   const int H = m->cfg.hidden_size;
   const float *ws_ = w->qa.w, *we = w->qa.w + H;
@@ -78,10 +83,12 @@ int el_run_token_classify(const el_model *m, el_workspace *ws, const el_batch *b
   int rc = el__check_batch(m, ws, b, EL_ARCH_TOKEN_CLS, "el_run_token_classify", &T, err);
   if (rc) return rc;
   if (!logits) return el_error_set(err, EL_EINVAL, "el_run_token_classify: NULL output");
+  el__blas_single_begin();
   el__encode(m, ws, b);
   const el__weights *w = &m->w;
-  el__gemm_nt(logits, ws->x, w->tok_cls.w, w->tok_cls.b, T, m->cfg.hidden_size,
-              m->cfg.num_labels, 0);
+  el__dense_fused(1, &logits, ws->x, &w->tok_cls, NULL, 0, T, m->cfg.hidden_size,
+                  m->cfg.num_labels, EL__EPI_BIAS);
+  el__blas_single_end();
   return EL_OK;
 }
 
@@ -103,6 +110,7 @@ int el_run_mlm(const el_model *m, el_workspace *ws, const el_batch *b, const int
       return el_error_set(err, EL_EINVAL, "el_run_mlm: position %d is %d, outside [0, %d)", i,
                           positions[i], T);
   if (n_pos == 0) return EL_OK;
+  el__blas_single_begin();
   el__encode(m, ws, b);
   const el_config *c = &m->cfg;
   const el__weights *w = &m->w;
@@ -110,9 +118,10 @@ int el_run_mlm(const el_model *m, el_workspace *ws, const el_batch *b, const int
   float *g = ws->ctx, *d = ws->big;
   for (int i = 0; i < n_pos; i++)
     memcpy(g + (size_t)i * H, ws->x + (size_t)positions[i] * H, sizeof(float) * (size_t)H);
-  el__gemm_nt(d, g, w->gen_dense.w, NULL, n_pos, H, E, 0);
-  el__bias_gelu(d, w->gen_dense.b, n_pos, E);
+  el__dense_fused(1, &d, g, &w->gen_dense, NULL, 0, n_pos, H, E, EL__EPI_BIAS_GELU);
   el__bias_layernorm(d, NULL, w->gen_ln.g, w->gen_ln.b, n_pos, E, c->layer_norm_eps);
-  el__gemm_nt(logits, d, w->lm_w, w->lm_b, n_pos, E, c->vocab_size, 0);
+  const el__dense_w lm = {w->lm_w, w->lm_b};
+  el__dense_fused(1, &logits, d, &lm, NULL, 0, n_pos, E, c->vocab_size, EL__EPI_BIAS);
+  el__blas_single_end();
   return EL_OK;
 }

@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <string.h>
 #include "infer_kernels.h"
+#include "op_pool.h"
 
 #define LOG2E 1.44269504088896341f
 #define LN2_HI 0.693145751953125f /* ln 2 split so n * LN2_HI is exact */
@@ -110,23 +111,14 @@ void el__bias_layernorm(float *x, const float *b, const float *g, const float *b
   }
 }
 
-size_t el__attention_scratch(int max_len) {
-  return (size_t)max_len * (size_t)max_len + (size_t)max_len;
-}
+/* Scores of one task: rows x L floats on the stack, at most this many. */
+#define ATT_SCRATCH 8192
 
-static void add_bias_rows(float *x, const float *b, int rows, int H) {
-  for (int r = 0; r < rows; r++) {
-    float *row = x + (size_t)r * H;
-#pragma omp simd
-    for (int c = 0; c < H; c++) row[c] += b[c];
-  }
-}
-
-/* S holds scaled scores [L,L]; replaces each row by exp(row - max) and
+/* S holds scaled scores [rows,L]; replaces each row by exp(row - max) and
  * stores 1/sum in inv (the normalisation is applied to ctx, which has dh
  * columns instead of L). */
-static void softmax_unnormalised(float *S, float *inv, int L) {
-  for (int i = 0; i < L; i++) {
+static void softmax_unnormalised(float *S, float *inv, int rows, int L) {
+  for (int i = 0; i < rows; i++) {
     float *row = S + (size_t)i * L;
     float mx = row[0];
 #pragma omp simd reduction(max : mx)
@@ -142,32 +134,57 @@ static void softmax_unnormalised(float *S, float *inv, int L) {
   }
 }
 
-void el__attention(float *ctx, float *q, float *k, float *v, const float *bq, const float *bk,
-                   const float *bv, const int *seq_len, int n_seqs, int H, int nh, float *scratch) {
-  const int dh = H / nh;
-  const float scale = 1.0f / sqrtf((float)dh);
-  size_t t0 = 0;
-  for (int s = 0; s < n_seqs; s++) {
-    const int L = seq_len[s];
-    float *S = scratch, *inv = scratch + (size_t)L * L;
-    float *qs = q + t0 * H, *ks = k + t0 * H, *vs = v + t0 * H, *cs = ctx + t0 * H;
-    add_bias_rows(qs, bq, L, H);
-    add_bias_rows(ks, bk, L, H);
-    add_bias_rows(vs, bv, L, H);
-    for (int h = 0; h < nh; h++) {
-      const size_t off = (size_t)h * dh;
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, L, L, dh, scale, qs + off, H, ks + off,
-                  H, 0.0f, S, L);
-      softmax_unnormalised(S, inv, L);
-      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, dh, L, 1.0f, S, L, vs + off, H,
-                  0.0f, cs + off, H);
-      for (int i = 0; i < L; i++) {
-        float *row = cs + (size_t)i * H + off;
-        const float w = inv[i];
+/* One sequence of L tokens from token t0 on. */
+typedef struct att_job {
+  float *ctx;
+  const float *q, *k, *v;
+  size_t t0;
+  int L, rows, nb, H, dh;
+  float scale;
+} att_job;
+
+/* Query rows of a block: rows x L scores fit the stack scratch; rows <= L and
+ * rows * L <= ATT_SCRATCH keep rows <= sqrt(ATT_SCRATCH) < ATT_MAX_ROWS. */
+#define ATT_MAX_ROWS 128
+static int att_rows(int L) {
+  int r = ATT_SCRATCH / L;
+  return r < 1 ? 1 : r > L ? L : r;
+}
+
+/* Task (head h, block b): the b-th block of query rows of head h. */
+static void att_task(void *p, int task, int worker) {
+  (void)worker;
+  const att_job *j = p;
+  const int h = task / j->nb, i0 = (task % j->nb) * j->rows, L = j->L;
+  const int n = L - i0 < j->rows ? L - i0 : j->rows;
+  const int H = j->H, dh = j->dh;
+  const size_t off = j->t0 * H + (size_t)h * dh;
+  float S[ATT_SCRATCH], inv[ATT_MAX_ROWS];
+  const float *qs = j->q + off + (size_t)i0 * H;
+  float *cs = j->ctx + off + (size_t)i0 * H;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, L, dh, j->scale, qs, H, j->k + off, H,
+              0.0f, S, L);
+  softmax_unnormalised(S, inv, n, L);
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dh, L, 1.0f, S, L, j->v + off, H, 0.0f,
+              cs, H);
+  for (int i = 0; i < n; i++) {
+    float *row = cs + (size_t)i * H;
+    const float w = inv[i];
 #pragma omp simd
-        for (int d = 0; d < dh; d++) row[d] *= w;
-      }
-    }
-    t0 += (size_t)L;
+    for (int d = 0; d < dh; d++) row[d] *= w;
+  }
+}
+
+/* One pool run per sequence: a batch of several sequences runs its chunks
+ * in parallel already (encoder.c), where these runs are inline. */
+void el__attention(float *ctx, const float *q, const float *k, const float *v, const int *seq_len,
+                   int n_seqs, int H, int nh) {
+  att_job j = {.ctx = ctx, .q = q, .k = k, .v = v, .H = H, .dh = H / nh,
+               .scale = 1.0f / sqrtf((float)(H / nh))};
+  for (int s = 0; s < n_seqs; j.t0 += (size_t)seq_len[s++]) {
+    j.L = seq_len[s];
+    j.rows = att_rows(j.L);
+    j.nb = (j.L + j.rows - 1) / j.rows;
+    el__pool_run(nh * j.nb, att_task, &j);
   }
 }

@@ -13,6 +13,7 @@
 #define EL_INFER_KERNELS_H
 
 #include <stddef.h>
+#include "weights.h"
 
 /* out[i] = exp(in[i]); inputs clamped to [-87.3, 88.3]. out may alias in. */
 void el__expf_vec(float *out, const float *in, size_t n);
@@ -30,13 +31,26 @@ void el__bias_layernorm(float *x, const float *b, const float *g, const float *b
                         float eps);
 
 /* Multi-head self-attention over packed sequences, inference only.
- * q, k, v [T,H] hold the projections WITHOUT their biases; the biases bq,
- * bk, bv [H] are added here, one sequence at a time while its rows are in
- * cache (q, k, v are modified). ctx [T,H] receives softmax(q k^T/sqrt(dh)) v
- * per head, each sequence attending only to itself. scratch holds at least
- * el__attention_scratch(max_len) floats. */
-size_t el__attention_scratch(int max_len);
-void el__attention(float *ctx, float *q, float *k, float *v, const float *bq, const float *bk,
-                   const float *bv, const int *seq_len, int n_seqs, int H, int nh, float *scratch);
+ * q, k, v [T,H] hold the projections with their biases; ctx [T,H] receives
+ * softmax(q k^T/sqrt(dh)) v per head, each sequence attending only to
+ * itself. The (sequence, head, block of query rows) tasks are shared out by
+ * the op pool (op_pool.h); the scores of a block live on the stack. */
+void el__attention(float *ctx, const float *q, const float *k, const float *v, const int *seq_len,
+                   int n_seqs, int H, int nh);
+
+/* What el__dense_fused does after each product. */
+typedef enum {
+  EL__EPI_BIAS,        /* out = in W^T + b */
+  EL__EPI_BIAS_GELU,   /* out = gelu(in W^T + b) */
+  EL__EPI_RESIDUAL_LN, /* out = LayerNorm(out + in W^T + b): out holds the residual */
+} el__epilogue;
+
+/* n_mats products of the same input in[N,Cin] (Q, K and V share one call):
+ * out[m][N,Cout] from d[m] (W [Cout,Cin] in HF layout, b [Cout]) with the
+ * epilogue epi (ln and eps: EL__EPI_RESIDUAL_LN only, with n_mats == 1).
+ * Blocks of rows are shared out by the op pool, each one SGEMM followed by its
+ * epilogue; run with OpenBLAS at 1 thread (el__blas_single). */
+void el__dense_fused(int n_mats, float *const *out, const float *in, const el__dense_w *d,
+                     const el__ln_w *ln, float eps, int N, int Cin, int Cout, el__epilogue epi);
 
 #endif

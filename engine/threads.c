@@ -1,10 +1,11 @@
 /* Process-wide thread count for BLAS and the engine's own parallel loops.
  *
- * The forward pass lets OpenBLAS (pthreads build) parallelise its GEMMs from
- * the calling thread and keeps its own element-wise kernels on that thread:
- * an OpenMP team running next to OpenBLAS's spinning workers would fight them
- * for the same cores. The OpenMP count is still set so that any OpenMP loop
- * elsewhere in the process (trainer) follows the same limit. */
+ * The forward pass (like the trainer) runs on nn/'s op pool, whose width is
+ * the OpenMP count set here: each task makes single-threaded SGEMMs and does
+ * its own element-wise epilogue, while OpenBLAS's pool is held at one thread
+ * (el__blas_single_begin) so that the two pools never spin against each other.
+ * Outside those sections OpenBLAS gets the same count, for any other BLAS
+ * call in the process. */
 #include <cblas.h>
 #undef I /* complex.h (pulled in by cblas.h) defines I */
 #include <omp.h>

@@ -46,14 +46,14 @@ int el_workspace_new(const el_model *m, int max_tokens, int max_seqs, el_workspa
   ws->max_pos = c->max_position_embeddings;
 
   const int width = imax(imax(3 * ws->H, ws->inter), ws->E);
+  ws->big_width = width;
   ws->chunk_tokens = imax(EL_CHUNK_FLOATS / width, EL_CHUNK_MIN_TOKENS);
 
   const size_t T = (size_t)max_tokens;
   const size_t nx = round_up64(T * (size_t)ws->H);
   const size_t nctx = round_up64(T * (size_t)ws->H);
   const size_t nbig = round_up64(T * (size_t)width);
-  const size_t natt = round_up64(el__attention_scratch(ws->max_len));
-  const size_t total = nx + nctx + nbig + natt;
+  const size_t total = nx + nctx + nbig;
   if (total > SIZE_MAX / sizeof(float) / 2) {
     free(ws);
     return el_error_set(err, EL_EINVAL, "el_workspace_new: %d tokens need too much memory",
@@ -69,7 +69,6 @@ int el_workspace_new(const el_model *m, int max_tokens, int max_seqs, el_workspa
   ws->x = p;
   ws->ctx = p + nx;
   ws->big = p + nx + nctx;
-  ws->att = p + nx + nctx + nbig;
   *out = ws;
   return EL_OK;
 }

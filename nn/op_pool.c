@@ -8,6 +8,8 @@
  * finished. Helpers spin briefly, then sleep on a futex. */
 #include "op_pool.h"
 
+#include <cblas.h>
+#undef I /* complex.h (pulled in by cblas.h) defines I */
 #include <limits.h>
 #include <linux/futex.h>
 #include <omp.h>
@@ -47,6 +49,30 @@ int el__pool_width(void) {
   int n = omp_get_max_threads();
   if (n < 1) n = 1;
   return n > MAX_HELPERS + 1 ? MAX_HELPERS + 1 : n;
+}
+
+int el__pool_avail(void) { return tl_busy ? 1 : el__pool_width(); }
+
+/* Nested and concurrent sections (several threads running the engine) share
+ * one hold: the first in saves the count, the last out restores it, so no
+ * BLAS call inside any section ever runs with OpenBLAS's threads -- a product
+ * is then computed the same way whichever thread makes it. */
+static pthread_mutex_t g_blas_lock = PTHREAD_MUTEX_INITIALIZER;
+static int g_blas_holds, g_blas_saved;
+
+void el__blas_single_begin(void) {
+  pthread_mutex_lock(&g_blas_lock);
+  if (g_blas_holds++ == 0) {
+    g_blas_saved = openblas_get_num_threads();
+    if (g_blas_saved != 1) openblas_set_num_threads(1);
+  }
+  pthread_mutex_unlock(&g_blas_lock);
+}
+
+void el__blas_single_end(void) {
+  pthread_mutex_lock(&g_blas_lock);
+  if (--g_blas_holds == 0 && g_blas_saved != 1) openblas_set_num_threads(g_blas_saved);
+  pthread_mutex_unlock(&g_blas_lock);
 }
 
 /* Claims and runs tasks of generation gen until none is left. */

@@ -32,6 +32,20 @@ void el__pool_run(int n_tasks, el__task_fn fn, void *ctx);
 /* Threads a run may use, the caller included (>= 1). */
 int el__pool_width(void);
 
+/* Threads a run started by this thread now may use: 1 inside a task (the run
+ * would be inline), else el__pool_width(). Lets a caller cut its work into
+ * one block when nobody can help (each block of an SGEMM re-packs a matrix). */
+int el__pool_avail(void);
+
+/* OpenBLAS's own pool held at 1 thread while this pool runs BLAS calls in its
+ * tasks (two pools on the same cores spin against each other):
+ *   el__blas_single_begin(); ... el__blas_single_end();
+ * Sections nest and may overlap across threads: OpenBLAS stays at 1 until the
+ * last one ends, then gets back the count it had (el_set_threads() gives it
+ * the full count). */
+void el__blas_single_begin(void);
+void el__blas_single_end(void);
+
 /* Tasks for n items in blocks of `block`: ceil(n / block). */
 static inline int el__blocks(long n, long block) { return (int)((n + block - 1) / block); }
 

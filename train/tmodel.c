@@ -398,29 +398,20 @@ static int backward(el__tmodel *m, const float *dout, el_error *err);
 
 /* The ops split their work across the op pool (op_pool.h) and call BLAS from
  * inside it; OpenBLAS's own pool is held at 1 thread meanwhile so the two
- * pools do not spin against each other on the same cores (el_set_threads
- * sets OpenBLAS to the full count). */
-static int blas_single(void) {
-  int prev = openblas_get_num_threads();
-  if (prev != 1) openblas_set_num_threads(1);
-  return prev;
-}
-static void blas_restore(int prev) {
-  if (prev != 1) openblas_set_num_threads(prev);
-}
+ * pools do not spin against each other on the same cores (el__blas_single_begin). */
 
 int el__tmodel_forward(el__tmodel *m, const el_batch *b, const int *positions, int n_pos,
                       int train, el__rng *rng, const float **out, el_error *err) {
-  int prev = blas_single();
+  el__blas_single_begin();
   int rc = forward(m, b, positions, n_pos, train, rng, out, err);
-  blas_restore(prev);
+  el__blas_single_end();
   return rc;
 }
 
 int el__tmodel_backward(el__tmodel *m, const float *dout, el_error *err) {
-  int prev = blas_single();
+  el__blas_single_begin();
   int rc = backward(m, dout, err);
-  blas_restore(prev);
+  el__blas_single_end();
   return rc;
 }
 

@@ -15,8 +15,10 @@ extern "C" {
 /* the public API: default visibility (engine/ and nn/ are built hidden) */
 #pragma GCC visibility push(default)
 
-/* Threads used by BLAS and the engine's own loops (process-wide; call before
- * running). n <= 0 picks the CPU quota of the container or the core count. */
+/* Threads used by the engine's pool and by BLAS (process-wide; call before
+ * running). A batch of several sequences is cut into chunks that the threads
+ * take through all layers; one sequence splits each layer's work instead.
+ * n <= 0 picks the CPU quota of the container or the core count. */
 void el_set_threads(int n);
 int el_get_threads(void);
 /* Cores available to this process: cgroup v2 cpu.max quota if set, else the

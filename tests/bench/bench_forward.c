@@ -1,7 +1,7 @@
 /* Discriminator forward throughput of the engine (driven by bench_forward.sh).
  *
  *   bench_forward --model DIR [--threads 2] [--seconds 3] [--len 128]
- *                 [--batches 1,8,32] [--mixed 17,128,45,...]
+ *                 [--batches 1,8,32] [--mixed 17,128,45,...] [--ids FILE] [--dump DIR]
  *   bench_forward --load-only DIR     peak RSS of a process that only loads DIR
  *   bench_forward --sgemm [--threads 2] [--seconds 3]
  *
@@ -9,6 +9,10 @@
  *   sgemm M N K GFLOPS                    (best of the timed calls)
  *   case NAME SEQS TOKENS MS_BEST MS_MEDIAN TOKENS_PER_S GFLOPS PEAK_RSS_KB
  *   load RSS_KB PEAK_RSS_KB FILE_BYTES
+ * --ids FILE: packed int32 token ids (a case takes its first T), so that
+ * bench_ort.sh gives the engine, PyTorch and ONNX Runtime the same inputs
+ * (without it the ids come from a fixed LCG). --dump DIR: writes DIR/NAME.f32,
+ * the case's replaced-token probabilities (T float32) for the output check.
  * Throughput uses the best run: on a shared machine other processes only ever
  * make a run slower, so the fastest run is the least disturbed one.
  * GFLOP counts multiply-adds of every matrix product as 2 FLOPs (projection,
@@ -72,15 +76,47 @@ static void bench_sgemm(int M, int N, int K, double seconds) {
   free(a), free(b), free(c);
 }
 
-static int bench_case(const el_model *m, const char *name, const int *len, int n, double seconds) {
+/* The inputs of one case: --ids (int32 file) when given, else the LCG ids. */
+typedef struct {
+  const int *ids; /* NULL: LCG */
+  long n_ids;
+  const char *dump; /* NULL: no dump */
+} bench_io;
+
+static int fill_ids(const el_config *c, const bench_io *io, int *ids, int T) {
+  if (io->ids) {
+    if (T > io->n_ids) {
+      fprintf(stderr, "bench_forward: the ids file holds %ld tokens, a case needs %d\n",
+              io->n_ids, T);
+      return 1;
+    }
+    memcpy(ids, io->ids, sizeof(int) * (size_t)T);
+    return 0;
+  }
+  unsigned r = 12345;
+  for (int t = 0; t < T; t++)
+    r = r * 1103515245u + 12345u, ids[t] = 5 + (int)(r >> 8) % (c->vocab_size - 5);
+  return 0;
+}
+
+static void dump_probs(const bench_io *io, const char *name, const float *prob, int T) {
+  if (!io->dump) return;
+  char path[4096];
+  snprintf(path, sizeof path, "%s/%s.f32", io->dump, name);
+  FILE *f = fopen(path, "wb");
+  if (!f || fwrite(prob, sizeof(float), (size_t)T, f) != (size_t)T)
+    fprintf(stderr, "bench_forward: cannot write %s\n", path);
+  if (f) fclose(f);
+}
+
+static int bench_case(const el_model *m, const bench_io *io, const char *name, const int *len,
+                      int n, double seconds) {
   const el_config *c = el_model_config(m);
   int T = 0;
   for (int s = 0; s < n; s++) T += len[s];
   int *ids = malloc(sizeof(int) * (size_t)T), *types = calloc((size_t)T, sizeof(int));
   float *prob = malloc(sizeof(float) * (size_t)T);
-  unsigned r = 12345;
-  for (int t = 0; t < T; t++)
-    r = r * 1103515245u + 12345u, ids[t] = 5 + (int)(r >> 8) % (c->vocab_size - 5);
+  if (fill_ids(c, io, ids, T)) return 1;
   el_workspace *ws = NULL;
   el_error err = {0};
   if (el_workspace_new(m, T, n, &ws, &err)) {
@@ -105,9 +141,28 @@ static int bench_case(const el_model *m, const char *name, const int *len, int n
   printf("case %s %d %d %.3f %.3f %.1f %.1f %ld\n", name, n, T, best * 1e3, med * 1e3, T / best,
          flops(c, len, n) / best / 1e9, status_kb("VmHWM:"));
   fflush(stdout);
+  dump_probs(io, name, prob, T);
   el_workspace_free(ws);
   free(ids), free(types), free(prob);
   return 0;
+}
+
+/* The whole --ids file as int32s (NULL and a message on failure). */
+static int *read_ids(const char *path, long *n) {
+  FILE *f = fopen(path, "rb");
+  int *ids = NULL;
+  long bytes = -1;
+  if (f && !fseek(f, 0, SEEK_END)) bytes = ftell(f);
+  if (bytes > 0 && !fseek(f, 0, SEEK_SET) && (ids = malloc((size_t)bytes)) &&
+      fread(ids, 1, (size_t)bytes, f) == (size_t)bytes) {
+    *n = bytes / (long)sizeof(int);
+  } else {
+    fprintf(stderr, "bench_forward: cannot read the ids file %s\n", path);
+    free(ids);
+    ids = NULL;
+  }
+  if (f) fclose(f);
+  return ids;
 }
 
 static int parse_list(const char *s, int *out, int max) {
@@ -124,6 +179,8 @@ static int parse_list(const char *s, int *out, int max) {
 
 int main(int argc, char **argv) {
   const char *model = NULL, *load_only = NULL, *batches = "1,8,32", *mixed = NULL;
+  const char *ids_path = NULL;
+  bench_io io = {NULL, 0, NULL};
   int threads = 2, len = 128, sgemm = 0;
   double seconds = 3;
   for (int i = 1; i < argc; i++) {
@@ -144,6 +201,10 @@ int main(int argc, char **argv) {
       batches = v, i++;
     else if (v && !strcmp(a, "--mixed"))
       mixed = v, i++;
+    else if (v && !strcmp(a, "--ids"))
+      ids_path = v, i++;
+    else if (v && !strcmp(a, "--dump"))
+      io.dump = v, i++;
     else {
       fprintf(stderr, "bench_forward: unknown or incomplete option %s\n", a);
       return 2;
@@ -174,6 +235,9 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: bench_forward --model DIR | --load-only DIR | --sgemm\n");
     return 2;
   }
+  int *file_ids = NULL;
+  if (ids_path && !(file_ids = read_ids(ids_path, &io.n_ids))) return 1;
+  io.ids = file_ids;
   el_model *m = NULL;
   if (el_model_load(model, &m, &err)) {
     fprintf(stderr, "bench_forward: %s\n", err.msg);
@@ -185,13 +249,14 @@ int main(int argc, char **argv) {
     for (int s = 0; s < bl[i]; s++) lens[s] = len;
     char name[32];
     snprintf(name, sizeof name, "b%dx%d", bl[i], len);
-    rc = bench_case(m, name, lens, bl[i], seconds);
+    rc = bench_case(m, &io, name, lens, bl[i], seconds);
     free(lens);
   }
   if (mixed && !rc) {
     int ml[4096], n = parse_list(mixed, ml, 4096);
-    if (n > 0) rc = bench_case(m, "mixed", ml, n, seconds);
+    if (n > 0) rc = bench_case(m, &io, "mixed", ml, n, seconds);
   }
   el_model_free(m);
+  free(file_ids);
   return rc;
 }

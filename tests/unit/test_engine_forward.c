@@ -40,6 +40,51 @@ static double max_abs_diff(const float *a, const float *b, size_t n) {
 }
 
 /* ---- kernels vs naive ops ---- */
+
+/* el__dense_fused's three epilogues against the naive dense, GELU and LayerNorm,
+ * on row counts that do and do not split into blocks (with 2 threads). */
+static void test_dense_fused(void) {
+  const int rows[] = {1, 31, 100};
+  const int Cin = 40, Cout = 24;
+  float *in = malloc(sizeof(float) * 100 * Cin), *w = malloc(sizeof(float) * 3 * Cout * Cin);
+  float *b = malloc(sizeof(float) * 3 * Cout), *g = malloc(sizeof(float) * Cout);
+  float *be = malloc(sizeof(float) * Cout), *res = malloc(sizeof(float) * 100 * Cout);
+  float *out = malloc(sizeof(float) * 3 * 100 * Cout), *ref = malloc(sizeof(float) * 100 * Cout);
+  fill(in, 100 * (size_t)Cin, 1.0f), fill(w, 3 * (size_t)Cout * Cin, 0.3f);
+  fill(b, 3 * (size_t)Cout, 0.5f), fill(g, Cout, 0.3f), fill(be, Cout, 0.3f);
+  fill(res, 100 * (size_t)Cout, 1.0f);
+  for (int c = 0; c < Cout; c++) g[c] += 1.0f;
+  const el__dense_w d[3] = {{w, b}, {w + Cout * Cin, b + Cout}, {w + 2 * Cout * Cin, b + 2 * Cout}};
+  const el__ln_w ln = {g, be};
+  el_set_threads(2);
+  for (int i = 0; i < 3; i++) {
+    const int N = rows[i];
+    const size_t n = (size_t)N * Cout;
+    float *o3[3] = {out, out + n, out + 2 * n};
+    el__dense_fused(3, o3, in, d, NULL, 0, N, Cin, Cout, EL__EPI_BIAS);
+    double worst = 0;
+    for (int m = 0; m < 3; m++) {
+      el__dense_forward_naive(ref, in, d[m].w, d[m].b, N, Cin, Cout);
+      worst = fmax(worst, max_abs_diff(o3[m], ref, n));
+    }
+    CHECK(worst <= 1e-5, "dense x3 + bias, %d rows, matches naive (%.3g)", N, worst);
+    el__dense_fused(1, o3, in, d, NULL, 0, N, Cin, Cout, EL__EPI_BIAS_GELU);
+    el__dense_forward_naive(ref, in, d[0].w, d[0].b, N, Cin, Cout);
+    el__gelu_forward_naive(ref, ref, n);
+    CHECK(max_abs_diff(out, ref, n) <= 1e-5, "dense + bias + GELU, %d rows, matches naive (%.3g)",
+          N, max_abs_diff(out, ref, n));
+    memcpy(out, res, sizeof(float) * n);
+    el__dense_fused(1, o3, in, d, &ln, 1e-12f, N, Cin, Cout, EL__EPI_RESIDUAL_LN);
+    el__dense_forward_naive(ref, in, d[0].w, d[0].b, N, Cin, Cout);
+    for (size_t e = 0; e < n; e++) ref[e] += res[e];
+    el__layernorm_forward_naive(ref, NULL, NULL, ref, g, be, N, Cout, 1e-12f);
+    CHECK(max_abs_diff(out, ref, n) <= 1e-5,
+          "dense + bias + residual + LayerNorm, %d rows, matches naive (%.3g)", N,
+          max_abs_diff(out, ref, n));
+  }
+  free(in), free(w), free(b), free(g), free(be), free(res), free(out), free(ref);
+}
+
 static void test_kernels(void) {
   enum { N = 200001 };
   float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N),
@@ -85,27 +130,23 @@ static void test_kernels(void) {
   el__layernorm_forward_naive(r, NULL, NULL, x, g, be, R, C, 1e-12f);
   CHECK(max_abs_diff(y, r, (size_t)R * C) <= 1e-5, "LayerNorm without bias matches naive");
 
-  /* attention (biases added inside) vs naive attention on biased inputs */
+  /* attention vs naive attention; 200 tokens take several blocks of query rows */
   const int shapes[2][2] = {{48, 4}, {64, 1}};
-  const int lens[] = {1, 5, 33, 64, 2};
-  const int ns = 5, T = 1 + 5 + 33 + 64 + 2;
+  const int lens[] = {1, 5, 33, 64, 2, 200};
+  const int ns = 6, T = 1 + 5 + 33 + 64 + 2 + 200;
   for (int si = 0; si < 2; si++) {
     const int H = shapes[si][0], nh = shapes[si][1];
     size_t n = (size_t)T * H;
     float *q = malloc(sizeof(float) * n * 3), *k = q + n, *v = k + n;
-    float *qb = malloc(sizeof(float) * n * 3), *kb = qb + n, *vb = kb + n;
-    float *bq = malloc(sizeof(float) * H * 3), *bk = bq + H, *bv = bk + H;
     float *ctx = malloc(sizeof(float) * n), *ref = malloc(sizeof(float) * n);
-    float *scratch = malloc(sizeof(float) * el__attention_scratch(64));
-    fill(q, 3 * n, 0.8f), fill(bq, 3 * (size_t)H, 0.5f);
-    for (size_t i = 0; i < n; i++)
-      qb[i] = q[i] + bq[i % H], kb[i] = k[i] + bk[i % H], vb[i] = v[i] + bv[i % H];
-    el__attention(ctx, q, k, v, bq, bk, bv, lens, ns, H, nh, scratch);
-    el__attention_forward_naive(ref, NULL, qb, kb, vb, NULL, lens, ns, H, nh);
+    fill(q, 3 * n, 0.8f);
+    el__attention(ctx, q, k, v, lens, ns, H, nh);
+    el__attention_forward_naive(ref, NULL, q, k, v, NULL, lens, ns, H, nh);
     double d = max_abs_diff(ctx, ref, n);
-    CHECK(d <= 1e-5, "attention H=%d heads=%d, lengths 1..64, matches naive (%.3g)", H, nh, d);
-    free(q), free(qb), free(bq), free(ctx), free(ref), free(scratch);
+    CHECK(d <= 1e-5, "attention H=%d heads=%d, lengths 1..200, matches naive (%.3g)", H, nh, d);
+    free(q), free(ctx), free(ref);
   }
+  test_dense_fused();
   free(x), free(y), free(r), free(b), free(g), free(be);
 }
 

@@ -1,0 +1,193 @@
+#!/usr/bin/env bash
+# The engine against ONNX Runtime and PyTorch (`make bench`), on the same random
+# ELECTRA-Small-shaped discriminator as bench_forward.sh (forward_model.sh), same
+# inputs, 2 threads: batches 1/8/32 at length 128 and the mixed-length batch.
+#
+# ONNX Runtime is what users deploy BERT-style encoders with on CPU: the model
+# is exported by tests/bench/export_onnx.py (Debian's python3-torch,
+# torch.onnx.export, opset 14) and run by tests/bench/bench_ort.js on
+# onnxruntime-node (npm; its package bundles the Linux x64/arm64 runtime, so it
+# is installed with --ignore-scripts and nothing but the npm registry is
+# needed), cached in $BUILD/onnxruntime. Without node/npm, or when the install
+# fails, the table says so and the engine and PyTorch are still compared.
+#
+# The three run in turns (engine, ORT, PyTorch; BENCH_ROUNDS rounds, default 3,
+# of BENCH_SECONDS/BENCH_ROUNDS seconds per case each, default 3 s in all) so a
+# change in the machine's load hits all three alike; ms = the best run over all
+# rounds. The outputs (probabilities of the real tokens) are compared: max |Δ|.
+# Knobs: BENCH_SECONDS, BENCH_ROUNDS, BENCH_THREADS (2), ORT_VERSION (1.30.0),
+# ORT_DIR ($BUILD/onnxruntime), BENCH_BASELINE (the bench_forward of another
+# build, e.g. before a change: timed in the same rounds, its own column).
+set -eu
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+PYTHON=${PYTHON:-/usr/bin/python3}
+SECONDS_TOTAL=${BENCH_SECONDS:-3}
+ROUNDS=${BENCH_ROUNDS:-3}
+THREADS=${BENCH_THREADS:-2}
+ORT_VERSION=${ORT_VERSION:-1.30.0}
+ORT_DIR=${ORT_DIR:-$BUILD/onnxruntime}
+bin=$BUILD/bench/bench_forward
+[ -x "$bin" ] || { echo "bench_ort.sh: $bin not built (run make)"; exit 1; }
+if ! "$PYTHON" -c 'import torch' 2>/dev/null; then
+  echo "bench_ort.sh: SKIP, PyTorch ($PYTHON) is needed to write and export the model"
+  exit 0
+fi
+dir=$(mktemp -d "${TMPDIR:-/tmp}/electra-bench-ort.XXXXXX")
+trap 'rm -rf "$dir"' EXIT
+
+# onnxruntime-node $ORT_VERSION under $ORT_DIR, installed once; prints why not on failure.
+ort_install() {
+  command -v node >/dev/null && command -v npm >/dev/null ||
+    { echo "node and npm not found (Debian: apt-get install nodejs npm)"; return 1; }
+  local have
+  have=$(NODE_PATH="$ORT_DIR/node_modules" node -e \
+    'process.stdout.write(require("onnxruntime-node/package.json").version)' 2>/dev/null) || have=""
+  if [ "$have" != "$ORT_VERSION" ]; then
+    mkdir -p "$ORT_DIR"
+    timeout 600 npm install --prefix "$ORT_DIR" --ignore-scripts --no-audit --no-fund \
+      "onnxruntime-node@$ORT_VERSION" >"$dir/npm.log" 2>&1 ||
+      { echo "npm install onnxruntime-node@$ORT_VERSION failed: $(tail -n 1 "$dir/npm.log")"; return 1; }
+  fi
+  NODE_PATH="$ORT_DIR/node_modules" node -e 'require("onnxruntime-node")' >"$dir/node.log" 2>&1 ||
+    { echo "onnxruntime-node does not load: $(head -n 1 "$dir/node.log")"; return 1; }
+}
+
+. tests/bench/forward_model.sh
+el_bench_model "$dir" >/dev/null
+mixed=$(el_bench_mixed)
+# 4096 token ids (batch 32 x 128, the largest case), int32, read by all three sides.
+"$PYTHON" -c '
+import sys, torch
+g = torch.Generator().manual_seed(12345)
+torch.randint(5, 30522, (4096,), generator=g).to(torch.int32).numpy().tofile(sys.argv[1])' "$dir/ids.i32"
+
+ort=1
+if why=$(ort_install); then
+  if ! "$PYTHON" tests/bench/export_onnx.py --model "$dir/small" --out "$dir/small.onnx" \
+    >"$dir/export.log" 2>&1; then
+    why="torch.onnx.export failed: $(grep -v Warning "$dir/export.log" | tail -n 1)"
+    ort=0
+  fi
+else
+  ort=0
+fi
+[ $ort = 1 ] && echo "ONNX Runtime: onnxruntime-node $ORT_VERSION ($ORT_DIR)" ||
+  echo "ONNX Runtime: not measured: $why"
+
+per=$("$PYTHON" -c "print($SECONDS_TOTAL / $ROUNDS)")
+common=(--threads "$THREADS" --seconds "$per" --mixed "$mixed" --ids "$dir/ids.i32")
+mkdir -p "$dir/engine" "$dir/ort" "$dir/torch" "$dir/baseline"
+echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
+  "AVX-512: $(grep -qw avx512f /proc/cpuinfo && echo yes || echo no)"
+echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other processes skew the numbers)"
+for r in $(seq "$ROUNDS"); do
+  "$bin" --model "$dir/small" "${common[@]}" --dump "$dir/engine" >>"$dir/engine.txt"
+  if [ -n "${BENCH_BASELINE:-}" ]; then
+    "$BENCH_BASELINE" --model "$dir/small" "${common[@]}" --dump "$dir/baseline" \
+      >>"$dir/baseline.txt"
+  fi
+  if [ $ort = 1 ]; then
+    NODE_PATH="$ORT_DIR/node_modules" node tests/bench/bench_ort.js --onnx "$dir/small.onnx" \
+      "${common[@]}" --dump "$dir/ort" >>"$dir/ort.txt" ||
+      { echo "bench_ort.js failed in round $r"; ort=0; }
+  fi
+  "$PYTHON" tests/bench/bench_forward.py --model "$dir/small" "${common[@]}" \
+    --dump "$dir/torch" >>"$dir/torch.txt"
+done
+echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
+echo
+
+"$PYTHON" - "$dir" "$THREADS" "$ROUNDS" <<'PY'
+import os
+import sys
+import numpy as np
+
+d, threads, rounds = sys.argv[1], sys.argv[2], sys.argv[3]
+
+
+def rows(side):
+    """{case: (seqs, tokens, best ms over rounds, [median ms per round])}"""
+    out = {}
+    path = os.path.join(d, side + ".txt")
+    if not os.path.exists(path):
+        return out
+    for line in open(path):
+        w = line.split()
+        if not w or w[0] != "case":
+            continue
+        seqs, toks, best, med = int(w[2]), int(w[3]), float(w[4]), float(w[5])
+        o = out.setdefault(w[1], [seqs, toks, best, []])
+        o[2] = min(o[2], best)
+        o[3].append(med)
+    return out
+
+
+def maxdiff(a, b, name):
+    pa, pb = os.path.join(d, a, name + ".f32"), os.path.join(d, b, name + ".f32")
+    if not (os.path.exists(pa) and os.path.exists(pb)):
+        return "-"
+    x, y = np.fromfile(pa, dtype=np.float32), np.fromfile(pb, dtype=np.float32)
+    return "%.1e" % np.abs(x - y).max() if x.size == y.size else "size differs"
+
+
+eng, ort, tor, base = rows("engine"), rows("ort"), rows("torch"), rows("baseline")
+print("ELECTRA-Small-shaped discriminator, %s threads, %s alternating rounds; ms = best "
+      "run; speed-up = other's ms / engine ms (> 1: the engine is faster); |Δ| = max "
+      "abs difference of the replaced-token probabilities" % (threads, rounds))
+print()
+print("| batch | seqs | tokens | engine ms | ORT ms | PyTorch ms | vs ORT | vs PyTorch "
+      "| ORT vs PyTorch | |Δ| engine-ORT | |Δ| engine-PyTorch |")
+print("|---|---|---|---|---|---|---|---|---|---|---|")
+
+
+def ms(side, name):
+    return side[name][2] if name in side else None
+
+
+def fmt(v, f="%.1f"):
+    return f % v if v is not None else "-"
+
+
+def speedup(a, b):
+    return a / b if a is not None and b is not None else None
+
+
+for name, e in eng.items():
+    em, om, tm = e[2], ms(ort, name), ms(tor, name)
+    print("| %s | %d | %d | %.1f | %s | %s | %s | %s | %s | %s | %s |" %
+          (name, e[0], e[1], em, fmt(om), fmt(tm), fmt(speedup(om, em), "%.2fx"),
+           fmt(speedup(tm, em), "%.2fx"), fmt(speedup(tm, om), "%.2fx"),
+           maxdiff("engine", "ort", name), maxdiff("engine", "torch", name)))
+if base:
+    print()
+    print("Baseline (BENCH_BASELINE, same rounds):")
+    print()
+    print("| batch | baseline ms | engine ms | engine vs baseline | baseline vs ORT "
+          "| |Δ| engine-baseline |")
+    print("|---|---|---|---|---|---|")
+    for name, e in eng.items():
+        bm, om = ms(base, name), ms(ort, name)
+        print("| %s | %s | %.1f | %s | %s | %s |" %
+              (name, fmt(bm), e[2], fmt(speedup(bm, e[2]), "%.2fx"),
+               fmt(speedup(om, bm), "%.2fx"), maxdiff("engine", "baseline", name)))
+print()
+print("raw: side case seqs tokens best_ms [median ms per round]")
+for name in eng:
+    for label, side in (("engine", eng), ("base", base), ("ort", ort), ("pytorch", tor)):
+        if name in side:
+            s = side[name]
+            print("  %-7s %-8s %d %d %.3f %s" % (label, name, s[0], s[1], s[2],
+                                                 " ".join("%.3f" % m for m in s[3])))
+print()
+if ort:
+    def target(name, want):
+        r = speedup(ms(ort, name), ms(eng, name))
+        if r is None:
+            return "%s: -" % name
+        return "%s >= %.1fx ORT: %.2fx %s" % (name, want, r, "met" if r >= want else "MISSED")
+    print("Targets: " + "; ".join([target("b1x128", 1.0), target("b32x128", 1.0),
+                                   target("mixed", 1.5)]))
+else:
+    print("Targets vs ONNX Runtime: not measured (no ONNX Runtime)")
+PY
