@@ -9,6 +9,7 @@
 #include "infer_internal.h"
 #include "infer_kernels.h"
 #include "ops.h"
+#include "quant.h"
 
 void el__gemm_nt(float *out, const float *in, const float *w, const float *b, int N, int Cin,
                  int Cout, int accumulate) {
@@ -39,6 +40,9 @@ int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b
                         "embedding %d, intermediate %d, heads %d; this model: %d, %d, %d, %d)",
                         fn, ws->H, ws->E, ws->inter, ws->nh, c->hidden_size, c->embedding_size,
                         c->intermediate_size, c->num_heads);
+  if (m->q && !ws->q)
+    return el_error_set(err, EL_EINVAL, "%s: the workspace was made for an fp32 model, this "
+                        "model is int8", fn);
   if (b->n_seqs < 1)
     return el_error_set(err, EL_EINVAL, "%s: batch has %d sequences (need >= 1)", fn, b->n_seqs);
   if (b->n_seqs > ws->max_seqs)
@@ -112,7 +116,10 @@ static void encode_chunk(const el_model *m, el_workspace *ws, const el_batch *b,
   el__bias_layernorm(emb, NULL, w->emb_ln.g, w->emb_ln.b, Tc, E, c->layer_norm_eps);
   if (E != H) el__gemm_nt(x, emb, w->project.w, w->project.b, Tc, E, H, 0);
   for (int l = 0; l < c->num_layers; l++)
-    encoder_layer(&w->layer[l], ws, x, b->seq_len + s0, ns, Tc, c->layer_norm_eps);
+    if (m->q)
+      el__quant_layer(m, l, ws, x, b->seq_len + s0, ns, Tc);
+    else
+      encoder_layer(&w->layer[l], ws, x, b->seq_len + s0, ns, Tc, c->layer_norm_eps);
 }
 
 /* Large batches run as chunks of whole sequences through all layers, so a

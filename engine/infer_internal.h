@@ -27,6 +27,7 @@ struct el_workspace {
   float *big;                   /* [max_tokens, max(3H, I, E)] */
   float *att;                   /* el__attention_scratch(max_len) */
   void *block;                  /* the single allocation the pointers above live in */
+  struct el__qws *q;            /* an int8 model's buffers (quant.h); NULL for fp32 */
 };
 
 /* Checks m, ws and b (batch shape, ids, type ids, workspace limits, that ws
