@@ -129,6 +129,7 @@ static void encode_chunk(const el_model *m, el_workspace *ws, const el_batch *b,
  * budget is a chunk by itself. */
 void el__encode(const el_model *m, el_workspace *ws, const el_batch *b) {
   const int chunk = ws->chunk_tokens;
+  const int blas = m->q ? el__quant_blas_single() : 0; /* int8: one thread pool (quant.h) */
   for (int s0 = 0, t0 = 0; s0 < b->n_seqs;) {
     int ns = 0, Tc = 0;
     while (s0 + ns < b->n_seqs && (ns == 0 || Tc + b->seq_len[s0 + ns] <= chunk))
@@ -137,6 +138,7 @@ void el__encode(const el_model *m, el_workspace *ws, const el_batch *b) {
     s0 += ns;
     t0 += Tc;
   }
+  if (m->q) el__quant_blas_restore(blas);
 }
 
 int el_run_hidden(const el_model *m, el_workspace *ws, const el_batch *b, float *hidden,

@@ -65,6 +65,13 @@ void el__qws_free(el__qws *q);
 void el__quant_layer(const el_model *m, int l, el_workspace *ws, float *x, const int *seq_len,
                      int n_seqs, int Tc);
 
+/* An int8 forward pass runs its products on oneDNN's OpenMP threads; OpenBLAS
+ * (attention's small products, the E->H projection) is held at 1 thread
+ * meanwhile, so two pools never spin against each other on the same cores
+ * (as the trainer does, train/tmodel.c). Returns the count to restore. */
+int el__quant_blas_single(void);
+void el__quant_blas_restore(int prev);
+
 /* quant_dnnl.c: one dense layer W [N,K] quantized and prepared for the
  * kernel; acc [M,N] = a [M,K] x Wq^T in int32. */
 int el__qdense_new(const float *w, int N, int K, el__qdense **out, el_error *err);

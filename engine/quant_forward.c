@@ -3,6 +3,8 @@
  * becoming quantize rows -> int32 product -> dequantize into the same fp32
  * buffer the fp32 path fills, so attention and the fused epilogues of
  * infer_kernels.c are shared unchanged. */
+#include <cblas.h>
+#undef I /* complex.h (pulled in by cblas.h) defines I */
 #include "infer_internal.h"
 #include "infer_kernels.h"
 #include "quant.h"
@@ -54,4 +56,14 @@ void el__quant_layer(const el_model *m, int l, el_workspace *ws, float *x, const
   in = quantize(ws->q, f, Tc, In);
   qgemm(x, &in, ql->out, H, 1);
   el__bias_layernorm(x, lw->out.b, lw->out_ln.g, lw->out_ln.b, Tc, H, eps);
+}
+
+int el__quant_blas_single(void) {
+  int prev = openblas_get_num_threads();
+  if (prev != 1) openblas_set_num_threads(1);
+  return prev;
+}
+
+void el__quant_blas_restore(int prev) {
+  if (prev != 1) openblas_set_num_threads(prev);
 }
