@@ -65,10 +65,13 @@ void el__qws_free(el__qws *q);
 void el__quant_layer(const el_model *m, int l, el_workspace *ws, float *x, const int *seq_len,
                      int n_seqs, int Tc);
 
-/* An int8 forward pass runs its products on oneDNN's OpenMP threads; OpenBLAS
- * (attention's small products, the E->H projection) is held at 1 thread
- * meanwhile, so two pools never spin against each other on the same cores
- * (as the trainer does, train/tmodel.c). Returns the count to restore. */
+/* An int8 forward pass splits each product's rows across the op pool's
+ * threads (nn/op_pool.h, which tolerates a busy machine; oneDNN's own OpenMP
+ * teams wait at a barrier for every thread and were measured 3-20x slower
+ * at load average 5-7 on 2 cores). OpenBLAS (attention's small products, the
+ * E->H projection) is held at 1 thread meanwhile, so two pools never spin
+ * against each other on the same cores (as the trainer does,
+ * train/tmodel.c). Returns the count to restore. */
 int el__quant_blas_single(void);
 void el__quant_blas_restore(int prev);
 
@@ -80,12 +83,23 @@ size_t el__qdense_bytes(const el__qdense *d);   /* memory it holds */
 size_t el__qdense_scratch(const el__qdense *d); /* scratchpad bytes a run needs */
 const float *el__qdense_scale(const el__qdense *d);
 const int32_t *el__qdense_colsum(const el__qdense *d);
-void el__qdense_run(const el__qdense *d, el__qws *ws, const uint8_t *a, int32_t *acc, int M);
+/* worker (< EL_QWS_WORKERS) picks the stream and scratchpad: concurrent runs
+ * on one workspace need distinct workers. The product runs on the calling
+ * thread alone (quant_forward.c splits the rows across threads). */
+#define EL_QWS_WORKERS 256
+void el__qdense_run(const el__qdense *d, el__qws *ws, int worker, const uint8_t *a, int32_t *acc,
+                    int M);
 /* A workspace's int8 buffers for max_tokens rows of up to width columns. */
-int el__qws_alloc(el__qws **out, int max_tokens, int width, size_t scratch, el_error *err);
+int el__qws_alloc(el__qws **out, int max_tokens, int width, int max_len, size_t scratch,
+                  el_error *err);
 /* Its buffers: returns the u8 activations, sets the row scales, zero points
  * and the int32 products. */
 uint8_t *el__qws_act(el__qws *q, float **sa, int32_t **za, int32_t **acc);
+/* A worker's attention scratch (el__attention_scratch(max_len) floats; made on
+ * its first use, aborts when out of memory), and room for a batch's
+ * sequence starts. */
+float *el__qws_att(el__qws *q, int worker);
+size_t *el__qws_starts(el__qws *q);
 
 /* Kernel pieces (quant_act.c), exposed for the unit tests. */
 /* Row-wise asymmetric u8 quantization of x [N,C]: q [N,C], scale[N], zp[N]. */

@@ -3,18 +3,20 @@
  * (so any batch reuses it) and the weights reordered once into the layout
  * the chosen kernel wants. oneDNN picks the kernel for the CPU it runs on
  * (AVX2, AVX-512, VNNI), so nothing here depends on the build machine's
- * ISA. A primitive is shared by every thread; each workspace has its own
- * stream and scratchpad (user scratchpad mode, so concurrent runs never
- * share a buffer). Without oneDNN (EL_HAVE_DNNL unset) only the stubs at
+ * ISA. A primitive is shared by every thread; each workspace has a stream
+ * and a scratchpad per worker thread (user scratchpad mode, so concurrent
+ * runs never share a buffer). Without oneDNN (EL_HAVE_DNNL unset) only the stubs at
  * the end are built. */
 #include <stdlib.h>
 #include <string.h>
 #include "infer_internal.h"
+#include "infer_kernels.h"
 #include "quant.h"
 
 #ifdef EL_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.h>
 #include <oneapi/dnnl/dnnl_debug.h>
+#include <omp.h>
 #include <pthread.h>
 
 struct el__qdense {
@@ -28,12 +30,15 @@ struct el__qdense {
 };
 
 struct el__qws {
-  dnnl_stream_t stream;
+  dnnl_stream_t stream[EL_QWS_WORKERS]; /* one per worker, made on its first run */
+  void *wscratch[EL_QWS_WORKERS];       /* scratchpad per worker, likewise */
+  float *att[EL_QWS_WORKERS];           /* attention scratch per worker, likewise */
+  size_t att_floats;
+  size_t *starts;                       /* [max_tokens] sequence starts */
   uint8_t *a;      /* [max_tokens, max(H, I)] quantized activations */
   float *sa;       /* [max_tokens] */
   int32_t *za;     /* [max_tokens] */
   int32_t *acc;    /* [max_tokens, max(H, I)] */
-  void *scratch;
   size_t scratch_bytes;
 };
 
@@ -169,31 +174,53 @@ static int wrap(dnnl_memory_t *mem, int M, int C, dnnl_data_type_t dt, void *p) 
   return dnnl_memory_create(mem, &md, g_engine, p) == dnnl_success ? 0 : -1;
 }
 
-/* acc [M,N] = a [M,K] (u8) x W^T. A failure here (out of memory inside
+/* A worker's stream and scratchpad, made on its first use (each worker index
+ * is used by one thread at a time). NULL stream: out of memory. */
+static dnnl_stream_t worker_stream(el__qws *ws, int worker, void **scratch) {
+  if (worker < 0 || worker >= EL_QWS_WORKERS) return NULL;
+  if (!ws->stream[worker] &&
+      dnnl_stream_create(&ws->stream[worker], g_engine, dnnl_stream_default_flags) != dnnl_success)
+    ws->stream[worker] = NULL;
+  if (ws->scratch_bytes && !ws->wscratch[worker])
+    ws->wscratch[worker] = aligned_alloc(64, (ws->scratch_bytes + 63) & ~(size_t)63);
+  *scratch = ws->wscratch[worker];
+  return ws->scratch_bytes && !*scratch ? NULL : ws->stream[worker];
+}
+
+/* acc [M,N] = a [M,K] (u8) x W^T on the calling thread alone (oneDNN's
+ * OpenMP count is 1 for the call). A failure here (out of memory inside
  * oneDNN) cannot be reported through the void forward pass: it aborts
  * rather than return a wrong answer. */
-void el__qdense_run(const el__qdense *d, el__qws *ws, const uint8_t *a, int32_t *acc, int M) {
+void el__qdense_run(const el__qdense *d, el__qws *ws, int worker, const uint8_t *a, int32_t *acc,
+                    int M) {
+  void *scratch = NULL;
+  dnnl_stream_t stream = worker_stream(ws, worker, &scratch);
   dnnl_memory_t src = NULL, dst = NULL, scr = NULL;
-  int bad = wrap(&src, M, d->K, dnnl_u8, (void *)a) || wrap(&dst, M, d->N, dnnl_s32, acc);
+  int bad = !stream || wrap(&src, M, d->K, dnnl_u8, (void *)a) ||
+            wrap(&dst, M, d->N, dnnl_s32, acc);
   if (!bad && ws->scratch_bytes) {
     dnnl_memory_desc_t md;
     dnnl_dims_t dims = {(dnnl_dim_t)ws->scratch_bytes};
     bad = dnnl_memory_desc_init_by_tag(&md, 1, dims, dnnl_u8, dnnl_a) != dnnl_success ||
-          dnnl_memory_create(&scr, &md, g_engine, ws->scratch) != dnnl_success;
+          dnnl_memory_create(&scr, &md, g_engine, scratch) != dnnl_success;
   }
+  const int nthr = omp_get_max_threads();
+  if (nthr != 1) omp_set_num_threads(1);
   if (!bad) {
     dnnl_exec_arg_t args[4] = {{DNNL_ARG_SRC, src}, {DNNL_ARG_WEIGHTS, d->wmem},
                                {DNNL_ARG_DST, dst}, {DNNL_ARG_SCRATCHPAD, scr}};
-    bad = dnnl_primitive_execute(d->prim, ws->stream, scr ? 4 : 3, args) != dnnl_success ||
-          dnnl_stream_wait(ws->stream) != dnnl_success;
+    bad = dnnl_primitive_execute(d->prim, stream, scr ? 4 : 3, args) != dnnl_success ||
+          dnnl_stream_wait(stream) != dnnl_success;
   }
+  if (nthr != 1) omp_set_num_threads(nthr);
   if (src) dnnl_memory_destroy(src);
   if (dst) dnnl_memory_destroy(dst);
   if (scr) dnnl_memory_destroy(scr);
   if (bad) abort();
 }
 
-int el__qws_alloc(el__qws **out, int max_tokens, int width, size_t scratch, el_error *err) {
+int el__qws_alloc(el__qws **out, int max_tokens, int width, int max_len, size_t scratch,
+                  el_error *err) {
   *out = NULL;
   int rc = get_engine(err);
   if (rc) return rc;
@@ -202,16 +229,17 @@ int el__qws_alloc(el__qws **out, int max_tokens, int width, size_t scratch, el_e
   if (!q || !(q->a = aligned_alloc(64, (cells + 63) & ~(size_t)63)) ||
       !(q->sa = malloc(sizeof(float) * T)) || !(q->za = malloc(sizeof(int32_t) * T)) ||
       !(q->acc = aligned_alloc(64, sizeof(int32_t) * ((cells + 15) & ~(size_t)15))) ||
-      (scratch && !(q->scratch = aligned_alloc(64, (scratch + 63) & ~(size_t)63)))) {
+      !(q->starts = malloc(sizeof(size_t) * T))) {
     el__qws_free(q);
     return el_error_set(err, EL_ENOMEM, "int8: cannot allocate the workspace for %d tokens",
                         max_tokens);
   }
   q->scratch_bytes = scratch;
-  dnnl_status_t st = dnnl_stream_create(&q->stream, g_engine, dnnl_stream_default_flags);
-  if (st != dnnl_success) {
+  q->att_floats = el__attention_scratch(max_len);
+  void *s0;
+  if (!worker_stream(q, 0, &s0)) { /* the caller's, made now: the common case fails early */
     el__qws_free(q);
-    return el_error_set(err, EL_EUNSUPPORTED, "int8: oneDNN stream: %s", dnnl_status2str(st));
+    return el_error_set(err, EL_ENOMEM, "int8: cannot create a oneDNN stream");
   }
   *out = q;
   return EL_OK;
@@ -219,12 +247,16 @@ int el__qws_alloc(el__qws **out, int max_tokens, int width, size_t scratch, el_e
 
 void el__qws_free(el__qws *q) {
   if (!q) return;
-  if (q->stream) dnnl_stream_destroy(q->stream);
+  for (int w = 0; w < EL_QWS_WORKERS; w++) {
+    if (q->stream[w]) dnnl_stream_destroy(q->stream[w]);
+    free(q->wscratch[w]);
+    free(q->att[w]);
+  }
+  free(q->starts);
   free(q->a);
   free(q->sa);
   free(q->za);
   free(q->acc);
-  free(q->scratch);
   free(q);
 }
 
@@ -232,6 +264,16 @@ uint8_t *el__qws_act(el__qws *q, float **sa, int32_t **za, int32_t **acc) {
   *sa = q->sa, *za = q->za, *acc = q->acc;
   return q->a;
 }
+
+float *el__qws_att(el__qws *q, int worker) {
+  if (worker < 0 || worker >= EL_QWS_WORKERS) abort();
+  if (!q->att[worker] && !(q->att[worker] = aligned_alloc(64, sizeof(float) *
+                                                          ((q->att_floats + 15) & ~(size_t)15))))
+    abort(); /* as el__qdense_run: no wrong answer where no error can be returned */
+  return q->att[worker];
+}
+
+size_t *el__qws_starts(el__qws *q) { return q->starts; }
 
 #else /* no oneDNN: the int8 path is refused at load */
 
@@ -248,11 +290,13 @@ size_t el__qdense_bytes(const el__qdense *d) { (void)d; return 0; }
 size_t el__qdense_scratch(const el__qdense *d) { (void)d; return 0; }
 const float *el__qdense_scale(const el__qdense *d) { (void)d; return NULL; }
 const int32_t *el__qdense_colsum(const el__qdense *d) { (void)d; return NULL; }
-void el__qdense_run(const el__qdense *d, el__qws *ws, const uint8_t *a, int32_t *acc, int M) {
-  (void)d, (void)ws, (void)a, (void)acc, (void)M;
+void el__qdense_run(const el__qdense *d, el__qws *ws, int worker, const uint8_t *a, int32_t *acc,
+                    int M) {
+  (void)d, (void)ws, (void)worker, (void)a, (void)acc, (void)M;
   abort(); /* unreachable: no el__qdense can exist */
 }
-int el__qws_alloc(el__qws **out, int max_tokens, int width, size_t scratch, el_error *err) {
+int el__qws_alloc(el__qws **out, int max_tokens, int width, int max_len, size_t scratch,
+                  el_error *err) {
   (void)max_tokens, (void)width, (void)scratch;
   *out = NULL;
   return el_error_set(err, EL_EUNSUPPORTED, "dtype int8 needs oneDNN, and this build has none");
@@ -262,5 +306,13 @@ uint8_t *el__qws_act(el__qws *q, float **sa, int32_t **za, int32_t **acc) {
   (void)q;
   *sa = NULL, *za = NULL, *acc = NULL;
   return NULL;
+}
+float *el__qws_att(el__qws *q, int worker) {
+  (void)q, (void)worker;
+  abort();
+}
+size_t *el__qws_starts(el__qws *q) {
+  (void)q;
+  abort();
 }
 #endif

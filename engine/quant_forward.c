@@ -2,35 +2,89 @@
  * encoder_layer (infer_internal.h has the layer's equations), each x W^T
  * becoming quantize rows -> int32 product -> dequantize into the same fp32
  * buffer the fp32 path fills, so attention and the fused epilogues of
- * infer_kernels.c are shared unchanged. */
+ * infer_kernels.c are shared unchanged.
+ *
+ * The three steps run per block of token rows, the blocks spread over the op
+ * pool (nn/op_pool.h; why not oneDNN's OpenMP threads: quant.h). Every step
+ * is row-wise and the product is exact in int32, so the answer does not
+ * depend on the blocks, the thread count or who ran which block. */
 #include <cblas.h>
 #undef I /* complex.h (pulled in by cblas.h) defines I */
 #include "infer_internal.h"
 #include "infer_kernels.h"
+#include "op_pool.h"
 #include "quant.h"
 
-/* Quantized activations of one GEMM input, shared by the GEMMs that read it
- * (q, k and v all read x). */
-typedef struct qin {
-  el__qws *ws;
-  uint8_t *a;
-  float *sa;
-  int32_t *za, *acc;
-  int M;
-} qin;
-
-static qin quantize(el__qws *ws, const float *x, int M, int K) {
-  qin in = {.ws = ws, .M = M};
-  in.a = el__qws_act(ws, &in.sa, &in.za, &in.acc);
-  el__quant_rows(in.a, in.sa, in.za, x, M, K);
-  return in;
+/* Rows per task: about four tasks per thread, so a thread that gets no CPU
+ * time for a while leaves little to wait for, within [32, 256] rows: fewer
+ * and the int8 kernel (which packs the weights on every call) slows down,
+ * more and the tasks get too coarse to share. */
+static int rows_per_task(int M) {
+  int r = (M + 4 * el__pool_width() - 1) / (4 * el__pool_width());
+  r = r < 32 ? 32 : r > 256 ? 256 : r;
+  return (r + 7) & ~7;
 }
 
-/* out (= or +=) in x W^T, dequantized. */
-static void qgemm(float *out, const qin *in, const el__qdense *d, int N, int accumulate) {
-  el__qdense_run(d, in->ws, in->a, in->acc, in->M);
-  el__dequant(out, in->acc, in->sa, in->za, el__qdense_scale(d), el__qdense_colsum(d), in->M, N,
-              accumulate);
+/* What follows a product on the same rows, while they are in cache: the
+ * fp32 path's fused kernels (infer_kernels.h), row-wise like everything here. */
+typedef enum { EPI_NONE, EPI_GELU, EPI_LAYERNORM } epilogue;
+
+/* out_i (= or += when accumulate) x W_i^T for the n products reading the
+ * same input x [M,K] (q, k and v all read x), then the epilogue on out_0:
+ * gelu(out + b), or LayerNorm(out + b) * g + beta. */
+typedef struct qjob {
+  el__qws *ws;
+  const float *x;
+  int M, K, n, accumulate, rows; /* rows per task */
+  const el__qdense *d[3];
+  float *out[3];
+  int N[3];
+  epilogue epi;
+  const float *b, *g, *beta;
+  float eps;
+} qjob;
+
+static void qjob_task(void *ctx, int task, int worker) {
+  const qjob *j = ctx;
+  const int lo = task * j->rows, rows = j->M - lo < j->rows ? j->M - lo : j->rows;
+  float *sa;
+  int32_t *za, *acc;
+  uint8_t *a = el__qws_act(j->ws, &sa, &za, &acc);
+  a += (size_t)lo * j->K, sa += lo, za += lo;
+  el__quant_rows(a, sa, za, j->x + (size_t)lo * j->K, rows, j->K);
+  for (int i = 0; i < j->n; i++) {
+    int32_t *acc_i = acc + (size_t)lo * j->N[i]; /* this block's rows of an [M, N_i] product */
+    el__qdense_run(j->d[i], j->ws, worker, a, acc_i, rows);
+    el__dequant(j->out[i] + (size_t)lo * j->N[i], acc_i, sa, za, el__qdense_scale(j->d[i]),
+                el__qdense_colsum(j->d[i]), rows, j->N[i], j->accumulate);
+  }
+  float *o = j->out[0] + (size_t)lo * j->N[0];
+  if (j->epi == EPI_GELU) el__bias_gelu(o, j->b, rows, j->N[0]);
+  if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
+}
+
+static void qgemm(qjob *j, el__qws *ws, const float *x, int M, int K, int N) {
+  j->ws = ws, j->x = x, j->M = M, j->K = K, j->rows = rows_per_task(M);
+  for (int i = 0; i < j->n; i++) j->N[i] = N;
+  el__pool_run(el__blocks(M, j->rows), qjob_task, j);
+}
+
+/* Attention of each sequence as a task (OpenBLAS runs single-threaded
+ * meanwhile), with a scratch area per worker. */
+typedef struct attjob {
+  float *ctx, *q, *k, *v;
+  const float *bq, *bk, *bv;
+  const int *seq_len;
+  const size_t *start; /* first token of each sequence */
+  int H, nh;
+  el__qws *ws;
+} attjob;
+
+static void att_task(void *ctx, int s, int worker) {
+  const attjob *a = ctx;
+  const size_t off = a->start[s] * (size_t)a->H;
+  el__attention(a->ctx + off, a->q + off, a->k + off, a->v + off, a->bq, a->bk, a->bv,
+                &a->seq_len[s], 1, a->H, a->nh, el__qws_att(a->ws, worker));
 }
 
 void el__quant_layer(const el_model *m, int l, el_workspace *ws, float *x, const int *seq_len,
@@ -41,21 +95,21 @@ void el__quant_layer(const el_model *m, int l, el_workspace *ws, float *x, const
   const float eps = m->cfg.layer_norm_eps;
   float *ctx = ws->ctx;
   float *q = ws->big, *k = q + (size_t)Tc * H, *v = k + (size_t)Tc * H;
-  qin in = quantize(ws->q, x, Tc, H);
-  qgemm(q, &in, ql->q, H, 0);
-  qgemm(k, &in, ql->k, H, 0);
-  qgemm(v, &in, ql->v, H, 0);
-  el__attention(ctx, q, k, v, lw->q.b, lw->k.b, lw->v.b, seq_len, n_seqs, H, ws->nh, ws->att);
-  in = quantize(ws->q, ctx, Tc, H);
-  qgemm(x, &in, ql->attn_out, H, 1);
-  el__bias_layernorm(x, lw->attn_out.b, lw->attn_ln.g, lw->attn_ln.b, Tc, H, eps);
+  qjob j_qkv = {.n = 3, .d = {ql->q, ql->k, ql->v}, .out = {q, k, v}};
+  qgemm(&j_qkv, ws->q, x, Tc, H, H);
+  size_t *start = el__qws_starts(ws->q);
+  for (int s = 0, t = 0; s < n_seqs; t += seq_len[s++]) start[s] = (size_t)t;
+  attjob att = {ctx, q, k, v, lw->q.b, lw->k.b, lw->v.b, seq_len, start, H, ws->nh, ws->q};
+  el__pool_run(n_seqs, att_task, &att);
+  qjob j_ao = {.n = 1, .accumulate = 1, .d = {ql->attn_out}, .out = {x}, .epi = EPI_LAYERNORM,
+               .b = lw->attn_out.b, .g = lw->attn_ln.g, .beta = lw->attn_ln.b, .eps = eps};
+  qgemm(&j_ao, ws->q, ctx, Tc, H, H);
   float *f = ws->big;
-  in = quantize(ws->q, x, Tc, H);
-  qgemm(f, &in, ql->inter, In, 0);
-  el__bias_gelu(f, lw->inter.b, Tc, In);
-  in = quantize(ws->q, f, Tc, In);
-  qgemm(x, &in, ql->out, H, 1);
-  el__bias_layernorm(x, lw->out.b, lw->out_ln.g, lw->out_ln.b, Tc, H, eps);
+  qjob j_in = {.n = 1, .d = {ql->inter}, .out = {f}, .epi = EPI_GELU, .b = lw->inter.b};
+  qgemm(&j_in, ws->q, x, Tc, H, In);
+  qjob j_out = {.n = 1, .accumulate = 1, .d = {ql->out}, .out = {x}, .epi = EPI_LAYERNORM,
+                .b = lw->out.b, .g = lw->out_ln.g, .beta = lw->out_ln.b, .eps = eps};
+  qgemm(&j_out, ws->q, f, Tc, In, H);
 }
 
 int el__quant_blas_single(void) {

@@ -80,5 +80,7 @@ int el__qws_new(const el_model *m, int max_tokens, el__qws **out, el_error *err)
       if (el__qdense_scratch(all[i]) > scratch) scratch = el__qdense_scratch(all[i]);
   }
   const int H = m->cfg.hidden_size, I = m->cfg.intermediate_size;
-  return el__qws_alloc(out, max_tokens, H > I ? H : I, scratch, err);
+  const int max_len = max_tokens < m->cfg.max_position_embeddings
+                          ? max_tokens : m->cfg.max_position_embeddings;
+  return el__qws_alloc(out, max_tokens, H > I ? H : I, max_len, scratch, err);
 }
