@@ -111,8 +111,12 @@ static void encode_chunk(const el_model *m, el_workspace *ws, const el_batch *b,
   const int E = c->embedding_size, H = c->hidden_size;
   float *x = ws->x + (size_t)t0 * H;
   float *emb = E == H ? x : ws->big;
-  el__embed_forward(emb, b->ids + t0, b->type_ids ? b->type_ids + t0 : NULL, b->seq_len + s0, ns,
-                   w->word, w->pos, w->type, E);
+  if (m->q && m->q->word) /* int8 word embeddings (quant.h) */
+    el__quant_embed(m, emb, b->ids + t0, b->type_ids ? b->type_ids + t0 : NULL, b->seq_len + s0,
+                    ns);
+  else
+    el__embed_forward(emb, b->ids + t0, b->type_ids ? b->type_ids + t0 : NULL, b->seq_len + s0,
+                      ns, w->word, w->pos, w->type, E);
   el__bias_layernorm(emb, NULL, w->emb_ln.g, w->emb_ln.b, Tc, E, c->layer_norm_eps);
   if (E != H) el__gemm_nt(x, emb, w->project.w, w->project.b, Tc, E, H, 0);
   for (int l = 0; l < c->num_layers; l++)

@@ -14,8 +14,10 @@
  *   product      int32 accumulate (oneDNN matmul, ISA chosen at run time),
  *                y = s_a[m] s_w[n] (acc[m,n] - z[m] colsum_w[n]) in fp32,
  *                then the fp32 epilogue (bias, GELU, residual, LayerNorm).
- * Attention, LayerNorm, GELU, the embeddings, the E->H projection and the
- * task heads stay fp32.
+ * Attention, LayerNorm, GELU, the position/type embeddings, the E->H
+ * projection and the task heads stay fp32. The word embeddings are stored
+ * int8 per row (dequantized on lookup), which brings a loaded model under
+ * 40 % of its fp32 memory (docs/QUANT.md).
  *
  * Built without oneDNN (make DNNL=0) the functions here exist but
  * el__quant_build refuses with EL_EUNSUPPORTED. */
@@ -39,6 +41,11 @@ typedef struct el__qlayer {
 typedef struct el__qmodel {
   int num_layers;
   el__qlayer layer[EL_MAX_LAYERS];
+  /* The word embeddings [V,E], symmetric per row to |q| <= 127 (the largest
+   * fp32 tensor left; a MASKED_LM model keeps them fp32: its head is tied to
+   * them). NULL: fp32 word embeddings. */
+  int8_t *word;
+  float *word_scale;
   size_t bytes; /* int8 weights (as reordered for the kernel), scales and column sums */
 } el__qmodel;
 
@@ -64,6 +71,11 @@ void el__qws_free(el__qws *q);
  * int8 dense layers, over the Tc tokens in x (quant_forward.c). */
 void el__quant_layer(const el_model *m, int l, el_workspace *ws, float *x, const int *seq_len,
                      int n_seqs, int Tc);
+
+/* out[T,E] = word[ids] + pos + type from the int8 word table (as
+ * el__embed_forward, nn/ops.h). */
+void el__quant_embed(const el_model *m, float *out, const int *ids, const int *type_ids,
+                     const int *seq_len, int n_seqs);
 
 /* An int8 forward pass splits each product's rows across the op pool's
  * threads (nn/op_pool.h, which tolerates a busy machine; oneDNN's own OpenMP
@@ -105,7 +117,7 @@ size_t *el__qws_starts(el__qws *q);
 /* Row-wise asymmetric u8 quantization of x [N,C]: q [N,C], scale[N], zp[N]. */
 void el__quant_rows(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C);
 /* Symmetric per-row (output channel) quantization of w [N,K] to |q| <= qmax:
- * q [N,K], scale[N], colsum[N] = sum_k q[n,k]. */
+ * q [N,K], scale[N], colsum[N] = sum_k q[n,k] (colsum may be NULL). */
 void el__quant_weights(int8_t *q, float *scale, int32_t *colsum, const float *w, int N, int K,
                        int qmax);
 /* out[m,n] (= or += when accumulate) sa[m] sw[n] (acc[m,n] - za[m] cs[n]). */

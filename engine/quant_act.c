@@ -48,7 +48,7 @@ void el__quant_weights(int8_t *q, float *scale, int32_t *colsum, const float *w,
       sum += (int32_t)v;
     }
     scale[n] = s;
-    colsum[n] = sum;
+    if (colsum) colsum[n] = sum;
   }
 }
 

@@ -112,6 +112,24 @@ void el__quant_layer(const el_model *m, int l, el_workspace *ws, float *x, const
   qgemm(&j_out, ws->q, f, Tc, In, H);
 }
 
+void el__quant_embed(const el_model *m, float *out, const int *ids, const int *type_ids,
+                     const int *seq_len, int n_seqs) {
+  const int E = m->cfg.embedding_size;
+  const int8_t *word = m->q->word;
+  const float *scale = m->q->word_scale, *pos = m->w.pos, *type = m->w.type;
+  size_t t = 0;
+  for (int s = 0; s < n_seqs; s++)
+    for (int p = 0; p < seq_len[s]; p++, t++) {
+      const int8_t *we = word + (size_t)ids[t] * E;
+      const float ws = scale[ids[t]];
+      const float *pe = pos + (size_t)p * E;
+      const float *te = type + (size_t)(type_ids ? type_ids[t] : 0) * E;
+      float *o = out + t * E;
+#pragma omp simd
+      for (int e = 0; e < E; e++) o[e] = ws * (float)we[e] + pe[e] + te[e];
+    }
+}
+
 int el__quant_blas_single(void) {
   int prev = openblas_get_num_threads();
   if (prev != 1) openblas_set_num_threads(1);

@@ -34,6 +34,19 @@ static int quant_dense(el_model *m, el__dense_w *dw, int N, int K, el__qdense **
   return EL_OK;
 }
 
+/* The word embeddings to int8 per row; their fp32 pages are released. */
+static int quant_word(el_model *m, el_error *err) {
+  const int V = m->cfg.vocab_size, E = m->cfg.embedding_size;
+  el__qmodel *q = m->q;
+  if (!(q->word = malloc((size_t)V * E)) || !(q->word_scale = malloc(sizeof(float) * V)))
+    return el_error_set(err, EL_ENOMEM, "dtype int8: out of memory for the word embeddings");
+  el__quant_weights(q->word, q->word_scale, NULL, m->w.word, V, E, 127);
+  q->bytes += (size_t)V * E + sizeof(float) * V;
+  if (m->owned_map_len) m->released_floats += release(m->w.word, (size_t)V * E);
+  m->w.word = NULL;
+  return EL_OK;
+}
+
 int el__quant_build(el_model *m, el_error *err) {
   const el_config *c = &m->cfg;
   const int H = c->hidden_size, I = c->intermediate_size;
@@ -56,6 +69,7 @@ int el__quant_build(el_model *m, el_error *err) {
         (rc = quant_dense(m, &lw->out, H, I, &ql->out, err)))
       break;
   }
+  if (!rc && c->arch != EL_ARCH_MASKED_LM) rc = quant_word(m, err);
   m->dtype = EL_DTYPE_INT8;
   return rc; /* on failure the caller frees m, and with it m->q */
 }
@@ -67,6 +81,8 @@ void el__quant_free(el__qmodel *q) {
     el__qdense *all[6] = {ql->q, ql->k, ql->v, ql->attn_out, ql->inter, ql->out};
     for (int i = 0; i < 6; i++) el__qdense_free(all[i]);
   }
+  free(q->word);
+  free(q->word_scale);
   free(q);
 }
 

@@ -13,7 +13,7 @@
  *   sgemm M N K GFLOPS                    (best of the timed calls)
  *   case NAME SEQS TOKENS MS_BEST MS_MEDIAN TOKENS_PER_S GFLOPS PEAK_RSS_KB DTYPE CPU_MS_BEST
  * (CPU_MS_BEST: the least process CPU time of a run, all threads summed)
- *   load RSS_KB PEAK_RSS_KB FILE_BYTES DTYPE
+ *   load RSS_KB PEAK_RSS_KB FILE_BYTES DTYPE RSS_BEFORE_LOAD_KB
  * Throughput uses the best run: on a shared machine other processes only ever
  * make a run slower, so the fastest run is the least disturbed one.
  * GFLOP counts multiply-adds of every matrix product as 2 FLOPs (projection,
@@ -199,6 +199,7 @@ int main(int argc, char **argv) {
     p += k + (p[k] == ',');
   }
   if (load_only) {
+    const long before_kb = status_kb("VmRSS:");
     el_model *m = NULL;
     if (el_model_load_opts(load_only, &opt[0], &m, &err)) {
       fprintf(stderr, "bench_forward: %s\n", err.msg);
@@ -208,8 +209,8 @@ int main(int argc, char **argv) {
     struct stat st;
     snprintf(path, sizeof path, "%s/model.safetensors", load_only);
     long long bytes = stat(path, &st) ? -1 : (long long)st.st_size;
-    printf("load %ld %ld %lld %s\n", status_kb("VmRSS:"), status_kb("VmHWM:"), bytes,
-           el_dtype_name(opt[0].dtype));
+    printf("load %ld %ld %lld %s %ld\n", status_kb("VmRSS:"), status_kb("VmHWM:"), bytes,
+           el_dtype_name(opt[0].dtype), before_kb);
     el_model_free(m);
     return 0;
   }

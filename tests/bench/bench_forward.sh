@@ -25,20 +25,9 @@ fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/electra-bench-forward.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
-# A 30522-entry vocabulary (the built-in test words, then [unusedN]); only its size matters.
-"$PYTHON" - "$dir/vocab.txt" <<'EOF'
-import sys
-sys.path.insert(0, "tests/reference")
-import make_checkpoint as mc
-v = mc.builtin_vocab()
-v += ["[unused%d]" % i for i in range(30522 - len(v))]
-open(sys.argv[1], "w").write("".join(t + "\n" for t in v))
-EOF
-"$PYTHON" tests/reference/make_checkpoint.py --arch pretraining --out "$dir/small" \
-  --hidden 256 --layers 12 --heads 4 --intermediate 1024 --embedding 128 \
-  --vocab "$dir/vocab.txt" --max-position 512 --std 0.02 --seed 1
-# 32 sequences of 8..128 tokens (mean 68), the same for both engines.
-mixed=$("$PYTHON" -c 'print(",".join(str(8 + (i * 37) % 121) for i in range(32)))')
+. tests/bench/small_checkpoint.sh
+make_small_checkpoint "$dir"
+mixed=$(mixed_lengths)
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other processes skew the numbers)"
 "$bin" --load-only "$dir/small" >"$dir/load.txt"

