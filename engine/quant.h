@@ -79,7 +79,7 @@ void el__quant_embed(const el_model *m, float *out, const int *ids, const int *t
 
 /* An int8 forward pass splits each product's rows across the op pool's
  * threads (nn/op_pool.h, which tolerates a busy machine; oneDNN's own OpenMP
- * teams wait at a barrier for every thread and were measured 3-20x slower
+ * teams wait at a barrier for every thread and were measured 4-12x slower
  * at load average 5-7 on 2 cores). OpenBLAS (attention's small products, the
  * E->H projection) is held at 1 thread meanwhile, so two pools never spin
  * against each other on the same cores (as the trainer does,
