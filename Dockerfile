@@ -18,19 +18,19 @@
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      build-essential pkg-config libopenblas-dev libmicrohttpd-dev libcjson-dev libuv1-dev libutf8proc-dev \
+      build-essential pkg-config libopenblas-dev libmicrohttpd-dev libcjson-dev libuv1-dev libutf8proc-dev libdnnl-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
 # PORTABLE=1: no -march=native, so the image runs on any x86-64 CPU
-# (OpenBLAS still picks its kernels for the CPU at run time).
+# (OpenBLAS and oneDNN still pick their kernels for the CPU at run time).
 RUN make -j"$(nproc)" PORTABLE=1 build/bin/electra-server build/bin/electra-train \
  && strip build/bin/electra-server build/bin/electra-train
 
 FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 libutf8proc2 \
+      libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 libutf8proc2 libdnnl2 \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 electra \
  && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \

@@ -2,6 +2,7 @@
 # Switches: SANITIZE=address,undefined  PORTABLE=1 (no -march=native)  DEBUG=1
 #           MPI=1|0 (data-parallel electra-train over Open MPI; default: 1 when
 #           pkg-config finds ompi-c, i.e. Debian's libopenmpi-dev is installed)
+#           DNNL=0 (build without oneDNN: no int8 inference)
 PREFIX ?= /usr/local
 DESTDIR ?=
 BUILD ?= build
@@ -24,13 +25,23 @@ SAN := -fsanitize=$(SANITIZE) -fno-omit-frame-pointer
 OPT := -O1
 endif
 
+# oneDNN (libdnnl-dev) gives the int8 path (--dtype int8): used when its header
+# is found; DNNL=0 builds without it (int8 is then refused at load).
+DNNL ?= $(shell test -f /usr/include/oneapi/dnnl/dnnl.h && echo 1 || echo 0)
+DNNL_CFLAGS :=
+DNNL_LIBS :=
+ifeq ($(DNNL),1)
+DNNL_CFLAGS := -DEL_HAVE_DNNL
+DNNL_LIBS := -ldnnl
+endif
+
 CFLAGS ?=
 # -fno-trapping-math: we never read FP exception flags, and without it GCC 12
 # will not if-convert the clamps in op_fastmath.h, leaving GELU, softmax and the
 # Gumbel sampler scalar. It changes no arithmetic (unlike -ffast-math).
 override CFLAGS += -fno-trapping-math -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -g $(OPT) \
-  $(SAN) -fopenmp $(PKG_CFLAGS) -MMD -MP
-LDLIBS := $(PKG_LIBS) -lm -lpthread
+  $(SAN) -fopenmp $(PKG_CFLAGS) $(DNNL_CFLAGS) -MMD -MP
+LDLIBS := $(PKG_LIBS) $(DNNL_LIBS) -lm -lpthread
 
 # MPI (train/dist.h): train/dist_mpi.c with Open MPI, train/dist_none.c
 # without. The choice is recorded in $(BUILD)/mpi.flag so that switching it

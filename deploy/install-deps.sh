@@ -10,9 +10,11 @@
 #   deploy/install-deps.sh --check    exit 1 (listing them) if anything is missing
 set -euo pipefail
 
-build_pkgs="build-essential pkg-config libopenblas-dev libmicrohttpd-dev libcjson-dev libuv1-dev libutf8proc-dev"
+# libdnnl-dev (oneDNN 2.6): the int8 matmul of --dtype int8; optional (the build
+# detects it, make DNNL=0 leaves it out), installed by default.
+build_pkgs="build-essential pkg-config libopenblas-dev libmicrohttpd-dev libcjson-dev libuv1-dev libutf8proc-dev libdnnl-dev"
 # -fopenmp links libgomp.so.1: without libgomp1 the binaries do not start.
-runtime_pkgs="libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 libutf8proc2"
+runtime_pkgs="libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 libutf8proc2 libdnnl2"
 # python3-torch is the independent reference the tests check the engine against;
 # curl drives the end-to-end server tests; fortunes(-min) + wordnet are the English text
 # the default model of `make run` is pretrained on; chromium renders the

@@ -8,6 +8,7 @@
 #include "infer_kernels.h"
 #include "op_pool.h"
 #include "ops.h"
+#include "quant.h"
 
 int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b, int need,
                     const char *fn, int *T, el_error *err) {
@@ -25,6 +26,9 @@ int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b
                         "embedding %d, intermediate %d, heads %d; this model: %d, %d, %d, %d)",
                         fn, ws->H, ws->E, ws->inter, ws->nh, c->hidden_size, c->embedding_size,
                         c->intermediate_size, c->num_heads);
+  if (m->q && !ws->q)
+    return el_error_set(err, EL_EINVAL, "%s: the workspace was made for an fp32 model, this "
+                        "model is int8", fn);
   if (b->n_seqs < 1)
     return el_error_set(err, EL_EINVAL, "%s: batch has %d sequences (need >= 1)", fn, b->n_seqs);
   if (b->n_seqs > ws->max_seqs)
@@ -90,12 +94,19 @@ static void encode_chunk(const el_model *m, const el_workspace *ws, const el_bat
   const int E = c->embedding_size, H = c->hidden_size;
   float *x = ws->x + (size_t)t0 * H, *ctx = ws->ctx + (size_t)t0 * H;
   float *emb = E == H ? x : big;
-  el__embed_forward(emb, b->ids + t0, b->type_ids ? b->type_ids + t0 : NULL, b->seq_len + s0, ns,
-                   w->word, w->pos, w->type, E);
+  if (m->q && m->q->word) /* int8 word embeddings (quant.h) */
+    el__quant_embed(m, emb, b->ids + t0, b->type_ids ? b->type_ids + t0 : NULL, b->seq_len + s0,
+                    ns);
+  else
+    el__embed_forward(emb, b->ids + t0, b->type_ids ? b->type_ids + t0 : NULL, b->seq_len + s0,
+                      ns, w->word, w->pos, w->type, E);
   el__bias_layernorm(emb, NULL, w->emb_ln.g, w->emb_ln.b, Tc, E, c->layer_norm_eps);
   if (E != H) el__dense_fused(1, &x, emb, &w->project, NULL, 0, Tc, E, H, EL__EPI_BIAS);
   for (int l = 0; l < c->num_layers; l++)
-    encoder_layer(&w->layer[l], ws, x, ctx, big, b->seq_len + s0, ns, Tc, c->layer_norm_eps);
+    if (m->q)
+      el__quant_layer(m, l, ws, x, ctx, big, b->seq_len + s0, ns, Tc);
+    else
+      encoder_layer(&w->layer[l], ws, x, ctx, big, b->seq_len + s0, ns, Tc, c->layer_norm_eps);
 }
 
 /* A plan of chunks: runs of whole sequences. */
@@ -161,11 +172,16 @@ void el__encode(const el_model *m, el_workspace *ws, const el_batch *b) {
   int T = 0;
   for (int s = 0; s < b->n_seqs; s++) T += b->seq_len[s];
   chunk_plan c = {.m = m, .ws = ws, .b = b};
-  plan_chunks(&c, T, el__pool_avail());
-  if (c.n == 1)
-    chunk_task(&c, 0, 0); /* not through the pool: a one-task run would be inline */
-  else
+  /* int8: one chunk at a time, its products spread over the pool row by row
+   * (quant_forward.c); fp32: whole chunks per thread */
+  plan_chunks(&c, T, m->q ? 1 : el__pool_avail());
+  if (c.n == 1 || m->q) {
+    for (int k = 0; k < c.n; k++) /* not through the pool: a one-task run would be inline */
+      encode_chunk(m, ws, b, c.s0[k], c.s0[k + 1] - c.s0[k], c.t0[k], c.t0[k + 1] - c.t0[k],
+                   ws->big);
+  } else {
     el__pool_run(c.n, chunk_task, &c);
+  }
 }
 
 int el_run_hidden(const el_model *m, el_workspace *ws, const el_batch *b, float *hidden,

@@ -32,6 +32,7 @@ struct el_workspace {
   float *big;                   /* [max_tokens, big_width] */
   int big_width;                /* max(3H, I, E) */
   void *block;                  /* the single allocation the pointers above live in */
+  struct el__qws *q;            /* an int8 model's buffers (quant.h); NULL for fp32 */
 };
 
 /* Checks m, ws and b (batch shape, ids, type ids, workspace limits, that ws

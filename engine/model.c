@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "model_internal.h"
+#include "quant.h"
 #include "safetensors.h"
 
 /* Non-persistent HF buffers that older checkpoints still carry. */
@@ -168,8 +169,21 @@ static char *join(const char *dir, const char *name) {
 }
 
 int el_model_load(const char *dir, el_model **out, el_error *err) {
+  return el_model_load_opts(dir, NULL, out, err);
+}
+
+int el_model_load_opts(const char *dir, const el_load_options *opts, el_model **out,
+                       el_error *err) {
   if (!dir || !out) return el_error_set(err, EL_EINVAL, "el_model_load: NULL argument");
   *out = NULL;
+  const el_dtype dtype = opts ? opts->dtype : EL_DTYPE_FP32;
+  if (!el_dtype_name(dtype))
+    return el_error_set(err, EL_EINVAL, "el_model_load: dtype %d is not one of fp32, int8",
+                        (int)dtype);
+  if (!el_dtype_available(dtype))
+    return el_error_set(err, EL_EUNSUPPORTED,
+                        "%s: dtype %s needs oneDNN, and this build has none (install "
+                        "libdnnl-dev and rebuild, or load as fp32)", dir, el_dtype_name(dtype));
   el_model *m = calloc(1, sizeof *m);
   char *st = join(dir, "model.safetensors"), *vocab = join(dir, "vocab.txt");
   int rc;
@@ -178,7 +192,8 @@ int el_model_load(const char *dir, el_model **out, el_error *err) {
     goto done;
   }
   if ((rc = el__config_load(dir, &m->cfg, err)) || (rc = load_weights(m, st, err)) ||
-      (rc = load_vocab(m, vocab, err)))
+      (rc = load_vocab(m, vocab, err)) ||
+      (dtype == EL_DTYPE_INT8 && (rc = el__quant_build(m, err))))
     goto done;
   *out = m;
   m = NULL;
@@ -192,6 +207,7 @@ done:
 void el_model_free(el_model *m) {
   if (!m) return;
   if (m->tok) el_tokenizer_free(m->tok);
+  el__quant_free(m->q);
   if (m->owned_map_len)
     munmap(m->owned, m->owned_map_len);
   else
@@ -204,5 +220,9 @@ void el_model_free(el_model *m) {
 const el_config *el_model_config(const el_model *m) { return &m->cfg; }
 const el_tokenizer *el_model_tokenizer(const el_model *m) { return m->tok; }
 size_t el_model_num_parameters(const el_model *m) { return m->n_params; }
-/* Every parameter float lives in the owned block. */
-size_t el_model_weight_bytes(const el_model *m) { return m->n_params * sizeof(float); }
+el_dtype el_model_dtype(const el_model *m) { return m->dtype; }
+/* Every parameter float lives in the owned block, less the pages an int8
+ * model released, plus its quantized copy. */
+size_t el_model_weight_bytes(const el_model *m) {
+  return (m->n_params - m->released_floats) * sizeof(float) + (m->q ? m->q->bytes : 0);
+}

@@ -26,6 +26,9 @@ struct el_model {
   size_t owned_map_len; /* bytes mapped for owned; 0: owned came from malloc */
   size_t n_params;   /* floats of all tensors (tied lm weight counted once) */
   char *dir;         /* owned copy of the directory path */
+  el_dtype dtype;    /* EL_DTYPE_INT8: q holds the dense layers (quant.h) */
+  struct el__qmodel *q; /* owned; NULL for fp32 */
+  size_t released_floats; /* fp32 dense weights released after quantizing */
 };
 
 #endif

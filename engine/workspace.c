@@ -6,6 +6,7 @@
 #include <string.h>
 #include "infer_internal.h"
 #include "infer_kernels.h"
+#include "quant.h"
 
 /* A cap that keeps every size_t product far from overflow and
  * every int index valid: 2^24 tokens is 64 GiB of hidden states at H = 1024. */
@@ -69,12 +70,20 @@ int el_workspace_new(const el_model *m, int max_tokens, int max_seqs, el_workspa
   ws->x = p;
   ws->ctx = p + nx;
   ws->big = p + nx + nctx;
+  if (m->q) {
+    int rc = el__qws_new(m, max_tokens, &ws->q, err);
+    if (rc) {
+      el_workspace_free(ws);
+      return rc;
+    }
+  }
   *out = ws;
   return EL_OK;
 }
 
 void el_workspace_free(el_workspace *ws) {
   if (!ws) return;
+  el__qws_free(ws->q);
   free(ws->block);
   free(ws);
 }

@@ -107,6 +107,10 @@ INFO_MODEL = obj({
     "architecture": S, "default": B,
     "max_seq_len": I, "num_parameters": I, "vocab_size": I, "hidden_size": I, "num_layers": I,
     "do_lower_case": B,
+    "dtype": {"type": "string", "enum": ["fp32", "int8"],
+              "description": "arithmetic of the dense layers (--dtype, --model-dtype)"},
+    "weight_bytes": {"type": "integer",
+                     "description": "parameter memory the loaded model keeps (int8: its dense layers as int8)"},
     "labels": {"type": ["array", "null"], "items": S,
                "description": "id2label names of a sequence or token classifier, else null"},
     "regression": {"type": "boolean", "description": "sequence classifiers only"},
@@ -122,7 +126,8 @@ INFO_MODEL = obj({
     "correct_label_source": {"type": "string", "enum": ["option", "label_name"],
                              "description": "option: --correct-label; label_name: the one label named CORRECT, C, O, OK or KEEP (any case)"},
 }, required=["name", "task", "route", "architecture", "default", "max_seq_len", "num_parameters",
-             "vocab_size", "hidden_size", "num_layers", "do_lower_case", "labels"])
+             "vocab_size", "hidden_size", "num_layers", "do_lower_case", "dtype",
+             "weight_bytes", "labels"])
 INFO = obj({
     "version": S, "ready": B,
     "limits": obj({k: I for k in ("max_batch_tokens", "max_batch_size", "max_wait_us", "max_queue",
@@ -150,13 +155,14 @@ INFO_EXAMPLE = {
     "models": [{"name": "default", "task": "score", "route": "/score",
                 "architecture": "ElectraForPreTraining", "default": True, "max_seq_len": 512,
                 "num_parameters": 13548800, "vocab_size": 30522, "hidden_size": 256,
-                "num_layers": 12, "do_lower_case": True, "labels": None, "score_threshold": 0.5,
+                "num_layers": 12, "do_lower_case": True, "dtype": "int8",
+                "weight_bytes": 24811776, "labels": None, "score_threshold": 0.5,
                 "score_threshold_source": "default", "score_aggregation": "max"},
                {"name": "sst2", "task": "classify", "route": "/classify",
                 "architecture": "ElectraForSequenceClassification", "default": True,
                 "max_seq_len": 512, "num_parameters": 13549314, "vocab_size": 30522,
                 "hidden_size": 256, "num_layers": 12, "do_lower_case": True,
-                "regression": False, "labels": ["negative", "positive"]}]}
+                "dtype": "fp32", "weight_bytes": 54197256, "regression": False, "labels": ["negative", "positive"]}]}
 
 TOKENIZE_REQ = obj({"text": NONEMPTY, "model": MODEL,
                     "add_special_tokens": opt({"type": "boolean", "default": True}),

@@ -53,11 +53,13 @@ char *el__info_render(el__server *s, size_t *len) {
     el__sb_printf(&b,
                   ",\"task\":\"%s\",\"route\":\"%s\",\"architecture\":\"%s\",\"default\":%s,"
                   "\"max_seq_len\":%d,\"num_parameters\":%zu,\"vocab_size\":%d,"
-                  "\"hidden_size\":%d,\"num_layers\":%d,\"do_lower_case\":%s",
+                  "\"hidden_size\":%d,\"num_layers\":%d,\"do_lower_case\":%s,\"dtype\":\"%s\","
+                  "\"weight_bytes\":%zu",
                   task, el__task_route(e->task), el_arch_name(c->arch),
                   e->task >= 0 && set->task_default[e->task] == i ? "true" : "false", e->max_len,
                   el_model_num_parameters(e->model), c->vocab_size, c->hidden_size,
-                  c->num_layers, c->do_lower_case ? "true" : "false");
+                  c->num_layers, c->do_lower_case ? "true" : "false",
+                  el_dtype_name(el_model_dtype(e->model)), el_model_weight_bytes(e->model));
     if (c->arch == EL_ARCH_SEQ_CLS || c->arch == EL_ARCH_TOKEN_CLS) {
       if (c->arch == EL_ARCH_SEQ_CLS)
         el__sb_printf(&b, ",\"regression\":%s", c->regression ? "true" : "false");
@@ -110,8 +112,9 @@ char *el__info_model_metrics(el__server *s) {
   el__sb_puts(&b, "# HELP electra_model_info Models served (value 1).\n"
                   "# TYPE electra_model_info gauge\n");
   for (int i = 0; i < set->n; i++)
-    el__sb_printf(&b, "electra_model_info{name=\"%s\",architecture=\"%s\"} 1\n", set->e[i].name,
-                  el_arch_name(set->e[i].cfg->arch));
+    el__sb_printf(&b, "electra_model_info{name=\"%s\",architecture=\"%s\",dtype=\"%s\"} 1\n",
+                  set->e[i].name, el_arch_name(set->e[i].cfg->arch),
+                  el_dtype_name(el_model_dtype(set->e[i].model)));
   el__model_set_unref(set);
   return el__sb_take(&b, NULL);
 }

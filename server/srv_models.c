@@ -78,7 +78,8 @@ int el__model_set_load(const el__model_spec *specs, int n, int ws_tokens, int ws
     snprintf(e->name, sizeof e->name, "%s", specs[i].name);
     snprintf(e->dir, sizeof e->dir, "%s", specs[i].dir);
     e->set = s;
-    if (el_model_load(e->dir, &e->model, &er)) {
+    el_load_options lo = {.dtype = (el_dtype)specs[i].dtype};
+    if (el_model_load_opts(e->dir, &lo, &e->model, &er)) {
       snprintf(err, cap, "model \"%s\" (%s): %s", e->name, e->dir, er.msg);
       set_free(s);
       return -1;

@@ -5,6 +5,7 @@
 #include "srv_options.h"
 
 #include "el_cli.h"
+#include "electra/model.h"
 #include "srv_modeldir.h"
 
 #include <cjson/cJSON.h>
@@ -22,7 +23,7 @@ extern char **environ;
 /* The table, built on the struct being filled: el_opt destinations are
  * pointers. --model, --correct-label, --cors-origin and --log-format are
  * EL_OPT_CUSTOM, stored by set_value below. */
-enum { N_DEFS = 31 };
+enum { N_DEFS = 33 };
 static int build_table(el__srv_options *o, el_opt *t) {
   const el_opt d[N_DEFS] = {
       {"--model", EL_OPT_CUSTOM, o, 0, 0, "[NAME=]DIR",
@@ -38,6 +39,14 @@ static int build_table(el__srv_options *o, el_opt *t) {
        "      named CORRECT, C, O, OK or KEEP (any case) is taken; a model with none or several\n"
        "      such labels is refused. Repeat for several models (config file:\n"
        "      \"correct_label\": {\"NAME\": \"LABEL\"})", 0},
+      {"--dtype", EL_OPT_CUSTOM, o, 0, 0, "fp32|int8",
+       "arithmetic of the models' dense layers (fp32). int8: weights quantized once at\n"
+       "      load (per output channel), activations per token, int32 products via oneDNN\n"
+       "      (docs/QUANT.md); measured 1.5x faster on AVX2, a third of the memory, answers\n"
+       "      within about 0.01 of fp32. Needs a build with oneDNN (libdnnl-dev)", 0},
+      {"--model-dtype", EL_OPT_CUSTOM, o, 0, 0, "NAME=DTYPE",
+       "--dtype for the model NAME alone. Repeat for several models (config file:\n"
+       "      \"model_dtype\": {\"NAME\": \"int8\"}, or \"dtype\" in a \"models\" array entry)", 0},
       {"--config", EL_OPT_TEXT, o->config, 0, sizeof o->config, "FILE.json",
        "options as JSON: {\"models\": {\"NAME\": \"DIR\", ...}, \"port\": 8080, ...}; any option\n"
        "      below is a key (dashes or underscores)", 0},
@@ -249,38 +258,61 @@ static int add_model(el__srv_options *o, const char *spec, const char *src, char
   return 0;
 }
 
-/* NAME=LABEL: the label is everything after the first '=' (model names hold
- * none). Layers work as for models: a higher layer replaces, the same layer
- * may not name a model twice. */
-static int add_label(el__srv_options *o, const char *spec, const char *src, char *err,
-                     size_t cap) {
+/* NAME=VALUE (a correct label, a model dtype): the value is everything after
+ * the first '=' (model names hold none). Layers work as for models: a higher
+ * layer replaces, the same layer may not name a model twice. */
+static int add_pair(el__label_spec *list, int *n, const char *what, const char *spec,
+                    const char *src, char *err, size_t cap) {
   const char *eq = strchr(spec, '=');
   if (!eq || eq == spec || !eq[1])
-    return fail(err, cap, "%s: correct label must be NAME=LABEL, got \"%s\"", src, spec);
+    return fail(err, cap, "%s: %s must be NAME=%s, got \"%s\"", src, what,
+                strcmp(what, "correct label") ? "DTYPE" : "LABEL", spec);
   size_t nl = (size_t)(eq - spec);
   if (check_model_name(spec, nl, src, err, cap)) return -1;
-  if (strlen(eq + 1) >= sizeof o->correct_labels[0].label)
-    return fail(err, cap, "%s: correct label longer than %zu bytes", src,
-                sizeof o->correct_labels[0].label - 1);
+  if (strlen(eq + 1) >= sizeof list[0].label)
+    return fail(err, cap, "%s: %s longer than %zu bytes", src, what, sizeof list[0].label - 1);
   el__label_spec *l = NULL;
-  for (int i = 0; i < o->n_correct_labels; i++) {
-    el__label_spec *x = &o->correct_labels[i];
+  for (int i = 0; i < *n; i++) {
+    el__label_spec *x = &list[i];
     if (strlen(x->model) != nl || strncmp(x->model, spec, nl)) continue;
     if (x->layer == cur_layer)
-      return fail(err, cap, "%s: correct label of model \"%.*s\" given twice", src, (int)nl,
-                  spec);
+      return fail(err, cap, "%s: %s of model \"%.*s\" given twice", src, what, (int)nl, spec);
     l = x;
   }
   if (!l) {
-    if (o->n_correct_labels >= EL_SRV_MAX_MODELS)
-      return fail(err, cap, "%s: more than %d correct labels", src, EL_SRV_MAX_MODELS);
-    l = &o->correct_labels[o->n_correct_labels++];
+    if (*n >= EL_SRV_MAX_MODELS)
+      return fail(err, cap, "%s: more than %d %ss", src, EL_SRV_MAX_MODELS, what);
+    l = &list[(*n)++];
   }
   memcpy(l->model, spec, nl);
   l->model[nl] = 0;
   snprintf(l->label, sizeof l->label, "%s", eq + 1);
   l->layer = cur_layer;
   return 0;
+}
+
+static int add_label(el__srv_options *o, const char *spec, const char *src, char *err,
+                     size_t cap) {
+  return add_pair(o->correct_labels, &o->n_correct_labels, "correct label", spec, src, err, cap);
+}
+
+/* fp32|int8, refused when unknown or when this build cannot run it. */
+static int parse_dtype(const char *v, const char *src, int *out, char *err, size_t cap) {
+  int d = el_dtype_from_name(v);
+  if (d < 0) return fail(err, cap, "%s must be one of fp32|int8, got '%s'", src, v);
+  if (!el_dtype_available((el_dtype)d))
+    return fail(err, cap, "%s %s: this build has no int8 path (it needs oneDNN: install "
+                "libdnnl-dev and rebuild, or use fp32)", src, v);
+  *out = d;
+  return 0;
+}
+
+static int add_model_dtype(el__srv_options *o, const char *spec, const char *src, char *err,
+                           size_t cap) {
+  const char *eq = strchr(spec, '=');
+  int d;
+  if (eq && eq[1] && parse_dtype(eq + 1, src, &d, err, cap)) return -1;
+  return add_pair(o->model_dtypes, &o->n_model_dtypes, "model dtype", spec, src, err, cap);
 }
 
 /* Each correct label to its model; one naming no model is an error (a typo
@@ -295,6 +327,23 @@ static int apply_labels(el__srv_options *o, char *err, size_t cap) {
       return fail(err, cap, "--correct-label %s=%s: no model is named \"%s\" (give --model "
                   "%s=DIR)", l->model, l->label, l->model, l->model);
     snprintf(m->correct_label, sizeof m->correct_label, "%s", l->label);
+  }
+  return 0;
+}
+
+/* Every model gets --dtype, then its own --model-dtype (which must name a
+ * model that is given, as a correct label must). */
+static int apply_dtypes(el__srv_options *o, char *err, size_t cap) {
+  for (int k = 0; k < o->n_models; k++) o->models[k].dtype = o->dtype;
+  for (int i = 0; i < o->n_model_dtypes; i++) {
+    const el__label_spec *l = &o->model_dtypes[i];
+    el__model_spec *m = NULL;
+    for (int k = 0; k < o->n_models && !m; k++)
+      if (!strcmp(o->models[k].name, l->model)) m = &o->models[k];
+    if (!m)
+      return fail(err, cap, "--model-dtype %s=%s: no model is named \"%s\" (give --model "
+                  "%s=DIR)", l->model, l->label, l->model, l->model);
+    m->dtype = el_dtype_from_name(l->label); /* checked when given */
   }
   return 0;
 }
@@ -328,8 +377,13 @@ static int set_value(el__srv_options *o, const el_opt *d, const char *v, const c
   int rc = el__cli_store(d, shown, v, err, cap);
   if (rc <= 0) return rc;
   const char *src = shown ? shown : d->name;
-  if (!strcmp(d->name, "--model") || !strcmp(d->name, "--correct-label")) {
-    int model = d->name[2] == 'm';
+  if (!strcmp(d->name, "--dtype")) return parse_dtype(v, src, &o->dtype, err, cap);
+  if (!strcmp(d->name, "--model") || !strcmp(d->name, "--correct-label") ||
+      !strcmp(d->name, "--model-dtype")) {
+    int (*add)(el__srv_options *, const char *, const char *, char *, size_t) =
+        !strcmp(d->name, "--model")           ? add_model
+        : !strcmp(d->name, "--correct-label") ? add_label
+                                              : add_model_dtype;
     const char *p = v;
     while (*p) { /* env and config lists: NAME=DIR,NAME=DIR */
       const char *c = strchr(p, ',');
@@ -338,8 +392,7 @@ static int set_value(el__srv_options *o, const el_opt *d, const char *v, const c
       if (n >= sizeof one) return fail(err, cap, "%s: value too long", src);
       memcpy(one, p, n);
       one[n] = 0;
-      if (n && (model ? add_model(o, one, src, err, cap) : add_label(o, one, src, err, cap)))
-        return -1;
+      if (n && add(o, one, src, err, cap)) return -1;
       if (!c) break;
       p = c + 1;
     }
@@ -463,6 +516,16 @@ static int apply_config(el__srv_options *o, el_opt *t, int n_opts, const char *p
           char spec[1200];
           snprintf(spec, sizeof spec, "%s=%s", nm->valuestring, pa->valuestring);
           rc = add_model(o, spec, src, err, cap);
+          cJSON *dt = cJSON_GetObjectItemCaseSensitive(m, "dtype");
+          if (!rc && dt && !cJSON_IsNull(dt)) {
+            if (!cJSON_IsString(dt)) {
+              rc = fail(err, cap, "%s: \"models\" entry \"%s\": \"dtype\" must be a string",
+                        path, nm->valuestring);
+              break;
+            }
+            snprintf(spec, sizeof spec, "%s=%s", nm->valuestring, dt->valuestring);
+            rc = add_model_dtype(o, spec, src, err, cap);
+          }
           cJSON *cl = cJSON_GetObjectItemCaseSensitive(m, "correct_label");
           if (rc || !cl || cJSON_IsNull(cl)) continue;
           if (!cJSON_IsString(cl)) {
@@ -485,17 +548,19 @@ static int apply_config(el__srv_options *o, el_opt *t, int n_opts, const char *p
       break;
     }
     int is_list = !strcmp(d->name, "--model") || !strcmp(d->name, "--correct-label") ||
-                  !strcmp(d->name, "--cors-origin");
-    if (!strcmp(d->name, "--correct-label") && cJSON_IsObject(it)) { /* {"NAME": "LABEL", ...} */
+                  !strcmp(d->name, "--model-dtype") || !strcmp(d->name, "--cors-origin");
+    int is_map = !strcmp(d->name, "--correct-label") || !strcmp(d->name, "--model-dtype");
+    if (is_map && cJSON_IsObject(it)) { /* {"NAME": "LABEL" or "DTYPE", ...} */
       for (cJSON *m = it->child; m && !rc; m = m->next) {
         if (!cJSON_IsString(m)) {
-          rc = fail(err, cap, "%s: \"%s\".\"%s\" must be a label string", path, it->string,
-                    m->string);
+          rc = fail(err, cap, "%s: \"%s\".\"%s\" must be a %s string", path, it->string,
+                    m->string, d->name[2] == 'c' ? "label" : "dtype");
           break;
         }
         char spec[1200];
         snprintf(spec, sizeof spec, "%s=%s", m->string, m->valuestring);
-        rc = add_label(o, spec, src, err, cap);
+        rc = d->name[2] == 'c' ? add_label(o, spec, src, err, cap)
+                               : add_model_dtype(o, spec, src, err, cap);
       }
       continue;
     }
@@ -622,7 +687,7 @@ int el__options_parse(el__srv_options *o, int argc, char **argv, char **envp, ch
   if (o->n_models == 0)
     return fail(err, errcap, "no model: give --model DIR or --model NAME=DIR (or ELECTRA_MODEL, "
                 "or --config)");
-  if (apply_labels(o, err, errcap)) return -1;
+  if (apply_labels(o, err, errcap) || apply_dtypes(o, err, errcap)) return -1;
   if (o->api_key_file[0] && read_api_key(o, err, errcap)) return -1;
   return 0;
 }

@@ -16,6 +16,7 @@ typedef struct el__model_spec {
   /* ElectraForTokenClassification: the id2label name meaning "no error", from
    * --correct-label; empty: found from the label names (srv_models.h) */
   char correct_label[128];
+  int dtype; /* el_dtype: --model-dtype NAME=..., else --dtype (set once parsing ends) */
 } el__model_spec;
 
 /* One --correct-label NAME=LABEL as given; applied to models[] once every
@@ -31,6 +32,9 @@ typedef struct el__srv_options {
   int n_models;
   el__label_spec correct_labels[EL_SRV_MAX_MODELS];
   int n_correct_labels;
+  el__label_spec model_dtypes[EL_SRV_MAX_MODELS]; /* --model-dtype NAME=DTYPE as given */
+  int n_model_dtypes;
+  int dtype; /* --dtype: el_dtype of every model without a --model-dtype */
   char config[1024];
   char host[256];
   int port;

@@ -43,7 +43,7 @@ static float ged_threshold(const el_config *c, double given) {
 
 /* The command line's values. */
 typedef struct eval_args {
-  const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct;
+  const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype;
   long batch, max_len, stride, max_query, threads, max_ex;
   double threshold;
 } eval_args;
@@ -82,7 +82,8 @@ static int run_eval(const eval_args *a, const el__task *t) {
   el__ft_engine_ctx ectx = {0};
   int status = 1, rc;
   char note[700], js[1024];
-  if ((rc = el_model_load(a->model, &m, &err))) goto fail;
+  el_load_options lo = {.dtype = (el_dtype)el_dtype_from_name(a->dtype)}; /* checked */
+  if ((rc = el_model_load_opts(a->model, &lo, &m, &err))) goto fail;
   const el_config *cfg = el_model_config(m);
   if (!model_fits(t, cfg, a->model)) goto out;
   if (max_len > cfg->max_position_embeddings) max_len = cfg->max_position_embeddings;
@@ -142,7 +143,8 @@ out:
 }
 
 int el__cmd_eval(int argc, char **argv) {
-  eval_args a = {.batch = 32, .max_len = 128, .stride = 128, .max_query = 64, .threshold = -1};
+  eval_args a = {.batch = 32, .max_len = 128, .stride = 128, .max_query = 64, .threshold = -1,
+                 .dtype = "fp32"};
   el_opt opts[] = {
       {"--task", EL_OPT_STR, &a.task, 0, 0, "TASK", "task; required", 0},
       {"--data", EL_OPT_STR, &a.data, 0, 0, "FILE", "labelled file to score; required", 0},
@@ -153,6 +155,9 @@ int el__cmd_eval(int argc, char **argv) {
       {"--doc-stride", EL_OPT_INT, &a.stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
       {"--max-query-len", EL_OPT_INT, &a.max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
       {"--threads", EL_OPT_INT, &a.threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
+      {"--dtype", EL_OPT_STR, &a.dtype, 0, 0, "fp32|int8",
+       "dense-layer arithmetic, as electra-server --dtype (fp32): see the metric an int8\n"
+       "      server would give (needs a build with oneDNN)", 0},
       {"--max-examples", EL_OPT_INT, &a.max_ex, 0, 1e9, "N", "score the first N only (all)", 0},
       {"--threshold", EL_OPT_FLOAT, &a.threshold, 0, 1, "X",
        "ged: flag words with P(error) >= X (the model's score_threshold, else 0.5, as /score)", 0},
@@ -175,6 +180,16 @@ int el__cmd_eval(int argc, char **argv) {
   const el__task *t = el__task_find(a.task);
   if (!t) {
     fprintf(stderr, PROG ": unknown --task '%s' (one of: %s)\n", a.task, el__task_names());
+    return 2;
+  }
+  int dt = el_dtype_from_name(a.dtype);
+  if (dt < 0) {
+    fprintf(stderr, PROG ": --dtype must be one of fp32|int8, got '%s'\n", a.dtype);
+    return 2;
+  }
+  if (!el_dtype_available((el_dtype)dt)) {
+    fprintf(stderr, PROG ": --dtype %s: this build has no int8 path (it needs oneDNN: install "
+            "libdnnl-dev and rebuild)\n", a.dtype);
     return 2;
   }
   if (!el__cli_find(opts, g_nopts, "--max-seq-len")->seen) a.max_len = t->max_seq_len;

@@ -51,16 +51,46 @@ typedef struct el_config {
 
 typedef struct el_model el_model; /* opaque */
 
+/* The arithmetic of the encoder's dense layers (docs/QUANT.md). */
+typedef enum el_dtype {
+  EL_DTYPE_FP32 = 0, /* every product in fp32 (the default) */
+  EL_DTYPE_INT8,     /* int8 weights (per output channel, quantized at load) and activations
+                        (per token row, at run time), int32 accumulate; attention, LayerNorm,
+                        GELU, embeddings and heads stay fp32. Needs a build with oneDNN. */
+  EL_DTYPE_COUNT
+} el_dtype;
+
+/* How el_model_load_opts loads; zero-initialised = el_model_load's defaults. */
+typedef struct el_load_options {
+  el_dtype dtype;
+} el_load_options;
+
 /* Loads dir. On success *out is owned by the caller; free with el_model_free. */
 int el_model_load(const char *dir, el_model **out, el_error *err);
+/* el_model_load with options (opts may be NULL; it is only read during the
+ * call). With EL_DTYPE_INT8 the quantized copy of the dense layers is built
+ * here, once, and owned by the model; the fp32 copies of those weights are
+ * released. EL_EUNSUPPORTED when this build has no int8 path. */
+int el_model_load_opts(const char *dir, const el_load_options *opts, el_model **out,
+                       el_error *err);
+/* The dtype m was loaded with. */
+el_dtype el_model_dtype(const el_model *m);
+/* "fp32", "int8"; NULL for an invalid value. */
+const char *el_dtype_name(el_dtype d);
+/* Inverse of el_dtype_name; -1 when unknown. */
+int el_dtype_from_name(const char *name);
+/* 1 when this build can load models with dtype d (int8 needs oneDNN). */
+int el_dtype_available(el_dtype d);
 void el_model_free(el_model *m);
 
 /* Borrowed pointers, valid while m lives. */
 const el_config *el_model_config(const el_model *m);
 const el_tokenizer *el_model_tokenizer(const el_model *m);
 size_t el_model_num_parameters(const el_model *m);
-/* Bytes of parameter memory the model owns: every weight as F32 (a tied
- * generator head counted once), whatever the file's dtype. */
+/* Bytes of parameter memory the model owns and keeps resident: every weight
+ * as F32 (a tied generator head counted once), whatever the file's dtype;
+ * for an int8 model the dense layers count as their int8 copy (with its
+ * scales) instead of F32. */
 size_t el_model_weight_bytes(const el_model *m);
 
 /* "ElectraForPreTraining", ... ; NULL for an invalid value. */

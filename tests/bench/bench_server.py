@@ -4,7 +4,9 @@ random model (12 layers, hidden 256, 4 heads, FFN 1024, embedding 128, vocab
 bench_server_client), short (10 tokens) and medium (60 tokens) texts, batching
 on (defaults) vs off (--max-batch-size 1), next to the engine's own batched
 throughput on the same inputs (build/bench/bench_server_engine) and the
-server's RSS. Prints a Markdown table; a measurement, not a test."""
+server's RSS; then /score requests/s at 32 clients with --dtype int8 against fp32 (two
+servers taking turns, BENCH_INT8_ROUNDS rounds of BENCH_SECONDS each). Prints Markdown
+tables; a measurement, not a test."""
 import json
 import os
 import subprocess
@@ -129,6 +131,45 @@ def main():
         s1 = res[("batching", name, 1)]["p50_ms"] if 1 in CONNS else float("nan")
         print("1 client, %s: server p50 %.2f ms vs engine batch-1 latency %.2f ms (+%.2f ms)"
               % (name, s1, e1, s1 - e1))
+    int8_vs_fp32(d)
+
+
+def int8_vs_fp32(d, conns=32):
+    """/score req/s at `conns` clients, fp32 and --dtype int8 servers taking turns."""
+    rounds = int(os.environ.get("BENCH_INT8_ROUNDS", "3"))
+    servers = {}
+    for dt in ("fp32", "int8"):
+        try:
+            servers[dt] = Server([("disc", d)], ["--dtype", dt],
+                                 workdir=tempfile.mkdtemp(prefix="electra-bench-")).start()
+        except RuntimeError as e:
+            print("\nint8 vs fp32: SKIP (%s)" % str(e).strip().splitlines()[-1])
+            for srv in servers.values():
+                srv.stop()
+            return
+    best = {}
+    for _ in range(rounds):
+        for name, text in (("short", SHORT), ("medium", MEDIUM)):
+            for dt, srv in servers.items():
+                r = client(srv.port, srv.proc.pid, conns, text)
+                k = (name, dt)
+                if k not in best or r["rps"] > best[k]["rps"]:
+                    best[k] = r
+    rss = {}
+    for dt, srv in servers.items():
+        with open("/proc/%d/status" % srv.proc.pid) as f:
+            rss[dt] = [int(line.split()[1]) / 1024 for line in f if line.startswith("VmRSS:")][0]
+        srv.stop()
+    print("\n/score at %d clients, batching on, fp32 vs --dtype int8 (best of %d rounds):\n"
+          % (conns, rounds))
+    print("| text | fp32 req/s | int8 req/s | int8/fp32 | fp32 p50 ms | int8 p50 ms |")
+    print("|---|---|---|---|---|---|")
+    for name in ("short", "medium"):
+        f, q = best[(name, "fp32")], best[(name, "int8")]
+        print("| %s | %.1f | %.1f | %.2fx | %.1f | %.1f |" %
+              (name, f["rps"], q["rps"], q["rps"] / f["rps"] if f["rps"] else float("nan"),
+               f["p50_ms"], q["p50_ms"]))
+    print("server RSS after the runs: fp32 %.1f MB, int8 %.1f MB" % (rss["fp32"], rss["int8"]))
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-# Sourced by bench_forward.sh and bench_ort.sh: the random ELECTRA-Small-shaped
+# Sourced by bench_forward.sh, bench_ort.sh and bench_int8.sh: the random ELECTRA-Small-shaped
 # discriminator both benchmarks time (12 layers, hidden 256, 4 heads, FFN 1024,
 # embedding 128, vocab 30522, seed 1) and the mixed-length batch.
 #   el_bench_model DIR   writes DIR/vocab.txt and the checkpoint DIR/small

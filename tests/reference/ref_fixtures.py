@@ -63,6 +63,25 @@ MODELS = {
                      embedding=32, dtype="bf16", std=0.2, seed=19),
 }
 
+# The int8 engine's fixtures (listed in OUTDIR/int8.txt, read by test_engine_int8_ref.c):
+# weights of std 0.08-0.1, nearer a trained model's scale. With 0.2-0.3 these tiny random
+# models are chaotic: in PyTorch, rounding their dense weights alone to 8 bits moves
+# pre_proj's probabilities by 0.03, so no int8 scheme could meet the 0.02 bound there.
+INT8_MODELS = {
+    "q8_pre": dict(arch="pretraining", hidden=64, layers=3, heads=4, intermediate=256,
+                   std=0.1, seed=31),
+    "q8_pre_proj": dict(arch="pretraining", hidden=64, layers=3, heads=4, intermediate=256,
+                        embedding=32, std=0.1, seed=32),
+    "q8_cls3": dict(arch="cls", hidden=64, layers=3, heads=4, intermediate=256, num_labels=3,
+                    std=0.08, seed=33),
+    "q8_tok3": dict(arch="tokcls", hidden=64, layers=3, heads=4, intermediate=256,
+                    num_labels=3, std=0.08, seed=34),
+    "q8_qa": dict(arch="qa", hidden=64, layers=3, heads=4, intermediate=256, std=0.08,
+                  seed=35),
+    "q8_mlm_tied": dict(arch="mlm", hidden=64, layers=3, heads=4, intermediate=256,
+                        embedding=32, tie=True, std=0.08, seed=36),
+}
+
 
 def make_sequence(g, V, n, pair):
     """[CLS] a [SEP] (b [SEP]) with random word ids; n tokens in all (n >= 1)."""
@@ -188,13 +207,17 @@ def main():
     outdir = sys.argv[1]
     os.makedirs(outdir, exist_ok=True)
     torch.manual_seed(0)
-    rows, total = [], 0
-    for name, kw in MODELS.items():
+    rows, rows8, total = [], [], 0
+    for name, kw in list(MODELS.items()) + list(INT8_MODELS.items()):
         ckpt, fix, n = write_model(outdir, name, kw)
         rows.append("%s %s\n" % (ckpt, fix))
+        if name in INT8_MODELS:
+            rows8.append(rows[-1])
         total += n
     with open(os.path.join(outdir, "fixtures.txt"), "w") as f:
         f.writelines(rows)
+    with open(os.path.join(outdir, "int8.txt"), "w") as f:
+        f.writelines(rows8)
     print("# wrote %d models, %d input sequences in all" % (len(rows), total))
     return 0
 

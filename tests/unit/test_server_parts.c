@@ -11,6 +11,7 @@
 
 #include "../test.h"
 #include "el_cli.h"
+#include "electra/model.h"
 #include "srv_errors.h"
 #include "srv_jsonscan.h"
 #include "srv_metrics.h"
@@ -166,6 +167,77 @@ static void test_correct_label_options(void) {
   unlink(cfg);
 }
 
+/* --dtype and --model-dtype NAME=DTYPE: every form (flag, ELECTRA_ variable,
+ * config key, per-entry "dtype"), precedence, and the errors. */
+static void test_dtype_options(void) {
+  el__srv_options o;
+  char err[512] = "";
+  char *env0[] = {NULL};
+  const int int8 = el_dtype_available(EL_DTYPE_INT8);
+  char *a0[] = {"s", "--model", "a=/a", NULL};
+  CHECK(parse(&o, 3, a0, env0, err) == 0 && o.models[0].dtype == EL_DTYPE_FP32,
+        "models default to fp32 (%s)", err);
+  char *a1[] = {"s", "--model", "a=/a", "--model", "b=/b", "--dtype", "int8", "--model-dtype",
+                "b=fp32", NULL};
+  int rc = parse(&o, 9, a1, env0, err);
+  if (int8) {
+    CHECK(rc == 0 && o.models[0].dtype == EL_DTYPE_INT8 && o.models[1].dtype == EL_DTYPE_FP32,
+          "--dtype int8 for all, --model-dtype b=fp32 for b (%s)", err);
+  } else {
+    CHECK(rc == -1 && strstr(err, "--dtype int8") && strstr(err, "oneDNN"),
+          "without oneDNN, --dtype int8 is refused clearly: %s", err);
+    SKIP("the int8 forms of --dtype / --model-dtype: this build has no oneDNN");
+    return;
+  }
+  char *env1[] = {"ELECTRA_DTYPE=int8", "ELECTRA_MODEL_DTYPE=a=fp32,b=int8", NULL};
+  char *a2[] = {"s", "--model", "a=/a", "--model", "b=/b", "--model", "c=/c",
+                "--model-dtype", "b=fp32", NULL};
+  CHECK(parse(&o, 9, a2, env1, err) == 0 && o.models[0].dtype == EL_DTYPE_FP32 &&
+            o.models[1].dtype == EL_DTYPE_FP32 && o.models[2].dtype == EL_DTYPE_INT8,
+        "ELECTRA_DTYPE and ELECTRA_MODEL_DTYPE; the flag wins for b (%s)", err);
+  char cfg[] = "/tmp/el_test_srv_dt_XXXXXX";
+  int fd = mkstemp(cfg);
+  const char *js = "{\"models\": [{\"name\": \"g\", \"path\": \"/g\", \"dtype\": \"int8\"},"
+                   " {\"name\": \"h\", \"path\": \"/h\"}, {\"name\": \"k\", \"path\": \"/k\"}],"
+                   " \"model_dtype\": {\"h\": \"int8\"}}";
+  if (write(fd, js, strlen(js)) < 0) perror("write");
+  close(fd);
+  char *a3[] = {"s", "--config", cfg, NULL};
+  CHECK(parse(&o, 3, a3, env0, err) == 0 && o.models[0].dtype == EL_DTYPE_INT8 &&
+            o.models[1].dtype == EL_DTYPE_INT8 && o.models[2].dtype == EL_DTYPE_FP32,
+        "config file: per-entry \"dtype\" and a \"model_dtype\" object (%s)", err);
+  fd = open(cfg, O_WRONLY | O_TRUNC);
+  js = "{\"models\": {\"g\": \"/g\"}, \"dtype\": \"int8\"}";
+  if (write(fd, js, strlen(js)) < 0) perror("write");
+  close(fd);
+  CHECK(parse(&o, 3, a3, env0, err) == 0 && o.models[0].dtype == EL_DTYPE_INT8,
+        "config file: \"dtype\" for every model (%s)", err);
+  fd = open(cfg, O_WRONLY | O_TRUNC);
+  js = "{\"models\": {\"g\": \"/g\"}, \"model_dtype\": {\"g\": 8}}";
+  if (write(fd, js, strlen(js)) < 0) perror("write");
+  close(fd);
+  CHECK(parse(&o, 3, a3, env0, err) == -1 && strstr(err, "dtype string"),
+        "config file: a non-string dtype refused: %s", err);
+  unlink(cfg);
+  struct {
+    char *argv[8];
+    int argc;
+    const char *needle;
+  } bad[] = {
+      {{"s", "--model", "a=/a", "--dtype", "fp16"}, 5, "--dtype must be one of fp32|int8"},
+      {{"s", "--model", "a=/a", "--model-dtype", "a=bf16"}, 5, "one of fp32|int8"},
+      {{"s", "--model", "a=/a", "--model-dtype", "b=int8"}, 5, "no model is named \"b\""},
+      {{"s", "--model", "a=/a", "--model-dtype", "a"}, 5, "NAME=DTYPE"},
+      {{"s", "--model", "a=/a", "--model-dtype", "a=int8", "--model-dtype", "a=fp32"}, 7,
+       "twice"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    err[0] = 0;
+    rc = parse(&o, bad[i].argc, bad[i].argv, env0, err);
+    CHECK(rc == -1 && strstr(err, bad[i].needle), "refused: %s", err);
+  }
+}
+
 static void test_options(void) {
   el__srv_options o;
   char err[512] = "";
@@ -207,6 +279,7 @@ static void test_options(void) {
   unlink(cfg);
 
   test_correct_label_options();
+  test_dtype_options();
 
   /* --model DIR: named after the base name; a pretraining run serves its discriminator/ */
   char *a6[] = {"s", "--model", "/data/models/sst2/", "--model", "./odd=dir/qa.v2", NULL};
@@ -269,7 +342,7 @@ static void test_options(void) {
                          "--max-batch-tokens", "--max-batch-size", "--max-wait-us", "--max-queue",
                          "--max-inputs", "--max-body-bytes", "--request-timeout",
                          "--drain-timeout", "--api-key-file", "--cors-origin", "--log-format",
-                         "--healthcheck", "ELECTRA_"};
+                         "--healthcheck", "--dtype", "--model-dtype", "ELECTRA_"};
   int all = 1;
   for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
     if (!strstr(u, flags[i])) all = 0;

@@ -1,0 +1,117 @@
+/* Internal: int8 inference of the encoder's dense layers (el_load_options
+ * dtype EL_DTYPE_INT8).
+ *
+ * Scheme (docs/QUANT.md):
+ *   weights      symmetric per output channel, built once at load from the
+ *                fp32 weights: q = round(w / s_w[n]), |q| <= 63, s_w[n] =
+ *                max_k |w[n,k]| / 63. Seven bits, not eight: without VNNI
+ *                (AVX2) the int8 kernels add pairs of u8*s8 products in
+ *                int16, and 255 * 127 * 2 overflows it; 255 * 63 * 2 does
+ *                not, so the integer product is exact on every x86 ISA and a
+ *                model gives the same answers on AVX2 and AVX-512 machines.
+ *   activations  asymmetric per token row, at run time: u8 = round(x / s_a)
+ *                + z, s_a = (max(x,0) - min(x,0)) / 255.
+ *   product      int32 accumulate (oneDNN matmul, ISA chosen at run time),
+ *                y = s_a[m] s_w[n] (acc[m,n] - z[m] colsum_w[n]) in fp32,
+ *                then the fp32 epilogue (bias, GELU, residual, LayerNorm).
+ * Attention, LayerNorm, GELU, the position/type embeddings, the E->H
+ * projection and the task heads stay fp32. The word embeddings are stored
+ * int8 per row (dequantized on lookup), which brings a loaded model under
+ * 40 % of its fp32 memory (docs/QUANT.md).
+ *
+ * Built without oneDNN (make DNNL=0) the functions here exist but
+ * el__quant_build refuses with EL_EUNSUPPORTED. */
+#ifndef EL_QUANT_H
+#define EL_QUANT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "electra/engine.h"
+#include "weights.h"
+
+/* The weights' integer range: |q| <= EL_QUANT_WMAX (see above). */
+#define EL_QUANT_WMAX 63
+
+typedef struct el__qdense el__qdense; /* one quantized dense layer (quant_dnnl.c) */
+
+typedef struct el__qlayer {
+  el__qdense *q, *k, *v, *attn_out, *inter, *out;
+} el__qlayer;
+
+typedef struct el__qmodel {
+  int num_layers;
+  el__qlayer layer[EL_MAX_LAYERS];
+  /* The word embeddings [V,E], symmetric per row to |q| <= 127 (the largest
+   * fp32 tensor left; a MASKED_LM model keeps them fp32: its head is tied to
+   * them). NULL: fp32 word embeddings. */
+  int8_t *word;
+  float *word_scale;
+  size_t bytes; /* int8 weights (as reordered for the kernel), scales and column sums */
+} el__qmodel;
+
+/* Per-workspace state of the int8 path: the oneDNN stream (not shareable
+ * between threads), the u8 activations and their row scales/zero points,
+ * the int32 products, the kernels' scratchpad. */
+typedef struct el__qws el__qws;
+
+/* 1 when this build has the int8 path (oneDNN found at build time). */
+int el__quant_available(void);
+
+/* Quantizes m's encoder dense layers into m->q and releases the physical
+ * pages of their fp32 copies (m->w.layer[l]'s dense weights become NULL:
+ * nothing may read them afterwards). m must be fully loaded. */
+int el__quant_build(el_model *m, el_error *err);
+void el__quant_free(el__qmodel *q);
+
+/* The int8 state of a workspace of max_tokens tokens for m (an int8 model). */
+int el__qws_new(const el_model *m, int max_tokens, el__qws **out, el_error *err);
+void el__qws_free(el__qws *q);
+
+/* One post-LN encoder layer (the steps of encoder.c's encoder_layer) with
+ * int8 dense layers, over the Tc tokens in x (quant_forward.c). */
+void el__quant_layer(const el_model *m, int l, const el_workspace *ws, float *x, float *ctx,
+                     float *big, const int *seq_len, int n_seqs, int Tc);
+
+/* out[T,E] = word[ids] + pos + type from the int8 word table (as
+ * el__embed_forward, nn/ops.h). */
+void el__quant_embed(const el_model *m, float *out, const int *ids, const int *type_ids,
+                     const int *seq_len, int n_seqs);
+
+/* An int8 forward pass splits each product's rows across the op pool's
+ * threads (nn/op_pool.h, which tolerates a busy machine; oneDNN's own OpenMP
+ * teams wait at a barrier for every thread and were measured 4-12x slower
+ * at load average 5-7 on 2 cores). OpenBLAS is held at 1 thread meanwhile by
+ * the callers of el__encode (el__blas_single_begin/end), as for fp32. */
+
+/* quant_dnnl.c: one dense layer W [N,K] quantized and prepared for the
+ * kernel; acc [M,N] = a [M,K] x Wq^T in int32. */
+int el__qdense_new(const float *w, int N, int K, el__qdense **out, el_error *err);
+void el__qdense_free(el__qdense *d);
+size_t el__qdense_bytes(const el__qdense *d);   /* memory it holds */
+size_t el__qdense_scratch(const el__qdense *d); /* scratchpad bytes a run needs */
+const float *el__qdense_scale(const el__qdense *d);
+const int32_t *el__qdense_colsum(const el__qdense *d);
+/* worker (< EL_QWS_WORKERS) picks the stream and scratchpad: concurrent runs
+ * on one workspace need distinct workers. The product runs on the calling
+ * thread alone (quant_forward.c splits the rows across threads). */
+#define EL_QWS_WORKERS 256
+void el__qdense_run(const el__qdense *d, el__qws *ws, int worker, const uint8_t *a, int32_t *acc,
+                    int M);
+/* A workspace's int8 buffers for max_tokens rows of up to width columns. */
+int el__qws_alloc(el__qws **out, int max_tokens, int width, size_t scratch, el_error *err);
+/* Its buffers: returns the u8 activations, sets the row scales, zero points
+ * and the int32 products. */
+uint8_t *el__qws_act(el__qws *q, float **sa, int32_t **za, int32_t **acc);
+
+/* Kernel pieces (quant_act.c), exposed for the unit tests. */
+/* Row-wise asymmetric u8 quantization of x [N,C]: q [N,C], scale[N], zp[N]. */
+void el__quant_rows(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C);
+/* Symmetric per-row (output channel) quantization of w [N,K] to |q| <= qmax:
+ * q [N,K], scale[N], colsum[N] = sum_k q[n,k] (colsum may be NULL). */
+void el__quant_weights(int8_t *q, float *scale, int32_t *colsum, const float *w, int N, int K,
+                       int qmax);
+/* out[m,n] (= or += when accumulate) sa[m] sw[n] (acc[m,n] - za[m] cs[n]). */
+void el__dequant(float *out, const int32_t *acc, const float *sa, const int32_t *za,
+                 const float *sw, const int32_t *cs, int M, int N, int accumulate);
+
+#endif

@@ -1,0 +1,70 @@
+/* The arithmetic of the int8 path (quant.h): quantizing weights and
+ * activation rows, and dequantizing int32 products. Plain loops GCC
+ * vectorises; no library needed, so the unit tests check them in every
+ * build. */
+#include <math.h>
+#include "quant.h"
+
+void el__quant_rows(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C) {
+  for (int n = 0; n < N; n++) {
+    const float *row = x + (size_t)n * C;
+    uint8_t *qr = q + (size_t)n * C;
+    float lo = 0.0f, hi = 0.0f; /* the range always holds 0, so z is in [0, 255] */
+#pragma omp simd reduction(min : lo) reduction(max : hi)
+    for (int c = 0; c < C; c++) {
+      lo = row[c] < lo ? row[c] : lo;
+      hi = row[c] > hi ? row[c] : hi;
+    }
+    const float s = hi > lo ? (hi - lo) / 255.0f : 1.0f;
+    const float inv = 1.0f / s;
+    const float z = nearbyintf(-lo * inv);
+    scale[n] = s;
+    zp[n] = (int32_t)z;
+    /* +0.5 then truncation rounds the non-negative value to nearest; the
+     * clamp only catches rounding at the ends of the range */
+#pragma omp simd
+    for (int c = 0; c < C; c++) {
+      float v = row[c] * inv + z + 0.5f;
+      v = v < 0.0f ? 0.0f : v;
+      v = v > 255.0f ? 255.0f : v;
+      qr[c] = (uint8_t)(int)v;
+    }
+  }
+}
+
+void el__quant_weights(int8_t *q, float *scale, int32_t *colsum, const float *w, int N, int K,
+                       int qmax) {
+  for (int n = 0; n < N; n++) {
+    const float *row = w + (size_t)n * K;
+    int8_t *qr = q + (size_t)n * K;
+    float amax = 0.0f;
+    for (int k = 0; k < K; k++) amax = fabsf(row[k]) > amax ? fabsf(row[k]) : amax;
+    const float s = amax > 0.0f ? amax / (float)qmax : 1.0f;
+    int32_t sum = 0;
+    for (int k = 0; k < K; k++) {
+      long v = lrintf(row[k] / s);
+      v = v < -qmax ? -qmax : v > qmax ? qmax : v;
+      qr[k] = (int8_t)v;
+      sum += (int32_t)v;
+    }
+    scale[n] = s;
+    if (colsum) colsum[n] = sum;
+  }
+}
+
+void el__dequant(float *out, const int32_t *acc, const float *sa, const int32_t *za,
+                 const float *sw, const int32_t *cs, int M, int N, int accumulate) {
+  for (int m = 0; m < M; m++) {
+    const int32_t *a = acc + (size_t)m * N;
+    float *o = out + (size_t)m * N;
+    const float s = sa[m];
+    const int32_t z = za[m];
+    if (accumulate) {
+#pragma omp simd
+      for (int n = 0; n < N; n++) o[n] += s * sw[n] * (float)(a[n] - z * cs[n]);
+    } else {
+#pragma omp simd
+      for (int n = 0; n < N; n++) o[n] = s * sw[n] * (float)(a[n] - z * cs[n]);
+    }
+  }
+}

@@ -1,0 +1,119 @@
+/* One encoder layer with int8 dense layers: the steps of encoder.c's
+ * encoder_layer (infer_internal.h has the layer's equations), each x W^T
+ * becoming quantize rows -> int32 product -> dequantize into the same fp32
+ * buffer the fp32 path fills, so attention and the fused epilogues of
+ * infer_kernels.c are shared unchanged.
+ *
+ * The three steps run per block of token rows, the blocks spread over the op
+ * pool (nn/op_pool.h; why not oneDNN's OpenMP threads: quant.h). Every step
+ * is row-wise and the product is exact in int32, so the answer does not
+ * depend on the blocks, the thread count or who ran which block. */
+#include "infer_internal.h"
+#include "infer_kernels.h"
+#include "op_pool.h"
+#include "ops.h"
+#include "quant.h"
+
+/* Rows per task: about four tasks per thread, so a thread that gets no CPU
+ * time for a while leaves little to wait for, within [32, 256] rows: fewer
+ * and the int8 kernel (which packs the weights on every call) slows down,
+ * more and the tasks get too coarse to share. */
+static int rows_per_task(int M) {
+  int r = (M + 4 * el__pool_width() - 1) / (4 * el__pool_width());
+  r = r < 32 ? 32 : r > 256 ? 256 : r;
+  return (r + 7) & ~7;
+}
+
+/* What follows a product on the same rows, while they are in cache: the
+ * fp32 path's fused kernels (infer_kernels.h), row-wise like everything here. */
+typedef enum { EPI_NONE, EPI_GELU, EPI_LAYERNORM } epilogue;
+
+/* out_i (= or += when accumulate) x W_i^T for the n products reading the
+ * same input x [M,K] (q, k and v all read x), then the epilogue on out_0:
+ * gelu(out + b), or LayerNorm(out + b) * g + beta. */
+typedef struct qjob {
+  el__qws *ws;
+  const float *x;
+  int M, K, n, accumulate, rows; /* rows per task */
+  const el__qdense *d[3];
+  float *out[3];
+  int N[3];
+  epilogue epi;
+  const float *b, *g, *beta;
+  float eps;
+} qjob;
+
+static void qjob_task(void *ctx, int task, int worker) {
+  const qjob *j = ctx;
+  const int lo = task * j->rows, rows = j->M - lo < j->rows ? j->M - lo : j->rows;
+  float *sa;
+  int32_t *za, *acc;
+  uint8_t *a = el__qws_act(j->ws, &sa, &za, &acc);
+  a += (size_t)lo * j->K, sa += lo, za += lo;
+  el__quant_rows(a, sa, za, j->x + (size_t)lo * j->K, rows, j->K);
+  for (int i = 0; i < j->n; i++) {
+    int32_t *acc_i = acc + (size_t)lo * j->N[i]; /* this block's rows of an [M, N_i] product */
+    el__qdense_run(j->d[i], j->ws, worker, a, acc_i, rows);
+    el__dequant(j->out[i] + (size_t)lo * j->N[i], acc_i, sa, za, el__qdense_scale(j->d[i]),
+                el__qdense_colsum(j->d[i]), rows, j->N[i], j->accumulate);
+  }
+  float *o = j->out[0] + (size_t)lo * j->N[0];
+  if (j->epi == EPI_GELU) el__bias_gelu(o, j->b, rows, j->N[0]);
+  if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
+}
+
+static void qgemm(qjob *j, el__qws *ws, const float *x, int M, int K, int N) {
+  j->ws = ws, j->x = x, j->M = M, j->K = K, j->rows = rows_per_task(M);
+  for (int i = 0; i < j->n; i++) j->N[i] = N;
+  el__pool_run(el__blocks(M, j->rows), qjob_task, j);
+}
+
+/* q, k, v [Tc,H] += their biases, as the fp32 path's fused epilogue does
+ * before attention. */
+static void add_qkv_bias(float *q, float *k, float *v, const el__layer_w *lw, int Tc, int H) {
+  for (int t = 0; t < Tc; t++) {
+    el__add_inplace(q + (size_t)t * H, lw->q.b, (size_t)H);
+    el__add_inplace(k + (size_t)t * H, lw->k.b, (size_t)H);
+    el__add_inplace(v + (size_t)t * H, lw->v.b, (size_t)H);
+  }
+}
+
+void el__quant_layer(const el_model *m, int l, const el_workspace *ws, float *x, float *ctx,
+                     float *big, const int *seq_len, int n_seqs, int Tc) {
+  const el__layer_w *lw = &m->w.layer[l];
+  const el__qlayer *ql = &m->q->layer[l];
+  const int H = ws->H, In = ws->inter;
+  const float eps = m->cfg.layer_norm_eps;
+  float *q = big, *k = q + (size_t)Tc * H, *v = k + (size_t)Tc * H;
+  qjob j_qkv = {.n = 3, .d = {ql->q, ql->k, ql->v}, .out = {q, k, v}};
+  qgemm(&j_qkv, ws->q, x, Tc, H, H);
+  add_qkv_bias(q, k, v, lw, Tc, H);
+  el__attention(ctx, q, k, v, seq_len, n_seqs, H, ws->nh); /* fp32, shared with the fp32 path */
+  qjob j_ao = {.n = 1, .accumulate = 1, .d = {ql->attn_out}, .out = {x}, .epi = EPI_LAYERNORM,
+               .b = lw->attn_out.b, .g = lw->attn_ln.g, .beta = lw->attn_ln.b, .eps = eps};
+  qgemm(&j_ao, ws->q, ctx, Tc, H, H);
+  float *f = big;
+  qjob j_in = {.n = 1, .d = {ql->inter}, .out = {f}, .epi = EPI_GELU, .b = lw->inter.b};
+  qgemm(&j_in, ws->q, x, Tc, H, In);
+  qjob j_out = {.n = 1, .accumulate = 1, .d = {ql->out}, .out = {x}, .epi = EPI_LAYERNORM,
+                .b = lw->out.b, .g = lw->out_ln.g, .beta = lw->out_ln.b, .eps = eps};
+  qgemm(&j_out, ws->q, f, Tc, In, H);
+}
+
+void el__quant_embed(const el_model *m, float *out, const int *ids, const int *type_ids,
+                     const int *seq_len, int n_seqs) {
+  const int E = m->cfg.embedding_size;
+  const int8_t *word = m->q->word;
+  const float *scale = m->q->word_scale, *pos = m->w.pos, *type = m->w.type;
+  size_t t = 0;
+  for (int s = 0; s < n_seqs; s++)
+    for (int p = 0; p < seq_len[s]; p++, t++) {
+      const int8_t *we = word + (size_t)ids[t] * E;
+      const float ws = scale[ids[t]];
+      const float *pe = pos + (size_t)p * E;
+      const float *te = type + (size_t)(type_ids ? type_ids[t] : 0) * E;
+      float *o = out + t * E;
+#pragma omp simd
+      for (int e = 0; e < E; e++) o[e] = ws * (float)we[e] + pe[e] + te[e];
+    }
+}
