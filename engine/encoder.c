@@ -155,7 +155,10 @@ static void plan_chunks(chunk_plan *c, int T, int width) {
    * to threads x the largest chunk (a batch of 4096 tokens on 2 threads:
    * half of `big`). Worker ids run below el__pool_width(). */
   int most = 0;
-  for (int k = 0; k < c->n; k++) most = c->t0[k + 1] - c->t0[k] > most ? c->t0[k + 1] - c->t0[k] : most;
+  for (int k = 0; k < c->n; k++) {
+    const int Tc = c->t0[k + 1] - c->t0[k];
+    most = Tc > most ? Tc : most;
+  }
   c->slots = c->n > 1 ? el__pool_width() : 1;
   c->slot_tokens = (long)c->slots * most <= c->ws->max_tokens ? most : 0;
 }

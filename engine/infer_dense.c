@@ -43,7 +43,10 @@ static void dense_block(void *p, int task, int worker) {
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, nc, Cin, 1.0f,
               j->in + (size_t)r0 * Cin, Cin, d->w + (size_t)c0 * Cin, Cin, 1.0f, out, Cout);
   if (j->epi == EL__EPI_BIAS_GELU)
-    for (int r = 0; r < n; r++) el__gelu_vec(out + (size_t)r * Cout, out + (size_t)r * Cout, (size_t)nc);
+    for (int r = 0; r < n; r++) {
+      float *row = out + (size_t)r * Cout;
+      el__gelu_vec(row, row, (size_t)nc);
+    }
   if (j->epi == EL__EPI_RESIDUAL_LN && !j->ln_apart)
     el__bias_layernorm(out, d->b, j->ln->g, j->ln->b, n, Cout, j->eps);
 }

@@ -69,19 +69,6 @@ void el__gelu_vec(float *out, const float *in, size_t n) {
   for (size_t i = 0; i < n; i++) out[i] = gelu_core(in[i]);
 }
 
-void el__bias_gelu(float *x, const float *b, int N, int C) {
-  for (int r = 0; r < N; r++) {
-    float *row = x + (size_t)r * C;
-    if (b) {
-#pragma omp simd
-      for (int c = 0; c < C; c++) row[c] = gelu_core(row[c] + b[c]);
-    } else {
-#pragma omp simd
-      for (int c = 0; c < C; c++) row[c] = gelu_core(row[c]);
-    }
-  }
-}
-
 void el__bias_layernorm(float *x, const float *b, const float *g, const float *beta, int N, int C,
                         float eps) {
   const float invC = 1.0f / (float)C;

@@ -1,9 +1,10 @@
 /* Internal: fused, vectorised kernels of the inference forward pass.
  *
  * The training ops (ops.h) keep every intermediate for backward; inference
- * needs none of them, so here bias adds are folded into the pass that
- * follows each GEMM (GELU, residual + LayerNorm, attention) and exp/erf use
- * branch-free polynomial forms that GCC vectorises. Each kernel is checked
+ * needs none of them, so here biases are the starting value of each GEMM and
+ * its element-wise work (GELU, residual + LayerNorm) runs in the same task on
+ * the same block (el__dense_fused), and exp/erf use branch-free polynomial
+ * forms that GCC vectorises. Each kernel is checked
  * against the naive op of ops.h in tests/unit/test_engine_forward.c.
  *
  * Accuracy: el__expf_vec relative error < 2e-7 on [-87, 88]; el__gelu_vec absolute
@@ -20,9 +21,6 @@ void el__expf_vec(float *out, const float *in, size_t n);
 
 /* out[i] = gelu(in[i]) (exact-erf GELU to float precision). out may alias in. */
 void el__gelu_vec(float *out, const float *in, size_t n);
-
-/* x[N,C] = gelu(x + b) with b [C] broadcast over rows (b may be NULL). */
-void el__bias_gelu(float *x, const float *b, int N, int C);
 
 /* x[N,C] = LayerNorm(x + b) * g + beta, row by row, in place (b may be NULL).
  * Used after a GEMM that accumulated into the residual stream: x already
