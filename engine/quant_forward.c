@@ -58,7 +58,12 @@ static void qjob_task(void *ctx, int task, int worker) {
                 el__qdense_colsum(j->d[i]), rows, j->N[i], j->accumulate);
   }
   float *o = j->out[0] + (size_t)lo * j->N[0];
-  if (j->epi == EPI_GELU) el__bias_gelu(o, j->b, rows, j->N[0]);
+  if (j->epi == EPI_GELU)
+    for (int r = 0; r < rows; r++) { /* gelu(out + b), as the fp32 epilogue */
+      float *row = o + (size_t)r * j->N[0];
+      el__add_inplace(row, j->b, (size_t)j->N[0]);
+      el__gelu_vec(row, row, (size_t)j->N[0]);
+    }
   if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
 }
 
