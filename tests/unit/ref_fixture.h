@@ -10,6 +10,7 @@
 #include <string.h>
 #include "electra/engine.h"
 #include "electra/model.h"
+#include "../test.h"
 
 typedef struct {
   int n_seqs, n_pos, T;
@@ -135,6 +136,30 @@ static inline int run_head(const el_model *m, el_workspace *ws, const el_batch *
     default:
       return EL_EUNSUPPORTED;
   }
+}
+
+/* The fixture list (argv[1], else $EL_REF_FIXTURES: "MODEL_DIR FIXTURE" per
+ * line) through check(dir, fixture) at 2 threads; skips without a list.
+ * Returns the number of models checked (the list must name some). */
+static inline int for_each_fixture(int argc, char **argv, void (*check)(const char *, const char *)) {
+  const char *list = argc > 1 ? argv[1] : getenv("EL_REF_FIXTURES");
+  if (!list || !*list) {
+    SKIP("no fixtures (run tests/reference/test_engine_reference.sh, or set EL_REF_FIXTURES)");
+    return 0;
+  }
+  FILE *f = fopen(list, "r");
+  CHECK(f != NULL, "fixture list %s opens", list);
+  if (!f) return 0;
+  el_set_threads(2);
+  char dir[1024], fix[1024];
+  int n = 0;
+  while (fscanf(f, "%1023s %1023s", dir, fix) == 2) {
+    check(dir, fix);
+    n++;
+  }
+  fclose(f);
+  CHECK(n > 0, "fixture list names %d models", n);
+  return n;
 }
 
 #endif

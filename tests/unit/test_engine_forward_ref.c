@@ -184,22 +184,6 @@ static void check_model(const char *dir, const char *fix_path) {
 }
 
 int main(int argc, char **argv) {
-  const char *list = argc > 1 ? argv[1] : getenv("EL_REF_FIXTURES");
-  if (!list || !*list) {
-    SKIP("no fixtures (run tests/reference/test_engine_reference.sh, or set EL_REF_FIXTURES)");
-    return 0;
-  }
-  FILE *f = fopen(list, "r");
-  CHECK(f != NULL, "fixture list %s opens", list);
-  if (!f) return el_test_done();
-  el_set_threads(2);
-  char dir[1024], fix[1024];
-  int n = 0;
-  while (fscanf(f, "%1023s %1023s", dir, fix) == 2) {
-    check_model(dir, fix);
-    n++;
-  }
-  fclose(f);
-  CHECK(n > 0, "fixture list names %d models", n);
+  for_each_fixture(argc, argv, check_model);
   return el_test_done();
 }

@@ -158,28 +158,12 @@ out:
 }
 
 int main(int argc, char **argv) {
-  const char *list = argc > 1 ? argv[1] : getenv("EL_REF_FIXTURES");
   if (!el_dtype_available(EL_DTYPE_INT8)) {
     SKIP("this build has no int8 path (oneDNN absent or make DNNL=0)");
     return el_test_done();
   }
-  if (!list || !*list) {
-    SKIP("no fixtures (run tests/reference/test_engine_reference.sh, or set EL_REF_FIXTURES)");
-    return 0;
-  }
-  FILE *f = fopen(list, "r");
-  CHECK(f != NULL, "fixture list %s opens", list);
-  if (!f) return el_test_done();
-  el_set_threads(2);
-  char dir[1024], fix[1024];
-  int n = 0;
-  while (fscanf(f, "%1023s %1023s", dir, fix) == 2) {
-    check_model(dir, fix);
-    n++;
-  }
-  fclose(f);
-  CHECK(n > 0, "fixture list names %d models", n);
-  printf("# measured max: probabilities %.4f abs; logits %.4f scaled; hidden %.4f abs; "
-         "alone vs batch %.3g scaled\n", worst_prob, worst_logit, worst_hidden, worst_self);
+  if (for_each_fixture(argc, argv, check_model) > 0)
+    printf("# measured max: probabilities %.4f abs; logits %.4f scaled; hidden %.4f abs; "
+           "alone vs batch %.3g scaled\n", worst_prob, worst_logit, worst_hidden, worst_self);
   return el_test_done();
 }
