@@ -334,9 +334,9 @@ static void watchdog_cb(uv_timer_t *t) {
   el__sd_notify("WATCHDOG=1");
 }
 
-int el__server_main(const el__srv_options *opt) {
+/* The server's state from its options, before anything is started. */
+static void init_state(el__server *s, const el__srv_options *opt) {
   memset(&G, 0, sizeof G);
-  el__server *s = &G.srv;
   s->opt = *opt;
   s->lim.max_inputs = opt->max_inputs;
   s->lim.max_qa_windows = opt->max_qa_windows;
@@ -347,46 +347,24 @@ int el__server_main(const el__srv_options *opt) {
   signal(SIGPIPE, SIG_IGN);
   el__log_init(opt->log_json);
   el__metrics_init();
-  /* Every model loads, and so is checked in full, before the server
-   * listens: a missing or broken model ends the start-up here, with its
-   * reason, and nothing ever answered on the port. Warm-up follows once
-   * listening (/ready 503 until it is done). */
-  el__sd_notify("STATUS=loading models");
-  double t_load = el__now();
-  el__model_set *first = NULL;
-  char err[1200];
-  if (el__model_set_load_checked(opt->models, opt->n_models, opt->max_batch_tokens,
-                                 opt->max_batch_size, &first, err, sizeof err)) {
-    el__log("error", "start-up failed: %s", err);
-    pthread_mutex_destroy(&s->set_mu);
-    return 1;
-  }
-  el__model_set_log(first);
+}
+
+/* The inference thread and its scheduler on the loop; 0 or -1 (logged). */
+static int start_inference(el__server *s, const el__srv_options *opt) {
   uv_loop_init(&G.loop);
   s->loop = &G.loop;
-
   s->runner = el__runner_new(opt->threads);
   el__sched_config sc = {opt->max_batch_tokens, opt->max_batch_size, opt->max_wait_us,
                          opt->max_queue, opt->max_queue_tokens};
   s->sched = s->runner ? el__sched_new(&G.loop, &sc, el__runner_engine(s->runner)) : NULL;
-  if (!s->sched) {
-    el__log("error", "cannot start the inference thread");
-    el__model_set_unref(first);
-    return 1;
-  }
-  if (el__http_start(s, err, sizeof err)) {
-    el__log("error", "%s", err);
-    el__sched_close(s->sched);
-    uv_run(&G.loop, UV_RUN_DEFAULT);
-    uv_loop_close(&G.loop);
-    el__runner_free(s->runner);
-    el__model_set_unref(first);
-    return 1;
-  }
-  el__log("info", "electra-server %s listening on %s:%u (http threads %d, max batch %d "
-          "sequences / %d tokens)", EL_VERSION, opt->host, s->port, s->http_threads,
-          opt->max_batch_size, opt->max_batch_tokens);
+  if (s->sched) return 0;
+  el__log("error", "cannot start the inference thread");
+  return -1;
+}
 
+/* Signals (TERM/INT drain, HUP reloads), the systemd watchdog and the
+ * loader's completion callback, all on the loop. */
+static void start_loop_handlers(el__server *s) {
   uv_async_init(&G.loop, &G.ld.done, loader_done_cb);
   G.ld.done.data = &G.ld;
   G.ld.srv = s;
@@ -403,6 +381,54 @@ int el__server_main(const el__srv_options *opt) {
     uint64_t ms = wd / 2000 ? wd / 2000 : 1;
     uv_timer_start(&G.watchdog_timer, watchdog_cb, ms, ms);
   }
+}
+
+/* After the loop ends: the serving model set, the runner, the lock. */
+static void release_state(el__server *s) {
+  pthread_mutex_lock(&s->set_mu);
+  el__model_set *set = s->set;
+  s->set = NULL;
+  pthread_mutex_unlock(&s->set_mu);
+  if (set) el__model_set_unref(set);
+  el__runner_free(s->runner);
+  pthread_mutex_destroy(&s->set_mu);
+}
+
+int el__server_main(const el__srv_options *opt) {
+  el__server *s = &G.srv;
+  init_state(s, opt);
+  /* Every model loads, and so is checked in full, before the server
+   * listens: a missing or broken model ends the start-up here, with its
+   * reason, and nothing ever answered on the port. Warm-up follows once
+   * listening (/ready 503 until it is done). */
+  el__sd_notify("STATUS=loading models");
+  double t_load = el__now();
+  el__model_set *first = NULL;
+  char err[1200];
+  if (el__model_set_load_checked(opt->models, opt->n_models, opt->max_batch_tokens,
+                                 opt->max_batch_size, &first, err, sizeof err)) {
+    el__log("error", "start-up failed: %s", err);
+    pthread_mutex_destroy(&s->set_mu);
+    return 1;
+  }
+  el__model_set_log(first);
+  if (start_inference(s, opt)) {
+    el__model_set_unref(first);
+    return 1;
+  }
+  if (el__http_start(s, err, sizeof err)) {
+    el__log("error", "%s", err);
+    el__sched_close(s->sched);
+    uv_run(&G.loop, UV_RUN_DEFAULT);
+    uv_loop_close(&G.loop);
+    el__runner_free(s->runner);
+    el__model_set_unref(first);
+    return 1;
+  }
+  el__log("info", "electra-server %s listening on %s:%u (http threads %d, max batch %d "
+          "sequences / %d tokens)", EL_VERSION, opt->host, s->port, s->http_threads,
+          opt->max_batch_size, opt->max_batch_tokens);
+  start_loop_handlers(s);
   el__sd_notify("STATUS=warming up");
   G.ld.busy = 1; /* the start-up load, done above: warm it as a loader's result */
   G.ld.reload = 0;
@@ -411,13 +437,6 @@ int el__server_main(const el__srv_options *opt) {
   start_warmup(&G.ld);
   uv_run(&G.loop, UV_RUN_DEFAULT);
   uv_loop_close(&G.loop);
-
-  pthread_mutex_lock(&s->set_mu);
-  el__model_set *set = s->set;
-  s->set = NULL;
-  pthread_mutex_unlock(&s->set_mu);
-  if (set) el__model_set_unref(set);
-  el__runner_free(s->runner);
-  pthread_mutex_destroy(&s->set_mu);
+  release_state(s);
   return G.exit_code;
 }
