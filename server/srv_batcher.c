@@ -216,44 +216,41 @@ static void wait_timer_cb(uv_timer_t *t) {
 }
 
 /* Packs the next batch and hands it to the inference thread. */
-static void post_batch(el__sched *s) {
-  if (s->busy) return;
-  double now = el__now();
-  expire(s, now);
-  reap_gone(s);
+/* The queue whose head job is oldest; NULL when every queue is empty. */
+static mqueue *oldest_queue(el__sched *s) {
   mqueue *best = NULL;
   for (mqueue *q = s->queues; q; q = q->next)
     if (q->head && (!best || q->head->t_enqueue < best->head->t_enqueue)) best = q;
-  if (!best) return;
+  return best;
+}
 
-  /* With a wait budget, hold a partial batch until it fills or the oldest
-   * sequence has waited max_wait_us. */
-  if (s->cfg.max_wait_us > 0) {
-    int n = 0, tokens = 0, full = 0;
-    for (el__job *j = best->head; j && !full; j = j->next)
-      for (int i = j->next_seq; i < j->n_seqs; i++) {
-        if (n + 1 > s->cfg.max_batch_size || tokens + j->seqs[i].len > s->cfg.max_batch_tokens) {
-          full = 1;
-          break;
-        }
-        n++;
-        tokens += j->seqs[i].len;
+/* With a wait budget, a partial batch is held until it fills or the oldest
+ * sequence has waited max_wait_us: 1 (and the timer armed) while holding. */
+static int hold_partial(el__sched *s, const mqueue *best, double now) {
+  if (s->cfg.max_wait_us <= 0) return 0;
+  int n = 0, tokens = 0, full = 0;
+  for (el__job *j = best->head; j && !full; j = j->next)
+    for (int i = j->next_seq; i < j->n_seqs; i++) {
+      if (n + 1 > s->cfg.max_batch_size || tokens + j->seqs[i].len > s->cfg.max_batch_tokens) {
+        full = 1;
+        break;
       }
-    double waited_us = (now - best->head->t_enqueue) * 1e6;
-    if (!full && waited_us < s->cfg.max_wait_us) {
-      if (!s->waiting) {
-        uint64_t ms = (uint64_t)((s->cfg.max_wait_us - waited_us) / 1000.0) + 1;
-        s->waiting = 1;
-        uv_timer_start(&s->wait_timer, wait_timer_cb, ms, 0);
-      }
-      return;
+      n++;
+      tokens += j->seqs[i].len;
     }
+  double waited_us = (now - best->head->t_enqueue) * 1e6;
+  if (full || waited_us >= s->cfg.max_wait_us) return 0;
+  if (!s->waiting) {
+    uint64_t ms = (uint64_t)((s->cfg.max_wait_us - waited_us) / 1000.0) + 1;
+    s->waiting = 1;
+    uv_timer_start(&s->wait_timer, wait_timer_cb, ms, 0);
   }
-  if (s->waiting) {
-    uv_timer_stop(&s->wait_timer);
-    s->waiting = 0;
-  }
+  return 1;
+}
 
+/* Fills s->cur with the queue's sequences in arrival order up to the batch
+ * limits (a job may be split across batches); finished jobs leave the queue. */
+static void fill_batch(el__sched *s, mqueue *best, double now) {
   batch *b = &s->cur;
   b->model = best->model;
   b->n = 0;
@@ -291,6 +288,20 @@ static void post_batch(el__sched *s) {
   }
   for (int i = 0; i < b->n; i++)
     if (b->jobs[i]->max_batch_seqs < b->n) b->jobs[i]->max_batch_seqs = b->n;
+}
+
+static void post_batch(el__sched *s) {
+  if (s->busy) return;
+  double now = el__now();
+  expire(s, now);
+  reap_gone(s);
+  mqueue *best = oldest_queue(s);
+  if (!best || hold_partial(s, best, now)) return;
+  if (s->waiting) {
+    uv_timer_stop(&s->wait_timer);
+    s->waiting = 0;
+  }
+  fill_batch(s, best, now);
   drop_empty_queues(s);
   s->busy = 1;
   pthread_mutex_lock(&s->mu);
