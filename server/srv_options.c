@@ -22,7 +22,8 @@ extern char **environ;
 
 /* The table, built on the struct being filled: el_opt destinations are
  * pointers. --model, --correct-label, --cors-origin and --log-format are
- * EL_OPT_CUSTOM, stored by set_value below. */
+ * EL_OPT_CUSTOM, stored by set_value below. Long because it is the table:
+ * one entry per option, read as data (--help prints it in this order). */
 enum { N_DEFS = 33 };
 static int build_table(el__srv_options *o, el_opt *t) {
   const el_opt d[N_DEFS] = {
