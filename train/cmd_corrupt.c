@@ -9,6 +9,7 @@
 #include "commands.h"
 #include "data_pretok.h"
 #include "learner.h"
+#include "progress.h"
 
 #define PROG "electra-train corrupt"
 
@@ -47,12 +48,6 @@ static void usage(FILE *f) {
   for (int k = 0; k < EL__LF_COUNT; k++)
     fprintf(f, "  %-13s %4.1f%%%s", el__lfam_name(k), 100 * el__lfam_weight(k),
             k % 4 == 3 || k == EL__LF_COUNT - 1 ? "\n" : "");
-}
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 typedef struct totals {
@@ -122,10 +117,10 @@ static int run(FILE *f, const el__learner *l, int family, totals *t, el_error *e
     if ((rc = split_line(&sp, line, (size_t)len, &bad, err))) break;
     t->bad_utf8 += bad;
     if (!sp.w.n) continue;
-    double t0 = now_s();
+    double t0 = el__mono_s();
     rc = family >= 0 ? el__learner_corrupt_family(l, sp.words, sp.w.n, family, &rng, &o, err)
                      : el__learner_corrupt(l, sp.words, sp.w.n, a_rate, &rng, &o, err);
-    t->seconds += now_s() - t0;
+    t->seconds += el__mono_s() - t0;
     if (rc) break;
     print_sentence(&o);
     t->sentences++;

@@ -22,6 +22,7 @@
 #include "cli_util.h"
 #include "trainer_api.h"
 #include "commands.h"
+#include "progress.h"
 
 #define PROG "electra-train recipe ged"
 #define MAX_ARGS 256
@@ -87,12 +88,6 @@ static void addf(argv_b *a, const char *fmt, double x) {
 }
 static void add_list(argv_b *a, const el_strlist *l) {
   for (int i = 0; i < l->n; i++) add(a, l->v[i]);
-}
-
-static double now_s(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
 /* Prints the stage's command (paths of many corpus files abbreviated) and
@@ -211,9 +206,9 @@ static int stage_vocab(recipe *r) {
   add(&a, "--out");
   add(&a, r->vocab);
   if (a_cased) add(&a, "--no-lower-case");
-  double s = now_s();
+  double s = el__mono_s();
   int rc = run_stage(++r->k, r->n_stages, "vocabulary", 0, &a, el__cmd_vocab);
-  r->ts[0] = now_s() - s;
+  r->ts[0] = el__mono_s() - s;
   r->pre -= r->ts[0]; /* the vocabulary's time comes out of pretraining's share */
   return rc;
 }
@@ -237,9 +232,9 @@ static int stage_pretrain(recipe *r) {
     add(&a, "--corruption");
     addf(&a, "learner:%g", a_pretrain_corruption);
   }
-  double s = now_s();
+  double s = el__mono_s();
   int rc = run_stage(++r->k, r->n_stages, "pretraining", r->pre, &a, el__cmd_pretrain);
-  r->ts[1] = now_s() - s;
+  r->ts[1] = el__mono_s() - s;
   r->syn += r->pre - r->ts[1]; /* the synthetic stage gets what pretraining left */
   return rc;
 }
@@ -277,9 +272,9 @@ static int stage_synthetic(recipe *r) {
   add(&b, "--time-limit");
   addf(&b, "%.0fs", r->syn > 5 ? r->syn : 5);
   common_args(&b, r);
-  double s = now_s();
+  double s = el__mono_s();
   int rc = run_stage(++r->k, r->n_stages, "synthetic GED", r->syn, &b, el__cmd_finetune);
-  r->ts[2] = now_s() - s;
+  r->ts[2] = el__mono_s() - s;
   r->real += r->syn - r->ts[2];
   return rc;
 }
@@ -304,15 +299,15 @@ static int stage_real(recipe *r) {
   add(&c, "--epochs");
   add(&c, "20");
   common_args(&c, r);
-  double s = now_s();
+  double s = el__mono_s();
   int rc = run_stage(++r->k, r->n_stages, "GED fine-tuning", r->real, &c, el__cmd_finetune);
-  r->ts[3] = now_s() - s;
+  r->ts[3] = el__mono_s() - s;
   return rc;
 }
 
 static void final_report(const recipe *r, double t0) {
   char d[32];
-  fprintf(stderr, "\n" PROG ": done in %s\n", el__format_duration(now_s() - t0, d, sizeof d));
+  fprintf(stderr, "\n" PROG ": done in %s\n", el__format_duration(el__mono_s() - t0, d, sizeof d));
   if (!a_vocab)
     fprintf(stderr, "  %-10s %-9s %s\n", "vocabulary", el__format_duration(r->ts[0], d, sizeof d), r->vocab);
   fprintf(stderr, "  %-10s %-9s %s (metrics.jsonl, loss.svg)\n", "pretrain",
@@ -352,7 +347,7 @@ int el__cmd_recipe(int argc, char **argv) {
   int rc = el__cli_parse(PROG, opts, N_OPTS, argc - 1, argv + 1, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
   if ((rc = check_args())) return rc;
-  double t0 = now_s();
+  double t0 = el__mono_s();
   static recipe r; /* ~17 KB of paths: off the stack */
   memset(&r, 0, sizeof r);
   if ((rc = plan(&r)) || (rc = stage_vocab(&r)) || (rc = stage_pretrain(&r)) ||

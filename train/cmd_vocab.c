@@ -9,14 +9,9 @@
 #include "data_input.h"
 #include "trainer_api.h"
 #include "vocab_builder.h"
+#include "progress.h"
 
 #define PROG "electra-train vocab"
-
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static el_strlist inputs;
 static long vocab_size = 0, min_frequency = 2;
@@ -104,13 +99,13 @@ int el__cmd_vocab(int argc, char **argv) {
     fprintf(stderr, PROG ": %s\n", err.msg);
     return 1;
   }
-  double t0 = now_s();
+  double t0 = el__mono_s();
   el__word_counts *wc = NULL;
   if (el__wc_new(&wc, &err)) goto fail;
   long bad_lines = 0;
   char first_bad[sizeof err.msg + 64] = "";
   if (count_words(wc, &bad_lines, first_bad, sizeof first_bad, &err)) goto fail;
-  double t1 = now_s();
+  double t1 = el__mono_s();
   fprintf(stderr, "read %d file(s), %.1f MB: %llu words, %zu distinct (%.1fs)\n", inputs.n,
           (double)bytes / 1e6, (unsigned long long)el__wc_total(wc), el__wc_distinct(wc),
           t1 - t0);
@@ -120,7 +115,7 @@ int el__cmd_vocab(int argc, char **argv) {
   el__vb_opts vo = {(int)vocab_size, min_frequency, EL_VOCAB_SCORE_FREQ};
   el__vb_vocab v;
   if (el__vb_learn(wc, &vo, &v, &err)) goto fail;
-  double t2 = now_s();
+  double t2 = el__mono_s();
   if (el__vb_write(&v, out_path, &err)) {
     el__vb_free(&v);
     goto fail;

@@ -8,6 +8,7 @@
 #include <utf8proc.h>
 #include "data_builder.h"
 #include "data_corpus.h"
+#include "progress.h"
 
 #define CHUNK_LINES 16384
 #define CHUNK_BYTES (8u << 20)
@@ -159,12 +160,6 @@ static int read_chunk(FILE *f, chunk *c, char **line, size_t *line_cap) {
   return c->n;
 }
 
-static double now_s(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* What el__corpus_build carries across files and chunks. */
 typedef struct corpus_ctx {
   const el_tokenizer *tok;
@@ -234,7 +229,7 @@ static int build_file(corpus_ctx *x, const char *input, el_error *err) {
 int el__corpus_build(const char *path, char *const *inputs, int n_inputs,
                      const el_tokenizer *tok, const el__cache_key *key, el__corpus_stats *stats,
                      el_error *err) {
-  double t0 = now_s();
+  double t0 = el__mono_s();
   corpus_ctx x;
   memset(&x, 0, sizeof x);
   x.tok = tok;
@@ -260,7 +255,7 @@ int el__corpus_build(const char *path, char *const *inputs, int n_inputs,
   if (rc) el__cache_writer_abort(&x.w);
   else rc = el__cache_writer_finish(&x.w, (uint64_t)n_inputs, err);
 done:
-  x.st.seconds = now_s() - t0;
+  x.st.seconds = el__mono_s() - t0;
   if (stats) *stats = x.st;
   for (int t = 0; t < x.nthreads; t++) {
     el_tokens_free(&x.touts[t].toks);

@@ -6,16 +6,11 @@
 #include <time.h>
 #include <mpi.h>
 #include "dist.h"
+#include "progress.h"
 
 static int g_joined, g_rank, g_size = 1;
 static double g_sum_s;
 static uint64_t g_sum_bytes;
-
-static double mono(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int mpi_fail(int rc, const char *what, el_error *err) {
   char msg[MPI_MAX_ERROR_STRING];
@@ -64,14 +59,14 @@ const char *el__dist_library(void) {
 
 int el__dist_sum_f32(float *buf, size_t n, el_error *err) {
   if (g_size <= 1) return EL_OK;
-  double t0 = mono();
+  double t0 = el__mono_s();
   for (size_t off = 0; off < n;) { /* MPI counts are ints */
     int k = n - off > (size_t)INT_MAX ? INT_MAX : (int)(n - off);
     int rc = MPI_Allreduce(MPI_IN_PLACE, buf + off, k, MPI_FLOAT, MPI_SUM, MPI_COMM_WORLD);
     if (rc != MPI_SUCCESS) return mpi_fail(rc, "gradient sum", err);
     off += (size_t)k;
   }
-  g_sum_s += mono() - t0;
+  g_sum_s += el__mono_s() - t0;
   g_sum_bytes += n * sizeof *buf;
   return EL_OK;
 }

@@ -31,11 +31,6 @@
 #include "progress.h"
 #include "schedule.h"
 
-static double now_wall(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
 static double now_cpu(void) {
   struct timespec t;
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
@@ -188,14 +183,14 @@ static int read_synthetic(const el__ft_opts *o, const el_tokenizer *tok, el__ft_
   so.lower_case = el_tokenizer_lower_case(tok);
   tr->task = dv->task = o->task;
   tr->path = "synthetic";
-  double t0 = now_wall();
+  double t0 = el__mono_s();
   int rc = el__ged_synthesize(&so, &tr->ged, o->dev ? NULL : &dv->ged, err);
   if (rc) return rc;
   fprintf(log,
           "finetune: synthetic GED data from %d file(s): %d training sentences, %ld words, "
           "%.1f%% labelled errors (%.1f s)\n",
           so.n_paths, tr->ged.n, tr->ged.n_words,
-          tr->ged.n_words ? 100.0 * tr->ged.n_errors / tr->ged.n_words : 0.0, now_wall() - t0);
+          tr->ged.n_words ? 100.0 * tr->ged.n_errors / tr->ged.n_words : 0.0, el__mono_s() - t0);
   if (o->dev) return el__ft_read(o->task, o->dev, &o->cols, NULL, 0, (int)o->max_dev, dv, err);
   dv->path = "synthetic dev";
   return EL_OK;
@@ -472,7 +467,7 @@ static void start_schedule(ft_run *r) {
   if (r->dtr.n_truncated)
     fprintf(r->log, "finetune: %ld training example(s) truncated to %ld tokens\n", r->dtr.n_truncated,
             o->max_seq_len);
-  r->t_train = now_wall();
+  r->t_train = el__mono_s();
   el__progress_set_total(&r->prog, o->time_limit > 0 ? 0 : r->total, o->time_limit > 0);
   if (o->time_limit > 0) {
     el__plan_init(r->pl = &r->plan, o->time_limit, 0, r->total, r->total);
@@ -480,7 +475,7 @@ static void start_schedule(ft_run *r) {
             o->time_limit, r->total);
   }
   r->best = -INFINITY;
-  r->last_plot = now_wall();
+  r->last_plot = el__mono_s();
 }
 
 static void shuffle(ft_run *r) { /* Fisher-Yates */
@@ -563,7 +558,7 @@ typedef struct interval {
  * metrics row (the curves rewritten once a checkpoint exists). */
 static void report_progress(ft_run *r, long ep, double lr, int row_now, interval *iv) {
   const el__ft_opts *o = r->o;
-  double dt = now_wall() - iv->t0, per_step = (now_wall() - r->t_train - r->eval_total) / r->step;
+  double dt = el__mono_s() - iv->t0, per_step = (el__mono_s() - r->t_train - r->eval_total) / r->step;
   double eta = r->pl ? el__plan_eta(r->pl)
                      : (double)(r->total - r->step) * per_step + (double)(o->epochs - ep + 1) * r->eval_s;
   el__progress_stats ps = {.step = r->step, .lr = lr, .eta_s = eta, .finetune = 1,
@@ -575,7 +570,7 @@ static void report_progress(ft_run *r, long ep, double lr, int row_now, interval
   el__mrow row;
   memset(&row, 0, sizeof row);
   row.step = r->step;
-  el__mrow_set(&row, EL_MF_TIME, now_wall() - r->t_train);
+  el__mrow_set(&row, EL_MF_TIME, el__mono_s() - r->t_train);
   el__mrow_set(&row, EL_MF_EPOCH, (double)ep);
   el__mrow_set(&row, EL_MF_LR, lr);
   el__mrow_set(&row, EL_MF_LOSS, iv->loss / iv->n);
@@ -584,27 +579,27 @@ static void report_progress(ft_run *r, long ep, double lr, int row_now, interval
   el_error e = {0};
   if (el__mlog_add(&r->ml, &row, &e)) el__progress_note(&r->prog, "finetune: warning: %s", e.msg);
   if (r->saved && !r->rank) {
-    int plot = now_wall() - r->last_plot > 30;
+    int plot = el__mono_s() - r->last_plot > 30;
     write_curves(o, &r->ml, &r->prog, plot);
-    if (plot) r->last_plot = now_wall();
+    if (plot) r->last_plot = el__mono_s();
   }
-  *iv = (interval){0, now_wall(), 0, 0};
+  *iv = (interval){0, el__mono_s(), 0, 0};
 }
 
 /* One pass over the shuffled training features (or until the time plan is
  * complete); *loss_sum / *n_loss the epoch's losses. */
 static int train_epoch(ft_run *r, long ep, double *loss_sum, long *n_loss, el_error *err) {
   const el__ft_opts *o = r->o;
-  interval iv = {0, now_wall(), 0, 0};
+  interval iv = {0, el__mono_s(), 0, 0};
   shuffle(r);
   for (int a = 0; a < r->dtr.n; a += r->B) {
     if (r->pl && r->plan_over) break;
-    double t_step = now_wall(), lr = 0, loss = 0;
+    double t_step = el__mono_s(), lr = 0, loss = 0;
     int nb = a + r->B < r->dtr.n ? r->B : r->dtr.n - a;
     int rc = train_step(r, a, nb, &lr, &loss, err);
     if (rc) return rc;
     if (r->pl) { /* the next step's schedule */
-      plan_step(r->pl, now_wall() - t_step, now_wall() - r->t_train, ep > 1,
+      plan_step(r->pl, el__mono_s() - t_step, el__mono_s() - r->t_train, ep > 1,
                 (r->ddv.n + r->B - 1) / r->B, o->warmup, &r->prog);
       r->total = r->pl->total;
       r->warm = el__warmup_share(r->total, o->warmup);
@@ -651,22 +646,22 @@ static int end_epoch(ft_run *r, long ep, double t_ep, double loss_sum, long n_lo
   el__ft_metrics mt;
   el__ft_tmodel_ctx rctx = {r->m, r->t->kind, r->K};
   el__ft_runner runner = {el__ft_tmodel_run, &rctx};
-  double t_eval = now_wall();
+  double t_eval = el__mono_s();
   int rc = el__ft_evaluate(&runner, &r->dv, &r->ddv, &r->shape, r->micro_cap, 1, 0, NULL, &mt,
                            err);
   if (rc) return rc;
-  r->eval_s = now_wall() - t_eval;
+  r->eval_s = el__mono_s() - t_eval;
   r->eval_total += r->eval_s;
   char mj[1024];
   el__ft_metrics_json(r->t, &mt, mj, sizeof mj);
   el__progress_note(&r->prog, "epoch %ld: train loss %.4f, dev %s (%.0f s)", ep, loss_sum / n_loss,
-                    mj, now_wall() - t_ep);
+                    mj, el__mono_s() - t_ep);
   add_epoch(r->epochs, r->t, ep, loss_sum / n_loss, &mt);
   el__mrow row;
   memset(&row, 0, sizeof row);
   row.val = 1;
   row.step = r->step;
-  el__mrow_set(&row, EL_MF_TIME, now_wall() - r->t_train);
+  el__mrow_set(&row, EL_MF_TIME, el__mono_s() - r->t_train);
   el__mrow_set(&row, EL_MF_EPOCH, (double)ep);
   el__mrow_set(&row, EL_MF_LOSS, loss_sum / n_loss);
   el__mrow_set(&row, EL_MF_DEV_SCORE, mt.primary);
@@ -675,16 +670,16 @@ static int end_epoch(ft_run *r, long ep, double t_ep, double loss_sum, long n_lo
   if ((mt.primary > r->best || r->best_epoch == 0) && (rc = save_best(r, ep, &mt, err))) return rc;
   if (r->saved && !r->rank) { /* the saved directory has no curves yet: put them (back) in */
     write_curves(r->o, &r->ml, &r->prog, 1);
-    r->last_plot = now_wall();
+    r->last_plot = el__mono_s();
   }
-  if (r->pl) el__plan_set_reserve(r->pl, now_wall() - t_eval); /* the last one will take as long */
+  if (r->pl) el__plan_set_reserve(r->pl, el__mono_s() - t_eval); /* the last one will take as long */
   return EL_OK;
 }
 
 /* eval.json, then the curves once more (after the final save). */
 static int finish(ft_run *r, el_error *err) {
   el__ft_run_summary sum = {r->best_epoch, &r->best_m, r->epochs, n_examples(r->t, &r->tr), r->step,
-                            now_wall() - r->wall0, now_cpu() - r->cpu0, r->mdir};
+                            el__mono_s() - r->wall0, now_cpu() - r->cpu0, r->mdir};
   if (r->rank) return EL_OK; /* rank 0 writes */
   int rc = write_eval_json(r->o, &sum, err);
   if (rc) return rc;
@@ -727,7 +722,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   r->o = o;
   r->t = o->task;
   r->log = log;
-  r->wall0 = now_wall();
+  r->wall0 = el__mono_s();
   r->cpu0 = now_cpu();
   el__ft_resolve_model_dir(o->init, r->mdir, sizeof r->mdir);
   snprintf(r->vocab, sizeof r->vocab, "%s/vocab.txt", r->mdir);
@@ -739,7 +734,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
   if (!rc) rc = build_model(r, err);
   if (!rc) start_schedule(r);
   for (long ep = 1; !rc && ep <= o->epochs; ep++) {
-    double t_ep = now_wall(), loss_sum = 0;
+    double t_ep = el__mono_s(), loss_sum = 0;
     long n_loss = 0;
     rc = train_epoch(r, ep, &loss_sum, &n_loss, err);
     if (!rc) rc = end_epoch(r, ep, t_ep, loss_sum, n_loss, err);

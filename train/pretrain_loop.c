@@ -15,6 +15,7 @@
 #include "pretrain_eval.h"
 #include "pretrain_run.h"
 #include "schedule.h"
+#include "progress.h"
 
 #define PROG "electra-train pretrain"
 
@@ -23,12 +24,6 @@ static volatile sig_atomic_t g_stop = 0;
 static void on_signal(int sig) {
   g_stop = sig;
   signal(sig, SIG_DFL); /* a second Ctrl-C ends the process at once */
-}
-
-static double mono(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 /* Sums of the per-step values since the last log line. */
@@ -93,7 +88,7 @@ static void plot(el__pt_run *r) {
 static int validate(el__pt_run *r, el_error *err) {
   if (r->rank || !r->data.n_val || r->last_val_step == r->step) return EL_OK;
   r->last_val_step = r->step;
-  double t0 = mono();
+  double t0 = el__mono_s();
   el__val_result v;
   int rc = r->o->mlm ? el__validate_mlm(r->mlm, &r->data, &r->mc, r->micro,
                                         (uint64_t)r->o->seed, &v, err)
@@ -127,7 +122,7 @@ static int validate(el__pt_run *r, el_error *err) {
                       "validation at step %lld (%ld sequences): MLM loss %.4f, accuracy %.2f%% "
                       "(unigram baseline %.2f%%) [%.1fs]",
                       (long long)r->step, v.n_seqs, v.gen_loss, 100 * v.gen_acc,
-                      100 * v.unigram_acc, mono() - t0);
+                      100 * v.unigram_acc, el__mono_s() - t0);
   else
     el__progress_note(&r->prog,
                       "validation at step %lld (%ld sequences): generator loss %.4f, accuracy "
@@ -135,7 +130,7 @@ static int validate(el__pt_run *r, el_error *err) {
                       "accuracy %.2f%%, AUC %.4f (%.1f%% of tokens replaced) [%.1fs]",
                       (long long)r->step, v.n_seqs, v.gen_loss, 100 * v.gen_acc,
                       100 * v.unigram_acc, v.disc_loss, v.disc_base_loss, 100 * v.disc_acc,
-                      v.disc_auc, 100 * v.replaced_frac, mono() - t0);
+                      v.disc_auc, 100 * v.replaced_frac, el__mono_s() - t0);
   plot(r);
   return EL_OK;
 }
@@ -164,7 +159,7 @@ static int train_step(el__pt_run *r, el__packed *pk, acc *a, double lr, el_error
 /* planned: the time plan's total (0 = no plan, no field) */
 static void log_row(el__pt_run *r, acc *a, double lr, long planned) {
   if (!a->steps || r->rank) return;
-  double dt = mono() - a->t0;
+  double dt = el__mono_s() - a->t0;
   el__mrow row;
   memset(&row, 0, sizeof row);
   row.step = r->step;
@@ -324,7 +319,7 @@ typedef struct session {
  * plan's total (a resumed time-planned run) or --max-steps' holds. */
 static void session_plan(el__pt_run *r, session *s) {
   el__pt_opts *o = r->o;
-  s->loop_t0 = s->last_plot = mono();
+  s->loop_t0 = s->last_plot = el__mono_s();
   s->ema_step = NAN;
   if (o->time_limit > 0) {
     s->pl = &s->plan;
@@ -334,7 +329,7 @@ static void session_plan(el__pt_run *r, session *s) {
     el__progress_set_total(&r->prog, 0, 1);
   }
   o->planned_steps = 0; /* set again once this session has a plan */
-  s->a.t0 = mono();
+  s->a.t0 = el__mono_s();
   s->why_stop = s->pl ? "finished the time-planned schedule" : "finished";
 }
 
@@ -347,7 +342,7 @@ static int session_over_here(const el__pt_run *r, session *s) {
     s->why_stop = g_stop == SIGINT ? "interrupted (SIGINT)" : "terminated (SIGTERM)";
     return 1;
   }
-  if (o->time_limit > 0 && mono() - s->t0 >= o->time_limit) {
+  if (o->time_limit > 0 && el__mono_s() - s->t0 >= o->time_limit) {
     s->why_stop = "time limit reached";
     return 1;
   }
@@ -381,19 +376,19 @@ static int session_step(el__pt_run *r, session *s, const char **what, el_error *
   s->lr = el__lr_at(o->lr, r->step, total,
                     s->pl ? el__warmup_capped(total, o->warmup_steps, o->warmup_auto)
                           : o->warmup_steps);
-  double t0 = mono();
+  double t0 = el__mono_s();
   int rc = el__dist_bcast_f64(&s->lr, 1, err);
   if (rc) {
     *what = "";
     return rc;
   }
   rc = train_step(r, &s->pk, &s->a, s->lr, err);
-  double dt = mono() - t0;
+  double dt = el__mono_s() - t0;
   r->train_seconds += dt;
   s->steps_run++;
   s->steps_s += dt;
   s->ema_step = isnan(s->ema_step) ? dt : 0.9 * s->ema_step + 0.1 * dt;
-  if (s->pl) plan_update(r, s->pl, dt, mono() - s->loop_t0);
+  if (s->pl) plan_update(r, s->pl, dt, el__mono_s() - s->loop_t0);
   s->end = s->pl ? s->pl->total : o->max_steps;
   if (rc == EL_EVALUE) {
     el__progress_note(&r->prog, "warning: step %lld skipped: %s", (long long)r->step, err->msg);
@@ -416,14 +411,14 @@ static void session_report(el__pt_run *r, session *s) {
   acc *a = &s->a;
   double remain = s->pl ? el__plan_eta(s->pl) : (double)(o->max_steps - r->step) * s->ema_step;
   if (o->time_limit > 0) {
-    double left = o->time_limit - (mono() - s->t0);
+    double left = o->time_limit - (el__mono_s() - s->t0);
     if (left < remain) remain = left > 0 ? left : 0;
   }
   int log_now = r->step % o->log_every == 0 || r->step == s->end;
   if (!r->prog.tty && !log_now) return;
   el__progress_stats ps = {
       .step = r->step,
-      .tokens_per_s = a->tokens / fmax(mono() - a->t0, 1e-9),
+      .tokens_per_s = a->tokens / fmax(el__mono_s() - a->t0, 1e-9),
       .lr = s->lr,
       .eta_s = remain,
       .gen_loss = a->gen_loss / a->steps,
@@ -439,10 +434,10 @@ static void session_report(el__pt_run *r, session *s) {
   el__progress_log(&r->prog, &ps);
   log_row(r, a, s->lr, o->planned_steps);
   memset(a, 0, sizeof *a);
-  a->t0 = mono();
-  if (mono() - s->last_plot > 30) {
+  a->t0 = el__mono_s();
+  if (el__mono_s() - s->last_plot > 30) {
     plot(r);
-    s->last_plot = mono();
+    s->last_plot = el__mono_s();
   }
 }
 
@@ -452,26 +447,26 @@ static void session_report(el__pt_run *r, session *s) {
 static int session_checkpoints(el__pt_run *r, session *s, const char **what, el_error *err) {
   const el__pt_opts *o = r->o;
   if (o->val_every > 0 && r->step % o->val_every == 0 && r->step < s->end) {
-    double tv = mono();
+    double tv = el__mono_s();
     if (validate(r, err)) {
       *what = "validation failed: ";
       return 1;
     }
-    s->a.t0 = mono(); /* validation time is not training throughput */
-    s->val_s = mono() - tv;
+    s->a.t0 = el__mono_s(); /* validation time is not training throughput */
+    s->val_s = el__mono_s() - tv;
     if (s->pl) el__plan_set_reserve(s->pl, s->val_s + s->save_s); /* the final ones take as long */
   }
   if (o->save_every > 0 && r->step % o->save_every == 0 && r->step < s->end) {
-    double ts = mono();
+    double ts = el__mono_s();
     if (save_all(r, err)) {
       *what = "could not save the checkpoint: ";
       return 1;
     }
-    s->save_s = mono() - ts;
+    s->save_s = el__mono_s() - ts;
     if (s->pl) el__plan_set_reserve(s->pl, s->val_s + s->save_s);
     el__progress_note(&r->prog, "saved step %lld to %s (%.1fs)", (long long)r->step, r->run_dir,
-                      mono() - ts);
-    s->a.t0 += mono() - ts;
+                      el__mono_s() - ts);
+    s->a.t0 += el__mono_s() - ts;
   }
   return EL_OK;
 }
@@ -484,7 +479,7 @@ static int session_end(el__pt_run *r, session *s, const char **what, el_error *e
     *what = "validation failed: ";
     return 1;
   }
-  double ts = mono();
+  double ts = el__mono_s();
   if (save_all(r, err)) {
     *what = "could not save the checkpoint: ";
     return 1;
@@ -502,7 +497,7 @@ static int session_end(el__pt_run *r, session *s, const char **what, el_error *e
                       (double)bytes / 1e6 / (double)s->steps_run);
   }
   el__progress_note(&r->prog, "%s at step %lld; saved to %s (%.1fs). Trained %s in total.",
-                    s->why_stop, (long long)r->step, r->run_dir, mono() - ts,
+                    s->why_stop, (long long)r->step, r->run_dir, el__mono_s() - ts,
                     el__format_duration(r->train_seconds, (char[32]){0}, 32));
   return EL_OK;
 }
@@ -557,12 +552,12 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st, int accumulate)
   g_stop = 0;
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
-  s.t0 = mono();
+  s.t0 = el__mono_s();
   if (!resume && r->step == 0 && validate(r, &err)) {
     what = "validation failed: ";
     goto out;
   }
-  s.val_s = mono() - s.t0;
+  s.val_s = el__mono_s() - s.t0;
   session_plan(r, &s);
   int over;
   while (!(over = session_over(r, &s, &err))) {

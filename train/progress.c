@@ -7,7 +7,7 @@
 #include "cli_util.h"
 #include "progress.h"
 
-static double mono(void) {
+double el__mono_s(void) {
   struct timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
@@ -68,7 +68,7 @@ static void fields(char *buf, size_t n, const el__progress_stats *s) {
 
 void el__progress_update(el__progress *p, const el__progress_stats *s, int force) {
   if (!p->tty) return;
-  double t = mono();
+  double t = el__mono_s();
   if (!force && p->drawn && t - p->last_draw < 0.1) return;
   p->last_draw = t;
   const int W = 20;

@@ -54,4 +54,8 @@ void el__progress_note(el__progress *p, const char *fmt, ...) __attribute__((for
 /* Ends the status line (newline) if one is drawn. */
 void el__progress_done(el__progress *p);
 
+/* Monotonic seconds: the one clock of the trainer's progress lines, step
+ * timing, time limits and stage reports. */
+double el__mono_s(void);
+
 #endif

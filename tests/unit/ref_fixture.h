@@ -1,6 +1,7 @@
 /* The engine-vs-PyTorch fixtures (format: tests/reference/ref_fixtures.py):
  * reading them, running a model's head on a case, and the distance measures,
- * shared by test_engine_forward_ref.c (fp32) and test_engine_int8_ref.c. */
+ * shared by test_engine_forward_ref.c (fp32), test_engine_int8_ref.c and
+ * test_engine_forward.c (run_head). */
 #ifndef EL_TESTS_REF_FIXTURE_H
 #define EL_TESTS_REF_FIXTURE_H
 

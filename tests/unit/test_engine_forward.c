@@ -16,6 +16,7 @@
 #include "infer_kernels.h"
 #include "model_internal.h"
 #include "ops.h"
+#include "ref_fixture.h" /* run_head */
 #include "rng.h"
 #include "../test.h"
 
@@ -255,24 +256,6 @@ static void naive_head(const el_model *m, const el_batch *b, int T, const float 
       break;
   }
   free(d), free(g);
-}
-
-static int run_head(const el_model *m, el_workspace *ws, const el_batch *b, const int *pos,
-                    int n_pos, float *o0, float *o1, el_error *err) {
-  switch (m->cfg.arch) {
-    case EL_ARCH_PRETRAINING:
-      return el_run_replaced(m, ws, b, o0, err);
-    case EL_ARCH_SEQ_CLS:
-      return el_run_classify(m, ws, b, o0, err);
-    case EL_ARCH_QA:
-      return el_run_qa(m, ws, b, o0, o1, err);
-    case EL_ARCH_MASKED_LM:
-      return el_run_mlm(m, ws, b, pos, n_pos, o0, err);
-    case EL_ARCH_TOKEN_CLS:
-      return el_run_token_classify(m, ws, b, o0, err);
-    default:
-      return EL_EUNSUPPORTED;
-  }
 }
 
 typedef struct {
