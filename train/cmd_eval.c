@@ -86,6 +86,11 @@ static int run_eval(const eval_args *a, const el__task *t) {
   if ((rc = el_model_load_opts(a->model, &lo, &m, &err))) goto fail;
   const el_config *cfg = el_model_config(m);
   if (!model_fits(t, cfg, a->model)) goto out;
+  if (a->correct && (t->kind != EL__TASK_GED || cfg->arch != EL_ARCH_TOKEN_CLS)) {
+    fprintf(stderr, PROG ": --correct-label applies to --task ged with an "
+            "ElectraForTokenClassification model; %s is %s\n", a->model, el_arch_name(cfg->arch));
+    goto out;
+  }
   if (max_len > cfg->max_position_embeddings) max_len = cfg->max_position_embeddings;
   el__tsv_columns cols = {a->tcol, a->pcol, a->lcol};
   /* the file's labels: the task's fixed ones (a GLUE model's id2label holds

@@ -221,6 +221,9 @@ for model, extra, res in (("tok", [], single), ("tok_opt", ["--correct-label", "
 p, _ = run_eval("tok_opt")
 ok(p.returncode != 0 and "cannot tell which" in p.stderr and "LABEL_0" in p.stderr,
    "eval on tok_opt without --correct-label: refused naming the labels", p.stderr[-300:])
+p, _ = run_eval("disc", "--correct-label", "C")
+ok(p.returncode != 0 and "applies to --task ged with an ElectraForTokenClassification" in p.stderr,
+   "eval --correct-label on a discriminator: refused as the server refuses it", p.stderr[-300:])
 p, _ = run_eval("tok", "--correct-label", "KEEP")
 ok(p.returncode != 0 and "\"KEEP\" is not one of the labels" in p.stderr,
    "eval --correct-label KEEP on tok: refused", p.stderr[-300:])
