@@ -38,6 +38,7 @@ typedef struct qjob {
   const el__qdense *d[3];
   float *out[3];
   int N[3];
+  const float *bias[3]; /* each product's own bias, added on its rows (NULL: none) */
   epilogue epi;
   const float *b, *g, *beta;
   float eps;
@@ -54,8 +55,12 @@ static void qjob_task(void *ctx, int task, int worker) {
   for (int i = 0; i < j->n; i++) {
     int32_t *acc_i = acc + (size_t)lo * j->N[i]; /* this block's rows of an [M, N_i] product */
     el__qdense_run(j->d[i], j->ws, worker, a, acc_i, rows);
-    el__dequant(j->out[i] + (size_t)lo * j->N[i], acc_i, sa, za, el__qdense_scale(j->d[i]),
-                el__qdense_colsum(j->d[i]), rows, j->N[i], j->accumulate);
+    float *out_i = j->out[i] + (size_t)lo * j->N[i];
+    el__dequant(out_i, acc_i, sa, za, el__qdense_scale(j->d[i]), el__qdense_colsum(j->d[i]), rows,
+                j->N[i], j->accumulate);
+    if (j->bias[i]) /* while the block is in cache, as the fp32 path's bias epilogue */
+      for (int r = 0; r < rows; r++)
+        el__add_inplace(out_i + (size_t)r * j->N[i], j->bias[i], (size_t)j->N[i]);
   }
   float *o = j->out[0] + (size_t)lo * j->N[0];
   if (j->epi == EPI_GELU)
@@ -73,16 +78,6 @@ static void qgemm(qjob *j, el__qws *ws, const float *x, int M, int K, int N) {
   el__pool_run(el__blocks(M, j->rows), qjob_task, j);
 }
 
-/* q, k, v [Tc,H] += their biases, as the fp32 path's fused epilogue does
- * before attention. */
-static void add_qkv_bias(float *q, float *k, float *v, const el__layer_w *lw, int Tc, int H) {
-  for (int t = 0; t < Tc; t++) {
-    el__add_inplace(q + (size_t)t * H, lw->q.b, (size_t)H);
-    el__add_inplace(k + (size_t)t * H, lw->k.b, (size_t)H);
-    el__add_inplace(v + (size_t)t * H, lw->v.b, (size_t)H);
-  }
-}
-
 void el__quant_layer(const el_model *m, int l, const el_workspace *ws, float *x, float *ctx,
                      float *big, const int *seq_len, int n_seqs, int Tc) {
   const el__layer_w *lw = &m->w.layer[l];
@@ -90,9 +85,9 @@ void el__quant_layer(const el_model *m, int l, const el_workspace *ws, float *x,
   const int H = ws->H, In = ws->inter;
   const float eps = m->cfg.layer_norm_eps;
   float *q = big, *k = q + (size_t)Tc * H, *v = k + (size_t)Tc * H;
-  qjob j_qkv = {.n = 3, .d = {ql->q, ql->k, ql->v}, .out = {q, k, v}};
+  qjob j_qkv = {.n = 3, .d = {ql->q, ql->k, ql->v}, .out = {q, k, v},
+                .bias = {lw->q.b, lw->k.b, lw->v.b}};
   qgemm(&j_qkv, ws->q, x, Tc, H, H);
-  add_qkv_bias(q, k, v, lw, Tc, H);
   el__attention(ctx, q, k, v, seq_len, n_seqs, H, ws->nh); /* fp32, shared with the fp32 path */
   qjob j_ao = {.n = 1, .accumulate = 1, .d = {ql->attn_out}, .out = {x}, .epi = EPI_LAYERNORM,
                .b = lw->attn_out.b, .g = lw->attn_ln.g, .beta = lw->attn_ln.b, .eps = eps};
