@@ -151,6 +151,10 @@ int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_dat
     if (bad) goto oom;
   }
   if (train->n == 0) rc = el_error_set(err, EL_EFORMAT, "synthetic GED data: no training sentence");
+  if (dev) {
+    double cov = o->coverage > 0 ? o->coverage : el__learner_coverage(l);
+    dev->unseen_errors = cov > 0 && cov < 1 ? (double)dev->n_errors * (1 / cov - 1) : 0;
+  }
   goto done;
 oom:
   rc = el_error_set(err, EL_ENOMEM, "synthetic GED data: out of memory");

@@ -73,6 +73,12 @@ void el__learner_free(el__learner *l);
  * between threads. */
 void el__learner_set_share(el__learner *l, int family, double share);
 
+/* The share of real learner errors (FCE's edits, docs/MODEL.md §11) whose
+ * types the families in use imitate: 0.63 with every family, 0.60 without
+ * R:ORTH. The rest (lexical choice, R:MORPH, rarer types) never appears in
+ * generated data, which calibration takes into account (ged_synth.h). */
+double el__learner_coverage(const el__learner *l);
+
 /* The family named "M:DET", "R:SPELL", ...; -1 for an unknown name. */
 int el__lfam_by_name(const char *name);
 

@@ -54,6 +54,15 @@ static double total_share(const el__learner *l) {
   return t;
 }
 
+/* FAMILIES' shares are those of FCE's edit types, in %: the families in use
+ * imitate this share of all learner errors. */
+double el__learner_coverage(const el__learner *l) {
+  double c = 0;
+  for (int f = 0; f < EL__LF_COUNT; f++)
+    if (share_of(l, f) > 0) c += FAMILIES[f].share;
+  return c / 100.0;
+}
+
 double el__lfam_weight(int f) {
   return f >= 0 && f < EL__LF_COUNT ? FAMILIES[f].share / total_share(NULL) : 0.0;
 }

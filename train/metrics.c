@@ -145,13 +145,13 @@ static int cmp_prob_desc(const void *a, const void *b, void *ctx) {
   return x > y ? -1 : x < y ? 1 : 0;
 }
 
-static double f05_of(long tp, long fp, long fn) {
-  double pr = tp + fp ? (double)tp / (tp + fp) : 0, rc = tp + fn ? (double)tp / (tp + fn) : 0;
+static double f05_of(long tp, long fp, double fn) {
+  double pr = tp + fp ? (double)tp / (double)(tp + fp) : 0, rc = tp + fn > 0 ? (double)tp / ((double)tp + fn) : 0;
   double den = 0.25 * pr + rc;
   return den > 0 ? 1.25 * pr * rc / den : 0;
 }
 
-double el__ged_best_threshold(const float *prob, const int *gold, int n) {
+double el__ged_best_threshold(const float *prob, const int *gold, int n, double unseen_errors) {
   int *ord = malloc((size_t)(n > 0 ? n : 1) * sizeof *ord);
   if (!ord) return -1;
   long pos = 0;
@@ -167,7 +167,7 @@ double el__ged_best_threshold(const float *prob, const int *gold, int n) {
     tp += gold[ord[k - 1]] == 1;
     float lo = prob[ord[k - 1]];
     if (k < n && prob[ord[k]] == lo) continue;
-    double f = f05_of(tp, k - tp, pos - tp);
+    double f = f05_of(tp, k - tp, (double)(pos - tp) + unseen_errors);
     if (f > best_f) {
       best_f = f;
       best_t = k < n ? 0.5 * ((double)lo + prob[ord[k]]) : 0.5 * lo;

@@ -40,8 +40,12 @@ void el__metric_ged_at(const float *prob, const int *gold, int n, double thresho
  * the midpoint between the lowest flagged and the highest unflagged
  * probability (so float noise between training and serving cannot move a
  * word across it); 1.0 when flagging nothing is best. Ties keep the higher
- * threshold. Returns -1 when out of memory. */
-double el__ged_best_threshold(const float *prob, const int *gold, int n);
+ * threshold. unseen_errors (>= 0) are errors that exist but are not among
+ * the n words (generated dev data lacks the error types its generator does
+ * not make): they count as missed in every recall, which moves the best
+ * threshold down as real text with those errors would. Returns -1 when out
+ * of memory. */
+double el__ged_best_threshold(const float *prob, const int *gold, int n, double unseen_errors);
 
 /* Official SQuAD (v1.1/v2.0 evaluate script) normalization of UTF-8 text:
  * lower-case, drop ASCII punctuation, replace the words a/an/the by a space,

@@ -100,6 +100,10 @@ typedef struct el__ged_data {
   el__ged_sentence *s;
   int n, cap;
   long n_words, n_errors;
+  /* Errors real text would have beside these that the data lacks (generated
+   * data: the learner errors of types the generator does not make). The F0.5
+   * threshold search counts them as missed; 0 for a real GED file. */
+  double unseen_errors;
 } el__ged_data;
 
 int el__ged_read(const char *path, el__ged_data *out, el_error *err);

@@ -83,7 +83,7 @@ static const char *comma_corpus(void) {
 
 static void test_synthesize(void) {
   char *paths[] = {(char *)comma_corpus()};
-  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1, NULL};
+  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1, NULL, 0};
   el__ged_data tr, dv, tr2, dv2;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
@@ -94,6 +94,17 @@ static void test_synthesize(void) {
         tr.n_errors, tr.n_words);
   CHECK(el__ged_synthesize(&o, &tr2, &dv2, &err) == 0 && same_data(&tr, &tr2) && same_data(&dv, &dv2),
         "synthesize: deterministic for a seed");
+  /* lower-cased: no R:ORTH, so the generated types stand for 60.1 % of
+   * learners' errors and dev carries the other 39.9 % as unseen */
+  CHECK_NEAR(dv.unseen_errors, (double)dv.n_errors * (1 / 0.601 - 1), 1e-6, 0,
+             "synthesize: dev's unseen errors from the coverage (%g for %ld)", dv.unseen_errors, dv.n_errors);
+  CHECK(tr.unseen_errors == 0, "synthesize: training data has no unseen errors");
+  o.coverage = 1;
+  el__ged_data tr3, dv3;
+  CHECK(el__ged_synthesize(&o, &tr3, &dv3, &err) == 0 && dv3.unseen_errors == 0,
+        "synthesize: coverage 1 -> calibrate on the generated errors alone");
+  el__ged_free(&tr3);
+  el__ged_free(&dv3);
   /* the cap: error commas at most 15% of the sample's natural commas
    * plus the errors (natural ones are in 1 of 10 sentences) */
   el__ged_data clean;
@@ -129,7 +140,7 @@ static void test_passes(void) {
                      "We went to the cinema and watched a funny film .\n\n"
                      "He is writing an email to his friend in London .\n\n";
   char *paths[] = {(char *)put("six.txt", text)};
-  el__synth_opts o = {paths, 1, 40, 1, 0.3, 3, NULL, 1, NULL};
+  el__synth_opts o = {paths, 1, 40, 1, 0.3, 3, NULL, 1, NULL, 0};
   el__ged_data tr, dv;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);

@@ -391,6 +391,15 @@ static void test_mix(void) {
   CHECK(fam[EL__LF_SPELL] == 0, "R:SPELL=0: no spelling errors (%ld of %ld)", fam[EL__LF_SPELL], edits);
   CHECK(det > 2 * el__lfam_weight(EL__LF_DET_MISSING), "M:DET=3: share %.3f, default weight %.3f", det,
         el__lfam_weight(EL__LF_DET_MISSING));
+  /* coverage: the FCE shares (%) of the families in use, so calibration can
+   * count the other error types as missed (docs/MODEL.md §11: 63 in all,
+   * R:ORTH 2.9, R:SPELL 9.9) */
+  CHECK_NEAR(el__learner_coverage(m), 0.63 - 0.099, 1e-9, 0, "coverage without R:SPELL");
+  el__learner_free(m);
+  CHECK(el__learner_load(NULL, &m, &e) == 0, "reload");
+  CHECK_NEAR(el__learner_coverage(m), 0.63, 1e-9, 0, "coverage of the default mix: 63 %% of FCE's edits");
+  el__learner_set_share(m, EL__LF_ORTH, 0);
+  CHECK_NEAR(el__learner_coverage(m), 0.601, 1e-9, 0, "coverage without R:ORTH (an uncased model)");
   el__learner_free(m);
 }
 
