@@ -146,7 +146,7 @@ static void fill_opts(el__ft_opts *o, const ft_args *a, const el__task *t, int r
   memset(o, 0, sizeof *o);
   o->ged_rule = (el_score_rule)rule_id;
   o->synth = (el__synth_opts){a->synth.v, a->synth.n, a->synth_n, a->dev ? 0 : a->synth_dev,
-                              a->synth_rate, 0, NULL, 0, a->synth_mix, a->synth_coverage};
+                              a->synth_rate, 0, NULL, 0, a->synth_mix, a->synth_coverage, NULL};
   o->task = t;
   o->train = a->train;
   o->dev = a->dev;

@@ -206,6 +206,7 @@ static int stage_vocab(recipe *r) {
   add(&a, "--out");
   add(&a, r->vocab);
   if (a_cased) add(&a, "--no-lower-case");
+  add(&a, "--british"); /* the synthetic stage writes half its sentences so (text_variants.h) */
   double s = el__mono_s();
   int rc = run_stage(++r->k, r->n_stages, "vocabulary", 0, &a, el__cmd_vocab);
   r->ts[0] = el__mono_s() - s;

@@ -10,13 +10,14 @@
 #include "trainer_api.h"
 #include "vocab_builder.h"
 #include "progress.h"
+#include "text_variants.h"
 
 #define PROG "electra-train vocab"
 
 static el_strlist inputs;
 static long vocab_size = 0, min_frequency = 2;
 static const char *out_path = NULL;
-static int no_lower_case = 0;
+static int no_lower_case = 0, british = 0;
 
 static el_opt opts[] = {
     {"--input", EL_OPT_STRS, &inputs, 0, 0, "PATH...", "text files (UTF-8, one sentence or paragraph per line)", 0},
@@ -24,13 +25,14 @@ static el_opt opts[] = {
     {"--out", EL_OPT_STR, &out_path, 0, 0, "vocab.txt", "where to write the vocabulary (written atomically; required)", 0},
     {"--min-frequency", EL_OPT_INT, &min_frequency, 1, 1e15, "N", "minimum count of a character and of a merged pair (2)", 0},
     {"--no-lower-case", EL_OPT_FLAG, &no_lower_case, 0, 0, NULL, "keep case and accents (default: lower-case and strip accents)", 0},
+    {"--british", EL_OPT_FLAG, &british, 0, 0, NULL, "count each word with a British spelling (color) half again under it (colour), as if half the text were British; pairs from Debian's wamerican + wbritish word lists", 0},
 };
 #define N_OPTS ((int)(sizeof opts / sizeof opts[0]))
 
 static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " --input PATH... --vocab-size N --out vocab.txt\n"
-          "                           [--min-frequency N] [--no-lower-case]\n"
+          "                           [--min-frequency N] [--no-lower-case] [--british]\n"
           "\n"
           "Learns a WordPiece vocabulary. Text is split into words by the tokenizer the model\n"
           "will use (lower-casing and accent stripping unless --no-lower-case, punctuation split).\n"
@@ -80,12 +82,22 @@ static int count_words(el__word_counts *wc, long *bad_lines, char *first_bad, si
   return rc;
 }
 
+/* --british: both spellings of a word counted alike (text_variants.h). */
+static int add_british(el__word_counts *wc, el_error *err) {
+  el__variants *v = NULL;
+  int rc = el__variants_load(NULL, &v, err);
+  if (!rc) rc = el__wc_add_british(wc, v, err);
+  el__variants_free(v);
+  return rc;
+}
+
 int el__cmd_vocab(int argc, char **argv) {
   memset(&inputs, 0, sizeof inputs);
   vocab_size = 0;
   min_frequency = 2;
   out_path = NULL;
   no_lower_case = 0;
+  british = 0;
   int rc = el__cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
   if (!inputs.n || !vocab_size || !out_path) {
@@ -105,6 +117,7 @@ int el__cmd_vocab(int argc, char **argv) {
   long bad_lines = 0;
   char first_bad[sizeof err.msg + 64] = "";
   if (count_words(wc, &bad_lines, first_bad, sizeof first_bad, &err)) goto fail;
+  if (british && add_british(wc, &err)) goto fail;
   double t1 = el__mono_s();
   fprintf(stderr, "read %d file(s), %.1f MB: %llu words, %zu distinct (%.1fs)\n", inputs.n,
           (double)bytes / 1e6, (unsigned long long)el__wc_total(wc), el__wc_distinct(wc),

@@ -7,6 +7,7 @@
 #include "data_strmap.h"
 #include "ged_synth.h"
 #include "learner.h"
+#include "text_variants.h"
 
 /* At most this share of a word's occurrences in the generated data are
  * errors (FCE: 10 % of all tokens, 10 % of commas, 12 % of "have"): near
@@ -59,6 +60,17 @@ static void add_errors(word_counts *c, const el__learner_out *o) {
     int k = el__strmap_find(&c->map, c->key, key_of(c, o->words[j]));
     if (k >= 0) c->map.value[k]++;
   }
+}
+
+/* Copy k of a clean sentence, written another way (text_variants.h) by a
+ * draw of its own: *view's words point into s, buf or v's storage. */
+static void variant_view(const el__variants *v, const el__ged_sentence *s, long k, uint64_t seed,
+                         const char **words, char *buf, el__ged_sentence *view) {
+  uint64_t rng = seed * 0xA24BAED4963EE407ull + (uint64_t)k * 0x9FB21C651E98DF25ull + 3;
+  int flags = el__variants_draw(&rng);
+  *view = *s;
+  view->n = el__variants_apply(v, (const char *const *)s->words, s->n, flags, words, buf);
+  view->words = (char **)words;
 }
 
 /* Copies a sentence into the GED data (words owned by d). */
@@ -120,12 +132,21 @@ int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_dat
   long n_dev = dev ? o->dev_sentences : 0;
   el__ged_data clean = {0};
   el__learner *l = NULL;
+  el__variants *var = NULL;
+  const char **vwords = NULL;
+  char *vbuf = NULL;
   el__learner_out c = {0};
   word_counts wc = {0};
   int rc = el__sentences_read((const char *const *)o->paths, o->n_paths, o->sentences + n_dev,
                               o->seed, &clean, err);
   if (!rc) rc = el__learner_load(o->wordnet_dir, &l, err);
+  if (!rc) rc = el__variants_load(o->dict_dir, &var, err);
   if (rc) goto done;
+  int max_words = 1;
+  for (int i = 0; i < clean.n; i++) max_words = clean.s[i].n > max_words ? clean.s[i].n : max_words;
+  vwords = malloc((size_t)max_words * sizeof *vwords);
+  vbuf = malloc((size_t)max_words * EL__VARIANT_WORD_MAX);
+  if (!vwords || !vbuf) goto oom;
   if (o->lower_case) el__learner_set_share(l, EL__LF_ORTH, 0);
   if (o->mix && (rc = el__learner_apply_mix(l, o->mix, err))) goto done;
   if (count_natural(&wc, &clean)) goto oom;
@@ -143,7 +164,8 @@ int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_dat
     int is_dev = goes_to_dev(i, clean.n, n_dev);
     if (is_dev && k >= clean.n) continue;
     int to_dev = is_dev && dev->n < dev->cap;
-    const el__ged_sentence *s = &clean.s[i];
+    el__ged_sentence view, *s = &view;
+    variant_view(var, &clean.s[i], k, o->seed, vwords, vbuf, &view);
     int ok;
     if ((rc = corrupt_one(l, &wc, s, k, o, &c, &ok, err))) goto done;
     el__ged_data *to = to_dev ? dev : train;
@@ -162,6 +184,9 @@ done:
   el__strmap_free(&wc.map);
   el__learner_sentence_free(&c);
   el__learner_free(l);
+  el__variants_free(var);
+  free(vwords);
+  free(vbuf);
   el__ged_free(&clean);
   if (rc) {
     el__ged_free(train);

@@ -21,6 +21,7 @@ typedef struct el__synth_opts {
   const char *mix;     /* NULL or "R:SPELL=0.5,...": el__learner_apply_mix */
   double coverage;     /* share of real learner errors the generated types stand
                         * for, in (0, 1]; 0: el__learner_coverage of the mix */
+  const char *dict_dir; /* word lists for British spellings (text_variants.h); NULL: Debian's */
 } el__synth_opts;
 
 /* Fills train (and dev when o->dev_sentences > 0) with corrupted sentences.
@@ -37,6 +38,10 @@ typedef struct el__synth_opts {
  * more than 15 % of a word's occurrences (lower-cased; words the
  * sample never has are exempt: misspellings) errors is redrawn, a few times,
  * else the sentence stays clean.
+ *
+ * Each copy of a clean sentence is first written another way with
+ * probability 1/2 each (text_variants.h): British spellings, FCE's split
+ * negative contractions ("do n't"), so neither reads as an error.
  *
  * Calibration: the generator makes ~60 % of learners' error types (not
  * lexical choice, R:MORPH, ...), so recall on generated dev overstates recall

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "data_pretok.h"
 #include "data_strmap.h"
+#include "text_variants.h"
 #include "trainer_api.h"
 #include "vocab_builder.h"
 
@@ -53,6 +54,20 @@ int el__wc_add_text(el__word_counts *wc, const char *text, size_t len, int lower
      * limit would be [UNK] */
     if (w->special[i] >= 0 || w->ncp[i] > EL__MAX_WORD_CHARS) continue;
     rc = el__wc_add_word(wc, w->buf + w->off[i], (size_t)w->len[i], 1, err);
+    if (rc) return rc;
+  }
+  return EL_OK;
+}
+
+int el__wc_add_british(el__word_counts *wc, const el__variants *v, el_error *err) {
+  char word[EL__VARIANT_WORD_MAX], uk[EL__VARIANT_WORD_MAX];
+  int n = wc->map.n; /* the words counted so far, not the forms added here */
+  for (int i = 0; i < n; i++) {
+    if (wc->map.key_len[i] >= EL__VARIANT_WORD_MAX) continue;
+    memcpy(word, el__strmap_key(&wc->map, i), (size_t)wc->map.key_len[i] + 1);
+    if (!el__variants_british(v, word, uk)) continue;
+    long half = (long)((wc->map.value[i] + 1) / 2);
+    int rc = el__wc_add_word(wc, uk, strlen(uk), half, err);
     if (rc) return rc;
   }
   return EL_OK;

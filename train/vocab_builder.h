@@ -53,6 +53,11 @@ int el__wc_add_text(el__word_counts *wc, const char *text, size_t len, int lower
 /* Adds count occurrences of one word (len bytes of UTF-8, no spaces). */
 int el__wc_add_word(el__word_counts *wc, const char *word, size_t len, long count,
                     el_error *err);
+/* Counts every word with a British spelling (text_variants.h: "color") half
+ * again under that spelling ("colour"), as if half the text were British,
+ * so both spellings get vocabulary entries alike. */
+struct el__variants;
+int el__wc_add_british(el__word_counts *wc, const struct el__variants *v, el_error *err);
 size_t el__wc_distinct(const el__word_counts *wc);
 uint64_t el__wc_total(const el__word_counts *wc);
 

@@ -83,7 +83,7 @@ static const char *comma_corpus(void) {
 
 static void test_synthesize(void) {
   char *paths[] = {(char *)comma_corpus()};
-  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1, NULL, 0};
+  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1, NULL, 0, NULL};
   el__ged_data tr, dv, tr2, dv2;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
@@ -140,7 +140,7 @@ static void test_passes(void) {
                      "We went to the cinema and watched a funny film .\n\n"
                      "He is writing an email to his friend in London .\n\n";
   char *paths[] = {(char *)put("six.txt", text)};
-  el__synth_opts o = {paths, 1, 40, 1, 0.3, 3, NULL, 1, NULL, 0};
+  el__synth_opts o = {paths, 1, 40, 1, 0.3, 3, NULL, 1, NULL, 0, NULL};
   el__ged_data tr, dv;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
@@ -186,11 +186,14 @@ int main(void) {
   snprintf(dir, sizeof dir, "/tmp/el_synth_XXXXXX");
   if (!mkdtemp(dir)) return 1;
   test_sentences();
-  if (access("/usr/share/wordnet/verb.exc", R_OK) == 0) {
+  if (access("/usr/share/wordnet/verb.exc", R_OK) == 0 &&
+      access("/usr/share/dict/british-english", R_OK) == 0 &&
+      access("/usr/share/dict/american-english", R_OK) == 0) {
     test_synthesize();
     test_passes();
   } else {
-    SKIP("no /usr/share/wordnet (Debian wordnet-base): synthetic data needs it");
+    SKIP("no /usr/share/wordnet or /usr/share/dict word lists (Debian wordnet-base, wamerican, "
+         "wbritish): synthetic data needs them");
   }
   test_share();
   char cmd[128];
