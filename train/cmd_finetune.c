@@ -92,7 +92,7 @@ typedef struct ft_args {
   int random_init;
   el_strlist synth;
   long synth_n, synth_dev;
-  double synth_rate, synth_coverage;
+  double synth_rate, synth_coverage, synth_word_share;
   const char *synth_mix;
 } ft_args;
 
@@ -146,7 +146,8 @@ static void fill_opts(el__ft_opts *o, const ft_args *a, const el__task *t, int r
   memset(o, 0, sizeof *o);
   o->ged_rule = (el_score_rule)rule_id;
   o->synth = (el__synth_opts){a->synth.v, a->synth.n, a->synth_n, a->dev ? 0 : a->synth_dev,
-                              a->synth_rate, 0, NULL, 0, a->synth_mix, a->synth_coverage, NULL};
+                              a->synth_rate, 0, NULL, 0, a->synth_mix, a->synth_coverage, NULL,
+                              a->synth_word_share};
   o->task = t;
   o->train = a->train;
   o->dev = a->dev;
@@ -296,6 +297,9 @@ int el__cmd_finetune(int argc, char **argv) {
        "ged: the share of real learner errors the generated types stand for; calibration on "
        "synthetic dev counts the rest as missed, as real text would (0.60 uncased, 0.63 cased: "
        "the generated types' share of FCE's edits; 1 = the generated errors alone)", 0},
+      {"--synthetic-max-word-share", EL_OPT_FLOAT, &a.synth_word_share, 0.01, 1, "X",
+       "ged: at most this share of a word's occurrences are made errors, so no word is suspect "
+       "by itself (0.08; FCE: 6 % of \"was\", 10 % of commas)", 0},
   };
   g_opts = opts;
   g_nopts = (int)(sizeof opts / sizeof opts[0]);

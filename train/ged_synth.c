@@ -9,16 +9,13 @@
 #include "learner.h"
 #include "text_variants.h"
 
-/* At most this share of a word's occurrences in the generated data are
- * errors (FCE: 10 % of all tokens, 10 % of commas, 12 % of "have"): near
- * the overall rate, so a word is no more suspect than any other a priori. */
-#define MAX_ERROR_SHARE 0.15
 #define TRIES 4 /* corruptions drawn per sentence before it stays clean */
 
 /* Per lower-cased word: occurrences in the clean sample (natural) and
  * error tokens generated so far. */
 typedef struct word_counts {
   el__strmap map; /* value: natural count << 32 | errors */
+  double max_share; /* of a word's occurrences that may be errors (el__synth_opts) */
   int64_t passes; /* times each clean sentence is used: natural counts scale with it */
   char key[256];
 } word_counts;
@@ -49,7 +46,7 @@ static int balanced(word_counts *c, const el__learner_out *o) {
     if (k < 0) continue; /* a word the text never has: its own evidence */
     int64_t natural = (c->map.value[k] >> 32) * c->passes, errors = c->map.value[k] & 0xffffffff;
     if (natural == 0) continue;
-    if ((double)(errors + 1) > MAX_ERROR_SHARE * (double)(natural + errors + 1)) return 0;
+    if ((double)(errors + 1) > c->max_share * (double)(natural + errors + 1)) return 0;
   }
   return 1;
 }
@@ -149,6 +146,7 @@ int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_dat
   if (!vwords || !vbuf) goto oom;
   if (o->lower_case) el__learner_set_share(l, EL__LF_ORTH, 0);
   if (o->mix && (rc = el__learner_apply_mix(l, o->mix, err))) goto done;
+  wc.max_share = o->max_word_share > 0 ? o->max_word_share : EL__SYNTH_MAX_WORD_SHARE;
   if (count_natural(&wc, &clean)) goto oom;
   /* A corpus with fewer sentences than asked for is used several times over,
    * each copy with other errors; a dev sentence is used once, never trained on. */

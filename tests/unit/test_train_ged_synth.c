@@ -83,7 +83,7 @@ static const char *comma_corpus(void) {
 
 static void test_synthesize(void) {
   char *paths[] = {(char *)comma_corpus()};
-  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1, NULL, 0, NULL};
+  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1, NULL, 0, NULL, 0};
   el__ged_data tr, dv, tr2, dv2;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
@@ -105,8 +105,8 @@ static void test_synthesize(void) {
         "synthesize: coverage 1 -> calibrate on the generated errors alone");
   el__ged_free(&tr3);
   el__ged_free(&dv3);
-  /* the cap: error commas at most 15% of the sample's natural commas
-   * plus the errors (natural ones are in 1 of 10 sentences) */
+  /* the cap: error commas at most EL__SYNTH_MAX_WORD_SHARE of the sample's
+   * natural commas plus the errors (natural ones are in 1 of 10 sentences) */
   el__ged_data clean;
   long natural = 0, commas = 0, bad = 0;
   CHECK(el__sentences_read((const char *const *)paths, 1, 350, 7, &clean, &err) == 0, "clean sample");
@@ -121,9 +121,20 @@ static void test_synthesize(void) {
           commas++;
           bad += all[k]->s[i].err[j];
         }
-  CHECK(commas > 0 && bad > 0 && bad <= 0.15 * (natural + bad) + 1,
+  CHECK(commas > 0 && bad > 0 && bad <= EL__SYNTH_MAX_WORD_SHARE * (natural + bad) + 1,
         "synthesize: error commas capped by the natural ones (%ld errors of %ld commas, %ld natural)",
         bad, commas, natural);
+  /* a larger cap lets more of them be errors */
+  el__synth_opts o4 = o;
+  o4.max_word_share = 0.3;
+  el__ged_data tr4, dv4;
+  long bad4 = 0;
+  CHECK(el__ged_synthesize(&o4, &tr4, &dv4, &err) == 0, "synthesize with max_word_share 0.3");
+  for (int i = 0; i < tr4.n; i++)
+    for (int j = 0; j < tr4.s[i].n; j++) bad4 += !strcmp(tr4.s[i].words[j], ",") && tr4.s[i].err[j];
+  CHECK(bad4 > bad, "max_word_share 0.3: more error commas than the default (%ld > %ld)", bad4, bad);
+  el__ged_free(&tr4);
+  el__ged_free(&dv4);
   el__ged_free(&tr);
   el__ged_free(&dv);
   el__ged_free(&tr2);
@@ -140,7 +151,7 @@ static void test_passes(void) {
                      "We went to the cinema and watched a funny film .\n\n"
                      "He is writing an email to his friend in London .\n\n";
   char *paths[] = {(char *)put("six.txt", text)};
-  el__synth_opts o = {paths, 1, 40, 1, 0.3, 3, NULL, 1, NULL, 0, NULL};
+  el__synth_opts o = {paths, 1, 40, 1, 0.3, 3, NULL, 1, NULL, 0, NULL, 0};
   el__ged_data tr, dv;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
