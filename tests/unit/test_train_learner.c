@@ -110,7 +110,7 @@ static void test_families(void) {
   /* punctuation: a gap at the end marks the last token */
   expect(EL__LF_PUNCT_MISSING, "However , it works", "However it works", "010");
   expect(EL__LF_PUNCT_MISSING, "It works .", "It works", "01");
-  expect_at(EL__LF_PUNCT_WRONG, "It works .", 2, ", !");
+  expect_at(EL__LF_PUNCT_WRONG, "It works .", 2, "!");  /* a closing mark stays one */
   /* pronouns */
   expect(EL__LF_PRON_MISSING, "Cats like it .", "Cats like .", "001");
   /* case: "The" -> "A" above; here a name loses its capital or a word gains one */
@@ -212,6 +212,28 @@ static void test_spelling_and_order(void) {
   CHECK(one(EL__LF_WORD_ORDER, "She often goes .", 5, text, labels) == 1 &&
             (!strcmp(text, "Often she goes .") || !strcmp(text, "She goes often .")),
         "R:WO keeps the sentence-initial capital at the start: \"%s\"", text);
+}
+
+/* R:PUNCT never ends a sentence with a comma (a letter's salutation, not a
+ * learner's error): the final mark becomes another closing mark; a comma
+ * inside the sentence may still become a full stop. */
+static void test_final_punct(void) {
+  char text[1024], labels[128];
+  int final_comma = 0, final_swaps = 0, inner = 0;
+  for (uint64_t seed = 1; seed <= 300; seed++) {
+    if (one(EL__LF_PUNCT_WRONG, "Yes , I like it very much .", seed, text, labels) != 1) continue;
+    size_t n = strlen(text);
+    if (labels[strlen(labels) - 1] == '1') {
+      final_swaps++;
+      final_comma += text[n - 1] == ',' || text[n - 1] == ';' || text[n - 1] == ':';
+    } else {
+      inner++;
+    }
+  }
+  CHECK(final_swaps > 20 && final_comma == 0,
+        "R:PUNCT: the final full stop becomes ! or ?, never a comma (%d swaps, %d commas)", final_swaps,
+        final_comma);
+  CHECK(inner > 20, "R:PUNCT: the inner comma is still swapped (%d)", inner);
 }
 
 static void test_no_site(void) {
@@ -416,6 +438,7 @@ int main(void) {
   test_insertions();
   test_spelling_and_order();
   test_no_site();
+  test_final_punct();
   test_driver();
   test_variants();
   test_errors();
