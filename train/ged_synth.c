@@ -66,7 +66,7 @@ static void variant_view(const el__variants *v, const el__ged_sentence *s, long 
   uint64_t rng = seed * 0xA24BAED4963EE407ull + (uint64_t)k * 0x9FB21C651E98DF25ull + 3;
   int flags = el__variants_draw(&rng);
   *view = *s;
-  view->n = el__variants_apply(v, (const char *const *)s->words, s->n, flags, words, buf);
+  view->n = el__variants_apply(v, (const char *const *)s->words, s->n, flags, &rng, words, buf);
   view->words = (char **)words;
 }
 

@@ -48,7 +48,7 @@ typedef struct el__synth_opts {
  *
  * Each copy of a clean sentence is first written another way with
  * probability 1/2 each (text_variants.h): British spellings, FCE's split
- * negative contractions ("do n't"), so neither reads as an error.
+ * negative contractions ("do n't"), other names, so none reads as an error.
  *
  * Calibration: the generator makes ~60 % of learners' error types (not
  * lexical choice, R:MORPH, ...), so recall on generated dev overstates recall

@@ -16,6 +16,7 @@ struct el__variants {
   el__strmap british; /* American word -> index into `to` (value) */
   char **to;          /* British forms */
   int n;
+  el__strmap names;   /* capitalised names ("Ryan"); key i is name i */
 };
 
 /* American -> British spelling rules, tried in this order at every place
@@ -84,6 +85,28 @@ static int add_pair(el__variants *v, const char *us, const char *uk) {
   return 0;
 }
 
+/* "Ryan": a capital, then lower-case letters, and no word in lower case. */
+static int is_name(const el__strmap *us, const char *w, int len) {
+  char low[EL__VARIANT_WORD_MAX];
+  if (len < 2 || len >= EL__VARIANT_WORD_MAX || w[0] < 'A' || w[0] > 'Z') return 0;
+  for (int i = 1; i < len; i++)
+    if (w[i] < 'a' || w[i] > 'z') return 0;
+  memcpy(low, w, (size_t)len + 1);
+  low[0] = (char)(low[0] - 'A' + 'a');
+  return el__strmap_find(us, low, len) < 0;
+}
+
+static int collect_names(el__variants *v, const el__strmap *us) {
+  char w[EL__VARIANT_WORD_MAX];
+  for (int i = 0; i < us->n; i++) {
+    int len = us->key_len[i];
+    if (len >= EL__VARIANT_WORD_MAX) continue;
+    memcpy(w, el__strmap_key(us, i), (size_t)len + 1);
+    if (is_name(us, w, len) && el__strmap_get(&v->names, w, len, &(int){0}) < 0) return -1;
+  }
+  return 0;
+}
+
 static int derive_pairs(el__variants *v, const el__strmap *us, const el__strmap *br) {
   char uk[EL__VARIANT_WORD_MAX];
   for (int i = 0; i < us->n; i++) {
@@ -102,7 +125,8 @@ int el__variants_load(const char *dict_dir, el__variants **out, el_error *err) {
   int rc = v ? EL_OK : el_error_set(err, EL_ENOMEM, "spelling variants: out of memory");
   if (!rc) rc = read_list(dir, "american-english", "wamerican", &us, err);
   if (!rc) rc = read_list(dir, "british-english", "wbritish", &br, err);
-  if (!rc && derive_pairs(v, &us, &br)) rc = el_error_set(err, EL_ENOMEM, "spelling variants: out of memory");
+  if (!rc && (derive_pairs(v, &us, &br) || collect_names(v, &us)))
+    rc = el_error_set(err, EL_ENOMEM, "spelling variants: out of memory");
   el__strmap_free(&us);
   el__strmap_free(&br);
   if (rc) {
@@ -118,10 +142,12 @@ void el__variants_free(el__variants *v) {
   for (int i = 0; i < v->n; i++) free(v->to[i]);
   free(v->to);
   el__strmap_free(&v->british);
+  el__strmap_free(&v->names);
   free(v);
 }
 
 int el__variants_count(const el__variants *v) { return v->n; }
+int el__variants_names(const el__variants *v) { return v->names.n; }
 
 int el__variants_british(const el__variants *v, const char *w, char out[EL__VARIANT_WORD_MAX]) {
   char low[EL__VARIANT_WORD_MAX];
@@ -158,7 +184,7 @@ static int split_nt_at(const char *const *words, int n, int i) {
 }
 
 int el__variants_apply(const el__variants *v, const char *const *words, int n, int flags,
-                       const char **out, char *out_buf) {
+                       uint64_t *rng, const char **out, char *out_buf) {
   int m = 0;
   char *buf = out_buf;
   for (int i = 0; i < n; i++) {
@@ -172,6 +198,9 @@ int el__variants_apply(const el__variants *v, const char *const *words, int n, i
       out[m++] = buf;
       buf += EL__VARIANT_WORD_MAX;
       i += 2;
+    } else if ((flags & EL__VAR_NAMES) && i > 0 && v->names.n &&
+               el__strmap_find(&v->names, words[i], (int)strlen(words[i])) >= 0) {
+      out[m++] = el__strmap_key(&v->names, el__lr_below(rng, v->names.n));
     } else if ((flags & EL__VAR_BRITISH) && el__variants_british(v, words[i], buf)) {
       out[m++] = buf;
       buf += EL__VARIANT_WORD_MAX;
@@ -183,5 +212,5 @@ int el__variants_apply(const el__variants *v, const char *const *words, int n, i
 }
 
 int el__variants_draw(uint64_t *rng) {
-  return (int)(el__lr_next(rng) >> 62); /* two fair bits: EL__VAR_BRITISH, EL__VAR_SPLIT_NT */
+  return (int)(el__lr_next(rng) >> 61); /* three fair bits: EL__VAR_BRITISH, _SPLIT_NT, _NAMES */
 }

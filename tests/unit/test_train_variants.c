@@ -55,7 +55,8 @@ static void check_apply(const char *in, int flags, const char *want) {
   snprintf(copy, sizeof copy, "%s", in);
   int n = 0;
   for (char *s = NULL, *t = strtok_r(copy, " ", &s); t && n < 32; t = strtok_r(NULL, " ", &s)) words[n++] = t;
-  int m = el__variants_apply(V, words, n, flags, out, buf);
+  uint64_t rng = 5;
+  int m = el__variants_apply(V, words, n, flags, &rng, out, buf);
   join(out, m, got);
   CHECK(!strcmp(got, want), "apply(\"%s\", %d) = \"%s\" (got \"%s\")", in, flags, want, got);
 }
@@ -71,15 +72,41 @@ static void test_apply(void) {
   check_apply("don '", EL__VAR_SPLIT_NT, "don '");  /* cut short */
   /* the draw: two fair bits, deterministic for a state */
   uint64_t r1 = 42, r2 = 42;
-  int seen[4] = {0}, same = 1;
-  for (int i = 0; i < 4000; i++) {
+  int seen[8] = {0}, same = 1, fair = 1;
+  for (int i = 0; i < 8000; i++) {
     int a = el__variants_draw(&r1), b = el__variants_draw(&r2);
     same &= a == b;
-    if (a >= 0 && a < 4) seen[a]++;
+    if (a >= 0 && a < 8) seen[a]++;
   }
+  for (int k = 0; k < 8; k++) fair &= seen[k] > 850 && seen[k] < 1150;
   CHECK(same, "draw: deterministic for a state");
-  CHECK(seen[0] > 850 && seen[1] > 850 && seen[2] > 850 && seen[3] > 850,
-        "draw: each of the 4 combinations about a quarter (%d %d %d %d)", seen[0], seen[1], seen[2], seen[3]);
+  CHECK(fair, "draw: each of the 8 combinations about an eighth (%d %d %d %d %d %d %d %d)", seen[0],
+        seen[1], seen[2], seen[3], seen[4], seen[5], seen[6], seen[7]);
+}
+
+/* names: a name after the first word becomes another name; the first word,
+ * words that are also ordinary words ("Pat": pat) and lower-case words stay */
+static void test_names(void) {
+  CHECK(el__variants_names(V) > 3000, "names from the word list (%d)", el__variants_names(V));
+  const char *in[] = {"Helen", "met", "Ryan", "and", "Pat", "in", "Paris", "with", "helen", "."};
+  const char *out[16];
+  char buf[16 * EL__VARIANT_WORD_MAX];
+  int changed[10] = {0}, differ = 0;
+  for (uint64_t seed = 1; seed <= 20; seed++) {
+    uint64_t rng = seed;
+    int m = el__variants_apply(V, in, 10, EL__VAR_NAMES, &rng, out, buf);
+    if (m != 10) {
+      CHECK(0, "names keep the word count (%d)", m);
+      return;
+    }
+    for (int i = 0; i < 10; i++) changed[i] += strcmp(out[i], in[i]) != 0;
+    differ += strcmp(out[2], "Ryan") != 0;
+  }
+  CHECK(changed[2] == 20 && changed[6] == 20, "names after the first word replaced (Ryan %d, Paris %d of 20)",
+        changed[2], changed[6]);
+  CHECK(!changed[0] && !changed[1] && !changed[4] && !changed[8] && !changed[9],
+        "the first word, ordinary words, \"Pat\" (pat is a word) and lower case stay");
+  CHECK(differ == 20, "the replacement names vary with the draw");
 }
 
 static void test_vocab_counts(void) {
@@ -117,6 +144,7 @@ int main(void) {
   if (rc) return el_test_done();
   test_pairs();
   test_apply();
+  test_names();
   test_vocab_counts();
   el__variants_free(V);
   return el_test_done();
