@@ -38,7 +38,7 @@ static void usage(FILE *f) {
           "tokens like the BERT tokenizer does, without lower-casing: words and punctuation\n"
           "separate (so \"don't\" gives don ' t, where FCE has do n't).\n"
           "Labels follow FCE: a replaced or unnecessary word is marked; for a missing word\n"
-          "the word after the gap is marked (the last token when the gap ends the sentence);\n"
+          "the word after the gap is marked (nothing when the gap ends the sentence);\n"
           "both words of a swap are marked. Counts per error type and the speed go to\n"
           "standard error.\n"
           "\n"

@@ -4,8 +4,7 @@
  *   - a replaced word and an unnecessary (extra) word: that word is 1;
  *   - a missing word: the FOLLOWING token is 1 (the word after the gap);
  *     when the gap is at the end of the sentence there is no following
- *     token, and the last remaining token (usually the final punctuation)
- *     is marked instead;
+ *     token, and nothing is marked (FCE's files mark none there);
  *   - a multi-token edit (word-order swap): every token it spans is 1.
  * Tokens are words as the FCE files have them (punctuation separate).
  * Replacements keep the capitalisation pattern of the word they replace

@@ -58,16 +58,16 @@ static void insert(iseg *s, int i, int id) {
   s->w[i] = (iword){s->n_pool++, 1, 1, 1};
 }
 
-/* FCE: the word after the gap is marked; the word before at the end. */
+/* FCE: the word after the gap is marked; at the end, nothing (no word
+ * follows; FCE's files mark none there). */
 static void del_word(iseg *s, int i) {
   memmove(s->w + i, s->w + i + 1, (size_t)(s->n - i - 1) * sizeof *s->w);
   s->n--;
-  mark(&s->w[i < s->n ? i : s->n - 1]);
+  if (i < s->n) mark(&s->w[i]);
 }
 
 static int can_delete(const iseg *s, int i) {
-  return s->n >= 2 && is_free(s, i) && single(s, i) &&
-         (i + 1 < s->n ? is_free(s, i + 1) : is_free(s, i - 1));
+  return s->n >= 2 && is_free(s, i) && single(s, i) && (i + 1 >= s->n || is_free(s, i + 1));
 }
 
 /* ---- replacements ---------------------------------------------------------- */

@@ -64,8 +64,8 @@ void el__lw_set(const el__learner *l, el__lw *w, const char *src, const char *te
 /* Inserts a new word before position i (room must exist: n < cap), marked
  * and locked. */
 void el__ls_insert(el__lsent *s, int i, const char *text);
-/* Deletes position i and marks the gap: the following token, or the last
- * token when i was the end. At the start of a sentence the new first word is
+/* Deletes position i and marks the gap: the following token; nothing when i
+ * was the end (as FCE). At the start of a sentence the new first word is
  * capitalised. */
 void el__ls_delete(el__lsent *s, int i);
 /* Replaces position i by low (lower-case), recased like the old word; marks

@@ -68,14 +68,15 @@ void el__ls_delete(el__lsent *s, int i) {
   if (i < s->n) {
     if (i == 0) capitalise(s, &s->w[0]);
     mark(&s->w[i]); /* the word after the gap */
-  } else {
-    mark(&s->w[s->n - 1]); /* gap at the end: the last token */
   }
+  /* a gap at the end marks nothing: no token follows it, and FCE marks none
+   * (its dev set: 10 full stops missing at the end, no token labelled; 111 of
+   * the 112 sentences ending in a comma, "Dear Kim ,", are correct) */
 }
 
 int el__ls_can_delete(const el__lsent *s, int i) {
   if (s->n < 2 || !el__ls_free(s, i)) return 0;
-  return i + 1 < s->n ? el__ls_free(s, i + 1) : el__ls_free(s, i - 1);
+  return i + 1 >= s->n || el__ls_free(s, i + 1);
 }
 
 void el__ls_replace(el__lsent *s, int i, const char *low) {

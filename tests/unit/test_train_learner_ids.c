@@ -122,7 +122,8 @@ static void test_edits(void) {
   expect(EL__LF_DET_MISSING, "she goes to school .", "i took the exam .",
          "[CLS] she goes to school . [SEP] i took *exam* . [SEP]");
   /* a gap at the end of a segment: the word before it */
-  expect(EL__LF_PUNCT_MISSING, "she goes to school .", NULL, "[CLS] she goes to *school* [SEP]");
+  /* a gap at the end marks nothing, as FCE */
+  expect(EL__LF_PUNCT_MISSING, "she goes to school .", NULL, "[CLS] she goes to school [SEP]");
   /* a deletion before a word of two pieces forces both */
   expect(EL__LF_DET_MISSING, "i like the playing", NULL, "[CLS] i like *play* *##ing* [SEP]");
   /* insertion: the new word forced; the segment's last token makes room */
