@@ -6,7 +6,8 @@
 #                               HF ELECTRA directory. Made here when it has no
 #                               config.json: `electra-train recipe ged` on English
 #                               text from Debian packages (fortunes,
-#                               wordnet-base): a tiny ELECTRA pretrained with
+#                               wordnet-base; British spellings and names
+#                               from wamerican + wbritish): a tiny ELECTRA pretrained with
 #                               learner errors among its replaced tokens, then
 #                               fine-tuned to detect generated learner errors;
 #                               its F0.5-best threshold is in its config.json
