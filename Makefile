@@ -245,7 +245,9 @@ results: $(BINS)
 # libFuzzer targets (tests/fuzz/README.md; needs clang and libclang-rt, from
 # deploy/install-deps.sh --fuzz): every library rebuilt by clang under
 # ASan/UBSan with fuzzer coverage in $(FUZZ_BUILD), one binary per target.
-# make fuzz-smoke runs each for FUZZ_SECONDS (20) from its seed corpus;
+# make fuzz-smoke runs each for FUZZ_SECONDS (20) from its seed corpus and
+# fails on the first target that crashes, leaks, times out or reports undefined
+# behaviour (the input is kept as $(FUZZ_BUILD)/NAME-crash-*; .ci/run runs it);
 # make fuzz only builds (run a target by hand, see the README).
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 20
@@ -266,7 +268,8 @@ fuzz-smoke: fuzz
 	  log=$(FUZZ_BUILD)/fuzz-$$t.log; \
 	  UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1 \
 	  $(FUZZ_BUILD)/fuzz/fuzz_$$t -max_total_time=$(FUZZ_SECONDS) -max_len=65536 \
-	    -print_final_stats=1 $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t >$$log 2>&1; \
+	    -artifact_prefix=$(FUZZ_BUILD)/$$t- -print_final_stats=1 \
+	    $(FUZZ_BUILD)/corpus/$$t tests/fuzz/corpus/$$t >$$log 2>&1; \
 	  rc=$$?; \
 	  echo "fuzz-smoke: $$t: exit $$rc, $$(grep -o 'number_of_executed_units: [0-9]*' $$log)"; \
 	  [ $$rc -eq 0 ] || { tail -40 $$log; exit 1; }; \

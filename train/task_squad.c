@@ -5,6 +5,7 @@
  * go to n_bad_answers / n_untrainable and the first case to first_skip. */
 #include <cJSON.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -153,7 +154,10 @@ static int read_answers(el__squad_data *out, el__squad_q *q, const cJSON *qa, co
     if (!text) continue;
     el__squad_answer *x = &q->answers[q->n_answers];
     if (!(x->text = strdup(text))) return -1;
-    x->start = cJSON_IsNumber(st) ? (int)st->valuedouble : -1;
+    /* an offset outside int (1e300, found by fuzz_data) is no offset: converting
+     * it to int would be undefined */
+    double sd = cJSON_IsNumber(st) ? st->valuedouble : -1;
+    x->start = sd >= 0 && sd <= INT_MAX ? (int)sd : -1;
     /* past the context's end the offset is its end, where no text matches */
     long b = x->start >= 0 ? (long)el_utf8_byte_offset(ctx, strlen(ctx), (size_t)x->start) : -1;
     x->ok = b >= 0 && *text && strncmp(ctx + b, text, strlen(text)) == 0;

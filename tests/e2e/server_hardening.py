@@ -30,7 +30,7 @@ M = make_models(os.path.join(work, "models"), {
     "disc": ["--arch", "pretraining", "--seed", "1"] + SMALL,
     "slow": ["--arch", "pretraining", "--seed", "2"] + BIGGER,
 })
-LONG = "the quick brown fox jumps over the lazy dog " * 50  # ~450 pieces
+LONG = "the quick brown fox jumps over the lazy dog " * 50  # 1100 pieces: 512 with truncate
 
 
 def post_raw(port, path, body, extra=b""):
@@ -138,7 +138,7 @@ def section_1():
     # every flooded request was, and the short one waited for all of them
     bound = 3.0 * SLOW * (4 if SANITIZED else 1)
     ok(st == 200 and dt < bound,
-       "%d floods of 64 x 450-piece texts reset after sending: a short request answered in %.2f s "
+       "%d floods of 64 x 512-piece texts reset after sending: a short request answered in %.2f s "
        "(< %g s)" % (N_FLOOD, dt, bound), (st, j))
     time.sleep(0.3)
     log = srv.log().decode(errors="replace")
@@ -173,7 +173,7 @@ def section_1():
     n429 = [r for r in res if r[0] == 429]
     ok(len(res) == 4 and any(r[0] == 200 for r in res) and n429 and
        all(r[1] == "1" and r[2] == "overloaded" for r in n429),
-       "--max-queue-tokens 20000 with 4 requests of ~18000 tokens: the first runs, others 429 "
+       "--max-queue-tokens 20000 with 4 requests of 20 480 tokens: the first runs, others 429 "
        "with Retry-After", res)
     st, _, j = srv.get("/info")
     lim = json.loads(j)["limits"]
@@ -304,6 +304,32 @@ def section_3():
        "queue is full)", (got, bg))
     srv.stop()
 
+    # --max-queue-tokens: a /score of 64 x 512 = 32 768 tokens in the queue, a bound of 34 000
+    srv = Server([("slow", M["slow"])], ["--max-queue-tokens", "34000", "--max-batch-size", "1",
+                                         "--http-threads", "4"],
+                 workdir=work, log_name="tokenize_tokens.log").start()
+    bg = []
+    th = threading.Thread(target=lambda: bg.append(srv.post(
+        "/score", {"texts": [LONG] * 64, "truncate": True}, timeout=60)[0]))
+    th.start()
+    got, small = None, None
+    deadline = time.time() + 10
+    while time.time() < deadline and not bg and \
+            b"electra_queue_depth 1\n" not in srv.get("/metrics")[2]:
+        time.sleep(0.005)
+    while time.time() < deadline and not bg:
+        st, h, _ = srv.post("/tokenize", {"text": "word " * 2000})  # ~2 500 estimated tokens
+        small = srv.post("/tokenize", {"text": "hello there"})[0]  # ~10 fit beside the /score
+        if st == 429:
+            got = (st, h.get("retry-after"))
+            break
+        time.sleep(0.01)
+    th.join()
+    ok(got == (429, "1") and small == 200,
+       "/tokenize counts against --max-queue-tokens (a 10 KB text is 429 while a /score holds "
+       "32 768 of 34 000 tokens; a short one still fits)", (got, small, bg))
+    srv.stop()
+
     srv = Server([("disc", M["disc"])], ["--max-response-bytes", "20000", "--http-threads", "4"],
                  workdir=work, log_name="tokenize.log").start()
     st, _, j = srv.post("/tokenize", {"text": "word " * 2000})
@@ -424,6 +450,141 @@ def section_5():
     srv.stop()
 
 
+def raw_until_close(port, data, timeout=5):
+    """Sends data on a new connection (a server that stops reading mid-way is
+    fine) and reads until the server closes; returns (bytes, closed)."""
+    s = socket.create_connection(("127.0.0.1", port), timeout=timeout * SLOW)
+    out, closed = b"", False
+    try:
+        try:
+            s.sendall(data)
+        except OSError:
+            pass
+        while True:
+            b = s.recv(65536)
+            if not b:
+                closed = True
+                break
+            out += b
+    except OSError as e:
+        closed = not isinstance(e, socket.timeout)  # a reset closes it too
+    s.close()
+    return out, closed
+
+
+def section_6():
+    """malformed HTTP that libmicrohttpd answers itself (as docs/API.md says)"""
+    srv = Server([("disc", M["disc"])], workdir=work, log_name="mhd.log").start()
+    cases = [
+        ("a header over 64 KiB", 431,
+         b"GET /health HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 70000 + b"\r\n\r\n"),
+        ("an over-long request line", 414,
+         b"GET /" + b"a" * 70000 + b" HTTP/1.1\r\nHost: x\r\n\r\n"),
+        ("HTTP/2.0 as the version", 505, b"GET /health HTTP/2.0\r\nHost: x\r\n\r\n"),
+        ("bad chunked framing", 400,
+         b"POST /score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+         b"Transfer-Encoding: chunked\r\n\r\nzz\r\n{}\r\n0\r\n\r\n"),
+    ]
+    for name, code, data in cases:
+        out, closed = raw_until_close(srv.port, data)
+        head, _, body = out.partition(b"\r\n\r\n")
+        ok(status_line(out) == code and closed and b"x-request-id" not in head.lower() and
+           not body.lstrip().startswith(b"{"),
+           "%s: %d from libmicrohttpd (its own non-JSON body, no X-Request-Id), connection "
+           "closed" % (name, code), (out[:300], closed))
+    out, _ = raw_until_close(srv.port, b"GET /health HTTP/1.1\r\nConnection: close\r\n\r\n")
+    ok(status_line(out) == 200, "an HTTP/1.1 request without Host is accepted (documented)",
+       out[:200])
+    time.sleep(0.2)
+    log = srv.log()
+    ok(log.count(b"libmicrohttpd: Error processing request") >= len(cases) - 1,
+       "each is logged as a warn line from libmicrohttpd",
+       [l for l in log.split(b"\n") if b"libmicrohttpd" in l][:6])
+    st, _, _ = srv.get("/health")
+    ok(st == 200 and srv.proc.poll() is None, "the server stays up and answers after them")
+    srv.stop()
+
+
+def section_7():
+    """a flood of large /score requests: a short one within its deadline, /health, memory"""
+    global stop
+    # under a sanitizer a forward pass is several times slower: a quarter of the
+    # flood (8 texts a request, the same two requests' worth of queue) and 4x the deadline
+    n_texts = 8 if SANITIZED else 32
+    timeout = 15 * SLOW * (4 if SANITIZED else 1)
+    srv = Server([("slow", M["slow"])],
+                 ["--max-queue-tokens", str(1250 * n_texts), "--request-timeout", str(timeout),
+                  "--http-threads", "6"], workdir=work, log_name="score_flood.log").start()
+    srv.post("/score", {"texts": [LONG] * 4, "truncate": True}, timeout=60)
+    time.sleep(1.0)
+    rss0 = srv.rss_kb()
+    big = {"texts": [LONG] * n_texts, "truncate": True}  # 512 tokens each text
+    stop = [False]
+    counts, health, peak = {}, [], [0]
+
+    def flood():
+        c = srv.conn(timeout=60)
+        while not stop[0]:
+            try:
+                st, h, _ = srv.request("POST", "/score", big, conn=c, timeout=60)
+                counts[st] = counts.get(st, 0) + 1
+                if st == 429:
+                    time.sleep(0.02)
+                if h.get("connection", "").lower() == "close":
+                    c.close()
+                    c = srv.conn(timeout=60)
+            except Exception:  # noqa: BLE001
+                c.close()
+                c = srv.conn(timeout=60)
+
+    def health_probe():
+        while not stop[0]:
+            t = time.time()
+            try:
+                st, _, _ = srv.get("/health", timeout=5)
+                health.append(time.time() - t if st == 200 else 99)
+            except Exception:  # noqa: BLE001
+                health.append(99)
+            peak[0] = max(peak[0], srv.rss_kb())
+            time.sleep(0.02)
+
+    ths = [threading.Thread(target=flood) for _ in range(8)] + [threading.Thread(target=health_probe)]
+    for t in ths:
+        t.start()
+    time.sleep(2 * SLOW)  # the queue is full of large requests
+    shorts = []
+    for _ in range(3):
+        t0 = time.time()
+        st, _, j = srv.post("/score", {"text": "a short request"}, timeout=timeout + 10)
+        shorts.append((st, round(time.time() - t0, 2)))
+        time.sleep(0.3)
+    stop[0] = True
+    for t in ths:
+        t.join()
+    ok(all(st == 200 and dt < timeout for st, dt in shorts) and counts.get(200, 0) > 0 and
+       counts.get(429, 0) > 0,
+       "8 clients flooding /score with %d x 512-piece texts, --max-queue-tokens %d: a short "
+       "request is answered within its %g s deadline (%s s)"
+       % (n_texts, 1250 * n_texts, timeout, ", ".join(str(dt) for _, dt in shorts)),
+       (shorts, counts))
+    hp = p99(health)
+    ok(len(health) > 20 and hp < 0.1,
+       "/health during the /score flood: p99 %.1f ms over %d probes (< 100 ms)"
+       % (hp * 1e3, len(health)), counts)
+    time.sleep(1.5)
+    srv.get("/health")
+    time.sleep(0.3)
+    rss1 = srv.rss_kb()
+    if SANITIZED:
+        skip("RSS after the /score burst: not measured under a sanitizer (%.0f MB after)"
+             % (rss1 / 1024))
+    else:
+        ok(rss1 - rss0 < 40 * 1024,
+           "memory goes back after the /score burst: RSS %.0f MB before, %.0f MB at the peak, "
+           "%.0f MB after" % (rss0 / 1024, peak[0] / 1024, rss1 / 1024))
+    srv.stop()
+
+
 def run(fn, title):
     """A section that raises (say, an option the server does not know) fails
     alone; the others still run."""
@@ -439,4 +600,6 @@ run(section_2, '3. slow clients: header and body deadlines, full server refuses 
 run(section_3, '4. /tokenize: queue place, answer size cap, memory after bursts, /health during floods')
 run(section_4, 'SIGTERM: a request on a kept-alive connection gets 503 + Connection: close')
 run(section_5, 'literal [SEP] / [CLS] typed by a user: an explicit choice')
+run(section_6, 'malformed HTTP that libmicrohttpd answers itself')
+run(section_7, 'a flood of large /score requests: short request, /health, memory')
 done()

@@ -158,6 +158,18 @@ static void squad_tests(void) {
             s.n_untrainable == 0,
         "squad v2 impossible question");
   el__squad_free(&s);
+  /* answer_start outside int (fuzz_data's find: undefined conversion) is no offset */
+  p = put("sq_big.json",
+      "{\"data\":[{\"paragraphs\":[{\"context\":\"abc\",\"qas\":["
+      "{\"id\":\"x\",\"question\":\"q\",\"answers\":[{\"text\":\"a\",\"answer_start\":1e300},"
+      "{\"text\":\"b\",\"answer_start\":-1e300},{\"text\":\"c\",\"answer_start\":2147483648},"
+      "{\"text\":\"c\",\"answer_start\":2}]}]}]}]}");
+  CHECK(el__squad_read(p, &s, &err) == 0 && s.q[0].n_answers == 4 && s.q[0].answers[0].start == -1 &&
+            s.q[0].answers[1].start == -1 && s.q[0].answers[2].start == -1 &&
+            !s.q[0].answers[0].ok && s.q[0].train_answer == 3 && s.n_bad_answers == 3,
+        "answer_start outside int: no offset, not trained on (%d, %d, %d)",
+        s.q[0].answers[0].start, s.q[0].answers[1].start, s.q[0].answers[2].start);
+  el__squad_free(&s);
   p = put("sq_bad.json", "{\"data\": [\n{\"paragraphs\": [}\n]}");
   CHECK(el__squad_read(p, &s, &err) == EL_EFORMAT && strstr(err.msg, "sq_bad.json:2:"),
         "invalid JSON names file and line: %s", err.msg);
