@@ -287,16 +287,9 @@ static int parse_json_file(const char *path, cJSON **out, el_error *err) {
   return EL_OK;
 }
 
-static char *join(const char *dir, const char *name) {
-  size_t n = strlen(dir) + strlen(name) + 2;
-  char *p = malloc(n);
-  if (p) snprintf(p, n, "%s/%s", dir, name);
-  return p;
-}
-
 int el__config_load(const char *dir, el_config *cfg, el_error *err) {
   memset(cfg, 0, sizeof *cfg);
-  char *path = join(dir, "config.json"), *tpath = join(dir, "tokenizer_config.json");
+  char *path = el__path_join(dir, "config.json"), *tpath = el__path_join(dir, "tokenizer_config.json");
   cJSON *root = NULL;
   int rc = EL_OK;
   if (!path || !tpath) {
@@ -457,7 +450,7 @@ static cJSON *tokenizer_json(const el_config *c) {
 }
 
 static int write_json(const char *dir, const char *name, cJSON *o, el_error *err) {
-  char *path = join(dir, name);
+  char *path = el__path_join(dir, name);
   char *text = o ? cJSON_Print(o) : NULL;
   int rc;
   if (!path || !text) {
