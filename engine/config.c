@@ -15,23 +15,6 @@
 
 #define MAX_JSON_BYTES (64u << 20) /* a config with 65536 labels is ~2 MB */
 
-/* ---- architecture names (electra/model.h) ---- */
-
-static const char *const ARCH_NAMES[EL_ARCH_COUNT] = {
-    "ElectraForPreTraining", "ElectraForMaskedLM", "ElectraForSequenceClassification",
-    "ElectraForQuestionAnswering", "ElectraForTokenClassification"};
-
-const char *el_arch_name(el_arch a) {
-  return ((int)a >= 0 && a < EL_ARCH_COUNT) ? ARCH_NAMES[a] : NULL;
-}
-
-int el_arch_from_name(const char *name) {
-  if (!name) return -1;
-  for (int i = 0; i < EL_ARCH_COUNT; i++)
-    if (strcmp(name, ARCH_NAMES[i]) == 0) return i;
-  return -1;
-}
-
 /* ---- reading ---------------------------------------------------------- */
 
 typedef struct reader {
@@ -152,7 +135,7 @@ static int read_labels(const reader *r, el_config *c) {
                           r->path, n);
     return EL_OK;
   }
-  if (c->arch != EL_ARCH_SEQ_CLS && c->arch != EL_ARCH_TOKEN_CLS) return EL_OK;
+  if (!el__head_of(c->arch)->labelled) return EL_OK;
   if (n < 1 || n > (1 << 16))
     return el_error_set(r->err, EL_ESHAPE, "%s: num_labels must be in [1, 65536], found %d",
                         r->path, n);
@@ -304,16 +287,9 @@ static int parse_json_file(const char *path, cJSON **out, el_error *err) {
   return EL_OK;
 }
 
-static char *join(const char *dir, const char *name) {
-  size_t n = strlen(dir) + strlen(name) + 2;
-  char *p = malloc(n);
-  if (p) snprintf(p, n, "%s/%s", dir, name);
-  return p;
-}
-
 int el__config_load(const char *dir, el_config *cfg, el_error *err) {
   memset(cfg, 0, sizeof *cfg);
-  char *path = join(dir, "config.json"), *tpath = join(dir, "tokenizer_config.json");
+  char *path = el__path_join(dir, "config.json"), *tpath = el__path_join(dir, "tokenizer_config.json");
   cJSON *root = NULL;
   int rc = EL_OK;
   if (!path || !tpath) {
@@ -399,7 +375,8 @@ static cJSON *config_json(const el_config *c) {
   STR("hidden_act", "gelu");
   NUM("hidden_dropout_prob", short_float(c->hidden_dropout_prob));
   NUM("hidden_size", c->hidden_size);
-  const int labelled = c->arch == EL_ARCH_SEQ_CLS || c->arch == EL_ARCH_TOKEN_CLS;
+  const el__head *head = el__head_of(c->arch);
+  const int labelled = head && head->labelled;
   if (labelled) {
     cJSON *id2 = cJSON_AddObjectToObject(o, "id2label");
     ok &= id2 != NULL;
@@ -473,7 +450,7 @@ static cJSON *tokenizer_json(const el_config *c) {
 }
 
 static int write_json(const char *dir, const char *name, cJSON *o, el_error *err) {
-  char *path = join(dir, name);
+  char *path = el__path_join(dir, name);
   char *text = o ? cJSON_Print(o) : NULL;
   int rc;
   if (!path || !text) {

@@ -22,6 +22,13 @@ int el__open_regular(const char *path, struct stat *st, el_error *err) {
   return fd;
 }
 
+char *el__path_join(const char *dir, const char *name) {
+  size_t n = strlen(dir) + strlen(name) + 2;
+  char *p = malloc(n);
+  if (p) snprintf(p, n, "%s/%s", dir, name);
+  return p;
+}
+
 int el__read_file(const char *path, size_t max_bytes, char **out, size_t *len, el_error *err) {
   *out = NULL;
   *len = 0;

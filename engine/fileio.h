@@ -14,6 +14,9 @@ struct stat;
  * is missing or not a regular file is an EL_EIO error naming it (-1). */
 int el__open_regular(const char *path, struct stat *st, el_error *err);
 
+/* "dir/name" in a new malloc'd string (caller frees); NULL when out of memory. */
+char *el__path_join(const char *dir, const char *name);
+
 /* Reads a whole regular file of at most max_bytes into *out (NUL-terminated,
  * caller frees). Errors name path. */
 int el__read_file(const char *path, size_t max_bytes, char **out, size_t *len, el_error *err);

@@ -1,11 +1,95 @@
 /* The five Hugging Face task heads on top of the encoder (docs/MODEL.md §1
- * and §2). Each validates the batch and the model's architecture, runs the
- * encoder into the workspace and writes the caller's output array. */
+ * and §2): the engine's head table (weights.h), then each head's forward.
+ * Each forward validates the batch and the model's architecture, runs the
+ * encoder into the workspace and writes the caller's output array.
+ *
+ * Adding a head: an el_arch value (include/electra/model.h), its weights'
+ * fields (weights.h), an entry below and its el_run_* forward; then its entry
+ * in the trainer's table (train/tmodel.c) if it is trained, and in the
+ * server's (server/srv_heads.c) if it is served. docs/ARCHITECTURE.md lists
+ * the entries. */
+#include <stddef.h>
 #include <string.h>
 #include "infer_internal.h"
 #include "infer_kernels.h"
 #include "op_pool.h"
 #include "ops.h"
+#include "weights.h"
+
+#define SLOT(field) offsetof(el__weights, field)
+#define H EL__DIM_HIDDEN
+#define E EL__DIM_EMBED
+#define V EL__DIM_VOCAB
+#define L EL__DIM_LABELS
+#define VEC EL__DIM_NONE
+
+/* ElectraDiscriminatorPredictions: forward el_run_replaced */
+static const el__head_tensor PRETRAINING[] = {
+    {"discriminator_predictions.dense.weight", SLOT(disc_dense.w), H, H, 0},
+    {"discriminator_predictions.dense.bias", SLOT(disc_dense.b), H, VEC, 0},
+    {"discriminator_predictions.dense_prediction.weight", SLOT(disc_pred.w), EL__DIM_1, H, 0},
+    {"discriminator_predictions.dense_prediction.bias", SLOT(disc_pred.b), EL__DIM_1, VEC, 0},
+};
+/* ElectraGeneratorPredictions + generator_lm_head (tied to the word
+ * embeddings): forward el_run_mlm */
+static const el__head_tensor MASKED_LM[] = {
+    {"generator_predictions.dense.weight", SLOT(gen_dense.w), E, H, 0},
+    {"generator_predictions.dense.bias", SLOT(gen_dense.b), E, VEC, 0},
+    {"generator_predictions.LayerNorm.weight", SLOT(gen_ln.g), E, VEC, 0},
+    {"generator_predictions.LayerNorm.bias", SLOT(gen_ln.b), E, VEC, 0},
+    {"generator_lm_head.weight", SLOT(lm_w), V, E, 1},
+    {"generator_lm_head.bias", SLOT(lm_b), V, VEC, 0},
+};
+/* ElectraClassificationHead: forward el_run_classify */
+static const el__head_tensor SEQ_CLS[] = {
+    {"classifier.dense.weight", SLOT(cls_dense.w), H, H, 0},
+    {"classifier.dense.bias", SLOT(cls_dense.b), H, VEC, 0},
+    {"classifier.out_proj.weight", SLOT(cls_out.w), L, H, 0},
+    {"classifier.out_proj.bias", SLOT(cls_out.b), L, VEC, 0},
+};
+/* qa_outputs: forward el_run_qa */
+static const el__head_tensor QA[] = {
+    {"qa_outputs.weight", SLOT(qa.w), EL__DIM_2, H, 0},
+    {"qa_outputs.bias", SLOT(qa.b), EL__DIM_2, VEC, 0},
+};
+/* HF: one Linear on every token, no hidden layer: forward el_run_token_classify */
+static const el__head_tensor TOKEN_CLS[] = {
+    {"classifier.weight", SLOT(tok_cls.w), L, H, 0},
+    {"classifier.bias", SLOT(tok_cls.b), L, VEC, 0},
+};
+#undef SLOT
+#undef H
+#undef E
+#undef V
+#undef L
+#undef VEC
+
+#define TENSORS(t) t, (int)(sizeof t / sizeof t[0])
+static const el__head HEADS[EL_ARCH_COUNT] = {
+    /* arch                name                                labelled  tensors */
+    [EL_ARCH_PRETRAINING] = {"ElectraForPreTraining", 0, TENSORS(PRETRAINING)},
+    [EL_ARCH_MASKED_LM] = {"ElectraForMaskedLM", 0, TENSORS(MASKED_LM)},
+    [EL_ARCH_SEQ_CLS] = {"ElectraForSequenceClassification", 1, TENSORS(SEQ_CLS)},
+    [EL_ARCH_QA] = {"ElectraForQuestionAnswering", 0, TENSORS(QA)},
+    [EL_ARCH_TOKEN_CLS] = {"ElectraForTokenClassification", 1, TENSORS(TOKEN_CLS)},
+};
+#undef TENSORS
+
+const el__head *el__head_of(el_arch a) {
+  return ((int)a >= 0 && a < EL_ARCH_COUNT) ? &HEADS[a] : NULL;
+}
+
+const char *el_arch_name(el_arch a) {
+  const el__head *h = el__head_of(a);
+  return h ? h->name : NULL;
+}
+
+int el_arch_from_name(const char *name) {
+  if (!name) return -1;
+  for (int i = 0; i < EL_ARCH_COUNT; i++)
+    if (strcmp(name, HEADS[i].name) == 0) return i;
+  return -1;
+}
 
 static float dot(const float *a, const float *b, int n) {
   float s = 0.0f;

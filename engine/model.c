@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "config.h"
+#include "fileio.h"
 #include "model_internal.h"
 #include "quant.h"
 #include "safetensors.h"
@@ -161,13 +162,6 @@ static int load_vocab(el_model *m, const char *path, el_error *err) {
   return EL_OK;
 }
 
-static char *join(const char *dir, const char *name) {
-  size_t n = strlen(dir) + strlen(name) + 2;
-  char *p = malloc(n);
-  if (p) snprintf(p, n, "%s/%s", dir, name);
-  return p;
-}
-
 int el_model_load(const char *dir, el_model **out, el_error *err) {
   return el_model_load_opts(dir, NULL, out, err);
 }
@@ -185,7 +179,7 @@ int el_model_load_opts(const char *dir, const el_load_options *opts, el_model **
                         "%s: dtype %s needs oneDNN, and this build has none (install "
                         "libdnnl-dev and rebuild, or load as fp32)", dir, el_dtype_name(dtype));
   el_model *m = calloc(1, sizeof *m);
-  char *st = join(dir, "model.safetensors"), *vocab = join(dir, "vocab.txt");
+  char *st = el__path_join(dir, "model.safetensors"), *vocab = el__path_join(dir, "vocab.txt");
   int rc;
   if (!m || !st || !vocab || !(m->dir = strdup(dir))) {
     rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", dir);

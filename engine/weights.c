@@ -1,5 +1,6 @@
-/* The tensor table of each architecture (HF names and shapes, docs/MODEL.md §2)
- * and the config sanity checks every loader and saver relies on. */
+/* The tensor table of each architecture (HF names and shapes, docs/MODEL.md §2:
+ * the encoder's here, each head's from its entry in engine/heads.c) and the
+ * config sanity checks every loader and saver relies on. */
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -63,7 +64,7 @@ int el__config_check(const el_config *c, const char *where, el_error *err) {
       (rc = unit_interval(where, "attention_probs_dropout_prob",
                           c->attention_probs_dropout_prob, err)))
     return rc;
-  if (c->arch == EL_ARCH_SEQ_CLS || c->arch == EL_ARCH_TOKEN_CLS) {
+  if (el__head_of(c->arch)->labelled) {
     if ((rc = positive(where, "num_labels", c->num_labels, MAX_LABELS, err))) return rc;
     if (c->arch == EL_ARCH_SEQ_CLS && c->regression && c->num_labels != 1)
       return el_error_set(err, EL_ESHAPE,
@@ -166,36 +167,23 @@ static void build(const el_config *c, el__weights *w, builder *b) {
     emit(b, LSLOT(out_ln.b), H, 0, i + 1, 0, "%sencoder.layer.%d.output.LayerNorm.bias", p, i);
 #undef LSLOT
   }
-  switch (c->arch) {
-    case EL_ARCH_PRETRAINING:
-      emit(b, SLOT(disc_dense.w), H, H, top, 0, "discriminator_predictions.dense.weight");
-      emit(b, SLOT(disc_dense.b), H, 0, top, 0, "discriminator_predictions.dense.bias");
-      emit(b, SLOT(disc_pred.w), 1, H, top, 0, "discriminator_predictions.dense_prediction.weight");
-      emit(b, SLOT(disc_pred.b), 1, 0, top, 0, "discriminator_predictions.dense_prediction.bias");
-      break;
-    case EL_ARCH_MASKED_LM:
-      emit(b, SLOT(gen_dense.w), E, H, top, 0, "generator_predictions.dense.weight");
-      emit(b, SLOT(gen_dense.b), E, 0, top, 0, "generator_predictions.dense.bias");
-      emit(b, SLOT(gen_ln.g), E, 0, top, 0, "generator_predictions.LayerNorm.weight");
-      emit(b, SLOT(gen_ln.b), E, 0, top, 0, "generator_predictions.LayerNorm.bias");
-      emit(b, SLOT(lm_w), V, E, top, 1, "generator_lm_head.weight");
-      emit(b, SLOT(lm_b), V, 0, top, 0, "generator_lm_head.bias");
-      break;
-    case EL_ARCH_SEQ_CLS:
-      emit(b, SLOT(cls_dense.w), H, H, top, 0, "classifier.dense.weight");
-      emit(b, SLOT(cls_dense.b), H, 0, top, 0, "classifier.dense.bias");
-      emit(b, SLOT(cls_out.w), c->num_labels, H, top, 0, "classifier.out_proj.weight");
-      emit(b, SLOT(cls_out.b), c->num_labels, 0, top, 0, "classifier.out_proj.bias");
-      break;
-    case EL_ARCH_TOKEN_CLS: /* HF: one Linear on every token, no hidden layer */
-      emit(b, SLOT(tok_cls.w), c->num_labels, H, top, 0, "classifier.weight");
-      emit(b, SLOT(tok_cls.b), c->num_labels, 0, top, 0, "classifier.bias");
-      break;
-    case EL_ARCH_QA:
-      emit(b, SLOT(qa.w), 2, H, top, 0, "qa_outputs.weight");
-      emit(b, SLOT(qa.b), 2, 0, top, 0, "qa_outputs.bias");
-      break;
-    default: break;
+  const el__head *h = el__head_of(c->arch);
+  for (int k = 0; h && k < h->n_tensors; k++) {
+    const el__head_tensor *t = &h->tensors[k];
+    emit(b, w ? (float **)((char *)w + t->slot) : NULL, el__dim_size(c, t->rows),
+         el__dim_size(c, t->cols), top, t->tied, "%s", t->name);
+  }
+}
+
+int el__dim_size(const el_config *c, el__dim dim) {
+  switch (dim) {
+    case EL__DIM_1: return 1;
+    case EL__DIM_2: return 2;
+    case EL__DIM_HIDDEN: return c->hidden_size;
+    case EL__DIM_EMBED: return c->embedding_size;
+    case EL__DIM_VOCAB: return c->vocab_size;
+    case EL__DIM_LABELS: return c->num_labels;
+    default: return 0;
   }
 }
 

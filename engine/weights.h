@@ -54,6 +54,44 @@ typedef struct el__tensor_spec {
                      counted by el__weights_numel and is not written by the saver */
 } el__tensor_spec;
 
+/* ---- the head table: one entry per architecture (el_arch) ----
+ * What the engine knows of a head lives in its entry in engine/heads.c:
+ * its Hugging Face name, whether config.json labels its outputs, and its
+ * tensors (after the encoder's, in file order). The loader, the saver, the
+ * trainer's parameter block and el_arch_name all read them from there; the
+ * head's forward (el_run_*) sits next to the table. The trainer's side of a
+ * head is train/tmodel.c's head table, the server's server/srv_heads.c. */
+
+/* A head tensor's size along one dimension, from the config. */
+typedef enum el__dim {
+  EL__DIM_NONE = 0, /* no second dimension: a vector */
+  EL__DIM_1,        /* 1 */
+  EL__DIM_2,        /* 2 */
+  EL__DIM_HIDDEN,   /* hidden_size */
+  EL__DIM_EMBED,    /* embedding_size */
+  EL__DIM_VOCAB,    /* vocab_size */
+  EL__DIM_LABELS    /* num_labels */
+} el__dim;
+
+typedef struct el__head_tensor {
+  const char *name; /* HF name */
+  size_t slot;      /* offsetof(el__weights, field): where the pointer is kept */
+  el__dim rows, cols;
+  int tied;         /* the spec's `optional`: shares the word embeddings' storage */
+} el__head_tensor;
+
+typedef struct el__head {
+  const char *name;              /* HF "architectures" entry, el_arch_name */
+  int labelled;                  /* config.json has num_labels and id2label / label2id */
+  const el__head_tensor *tensors; /* the head's tensors, in file order */
+  int n_tensors;
+} el__head;
+
+/* The entry of arch a; NULL when a is not an el_arch. */
+const el__head *el__head_of(el_arch a);
+/* The size dim stands for under c (0 for EL__DIM_NONE). */
+int el__dim_size(const el_config *c, el__dim dim);
+
 /* Maximum number of tensors any architecture has. */
 #define EL_MAX_TENSORS (16 * EL_MAX_LAYERS + 32)
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Convert the non-SQuAD layouts of ../shared/data/squad to SQuAD JSON, so
-`electra-train finetune --task squad|squad2` can read them
-(/work/shared/data/SOURCES.md §2a says how each converts).
+`electra-train finetune --task squad|squad2` can read them; how each
+layout converts:
 
   squad_convert.py qed OUT.json FILE.jsonlines...   QED / Natural Questions
       pre-release train shards: context = paragraph_text, one answer per

@@ -8,23 +8,6 @@
 #include "srv_conns.h"
 #include "srv_info.h"
 
-/* How /score reads a per-token model: its default threshold and where it
- * came from, the word rule, and for a token classifier its "no error" label. */
-static void render_score_settings(el__sb *b, const el__model_entry *e) {
-  const el_config *c = e->cfg;
-  el__sb_puts(b, ",\"score_threshold\":");
-  el__sb_json_float(b, (float)e->threshold);
-  el__sb_printf(b, ",\"score_threshold_source\":\"%s\",\"score_aggregation\":\"%s\"",
-                c->has_score_threshold ? "model" : "default", el_score_rule_name(c->score_rule));
-  if (e->correct_label >= 0 && c->id2label) {
-    const char *l = c->id2label[e->correct_label];
-    el__sb_puts(b, ",\"correct_label\":");
-    el__sb_json_str(b, l, strlen(l));
-    el__sb_printf(b, ",\"correct_label_source\":\"%s\"",
-                  e->correct_from_option ? "option" : "label_name");
-  }
-}
-
 char *el__info_render(el__server *s, size_t *len) {
   el__sb b = {0};
   el__model_set *set = el__server_models(s);
@@ -46,41 +29,17 @@ char *el__info_render(el__server *s, size_t *len) {
     const el_config *c = e->cfg;
     el__sb_puts(&b, i ? ",{\"name\":" : "{\"name\":");
     el__sb_json_str(&b, e->name, strlen(e->name));
-    const char *task = e->task == EL_TASK_SCORE      ? "score"
-                       : e->task == EL_TASK_CLASSIFY ? "classify"
-                       : e->task == EL_TASK_QA       ? "qa"
-                                                     : "tokenize";
     el__sb_printf(&b,
                   ",\"task\":\"%s\",\"route\":\"%s\",\"architecture\":\"%s\",\"default\":%s,"
                   "\"max_seq_len\":%d,\"num_parameters\":%zu,\"vocab_size\":%d,"
                   "\"hidden_size\":%d,\"num_layers\":%d,\"do_lower_case\":%s,\"dtype\":\"%s\","
                   "\"weight_bytes\":%zu",
-                  task, el__task_route(e->task), el_arch_name(c->arch),
+                  el__task_name(e->task), el__task_route(e->task), el_arch_name(c->arch),
                   e->task >= 0 && set->task_default[e->task] == i ? "true" : "false", e->max_len,
                   el_model_num_parameters(e->model), c->vocab_size, c->hidden_size,
                   c->num_layers, c->do_lower_case ? "true" : "false",
                   el_dtype_name(el_model_dtype(e->model)), el_model_weight_bytes(e->model));
-    if (c->arch == EL_ARCH_SEQ_CLS || c->arch == EL_ARCH_TOKEN_CLS) {
-      if (c->arch == EL_ARCH_SEQ_CLS)
-        el__sb_printf(&b, ",\"regression\":%s", c->regression ? "true" : "false");
-      el__sb_puts(&b, ",\"labels\":[");
-      for (int k = 0; k < c->num_labels; k++) {
-        const char *l = c->id2label && c->id2label[k] ? c->id2label[k] : "";
-        if (k) el__sb_puts(&b, ",");
-        el__sb_json_str(&b, l, strlen(l));
-      }
-      el__sb_puts(&b, "]");
-    } else {
-      el__sb_puts(&b, ",\"labels\":null");
-    }
-    if (e->task == EL_TASK_SCORE) render_score_settings(&b, e);
-    if (c->arch == EL_ARCH_QA) {
-      el__sb_puts(&b, ",\"null_threshold\":");
-      if (c->has_null_threshold)
-        el__sb_json_num(&b, c->null_threshold);
-      else
-        el__sb_puts(&b, "null");
-    }
+    el__srv_head_of(c->arch)->info(&b, e); /* labels and the head's own fields */
     el__sb_puts(&b, "}");
   }
   el__sb_puts(&b, "]");

@@ -11,31 +11,12 @@
 #include "srv_jsonscan.h"
 #include "srv_sbuf.h"
 
-const char *el__task_route(int task) {
-  switch (task) {
-    case EL_TASK_SCORE: return "/score";
-    case EL_TASK_CLASSIFY: return "/classify";
-    case EL_TASK_QA: return "/qa";
-    default: return "/tokenize";
-  }
-}
-
-static int task_of(el_arch a) {
-  switch (a) {
-    case EL_ARCH_PRETRAINING:
-    case EL_ARCH_TOKEN_CLS: return EL_TASK_SCORE;
-    case EL_ARCH_SEQ_CLS: return EL_TASK_CLASSIFY;
-    case EL_ARCH_QA: return EL_TASK_QA;
-    default: return -1;
-  }
-}
-
 /* Sets e->correct_label by the engine's rule (el_correct_label); -1 with err. */
 static int pick_correct_label(el__model_entry *e, const char *option, char *err, size_t cap) {
   const el_config *c = e->cfg;
   e->correct_label = -1;
   e->correct_from_option = 0;
-  if (c->arch != EL_ARCH_TOKEN_CLS) {
+  if (!el__srv_head_of(c->arch)->correct_label) {
     if (!option[0]) return 0;
     snprintf(err, cap, "model \"%s\": --correct-label applies to ElectraForTokenClassification "
              "models; this one is %s", e->name, el_arch_name(c->arch));
@@ -87,7 +68,7 @@ int el__model_set_load(const el__model_spec *specs, int n, int ws_tokens, int ws
     s->n = i + 1;
     e->cfg = el_model_config(e->model);
     e->tok = el_model_tokenizer(e->model);
-    e->task = task_of(e->cfg->arch);
+    e->task = el__srv_head_of(e->cfg->arch)->task;
     e->max_len = e->cfg->max_position_embeddings;
     e->threshold = e->cfg->has_score_threshold ? e->cfg->score_threshold : 0.5;
     if (pick_correct_label(e, specs[i].correct_label, err, cap)) {

@@ -1,9 +1,10 @@
 /* The models being served: loaded as one reference-counted set, so a reload
  * (SIGHUP) swaps every model at once while requests still holding the old
- * set finish on it. Tasks come from the architecture: ElectraForPreTraining
- * and ElectraForTokenClassification serve /score, ElectraForSequenceClassification
- * /classify, ElectraForQuestionAnswering /qa; ElectraForMaskedLM only
- * /tokenize. The first model of each task is its default.
+ * set finish on it. Tasks come from the architecture (the server's head
+ * table, srv_heads.h): ElectraForPreTraining and ElectraForTokenClassification
+ * serve /score, ElectraForSequenceClassification /classify,
+ * ElectraForQuestionAnswering /qa; ElectraForMaskedLM only /tokenize. The
+ * first model of each task is its default.
  *
  * A token classifier's /score probability of a piece is 1 - P(correct label)
  * (softmax over its labels). The correct label is the spec's correct_label
@@ -19,9 +20,8 @@
 #include <stdatomic.h>
 
 #include "electra/electra.h"
+#include "srv_heads.h"
 #include "srv_options.h"
-
-typedef enum el__task { EL_TASK_SCORE = 0, EL_TASK_CLASSIFY, EL_TASK_QA, EL_TASK_COUNT } el__task;
 
 typedef struct el__model_set el__model_set;
 
@@ -46,9 +46,6 @@ struct el__model_set {
   el__model_entry e[EL_SRV_MAX_MODELS];
   int task_default[EL_TASK_COUNT]; /* index into e, or -1 */
 };
-
-/* Route name of a task ("/score", ...) and its architecture's name. */
-const char *el__task_route(int task);
 
 /* Loads every model (no BLAS call: safe off the inference thread) with a
  * workspace for batches of ws_tokens tokens (raised to each model's

@@ -479,6 +479,112 @@ static int unknown_key(el_opt *t, int n, const char *path, const char *key, char
   return fail(err, cap, "%s: unknown option \"%s\" (see electra-server --help)", path, key);
 }
 
+/* The config file's "models": {"NAME": "DIR", ...} or [{"name", "path",
+ * "dtype"?, "correct_label"?}, ...]. */
+static int config_models(el__srv_options *o, const cJSON *it, const char *path, const char *src,
+                         char *err, size_t cap) {
+  int rc = 0;
+  if (cJSON_IsObject(it)) {
+    for (cJSON *m = it->child; m && !rc; m = m->next) {
+      if (!cJSON_IsString(m)) {
+        rc = fail(err, cap, "%s: \"models\".\"%s\" must be a directory string", path,
+                  m->string);
+        break;
+      }
+      char spec[1200];
+      snprintf(spec, sizeof spec, "%s=%s", m->string, m->valuestring);
+      rc = add_model(o, spec, src, err, cap);
+    }
+  } else if (cJSON_IsArray(it)) {
+    for (cJSON *m = it->child; m && !rc; m = m->next) {
+      cJSON *nm = cJSON_GetObjectItemCaseSensitive(m, "name");
+      cJSON *pa = cJSON_GetObjectItemCaseSensitive(m, "path");
+      if (!cJSON_IsString(nm) || !cJSON_IsString(pa)) {
+        rc = fail(err, cap, "%s: \"models\" entries need string \"name\" and \"path\"",
+                  path);
+        break;
+      }
+      char spec[1200];
+      snprintf(spec, sizeof spec, "%s=%s", nm->valuestring, pa->valuestring);
+      rc = add_model(o, spec, src, err, cap);
+      cJSON *dt = cJSON_GetObjectItemCaseSensitive(m, "dtype");
+      if (!rc && dt && !cJSON_IsNull(dt)) {
+        if (!cJSON_IsString(dt)) {
+          rc = fail(err, cap, "%s: \"models\" entry \"%s\": \"dtype\" must be a string",
+                    path, nm->valuestring);
+          break;
+        }
+        snprintf(spec, sizeof spec, "%s=%s", nm->valuestring, dt->valuestring);
+        rc = add_model_dtype(o, spec, src, err, cap);
+      }
+      cJSON *cl = cJSON_GetObjectItemCaseSensitive(m, "correct_label");
+      if (rc || !cl || cJSON_IsNull(cl)) continue;
+      if (!cJSON_IsString(cl)) {
+        rc = fail(err, cap, "%s: \"models\" entry \"%s\": \"correct_label\" must be a "
+                  "string", path, nm->valuestring);
+        break;
+      }
+      snprintf(spec, sizeof spec, "%s=%s", nm->valuestring, cl->valuestring);
+      rc = add_label(o, spec, src, err, cap);
+    }
+  } else {
+    rc = fail(err, cap, "%s: \"models\" must be an object or an array", path);
+  }
+  return rc;
+}
+
+/* --correct-label / --model-dtype given as {"NAME": "LABEL" or "DTYPE", ...} */
+static int config_map(el__srv_options *o, const el_opt *d, const cJSON *it, const char *path,
+                      const char *src, char *err, size_t cap) {
+  int rc = 0;
+  for (cJSON *m = it->child; m && !rc; m = m->next) {
+    if (!cJSON_IsString(m)) {
+      rc = fail(err, cap, "%s: \"%s\".\"%s\" must be a %s string", path, it->string,
+                m->string, d->name[2] == 'c' ? "label" : "dtype");
+      break;
+    }
+    char spec[1200];
+    snprintf(spec, sizeof spec, "%s=%s", m->string, m->valuestring);
+    rc = d->name[2] == 'c' ? add_label(o, spec, src, err, cap)
+                           : add_model_dtype(o, spec, src, err, cap);
+  }
+  return rc;
+}
+
+/* One option's value: a string, true/false, a number (as its text), or for
+ * the options that repeat an array of strings. */
+static int config_value(el__srv_options *o, const el_opt *d, const cJSON *it, int is_list,
+                        const char *path, const char *src, char *err, size_t cap) {
+  int rc = 0;
+  char val[1200];
+  if (cJSON_IsString(it)) {
+    snprintf(val, sizeof val, "%s", it->valuestring);
+  } else if (cJSON_IsBool(it)) {
+    snprintf(val, sizeof val, "%s", cJSON_IsTrue(it) ? "true" : "false");
+  } else if (cJSON_IsNumber(it)) {
+    if (d->kind == EL_OPT_DURATION)
+      snprintf(val, sizeof val, "%.17g", it->valuedouble);
+    else if (it->valuedouble == floor(it->valuedouble) && fabs(it->valuedouble) < 1e15)
+      snprintf(val, sizeof val, "%.0f", it->valuedouble);
+    else
+      snprintf(val, sizeof val, "%.17g", it->valuedouble);
+  } else if (cJSON_IsArray(it) && is_list) {
+    for (cJSON *e = it->child; e && !rc; e = e->next) {
+      if (!cJSON_IsString(e)) {
+        rc = fail(err, cap, "%s: \"%s\" entries must be strings", path, it->string);
+        break;
+      }
+      rc = set_value(o, d, e->valuestring, src, err, cap);
+    }
+    return rc;
+  } else {
+    return fail(err, cap, "%s: \"%s\" has the wrong type", path, it->string);
+  }
+  return set_value(o, d, val, src, err, cap);
+}
+
+/* --config FILE: a JSON object whose keys are options without "--" (or
+ * "models"), applied in file order as the command line would. */
 static int apply_config(el__srv_options *o, el_opt *t, int n_opts, const char *path, char *err,
                         size_t cap) {
   char *text;
@@ -494,52 +600,7 @@ static int apply_config(el__srv_options *o, el_opt *t, int n_opts, const char *p
   for (cJSON *it = root->child; it && !rc; it = it->next) {
     snprintf(src, sizeof src, "%s: \"%s\"", path, it->string);
     if (!strcmp(it->string, "models")) {
-      if (cJSON_IsObject(it)) {
-        for (cJSON *m = it->child; m && !rc; m = m->next) {
-          if (!cJSON_IsString(m)) {
-            rc = fail(err, cap, "%s: \"models\".\"%s\" must be a directory string", path,
-                      m->string);
-            break;
-          }
-          char spec[1200];
-          snprintf(spec, sizeof spec, "%s=%s", m->string, m->valuestring);
-          rc = add_model(o, spec, src, err, cap);
-        }
-      } else if (cJSON_IsArray(it)) {
-        for (cJSON *m = it->child; m && !rc; m = m->next) {
-          cJSON *nm = cJSON_GetObjectItemCaseSensitive(m, "name");
-          cJSON *pa = cJSON_GetObjectItemCaseSensitive(m, "path");
-          if (!cJSON_IsString(nm) || !cJSON_IsString(pa)) {
-            rc = fail(err, cap, "%s: \"models\" entries need string \"name\" and \"path\"",
-                      path);
-            break;
-          }
-          char spec[1200];
-          snprintf(spec, sizeof spec, "%s=%s", nm->valuestring, pa->valuestring);
-          rc = add_model(o, spec, src, err, cap);
-          cJSON *dt = cJSON_GetObjectItemCaseSensitive(m, "dtype");
-          if (!rc && dt && !cJSON_IsNull(dt)) {
-            if (!cJSON_IsString(dt)) {
-              rc = fail(err, cap, "%s: \"models\" entry \"%s\": \"dtype\" must be a string",
-                        path, nm->valuestring);
-              break;
-            }
-            snprintf(spec, sizeof spec, "%s=%s", nm->valuestring, dt->valuestring);
-            rc = add_model_dtype(o, spec, src, err, cap);
-          }
-          cJSON *cl = cJSON_GetObjectItemCaseSensitive(m, "correct_label");
-          if (rc || !cl || cJSON_IsNull(cl)) continue;
-          if (!cJSON_IsString(cl)) {
-            rc = fail(err, cap, "%s: \"models\" entry \"%s\": \"correct_label\" must be a "
-                      "string", path, nm->valuestring);
-            break;
-          }
-          snprintf(spec, sizeof spec, "%s=%s", nm->valuestring, cl->valuestring);
-          rc = add_label(o, spec, src, err, cap);
-        }
-      } else {
-        rc = fail(err, cap, "%s: \"models\" must be an object or an array", path);
-      }
+      rc = config_models(o, it, path, src, err, cap);
       continue;
     }
     const el_opt *d = el__cli_lookup_key(t, n_opts, it->string);
@@ -551,46 +612,10 @@ static int apply_config(el__srv_options *o, el_opt *t, int n_opts, const char *p
     int is_list = !strcmp(d->name, "--model") || !strcmp(d->name, "--correct-label") ||
                   !strcmp(d->name, "--model-dtype") || !strcmp(d->name, "--cors-origin");
     int is_map = !strcmp(d->name, "--correct-label") || !strcmp(d->name, "--model-dtype");
-    if (is_map && cJSON_IsObject(it)) { /* {"NAME": "LABEL" or "DTYPE", ...} */
-      for (cJSON *m = it->child; m && !rc; m = m->next) {
-        if (!cJSON_IsString(m)) {
-          rc = fail(err, cap, "%s: \"%s\".\"%s\" must be a %s string", path, it->string,
-                    m->string, d->name[2] == 'c' ? "label" : "dtype");
-          break;
-        }
-        char spec[1200];
-        snprintf(spec, sizeof spec, "%s=%s", m->string, m->valuestring);
-        rc = d->name[2] == 'c' ? add_label(o, spec, src, err, cap)
-                               : add_model_dtype(o, spec, src, err, cap);
-      }
-      continue;
-    }
-    char val[1200];
-    if (cJSON_IsString(it)) {
-      snprintf(val, sizeof val, "%s", it->valuestring);
-    } else if (cJSON_IsBool(it)) {
-      snprintf(val, sizeof val, "%s", cJSON_IsTrue(it) ? "true" : "false");
-    } else if (cJSON_IsNumber(it)) {
-      if (d->kind == EL_OPT_DURATION)
-        snprintf(val, sizeof val, "%.17g", it->valuedouble);
-      else if (it->valuedouble == floor(it->valuedouble) && fabs(it->valuedouble) < 1e15)
-        snprintf(val, sizeof val, "%.0f", it->valuedouble);
-      else
-        snprintf(val, sizeof val, "%.17g", it->valuedouble);
-    } else if (cJSON_IsArray(it) && is_list) {
-      for (cJSON *e = it->child; e && !rc; e = e->next) {
-        if (!cJSON_IsString(e)) {
-          rc = fail(err, cap, "%s: \"%s\" entries must be strings", path, it->string);
-          break;
-        }
-        rc = set_value(o, d, e->valuestring, src, err, cap);
-      }
-      continue;
-    } else {
-      rc = fail(err, cap, "%s: \"%s\" has the wrong type", path, it->string);
-      break;
-    }
-    rc = set_value(o, d, val, src, err, cap);
+    if (is_map && cJSON_IsObject(it))
+      rc = config_map(o, d, it, path, src, err, cap);
+    else
+      rc = config_value(o, d, it, is_list, path, src, err, cap);
   }
   cJSON_Delete(root);
   return rc;

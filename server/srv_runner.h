@@ -1,10 +1,7 @@
 /* The engine runner for the batcher: packs a batch of sequences of one model
- * (an el__model_entry) and runs the forward pass its architecture calls for.
- * Output per sequence (el__seq.out):
- *   ElectraForPreTraining             len floats: replaced probability per token
- *   ElectraForSequenceClassification  num_labels floats: logits of [CLS]
- *   ElectraForQuestionAnswering       2*len floats: start logits, then end logits
- *   ElectraForMaskedLM                nothing (warm-up runs the encoder only) */
+ * (an el__model_entry) and runs the forward pass its architecture calls for,
+ * its entry's run in the server's head table (srv_heads.h says what each
+ * sequence's el__seq.out receives). */
 #ifndef EL_SERVER_RUNNER_H
 #define EL_SERVER_RUNNER_H
 

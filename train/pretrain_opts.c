@@ -82,6 +82,27 @@ int el__pt_model_config(const el__pt_opts *o, int vocab_size, int pad_id, int lo
   return EL_OK;
 }
 
+/* The numeric options a run's settings file holds, written by
+ * el__pt_opts_to_json and read back by read_numbers in this order. */
+#define PT_NUMBERS(X) \
+  X("generator_size", o->gen_size) \
+  X("seq_len", o->seq_len) \
+  X("max_steps", o->max_steps) \
+  X("batch_size", o->batch_size) \
+  X("warmup_steps", o->warmup_steps) \
+  X("seed", o->seed) \
+  X("lr", o->lr) \
+  X("weight_decay", o->weight_decay) \
+  X("disc_weight", o->disc_weight) \
+  X("mask_prob", o->mask_prob) \
+  X("time_limit", o->time_limit) \
+  X("save_every", o->save_every) \
+  X("threads", o->threads) \
+  X("log_every", o->log_every) \
+  X("val_every", o->val_every) \
+  X("val_examples", o->val_examples) \
+  X("val_fraction", o->val_fraction)
+
 char *el__pt_opts_to_json(const el__pt_opts *o) {
   cJSON *j = cJSON_CreateObject();
   if (!j) return NULL;
@@ -98,24 +119,8 @@ char *el__pt_opts_to_json(const el__pt_opts *o) {
   cJSON_AddStringToObject(j, "disc_special", o->disc_skip_special ? "exclude" : "include");
   cJSON_AddStringToObject(j, "corruption", o->corruption_rate > 0 ? "learner" : "none");
   cJSON_AddNumberToObject(j, "corruption_rate", o->corruption_rate);
-#define NUM(k, v) cJSON_AddNumberToObject(j, k, (double)(v))
-  NUM("generator_size", o->gen_size);
-  NUM("seq_len", o->seq_len);
-  NUM("max_steps", o->max_steps);
-  NUM("batch_size", o->batch_size);
-  NUM("warmup_steps", o->warmup_steps);
-  NUM("seed", o->seed);
-  NUM("lr", o->lr);
-  NUM("weight_decay", o->weight_decay);
-  NUM("disc_weight", o->disc_weight);
-  NUM("mask_prob", o->mask_prob);
-  NUM("time_limit", o->time_limit);
-  NUM("save_every", o->save_every);
-  NUM("threads", o->threads);
-  NUM("log_every", o->log_every);
-  NUM("val_every", o->val_every);
-  NUM("val_examples", o->val_examples);
-  NUM("val_fraction", o->val_fraction);
+#define NUM(k, v) cJSON_AddNumberToObject(j, k, (double)(v));
+  PT_NUMBERS(NUM)
 #undef NUM
   cJSON_AddBoolToObject(j, "warmup_auto", o->warmup_auto);
   if (o->planned_steps > 0) cJSON_AddNumberToObject(j, "planned_steps", (double)o->planned_steps);
@@ -183,26 +188,10 @@ static int read_added_fields(const cJSON *j, el__pt_opts *o, el_error *err) {
 static int read_numbers(const cJSON *j, el__pt_opts *o, el_error *err) {
   double v = 0;
   int rc;
-#define NUM(k, dst)                                \
-  if ((rc = get_num(j, k, &v, err))) return rc;   \
+#define NUM(k, dst)                              \
+  if ((rc = get_num(j, k, &v, err))) return rc; \
   dst = v;
-  NUM("generator_size", o->gen_size);
-  NUM("seq_len", o->seq_len);
-  NUM("max_steps", o->max_steps);
-  NUM("batch_size", o->batch_size);
-  NUM("warmup_steps", o->warmup_steps);
-  NUM("seed", o->seed);
-  NUM("lr", o->lr);
-  NUM("weight_decay", o->weight_decay);
-  NUM("disc_weight", o->disc_weight);
-  NUM("mask_prob", o->mask_prob);
-  NUM("time_limit", o->time_limit);
-  NUM("save_every", o->save_every);
-  NUM("threads", o->threads);
-  NUM("log_every", o->log_every);
-  NUM("val_every", o->val_every);
-  NUM("val_examples", o->val_examples);
-  NUM("val_fraction", o->val_fraction);
+  PT_NUMBERS(NUM)
 #undef NUM
   return EL_OK;
 }

@@ -70,22 +70,55 @@ static float *take(carver *c, size_t n) {
   return p;
 }
 
+/* ---------- the head table ----------
+ * What the trainer does with each head it trains, in one entry (the entries
+ * and each head's functions are under "heads" below; the engine's entry of
+ * the same architecture names its tensors): the rows its buffers need, its
+ * buffers, its forward into m->logits and its backward into the encoder
+ * output's gradient. An architecture without an entry (TOKEN_CLS) is
+ * refused by forward and backward. Adding a trainable head: its functions
+ * and one entry. */
+typedef enum head_rows_kind {
+  ROWS_TOKENS = 0, /* every packed token */
+  ROWS_SEQS,       /* each sequence's first token */
+  ROWS_POSITIONS   /* the MLM positions the caller passes */
+} head_rows_kind;
+
+typedef struct thead {
+  head_rows_kind rows;
+  void (*carve)(el__tmodel *m, carver *c, size_t R); /* R = head_rows */
+  /* the encoder output x [T,H] -> m->logits */
+  void (*forward)(el__tmodel *m, const float *x, int drop_h);
+  /* d logits -> dX (zeroed by the caller) wrt the encoder output x_top;
+   * the head's weight gradients accumulate into m->g */
+  void (*backward)(el__tmodel *m, const float *dout, float *dX, const float *x_top);
+} thead;
+
+/* The entry of arch a, or NULL when the trainer has none. */
+static const thead *head_of(el_arch a);
+
+static int uses_positions(const el_config *c) {
+  const thead *h = head_of(c->arch);
+  return h && h->rows == ROWS_POSITIONS;
+}
+
 static size_t head_rows(const el__tmodel *m) {
-  switch (m->cfg.arch) {
-    case EL_ARCH_MASKED_LM: return (size_t)m->lim.max_pos;
-    case EL_ARCH_SEQ_CLS: return (size_t)m->lim.max_seqs;
+  const thead *h = head_of(m->cfg.arch);
+  switch (h ? h->rows : ROWS_TOKENS) {
+    case ROWS_POSITIONS: return (size_t)m->lim.max_pos;
+    case ROWS_SEQS: return (size_t)m->lim.max_seqs;
     default: return (size_t)m->lim.max_tokens;
   }
 }
 
-/* Carves every buffer; with c->base NULL only counts. (81 lines on purpose:
- * one take() per buffer in the arena's order, so the layout reads in one place
- * and counting and carving cannot drift apart.) */
+/* Carves every buffer; with c->base NULL only counts. One take() per buffer
+ * in the arena's order (the head's from its table entry), so the layout reads
+ * in one place and counting and carving cannot drift apart. */
 static void carve(el__tmodel *m, carver *c) {
   const el_config *cf = &m->cfg;
   const size_t T = (size_t)m->lim.max_tokens, H = (size_t)cf->hidden_size;
   const size_t E = (size_t)cf->embedding_size, I = (size_t)cf->intermediate_size;
-  const size_t V = (size_t)cf->vocab_size, nh = (size_t)cf->num_heads;
+  const size_t nh = (size_t)cf->num_heads;
   const size_t NP = nh * (size_t)m->lim.max_len * T; /* >= nh sum L^2 */
   const size_t R = head_rows(m);
   const int has_proj = cf->embedding_size != cf->hidden_size;
@@ -115,34 +148,8 @@ static void carve(el__tmodel *m, carver *c) {
   }
   m->h_in = m->h_pre = m->h_act = m->h_act_d = NULL;
   m->h_mean = m->h_rstd = m->h_ln = NULL;
-  switch (cf->arch) {
-    case EL_ARCH_PRETRAINING:
-      m->h_pre = take(c, R * H);
-      m->h_act = take(c, R * H);
-      m->logits = take(c, R);
-      break;
-    case EL_ARCH_MASKED_LM:
-      m->h_in = take(c, R * H);
-      m->h_pre = take(c, R * E);
-      m->h_act = take(c, R * E);
-      m->h_mean = take(c, R);
-      m->h_rstd = take(c, R);
-      m->h_ln = take(c, R * E);
-      m->logits = take(c, R * V);
-      break;
-    case EL_ARCH_SEQ_CLS:
-      m->h_in = take(c, R * H);
-      m->h_act_d = take(c, R * H); /* dropped CLS input, then reused below */
-      m->h_pre = take(c, R * H);
-      m->h_act = take(c, R * H);
-      m->h_ln = take(c, R * H); /* dropped activation (out_proj input) */
-      m->logits = take(c, R * (size_t)cf->num_labels);
-      break;
-    case EL_ARCH_QA:
-      m->logits = take(c, R * 2);
-      break;
-    default: break;
-  }
+  const thead *h = head_of(cf->arch);
+  if (h) h->carve(m, c, R);
   /* backward scratch */
   const size_t W = H > E ? H : E;
   m->dX = take(c, T * W);
@@ -170,7 +177,7 @@ int el__tmodel_new(const el_config *cfg, const el__weights *w, const el__weights
   if (rc) return rc;
   if (lim->max_tokens < 1 || lim->max_seqs < 1 || lim->max_len < 0 ||
       lim->max_len > cfg->max_position_embeddings ||
-      (cfg->arch == EL_ARCH_MASKED_LM && lim->max_pos < 1))
+      (uses_positions(cfg) && lim->max_pos < 1))
     return el_error_set(err, EL_EINVAL,
                         "tmodel: bad limits (max_tokens %d, max_seqs %d, max_len %d of %d "
                         "positions, max_pos %d)",
@@ -185,7 +192,7 @@ int el__tmodel_new(const el_config *cfg, const el__weights *w, const el__weights
   m->lim = *lim;
   if (m->lim.max_len == 0) m->lim.max_len = cfg->max_position_embeddings;
   if (m->lim.max_len > m->lim.max_tokens) m->lim.max_len = m->lim.max_tokens;
-  if (cfg->arch != EL_ARCH_MASKED_LM) m->lim.max_pos = 0;
+  if (!uses_positions(cfg)) m->lim.max_pos = 0;
   m->p_hidden = cfg->hidden_dropout_prob;
   m->p_attn = cfg->attention_probs_dropout_prob;
   carver c = {NULL, 0};
@@ -356,6 +363,8 @@ static void drop_add(const el__tmodel *m, float *y, const float *r, size_t W, in
 
 /* ---------- forward ---------- */
 
+static void zero(float *x, size_t n) { memset(x, 0, n * sizeof(float)); }
+
 static int check_batch(el__tmodel *m, const el_batch *b, const int *positions, int n_pos,
                        el_error *err) {
   const el_config *c = &m->cfg;
@@ -380,7 +389,7 @@ static int check_batch(el__tmodel *m, const el_batch *b, const int *positions, i
       return el_error_set(err, EL_EINVAL, "tmodel: token %ld has type id %d outside [0, %d)", t,
                           b->type_ids[t], c->type_vocab_size);
   }
-  if (c->arch == EL_ARCH_MASKED_LM) {
+  if (uses_positions(c)) {
     if (n_pos < 1 || n_pos > m->lim.max_pos || !positions)
       return el_error_set(err, EL_EINVAL, "tmodel: MLM needs 1..%d positions, got %d",
                           m->lim.max_pos, n_pos);
@@ -433,7 +442,7 @@ static void copy_batch(el__tmodel *m, const el_batch *b, const int *positions, i
     memcpy(m->types, b->type_ids, sizeof(int) * (size_t)T);
   else
     memset(m->types, 0, sizeof(int) * (size_t)T);
-  m->n_pos = m->cfg.arch == EL_ARCH_MASKED_LM ? n_pos : 0;
+  m->n_pos = uses_positions(&m->cfg) ? n_pos : 0;
   if (m->n_pos) memcpy(m->positions, positions, sizeof(int) * (size_t)n_pos);
 }
 
@@ -488,57 +497,167 @@ static const float *layer_forward(el__tmodel *m, int l, const float *x, int drop
   return L->out;
 }
 
-/* The architecture's head on the encoder output x -> m->logits. */
-static int head_forward(el__tmodel *m, const float *x, int drop_h, el_error *err) {
+/* ---------- heads: each one's buffers, forward and backward, then the table ---------- */
+
+/* ElectraDiscriminatorPredictions (also GED): dense H->H, gelu, dense H->1
+ * on every token. */
+static void disc_carve(el__tmodel *m, carver *c, size_t R) {
+  const size_t H = (size_t)m->cfg.hidden_size;
+  m->h_pre = take(c, R * H);
+  m->h_act = take(c, R * H);
+  m->logits = take(c, R);
+}
+
+static void disc_forward(el__tmodel *m, const float *x, int drop_h) {
+  (void)drop_h; /* no dropout in this head */
+  const el__weights *w = m->w;
+  const int T = m->T, H = m->cfg.hidden_size;
+  el__dense_forward(m->h_pre, x, w->disc_dense.w, w->disc_dense.b, T, H, H);
+  el__gelu_forward(m->h_act, m->h_pre, (size_t)T * H);
+  el__dense_forward(m->logits, m->h_act, w->disc_pred.w, w->disc_pred.b, T, H, 1);
+}
+
+static void disc_backward(el__tmodel *m, const float *dout, float *dX, const float *x_top) {
+  const el__weights *w = m->w, *g = m->g;
+  const int T = m->T, H = m->cfg.hidden_size;
+  const size_t TH = (size_t)T * H;
+  zero(m->dT1, TH);
+  el__dense_backward(m->dT1, g->disc_pred.w, g->disc_pred.b, dout, m->h_act, w->disc_pred.w, T,
+                    H, 1);
+  zero(m->dT2, TH);
+  el__gelu_backward(m->dT2, m->h_pre, m->dT1, TH);
+  el__dense_backward(dX, g->disc_dense.w, g->disc_dense.b, m->dT2, x_top, w->disc_dense.w, T,
+                    H, H);
+}
+
+/* ElectraGeneratorPredictions + generator_lm_head at the MLM positions:
+ * gather, dense H->E, gelu, LayerNorm(E), . lm_w^T + lm_b. */
+static void mlm_carve(el__tmodel *m, carver *c, size_t R) {
+  const size_t H = (size_t)m->cfg.hidden_size, E = (size_t)m->cfg.embedding_size;
+  m->h_in = take(c, R * H);
+  m->h_pre = take(c, R * E);
+  m->h_act = take(c, R * E);
+  m->h_mean = take(c, R);
+  m->h_rstd = take(c, R);
+  m->h_ln = take(c, R * E);
+  m->logits = take(c, R * (size_t)m->cfg.vocab_size);
+}
+
+static void mlm_forward(el__tmodel *m, const float *x, int drop_h) {
+  (void)drop_h; /* no dropout in this head */
   const el_config *c = &m->cfg;
   const el__weights *w = m->w;
-  const int T = m->T, H = c->hidden_size, E = c->embedding_size;
-  const size_t TH = (size_t)T * H;
+  const int H = c->hidden_size, E = c->embedding_size, P = m->n_pos;
+  for (int i = 0; i < P; i++)
+    memcpy(m->h_in + (size_t)i * H, x + (size_t)m->positions[i] * H, sizeof(float) * H);
+  el__dense_forward(m->h_pre, m->h_in, w->gen_dense.w, w->gen_dense.b, P, H, E);
+  el__gelu_forward(m->h_act, m->h_pre, (size_t)P * E);
+  el__layernorm_forward(m->h_ln, m->h_mean, m->h_rstd, m->h_act, w->gen_ln.g, w->gen_ln.b, P, E,
+                       c->layer_norm_eps);
+  el__dense_forward(m->logits, m->h_ln, w->lm_w, w->lm_b, P, E, c->vocab_size);
+}
+
+static void mlm_backward(el__tmodel *m, const float *dout, float *dX, const float *x_top) {
+  (void)x_top; /* the gathered rows are kept in h_in */
+  const el_config *c = &m->cfg;
+  const el__weights *w = m->w, *g = m->g;
+  const int H = c->hidden_size, E = c->embedding_size, P = m->n_pos;
+  const size_t PE = (size_t)P * E;
+  zero(m->dH1, PE);
+  el__dense_backward(m->dH1, g->lm_w, g->lm_b, dout, m->h_ln, w->lm_w, P, E, c->vocab_size);
+  zero(m->dH2, PE);
+  el__layernorm_backward(m->dH2, g->gen_ln.g, g->gen_ln.b, m->dH1, m->h_act, m->h_mean,
+                        m->h_rstd, w->gen_ln.g, P, E);
+  zero(m->dH1, PE);
+  el__gelu_backward(m->dH1, m->h_pre, m->dH2, PE);
+  zero(m->dH2, (size_t)P * H);
+  el__dense_backward(m->dH2, g->gen_dense.w, g->gen_dense.b, m->dH1, m->h_in, w->gen_dense.w, P,
+                    H, E);
+  for (int i = 0; i < P; i++) /* scatter-add: repeated positions accumulate */
+    el__add_inplace(dX + (size_t)m->positions[i] * H, m->dH2 + (size_t)i * H, (size_t)H);
+}
+
+/* HF ElectraClassificationHead on each sequence's first token: dropout,
+ * dense H->H, gelu, dropout, out_proj (dropout = hidden_dropout, masks
+ * tagged 2 and 3, keyed by the sequence). */
+static void cls_carve(el__tmodel *m, carver *c, size_t R) {
+  const size_t H = (size_t)m->cfg.hidden_size;
+  m->h_in = take(c, R * H);
+  m->h_act_d = take(c, R * H); /* dropped CLS input, then reused below */
+  m->h_pre = take(c, R * H);
+  m->h_act = take(c, R * H);
+  m->h_ln = take(c, R * H); /* dropped activation (out_proj input) */
+  m->logits = take(c, R * (size_t)m->cfg.num_labels);
+}
+
+static void cls_forward(el__tmodel *m, const float *x, int drop_h) {
+  const el__weights *w = m->w;
+  const int H = m->cfg.hidden_size, S = m->n_seqs;
+  const size_t SH = (size_t)S * H;
   const uint64_t dk = m->dkey;
   const float ph = m->p_hidden;
-  switch (c->arch) {
-    case EL_ARCH_PRETRAINING:
-      el__dense_forward(m->h_pre, x, w->disc_dense.w, w->disc_dense.b, T, H, H);
-      el__gelu_forward(m->h_act, m->h_pre, TH);
-      el__dense_forward(m->logits, m->h_act, w->disc_pred.w, w->disc_pred.b, T, H, 1);
-      return EL_OK;
-    case EL_ARCH_MASKED_LM: {
-      const int P = m->n_pos;
-      for (int i = 0; i < P; i++)
-        memcpy(m->h_in + (size_t)i * H, x + (size_t)m->positions[i] * H, sizeof(float) * H);
-      el__dense_forward(m->h_pre, m->h_in, w->gen_dense.w, w->gen_dense.b, P, H, E);
-      el__gelu_forward(m->h_act, m->h_pre, (size_t)P * E);
-      el__layernorm_forward(m->h_ln, m->h_mean, m->h_rstd, m->h_act, w->gen_ln.g, w->gen_ln.b, P, E,
-                           c->layer_norm_eps);
-      el__dense_forward(m->logits, m->h_ln, w->lm_w, w->lm_b, P, E, c->vocab_size);
-      return EL_OK;
-    }
-    case EL_ARCH_SEQ_CLS: {
-      const int S = m->n_seqs;
-      const size_t SH = (size_t)S * H;
-      for (int s = 0; s < S; s++)
-        memcpy(m->h_in + (size_t)s * H, x + (size_t)m->firsts[s] * H, sizeof(float) * H);
-      if (drop_h) {
-        drop_mul(m->h_act_d, m->h_in, m->seqkey, (size_t)S, (size_t)H, mask_key(dk, 2, ph));
-      } else {
-        memcpy(m->h_act_d, m->h_in, SH * sizeof(float));
-      }
-      el__dense_forward(m->h_pre, m->h_act_d, w->cls_dense.w, w->cls_dense.b, S, H, H);
-      el__gelu_forward(m->h_act, m->h_pre, SH);
-      if (drop_h) {
-        drop_mul(m->h_ln, m->h_act, m->seqkey, (size_t)S, (size_t)H, mask_key(dk, 3, ph));
-      } else {
-        memcpy(m->h_ln, m->h_act, SH * sizeof(float));
-      }
-      el__dense_forward(m->logits, m->h_ln, w->cls_out.w, w->cls_out.b, S, H, c->num_labels);
-      return EL_OK;
-    }
-    case EL_ARCH_QA:
-      el__dense_forward(m->logits, x, w->qa.w, w->qa.b, T, H, 2);
-      return EL_OK;
-    default:
-      return el_error_set(err, EL_EUNSUPPORTED, "tmodel: architecture %d", (int)c->arch);
+  for (int s = 0; s < S; s++)
+    memcpy(m->h_in + (size_t)s * H, x + (size_t)m->firsts[s] * H, sizeof(float) * H);
+  if (drop_h) {
+    drop_mul(m->h_act_d, m->h_in, m->seqkey, (size_t)S, (size_t)H, mask_key(dk, 2, ph));
+  } else {
+    memcpy(m->h_act_d, m->h_in, SH * sizeof(float));
   }
+  el__dense_forward(m->h_pre, m->h_act_d, w->cls_dense.w, w->cls_dense.b, S, H, H);
+  el__gelu_forward(m->h_act, m->h_pre, SH);
+  if (drop_h) {
+    drop_mul(m->h_ln, m->h_act, m->seqkey, (size_t)S, (size_t)H, mask_key(dk, 3, ph));
+  } else {
+    memcpy(m->h_ln, m->h_act, SH * sizeof(float));
+  }
+  el__dense_forward(m->logits, m->h_ln, w->cls_out.w, w->cls_out.b, S, H, m->cfg.num_labels);
+}
+
+static void cls_backward(el__tmodel *m, const float *dout, float *dX, const float *x_top) {
+  (void)x_top; /* the first tokens' rows are kept in h_in */
+  const el__weights *w = m->w, *g = m->g;
+  const int H = m->cfg.hidden_size, S = m->n_seqs;
+  const size_t SH = (size_t)S * H;
+  zero(m->dH1, SH);
+  el__dense_backward(m->dH1, g->cls_out.w, g->cls_out.b, dout, m->h_ln, w->cls_out.w, S, H,
+                    m->cfg.num_labels);
+  if (m->dropout_on && m->p_hidden > 0.0f)
+    drop_mul(m->dH1, m->dH1, m->seqkey, (size_t)S, (size_t)H, mask_key(m->dkey, 3, m->p_hidden));
+  zero(m->dH2, SH);
+  el__gelu_backward(m->dH2, m->h_pre, m->dH1, SH);
+  zero(m->dH1, SH);
+  el__dense_backward(m->dH1, g->cls_dense.w, g->cls_dense.b, m->dH2, m->h_act_d, w->cls_dense.w,
+                    S, H, H);
+  if (m->dropout_on && m->p_hidden > 0.0f)
+    drop_mul(m->dH1, m->dH1, m->seqkey, (size_t)S, (size_t)H, mask_key(m->dkey, 2, m->p_hidden));
+  for (int s = 0; s < S; s++)
+    el__add_inplace(dX + (size_t)m->firsts[s] * H, m->dH1 + (size_t)s * H, (size_t)H);
+}
+
+/* qa_outputs on every token: logits [T, 2], no dropout. */
+static void qa_carve(el__tmodel *m, carver *c, size_t R) { m->logits = take(c, R * 2); }
+
+static void qa_forward(el__tmodel *m, const float *x, int drop_h) {
+  (void)drop_h;
+  el__dense_forward(m->logits, x, m->w->qa.w, m->w->qa.b, m->T, m->cfg.hidden_size, 2);
+}
+
+static void qa_backward(el__tmodel *m, const float *dout, float *dX, const float *x_top) {
+  el__dense_backward(dX, m->g->qa.w, m->g->qa.b, dout, x_top, m->w->qa.w, m->T,
+                    m->cfg.hidden_size, 2);
+}
+
+static const thead HEADS[EL_ARCH_COUNT] = {
+    /* arch                  rows             buffers      forward       backward */
+    [EL_ARCH_PRETRAINING] = {ROWS_TOKENS, disc_carve, disc_forward, disc_backward},
+    [EL_ARCH_MASKED_LM] = {ROWS_POSITIONS, mlm_carve, mlm_forward, mlm_backward},
+    [EL_ARCH_SEQ_CLS] = {ROWS_SEQS, cls_carve, cls_forward, cls_backward},
+    [EL_ARCH_QA] = {ROWS_TOKENS, qa_carve, qa_forward, qa_backward},
+    /* EL_ARCH_TOKEN_CLS: not trained (served and evaluated only) */
+};
+
+static const thead *head_of(el_arch a) {
+  return (int)a >= 0 && a < EL_ARCH_COUNT && HEADS[a].forward ? &HEADS[a] : NULL;
 }
 
 static int forward(el__tmodel *m, const el_batch *b, const int *positions, int n_pos, int train,
@@ -555,80 +674,15 @@ static int forward(el__tmodel *m, const el_batch *b, const int *positions, int n
   m->dropout_on = drop_h || drop_a;
   const float *x = embed_forward(m, drop_h);
   for (int l = 0; l < m->cfg.num_layers; l++) x = layer_forward(m, l, x, drop_h, drop_a);
-  if ((rc = head_forward(m, x, drop_h, err))) return rc;
+  const thead *h = head_of(m->cfg.arch);
+  if (!h) return el_error_set(err, EL_EUNSUPPORTED, "tmodel: architecture %d", (int)m->cfg.arch);
+  h->forward(m, x, drop_h);
   m->has_forward = 1;
   *out = m->logits;
   return EL_OK;
 }
 
 /* ---------- backward ---------- */
-
-static void zero(float *x, size_t n) { memset(x, 0, n * sizeof(float)); }
-
-/* The head's backward from dout (d logits) into dX, the gradient wrt the
- * encoder output x_top (dX is zeroed first). */
-static int head_backward(el__tmodel *m, const float *dout, float *dX, const float *x_top,
-                         el_error *err) {
-  const el_config *c = &m->cfg;
-  const el__weights *w = m->w, *g = m->g;
-  const int T = m->T, H = c->hidden_size, E = c->embedding_size;
-  const size_t TH = (size_t)T * H;
-  zero(dX, TH);
-  switch (c->arch) {
-    case EL_ARCH_PRETRAINING:
-      zero(m->dT1, TH);
-      el__dense_backward(m->dT1, g->disc_pred.w, g->disc_pred.b, dout, m->h_act, w->disc_pred.w, T,
-                        H, 1);
-      zero(m->dT2, TH);
-      el__gelu_backward(m->dT2, m->h_pre, m->dT1, TH);
-      el__dense_backward(dX, g->disc_dense.w, g->disc_dense.b, m->dT2, x_top, w->disc_dense.w, T,
-                        H, H);
-      return EL_OK;
-    case EL_ARCH_MASKED_LM: {
-      const int P = m->n_pos;
-      const size_t PE = (size_t)P * E;
-      zero(m->dH1, PE);
-      el__dense_backward(m->dH1, g->lm_w, g->lm_b, dout, m->h_ln, w->lm_w, P, E, c->vocab_size);
-      zero(m->dH2, PE);
-      el__layernorm_backward(m->dH2, g->gen_ln.g, g->gen_ln.b, m->dH1, m->h_act, m->h_mean,
-                            m->h_rstd, w->gen_ln.g, P, E);
-      zero(m->dH1, PE);
-      el__gelu_backward(m->dH1, m->h_pre, m->dH2, PE);
-      zero(m->dH2, (size_t)P * H);
-      el__dense_backward(m->dH2, g->gen_dense.w, g->gen_dense.b, m->dH1, m->h_in, w->gen_dense.w, P,
-                        H, E);
-      for (int i = 0; i < P; i++) /* scatter-add: repeated positions accumulate */
-        el__add_inplace(dX + (size_t)m->positions[i] * H, m->dH2 + (size_t)i * H, (size_t)H);
-      return EL_OK;
-    }
-    case EL_ARCH_SEQ_CLS: {
-      const int S = m->n_seqs;
-      const size_t SH = (size_t)S * H;
-      zero(m->dH1, SH);
-      el__dense_backward(m->dH1, g->cls_out.w, g->cls_out.b, dout, m->h_ln, w->cls_out.w, S, H,
-                        c->num_labels);
-      if (m->dropout_on && m->p_hidden > 0.0f)
-        drop_mul(m->dH1, m->dH1, m->seqkey, (size_t)S, (size_t)H,
-                 mask_key(m->dkey, 3, m->p_hidden));
-      zero(m->dH2, SH);
-      el__gelu_backward(m->dH2, m->h_pre, m->dH1, SH);
-      zero(m->dH1, SH);
-      el__dense_backward(m->dH1, g->cls_dense.w, g->cls_dense.b, m->dH2, m->h_act_d,
-                        w->cls_dense.w, S, H, H);
-      if (m->dropout_on && m->p_hidden > 0.0f)
-        drop_mul(m->dH1, m->dH1, m->seqkey, (size_t)S, (size_t)H,
-                 mask_key(m->dkey, 2, m->p_hidden));
-      for (int s = 0; s < S; s++)
-        el__add_inplace(dX + (size_t)m->firsts[s] * H, m->dH1 + (size_t)s * H, (size_t)H);
-      return EL_OK;
-    }
-    case EL_ARCH_QA:
-      el__dense_backward(dX, g->qa.w, g->qa.b, dout, x_top, w->qa.w, T, H, 2);
-      return EL_OK;
-    default:
-      return el_error_set(err, EL_EUNSUPPORTED, "tmodel: architecture %d", (int)c->arch);
-  }
-}
 
 /* Layer l's backward: dX holds the gradient wrt the layer's output on entry
  * and wrt its input x_in on return; weight gradients accumulate into g. */
@@ -709,8 +763,10 @@ static int backward(el__tmodel *m, const float *dout, el_error *err) {
   const float *x_emb = m->proj ? m->proj : m->emb_d; /* the encoder's input */
   const float *x_top = NL > 0 ? m->L[NL - 1].out : x_emb;
   float *dX = m->dX; /* gradient wrt the current layer output */
-  int rc = head_backward(m, dout, dX, x_top, err);
-  if (rc) return rc;
+  const thead *h = head_of(m->cfg.arch);
+  if (!h) return el_error_set(err, EL_EUNSUPPORTED, "tmodel: architecture %d", (int)m->cfg.arch);
+  zero(dX, (size_t)m->T * (size_t)m->cfg.hidden_size);
+  h->backward(m, dout, dX, x_top);
   const int drop_h = m->dropout_on && m->p_hidden > 0.0f;
   const int drop_a = m->dropout_on && m->p_attn > 0.0f;
   for (int l = NL - 1; l >= 0; l--)

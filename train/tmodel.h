@@ -1,7 +1,8 @@
 /* A trainable ELECTRA encoder + head: forward that keeps every activation
  * the backward needs, and backward that accumulates parameter gradients.
  *
- * The head follows cfg->arch (output layouts, row-major, float):
+ * The head follows cfg->arch, its entry in tmodel.c's head table (output
+ * layouts, row-major, float):
  *   EL_ARCH_PRETRAINING  discriminator (also GED): logits [T], one per packed
  *                        token; P(replaced) = sigmoid(logit).
  *                        dense H->H, gelu (hidden_act), dense H->1. No dropout.

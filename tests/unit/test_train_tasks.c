@@ -1,7 +1,7 @@
 /* Data readers of the fine-tuning tasks: GLUE TSV layouts, generic tsv, GED
  * token files, SQuAD JSON, and their bad-input errors/skips; plus counts on
  * the real files in /work/shared/data (SKIP when absent; the expected counts
- * are those stated in /work/shared/data/SOURCES.md). */
+ * are those of the files as distributed). */
 #include <string.h>
 #include <unistd.h>
 
