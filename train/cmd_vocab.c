@@ -117,7 +117,6 @@ int el__cmd_vocab(int argc, char **argv) {
   long bad_lines = 0;
   char first_bad[sizeof err.msg + 64] = "";
   if (count_words(wc, &bad_lines, first_bad, sizeof first_bad, &err)) goto fail;
-  if (british && add_british(wc, &err)) goto fail;
   double t1 = el__mono_s();
   fprintf(stderr, "read %d file(s), %.1f MB: %llu words, %zu distinct (%.1fs)\n", inputs.n,
           (double)bytes / 1e6, (unsigned long long)el__wc_total(wc), el__wc_distinct(wc),
@@ -125,6 +124,8 @@ int el__cmd_vocab(int argc, char **argv) {
   if (bad_lines)
     fprintf(stderr, "skipped %ld line(s) that are not valid UTF-8; the first: %s\n", bad_lines,
             first_bad);
+  /* after the report: its counts are those of the text read */
+  if (british && add_british(wc, &err)) goto fail;
   el__vb_opts vo = {(int)vocab_size, min_frequency, EL_VOCAB_SCORE_FREQ};
   el__vb_vocab v;
   if (el__vb_learn(wc, &vo, &v, &err)) goto fail;

@@ -24,6 +24,7 @@
 
 #include "trainer_api.h"
 #include "dist.h"
+#include "finetune_heads.h"
 #include "finetune_run.h"
 #include "metrics_log.h"
 #include "optim.h"
@@ -46,181 +47,6 @@ const char *el__ft_resolve_model_dir(const char *dir, char *buf, int n) {
   int run = !plain && stat(probe, &st) == 0;
   snprintf(buf, (size_t)n, run ? "%s/discriminator" : "%s", dir);
   return buf;
-}
-
-/* ---- each task kind's head: configure, loss, the loss's divisor ----
- * The losses: the sum over the batch divided by norm (the divisor of the
- * global batch this one is part of, so micro-batches' losses and gradients
- * add up to the global batch's); dout receives dLoss/dout. */
-
-static int label_names(el_config *cfg, int n, const char *const *names, char *const *labels) {
-  cfg->id2label = calloc((size_t)n, sizeof *cfg->id2label);
-  if (!cfg->id2label) return -1;
-  cfg->num_labels = n;
-  for (int i = 0; i < n; i++)
-    if (!(cfg->id2label[i] = strdup(names ? names[i] : labels[i]))) return -1;
-  return 0;
-}
-
-static int cls_configure(const el__task *t, const el__cls_data *labels, el_config *cfg) {
-  cfg->arch = EL_ARCH_SEQ_CLS;
-  return label_names(cfg, labels->n_labels, t->label_names, labels->labels);
-}
-
-static int reg_configure(const el__task *t, const el__cls_data *labels, el_config *cfg) {
-  (void)t;
-  (void)labels;
-  static const char *const one[] = {"LABEL_0"};
-  cfg->arch = EL_ARCH_SEQ_CLS;
-  cfg->regression = 1;
-  return label_names(cfg, 1, one, NULL);
-}
-
-static int ged_configure(const el__task *t, const el__cls_data *labels, el_config *cfg) {
-  (void)t;
-  (void)labels;
-  cfg->arch = EL_ARCH_PRETRAINING;
-  return 0;
-}
-
-static int qa_configure(const el__task *t, const el__cls_data *labels, el_config *cfg) {
-  (void)labels;
-  cfg->arch = EL_ARCH_QA;
-  cfg->has_null_threshold = t->squad2;
-  return 0;
-}
-
-/* sequences: the divisor of CLS, REG and QA */
-static long norm_seqs(const el__ft_data *d, const int *idx, int nb) {
-  (void)d;
-  (void)idx;
-  return nb;
-}
-
-/* GED: the labelled tokens */
-static long norm_labelled(const el__ft_data *d, const int *idx, int nb) {
-  long nl = 0;
-  for (int i = 0; i < nb; i++) {
-    const el__feat *f = &d->f[idx[i]];
-    for (int k = 0; k < f->len; k++) nl += d->tlab[f->off + k] >= 0;
-  }
-  return nl;
-}
-
-/* softmax cross-entropy over the K logits of each sequence */
-static double cls_loss(const el__ft_data *d, const int *idx, int nb, long norm_l, const float *o,
-                       int K, float *dout) {
-  const double norm = norm_l > 0 ? (double)norm_l : 1.0;
-  double loss = 0;
-  for (int i = 0; i < nb; i++) {
-    const float *l = o + (size_t)i * K;
-    float *g = dout + (size_t)i * K;
-    float mx = l[0];
-    for (int k = 1; k < K; k++) mx = l[k] > mx ? l[k] : mx;
-    double z = 0;
-    for (int k = 0; k < K; k++) z += exp((double)l[k] - mx);
-    int y = d->f[idx[i]].label;
-    loss += -((double)l[y] - mx - log(z));
-    for (int k = 0; k < K; k++) g[k] = (float)((exp((double)l[k] - mx) / z - (k == y)) / norm);
-  }
-  return loss / norm;
-}
-
-/* squared error of each sequence's one output */
-static double reg_loss(const el__ft_data *d, const int *idx, int nb, long norm_l, const float *o,
-                       int K, float *dout) {
-  (void)K;
-  const double norm = norm_l > 0 ? (double)norm_l : 1.0;
-  double loss = 0;
-  for (int i = 0; i < nb; i++) {
-    double r = (double)o[i] - d->f[idx[i]].value;
-    loss += r * r;
-    dout[i] = (float)(2 * r / norm);
-  }
-  return loss / norm;
-}
-
-/* sigmoid cross-entropy of each labelled token (unlabelled: gradient 0) */
-static double ged_loss(const el__ft_data *d, const int *idx, int nb, long norm_l, const float *o,
-                       int K, float *dout) {
-  (void)K;
-  const double norm = norm_l > 0 ? (double)norm_l : 1.0;
-  double loss = 0;
-  long T = 0;
-  for (int i = 0; i < nb; i++) {
-    const el__feat *f = &d->f[idx[i]];
-    for (int k = 0; k < f->len; k++, T++) {
-      int y = d->tlab[f->off + k];
-      if (y < 0) {
-        dout[T] = 0;
-        continue;
-      }
-      double z = o[T], p = 1 / (1 + exp(-z));
-      /* BCE with logits, stable: softplus(z) - y z */
-      loss += (z > 0 ? z + log1p(exp(-z)) : log1p(exp(z))) - y * z;
-      dout[T] = (float)((p - y) / norm);
-    }
-  }
-  return norm_l ? loss / norm : 0;
-}
-
-/* (CE(start) + CE(end)) / 2 per sequence over its tokens */
-static double qa_loss(const el__ft_data *d, const int *idx, int nb, long norm_l, const float *o,
-                      int K, float *dout) {
-  (void)K;
-  const double norm = norm_l > 0 ? (double)norm_l : 1.0;
-  double loss = 0;
-  long T = 0;
-  for (int i = 0; i < nb; i++) {
-    const el__feat *f = &d->f[idx[i]];
-    for (int c = 0; c < 2; c++) {
-      int y = c ? f->label2 : f->label;
-      float mx = -INFINITY;
-      for (int k = 0; k < f->len; k++) mx = o[2 * (T + k) + c] > mx ? o[2 * (T + k) + c] : mx;
-      double z = 0;
-      for (int k = 0; k < f->len; k++) z += exp((double)o[2 * (T + k) + c] - mx);
-      loss += 0.5 * -((double)o[2 * (T + y) + c] - mx - log(z));
-      for (int k = 0; k < f->len; k++)
-        dout[2 * (T + k) + c] =
-            (float)(0.5 * (exp((double)o[2 * (T + k) + c] - mx) / z - (k == y)) / norm);
-    }
-    T += f->len;
-  }
-  return loss / norm;
-}
-
-/* The fine-tuning side of each task kind (el__task_kind) in one entry: the
- * head it trains (configure sets the architecture and labels; the head itself
- * is the trainer's and the engine's table entry of that architecture), the
- * outputs per row of that head, the loss on them and the loss's divisor. */
-typedef struct kind_head {
-  int (*configure)(const el__task *t, const el__cls_data *labels, el_config *cfg); /* -1: OOM */
-  int outputs; /* head outputs per row; 0: num_labels */
-  long (*norm)(const el__ft_data *d, const int *idx, int nb);
-  double (*loss)(const el__ft_data *d, const int *idx, int nb, long norm_l, const float *o, int K,
-                 float *dout);
-} kind_head;
-
-static const kind_head KINDS[] = {
-    [EL__TASK_CLS] = {cls_configure, 0, norm_seqs, cls_loss},
-    [EL__TASK_REG] = {reg_configure, 1, norm_seqs, reg_loss},
-    [EL__TASK_GED] = {ged_configure, 1, norm_labelled, ged_loss},
-    [EL__TASK_QA] = {qa_configure, 2, norm_seqs, qa_loss},
-};
-
-/* The task's architecture and labels on a copy of the encoder's config. */
-static int task_config(const el__task *t, const el_config *src, const el__cls_data *labels,
-                       el_config *cfg, el_error *err) {
-  int rc = el__config_copy(cfg, src, err);
-  if (rc) return rc;
-  el__config_free(cfg);
-  cfg->num_labels = 0;
-  cfg->regression = 0;
-  cfg->has_null_threshold = 0;
-  cfg->null_threshold = 0;
-  if (KINDS[t->kind].configure(t, labels, cfg) == 0) return EL_OK;
-  el__config_free(cfg);
-  return el_error_set(err, EL_ENOMEM, "config: out of memory");
 }
 
 /* Writes text to dir/name atomically (el__write_atomic). */
@@ -455,7 +281,7 @@ static int load_inputs(ft_run *r, el_error *err) {
       (rc = el__ft_features(&r->dv, tok, &r->shape, &r->ddv, err)))
     return rc;
   if (r->dtr.n == 0) return el_error_set(err, EL_EINVAL, "%s: no training features", o->train);
-  return task_config(r->t, scfg, &r->tr.cls, &r->cfg, err);
+  return el__ft_task_config(r->t, scfg, &r->tr.cls, &r->cfg, err);
 }
 
 /* Parameters: random everywhere, then the pretrained encoder (and, for GED
@@ -484,7 +310,7 @@ static int build_model(ft_run *r, el_error *err) {
   r->micro_cap = (r->B + parts - 1) / parts;
   el__tmodel_limits lim = {r->micro_cap * r->max_len, r->micro_cap, r->max_len, 0};
   if ((rc = el__tmodel_new(&r->cfg, &r->p.w[0], &r->p.g[0], &lim, &r->m, err))) return rc;
-  r->K = KINDS[r->t->kind].outputs ? KINDS[r->t->kind].outputs : r->cfg.num_labels;
+  r->K = el__ft_head_of(r->t->kind)->outputs ? el__ft_head_of(r->t->kind)->outputs : r->cfg.num_labels;
   size_t BL = (size_t)r->B * r->max_len;
   r->order = malloc((size_t)r->dtr.n * sizeof *r->order);
   r->lens = malloc((size_t)r->B * sizeof *r->lens);
@@ -561,7 +387,7 @@ static int micro_step(ft_run *r, int a, int nb, int first, long norm, const el__
   el__tmodel_set_seq0(r->m, (uint64_t)first);
   int rc = el__tmodel_forward(r->m, &bt, NULL, 0, 1, &d, &out, err);
   if (rc) return rc;
-  double l = KINDS[r->t->kind].loss(&r->dtr, r->order + a, nb, norm, out, r->K, r->dout);
+  double l = el__ft_head_of(r->t->kind)->loss(&r->dtr, r->order + a, nb, norm, out, r->K, r->dout);
   *loss += l;
   if (!isfinite(l)) return EL_OK; /* reported once the ranks' losses are summed */
   return el__tmodel_backward(r->m, r->dout, err);
@@ -571,7 +397,7 @@ static int micro_step(ft_run *r, int a, int nb, int first, long norm, const el__
  * this rank's micro-batches, the gradients summed over the ranks, one AdamW
  * step; *loss the global batch's loss. */
 static int train_step(ft_run *r, int a, int nb, double *lr, double *loss, el_error *err) {
-  const long norm = KINDS[r->t->kind].norm(&r->dtr, r->order + a, nb);
+  const long norm = el__ft_head_of(r->t->kind)->norm(&r->dtr, r->order + a, nb);
   const el__rng drop = el__rng_split(&r->r_drop, (uint64_t)r->step);
   const int parts = r->ranks * r->accumulate;
   el__params_zero_grads(&r->p);
