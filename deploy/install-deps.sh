@@ -17,13 +17,13 @@ build_pkgs="build-essential pkg-config libopenblas-dev libmicrohttpd-dev libcjso
 runtime_pkgs="libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 libutf8proc2 libdnnl2"
 # python3-torch is the independent reference the tests check the engine against;
 # curl drives the end-to-end server tests; fortunes(-min) + wordnet are the English text
-# the default model of `make run` is pretrained on; wamerican + wbritish are the word lists
+# the default model of `make run` is pretrained on, with trans-de-en's example sentences; wamerican + wbritish are the word lists
 # the synthetic GED stage derives British spellings from (train/text_variants.h); chromium renders the
 # server's page in the browser test; python3-yaml reads the Kubernetes manifests;
 # python3-jsonschema checks every server answer against its /openapi.json.
 # libopenmpi-dev + openmpi-bin: the data-parallel trainer (make MPI=1) and its
 # mpirun tests (tests/e2e/test_train_mpi.sh); the build stays MPI-free without them.
-test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema curl fortunes-min fortunes wordnet-base wamerican wbritish chromium libopenmpi-dev openmpi-bin"
+test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema curl fortunes-min fortunes wordnet-base wamerican wbritish trans-de-en chromium libopenmpi-dev openmpi-bin"
 # make fresh-test / make docker-check: debootstrap builds Debian roots, git clones the repo
 # into them; systemd brings systemd-analyze (absent in containers and minimal roots).
 deploy_pkgs="debootstrap git systemd"

@@ -243,7 +243,7 @@ static int run_ranks(const el__ft_opts *o) {
 int el__cmd_finetune(int argc, char **argv) {
   ft_args a = {.epochs = 3, .batch = 32, .accumulate = 1, .max_len = 128, .stride = 128, .max_query = 64,
                .log_every = 50, .lr = 3e-4, .decay = 0.8, .warmup = 0.1, .wd = 0.01,
-               .rule = "max", .synth_n = 200000, .synth_dev = 2000, .synth_rate = 0.12};
+               .rule = "max", .synth_n = 200000, .synth_dev = 5000, .synth_rate = 0.12};
   el_opt opts[] = {
       {"--task", EL_OPT_STR, &a.task, 0, 0, "TASK", "task (see above); required", 0},
       {"--train", EL_OPT_STR, &a.train, 0, 0, "FILE", "training file; required", 0},
@@ -292,7 +292,7 @@ int el__cmd_finetune(int argc, char **argv) {
        "ged: scale error types' shares: R:SPELL=0.5,M:DET=2 (0 turns a type off; "
        "electra-train corrupt --help lists the types)", 0},
       {"--synthetic-dev", EL_OPT_INT, &a.synth_dev, 1, 1e7, "N",
-       "ged: held-out synthetic sentences for dev when --dev is not given (2000)", 0},
+       "ged: held-out synthetic sentences for dev when --dev is not given (5000)", 0},
       {"--synthetic-coverage", EL_OPT_FLOAT, &a.synth_coverage, 0.01, 1, "X",
        "ged: the share of real learner errors the generated types stand for; calibration on "
        "synthetic dev counts the rest as missed, as real text would (0.60 uncased, 0.63 cased: "

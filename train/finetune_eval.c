@@ -337,7 +337,7 @@ static int eval_ged(const el__ft_runner *r, const el__ft_examples *ex, const el_
   if (!rc) {
     for (int i = 0; i < g->n; i++)
       for (int j = 0; j < g->s[i].n; j++) gold[first[i] + j] = g->s[i].err[j];
-    double thr = pick ? el__ged_best_threshold(prob, gold, n, g->unseen_errors) : threshold;
+    double thr = pick ? el__ged_best_threshold(prob, gold, n, g->unseen_errors, g->near_best) : threshold;
     if (thr < 0) rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
     /* a readable config value; the scores below are those at the rounded one */
     if (pick) thr = round(thr * 1e4) / 1e4;

@@ -174,6 +174,7 @@ int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_dat
   if (dev) {
     double cov = o->coverage > 0 ? o->coverage : el__learner_coverage(l);
     dev->unseen_errors = cov > 0 && cov < 1 ? (double)dev->n_errors * (1 / cov - 1) : 0;
+    dev->near_best = EL__SYNTH_NEAR_BEST;
   }
   goto done;
 oom:

@@ -151,30 +151,53 @@ static double f05_of(long tp, long fp, double fn) {
   return den > 0 ? 1.25 * pr * rc / den : 0;
 }
 
-double el__ged_best_threshold(const float *prob, const int *gold, int n, double unseen_errors) {
-  int *ord = malloc((size_t)(n > 0 ? n : 1) * sizeof *ord);
-  if (!ord) return -1;
-  long pos = 0;
-  for (int i = 0; i < n; i++) {
-    ord[i] = i;
-    pos += gold[i] == 1;
-  }
-  qsort_r(ord, (size_t)n, sizeof *ord, cmp_prob_desc, (void *)prob);
-  /* flag the k most probable words, k only at a change of probability */
-  double best_f = 0, best_t = 1.0;
-  long tp = 0;
+/* F0.5 of the k most probable words for every k at a change of probability
+ * (f[k-1]; -1 where the next word ties), and the best of them. */
+static double f05_by_rank(const float *prob, const int *gold, const int *ord, int n,
+                          double unseen_errors, double *f) {
+  long pos = 0, tp = 0;
+  for (int i = 0; i < n; i++) pos += gold[i] == 1;
+  double best = 0;
   for (int k = 1; k <= n; k++) {
     tp += gold[ord[k - 1]] == 1;
-    float lo = prob[ord[k - 1]];
-    if (k < n && prob[ord[k]] == lo) continue;
-    double f = f05_of(tp, k - tp, (double)(pos - tp) + unseen_errors);
-    if (f > best_f) {
-      best_f = f;
-      best_t = k < n ? 0.5 * ((double)lo + prob[ord[k]]) : 0.5 * lo;
+    f[k - 1] = -1;
+    if (k < n && prob[ord[k]] == prob[ord[k - 1]]) continue;
+    f[k - 1] = f05_of(tp, k - tp, (double)(pos - tp) + unseen_errors);
+    best = f[k - 1] > best ? f[k - 1] : best;
+  }
+  return best;
+}
+
+double el__ged_best_threshold(const float *prob, const int *gold, int n, double unseen_errors,
+                              double near_best) {
+  int *ord = malloc((size_t)(n > 0 ? n : 1) * sizeof *ord);
+  double *f = malloc((size_t)(n > 0 ? n : 1) * sizeof *f);
+  if (!ord || !f) {
+    free(ord);
+    free(f);
+    return -1;
+  }
+  for (int i = 0; i < n; i++) ord[i] = i;
+  qsort_r(ord, (size_t)n, sizeof *ord, cmp_prob_desc, (void *)prob);
+  double best = f05_by_rank(prob, gold, ord, n, unseen_errors, f);
+  /* the first k reaching the best (the highest threshold), or with near_best
+   * the last k within that fraction of it (the lowest threshold) */
+  int pick = 0;
+  for (int k = 1; k <= n && best > 0; k++) {
+    if (f[k - 1] < 0) continue;
+    if (near_best > 0 ? f[k - 1] >= (1 - near_best) * best : f[k - 1] == best) {
+      pick = k;
+      if (near_best <= 0) break;
     }
   }
+  double t = 1.0;
+  if (pick) {
+    float lo = prob[ord[pick - 1]];
+    t = pick < n ? 0.5 * ((double)lo + prob[ord[pick]]) : 0.5 * lo;
+  }
   free(ord);
-  return best_t;
+  free(f);
+  return t;
 }
 
 /* ---- SQuAD normalization ---- */

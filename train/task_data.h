@@ -104,6 +104,9 @@ typedef struct el__ged_data {
    * data: the learner errors of types the generator does not make). The F0.5
    * threshold search counts them as missed; 0 for a real GED file. */
   double unseen_errors;
+  /* The threshold search takes the lowest threshold within this fraction of
+   * the best F0.5 (el__ged_best_threshold); 0 for a real GED file. */
+  double near_best;
 } el__ged_data;
 
 int el__ged_read(const char *path, el__ged_data *out, el_error *err);

@@ -24,10 +24,10 @@ cleanup() {
 trap cleanup EXIT
 
 # ---- the corpus ----
-if [ -r /usr/share/games/fortunes/people ] && [ -r /usr/share/wordnet/data.noun ]; then
+if [ -r /usr/share/games/fortunes/people ] && [ -r /usr/share/wordnet/data.noun ] && [ -r /usr/share/trans/de-en ]; then
   # shellcheck disable=SC1090
   (die() { echo "$*"; exit 1; }
-   source <(sed -n '/^fortune_files()/,/^}/p; /^make_corpus()/,/^}/p; /^make_sentences()/,/^}/p' deploy/run.sh)
+   source <(sed -n '/^fortune_files()/,/^}/p; /^ding_sentences()/,/^}/p; /^make_corpus()/,/^}/p; /^make_sentences()/,/^}/p' deploy/run.sh)
    make_corpus "$tmp/corpus.txt" && make_sentences "$tmp/sentences.txt")
   n=$(grep -c . "$tmp/corpus.txt")
   check "corpus has over 100000 text lines ($n)" test "$n" -gt 100000
@@ -44,8 +44,15 @@ if [ -r /usr/share/games/fortunes/people ] && [ -r /usr/share/wordnet/data.noun 
     grep -qx 'I can breathe better when the air is clean' "$tmp/sentences.txt"
   check "sentences leave out the glosses' definitions (\"a young person\")" \
     sh -c "! grep -q '^a young person' '$tmp/sentences.txt'"
+  d=$(grep -cx 'I was only joking.' "$tmp/sentences.txt")
+  check "the dictionary's example sentences, twice each (\"I was only joking.\": $d)" test "$d" -eq 2
+  check "... with plain apostrophes (\"I can't work miracles.\")" \
+    grep -qx "I can't work miracles." "$tmp/sentences.txt"
+  check "... without its notes (\"Have a check [Br.] in your car first ...\")" \
+    grep -qx "Have a check in your car first and see if it's there." "$tmp/sentences.txt"
+  check "the corpus holds them too" grep -qx 'I was only joking.' "$tmp/corpus.txt"
 else
-  echo "ok - # SKIP fortunes / wordnet-base not installed: corpus step not checked"
+  echo "ok - # SKIP fortunes / wordnet-base / trans-de-en not installed: corpus step not checked"
 fi
 
 # ---- serving what exists ----

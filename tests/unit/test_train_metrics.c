@@ -73,17 +73,17 @@ int main(void) {
    * R 2/3, F0.5 0.909; the top 5 (P 0.6, R 1) gives 0.652. */
   float pr[] = {0.9f, 0.7f, 0.4f, 0.3f, 0.2f, 0.1f};
   int gr[] = {1, 1, 0, 0, 1, 0};
-  double th = el__ged_best_threshold(pr, gr, 6, 0);
+  double th = el__ged_best_threshold(pr, gr, 6, 0, 0);
   CHECK_NEAR(th, 0.55, 1e-6, 0, "ged best threshold: midpoint between the last flagged and the next");
   el__metric_ged_at(pr, gr, 6, th, &s);
   CHECK(s.tp == 2 && s.fp == 0 && s.fn == 1, "ged at threshold: flags prob >= threshold");
   el__metric_ged_at(pr, gr, 6, 0.4, &s);
   CHECK(s.tp == 2 && s.fp == 1, "ged at threshold: a prob equal to the threshold is flagged (as /score)");
   int none[] = {0, 0, 0, 0, 0, 0};
-  CHECK(el__ged_best_threshold(pr, none, 6, 0) == 1.0, "ged best threshold with no error: flag nothing (1.0)");
+  CHECK(el__ged_best_threshold(pr, none, 6, 0, 0) == 1.0, "ged best threshold with no error: flag nothing (1.0)");
   float tie[] = {0.5f, 0.5f, 0.5f, 0.1f};
   int gt[] = {1, 0, 1, 0};
-  CHECK_NEAR(el__ged_best_threshold(tie, gt, 4, 0), 0.3, 1e-6, 0,
+  CHECK_NEAR(el__ged_best_threshold(tie, gt, 4, 0, 0), 0.3, 1e-6, 0,
              "ged best threshold never splits equal probabilities");
   /* unseen errors (generated dev lacks some error types) count as missed:
    * gold 1,1,0,0,1,1,0. Without them the top 2 win (F0.5 2.5/3 = 0.833
@@ -91,9 +91,15 @@ int main(void) {
    * (5/9 = 0.556 against 2.5/5 = 0.5), so the threshold moves down. */
   float pu[] = {0.9f, 0.8f, 0.7f, 0.65f, 0.6f, 0.5f, 0.1f};
   int gu[] = {1, 1, 0, 0, 1, 1, 0};
-  CHECK_NEAR(el__ged_best_threshold(pu, gu, 7, 0), 0.75, 1e-6, 0, "ged best threshold, no unseen errors");
-  CHECK_NEAR(el__ged_best_threshold(pu, gu, 7, 8), 0.3, 1e-6, 0,
+  CHECK_NEAR(el__ged_best_threshold(pu, gu, 7, 0, 0), 0.75, 1e-6, 0, "ged best threshold, no unseen errors");
+  CHECK_NEAR(el__ged_best_threshold(pu, gu, 7, 8, 0), 0.3, 1e-6, 0,
              "ged best threshold with unseen errors: lower, for the recall they cost");
+  /* near_best: F0.5 by k is 0.625 0.833 0.625 0.5 0.625 0.714 0.625; within
+   * 20 % of the best (>= 0.667) the lowest threshold is k = 6's */
+  CHECK_NEAR(el__ged_best_threshold(pu, gu, 7, 0, 0.2), 0.3, 1e-6, 0,
+             "ged threshold near the best: the lowest within the fraction");
+  CHECK_NEAR(el__ged_best_threshold(pu, gu, 7, 0, 0.1), 0.75, 1e-6, 0,
+             "ged threshold near the best: none lower within 10 %, the best itself");
 
   /* SQuAD normalization: lower, ASCII punctuation out, a/an/the out, spaces */
   check_norm("The  Quick, brown fox!", "quick brown fox");
