@@ -58,6 +58,8 @@ LDLIBS += $(MPI_LIBS)
 endif
 MPI_FLAG := $(BUILD)/mpi.flag
 $(shell mkdir -p $(BUILD) && (echo $(MPI) | cmp -s - $(MPI_FLAG) || echo $(MPI) > $(MPI_FLAG)))
+# `make` alone builds everything (the first rule below would otherwise be the goal).
+.DEFAULT_GOAL := all
 print-mpi:
 	@echo $(MPI)
 override LDFLAGS += $(SAN) -fopenmp

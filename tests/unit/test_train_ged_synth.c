@@ -71,13 +71,16 @@ static void test_sentences(void) {
         "sentences: no usable sentence is an error naming the file (%s)", err.msg);
 }
 
-/* A corpus where commas are rare: 400 sentences, one in ten with a comma. */
+/* A corpus where commas are rare: 400 sentences, one in ten with a comma,
+ * each told apart by its day (a repeated sentence never goes to dev). */
 static const char *comma_corpus(void) {
   static char text[65536];
-  text[0] = 0;
+  size_t at = 0;
   for (int i = 0; i < 400; i++)
-    strcat(text, i % 10 ? "She walks to the old school in the morning .\n\n"
-                        : "She walks to school , and he reads the book .\n\n");
+    at += (size_t)snprintf(text + at, sizeof text - at,
+                           i % 10 ? "She walks to the old school on day %d .\n\n"
+                                  : "She walks to school , and he reads the book on day %d .\n\n",
+                           i);
   return put("s.txt", text);
 }
 
@@ -170,6 +173,35 @@ static void test_passes(void) {
   el__ged_free(&dv);
 }
 
+/* A sentence the text lists twice never goes to dev: its twin is trained on. */
+static void test_repeated_not_dev(void) {
+  const char *twice[] = {"The teacher reads a long letter to the children every day .",
+                         "My brother goes to the market on Saturday morning .",
+                         "They have lived in this small town for ten years .",
+                         "She wants to buy a new car for her family .",
+                         "We went to the cinema and watched a funny film ."};
+  const char *once[] = {"He is writing an email to his friend in London .",
+                        "Our neighbours built a wooden fence around their garden .",
+                        "I usually drink a cup of tea before breakfast ."};
+  char text[2048] = "";
+  for (int i = 0; i < 5; i++)
+    for (int c = 0; c < 2; c++) snprintf(text + strlen(text), sizeof text - strlen(text), "%s\n\n", twice[i]);
+  for (int i = 0; i < 3; i++) snprintf(text + strlen(text), sizeof text - strlen(text), "%s\n\n", once[i]);
+  char *paths[] = {(char *)put("twice.txt", text)};
+  el__synth_opts o = {paths, 1, 40, 3, 0.3, 3, NULL, 1, NULL, 0, NULL, 0};
+  el__ged_data tr, dv;
+  el_error err = {0};
+  int rc = el__ged_synthesize(&o, &tr, &dv, &err);
+  CHECK(rc == 0, "repeated: ok (%s)", err.msg);
+  if (rc) return;
+  int twin = 0; /* sentences 1-10 are the repeated ones, 11-13 the others */
+  for (int i = 0; i < dv.n; i++) twin += dv.s[i].line <= 10;
+  CHECK(dv.n >= 1 && twin == 0, "repeated: dev holds only sentences the text has once (%d dev, %d twins)",
+        dv.n, twin);
+  el__ged_free(&tr);
+  el__ged_free(&dv);
+}
+
 static void test_share(void) {
   el__learner *l = NULL;
   el_error err = {0};
@@ -202,6 +234,7 @@ int main(void) {
       access("/usr/share/dict/american-english", R_OK) == 0) {
     test_synthesize();
     test_passes();
+    test_repeated_not_dev();
   } else {
     SKIP("no /usr/share/wordnet or /usr/share/dict word lists (Debian wordnet-base, wamerican, "
          "wbritish): synthetic data needs them");
