@@ -6,11 +6,12 @@
 #                               HF ELECTRA directory. Made here when it has no
 #                               config.json: `electra-train recipe ged` on English
 #                               text from Debian packages (fortunes,
+#                               trans-de-en's example sentences,
 #                               wordnet-base; British spellings and names
 #                               from wamerican + wbritish): a tiny ELECTRA pretrained with
 #                               learner errors among its replaced tokens, then
 #                               fine-tuned to detect generated learner errors;
-#                               its F0.5-best threshold is in its config.json
+#                               its calibrated threshold is in its config.json
 #   ELECTRA_DEFAULT_MODEL_TIME  the recipe's whole budget (10m; 2m for a quick
 #                               look): each stage plans its learning-rate
 #                               schedule to end within its share
@@ -138,7 +139,7 @@ make_default_model() {
   mkdir -p "$BUILD"
   [ -s "$corpus" ] || make_corpus "$corpus"
   [ -s "$sents" ] || make_sentences "$sents"
-  echo "  corpus: $corpus ($(wc -l <"$corpus") lines, $(($(wc -c <"$corpus") / 1024)) KiB: fortunes + WordNet glosses)" >&2
+  echo "  corpus: $corpus ($(wc -l <"$corpus") lines, $(($(wc -c <"$corpus") / 1024)) KiB: fortunes, WordNet glosses, dictionary sentences)" >&2
   rm -rf "$out" "$out.work"
   run_logged "$BUILD/default-recipe.log" \
     "$TRAIN" recipe ged --out "$out" --corpus "$corpus" --synthetic-corpus "$sents" \
