@@ -38,14 +38,22 @@ static double now_cpu(void) {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
+/* A pretrain RUN directory keeps its encoder in discriminator/ (ELECTRA) or
+ * mlm/ (--objective mlm). */
 const char *el__ft_resolve_model_dir(const char *dir, char *buf, int n) {
+  static const char *const encoders[] = {"discriminator", "mlm"};
   struct stat st;
   char probe[4200];
+  snprintf(buf, (size_t)n, "%s", dir);
   snprintf(probe, sizeof probe, "%s/config.json", dir);
-  int plain = stat(probe, &st) == 0;
-  snprintf(probe, sizeof probe, "%s/discriminator/config.json", dir);
-  int run = !plain && stat(probe, &st) == 0;
-  snprintf(buf, (size_t)n, run ? "%s/discriminator" : "%s", dir);
+  if (stat(probe, &st) == 0) return buf;
+  for (size_t i = 0; i < sizeof encoders / sizeof *encoders; i++) {
+    snprintf(probe, sizeof probe, "%s/%s/config.json", dir, encoders[i]);
+    if (stat(probe, &st) == 0) {
+      snprintf(buf, (size_t)n, "%s/%s", dir, encoders[i]);
+      break;
+    }
+  }
   return buf;
 }
 

@@ -164,6 +164,10 @@ import json,sys; c=json.load(open('$T/mlm/mlm/config.json'))
 assert c['architectures']==['ElectraForMaskedLM'] and c['hidden_size']==128 and c['num_hidden_layers']==4"
 check "no discriminator/generator for MLM" [ ! -e "$T/mlm/discriminator" ] && [ ! -e "$T/mlm/generator" ]
 check "MLM log lines" grep -q "^step 6/6 |.*mlm .* acc" "$T/mlm.log"
+printf 'She c\ngo i\nhome c\n. c\n\nThe c\ncat c\nsat c\n. c\n' >"$T/ged.txt"
+"$BIN" finetune --task ged --train "$T/ged.txt" --dev "$T/ged.txt" --init "$T/mlm" --out "$T/mlm-ged" \
+  --epochs 1 --threads 1 >/dev/null 2>"$T/mlm-ged.log"
+check "finetune --init an MLM RUN directory uses RUN/mlm (rc $?)" [ -s "$T/mlm-ged/model.safetensors" ]
 
 # ---- SIGINT: saves at the next step boundary, exits 0 ----
 "$BIN" pretrain --input "$T/text.txt" --vocab "$T/vocab.txt" --out "$T/int" --max-steps 100000 \
