@@ -27,7 +27,7 @@ trap cleanup EXIT
 if [ -r /usr/share/games/fortunes/people ] && [ -r /usr/share/wordnet/data.noun ] && [ -r /usr/share/trans/de-en ]; then
   # shellcheck disable=SC1090
   (die() { echo "$*"; exit 1; }
-   source <(sed -n '/^fortune_files()/,/^}/p; /^ding_sentences()/,/^}/p; /^make_corpus()/,/^}/p; /^make_sentences()/,/^}/p' deploy/run.sh)
+   source <(sed -n '/^fortune_files()/,/^}/p; /^ding_sentences()/,/^}/p; /^letter_lines()/,/^}/p; /^make_corpus()/,/^}/p; /^make_sentences()/,/^}/p' deploy/run.sh)
    make_corpus "$tmp/corpus.txt" && make_sentences "$tmp/sentences.txt")
   n=$(grep -c . "$tmp/corpus.txt")
   check "corpus has over 100000 text lines ($n)" test "$n" -gt 100000
@@ -51,6 +51,9 @@ if [ -r /usr/share/games/fortunes/people ] && [ -r /usr/share/wordnet/data.noun 
   check "... without its notes (\"Have a check [Br.] in your car first ...\")" \
     grep -qx "Have a check in your car first and see if it's there." "$tmp/sentences.txt"
   check "the corpus holds them too" grep -qx 'I was only joking.' "$tmp/corpus.txt"
+  l=$(grep -c '^Dear Mr [A-Z][a-z]*,$' "$tmp/sentences.txt")
+  check "letters' opening lines with names (\"Dear Mr NAME,\": $l)" test "$l" -eq 450
+  check "... and closing lines (\"Yours sincerely,\")" grep -qx 'Yours sincerely,' "$tmp/sentences.txt"
 else
   echo "ok - # SKIP fortunes / wordnet-base / trans-de-en not installed: corpus step not checked"
 fi
