@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <utf8proc.h>
+#include "grow.h"
 #include "tok_utf8.h"
 
 static const char *const k_special[5] = {"[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]"};
@@ -18,18 +19,8 @@ const char *el__special_text(int k) { return k >= 0 && k < 5 ? k_special[k] : NU
 
 /* ---- growable buffers -------------------------------------------------- */
 
-static int grow(void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 0;
-  size_t nc = *cap ? *cap : 64;
-  while (nc < need) nc *= 2;
-  void *q = realloc(*p, nc * elem);
-  if (!q) return -1;
-  *p = q, *cap = nc;
-  return 0;
-}
-
 #define RESERVE(buf, n, cap, extra) \
-  (((n) + (extra) <= (cap)) ? 0 : grow((void **)&(buf), &(cap), (n) + (extra), sizeof *(buf)))
+  (((n) + (extra) <= (cap)) ? 0 : el__grow((void **)&(buf), &(cap), (n) + (extra), sizeof *(buf)))
 
 static inline el__tchar tc(int32_t cp, int32_t s, int32_t e) {
   el__tchar t = {cp, s, e, 0};

@@ -1,7 +1,8 @@
 /* Cross-entropy losses of the two ELECTRA heads: softmax over the vocabulary
  * at the generator's masked positions, sigmoid per token for the
- * discriminator. Row losses are summed in row order (in double), so the
- * result does not depend on the thread count. */
+ * discriminator (the fine-tuning heads' losses are op_loss_head.c's). Row
+ * losses are summed in row order (in double), so the result does not depend
+ * on the thread count. */
 #include <math.h>
 #include <stdlib.h>
 #include "op_fastmath.h"
@@ -80,15 +81,23 @@ double el__softmax_xent_forward(float *probs, const float *logits, const int *ta
   return loss;
 }
 
+/* In place (dlogits == probs) each element is overwritten by its own
+ * gradient, which reads only that element's prob. */
 static void backward_rows(void *p, size_t lo, size_t hi) {
   const sx_job *jb = p;
   const int V = jb->V;
+  const int in_place = jb->dlogits == jb->saved;
   for (size_t i = lo; i < hi; i++) {
     const float c = jb->scale * (jb->weights ? jb->weights[i] : 1.0f);
-    if (c == 0.0f) continue;
     const float *pr = jb->saved + i * V;
     float *d = jb->dlogits + i * V;
-    for (int j = 0; j < V; j++) d[j] += c * pr[j];
+    if (in_place) {
+#pragma omp simd
+      for (int j = 0; j < V; j++) d[j] = c * pr[j];
+    } else {
+      if (c == 0.0f) continue;
+      for (int j = 0; j < V; j++) d[j] += c * pr[j];
+    }
     d[jb->targets[i]] -= c;
   }
 }
@@ -115,6 +124,14 @@ double el__sigmoid_xent_forward(const float *logits, const float *labels, const 
 
 void el__sigmoid_xent_backward(float *dlogits, const float *logits, const float *labels,
                               const float *weights, float scale, int n) {
-  for (int i = 0; i < n; i++)
-    dlogits[i] += scale * (weights ? weights[i] : 1.0f) * (el__sigmoidf(logits[i]) - labels[i]);
+  const int in_place = dlogits == logits;
+  for (int i = 0; i < n; i++) {
+    const float c = scale * (weights ? weights[i] : 1.0f);
+    if (!in_place)
+      dlogits[i] += c * (el__sigmoidf(logits[i]) - labels[i]);
+    else if (weights && weights[i] == 0.0f)
+      dlogits[i] = 0.0f;
+    else
+      dlogits[i] = c * (el__sigmoidf(logits[i]) - labels[i]);
+  }
 }

@@ -84,7 +84,9 @@ void el__dropout_backward(float *din, const float *dout, const float *mask, size
  * receives the number of rows with w > 0 whose argmax equals the target. */
 double el__softmax_xent_forward(float *probs, const float *logits, const int *targets,
                                const float *weights, int n, int V, int *correct);
-/* dlogits += scale * w_i * (probs_i - onehot(target_i)) */
+/* dlogits += scale * w_i * (probs_i - onehot(target_i)). dlogits may be
+ * probs itself: the gradient then replaces the probs it is made from (no
+ * second [n,V] buffer for the generator's rows). */
 void el__softmax_xent_backward(float *dlogits, const float *probs, const int *targets,
                               const float *weights, float scale, int n, int V);
 
@@ -92,9 +94,32 @@ void el__softmax_xent_backward(float *dlogits, const float *probs, const int *ta
  * Returns sum_i w_i * BCE(sigmoid(logit_i), label_i), computed stably. */
 double el__sigmoid_xent_forward(const float *logits, const float *labels, const float *weights,
                                int n);
-/* dlogits += scale * w_i * (sigmoid(logit_i) - label_i) */
+/* dlogits += scale * w_i * (sigmoid(logit_i) - label_i). dlogits may be
+ * logits itself: the gradient then replaces them (0 where w_i is 0). */
 void el__sigmoid_xent_backward(float *dlogits, const float *logits, const float *labels,
                               const float *weights, float scale, int n);
+
+/* ---- the fine-tuning heads' losses, in double (op_loss_head.c) ----
+ * Forwards ADD each term into *sum (a batch passed row by row sums in the
+ * order of one pass); backwards accumulate like every op. norm: the loss's
+ * divisor, applied to each gradient element as the last division. */
+/* Softmax cross-entropy over one segment x[0], x[stride], ... x[(n-1)
+ * stride] (a sequence's K class logits at stride 1; a QA window's start or
+ * end logits at stride 2): *sum += w * -log softmax(x)[target]. */
+void el__seg_xent_forward(double *sum, const float *x, int n, int stride, int target, double w);
+/* dx[k stride] += w * (softmax(x)_k - [k == target]) / norm */
+void el__seg_xent_backward(float *dx, const float *x, int n, int stride, int target, double w,
+                           double norm);
+/* Squared error (regression): *sum += sum_i (x_i - y_i)^2 */
+void el__sq_err_forward(double *sum, const float *x, const float *y, int n);
+/* dx_i += 2 (x_i - y_i) / norm */
+void el__sq_err_backward(float *dx, const float *x, const float *y, int n, double norm);
+/* Sigmoid cross-entropy with labels 0/1, or < 0 for a token without one (no
+ * loss, no gradient): *sum += softplus(x_i) - y_i x_i over the labelled. */
+void el__label_xent_forward(double *sum, const float *x, const signed char *y, int n);
+/* dx_i += (sigmoid(x_i) - y_i) / norm over the labelled */
+void el__label_xent_backward(float *dx, const float *x, const signed char *y, int n,
+                             double norm);
 
 /* ---- small helpers ---- */
 void el__add_inplace(float *y, const float *x, size_t n);   /* y += x */

@@ -491,9 +491,10 @@ static el__http_err build_seqs(el__api_req *r, el__fail *f) {
   return EL_HERR_NONE;
 }
 
-el__http_err el__api_prepare(int route, const char *body, size_t len, el__model_set *set,
-                             const el__api_limits *lim, el__api_req **out, el__fail *f) {
-  *out = NULL;
+/* The byte-level checks before any parsing: UTF-8, nesting depth, escapes,
+ * control bytes (el__json_prescan). */
+static el__http_err prescan_body(const char *body, size_t len, const el__api_limits *lim,
+                                 el__fail *f) {
   if (len == 0) return el__failf(f, EL_HERR_INVALID_REQUEST, "the request has no body");
   size_t at = 0;
   switch (el__json_prescan(body, len, lim->max_depth, &at)) {
@@ -512,12 +513,13 @@ el__http_err el__api_prepare(int route, const char *body, size_t len, el__model_
                        (unsigned char)body[at], at);
     case EL_SCAN_OK: break;
   }
-  el__api_req *r = calloc(1, sizeof *r);
-  if (!r) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
-  r->route = route;
+  return EL_HERR_NONE;
+}
+
+/* r->root: the body's one JSON object, with only whitespace after it. */
+static el__http_err parse_object(el__api_req *r, const char *body, size_t len, el__fail *f) {
   const char *end = NULL;
   r->root = cJSON_ParseWithLengthOpts(body, len, &end, 0);
-  el__http_err e = EL_HERR_NONE;
   if (r->root && end) { /* only whitespace may follow the value */
     while (end < body + len && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
       end++;
@@ -528,43 +530,64 @@ el__http_err el__api_prepare(int route, const char *body, size_t len, el__model_
   }
   if (!r->root) {
     size_t pos = end && end >= body && end <= body + len ? (size_t)(end - body) : 0;
-    e = el__failf(f, EL_HERR_INVALID_JSON, "malformed JSON at byte %zu", pos);
-  } else if (!cJSON_IsObject(r->root)) {
-    e = el__failf(f, EL_HERR_INVALID_REQUEST, "the body must be a JSON object");
-  } else {
-    int task = route == EL_ROUTE_SCORE      ? EL_TASK_SCORE
-               : route == EL_ROUTE_CLASSIFY ? EL_TASK_CLASSIFY
-               : route == EL_ROUTE_QA       ? EL_TASK_QA
-                                            : -1;
-    if (route == EL_ROUTE_SCORE)
-      e = check_fields(r->root, SCORE_FIELDS, N_OF(SCORE_FIELDS), "", "/score", f);
-    else if (route == EL_ROUTE_CLASSIFY)
-      e = check_fields(r->root, CLASSIFY_FIELDS, N_OF(CLASSIFY_FIELDS), "", "/classify", f);
-    else if (route == EL_ROUTE_QA)
-      e = check_fields(r->root, QA_FIELDS, N_OF(QA_FIELDS), "", "/qa", f);
-    else
-      e = check_fields(r->root, TOKENIZE_FIELDS, N_OF(TOKENIZE_FIELDS), "", "/tokenize", f);
-    if (!e) e = pick_model(r, set, task, f);
-    if (!e) {
-      /* literal "[SEP]", "[CLS]"... typed in a text: special tokens (Hugging
-       * Face's default) unless the request or --special-tokens-in-text says
-       * text */
-      int specials = !lim->specials_as_text;
-      e = get_bool(r->root, "special_tokens_in_text", &specials, f);
-      r->tok_flags = specials ? 0 : EL_TOKENIZE_SPECIALS_AS_TEXT;
-    }
-    if (!e) {
-      if (route == EL_ROUTE_SCORE)
-        e = prepare_score(r, lim, f);
-      else if (route == EL_ROUTE_CLASSIFY)
-        e = prepare_classify(r, lim, f);
-      else if (route == EL_ROUTE_QA)
-        e = prepare_qa(r, lim, f);
-      else
-        e = prepare_tokenize(r, f);
-    }
-    if (!e && route != EL_ROUTE_TOKENIZE) e = build_seqs(r, f);
+    return el__failf(f, EL_HERR_INVALID_JSON, "malformed JSON at byte %zu", pos);
   }
+  if (!cJSON_IsObject(r->root))
+    return el__failf(f, EL_HERR_INVALID_REQUEST, "the body must be a JSON object");
+  return EL_HERR_NONE;
+}
+
+/* The route's known fields, nothing else. */
+static el__http_err check_route_fields(const el__api_req *r, el__fail *f) {
+  switch (r->route) {
+    case EL_ROUTE_SCORE:
+      return check_fields(r->root, SCORE_FIELDS, N_OF(SCORE_FIELDS), "", "/score", f);
+    case EL_ROUTE_CLASSIFY:
+      return check_fields(r->root, CLASSIFY_FIELDS, N_OF(CLASSIFY_FIELDS), "", "/classify", f);
+    case EL_ROUTE_QA: return check_fields(r->root, QA_FIELDS, N_OF(QA_FIELDS), "", "/qa", f);
+    default:
+      return check_fields(r->root, TOKENIZE_FIELDS, N_OF(TOKENIZE_FIELDS), "", "/tokenize", f);
+  }
+}
+
+static int task_of_route(int route) {
+  return route == EL_ROUTE_SCORE      ? EL_TASK_SCORE
+         : route == EL_ROUTE_CLASSIFY ? EL_TASK_CLASSIFY
+         : route == EL_ROUTE_QA       ? EL_TASK_QA
+                                      : -1;
+}
+
+/* literal "[SEP]", "[CLS]"... typed in a text: special tokens (Hugging
+ * Face's default) unless the request or --special-tokens-in-text says text */
+static el__http_err read_specials(el__api_req *r, const el__api_limits *lim, el__fail *f) {
+  int specials = !lim->specials_as_text;
+  el__http_err e = get_bool(r->root, "special_tokens_in_text", &specials, f);
+  r->tok_flags = specials ? 0 : EL_TOKENIZE_SPECIALS_AS_TEXT;
+  return e;
+}
+
+/* The route's inputs: tokenized and encoded (QA: windowed) per item. */
+static el__http_err prepare_route(el__api_req *r, const el__api_limits *lim, el__fail *f) {
+  switch (r->route) {
+    case EL_ROUTE_SCORE: return prepare_score(r, lim, f);
+    case EL_ROUTE_CLASSIFY: return prepare_classify(r, lim, f);
+    case EL_ROUTE_QA: return prepare_qa(r, lim, f);
+    default: return prepare_tokenize(r, f);
+  }
+}
+
+el__http_err el__api_prepare(int route, const char *body, size_t len, el__model_set *set,
+                             const el__api_limits *lim, el__api_req **out, el__fail *f) {
+  *out = NULL;
+  el__http_err e = prescan_body(body, len, lim, f);
+  if (e) return e;
+  el__api_req *r = calloc(1, sizeof *r);
+  if (!r) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
+  r->route = route;
+  if (!(e = parse_object(r, body, len, f)) && !(e = check_route_fields(r, f)) &&
+      !(e = pick_model(r, set, task_of_route(route), f)) && !(e = read_specials(r, lim, f)) &&
+      !(e = prepare_route(r, lim, f)) && route != EL_ROUTE_TOKENIZE)
+    e = build_seqs(r, f);
   if (e) {
     el__api_free(r);
     return e;

@@ -2,17 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "data_builder.h"
-
-static int grow(int **p, int *cap, int need) {
-  if (need <= *cap) return 0;
-  int c = *cap ? *cap : 256;
-  while (c < need) c *= 2;
-  int *q = realloc(*p, (size_t)c * sizeof *q);
-  if (!q) return -1;
-  *p = q;
-  *cap = c;
-  return 0;
-}
+#include "trainer_api.h"
 
 int el__exb_init(el__exbuilder *b, int max_len, int cls_id, int sep_id, uint64_t seed,
                  el_error *err) {
@@ -84,7 +74,8 @@ static int create_example(el__exbuilder *b) {
 int el__exb_add_line(el__exbuilder *b, const int *ids, int n, int blank) {
   if (blank && b->cur_n > 0) return create_example(b);
   if (blank) return 0; /* GR appends an empty sentence here: it changes nothing */
-  if (grow(&b->cur, &b->cur_cap, b->cur_n + n)) return -1;
+  if (el__grow((void **)&b->cur, &b->cur_cap, (size_t)b->cur_n + (size_t)n, sizeof *b->cur))
+    return -1;
   if (b->n_sent == b->sent_cap) {
     int cap = b->sent_cap ? b->sent_cap * 2 : 64;
     int *e = realloc(b->sent_end, (size_t)cap * sizeof *e);

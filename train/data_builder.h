@@ -26,7 +26,8 @@ typedef struct el__exbuilder {
   int max_len, target, cls_id, sep_id;
   el__rng rng;
   int *cur;      /* tokens of the accumulated sentences, end to end */
-  int cur_n, cur_cap;
+  int cur_n;
+  size_t cur_cap;
   int *sent_end; /* end offset in cur of each accumulated sentence */
   char *dest;    /* per sentence: 1 = segment A, 0 = B (while making an example) */
   int n_sent, sent_cap;

@@ -159,7 +159,7 @@ static int to_words(reservoir *r, el__ged_data *out, el_error *err) {
   int rc = EL_OK;
   out->s = calloc((size_t)(r->n ? r->n : 1), sizeof *out->s);
   if (!out->s) return el_error_set(err, EL_ENOMEM, "sentences: out of memory");
-  out->cap = (int)r->n;
+  out->cap = (size_t)r->n;
   for (long i = 0; i < r->n && !rc; i++) {
     el__ged_sentence s;
     if (sentence_words(&w, r->s[i], &s)) {

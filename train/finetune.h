@@ -59,7 +59,8 @@ typedef struct el__feat {
 
 typedef struct el__ft_data {
   el__feat *f;
-  int n, cap;
+  int n;
+  size_t cap;
   int *ids, *types;
   signed char *tlab; /* ged: per token 0/1, or -1 = ignored */
   int *tword;        /* ged: word index in its sentence per piece ([CLS]/[SEP]: -1) */

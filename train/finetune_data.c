@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "finetune.h"
+#include "trainer_api.h"
 
 int el__ft_read(const el__task *t, const char *path, const el__tsv_columns *cols,
                 char *const *labels, int n_labels, int max_examples, el__ft_examples *out,
@@ -98,13 +99,7 @@ void el__ft_data_free(el__ft_data *d) {
 /* Appends one feature of len tokens; returns it (its token arrays are at
  * d->ids + f->off ...), or NULL when out of memory. */
 static el__feat *push_feat(el__ft_data *d, int len, int with_tok_labels) {
-  if (d->n == d->cap) {
-    int nc = d->cap ? d->cap * 2 : 1024;
-    el__feat *nf = realloc(d->f, (size_t)nc * sizeof *nf);
-    if (!nf) return NULL;
-    d->f = nf;
-    d->cap = nc;
-  }
+  if (el__grow((void **)&d->f, &d->cap, (size_t)d->n + 1, sizeof *d->f)) return NULL;
   if (d->n_tok + len > d->cap_tok) {
     long nc = d->cap_tok ? d->cap_tok : 1 << 16;
     while (nc < d->n_tok + len) nc *= 2;

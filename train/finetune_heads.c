@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ops.h"
 #include "trainer_api.h"
 #include "finetune_heads.h"
 
@@ -67,6 +68,9 @@ static long norm_labelled(const el__ft_data *d, const int *idx, int nb) {
   return nl;
 }
 
+/* Each loss zeroes its rows of dout and adds the gradient of its nn/ loss
+ * op (op_loss_head.c) into them. */
+
 /* softmax cross-entropy over the K logits of each sequence */
 static double cls_loss(const el__ft_data *d, const int *idx, int nb, long norm_l, const float *o,
                        int K, float *dout) {
@@ -75,13 +79,10 @@ static double cls_loss(const el__ft_data *d, const int *idx, int nb, long norm_l
   for (int i = 0; i < nb; i++) {
     const float *l = o + (size_t)i * K;
     float *g = dout + (size_t)i * K;
-    float mx = l[0];
-    for (int k = 1; k < K; k++) mx = l[k] > mx ? l[k] : mx;
-    double z = 0;
-    for (int k = 0; k < K; k++) z += exp((double)l[k] - mx);
-    int y = d->f[idx[i]].label;
-    loss += -((double)l[y] - mx - log(z));
-    for (int k = 0; k < K; k++) g[k] = (float)((exp((double)l[k] - mx) / z - (k == y)) / norm);
+    const int y = d->f[idx[i]].label;
+    memset(g, 0, sizeof *g * (size_t)K);
+    el__seg_xent_forward(&loss, l, K, 1, y, 1.0);
+    el__seg_xent_backward(g, l, K, 1, y, 1.0, norm);
   }
   return loss / norm;
 }
@@ -92,10 +93,11 @@ static double reg_loss(const el__ft_data *d, const int *idx, int nb, long norm_l
   (void)K;
   const double norm = divisor(norm_l);
   double loss = 0;
+  memset(dout, 0, sizeof *dout * (size_t)nb);
   for (int i = 0; i < nb; i++) {
-    double r = (double)o[i] - d->f[idx[i]].value;
-    loss += r * r;
-    dout[i] = (float)(2 * r / norm);
+    const float *y = &d->f[idx[i]].value;
+    el__sq_err_forward(&loss, o + i, y, 1);
+    el__sq_err_backward(dout + i, o + i, y, 1, norm);
   }
   return loss / norm;
 }
@@ -109,22 +111,17 @@ static double ged_loss(const el__ft_data *d, const int *idx, int nb, long norm_l
   long T = 0;
   for (int i = 0; i < nb; i++) {
     const el__feat *f = &d->f[idx[i]];
-    for (int k = 0; k < f->len; k++, T++) {
-      int y = d->tlab[f->off + k];
-      if (y < 0) {
-        dout[T] = 0;
-        continue;
-      }
-      double z = o[T], p = 1 / (1 + exp(-z));
-      /* BCE with logits, stable: softplus(z) - y z */
-      loss += (z > 0 ? z + log1p(exp(-z)) : log1p(exp(z))) - y * z;
-      dout[T] = (float)((p - y) / norm);
-    }
+    const signed char *y = d->tlab + f->off;
+    memset(dout + T, 0, sizeof *dout * (size_t)f->len);
+    el__label_xent_forward(&loss, o + T, y, f->len);
+    el__label_xent_backward(dout + T, o + T, y, f->len, norm);
+    T += f->len;
   }
   return norm_l ? loss / norm : 0;
 }
 
-/* (CE(start) + CE(end)) / 2 per sequence over its tokens */
+/* (CE(start) + CE(end)) / 2 per sequence over its tokens: columns 0 and 1
+ * of its [len, 2] logits */
 static double qa_loss(const el__ft_data *d, const int *idx, int nb, long norm_l, const float *o,
                       int K, float *dout) {
   (void)K;
@@ -133,22 +130,16 @@ static double qa_loss(const el__ft_data *d, const int *idx, int nb, long norm_l,
   long T = 0;
   for (int i = 0; i < nb; i++) {
     const el__feat *f = &d->f[idx[i]];
+    memset(dout + 2 * T, 0, sizeof *dout * 2 * (size_t)f->len);
     for (int c = 0; c < 2; c++) {
-      int y = c ? f->label2 : f->label;
-      float mx = -INFINITY;
-      for (int k = 0; k < f->len; k++) mx = o[2 * (T + k) + c] > mx ? o[2 * (T + k) + c] : mx;
-      double z = 0;
-      for (int k = 0; k < f->len; k++) z += exp((double)o[2 * (T + k) + c] - mx);
-      loss += 0.5 * -((double)o[2 * (T + y) + c] - mx - log(z));
-      for (int k = 0; k < f->len; k++)
-        dout[2 * (T + k) + c] =
-            (float)(0.5 * (exp((double)o[2 * (T + k) + c] - mx) / z - (k == y)) / norm);
+      const int y = c ? f->label2 : f->label;
+      el__seg_xent_forward(&loss, o + 2 * T + c, f->len, 2, y, 0.5);
+      el__seg_xent_backward(dout + 2 * T + c, o + 2 * T + c, f->len, 2, y, 0.5, norm);
     }
     T += f->len;
   }
   return loss / norm;
 }
-
 
 static const el__ft_head KINDS[] = {
     [EL__TASK_CLS] = {cls_configure, 0, norm_seqs, cls_loss},

@@ -198,13 +198,13 @@ int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_dat
   train->s = calloc((size_t)total, sizeof *train->s);
   if (dev) dev->s = calloc((size_t)(n_dev > 0 ? n_dev : 1), sizeof *dev->s);
   if (!train->s || (dev && !dev->s)) goto oom;
-  train->cap = (int)total;
-  if (dev) dev->cap = (int)(n_dev > 0 ? n_dev : 1);
+  train->cap = (size_t)total;
+  if (dev) dev->cap = (size_t)(n_dev > 0 ? n_dev : 1);
   for (long k = 0; k < total; k++) {
     int i = (int)(k % clean.n);
     int is_dev = !repeated[i] && goes_to_dev(i, clean.n, n_dev);
     if (is_dev && k >= clean.n) continue;
-    int to_dev = is_dev && dev->n < dev->cap;
+    int to_dev = is_dev && (size_t)dev->n < dev->cap;
     el__ged_sentence view, *s = &view;
     variant_view(var, &clean.s[i], k, o->seed, vwords, vbuf, &view);
     int ok;

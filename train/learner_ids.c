@@ -4,6 +4,7 @@
 #include <string.h>
 #include "learner_ids.h"
 #include "learner_internal.h"
+#include "trainer_api.h"
 
 /* Families whose errors replace a word by a confusable vocabulary entry. */
 static const int REPLACING[] = {EL__LF_DET_WRONG, EL__LF_PREP_WRONG, EL__LF_PUNCT_WRONG,
@@ -12,17 +13,6 @@ static const int REPLACING[] = {EL__LF_DET_WRONG, EL__LF_PREP_WRONG, EL__LF_PUNC
 #define N_REPLACING ((int)(sizeof REPLACING / sizeof REPLACING[0]))
 #define SPELLINGS 3          /* misspellings kept per word */
 #define SPELL_SEED 0x5BE11ULL /* fixed: the tables depend on the vocabulary only */
-
-static int grow(void **p, int *cap, int need, size_t elem) {
-  if (need <= *cap) return 0;
-  int c = *cap ? *cap : 1024;
-  while (c < need) c *= 2;
-  void *q = realloc(*p, (size_t)c * elem);
-  if (!q) return -1;
-  *p = q;
-  *cap = c;
-  return 0;
-}
 
 static int push_rep(el__lids *t, int fam, int id) {
   if (t->n_rep == t->cap_rep) {
@@ -123,12 +113,10 @@ static int add_misspellings(el__lids *t, const el_tokenizer *tok, int id, const 
     int n = scratch->n, ok = n >= 1 && n <= EL__LIDS_MAX_PIECES;
     for (int i = 0; ok && i < n; i++) ok = scratch->tok[i].id != unk;
     if (!ok || (n == 1 && scratch->tok[0].id == id)) continue;
-    int c = t->cap_piece;
-    if (grow((void **)&t->sp_piece, &c, t->n_piece + n, sizeof *t->sp_piece)) return -1;
-    t->cap_piece = c;
-    c = t->cap_sp;
-    if (grow((void **)&t->sp_voff, &c, t->n_sp + 2, sizeof *t->sp_voff)) return -1;
-    t->cap_sp = c;
+    if (el__grow((void **)&t->sp_piece, &t->cap_piece, (size_t)(t->n_piece + n),
+                 sizeof *t->sp_piece) ||
+        el__grow((void **)&t->sp_voff, &t->cap_sp, (size_t)t->n_sp + 2, sizeof *t->sp_voff))
+      return -1;
     for (int i = 0; i < n; i++) t->sp_piece[t->n_piece++] = scratch->tok[i].id;
     t->sp_voff[++t->n_sp] = t->n_piece;
   }

@@ -182,7 +182,8 @@ struct el__lids {
   int *sp_off;              /* [V + 1] misspellings of id: variants [sp_off[id], sp_off[id + 1]) */
   int *sp_voff;             /* [variants + 1] pieces of variant v: sp_piece[sp_voff[v] ..] */
   int *sp_piece;
-  int n_sp, cap_sp, n_piece, cap_piece;
+  int n_sp, n_piece;
+  size_t cap_sp, cap_piece;
   int ins[EL__LF_COUNT][EL__LIDS_MAX_INS], n_ins[EL__LF_COUNT];
 };
 

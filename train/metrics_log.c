@@ -20,13 +20,7 @@ const char *el__mfield_name(el__mfield f) {
 }
 
 static int push_row(el__mlog *m, const el__mrow *r) {
-  if (m->n == m->cap) {
-    int cap = m->cap ? m->cap * 2 : 256;
-    el__mrow *p = realloc(m->rows, (size_t)cap * sizeof *p);
-    if (!p) return -1;
-    m->rows = p;
-    m->cap = cap;
-  }
+  if (el__grow((void **)&m->rows, &m->cap, (size_t)m->n + 1, sizeof *m->rows)) return -1;
   m->rows[m->n++] = *r;
   return 0;
 }

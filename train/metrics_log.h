@@ -53,7 +53,8 @@ typedef struct el__mlog {
   char *path;
   FILE *f;
   el__mrow *rows;
-  int n, cap;
+  int n;
+  size_t cap;
   int write_failed; /* set after the first failed append */
 } el__mlog;
 

@@ -129,15 +129,13 @@ int el__sample_cdf(const float *p, int V, el__rng *r) {
   return last; /* rounding left u above the total: the last token with mass */
 }
 
-/* Row tasks over the generator's [n, V] buffer. */
+/* The samplers' rows over the generator's [n, V] buffer. */
 typedef struct sample_job {
   int *samples;
-  float *rows;        /* logits (Gumbel), probs (CDF), or probs -> gradient (in place) */
-  const int *targets; /* gradient rows */
+  float *rows;        /* logits (Gumbel) or probs (CDF) */
   el__rng base;        /* row i samples from el__rng_split(base, rowkey[i]) */
   const uint64_t *rowkey;
   int V;
-  float scale;
 } sample_job;
 
 static void gumbel_rows(void *p, size_t lo, size_t hi) {
@@ -153,17 +151,6 @@ static void cdf_rows(void *p, size_t lo, size_t hi) {
   for (size_t i = lo; i < hi; i++) {
     el__rng r = el__rng_split(&j->base, j->rowkey[i]);
     j->samples[i] = el__sample_cdf(j->rows + i * j->V, j->V, &r);
-  }
-}
-
-/* dL/dlogits = scale (probs - onehot(target)), written over probs */
-static void xent_grad_rows(void *p, size_t lo, size_t hi) {
-  const sample_job *j = p;
-  for (size_t i = lo; i < hi; i++) {
-    float *r = j->rows + i * j->V;
-#pragma omp simd
-    for (int k = 0; k < j->V; k++) r[k] *= j->scale;
-    r[j->targets[i]] -= j->scale;
   }
 }
 
@@ -274,7 +261,7 @@ static int gen_loss_and_samples(el__electra *e, const el__electra_opts *o, el__r
       e->samples[i] = o->forced_samples[i];
     }
   } else if (o->sampler == EL_SAMPLE_GUMBEL) {
-    sample_job sj = {e->samples, sc->logits, NULL, sc->sbase, e->rowkey, V, 0.0f};
+    sample_job sj = {e->samples, sc->logits, sc->sbase, e->rowkey, V};
     el__pool_for((size_t)n, 8, gumbel_rows, &sj);
   }
   double mlm_sum =
@@ -282,7 +269,7 @@ static int gen_loss_and_samples(el__electra *e, const el__electra_opts *o, el__r
   sc->norm_pos = o->norm_pos > 0 ? o->norm_pos : n;
   sc->mlm = mlm_sum / sc->norm_pos;
   if (!o->forced_samples && o->sampler == EL_SAMPLE_CDF) {
-    sample_job sj = {e->samples, sc->logits, NULL, sc->sbase, e->rowkey, V, 0.0f};
+    sample_job sj = {e->samples, sc->logits, sc->sbase, e->rowkey, V};
     el__pool_for((size_t)n, 8, cdf_rows, &sj);
   }
   return EL_OK;
@@ -367,19 +354,16 @@ static void fill_result(const step_ctx *sc, double total, el__electra_result *re
   res->disc_acc = (double)sc->disc_correct / sc->n_scored;
 }
 
-/* 6. Backward: the discriminator's dL/dlogit = w/T (sigmoid - label) and
- * the generator's dL/dlogits = gen_weight/n (probs - onehot), each in place
- * over its logits, then through both models. */
+/* 6. Backward: the discriminator's dL/dlogit = disc_weight/T (sigmoid -
+ * label) and the generator's dL/dlogits = gen_weight/n (probs - onehot),
+ * each by its loss op in place over its logits, then through both models. */
 static int step_backward(el__electra *e, const el__electra_opts *o, step_ctx *sc, el_error *err) {
-  const float sc_d = o->disc_weight / (float)sc->norm_scored;
-  float *dl = sc->dl;
-  for (int t = 0; t < sc->T; t++)
-    dl[t] = sc->dw && sc->dw[t] == 0.0f ? 0.0f : sc_d * (el__sigmoidf(dl[t]) - e->labels[t]);
-  int rc = el__tmodel_backward(e->disc, dl, err);
+  el__sigmoid_xent_backward(sc->dl, sc->dl, e->labels, sc->dw,
+                            o->disc_weight / (float)sc->norm_scored, sc->T);
+  int rc = el__tmodel_backward(e->disc, sc->dl, err);
   if (rc) return rc;
-  sample_job gj = {NULL, sc->logits, e->targets, sc->sbase, NULL, sc->V,
-                   o->gen_weight / (float)sc->norm_pos};
-  el__pool_for((size_t)sc->n, 8, xent_grad_rows, &gj);
+  el__softmax_xent_backward(sc->logits, sc->logits, e->targets, NULL,
+                            o->gen_weight / (float)sc->norm_pos, sc->n, sc->V);
   return el__tmodel_backward(e->gen, sc->logits, err);
 }
 
@@ -430,8 +414,6 @@ int el__mlm_step(el__tmodel *m, const el_batch *b, const int *positions, const i
   if (!isfinite(l))
     return el_error_set(err, EL_EVALUE, "mlm: non-finite loss %g; no gradient accumulated", l);
   if (!do_backward) return EL_OK;
-  el__rng none = {{0, 0, 0, 0}};
-  sample_job gj = {NULL, logits, targets, none, NULL, V, 1.0f / (float)norm};
-  el__pool_for((size_t)n, 8, xent_grad_rows, &gj);
+  el__softmax_xent_backward(logits, logits, targets, NULL, 1.0f / (float)norm, n, V);
   return el__tmodel_backward(m, logits, err);
 }

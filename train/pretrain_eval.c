@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "pretrain_eval.h"
+#include "progress.h"
 
 #define VAL_STREAM 0x7A11DA7EULL
 
@@ -193,8 +194,7 @@ int el__validate_electra(el__electra *e, el__dataset *d, const el__mask_cfg *mc,
     /* [CLS]/[SEP] are never replaced, so nrep also counts the replaced
      * tokens among the scored ones, whichever --disc-special says */
     double q = nscored ? (double)nrep / (double)nscored : NAN;
-    out->disc_base_loss = !nscored ? NAN
-                          : q > 0 && q < 1 ? -(q * log(q) + (1 - q) * log1p(-q)) : 0.0;
+    out->disc_base_loss = el__base_rate_loss(q);
   }
   el__packed_free(&pk);
   vbuf_free(&b);

@@ -64,7 +64,8 @@ typedef struct el__cls_example {
 
 typedef struct el__cls_data {
   el__cls_example *ex;
-  int n, cap;
+  int n;
+  size_t cap;
   char **labels; /* [n_labels] label strings, owned */
   int n_labels;
   int regression;
@@ -98,7 +99,8 @@ typedef struct el__ged_sentence {
 
 typedef struct el__ged_data {
   el__ged_sentence *s;
-  int n, cap;
+  int n;
+  size_t cap;
   long n_words, n_errors;
   /* Errors real text would have beside these that the data lacks (generated
    * data: the learner errors of types the generator does not make). The F0.5
@@ -132,9 +134,11 @@ typedef struct el__squad_q {
 
 typedef struct el__squad_data {
   char **contexts;
-  int n_ctx, cap_ctx;
+  int n_ctx;
+  size_t cap_ctx;
   el__squad_q *q;
-  int n_q, cap_q;
+  int n_q;
+  size_t cap_q;
   int v2;                  /* any is_impossible seen or version "v2.0" */
   int n_bad_answers;       /* answers whose text is not at answer_start */
   int n_untrainable;       /* answerable questions without any usable answer */

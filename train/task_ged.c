@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "task_data.h"
+#include "trainer_api.h"
 
 void el__ged_free(el__ged_data *d) {
   if (!d) return;
@@ -30,13 +31,7 @@ typedef struct cur_t {
 
 static int flush(el__ged_data *d, cur_t *c) {
   if (c->n == 0) return 0;
-  if (d->n == d->cap) {
-    int nc = d->cap ? d->cap * 2 : 1024;
-    el__ged_sentence *ns = realloc(d->s, (size_t)nc * sizeof *ns);
-    if (!ns) return -1;
-    d->s = ns;
-    d->cap = nc;
-  }
+  if (el__grow((void **)&d->s, &d->cap, (size_t)d->n + 1, sizeof *d->s)) return -1;
   d->s[d->n++] = (el__ged_sentence){c->n, c->w, c->e, c->line};
   *c = (cur_t){0};
   return 0;

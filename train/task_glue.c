@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "task_data.h"
+#include "trainer_api.h"
 
 #define MAX_FIELDS 64
 
@@ -125,7 +126,7 @@ static int resolve_columns(const el__task *t, const el__tsv_columns *ov, char **
  * set is known. */
 typedef struct raw_labels {
   char **s;
-  int cap;
+  size_t cap;
 } raw_labels;
 
 /* Appends the example of one row's fields (file line lineno) to out: its
@@ -133,13 +134,8 @@ typedef struct raw_labels {
  * kept in raw until the label set is known. */
 static int add_example(el__cls_data *out, raw_labels *raw, char **f, const cols_t *c,
                        long lineno, const char *path, el_error *err) {
-  if (out->n == out->cap) {
-    int nc = out->cap ? out->cap * 2 : 256;
-    el__cls_example *ne = realloc(out->ex, (size_t)nc * sizeof *ne);
-    if (!ne) return el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
-    out->ex = ne;
-    out->cap = nc;
-  }
+  if (el__grow((void **)&out->ex, &out->cap, (size_t)out->n + 1, sizeof *out->ex))
+    return el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
   el__cls_example *e = &out->ex[out->n];
   memset(e, 0, sizeof *e);
   e->line = (int)lineno;
@@ -158,12 +154,8 @@ static int add_example(el__cls_data *out, raw_labels *raw, char **f, const cols_
                         lab);
     else
       e->value = (float)v;
-  } else if (out->n >= raw->cap) {
-    int nc = raw->cap ? raw->cap * 2 : 256;
-    char **nr = realloc(raw->s, (size_t)nc * sizeof *nr);
-    if (!nr) rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
-    raw->s = nr ? nr : raw->s;
-    raw->cap = nr ? nc : raw->cap;
+  } else if (el__grow((void **)&raw->s, &raw->cap, (size_t)out->n + 1, sizeof *raw->s)) {
+    rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
   }
   if (!rc && !out->regression) {
     raw->s[out->n] = lab;

@@ -12,6 +12,7 @@
 
 #include "electra/tokenizer.h"
 #include "task_data.h"
+#include "trainer_api.h"
 
 void el__squad_free(el__squad_data *d) {
   if (!d) return;
@@ -69,26 +70,15 @@ static const char *jstr(const cJSON *o, const char *key) {
 }
 
 static int push_q(el__squad_data *d) {
-  if (d->n_q == d->cap_q) {
-    int nc = d->cap_q ? d->cap_q * 2 : 1024;
-    el__squad_q *nq = realloc(d->q, (size_t)nc * sizeof *nq);
-    if (!nq) return -1;
-    d->q = nq;
-    d->cap_q = nc;
-  }
+  if (el__grow((void **)&d->q, &d->cap_q, (size_t)d->n_q + 1, sizeof *d->q)) return -1;
   memset(&d->q[d->n_q], 0, sizeof d->q[0]);
   d->n_q++;
   return 0;
 }
 
 static int push_ctx(el__squad_data *d, const char *ctx) {
-  if (d->n_ctx == d->cap_ctx) {
-    int nc = d->cap_ctx ? d->cap_ctx * 2 : 256;
-    char **n = realloc(d->contexts, (size_t)nc * sizeof *n);
-    if (!n) return -1;
-    d->contexts = n;
-    d->cap_ctx = nc;
-  }
+  if (el__grow((void **)&d->contexts, &d->cap_ctx, (size_t)d->n_ctx + 1, sizeof *d->contexts))
+    return -1;
   if (!(d->contexts[d->n_ctx] = strdup(ctx))) return -1;
   d->n_ctx++;
   return 0;

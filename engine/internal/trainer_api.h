@@ -13,6 +13,7 @@
  *   files          el__read_file, el__write_file, el__write_atomic,
  *                  el__atomic_begin / commit / abort,
  *                  el__mkdirs, el__prepare_output, ...       (fileio.h)
+ *   memory         el__grow, the growable-array helper         (grow.h)
  *   text           the BasicTokenizer's word splitting (el__basic_text),
  *                  the special tokens' text, UTF-8 encoding (tok_basic.h,
  *                  tok_utf8.h), so the vocabulary builder splits words as
@@ -26,6 +27,7 @@
 #include "../checkpoint.h"
 #include "../config.h"
 #include "../fileio.h"
+#include "../grow.h"
 #include "../model_internal.h"
 #include "../tok_basic.h"
 #include "../tok_utf8.h"

@@ -145,8 +145,13 @@ $FT0 --task sst2 --train $T/sst_train.tsv --dev $T/sst_dev.tsv --out $T/sstB --e
 $FT --task sst2 --train $T/sst_train.tsv --dev $T/sst_dev.tsv --out $T/sstC --epochs 2 --seed 8 2>/dev/null
 check "same seed gives identical weights (threads 2 vs 1)" cmp -s $T/sstA/model.safetensors $T/sstB/model.safetensors
 check "another seed gives other weights" not cmp -s $T/sstA/model.safetensors $T/sstC/model.safetensors
-$FT --task sst2 --train $T/sst_train.tsv --dev $T/sst_dev.tsv --out $T/sstR --epochs 1 --random-init 2>/dev/null
+# a quote and a backslash in --train: eval.json (cJSON) stays valid and names the file
+qtrain="$T/sst \"q\" \\ train.tsv"
+cp $T/sst_train.tsv "$qtrain"
+$FT --task sst2 --train "$qtrain" --dev $T/sst_dev.tsv --out $T/sstR --epochs 1 --random-init 2>/dev/null
 check "--random-init trains and records it" [ "$(json_get $T/sstR/eval.json random_init)" = True ]
+check "eval.json is valid JSON with a quote and a backslash in --train, and names that file" \
+  [ "$(json_get $T/sstR/eval.json train)" = "$qtrain" ]
 
 # ---- regression ----
 $FT --task stsb --train $T/sts_train.tsv --dev $T/sts_dev.tsv --out $T/sts --epochs 15 2>/dev/null

@@ -6,11 +6,14 @@
 #    engine/internal/trainer_api.h, which re-exports the trainer's part);
 #  - every exported el_ symbol of the built archives is declared in
 #    include/electra/ (internal ones are el__), and in the hidden-visibility
-#    archives (engine, nn) only public symbols have default visibility.
+#    archives (engine, nn) only public symbols have default visibility;
+#  - no function of nn, engine, common, train or server is over 80 lines
+#    unless a comment above it says why ("Long because", func_lengths.py).
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
+PY=${PYTHON:-/usr/bin/python3}
 fails=0
 ok() { echo "ok - $*"; }
 nok() { echo "not ok - $*"; fails=$((fails + 1)); }
@@ -77,4 +80,8 @@ done
 n_internal=$(nm -g --defined-only "$BUILD"/libelectra_nn.a | awk 'NF == 3 && $3 ~ /^el__/' | wc -l)
 if [ "$n_internal" -gt 0 ]; then ok "symbols: libelectra_nn.a defines $n_internal el__ symbols (the op kit is internal)"
 else nok "symbols: libelectra_nn.a defines no el__ symbol"; fi
+long=$("$PY" tests/e2e/func_lengths.py 80 nn engine common train server) || nok "func_lengths.py failed"
+unstated=$(grep ' unstated$' <<<"$long")
+if [ -z "$unstated" ]; then ok "shape: no function over 80 lines without its reason ($(grep -c . <<<"$long") with one)"
+else nok "shape: functions over 80 lines without a \"Long because\" comment: $(echo $unstated)"; fi
 exit $((fails > 0))

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # The trainer's math against PyTorch autograd (float64): the C side
-# (build/tests/test_train_math_grad --dump) runs five cases on small models --
-# the ELECTRA step (generator + discriminator, shared embeddings, fixed
-# masking plan, its own Gumbel samples written out), the MLM baseline, and
-# the classification, QA and GED heads -- with dropout off, and writes the
+# (build/tests/test_train_math_grad --dump) runs seven cases on small models --
+# the ELECTRA step (generator + discriminator, shared embeddings or one tied
+# encoder, fixed masking plan, its own Gumbel samples written out), the MLM
+# baseline, and the classification, regression, QA and GED heads through the
+# fine-tuner's own losses (train/finetune_heads.c on nn/op_loss_head.c) --
+# with dropout off, and writes the
 # initial parameters, batch, losses and every gradient, plus 10 AdamW steps
 # (clip, weight decay, warmup + linear decay) for electra and cls.
 # tests/reference/train_ref.py recomputes everything from the math and prints

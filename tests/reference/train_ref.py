@@ -167,6 +167,11 @@ def case_loss(name, c, P, d, samples=None):
             total = total + (F.cross_entropy(seg[:, 0][None], torch.tensor([int(st[s]) - t0]))
                              + F.cross_entropy(seg[:, 1][None], torch.tensor([int(en[s]) - t0]))) / 2
         return total / len(seq_len), None, None
+    if name == "reg":
+        x = h[torch.tensor(firsts, dtype=torch.long)]
+        out = linear(P, 0, "classifier.out_proj", gelu(linear(P, 0, "classifier.dense", x)))[:, 0]
+        y = torch.tensor(load(d, name, "reg_targets", "<f4").astype(np.float64))
+        return ((out - y) ** 2).mean(), None, None
     if name == "ged":
         y = torch.tensor(load(d, name, "ged_labels", "<f4").astype(np.float64))
         w = torch.tensor(load(d, name, "ged_w", "<f4").astype(np.float64))

@@ -412,6 +412,120 @@ static void test_sigmoid_xent(void) {
   free(c.x); free(c.y); free(c.w); free(d); free(d0); free(g);
 }
 
+/* The trainer's in-place mode of both losses' backward: the gradient written
+ * over the buffer it is computed from equals the accumulating form from 0. */
+static void test_xent_in_place(void) {
+  const int n = 5, V = 40, T = 30;
+  const int tg[5] = {1, 39, 0, 7, 7};
+  float *lg = rnd((size_t)n * V, 2), *pr = malloc(sizeof(float) * n * V);
+  float *w = rnd(n, 1);
+  for (int i = 0; i < n; i++) w[i] = i == 2 ? 0.0f : fabsf(w[i]);
+  el__softmax_xent_forward(pr, lg, tg, w, n, V, NULL);
+  float *acc = calloc((size_t)n * V, sizeof(float)), *inpl = dup(pr, (size_t)n * V);
+  el__softmax_xent_backward(acc, pr, tg, w, 0.3f, n, V);
+  el__softmax_xent_backward(inpl, inpl, tg, w, 0.3f, n, V);
+  CHECK(!memcmp(acc, inpl, sizeof(float) * n * V),
+        "softmax xent backward in place (dlogits == probs) = accumulating from 0, bit for bit");
+  float *x = rnd(T, 3), *y = malloc(sizeof(float) * T), *bw = malloc(sizeof(float) * T);
+  for (int t = 0; t < T; t++) y[t] = (float)(t % 4 == 1), bw[t] = (float)(t % 5 != 0);
+  float *bacc = calloc(T, sizeof(float)), *binpl = dup(x, T);
+  el__sigmoid_xent_backward(bacc, x, y, bw, 1.7f, T);
+  el__sigmoid_xent_backward(binpl, binpl, y, bw, 1.7f, T);
+  CHECK(!memcmp(bacc, binpl, sizeof(float) * T),
+        "sigmoid xent backward in place (dlogits == logits) = accumulating from 0, bit for bit");
+  free(lg); free(pr); free(w); free(acc); free(inpl); free(x); free(y); free(bw); free(bacc);
+  free(binpl);
+}
+
+/* ---------------- the fine-tuning heads' losses (op_loss_head.c) ---------------- */
+typedef struct { float *x; int n, stride, target; double w; } seg_ctx;
+static double seg_loss(void *p) {
+  const seg_ctx *c = p;
+  double s = 0.0;
+  el__seg_xent_forward(&s, c->x, c->n, c->stride, c->target, c->w);
+  return s;
+}
+
+static void test_seg_xent(void) {
+  const int n = 13, stride = 2, target = 4; /* a QA window's start column */
+  seg_ctx c = {rnd((size_t)n * stride, 2), n, stride, target, 0.5};
+  double s = 1.25, naive = 0.0; /* the forward adds into *sum */
+  el__seg_xent_forward(&s, c.x, n, stride, target, c.w);
+  for (int k = 0; k < n; k++) naive += exp((double)c.x[k * stride]);
+  naive = c.w * (log(naive) - c.x[target * stride]);
+  CHECK_NEAR(s - 1.25, naive, 1e-12, 1e-12, "segment xent = w (log sum exp - x[target]) at stride 2");
+  float big[3] = {1000.0f, 0.0f, -1000.0f};
+  double sb = 0.0;
+  el__seg_xent_forward(&sb, big, 3, 1, 2, 1.0);
+  CHECK_NEAR(sb, 2000.0, 1e-9, 1e-12, "segment xent stable at logits of +-1000");
+  float *d = rnd((size_t)n * stride, 1), *d0 = dup(d, (size_t)n * stride);
+  el__seg_xent_backward(d, c.x, n, stride, target, c.w, 4.0);
+  float *g = delta(d, d0, (size_t)n * stride);
+  int off = 1;
+  for (int k = 0; k < n; k++) off &= g[k * stride + 1] == 0.0f;
+  CHECK(off, "segment xent backward leaves the other column alone");
+  for (size_t i = 0; i < (size_t)n * stride; i++) g[i] *= 4.0f; /* undo the divisor */
+  fd_check("segment xent", seg_loss, &c, c.x, (size_t)n * stride, g);
+  free(c.x); free(d); free(d0); free(g);
+}
+
+typedef struct { float *x, *y; int n; } sq_ctx;
+static double sq_loss(void *p) {
+  const sq_ctx *c = p;
+  double s = 0.0;
+  el__sq_err_forward(&s, c->x, c->y, c->n);
+  return s;
+}
+
+static void test_sq_err(void) {
+  const int n = 9;
+  sq_ctx c = {rnd(n, 2), rnd(n, 2), n};
+  double s = 0.0, naive = 0.0;
+  el__sq_err_forward(&s, c.x, c.y, n);
+  for (int i = 0; i < n; i++) naive += pow((double)c.x[i] - c.y[i], 2);
+  CHECK_NEAR(s, naive, 1e-12, 1e-12, "squared error = sum (x - y)^2");
+  float *d = rnd(n, 1), *d0 = dup(d, n);
+  el__sq_err_backward(d, c.x, c.y, n, 1.0);
+  float *g = delta(d, d0, n);
+  fd_check("squared error", sq_loss, &c, c.x, n, g);
+  free(c.x); free(c.y); free(d); free(d0); free(g);
+}
+
+typedef struct { float *x; signed char *y; int n; } lx_ctx;
+static double lx_loss(void *p) {
+  const lx_ctx *c = p;
+  double s = 0.0;
+  el__label_xent_forward(&s, c->x, c->y, c->n);
+  return s;
+}
+
+static void test_label_xent(void) {
+  const int n = 24;
+  lx_ctx c = {rnd(n, 3), malloc(n), n};
+  for (int i = 0; i < n; i++) c.y[i] = (signed char)(i % 3 == 2 ? -1 : i % 2);
+  double s = 0.0, naive = 0.0;
+  el__label_xent_forward(&s, c.x, c.y, n);
+  for (int i = 0; i < n; i++) {
+    if (c.y[i] < 0) continue;
+    const double p = 1.0 / (1.0 + exp(-(double)c.x[i]));
+    naive += -(c.y[i] * log(p) + (1 - c.y[i]) * log(1 - p));
+  }
+  CHECK_NEAR(s, naive, 1e-9, 1e-9, "label xent = sum of BCE(sigmoid(x), y) over the labelled");
+  float big[2] = {100.0f, -100.0f};
+  signed char lab[2] = {0, 1};
+  double sb = 0.0;
+  el__label_xent_forward(&sb, big, lab, 2);
+  CHECK_NEAR(sb, 200.0, 1e-9, 1e-12, "label xent stable at |x| = 100");
+  float *d = rnd(n, 1), *d0 = dup(d, n);
+  el__label_xent_backward(d, c.x, c.y, n, 1.0);
+  float *g = delta(d, d0, n);
+  int unl = 1;
+  for (int i = 0; i < n; i++) unl &= c.y[i] >= 0 || g[i] == 0.0f;
+  CHECK(unl, "label xent: an unlabelled token (label -1) gets no gradient");
+  fd_check("label xent", lx_loss, &c, c.x, n, g);
+  free(c.x); free(c.y); free(d); free(d0); free(g);
+}
+
 /* ---------------- fast math (op_fastmath.h) ---------------- */
 static void test_fastmath(void) {
   double we = 0, wl = 0, wc = 0, wc2 = 0;
@@ -515,6 +629,10 @@ int main(void) {
   test_dropout();
   test_softmax_xent();
   test_sigmoid_xent();
+  test_xent_in_place();
+  test_seg_xent();
+  test_sq_err();
+  test_label_xent();
   test_fastmath();
   test_large_paths();
   return el_test_done();

@@ -1,9 +1,13 @@
-/* Whole-model gradients of the trainer, five cases on small models:
- *   electra  generator + discriminator pair with shared embeddings (the ELECTRA step)
+/* Whole-model gradients of the trainer, cases on small models:
+ *   electra  generator + discriminator pair with shared embeddings (the ELECTRA step;
+ *            also electra_tied: one encoder for both)
  *   mlm      a single ElectraForMaskedLM (the BERT baseline step)
  *   cls      ElectraForSequenceClassification, mean softmax CE over sequences (E == H)
  *   qa       ElectraForQuestionAnswering, mean over sequences of (CE start + CE end) / 2
  *   ged      ElectraForPreTraining head on per-token labels, sigmoid CE over labelled tokens
+ *   reg      ElectraForSequenceClassification with one output, mean squared error
+ * The heads' losses are the fine-tuning table's own (finetune_heads.c), so the
+ * code the trainer runs is the code checked here.
  *
  * Without arguments (make test): for each case, with dropout ON (masks fixed
  * by re-seeding the rng) and OFF, the analytic gradient of ~40 sampled
@@ -23,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "finetune_heads.h"
 #include "objective.h"
 #include "ops.h"
 #include "optim.h"
@@ -136,21 +141,33 @@ typedef struct gcase {
   int cls_labels[NSEQ];
   int qa_start[NSEQ], qa_end[NSEQ]; /* packed token indices */
   float ged_labels[T_MAX], ged_w[T_MAX];
+  float reg_targets[NSEQ];
   double last_mlm, last_disc;
 } gcase;
 
-static double qa_seq_loss(const float *lg, int col, int t0, int L, int target, float *dout,
-                          float scale) {
-  float x[T_MAX] = {0}, pr[T_MAX];
-  for (int i = 0; i < L; i++) x[i] = lg[(size_t)(t0 + i) * 2 + col];
-  int tg = target - t0;
-  double l = el__softmax_xent_forward(pr, x, &tg, NULL, 1, L, NULL);
-  if (dout) {
-    float d[T_MAX] = {0};
-    el__softmax_xent_backward(d, pr, &tg, NULL, scale, 1, L);
-    for (int i = 0; i < L; i++) dout[(size_t)(t0 + i) * 2 + col] += d[i];
+/* A head case's loss and gradient by the fine-tuning table's entry for its
+ * task kind, on the batch as features of one sequence each (GED: the tokens
+ * of weight 0 unlabelled). */
+static double head_loss(const gcase *c, const float *out, float *dout) {
+  const el__task_kind kind = !strcmp(c->name, "cls")   ? EL__TASK_CLS
+                             : !strcmp(c->name, "qa")  ? EL__TASK_QA
+                             : !strcmp(c->name, "reg") ? EL__TASK_REG
+                                                       : EL__TASK_GED;
+  el__feat f[NSEQ];
+  int idx[NSEQ];
+  signed char tlab[T_MAX];
+  for (int s = 0, t0 = 0; s < NSEQ; t0 += SEQ_LEN[s], s++) {
+    const int qa = kind == EL__TASK_QA;
+    f[s] = (el__feat){.off = t0, .len = SEQ_LEN[s], .example = s,
+                      .label = qa ? c->qa_start[s] - t0 : c->cls_labels[s],
+                      .label2 = qa ? c->qa_end[s] - t0 : 0, .value = c->reg_targets[s]};
+    idx[s] = s;
   }
-  return l;
+  for (int t = 0; t < T_TOT; t++) tlab[t] = c->ged_w[t] > 0 ? (signed char)c->ged_labels[t] : -1;
+  el__ft_data d = {.f = f, .n = NSEQ, .tlab = tlab, .n_tok = T_TOT};
+  const el__ft_head *h = el__ft_head_of(kind);
+  const int K = h->outputs ? h->outputs : el__tmodel_config(c->m)->num_labels;
+  return h->loss(&d, idx, NSEQ, h->norm(&d, idx, NSEQ), out, K, dout);
 }
 
 static double run_case(gcase *c, int grads, el_error *err) {
@@ -183,24 +200,7 @@ static double run_case(gcase *c, int grads, el_error *err) {
   const float *out;
   if (el__tmodel_forward(c->m, &b, NULL, 0, c->train, &r, &out, err)) return NAN;
   static float dout[T_MAX * 4];
-  memset(dout, 0, sizeof dout);
-  double loss = 0.0;
-  if (!strcmp(c->name, "cls")) {
-    float pr[NSEQ * 3];
-    loss = el__softmax_xent_forward(pr, out, c->cls_labels, NULL, NSEQ, 3, NULL) / NSEQ;
-    el__softmax_xent_backward(dout, pr, c->cls_labels, NULL, 1.0f / NSEQ, NSEQ, 3);
-  } else if (!strcmp(c->name, "qa")) {
-    for (int s = 0, t0 = 0; s < NSEQ; t0 += SEQ_LEN[s], s++) {
-      loss += qa_seq_loss(out, 0, t0, SEQ_LEN[s], c->qa_start[s], dout, 0.5f / NSEQ);
-      loss += qa_seq_loss(out, 1, t0, SEQ_LEN[s], c->qa_end[s], dout, 0.5f / NSEQ);
-    }
-    loss *= 0.5 / NSEQ;
-  } else { /* ged */
-    double wsum = 0.0;
-    for (int t = 0; t < T_TOT; t++) wsum += c->ged_w[t];
-    loss = el__sigmoid_xent_forward(out, c->ged_labels, c->ged_w, T_TOT) / wsum;
-    el__sigmoid_xent_backward(dout, out, c->ged_labels, c->ged_w, (float)(1.0 / wsum), T_TOT);
-  }
+  const double loss = head_loss(c, out, dout);
   if (grads && el__tmodel_backward(c->m, dout, err)) return NAN;
   return loss;
 }
@@ -228,12 +228,13 @@ static void setup(gcase *c, const char *name, el__rng *r) {
     if (!rc) rc = el__params_init_random(&c->p, 0.02f, 0, r, &err);
     if (!rc) rc = el__electra_new(&c->p, &lim, &c->e, &err);
   } else {
-    el_arch arch = !strcmp(name, "mlm") ? EL_ARCH_MASKED_LM
-                   : !strcmp(name, "cls") ? EL_ARCH_SEQ_CLS
-                   : !strcmp(name, "qa")  ? EL_ARCH_QA
-                                          : EL_ARCH_PRETRAINING;
+    el_arch arch = !strcmp(name, "mlm")                          ? EL_ARCH_MASKED_LM
+                   : !strcmp(name, "cls") || !strcmp(name, "reg") ? EL_ARCH_SEQ_CLS
+                   : !strcmp(name, "qa")                          ? EL_ARCH_QA
+                                                                  : EL_ARCH_PRETRAINING;
     int E = arch == EL_ARCH_SEQ_CLS ? 24 : 16;
     el_config cf = make_cfg(arch, V, E, 24, 2, 2, 48);
+    if (!strcmp(name, "reg")) cf.num_labels = 1, cf.regression = 1;
     rc = el__params_new_single(&c->p, &cf, &err);
     if (!rc) rc = el__params_init_random(&c->p, 0.3f, 0, r, &err);
     if (!rc) rc = el__tmodel_new(&cf, &c->p.w[0], &c->p.g[0], &lim, &c->m, &err);
@@ -257,7 +258,7 @@ static void setup(gcase *c, const char *name, el__rng *r) {
   memcpy(c->mlm_ids, IDS, sizeof IDS);
   for (int i = 0; i < 6; i++) /* an 80/10/10-style corruption decided "outside" */
     c->mlm_ids[pos[i]] = i < 4 ? MASK_ID : i == 4 ? 7 : IDS[pos[i]];
-  for (int s = 0; s < NSEQ; s++) c->cls_labels[s] = s % 3;
+  for (int s = 0; s < NSEQ; s++) c->cls_labels[s] = s % 3, c->reg_targets[s] = 0.7f * (float)s - 1.0f;
   for (int s = 0, t0 = 0; s < NSEQ; t0 += SEQ_LEN[s], s++) {
     c->qa_start[s] = t0 + (s == 2 ? 0 : 1 + s % (SEQ_LEN[s] - 1));
     c->qa_end[s] = t0 + SEQ_LEN[s] - 1 - (s % 2);
@@ -346,6 +347,7 @@ static void dump_case(gcase *c) {
   dump_i32(c->name, "qa_end", c->qa_end, NSEQ);
   dump_f32(c->name, "ged_labels", c->ged_labels, (size_t)T_TOT);
   dump_f32(c->name, "ged_w", c->ged_w, (size_t)T_TOT);
+  dump_f32(c->name, "reg_targets", c->reg_targets, NSEQ);
   fprintf(meta, ", \"mask_id\": %d", MASK_ID);
 
   if (!strncmp(c->name, "electra", 7) || !strcmp(c->name, "cls")) {
@@ -385,7 +387,8 @@ static void dump_case(gcase *c) {
 
 int main(int argc, char **argv) {
   if (argc == 3 && !strcmp(argv[1], "--dump")) dump_dir = argv[2];
-  const char *cases[6] = {"electra", "mlm", "cls", "qa", "ged", "electra_tied"};
+  enum { N_CASES = 7 };
+  const char *cases[N_CASES] = {"electra", "mlm", "cls", "qa", "ged", "electra_tied", "reg"};
   /* --disc-special exclude: finite differences, and the loss against one
    * recomputed from the step's own probabilities over the other tokens */
   {
@@ -443,7 +446,7 @@ int main(int argc, char **argv) {
       return 1;
     }
     fprintf(meta, "{");
-    for (int k = 0; k < 6; k++) {
+    for (int k = 0; k < N_CASES; k++) {
       el__rng r;
       el__rng_seed(&r, 1000 + (uint64_t)k);
       gcase c;
@@ -456,7 +459,7 @@ int main(int argc, char **argv) {
     fclose(meta);
     return el_test_done();
   }
-  for (int k = 0; k < 6; k++) {
+  for (int k = 0; k < N_CASES; k++) {
     for (int train = 0; train <= 1; train++) {
       el__rng r;
       el__rng_seed(&r, 1000 + (uint64_t)k);
