@@ -190,7 +190,7 @@ int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_dat
   wc.max_share = o->max_word_share > 0 ? o->max_word_share : EL__SYNTH_MAX_WORD_SHARE;
   if (count_natural(&wc, &clean)) goto oom;
   repeated = calloc((size_t)(clean.n > 0 ? clean.n : 1), 1);
-  if (!repeated || mark_repeated(&clean, repeated)) goto oom;
+  if (!repeated || (n_dev > 0 && mark_repeated(&clean, repeated))) goto oom;
   /* A corpus with fewer sentences than asked for is used several times over,
    * each copy with other errors; a dev sentence is used once, never trained on. */
   long total = o->sentences + n_dev > clean.n ? o->sentences + n_dev : clean.n;
