@@ -1,16 +1,17 @@
-/* POST route bodies: JSON -> plain request -> JSON (srv_api.h). */
+/* POST route bodies: JSON -> plain request -> JSON (srv_api.h). The body's
+ * JSON rules are srv_request.c's; here each route reads its fields with them,
+ * tokenizes and encodes its texts, lays out the sequences and renders the
+ * answer. */
 #include "srv_api.h"
 
 #include <cjson/cJSON.h>
-#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "el_cli.h"
 #include "electra/qa.h"
-#include "srv_jsonscan.h"
 #include "srv_metrics.h"
+#include "srv_request.h"
 
 #define QA_MAX_TOP_K 100
 
@@ -79,80 +80,6 @@ void el__api_free(el__api_req *r) {
   free(r);
 }
 
-/* ---- field access with exact error kinds ---- */
-
-/* Optional string field: NULL when absent; error when not a string. */
-static el__http_err get_string(const cJSON *obj, const char *name, const char *where,
-                               const cJSON **out, el__fail *f) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-  *out = NULL;
-  if (!v || cJSON_IsNull(v)) return EL_HERR_NONE;
-  if (!cJSON_IsString(v) || !v->valuestring)
-    return el__failf(f, EL_HERR_INVALID_REQUEST, "%s\"%s\" must be a string", where, name);
-  *out = v;
-  return EL_HERR_NONE;
-}
-
-static el__http_err get_bool(const cJSON *obj, const char *name, int *out, el__fail *f) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-  if (!v || cJSON_IsNull(v)) return EL_HERR_NONE;
-  if (!cJSON_IsBool(v))
-    return el__failf(f, EL_HERR_INVALID_REQUEST, "\"%s\" must be true or false", name);
-  *out = cJSON_IsTrue(v);
-  return EL_HERR_NONE;
-}
-
-static el__http_err get_int(const cJSON *obj, const char *name, int lo, int hi, int *out,
-                            el__fail *f) {
-  const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, name);
-  if (!v || cJSON_IsNull(v)) return EL_HERR_NONE;
-  if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble != floor(v->valuedouble))
-    return el__failf(f, EL_HERR_INVALID_REQUEST, "\"%s\" must be an integer", name);
-  if (v->valuedouble < lo || v->valuedouble > hi)
-    return el__failf(f, EL_HERR_VALIDATION, "\"%s\" must be between %d and %d, got %.0f", name,
-                     lo, hi, v->valuedouble);
-  *out = (int)v->valuedouble;
-  return EL_HERR_NONE;
-}
-
-/* Every member of obj must be one of the route's fields: an unknown one is
- * 400 naming it, with the field it is a likely typo of. where prefixes the
- * name ("\"inputs\"[2]."); route names the route in the list of fields. */
-static el__http_err check_fields(const cJSON *obj, const char *const *fields, int n,
-                                 const char *where, const char *route, el__fail *f) {
-  for (const cJSON *m = obj->child; m; m = m->next) {
-    int known = 0;
-    for (int i = 0; i < n && !known; i++) known = !strcmp(m->string, fields[i]);
-    if (known) continue;
-    const char *near = el__near_miss(m->string, fields, n);
-    if (near)
-      return el__failf(f, EL_HERR_INVALID_REQUEST, "unknown field %s\"%.60s\" (did you mean "
-                       "\"%s\"?)", where, m->string, near);
-    char list[200] = "";
-    size_t k = 0;
-    for (int i = 0; i < n && k < sizeof list; i++)
-      k += (size_t)snprintf(list + k, sizeof list - k, "%s%s", i ? ", " : "", fields[i]);
-    return el__failf(f, EL_HERR_INVALID_REQUEST, "unknown field %s\"%.60s\"; %s takes %s",
-                     where, m->string, route, list);
-  }
-  return EL_HERR_NONE;
-}
-
-/* The fields of each POST route's body and of its "inputs" items. */
-static const char *const TOKENIZE_FIELDS[] = {"text", "model", "add_special_tokens",
-                                              "special_tokens_in_text"};
-static const char *const SCORE_FIELDS[] = {"text", "texts", "model", "threshold", "truncate",
-                                           "special_tokens_in_text"};
-static const char *const CLASSIFY_FIELDS[] = {"text", "text_pair", "inputs", "model", "truncate",
-                                              "special_tokens_in_text"};
-static const char *const CLASSIFY_ITEM_FIELDS[] = {"text", "text_pair"};
-static const char *const QA_FIELDS[] = {"question", "context", "inputs", "model", "top_k",
-                                        "max_answer_len", "doc_stride", "max_seq_len",
-                                        "max_question_len", "handle_impossible_answer",
-                                        "special_tokens_in_text"};
-static const char *const QA_ITEM_FIELDS[] = {"question", "context"};
-#define N_OF(a) ((int)(sizeof a / sizeof a[0]))
-
 /* Copies a JSON string into t and tokenizes it. Empty text is refused. */
 static el__http_err load_text(el__api_req *r, const cJSON *v, const char *what, text_in *t,
                               el__fail *f) {
@@ -179,91 +106,6 @@ static void put_slice(el__sb *b, const text_in *t, int start, int end) {
   el__sb_json_str(b, t->s + t->cp_byte[start], t->cp_byte[end] - t->cp_byte[start]);
 }
 
-/* ---- model choice ---- */
-
-static el__http_err pick_model(el__api_req *r, el__model_set *set, int task, el__fail *f) {
-  const cJSON *m;
-  el__http_err e = get_string(r->root, "model", "", &m, f);
-  if (e) return e;
-  if (m) {
-    el__model_entry *en = el__model_set_find(set, m->valuestring);
-    if (!en) {
-      char names[512] = "";
-      size_t k = 0;
-      for (int i = 0; i < set->n && k < sizeof names - 70; i++)
-        k += (size_t)snprintf(names + k, sizeof names - k, "%s%.64s", i ? ", " : "",
-                              set->e[i].name);
-      return el__failf(f, EL_HERR_NOT_FOUND, "unknown model \"%.64s\"; loaded: %s",
-                       m->valuestring, names);
-    }
-    if (task >= 0 && en->task != task)
-      return el__failf(f, EL_HERR_VALIDATION,
-                       "model \"%s\" is %s, which serves %s, not %s", en->name,
-                       el_arch_name(en->cfg->arch), el__task_route(en->task),
-                       el__task_route(task));
-    r->entry = en;
-    return EL_HERR_NONE;
-  }
-  if (task < 0) {
-    r->entry = &set->e[0];
-    return EL_HERR_NONE;
-  }
-  int d = set->task_default[task];
-  if (d < 0)
-    return el__failf(f, EL_HERR_NOT_FOUND, "no model loaded serves %s", el__task_route(task));
-  r->entry = &set->e[d];
-  return EL_HERR_NONE;
-}
-
-/* ---- inputs: single object fields or a batch array ---- */
-
-/* Finds the item list: either the root holds the single-item fields, or
- * list_name holds an array of 1..max items (objects, or strings when
- * strings_ok). Returns the items as cJSON nodes in *nodes. */
-static el__http_err collect_items(el__api_req *r, const char *single, const char *list_name,
-                                  int strings_ok, int max_items, const cJSON ***nodes, int *n,
-                                  el__fail *f) {
-  const cJSON *one = cJSON_GetObjectItemCaseSensitive(r->root, single);
-  const cJSON *many = cJSON_GetObjectItemCaseSensitive(r->root, list_name);
-  if (one && cJSON_IsNull(one)) one = NULL;
-  if (many && cJSON_IsNull(many)) many = NULL;
-  if (one && many)
-    return el__failf(f, EL_HERR_INVALID_REQUEST, "give either \"%s\" or \"%s\", not both",
-                     single, list_name);
-  if (!one && !many)
-    return el__failf(f, EL_HERR_INVALID_REQUEST, "missing \"%s\" (or \"%s\")", single,
-                     list_name);
-  if (one) {
-    *nodes = malloc(sizeof **nodes);
-    if (!*nodes) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
-    (*nodes)[0] = r->root;
-    *n = 1;
-    return EL_HERR_NONE;
-  }
-  if (!cJSON_IsArray(many))
-    return el__failf(f, EL_HERR_INVALID_REQUEST, "\"%s\" must be an array", list_name);
-  int cnt = cJSON_GetArraySize(many);
-  if (cnt == 0) return el__failf(f, EL_HERR_INVALID_REQUEST, "\"%s\" is empty", list_name);
-  if (cnt > max_items)
-    return el__failf(f, EL_HERR_VALIDATION, "\"%s\" has %d items; at most %d are allowed",
-                     list_name, cnt, max_items);
-  *nodes = malloc((size_t)cnt * sizeof **nodes);
-  if (!*nodes) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
-  int i = 0;
-  for (const cJSON *x = many->child; x; x = x->next, i++) {
-    if (strings_ok ? !cJSON_IsString(x) : !cJSON_IsObject(x)) {
-      free(*nodes);
-      *nodes = NULL;
-      return el__failf(f, EL_HERR_INVALID_REQUEST, "\"%s\"[%d] must be %s", list_name, i,
-                       strings_ok ? "a string" : "an object");
-    }
-    (*nodes)[i] = x;
-  }
-  *n = cnt;
-  r->batch_form = 1;
-  return EL_HERR_NONE;
-}
-
 static el__http_err encode_item(el__api_req *r, item *it, int idx, el__fail *f) {
   el_error er = {0};
   int rc = el_encode(r->entry->tok, &it->a.toks, it->has_b ? &it->b.toks : NULL,
@@ -279,33 +121,36 @@ static el__http_err encode_item(el__api_req *r, item *it, int idx, el__fail *f) 
   return EL_HERR_NONE;
 }
 
-static el__http_err prepare_score(el__api_req *r, const el__api_limits *lim, el__fail *f) {
-  el__http_err e;
-  r->threshold = r->entry->threshold; /* the model's score_threshold, else 0.5 */
-  const cJSON *th = cJSON_GetObjectItemCaseSensitive(r->root, "threshold");
-  if (th && !cJSON_IsNull(th)) {
-    if (!cJSON_IsNumber(th) || !isfinite(th->valuedouble))
-      return el__failf(f, EL_HERR_INVALID_REQUEST, "\"threshold\" must be a number");
-    if (th->valuedouble < 0 || th->valuedouble > 1)
-      return el__failf(f, EL_HERR_VALIDATION, "\"threshold\" must be between 0 and 1, got %g",
-                       th->valuedouble);
-    r->threshold = th->valuedouble;
-  }
-  if ((e = get_bool(r->root, "truncate", &r->truncate, f))) return e;
-  const cJSON **nodes = NULL;
+/* The route's items (el__req_items) and an item struct for each: r->items,
+ * r->n_items. *nodes (the caller frees it) holds each item's JSON. */
+static el__http_err take_items(el__api_req *r, const char *single, const char *list,
+                               int strings_ok, int max, const cJSON ***nodes, el__fail *f) {
   int n = 0;
-  if ((e = collect_items(r, "text", "texts", 1, lim->max_inputs, &nodes, &n, f))) return e;
+  el__http_err e =
+      el__req_items(r->root, single, list, strings_ok, max, nodes, &n, &r->batch_form, f);
+  if (e) return e;
   r->items = calloc((size_t)n, sizeof *r->items);
   if (!r->items) {
-    free(nodes);
+    free(*nodes);
+    *nodes = NULL;
     return el__failf(f, EL_HERR_INTERNAL, "out of memory");
   }
   r->n_items = n;
-  for (int i = 0; i < n && !e; i++) {
+  return EL_HERR_NONE;
+}
+
+static el__http_err prepare_score(el__api_req *r, const el__api_limits *lim, el__fail *f) {
+  el__http_err e;
+  r->threshold = r->entry->threshold; /* the model's score_threshold, else 0.5 */
+  if ((e = el__req_fraction(r->root, "threshold", &r->threshold, f))) return e;
+  if ((e = el__req_bool(r->root, "truncate", &r->truncate, f))) return e;
+  const cJSON **nodes = NULL;
+  if ((e = take_items(r, "text", "texts", 1, lim->max_inputs, &nodes, f))) return e;
+  for (int i = 0; i < r->n_items && !e; i++) {
     const cJSON *v = nodes[i];
     char what[32];
     if (!r->batch_form) {
-      if ((e = get_string(v, "text", "", &v, f))) break;
+      if ((e = el__req_string(v, "text", "", &v, f))) break;
       snprintf(what, sizeof what, "\"text\"");
     } else {
       snprintf(what, sizeof what, "\"texts\"[%d]", i);
@@ -319,33 +164,24 @@ static el__http_err prepare_score(el__api_req *r, const el__api_limits *lim, el_
 
 static el__http_err prepare_classify(el__api_req *r, const el__api_limits *lim, el__fail *f) {
   el__http_err e;
-  if ((e = get_bool(r->root, "truncate", &r->truncate, f))) return e;
+  if ((e = el__req_bool(r->root, "truncate", &r->truncate, f))) return e;
   const cJSON **nodes = NULL;
-  int n = 0;
-  if ((e = collect_items(r, "text", "inputs", 0, lim->max_inputs, &nodes, &n, f))) return e;
-  r->items = calloc((size_t)n, sizeof *r->items);
-  if (!r->items) {
-    free(nodes);
-    return el__failf(f, EL_HERR_INTERNAL, "out of memory");
-  }
-  r->n_items = n;
-  const cJSON *root_pair = cJSON_GetObjectItemCaseSensitive(r->root, "text_pair");
-  if (r->batch_form && root_pair && !cJSON_IsNull(root_pair))
+  if ((e = take_items(r, "text", "inputs", 0, lim->max_inputs, &nodes, f))) return e;
+  if (r->batch_form && el__req_given(r->root, "text_pair"))
     e = el__failf(f, EL_HERR_INVALID_REQUEST, "\"text_pair\" goes with \"text\"; with "
                   "\"inputs\" give each input its own \"text_pair\"");
-  for (int i = 0; i < n && !e; i++) {
+  for (int i = 0; i < r->n_items && !e; i++) {
     char where[40] = "", what[80];
     if (r->batch_form) snprintf(where, sizeof where, "\"inputs\"[%d].", i);
     const cJSON *t, *p;
-    if (r->batch_form && (e = check_fields(nodes[i], CLASSIFY_ITEM_FIELDS,
-                                           N_OF(CLASSIFY_ITEM_FIELDS), where, "an input", f)))
+    if (r->batch_form && (e = el__req_check_input(nodes[i], r->route, where, f)))
       break;
-    if ((e = get_string(nodes[i], "text", where, &t, f))) break;
+    if ((e = el__req_string(nodes[i], "text", where, &t, f))) break;
     if (!t) {
       e = el__failf(f, EL_HERR_INVALID_REQUEST, "missing %s\"text\"", where);
       break;
     }
-    if ((e = get_string(nodes[i], "text_pair", where, &p, f))) break;
+    if ((e = el__req_string(nodes[i], "text_pair", where, &p, f))) break;
     snprintf(what, sizeof what, "%s\"text\"", where);
     if ((e = load_text(r, t, what, &r->items[i].a, f))) break;
     if (p) {
@@ -366,36 +202,27 @@ static el__http_err prepare_qa(el__api_req *r, const el__api_limits *lim, el__fa
   r->top_k = 1;
   int max_len = r->entry->max_len;
   if (r->qa.max_seq_len > max_len) r->qa.max_seq_len = max_len;
-  if ((e = get_int(r->root, "top_k", 1, QA_MAX_TOP_K, &r->top_k, f))) return e;
-  if ((e = get_int(r->root, "max_answer_len", 1, 1 << 20, &r->qa.max_answer_len, f))) return e;
-  if ((e = get_int(r->root, "max_seq_len", 8, max_len, &r->qa.max_seq_len, f))) return e;
-  if ((e = get_int(r->root, "doc_stride", 1, 1 << 20, &r->qa.doc_stride, f))) return e;
-  if ((e = get_int(r->root, "max_question_len", 1, 1 << 20, &r->qa.max_query_len, f))) return e;
-  if ((e = get_bool(r->root, "handle_impossible_answer", &r->handle_impossible, f))) return e;
+  if ((e = el__req_int(r->root, "top_k", 1, QA_MAX_TOP_K, &r->top_k, f))) return e;
+  if ((e = el__req_int(r->root, "max_answer_len", 1, 1 << 20, &r->qa.max_answer_len, f))) return e;
+  if ((e = el__req_int(r->root, "max_seq_len", 8, max_len, &r->qa.max_seq_len, f))) return e;
+  if ((e = el__req_int(r->root, "doc_stride", 1, 1 << 20, &r->qa.doc_stride, f))) return e;
+  if ((e = el__req_int(r->root, "max_question_len", 1, 1 << 20, &r->qa.max_query_len, f))) return e;
+  if ((e = el__req_bool(r->root, "handle_impossible_answer", &r->handle_impossible, f))) return e;
   r->qa.include_null = r->handle_impossible;
   const cJSON **nodes = NULL;
-  int n = 0;
-  if ((e = collect_items(r, "question", "inputs", 0, lim->max_inputs, &nodes, &n, f))) return e;
-  r->items = calloc((size_t)n, sizeof *r->items);
-  if (!r->items) {
-    free(nodes);
-    return el__failf(f, EL_HERR_INTERNAL, "out of memory");
-  }
-  r->n_items = n;
+  if ((e = take_items(r, "question", "inputs", 0, lim->max_inputs, &nodes, f))) return e;
   long windows = 0;
-  const cJSON *root_ctx = cJSON_GetObjectItemCaseSensitive(r->root, "context");
-  if (r->batch_form && root_ctx && !cJSON_IsNull(root_ctx))
+  if (r->batch_form && el__req_given(r->root, "context"))
     e = el__failf(f, EL_HERR_INVALID_REQUEST, "\"context\" goes with \"question\"; with "
                   "\"inputs\" give each input its own \"context\"");
-  for (int i = 0; i < n && !e; i++) {
+  for (int i = 0; i < r->n_items && !e; i++) {
     char where[40] = "", what[80];
     if (r->batch_form) snprintf(where, sizeof where, "\"inputs\"[%d].", i);
     const cJSON *q, *c;
-    if (r->batch_form &&
-        (e = check_fields(nodes[i], QA_ITEM_FIELDS, N_OF(QA_ITEM_FIELDS), where, "an input", f)))
+    if (r->batch_form && (e = el__req_check_input(nodes[i], r->route, where, f)))
       break;
-    if ((e = get_string(nodes[i], "question", where, &q, f))) break;
-    if ((e = get_string(nodes[i], "context", where, &c, f))) break;
+    if ((e = el__req_string(nodes[i], "question", where, &q, f))) break;
+    if ((e = el__req_string(nodes[i], "context", where, &c, f))) break;
     if (!q || !c) {
       e = el__failf(f, EL_HERR_INVALID_REQUEST, "missing %s\"%s\"", where,
                     q ? "context" : "question");
@@ -432,9 +259,9 @@ static el__http_err prepare_qa(el__api_req *r, const el__api_limits *lim, el__fa
 static el__http_err prepare_tokenize(el__api_req *r, el__fail *f) {
   el__http_err e;
   r->add_special = 1;
-  if ((e = get_bool(r->root, "add_special_tokens", &r->add_special, f))) return e;
+  if ((e = el__req_bool(r->root, "add_special_tokens", &r->add_special, f))) return e;
   const cJSON *t;
-  if ((e = get_string(r->root, "text", "", &t, f))) return e;
+  if ((e = el__req_string(r->root, "text", "", &t, f))) return e;
   if (!t) return el__failf(f, EL_HERR_INVALID_REQUEST, "missing \"text\"");
   r->items = calloc(1, sizeof *r->items);
   if (!r->items) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
@@ -491,81 +318,6 @@ static el__http_err build_seqs(el__api_req *r, el__fail *f) {
   return EL_HERR_NONE;
 }
 
-/* The byte-level checks before any parsing: UTF-8, nesting depth, escapes,
- * control bytes (el__json_prescan). */
-static el__http_err prescan_body(const char *body, size_t len, const el__api_limits *lim,
-                                 el__fail *f) {
-  if (len == 0) return el__failf(f, EL_HERR_INVALID_REQUEST, "the request has no body");
-  size_t at = 0;
-  switch (el__json_prescan(body, len, lim->max_depth, &at)) {
-    case EL_SCAN_BAD_UTF8:
-      return el__failf(f, EL_HERR_INVALID_REQUEST, "body is not valid UTF-8 at byte %zu", at);
-    case EL_SCAN_TOO_DEEP:
-      return el__failf(f, EL_HERR_INVALID_JSON, "JSON nested deeper than %d levels at byte %zu",
-                       lim->max_depth, at);
-    case EL_SCAN_NUL_ESCAPE:
-      return el__failf(f, EL_HERR_INVALID_REQUEST, "\\u0000 in a string at byte %zu", at);
-    case EL_SCAN_BAD_ESCAPE:
-      return el__failf(f, EL_HERR_INVALID_JSON, "bad \\u escape (not 4 hex digits) at byte %zu",
-                       at);
-    case EL_SCAN_CONTROL:
-      return el__failf(f, EL_HERR_INVALID_JSON, "control byte 0x%02x at byte %zu",
-                       (unsigned char)body[at], at);
-    case EL_SCAN_OK: break;
-  }
-  return EL_HERR_NONE;
-}
-
-/* r->root: the body's one JSON object, with only whitespace after it. */
-static el__http_err parse_object(el__api_req *r, const char *body, size_t len, el__fail *f) {
-  const char *end = NULL;
-  r->root = cJSON_ParseWithLengthOpts(body, len, &end, 0);
-  if (r->root && end) { /* only whitespace may follow the value */
-    while (end < body + len && (*end == ' ' || *end == '\t' || *end == '\n' || *end == '\r'))
-      end++;
-    if (end != body + len) {
-      cJSON_Delete(r->root);
-      r->root = NULL;
-    }
-  }
-  if (!r->root) {
-    size_t pos = end && end >= body && end <= body + len ? (size_t)(end - body) : 0;
-    return el__failf(f, EL_HERR_INVALID_JSON, "malformed JSON at byte %zu", pos);
-  }
-  if (!cJSON_IsObject(r->root))
-    return el__failf(f, EL_HERR_INVALID_REQUEST, "the body must be a JSON object");
-  return EL_HERR_NONE;
-}
-
-/* The route's known fields, nothing else. */
-static el__http_err check_route_fields(const el__api_req *r, el__fail *f) {
-  switch (r->route) {
-    case EL_ROUTE_SCORE:
-      return check_fields(r->root, SCORE_FIELDS, N_OF(SCORE_FIELDS), "", "/score", f);
-    case EL_ROUTE_CLASSIFY:
-      return check_fields(r->root, CLASSIFY_FIELDS, N_OF(CLASSIFY_FIELDS), "", "/classify", f);
-    case EL_ROUTE_QA: return check_fields(r->root, QA_FIELDS, N_OF(QA_FIELDS), "", "/qa", f);
-    default:
-      return check_fields(r->root, TOKENIZE_FIELDS, N_OF(TOKENIZE_FIELDS), "", "/tokenize", f);
-  }
-}
-
-static int task_of_route(int route) {
-  return route == EL_ROUTE_SCORE      ? EL_TASK_SCORE
-         : route == EL_ROUTE_CLASSIFY ? EL_TASK_CLASSIFY
-         : route == EL_ROUTE_QA       ? EL_TASK_QA
-                                      : -1;
-}
-
-/* literal "[SEP]", "[CLS]"... typed in a text: special tokens (Hugging
- * Face's default) unless the request or --special-tokens-in-text says text */
-static el__http_err read_specials(el__api_req *r, const el__api_limits *lim, el__fail *f) {
-  int specials = !lim->specials_as_text;
-  el__http_err e = get_bool(r->root, "special_tokens_in_text", &specials, f);
-  r->tok_flags = specials ? 0 : EL_TOKENIZE_SPECIALS_AS_TEXT;
-  return e;
-}
-
 /* The route's inputs: tokenized and encoded (QA: windowed) per item. */
 static el__http_err prepare_route(el__api_req *r, const el__api_limits *lim, el__fail *f) {
   switch (r->route) {
@@ -579,13 +331,15 @@ static el__http_err prepare_route(el__api_req *r, const el__api_limits *lim, el_
 el__http_err el__api_prepare(int route, const char *body, size_t len, el__model_set *set,
                              const el__api_limits *lim, el__api_req **out, el__fail *f) {
   *out = NULL;
-  el__http_err e = prescan_body(body, len, lim, f);
-  if (e) return e;
   el__api_req *r = calloc(1, sizeof *r);
   if (!r) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
   r->route = route;
-  if (!(e = parse_object(r, body, len, f)) && !(e = check_route_fields(r, f)) &&
-      !(e = pick_model(r, set, task_of_route(route), f)) && !(e = read_specials(r, lim, f)) &&
+  /* the body's JSON first (srv_request.c), then the route's inputs */
+  el__http_err e;
+  if (!(e = el__req_parse(body, len, lim->max_depth, &r->root, f)) &&
+      !(e = el__req_check_body(r->root, route, f)) &&
+      !(e = el__req_model(r->root, set, route, &r->entry, f)) &&
+      !(e = el__req_specials(r->root, lim->specials_as_text, &r->tok_flags, f)) &&
       !(e = prepare_route(r, lim, f)) && route != EL_ROUTE_TOKENIZE)
     e = build_seqs(r, f);
   if (e) {

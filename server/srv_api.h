@@ -1,7 +1,8 @@
 /* The JSON side of the POST routes: a body becomes a plain request (texts
  * tokenized and encoded into sequences for the batcher), and results become
- * the response body (docs/API.md). The cJSON tree lives here only; the
- * engine sees token ids. Runs on HTTP threads; one el__api_req per request. */
+ * the response body (docs/API.md). The cJSON tree lives here and in
+ * srv_request.c (the body's parse and field rules) only; the engine sees
+ * token ids. Runs on HTTP threads; one el__api_req per request. */
 #ifndef EL_SERVER_API_H
 #define EL_SERVER_API_H
 

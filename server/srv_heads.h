@@ -11,8 +11,8 @@
  *   ElectraForMaskedLM                /tokenize only (warm-up runs the encoder)
  *
  * Adding a head the server serves: its engine entry (engine/heads.c), then
- * one entry here; a new task also needs its route in srv_api.c and the spec
- * (openapi.c). */
+ * one entry here; a new task also needs its route's fields (srv_request.c),
+ * preparation and answer (srv_api.c) and the spec (openapi.c). */
 #ifndef EL_SERVER_HEADS_H
 #define EL_SERVER_HEADS_H
 

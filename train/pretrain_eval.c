@@ -4,6 +4,7 @@
 #include <string.h>
 #include "pretrain_eval.h"
 #include "progress.h"
+#include "trainer_api.h"
 
 #define VAL_STREAM 0x7A11DA7EULL
 
@@ -47,16 +48,17 @@ double el__auc(const float *score, const uint8_t *label, size_t n) {
   return u / ((double)pos * (double)neg);
 }
 
-/* Growable scratch shared by both validations. */
+/* Growable scratch shared by both validations: every buffer only grows
+ * (el__grow), and each batch overwrites what it uses. */
 typedef struct vbuf {
   int *pos, *targets, *ids;
   uint8_t *use_mask;
   float *prob;
   uint8_t *label;
-  int cap_pos, cap_tok;
-  float *all_prob;
+  size_t cap_pos, cap_targets, cap_ids, cap_use_mask, cap_prob, cap_label;
+  float *all_prob; /* every scored token's P(replaced) and label, for the AUC */
   uint8_t *all_label;
-  size_t n_all, cap_all;
+  size_t n_all, cap_all_prob, cap_all_label;
   long *counts;
 } vbuf;
 
@@ -72,43 +74,26 @@ static void vbuf_free(vbuf *b) {
   free(b->counts);
 }
 
+/* Room for n_pos masked positions and n_tok tokens. 0, or -1 when out of
+ * memory. */
 static int vbuf_reserve(vbuf *b, int n_pos, int n_tok) {
-  if (n_pos > b->cap_pos) {
-    free(b->pos);
-    free(b->targets);
-    free(b->use_mask);
-    b->pos = malloc((size_t)n_pos * sizeof *b->pos);
-    b->targets = malloc((size_t)n_pos * sizeof *b->targets);
-    b->use_mask = malloc((size_t)n_pos);
-    if (!b->pos || !b->targets || !b->use_mask) return -1;
-    b->cap_pos = n_pos;
-  }
-  if (n_tok > b->cap_tok) {
-    free(b->ids);
-    free(b->prob);
-    free(b->label);
-    b->ids = malloc((size_t)n_tok * sizeof *b->ids);
-    b->prob = malloc((size_t)n_tok * sizeof *b->prob);
-    b->label = malloc((size_t)n_tok);
-    if (!b->ids || !b->prob || !b->label) return -1;
-    b->cap_tok = n_tok;
-  }
+  const size_t np = (size_t)n_pos, nt = (size_t)n_tok;
+  if (el__grow((void **)&b->pos, &b->cap_pos, np, sizeof *b->pos) ||
+      el__grow((void **)&b->targets, &b->cap_targets, np, sizeof *b->targets) ||
+      el__grow((void **)&b->use_mask, &b->cap_use_mask, np, sizeof *b->use_mask) ||
+      el__grow((void **)&b->ids, &b->cap_ids, nt, sizeof *b->ids) ||
+      el__grow((void **)&b->prob, &b->cap_prob, nt, sizeof *b->prob) ||
+      el__grow((void **)&b->label, &b->cap_label, nt, sizeof *b->label))
+    return -1;
   return 0;
 }
 
 static int push_scores(vbuf *b, const float *p, const uint8_t *l, const int *ids, int T,
                        const el__mask_cfg *mc) {
-  if (b->n_all + (size_t)T > b->cap_all) {
-    size_t cap = b->cap_all ? b->cap_all : 1 << 16;
-    while (cap < b->n_all + (size_t)T) cap *= 2;
-    float *np = realloc(b->all_prob, cap * sizeof *np);
-    if (!np) return -1;
-    b->all_prob = np;
-    uint8_t *nl = realloc(b->all_label, cap);
-    if (!nl) return -1;
-    b->all_label = nl;
-    b->cap_all = cap;
-  }
+  const size_t need = b->n_all + (size_t)T;
+  if (el__grow((void **)&b->all_prob, &b->cap_all_prob, need, sizeof *b->all_prob) ||
+      el__grow((void **)&b->all_label, &b->cap_all_label, need, sizeof *b->all_label))
+    return -1;
   for (int t = 0; t < T; t++) {
     if (ids[t] == mc->cls_id || ids[t] == mc->sep_id) continue;
     b->all_prob[b->n_all] = p[t];
@@ -116,6 +101,30 @@ static int push_scores(vbuf *b, const float *p, const uint8_t *l, const int *ids
     b->n_all++;
   }
   return 0;
+}
+
+/* How both validations start: *out zeroed, empty scratch, the counts of the
+ * masked tokens' ids (for the unigram baseline), the held-out stream. */
+static int val_begin(vbuf *b, el__packed *pk, el__rng *rng, const el__mask_cfg *mc,
+                     uint64_t seed, el__val_result *out, el_error *err) {
+  memset(out, 0, sizeof *out);
+  memset(b, 0, sizeof *b);
+  memset(pk, 0, sizeof *pk);
+  b->counts = calloc((size_t)mc->vocab_size, sizeof *b->counts);
+  if (!b->counts) return el_error_set(err, EL_ENOMEM, "validation: out of memory");
+  el__rng_seed(rng, seed ^ VAL_STREAM);
+  return EL_OK;
+}
+
+/* The held-out batch from example `first` on, and room for its masks. */
+static int val_batch(el__dataset *d, uint64_t first, int batch_size, const el__mask_cfg *mc,
+                     el__packed *pk, vbuf *b, el_batch *bt, el_error *err) {
+  int rc = el__dataset_val(d, first, batch_size, pk, err);
+  if (rc) return rc;
+  *bt = el__packed_batch(pk);
+  if (vbuf_reserve(b, pk->n_seqs * mc->max_pred, pk->n_tokens))
+    return el_error_set(err, EL_ENOMEM, "validation: out of memory");
+  return EL_OK;
 }
 
 static double unigram(const vbuf *b, int V, long n) {
@@ -128,28 +137,19 @@ static double unigram(const vbuf *b, int V, long n) {
 int el__validate_electra(el__electra *e, el__dataset *d, const el__mask_cfg *mc,
                          const el__electra_opts *o, int batch_size, uint64_t seed,
                          el__val_result *out, el_error *err) {
-  memset(out, 0, sizeof *out);
   vbuf b;
-  memset(&b, 0, sizeof b);
   el__packed pk;
-  memset(&pk, 0, sizeof pk);
-  b.counts = calloc((size_t)mc->vocab_size, sizeof *b.counts);
-  if (!b.counts) return el_error_set(err, EL_ENOMEM, "validation: out of memory");
   el__rng rng;
-  el__rng_seed(&rng, seed ^ VAL_STREAM);
+  int rc = val_begin(&b, &pk, &rng, mc, seed, out, err);
+  if (rc) return rc;
   el__electra_opts vo = *o;
   vo.train = 0;
   vo.backward = 0;
   double gl = 0, dl = 0;
   long gc = 0, dc = 0, nrep = 0, ncontent = 0, nscored = 0;
-  int rc = EL_OK;
   for (uint64_t first = 0; first < d->n_val && !rc; first += (uint64_t)batch_size) {
-    if ((rc = el__dataset_val(d, first, batch_size, &pk, err))) break;
-    el_batch bt = el__packed_batch(&pk);
-    if (vbuf_reserve(&b, pk.n_seqs * mc->max_pred, pk.n_tokens)) {
-      rc = el_error_set(err, EL_ENOMEM, "validation: out of memory");
-      break;
-    }
+    el_batch bt;
+    if ((rc = val_batch(d, first, batch_size, mc, &pk, &b, &bt, err))) break;
     /* every batch from copies of the same two streams, each sequence keyed
      * by its held-out index: the numbers do not depend on the batch size */
     el__rng mrng = el__rng_split(&rng, 1), srng = el__rng_split(&rng, 2);
@@ -203,25 +203,16 @@ int el__validate_electra(el__electra *e, el__dataset *d, const el__mask_cfg *mc,
 
 int el__validate_mlm(el__tmodel *m, el__dataset *d, const el__mask_cfg *mc, int batch_size,
                      uint64_t seed, el__val_result *out, el_error *err) {
-  memset(out, 0, sizeof *out);
   vbuf b;
-  memset(&b, 0, sizeof b);
   el__packed pk;
-  memset(&pk, 0, sizeof pk);
-  b.counts = calloc((size_t)mc->vocab_size, sizeof *b.counts);
-  if (!b.counts) return el_error_set(err, EL_ENOMEM, "validation: out of memory");
   el__rng rng;
-  el__rng_seed(&rng, seed ^ VAL_STREAM);
+  int rc = val_begin(&b, &pk, &rng, mc, seed, out, err);
+  if (rc) return rc;
   double gl = 0;
   long gc = 0;
-  int rc = EL_OK;
   for (uint64_t first = 0; first < d->n_val && !rc; first += (uint64_t)batch_size) {
-    if ((rc = el__dataset_val(d, first, batch_size, &pk, err))) break;
-    el_batch bt = el__packed_batch(&pk);
-    if (vbuf_reserve(&b, pk.n_seqs * mc->max_pred, pk.n_tokens)) {
-      rc = el_error_set(err, EL_ENOMEM, "validation: out of memory");
-      break;
-    }
+    el_batch bt;
+    if ((rc = val_batch(d, first, batch_size, mc, &pk, &b, &bt, err))) break;
     el__rng mrng = el__rng_split(&rng, 1); /* as in el__validate_electra */
     int n = el__mask_mlm(mc, &bt, &mrng, first, b.ids, b.pos, b.targets, NULL);
     if (n < 0) {

@@ -1,5 +1,6 @@
 /* libFuzzer: a POST body -> the request struct of every route (server/
- * srv_api.c: prescan, cJSON, field checks, tokenizing, encoding, QA windows)
+ * srv_request.c: prescan, cJSON, field checks; srv_api.c: tokenizing,
+ * encoding, QA windows)
  * and, when accepted, the answer rendered from made-up model outputs, which
  * must be valid JSON. The first byte picks the route; the rest is the body.
  * The models are built by hand around the fixture vocabulary (no weights: no
