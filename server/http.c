@@ -86,6 +86,12 @@ struct conn_req {
   char *pbody;       /* the prepare step's answer (/tokenize) */
   size_t plen;
   el__workq_node prep_node; /* its place in the prepare threads' queue (srv_workq.h) */
+  /* Owners: libmicrohttpd until NOTIFY_COMPLETED, and the batcher from the
+   * submit until job.release. The batcher may answer at the deadline while
+   * the request's sequences are still in the running batch: the connection
+   * then completes first, and the request (its job, sequences, outputs and
+   * model set) lives until the batch has returned. The last owner frees. */
+  atomic_int refs;
 };
 
 /* ---- responses ---- */
@@ -362,11 +368,25 @@ static enum MHD_Result handle_get(conn_req *r) {
 
 /* ---- POST routes ---- */
 
+static void req_unref(conn_req *r) {
+  if (atomic_fetch_sub(&r->refs, 1) != 1) return;
+  el__api_free(r->api);
+  if (r->set) el__model_set_unref(r->set);
+  el__sb_free(&r->body);
+  free(r->pbody);
+  free(r);
+}
+
 static void job_done(el__job *j) {
   conn_req *r = j->user;
   r->state = ST_DONE;
-  MHD_resume_connection(r->conn); /* nothing may touch r after this */
+  /* the connection may complete at once: only the batcher's reference
+   * (job_release) keeps r, and nothing here touches it after this */
+  MHD_resume_connection(r->conn);
 }
+
+/* The batcher no longer touches the job or its sequences (srv_batcher.h). */
+static void job_release(el__job *j) { req_unref(j->user); }
 
 /* el__job.gone: 1 when the client of a waiting request has closed or reset
  * its connection. libmicrohttpd does not watch a suspended connection (its
@@ -434,6 +454,9 @@ static void prepare_item(el__workq_node *node) {
 
 static void prepare(conn_req *r) {
   el__server *s = r->srv;
+  /* waited past its deadline for a prepare thread: no work for it */
+  if (s->opt.request_timeout > 0 && el__now() >= r->t0 + s->opt.request_timeout)
+    return prep_answer(r, EL_HERR_TIMEOUT, "no result within the request timeout");
   r->set = el__server_models(s);
   if (!r->set) return prep_answer(r, EL_HERR_UNAVAILABLE, "models are loading");
   if (r->rt->route == EL_ROUTE_TOKENIZE) {
@@ -485,7 +508,9 @@ static void prepare(conn_req *r) {
   r->job.gone = client_gone;
   r->job.deadline = s->opt.request_timeout > 0 ? r->t0 + s->opt.request_timeout : 0;
   r->job.done = job_done;
+  r->job.release = job_release;
   r->job.user = r;
+  atomic_fetch_add(&r->refs, 1); /* the batcher's, until job_release */
   el__sched_submit(s->sched, &r->job); /* job_done resumes the connection */
 }
 
@@ -548,6 +573,7 @@ static conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
   r->srv = s;
   r->conn = conn;
   r->t0 = el__now();
+  atomic_init(&r->refs, 1); /* libmicrohttpd's, until NOTIFY_COMPLETED */
   r->fd = -1;
   const union MHD_ConnectionInfo *ci =
       MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
@@ -634,13 +660,9 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     el__log_access(r->method, r->path, status, dt, r->job.max_batch_seqs, r->model,
                    r->err_type, r->rid[0] ? r->rid : "-", r->client);
   if (r->holds_place) el__sched_unadmit_cost(s->sched, r->admitted_tokens);
-  el__api_free(r->api);
-  if (r->set) el__model_set_unref(r->set);
-  el__sb_free(&r->body);
-  free(r->pbody);
   /* a kept-alive connection waits for its next header from now */
   if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) el__conns_phase(s->conns, r->track, EL_CONN_HEADER);
-  free(r);
+  req_unref(r); /* freed here, or by job_release when its batch returns */
   /* idle: the bodies, token lists and answers of a burst (a 1 MB /tokenize
    * answers 12 MB) go back to the system instead of staying in glibc's
    * arenas */

@@ -63,8 +63,11 @@ struct el__sched {
   int queued_jobs;
 };
 
-static void complete_job(el__sched *s, el__job *j) {
+/* Answers j: done runs, once. Without a release callback j may be freed by
+ * done: the caller must not touch it afterwards. */
+static void answer_job(el__sched *s, el__job *j) {
   j->t_done = el__now();
+  j->answered = 1;
   if (j->admitted) {
     pthread_mutex_lock(&s->mu);
     s->depth--;
@@ -75,6 +78,20 @@ static void complete_job(el__sched *s, el__job *j) {
     el__metrics_queue_depth(d);
   }
   j->done(j);
+}
+
+/* j has no sequence left to dispatch. Once none runs it is answered (if not
+ * yet) and released; while some run, early = 1 answers it now when it has a
+ * release callback (its deadline passed), and the release waits for the
+ * batch. The caller must not touch j afterwards unless some still run. */
+static void end_job(el__sched *s, el__job *j, int early) {
+  if (j->running > 0) {
+    if (early && j->release && !j->answered) answer_job(s, j);
+    return;
+  }
+  void (*release)(el__job *) = j->release;
+  if (!j->answered) answer_job(s, j);
+  if (release) release(j);
 }
 
 static mqueue *queue_for(el__sched *s, void *model) {
@@ -126,13 +143,13 @@ static void take_incoming(el__sched *s) {
     el__job *next = j->next;
     j->next = NULL;
     if (j->n_seqs <= 0) {
-      complete_job(s, j);
+      end_job(s, j, 0);
     } else {
       mqueue *q = queue_for(s, j->model);
       if (!q) {
         j->status = EL_HERR_INTERNAL;
         snprintf(j->errmsg, sizeof j->errmsg, "out of memory queueing the request");
-        complete_job(s, j);
+        end_job(s, j, 0);
       } else {
         if (q->tail)
           q->tail->next = j;
@@ -160,7 +177,8 @@ static void finish_batch(el__sched *s) {
       snprintf(j->errmsg, sizeof j->errmsg, "inference failed: %.170s", b->err);
     }
     j->running--;
-    if (j->running == 0 && j->next_seq >= j->n_seqs) complete_job(s, j);
+    /* its last sequence in this batch: j may be released (freed) here */
+    if (j->running == 0 && j->next_seq >= j->n_seqs) end_job(s, j, 0);
   }
   b->n = 0;
   s->busy = 0;
@@ -177,12 +195,32 @@ static void expire(el__sched *s, double now) {
         j->status = EL_HERR_TIMEOUT;
         snprintf(j->errmsg, sizeof j->errmsg, "no result within the request timeout");
         j->next_seq = j->n_seqs; /* dispatch nothing more */
-        if (j->running == 0) complete_job(s, j);
+        end_job(s, j, 1);
       }
       j = next;
     }
   }
   drop_empty_queues(s);
+}
+
+/* Jobs whose every sequence is in the running batch and whose deadline has
+ * passed: those that can be released later are answered now (504) instead
+ * of when the batch returns; its results for them are then dropped. Jobs
+ * still queued in part are expire's. */
+static void expire_running(el__sched *s, double now) {
+  if (!s->busy) return;
+  batch *b = &s->cur;
+  for (int i = 0; i < b->n; i++) {
+    el__job *j = b->jobs[i];
+    if (j->answered || !j->release || j->deadline <= 0 || now < j->deadline ||
+        j->next_seq < j->n_seqs)
+      continue;
+    if (j->status == EL_HERR_NONE) {
+      j->status = EL_HERR_TIMEOUT;
+      snprintf(j->errmsg, sizeof j->errmsg, "no result within the request timeout");
+    }
+    end_job(s, j, 1);
+  }
 }
 
 /* Drops the work of jobs nobody waits for: their sequences not yet
@@ -199,7 +237,7 @@ static void reap_gone(el__sched *s) {
         j->status = EL_HERR_UNAVAILABLE;
         snprintf(j->errmsg, sizeof j->errmsg, "the client closed the connection");
         j->next_seq = j->n_seqs;
-        if (j->running == 0) complete_job(s, j);
+        end_job(s, j, 0);
       }
       j = next;
     }
@@ -323,8 +361,10 @@ static void wake_cb(uv_async_t *a) {
 
 static void deadline_cb(uv_timer_t *t) {
   el__sched *s = t->data;
-  if (s->queued_jobs) {
-    expire(s, el__now());
+  if (s->queued_jobs || s->busy) {
+    double now = el__now();
+    expire(s, now);
+    expire_running(s, now);
     reap_gone(s);
   }
 }
@@ -433,6 +473,7 @@ void el__sched_submit(el__sched *s, el__job *job) {
   job->t_first_run = job->t_done = 0;
   job->max_batch_seqs = 0;
   job->admitted = 1;
+  job->answered = 0;
   job->t_enqueue = el__now();
   pthread_mutex_lock(&s->mu);
   if (s->in_tail)
@@ -481,7 +522,7 @@ void el__sched_fail_queued(el__sched *s, el__http_err status, const char *msg) {
       j->status = status;
       snprintf(j->errmsg, sizeof j->errmsg, "%s", msg);
       j->next_seq = j->n_seqs;
-      if (j->running == 0) complete_job(s, j);
+      end_job(s, j, 0);
     }
   }
   drop_empty_queues(s);

@@ -12,6 +12,12 @@
  * deadline passes while it still waits, or the queue is failed on drain, the
  * loop calls job->done exactly once, on the loop thread.
  *
+ * A deadline also passes while a job's sequences run: a job with a release
+ * callback is then answered at its deadline (done with EL_HERR_TIMEOUT) and
+ * released once the batch holding its sequences has returned; a job without
+ * one gets done only after that batch. Expired jobs are never packed into a
+ * new batch.
+ *
  * Threads: admit/submit/depth from any thread; everything else on the loop
  * thread. The runner is called on the inference thread only. */
 #ifndef EL_SERVER_BATCHER_H
@@ -49,6 +55,15 @@ struct el__job {
    * sequences not yet dispatched are then dropped, and done runs with
    * status EL_HERR_UNAVAILABLE and cancelled = 1 once none is running. */
   int (*gone)(el__job *job);
+  /* May be NULL. With it, done may run while some of the job's sequences
+   * are still in the running batch (the deadline passed): the answer goes
+   * out on time, but the job, its seqs (ids, type_ids, out) and its model
+   * must stay valid until release runs. release runs exactly once, on the
+   * loop thread, after done, once the scheduler and the inference thread no
+   * longer touch the job; the scheduler touches nothing of it afterwards.
+   * Without it, done runs only when none of its sequences runs, and the
+   * job may be freed in done. */
+  void (*release)(el__job *job);
   /* results, valid when done runs */
   el__http_err status; /* EL_HERR_NONE, _TIMEOUT, _UNAVAILABLE or _INTERNAL */
   char errmsg[200];
@@ -59,6 +74,7 @@ struct el__job {
   el__job *next;
   int next_seq, running;
   int admitted;
+  int answered; /* done has run */
 };
 
 /* Runs one batch on the inference thread: all seqs belong to `model`; fill

@@ -77,7 +77,8 @@ static int build_table(el__srv_options *o, el_opt *t) {
       {"--max-body-bytes", EL_OPT_INT, &o->max_body_bytes, 16, 1L << 30, "N",
        "largest request body (1048576; larger is 413 before reading it)", 0},
       {"--request-timeout", EL_OPT_DURATION, &o->request_timeout, 0, 86400, "SECONDS",
-       "longest wait for a result before 504 (30; fractions allowed)", 0},
+       "longest wait for a result: 504 at this deadline, also while its batch runs\n"
+       "      (30; fractions allowed)", 0},
       {"--drain-timeout", EL_OPT_DURATION, &o->drain_timeout, 0, 86400, "SECONDS",
        "on SIGTERM/SIGINT, time to finish accepted requests (30)", 0},
       {"--connection-timeout", EL_OPT_INT32, &o->connection_timeout, 0, 86400, "SECONDS",

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "srv_models.h"
 
@@ -15,6 +16,7 @@ struct el__runner_ctx {
   int *ids, *types, *lens;
   el__head_scratch out;
   size_t cap_tok, cap_types, cap_seq;
+  long test_us_per_token; /* el__runner_test_delay */
 };
 
 el__runner_ctx *el__runner_new(int threads) {
@@ -62,11 +64,21 @@ static int run(void *ctx, void *model, el__seq *const *seqs, int n, int n_tokens
   el_batch b = {n, r->lens, r->ids, r->types};
   el_error er = {0};
   int rc = el__srv_head_of(e->cfg->arch)->run(&r->out, e, &b, seqs, n, &er);
+  if (r->test_us_per_token > 0) {
+    double us = (double)r->test_us_per_token * (double)n_tokens;
+    struct timespec ts = {(time_t)(us / 1e6), (long)(fmod(us, 1e6) * 1e3)};
+    while (nanosleep(&ts, &ts) != 0) {
+    }
+  }
   if (rc) {
     snprintf(err, errcap, "%s", er.msg);
     return -1;
   }
   return 0;
+}
+
+void el__runner_test_delay(el__runner_ctx *r, long us_per_token) {
+  r->test_us_per_token = us_per_token > 0 ? us_per_token : 0;
 }
 
 el__runner el__runner_engine(el__runner_ctx *r) {

@@ -354,6 +354,13 @@ static int start_inference(el__server *s, const el__srv_options *opt) {
   uv_loop_init(&G.loop);
   s->loop = &G.loop;
   s->runner = el__runner_new(opt->threads);
+  /* the e2e tests' slow batch (srv_runner.h); never set in production */
+  const char *delay = getenv("EL_TEST_BATCH_US_PER_TOKEN");
+  if (s->runner && delay && atol(delay) > 0) {
+    el__runner_test_delay(s->runner, atol(delay));
+    el__log("warn", "test hook EL_TEST_BATCH_US_PER_TOKEN=%ld: every batch sleeps %ld us per "
+            "token", atol(delay), atol(delay));
+  }
   el__sched_config sc = {opt->max_batch_tokens, opt->max_batch_size, opt->max_wait_us,
                          opt->max_queue, opt->max_queue_tokens};
   s->sched = s->runner ? el__sched_new(&G.loop, &sc, el__runner_engine(s->runner)) : NULL;

@@ -56,6 +56,12 @@ static el_opt opts[] = {
     {"--val-examples", EL_OPT_INT, &a_val_examples, 0, 1e9, "N", "at most N held-out examples (512)", 0},
     {"--cache", EL_OPT_STR, &a_cache, 0, 0, "PATH", "token cache file, reused when it matches (RUN/cache/tokens.bin)", 0},
 };
+
+const el_opt *el__pt_cli_option(const char *name) {
+  for (size_t i = 0; i < sizeof opts / sizeof opts[0] && opts[i].name; i++)
+    if (!strcmp(opts[i].name, name)) return &opts[i];
+  return NULL;
+}
 #define N_OPTS ((int)(sizeof opts / sizeof opts[0]))
 
 static void usage(FILE *f) {
@@ -255,7 +261,9 @@ static int resume_settings(el__pt_opts *o, el__state *st) {
     fprintf(stderr, PROG ": cannot resume %s: %s\n", a_out, err.msg);
     return 1;
   }
-  if (el__pt_opts_from_json(st->settings_json, o, &err)) {
+  char file[4300];
+  snprintf(file, sizeof file, "%s/state.bin", dir);
+  if (el__pt_opts_from_json(st->settings_json, o, file, &err)) {
     fprintf(stderr, PROG ": cannot resume %s: %s\n", a_out, err.msg);
     return 1;
   }

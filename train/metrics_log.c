@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "json_num.h"
 #include "metrics_log.h"
 #include "trainer_api.h"
 #include "svg.h"
@@ -38,24 +39,44 @@ static void write_row(FILE *f, const el__mrow *r) {
   fputs("}\n", f);
 }
 
-static int parse_row(const char *line, el__mrow *r) {
+/* The fields that count (tokens, the planned steps, the epoch): whole,
+ * non-negative numbers. */
+static int count_field(int i) {
+  return i == EL_MF_TOKENS || i == EL_MF_PLANNED_STEPS || i == EL_MF_EPOCH;
+}
+
+/* One line of metrics.jsonl into r: 0, 1 for a line that is not JSON (the
+ * torn last line of a killed run: skipped), or EL_EFORMAT naming where (file
+ * and line) and the key for a row with a missing, mistyped or out-of-range
+ * field. */
+static int parse_row(const char *line, el__mrow *r, const char *where, el_error *err) {
   cJSON *j = cJSON_Parse(line);
-  if (!j) return -1;
+  if (!j) return 1;
   memset(r, 0, sizeof *r);
+  int rc = EL_OK;
   const cJSON *kind = cJSON_GetObjectItemCaseSensitive(j, "kind");
-  const cJSON *step = cJSON_GetObjectItemCaseSensitive(j, "step");
-  int ok = cJSON_IsString(kind) && cJSON_IsNumber(step);
-  if (ok) {
+  if (!cJSON_IsString(kind))
+    rc = el_error_set(err, EL_EFORMAT, "%s: \"kind\" is missing or not a string", where);
+  if (!rc) {
     r->val = !strcmp(kind->valuestring, "val");
-    r->step = (int64_t)step->valuedouble;
-    for (int i = 0; i < EL_MF_COUNT; i++) {
-      const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, NAMES[i]);
-      if (cJSON_IsNumber(x)) el__mrow_set(r, (el__mfield)i, x->valuedouble);
-      else if (cJSON_IsNull(x)) el__mrow_set(r, (el__mfield)i, NAN);
+    rc = el__json_int(j, "step", EL_JN_REQUIRED, 0, 9007199254740992LL, &r->step, where, err);
+  }
+  for (int i = 0; i < EL_MF_COUNT && !rc; i++) {
+    const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, NAMES[i]);
+    double v = NAN;
+    if (!x) continue;
+    if (cJSON_IsNull(x)) { /* a value that was not finite */
+      el__mrow_set(r, (el__mfield)i, NAN);
+      continue;
     }
+    if (count_field(i))
+      rc = el__json_num(j, NAMES[i], EL_JN_INTEGER, 0, 9007199254740992.0, &v, where, err);
+    else
+      rc = el__json_num(j, NAMES[i], 0, -HUGE_VAL, HUGE_VAL, &v, where, err);
+    if (!rc) el__mrow_set(r, (el__mfield)i, v);
   }
   cJSON_Delete(j);
-  return ok ? 0 : -1;
+  return rc;
 }
 
 int el__mlog_open(el__mlog *m, const char *path, int64_t keep_upto, el_error *err) {
@@ -65,19 +86,24 @@ int el__mlog_open(el__mlog *m, const char *path, int64_t keep_upto, el_error *er
   if (keep_upto >= 0) {
     FILE *in = fopen(path, "rb");
     if (in) {
-      char *line = NULL;
+      char *line = NULL, where[4200];
       size_t cap = 0;
-      while (getline(&line, &cap, in) > 0) {
+      int rc = EL_OK;
+      for (long no = 1; !rc && getline(&line, &cap, in) > 0; no++) {
         el__mrow r;
-        if (parse_row(line, &r) == 0 && r.step <= keep_upto && push_row(m, &r)) {
-          free(line);
-          fclose(in);
-          el__mlog_close(m);
-          return el_error_set(err, EL_ENOMEM, "out of memory reading %s", path);
-        }
+        snprintf(where, sizeof where, "%.4000s line %ld", path, no);
+        int pr = parse_row(line, &r, where, err);
+        if (pr < 0)
+          rc = pr;
+        else if (pr == 0 && r.step <= keep_upto && push_row(m, &r))
+          rc = el_error_set(err, EL_ENOMEM, "out of memory reading %s", path);
       }
       free(line);
       fclose(in);
+      if (rc) {
+        el__mlog_close(m);
+        return rc;
+      }
     }
     el__atomic a;
     int rc = el__atomic_begin(&a, path, err);

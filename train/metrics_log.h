@@ -60,7 +60,11 @@ typedef struct el__mlog {
 
 /* Opens path for appending. keep_upto < 0: start a new file. Else: load the
  * existing rows with step <= keep_upto (a missing file is an empty history),
- * rewrite the file with just those, and append after them. */
+ * rewrite the file with just those, and append after them. A line that is
+ * not JSON (the torn last line of a killed run) is dropped; a row with a
+ * missing "kind" or "step", or a number out of range (a step or count that
+ * is negative or not whole: json_num.h) is EL_EFORMAT naming the file, the
+ * line and the key. */
 int el__mlog_open(el__mlog *m, const char *path, int64_t keep_upto, el_error *err);
 /* A log kept in memory only (no file): el__mlog_add keeps the rows, and
  * el__mlog_save writes them where and when the caller wants (fine-tuning,

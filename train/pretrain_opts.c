@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "json_num.h"
 #include "pretrain_opts.h"
 
 /* small/base/large: docs/MODEL.md §3 (GR get_bert_config, paper Table 6).
@@ -129,32 +130,24 @@ char *el__pt_opts_to_json(const el__pt_opts *o) {
   return s;
 }
 
-static int get_num(const cJSON *j, const char *k, double *v, el_error *err) {
-  const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, k);
-  if (!cJSON_IsNumber(x))
-    return el_error_set(err, EL_EFORMAT, "saved settings: \"%s\" is missing or not a number", k);
-  *v = x->valuedouble;
-  return EL_OK;
-}
-
-static int get_str(const cJSON *j, const char *k, char **v, el_error *err) {
+static int get_str(const cJSON *j, const char *k, char **v, const char *where, el_error *err) {
   const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, k);
   if (!cJSON_IsString(x))
-    return el_error_set(err, EL_EFORMAT, "saved settings: \"%s\" is missing or not a string", k);
+    return el_error_set(err, EL_EFORMAT, "%s: \"%s\" is missing or not a string", where, k);
   *v = x->valuestring[0] ? strdup(x->valuestring) : NULL;
   return EL_OK;
 }
 
 /* "input": the list of input files. */
-static int read_inputs(const cJSON *j, el__pt_opts *o, el_error *err) {
+static int read_inputs(const cJSON *j, el__pt_opts *o, const char *where, el_error *err) {
   const cJSON *in = cJSON_GetObjectItemCaseSensitive(j, "input");
-  if (!cJSON_IsArray(in)) return el_error_set(err, EL_EFORMAT, "saved settings: \"input\" is missing");
+  if (!cJSON_IsArray(in)) return el_error_set(err, EL_EFORMAT, "%s: \"input\" is missing", where);
   int n = cJSON_GetArraySize(in);
   o->inputs = calloc((size_t)(n ? n : 1), sizeof *o->inputs);
   for (int i = 0; i < n && o->inputs; i++) {
     const cJSON *s = cJSON_GetArrayItem(in, i);
     if (!cJSON_IsString(s))
-      return el_error_set(err, EL_EFORMAT, "saved settings: input %d is not a string", i);
+      return el_error_set(err, EL_EFORMAT, "%s: input %d is not a string", where, i);
     o->inputs[o->n_inputs++] = strdup(s->valuestring);
   }
   return EL_OK;
@@ -162,34 +155,46 @@ static int read_inputs(const cJSON *j, el__pt_opts *o, el_error *err) {
 
 /* Options added after the first runs: absent, each takes the value the runs
  * saved before it had. */
-static int read_added_fields(const cJSON *j, el__pt_opts *o, el_error *err) {
+static int read_added_fields(const cJSON *j, el__pt_opts *o, const char *where, el_error *err) {
   /* runs saved before --bias-init existed started their biases at 0 */
   const cJSON *bi = cJSON_GetObjectItemCaseSensitive(j, "bias_init");
   if (bi && !cJSON_IsString(bi))
-    return el_error_set(err, EL_EFORMAT, "saved settings: \"bias_init\" is not a string");
+    return el_error_set(err, EL_EFORMAT, "%s: \"bias_init\" is not a string", where);
   o->bias_init_zero = !bi || !strcmp(bi->valuestring, "zero");
   const cJSON *tg = cJSON_GetObjectItemCaseSensitive(j, "tie_generator");
   if (tg && !cJSON_IsBool(tg))
-    return el_error_set(err, EL_EFORMAT, "saved settings: \"tie_generator\" is not true/false");
+    return el_error_set(err, EL_EFORMAT, "%s: \"tie_generator\" is not true/false", where);
   o->tie_generator = cJSON_IsTrue(tg); /* absent in runs saved before the option */
   const cJSON *ds = cJSON_GetObjectItemCaseSensitive(j, "disc_special");
   if (ds && !cJSON_IsString(ds))
-    return el_error_set(err, EL_EFORMAT, "saved settings: \"disc_special\" is not a string");
+    return el_error_set(err, EL_EFORMAT, "%s: \"disc_special\" is not a string", where);
   o->disc_skip_special = ds && !strcmp(ds->valuestring, "exclude"); /* older runs: include */
-  /* runs saved before --corruption existed had none */
-  const cJSON *cr = cJSON_GetObjectItemCaseSensitive(j, "corruption_rate");
-  if (cr && !cJSON_IsNumber(cr))
-    return el_error_set(err, EL_EFORMAT, "saved settings: \"corruption_rate\" is not a number");
-  o->corruption_rate = cr ? cr->valuedouble : 0.0;
-  return EL_OK;
+  /* runs saved before --corruption existed had none (learner:RATE takes (0, 1]) */
+  o->corruption_rate = 0.0;
+  return el__json_num(j, "corruption_rate", 0, 0, 1, &o->corruption_rate, where, err);
+}
+
+/* One numeric setting, within the range its command-line option accepts
+ * (electra-train pretrain's table: "seq_len" is --seq-len, an integer from 8
+ * to 4096); a value outside it is a damaged or hand-edited file. */
+static int read_number(const cJSON *j, const char *key, double *v, const char *where,
+                       el_error *err) {
+  char name[48] = "--";
+  for (size_t i = 0; key[i] && i + 3 < sizeof name; i++) name[i + 2] = key[i] == '_' ? '-' : key[i];
+  const el_opt *opt = el__pt_cli_option(name);
+  if (!opt) /* every saved number is an option's: the settings round trip tests it */
+    return el_error_set(err, EL_EINVAL, "%s: \"%s\" has no option %s (a bug)", where, key, name);
+  int integer = opt->kind == EL_OPT_INT || opt->kind == EL_OPT_INT32;
+  return el__json_num(j, key, EL_JN_REQUIRED | (integer ? EL_JN_INTEGER : 0), opt->lo, opt->hi,
+                      v, where, err);
 }
 
 /* The numeric options every run saved. */
-static int read_numbers(const cJSON *j, el__pt_opts *o, el_error *err) {
+static int read_numbers(const cJSON *j, el__pt_opts *o, const char *where, el_error *err) {
   double v = 0;
   int rc;
-#define NUM(k, dst)                              \
-  if ((rc = get_num(j, k, &v, err))) return rc; \
+#define NUM(k, dst)                                         \
+  if ((rc = read_number(j, k, &v, where, err))) return rc; \
   dst = v;
   PT_NUMBERS(NUM)
 #undef NUM
@@ -198,33 +203,36 @@ static int read_numbers(const cJSON *j, el__pt_opts *o, el_error *err) {
 
 /* Optional: runs saved before time-planned schedules keep their warmup as
  * stored and have no plan. */
-static int read_plan_fields(const cJSON *j, el__pt_opts *o, el_error *err) {
+static int read_plan_fields(const cJSON *j, el__pt_opts *o, const char *where, el_error *err) {
   const cJSON *wa = cJSON_GetObjectItemCaseSensitive(j, "warmup_auto");
-  const cJSON *ps = cJSON_GetObjectItemCaseSensitive(j, "planned_steps");
-  if ((wa && !cJSON_IsBool(wa)) || (ps && !cJSON_IsNumber(ps)))
-    return el_error_set(err, EL_EFORMAT, "saved settings: \"%s\" is mistyped",
-                        wa && !cJSON_IsBool(wa) ? "warmup_auto" : "planned_steps");
+  if (wa && !cJSON_IsBool(wa))
+    return el_error_set(err, EL_EFORMAT, "%s: \"warmup_auto\" is not true/false", where);
   o->warmup_auto = cJSON_IsTrue(wa);
-  o->planned_steps = ps ? (long)ps->valuedouble : 0;
-  return EL_OK;
+  int64_t ps = 0;
+  int rc = el__json_int(j, "planned_steps", 0, 0, 9007199254740992LL, &ps, where, err);
+  o->planned_steps = (long)ps;
+  return rc;
 }
 
-int el__pt_opts_from_json(const char *text, el__pt_opts *o, el_error *err) {
+int el__pt_opts_from_json(const char *text, el__pt_opts *o, const char *file, el_error *err) {
   memset(o, 0, sizeof *o);
+  char where[600];
+  snprintf(where, sizeof where, "%.500s: saved settings", file ? file : "resume state");
   cJSON *j = cJSON_Parse(text);
-  if (!j) return el_error_set(err, EL_EFORMAT, "saved settings: not valid JSON");
+  if (!j) return el_error_set(err, EL_EFORMAT, "%s: not valid JSON", where);
   char *preset = NULL, *objective = NULL;
-  int rc = read_inputs(j, o, err);
-  if (!rc && !(rc = get_str(j, "vocab", &o->vocab, err)) &&
-      !(rc = get_str(j, "out", &o->out, err)) && !(rc = get_str(j, "cache", &o->cache, err)) &&
-      !(rc = get_str(j, "preset", &preset, err)) &&
-      !(rc = get_str(j, "objective", &objective, err))) {
+  int rc = read_inputs(j, o, where, err);
+  if (!rc && !(rc = get_str(j, "vocab", &o->vocab, where, err)) &&
+      !(rc = get_str(j, "out", &o->out, where, err)) &&
+      !(rc = get_str(j, "cache", &o->cache, where, err)) &&
+      !(rc = get_str(j, "preset", &preset, where, err)) &&
+      !(rc = get_str(j, "objective", &objective, where, err))) {
     snprintf(o->preset, sizeof o->preset, "%s", preset ? preset : "");
     o->mlm = objective && !strcmp(objective, "mlm");
   }
-  if (!rc) rc = read_added_fields(j, o, err);
-  if (!rc) rc = read_numbers(j, o, err);
-  if (!rc) rc = read_plan_fields(j, o, err);
+  if (!rc) rc = read_added_fields(j, o, where, err);
+  if (!rc) rc = read_numbers(j, o, where, err);
+  if (!rc) rc = read_plan_fields(j, o, where, err);
   free(preset);
   free(objective);
   cJSON_Delete(j);

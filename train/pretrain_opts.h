@@ -4,6 +4,7 @@
 #ifndef EL_TRAIN_PRETRAIN_OPTS_H
 #define EL_TRAIN_PRETRAIN_OPTS_H
 
+#include "el_cli.h"
 #include "electra/error.h"
 #include "electra/model.h"
 
@@ -59,9 +60,15 @@ int el__pt_model_config(const el__pt_opts *o, int vocab_size, int pad_id, int lo
                         el_config *cfg, el_error *err);
 
 /* JSON text of every setting (malloc'd; caller frees), and back. Parsing
- * fills o (owning its strings) and reports a missing or mistyped field as
- * EL_EFORMAT naming it. */
+ * fills o (owning its strings) and reports a missing or mistyped field, or a
+ * number outside its option's range (json_num.h), as EL_EFORMAT naming file
+ * (the state file the JSON came from) and the field. */
 char *el__pt_opts_to_json(const el__pt_opts *o);
-int el__pt_opts_from_json(const char *json, el__pt_opts *o, el_error *err);
+int el__pt_opts_from_json(const char *json, el__pt_opts *o, const char *file, el_error *err);
+
+/* electra-train pretrain's option called name ("--seq-len") in its table
+ * (train/cmd_pretrain.c), or NULL: the saved settings are checked against
+ * the same ranges as the command line. */
+const el_opt *el__pt_cli_option(const char *name);
 
 #endif

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "electra/tokenizer.h"
+#include "json_num.h"
 #include "task_data.h"
 #include "trainer_api.h"
 
@@ -140,21 +141,29 @@ static int read_answers(el__squad_data *out, el__squad_q *q, const cJSON *qa, co
   cJSON_ArrayForEach(a, ans) {
     if (k >= na) break;
     const char *text = jstr(a, "text");
-    const cJSON *st = cJSON_GetObjectItemCaseSensitive(a, "answer_start");
     if (!text) continue;
     el__squad_answer *x = &q->answers[q->n_answers];
     if (!(x->text = strdup(text))) return -1;
-    /* an offset outside int (1e300, found by fuzz_data) is no offset: converting
-     * it to int would be undefined */
-    double sd = cJSON_IsNumber(st) ? st->valuedouble : -1;
-    x->start = sd >= 0 && sd <= INT_MAX ? (int)sd : -1;
+    /* an offset that is not a whole number from 0 to INT_MAX (1e300, found by
+     * fuzz_data; -1, 2.5, a string, none) is no offset: kept for evaluation,
+     * not trained on, and the first one described */
+    char where[200];
+    snprintf(where, sizeof where, "question id %.40s: answer '%.40s'", q->id, text);
+    int64_t sd = -1;
+    el_error bad = {0};
+    if (el__json_int(a, "answer_start", EL_JN_REQUIRED, 0, INT_MAX, &sd, where, &bad)) sd = -1;
+    x->start = (int)sd;
     /* past the context's end the offset is its end, where no text matches */
     long b = x->start >= 0 ? (long)el_utf8_byte_offset(ctx, strlen(ctx), (size_t)x->start) : -1;
     x->ok = b >= 0 && *text && strncmp(ctx + b, text, strlen(text)) == 0;
-    if (!x->ok && out->n_bad_answers++ == 0 && !out->first_skip[0])
-      snprintf(out->first_skip, sizeof out->first_skip,
-               "%s: question id %s: answer '%.40s' is not at character %d of its context", path,
-               q->id, text, x->start);
+    if (!x->ok && out->n_bad_answers++ == 0 && !out->first_skip[0]) {
+      if (bad.msg[0])
+        snprintf(out->first_skip, sizeof out->first_skip, "%s: %.250s", path, bad.msg);
+      else
+        snprintf(out->first_skip, sizeof out->first_skip,
+                 "%s: question id %s: answer '%.40s' is not at character %d of its context", path,
+                 q->id, text, x->start);
+    }
     if (x->ok && q->train_answer < 0) q->train_answer = q->n_answers;
     q->n_answers++;
     k++;

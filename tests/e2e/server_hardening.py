@@ -8,10 +8,13 @@ stays fast during floods; strict framing and JSON (conflicting Content-Length,
 repeated Transfer-Encoding, bad \\u escapes, raw NUL bytes); escaped access
 log fields; a request on a kept-alive connection after SIGTERM is answered
 503 with Connection: close; literal [SEP]/[CLS] in a text as an explicit
-choice (--special-tokens-in-text, per request special_tokens_in_text).
-Every check here fails on the server before these changes."""
+choice (--special-tokens-in-text, per request special_tokens_in_text); a
+request whose deadline passes while its batch runs is answered 504 at the
+deadline (section 8). Every check here fails on the server before these
+changes."""
 import json
 import os
+import re
 import signal
 import socket
 import struct
@@ -585,6 +588,75 @@ def section_7():
     srv.stop()
 
 
+def section_8():
+    """a deadline passing inside a running batch: 504 at the deadline, not when
+    the batch returns. The batch is held running by the test hook
+    EL_TEST_BATCH_US_PER_TOKEN (server/srv_runner.h: every batch sleeps that
+    many microseconds per token; the server logs a warning when it is set).
+    Before this change the first request below got its late 200 after 6.4 s
+    (a request split over batches its 504 only when the batch returned)."""
+    us_per_token = int(100000 * SLOW)  # a 64-token batch runs 6.4 s (the warm-up's 16, 1.6 s)
+    batch_s = 64 * us_per_token / 1e6
+    timeout, margin = 1.5 * SLOW, 1.0 * SLOW
+    long_req = {"text": "the quick brown fox jumps over the lazy dog " * 20, "truncate": True}
+    srv = Server([("disc", M["disc"])], ["--request-timeout", str(timeout), "--http-threads", "4"],
+                 env={"EL_TEST_BATCH_US_PER_TOKEN": str(us_per_token)}, workdir=work,
+                 log_name="deadline.log").start()
+    ok(b"test hook EL_TEST_BATCH_US_PER_TOKEN" in srv.log(),
+       "the armed test hook is logged as a warning")
+
+    def batches():
+        st, _, data = srv.get("/metrics")
+        m = re.search(rb"^electra_batches_total (\d+)", data, re.M)
+        return int(m.group(1)) if st == 200 and m else -1
+
+    def wait_batches(n):
+        t = time.time()
+        while time.time() - t < 30 * SLOW and batches() < n:
+            time.sleep(0.1)
+        return batches() >= n
+
+    b0 = batches()
+    # a request alone in a batch that runs 6.4 s: 504 at its 1.5 s deadline
+    t0 = time.time()
+    st, _, j = srv.post("/score", long_req, timeout=60)
+    dt = time.time() - t0
+    ok(st == 504 and j and j["error"]["type"] == "timeout",
+       "a request whose deadline passes inside its batch is answered 504 timeout",
+       (st, str(j)[:300]))
+    ok(timeout - 0.05 <= dt < timeout + margin,
+       "... at its deadline: %.2f s for --request-timeout %g (the batch runs %.1f s; margin %g s)"
+       % (dt, timeout, batch_s, margin), (st, dt))
+    # while that batch still runs, a short request waits behind it past its
+    # deadline: 504, and it is never packed into a batch
+    t1 = time.time()
+    st, _, j = srv.post("/score", {"text": "a short request"}, timeout=60)
+    dt = time.time() - t1
+    left = batch_s - (time.time() - t0)
+    ok(st == 504 and dt < timeout + margin and left > 0,
+       "a request queued behind the running batch: 504 at its deadline (%.2f s; the batch still "
+       "had %.1f s to run)" % (dt, left), (st, str(j)[:300], dt))
+    ok(wait_batches(b0 + 1), "the long batch returns (its result for nobody dropped)")
+    time.sleep(0.5)
+    ok(batches() == b0 + 1, "the request that expired in the queue never ran (batches %d -> %d)"
+       % (b0, batches()))
+    # a client that resets its connection while its request is in the batch:
+    # answered at the deadline to nobody, released when the batch returns
+    s = socket.create_connection(("127.0.0.1", srv.port), timeout=10 * SLOW)
+    s.sendall(post_raw(srv.port, "/score", json.dumps(long_req).encode()))
+    time.sleep(0.5 * SLOW)
+    reset_close(s)
+    ok(wait_batches(b0 + 2), "the batch of the client that left returns")
+    st, _, j = srv.post("/score", {"text": "hello world"}, timeout=30)
+    ok(st == 200 and j and j.get("tokens") and
+       all(isinstance(t.get("prob"), float) for t in j["tokens"]),
+       "then a request is answered 200 with its scores", (st, str(j)[:300]))
+    st, _, _ = srv.get("/health")
+    ok(st == 200 and srv.proc.poll() is None, "the server is up")
+    rc = srv.stop()
+    ok(rc == 0, "SIGTERM: exit 0 (%s)" % rc)
+
+
 def run(fn, title):
     """A section that raises (say, an option the server does not know) fails
     alone; the others still run."""
@@ -602,4 +674,5 @@ run(section_4, 'SIGTERM: a request on a kept-alive connection gets 503 + Connect
 run(section_5, 'literal [SEP] / [CLS] typed by a user: an explicit choice')
 run(section_6, 'malformed HTTP that libmicrohttpd answers itself')
 run(section_7, 'a flood of large /score requests: short request, /health, memory')
+run(section_8, 'a deadline passing inside a running batch: 504 at the deadline')
 done()

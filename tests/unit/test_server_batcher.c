@@ -1,7 +1,7 @@
 /* The batching scheduler with a fake runner: outputs reach the right
  * sequences, budgets hold, jobs share batches, queues are per model, the
- * bound on the queue, deadlines and draining work, jobs whose client left
- * are dropped, admission by tokens. */
+ * bound on the queue, deadlines (also inside a running batch) and draining
+ * work, jobs whose client left are dropped, admission by tokens. */
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,6 +52,7 @@ typedef struct tjob {
   int ids[8][64];
   float out[8][64];
   int done, status;
+  int released, done_at_release; /* release callback: calls, done count when it ran */
   struct tctx *ctx;
 } tjob;
 
@@ -190,15 +191,22 @@ static void close_loop(tctx *c) {
   uv_loop_close(&c->loop);
 }
 
+/* c's loop and a scheduler with cfg whose fake runner (its budget the
+ * batch's) blocks until fake_release. */
+static fake *held_sched(tctx *c, el__sched_config cfg) {
+  uv_loop_init(&c->loop);
+  fake *f = fake_new(cfg.max_batch_tokens);
+  f->hold = 1;
+  c->s = el__sched_new(&c->loop, &cfg, (el__runner){fake_run, NULL, f});
+  return f;
+}
+
 /* Jobs queued while the engine is busy share the next batch; queue bound;
  * drain refuses new work and fails what waits. */
 static void test_sharing_bound_drain(void) {
   tctx c = {0};
-  uv_loop_init(&c.loop);
-  fake *f = fake_new(1000);
-  f->hold = 1;
-  el__sched_config cfg = {.max_batch_tokens = 1000, .max_batch_size = 8, .max_queue = 10};
-  c.s = el__sched_new(&c.loop, &cfg, (el__runner){fake_run, NULL, f});
+  fake *f = held_sched(
+      &c, (el__sched_config){.max_batch_tokens = 1000, .max_batch_size = 8, .max_queue = 10});
   tjob jobs[12];
   for (int i = 0; i < 12; i++) make_job(&jobs[i], &c, 1, 1, 5, i * 10);
   c.n_total = 10;
@@ -251,11 +259,8 @@ static void test_sharing_bound_drain(void) {
 /* A deadline passing while queued gives 504 without running it. */
 static void test_deadline(void) {
   tctx c = {0};
-  uv_loop_init(&c.loop);
-  fake *f = fake_new(1000);
-  f->hold = 1;
-  el__sched_config cfg = {.max_batch_tokens = 1000, .max_batch_size = 8, .max_queue = 10};
-  c.s = el__sched_new(&c.loop, &cfg, (el__runner){fake_run, NULL, f});
+  fake *f = held_sched(
+      &c, (el__sched_config){.max_batch_tokens = 1000, .max_batch_size = 8, .max_queue = 10});
   tjob a, b;
   make_job(&a, &c, 1, 1, 4, 0);
   make_job(&b, &c, 1, 2, 4, 50);
@@ -278,6 +283,71 @@ static void test_deadline(void) {
   spin(&c, all_done, NULL);
   CHECK(a.status == EL_HERR_NONE && outputs_ok(&a), "running job unaffected");
   CHECK(f->batches == 1, "the expired job never ran");
+  close_loop(&c);
+  free(f);
+}
+
+static void job_released(el__job *j) {
+  tjob *t = j->user;
+  t->released++;
+  t->done_at_release = t->done;
+}
+
+/* A deadline passing while a job's sequences are in the running batch: a
+ * job with a release callback is answered (504) at its deadline and released
+ * only once the batch has returned; its sequences still queued never run. A
+ * job without one keeps its result. A job whose deadline has passed is never
+ * packed into a new batch. */
+static void test_deadline_in_batch(void) {
+  tctx c = {0};
+  fake *f = held_sched(
+      &c, (el__sched_config){.max_batch_tokens = 1000, .max_batch_size = 3, .max_queue = 10});
+  tjob a, b, e, d;
+  make_job(&a, &c, 1, 1, 4, 0);  /* release callback, all in the batch */
+  make_job(&b, &c, 1, 1, 4, 20); /* no release callback */
+  make_job(&e, &c, 1, 2, 4, 40); /* release callback, one sequence in, one queued */
+  make_job(&d, &c, 1, 1, 4, 80); /* deadline already passed when submitted */
+  a.job.release = e.job.release = d.job.release = job_released;
+  c.n_total = 4;
+  double t0 = el__now();
+  a.job.deadline = b.job.deadline = e.job.deadline = t0 + 0.1;
+  tjob *first[3] = {&a, &b, &e};
+  for (int i = 0; i < 3; i++) {
+    el__sched_admit(c.s, 0);
+    el__sched_submit(c.s, &first[i]->job);
+  }
+  while (!(a.done && e.done) && el__now() - t0 < 2.0) uv_run(&c.loop, UV_RUN_NOWAIT), usleep(1000);
+  double dt = el__now() - t0;
+  CHECK(f->batches == 0 && a.job.running == 1 && b.job.running == 1 && e.job.running == 1,
+        "a, b and e's first sequence are in the batch, held running");
+  CHECK(a.done == 1 && a.status == EL_HERR_TIMEOUT && e.done == 1 && e.status == EL_HERR_TIMEOUT,
+        "jobs with a release callback answered 504 while their batch runs (a %d/%d, e %d/%d)",
+        a.done, a.status, e.done, e.status);
+  CHECK(dt >= 0.09 && dt < 0.3, "at their deadline: %.3f s after the submit (deadline 0.1 s)", dt);
+  CHECK(a.released == 0 && e.released == 0, "not released while the batch runs");
+  CHECK(b.done == 0, "the job without a release callback waits for its batch");
+  CHECK(el__sched_depth(c.s) == 1, "answered jobs leave the queue's depth (%d)",
+        el__sched_depth(c.s));
+  double t1;
+  d.job.deadline = el__now() - 0.01;
+  el__sched_admit(c.s, 0);
+  el__sched_submit(c.s, &d.job);
+  t1 = el__now();
+  while (!d.done && el__now() - t1 < 1.0) uv_run(&c.loop, UV_RUN_NOWAIT), usleep(1000);
+  CHECK(d.done == 1 && d.status == EL_HERR_TIMEOUT && d.released == 1 && d.done_at_release == 1,
+        "a job already past its deadline: 504 and released at once (done %d, released %d)",
+        d.done, d.released);
+  fake_release(f);
+  t1 = el__now();
+  while (!(a.released && e.released && b.done) && el__now() - t1 < 2.0)
+    uv_run(&c.loop, UV_RUN_NOWAIT), usleep(1000);
+  CHECK(a.released == 1 && e.released == 1 && a.done_at_release == 1 && e.done_at_release == 1,
+        "released once each after the batch returned, after their one answer");
+  CHECK(a.done == 1 && e.done == 1 && d.done == 1 && d.released == 1, "no second answer");
+  CHECK(b.done == 1 && b.status == EL_HERR_NONE && outputs_ok(&b), "b got its result");
+  for (int k = 0; k < 20; k++) uv_run(&c.loop, UV_RUN_NOWAIT), usleep(500);
+  CHECK(f->batches == 1, "e's queued sequence and d never ran (%d batches)", f->batches);
+  CHECK(el__sched_depth(c.s) == 0 && el__sched_idle(c.s), "depth 0 and idle");
   close_loop(&c);
   free(f);
 }
@@ -327,12 +397,8 @@ static int job_gone(el__job *j) {
 
 static void test_gone_and_tokens(void) {
   tctx c = {0};
-  uv_loop_init(&c.loop);
-  fake *f = fake_new(1000);
-  f->hold = 1;
-  el__sched_config cfg = {
-      .max_batch_tokens = 1000, .max_batch_size = 8, .max_queue = 10, .max_queue_tokens = 20};
-  c.s = el__sched_new(&c.loop, &cfg, (el__runner){fake_run, NULL, f});
+  fake *f = held_sched(&c, (el__sched_config){.max_batch_tokens = 1000, .max_batch_size = 8,
+                                              .max_queue = 10, .max_queue_tokens = 20});
   tjob a, b;
   make_job(&a, &c, 1, 1, 4, 0);
   make_job(&b, &c, 1, 2, 4, 10);
@@ -373,6 +439,7 @@ int main(void) {
   test_many();
   test_sharing_bound_drain();
   test_deadline();
+  test_deadline_in_batch();
   test_wait_and_long();
   return el_test_done();
 }

@@ -1,5 +1,8 @@
 /* Resume state files, settings JSON, metrics.jsonl reloading, the SVG plot,
- * the exact AUC and the CLI parsing helpers. */
+ * the exact AUC and the CLI parsing helpers; hand-written bad numbers in the
+ * settings a state file holds and in metrics.jsonl are refused naming the
+ * file and the key. */
+#include <cJSON.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,6 +11,7 @@
 #include "../test.h"
 #include "checkpoint.h"
 #include "cli_util.h"
+#include "json_num.h"
 #include "metrics_log.h"
 #include "pretrain_eval.h"
 #include "pretrain_opts.h"
@@ -128,7 +132,8 @@ static void test_opts_json(void) {
   o.time_limit = 5400;
   char *j = el__pt_opts_to_json(&o);
   el_error err = {0};
-  CHECK(j && el__pt_opts_from_json(j, &r, &err) == EL_OK, "settings JSON round trip: %s", err.msg);
+  CHECK(j && el__pt_opts_from_json(j, &r, "RUN/state/state.bin", &err) == EL_OK,
+        "settings JSON round trip: %s", err.msg);
   CHECK(r.n_inputs == 2 && !strcmp(r.inputs[1], "c\"d.txt") && !strcmp(r.vocab, "v.txt") &&
             r.cache == NULL && r.mlm == 1 && r.lr == 3.3e-4 && r.seed == 123456789012345 &&
             r.time_limit == 5400 && !strcmp(r.preset, "small") && r.batch_size == 128 &&
@@ -136,7 +141,8 @@ static void test_opts_json(void) {
         "every setting survives (doubles exactly)");
   el__pt_opts_free(&r);
   free(j);
-  CHECK(el__pt_opts_from_json("{\"input\": []}", &r, &err) == EL_EFORMAT && strstr(err.msg, "vocab"),
+  CHECK(el__pt_opts_from_json("{\"input\": []}", &r, "RUN/state/state.bin", &err) == EL_EFORMAT &&
+            strstr(err.msg, "vocab") && strstr(err.msg, "RUN/state/state.bin"),
         "a missing field is named: %s", err.msg);
   const el__preset *t = el__preset_find("tiny");
   CHECK(t && t->hidden == 128 && t->layers == 4 && t->heads == 2 && t->ffn == 512 &&
@@ -146,6 +152,175 @@ static void test_opts_json(void) {
   CHECK(b && b->hidden == 768 && b->heads == 12 && fabs(b->gen_size - 1.0 / 3) < 1e-12,
         "base preset with generator 1/3");
   CHECK(!el__preset_find("huge"), "unknown preset");
+}
+
+/* The bad values of every check below: each must be refused naming the key. */
+static const char *const BAD[] = {"1e300", "-1", "2.5", "\"x\"", NULL /* missing */};
+#define N_BAD ((int)(sizeof BAD / sizeof BAD[0]))
+
+/* json with key set to the raw JSON value bad (NULL: key removed); caller frees. */
+static char *with_value(const char *json, const char *key, const char *bad) {
+  cJSON *j = cJSON_Parse(json);
+  cJSON_DeleteItemFromObjectCaseSensitive(j, key);
+  if (bad) cJSON_AddItemToObject(j, key, cJSON_Parse(bad));
+  char *out = cJSON_PrintUnformatted(j);
+  cJSON_Delete(j);
+  return out;
+}
+
+/* The settings a state file holds, edited by hand: a count that is huge,
+ * negative, fractional, a string or missing is refused on resume (peek +
+ * el__pt_opts_from_json, as electra-train pretrain --resume reads them) with
+ * the state file and the key in the message; a valid file still resumes. */
+static void test_state_bad_settings(void) {
+  el_config d = tiny_cfg(), g;
+  el_error err = {0};
+  el__params p;
+  memset(&p, 0, sizeof p);
+  if (el__generator_config(&d, 0.5f, &g, &err) || el__params_new_pair(&p, &d, &g, &err)) {
+    CHECK(0, "params: %s", err.msg);
+    return;
+  }
+  el__pt_opts o, r;
+  el__pt_opts_defaults(&o, el__preset_find("tiny"));
+  char *in[1] = {"corpus.txt"};
+  o.inputs = in;
+  o.n_inputs = 1;
+  o.vocab = "vocab.txt";
+  o.out = "RUN";
+  o.planned_steps = 5000;
+  char *good = el__pt_opts_to_json(&o);
+  char dir[300], file[400];
+  snprintf(dir, sizeof dir, "%s/badstate", g_dir);
+  snprintf(file, sizeof file, "%s/state.bin", dir);
+  el__state s, t;
+  memset(&s, 0, sizeof s);
+  s.step = 10;
+  s.settings_json = good;
+  int rc = el__state_save(dir, &s, &p, &err) || el__state_peek(dir, &t, &err);
+  rc = rc || el__pt_opts_from_json(t.settings_json, &r, file, &err);
+  CHECK(!rc && r.seq_len == 128 && r.batch_size == 32 && r.planned_steps == 5000,
+        "a state file with valid settings resumes: %s", err.msg);
+  if (!rc) {
+    free(t.settings_json);
+    el__pt_opts_free(&r);
+  }
+  /* integer settings, the optional plan, a real setting and an optional real one */
+  const char *keys[] = {"seq_len", "batch_size", "seed", "max_steps", "threads", "planned_steps",
+                        "lr", "corruption_rate"};
+  int all = 1, n = 0;
+  char last[600] = "";
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+    for (int b = 0; b < N_BAD; b++) {
+      int optional = !strcmp(keys[k], "planned_steps") || !strcmp(keys[k], "corruption_rate");
+      if (!BAD[b] && optional) continue; /* absent: the value of runs saved before it */
+      char *bad = with_value(good, keys[k], BAD[b]);
+      s.settings_json = bad;
+      memset(&err, 0, sizeof err);
+      int ok = el__state_save(dir, &s, &p, &err) == EL_OK && el__state_peek(dir, &t, &err) == EL_OK;
+      int rr = ok ? el__pt_opts_from_json(t.settings_json, &r, file, &err) : -99;
+      if (ok) free(t.settings_json);
+      char quoted[64];
+      snprintf(quoted, sizeof quoted, "\"%s\"", keys[k]);
+      int named = rr == EL_EFORMAT && strstr(err.msg, quoted) && strstr(err.msg, file);
+      if (!named) {
+        all = 0;
+        printf("# %s = %s: rc %d, \"%s\"\n", keys[k], BAD[b] ? BAD[b] : "(missing)", rr, err.msg);
+      }
+      if (rr == EL_OK) el__pt_opts_free(&r);
+      snprintf(last, sizeof last, "%s", err.msg);
+      n++;
+      free(bad);
+    }
+  CHECK(all, "%d hand-edited settings (1e300, -1, 2.5, \"x\", missing in 8 keys) refused naming "
+        "the state file and the key, e.g. \"%s\"", n, last);
+  char *zero = with_value(good, "batch_size", "0");
+  CHECK(el__pt_opts_from_json(zero, &r, file, &err) == EL_EFORMAT &&
+            strstr(err.msg, "\"batch_size\" must be an integer from 1 to 65536, got 0"),
+        "out of its option's range: %s", err.msg);
+  free(zero);
+  char *old = with_value(good, "planned_steps", NULL);
+  CHECK(el__pt_opts_from_json(old, &r, file, &err) == EL_OK && r.planned_steps == 0,
+        "settings saved before the plan existed still read (no planned_steps)");
+  el__pt_opts_free(&r);
+  free(old);
+  free(good);
+  el__params_free(&p);
+  el__config_free(&g);
+}
+
+/* metrics.jsonl edited by hand: a step or count that is huge, negative,
+ * fractional, a string or (step) missing is refused naming the file, the
+ * line and the key; a torn last line (a killed run) is dropped as before. */
+static void test_metrics_bad_numbers(void) {
+  char path[300];
+  snprintf(path, sizeof path, "%s/bad_metrics.jsonl", g_dir);
+  const char *good = "{\"kind\":\"train\",\"step\":10,\"tokens\":640,\"loss\":3.5}\n";
+  const char *keys[] = {"step", "tokens", "epoch", "planned_steps"};
+  int all = 1, n = 0;
+  char last[600] = "";
+  for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++)
+    for (int b = 0; b < N_BAD; b++) {
+      if (!BAD[b] && strcmp(keys[k], "step")) continue; /* counts are optional */
+      char *row = with_value("{\"kind\":\"train\",\"step\":20,\"loss\":3}", keys[k], BAD[b]);
+      FILE *f = fopen(path, "wb");
+      fprintf(f, "%s%s\n", good, row);
+      fclose(f);
+      el__mlog m;
+      el_error err = {0};
+      int rc = el__mlog_open(&m, path, 100, &err);
+      if (rc == EL_OK) el__mlog_close(&m);
+      char quoted[64], line[400];
+      snprintf(quoted, sizeof quoted, "\"%s\"", keys[k]);
+      snprintf(line, sizeof line, "%s line 2", path);
+      if (!(rc == EL_EFORMAT && strstr(err.msg, quoted) && strstr(err.msg, line))) {
+        all = 0;
+        printf("# %s = %s: rc %d, \"%s\"\n", keys[k], BAD[b] ? BAD[b] : "(missing)", rc, err.msg);
+      }
+      snprintf(last, sizeof last, "%s", err.msg);
+      n++;
+      free(row);
+    }
+  CHECK(all, "%d hand-edited metrics rows (1e300, -1, 2.5, \"x\", missing) refused naming the "
+        "file, line and key, e.g. \"%s\"", n, last);
+  FILE *f = fopen(path, "wb");
+  fprintf(f, "%s{\"kind\":\"val\",\"step\":10,\"disc_auc\":null}\n{\"kind\":\"train\",\"st", good);
+  fclose(f);
+  el__mlog m;
+  el_error err = {0};
+  CHECK(el__mlog_open(&m, path, 100, &err) == EL_OK && m.n == 2 && m.rows[0].step == 10 &&
+            m.rows[0].v[EL_MF_TOKENS] == 640 && isnan(m.rows[1].v[EL_MF_DISC_AUC]),
+        "a torn last line (killed run) is dropped, the rows before it kept: %s", err.msg);
+  el__mlog_close(&m);
+}
+
+/* The helper itself: ranges, integrality, what the message says. */
+static void test_json_num(void) {
+  cJSON *j =
+      cJSON_Parse("{\"a\": 5, \"b\": 9007199254740994, \"c\": true, \"d\": [1], \"e\": 1e-3}");
+  el_error err = {0};
+  int64_t v = -7;
+  double x = -7;
+  CHECK(el__json_int(j, "a", EL_JN_REQUIRED, 0, 10, &v, "F", &err) == EL_OK && v == 5,
+        "5 in [0, 10]");
+  v = -7;
+  CHECK(el__json_int(j, "zz", 0, 0, 10, &v, "F", &err) == EL_OK && v == -7,
+        "optional and absent: untouched");
+  CHECK(el__json_int(j, "b", 0, 0, 9007199254740992LL, &v, "F", &err) == EL_EFORMAT,
+        "past 2^53 refused: %s", err.msg);
+  CHECK(el__json_int(j, "c", 0, 0, 10, &v, "F", &err) == EL_EFORMAT && strstr(err.msg, "got true"),
+        "a boolean: %s", err.msg);
+  CHECK(el__json_int(j, "d", 0, 0, 10, &v, "F", &err) == EL_EFORMAT && strstr(err.msg, "an array"),
+        "an array: %s", err.msg);
+  CHECK(el__json_num(j, "e", EL_JN_REQUIRED, 0, 1, &x, "F", &err) == EL_OK && x == 1e-3,
+        "a real in range");
+  CHECK(el__json_int(j, "e", 0, 0, 1, &v, "F", &err) == EL_EFORMAT &&
+            !strcmp(err.msg, "F: \"e\" must be an integer from 0 to 1, got 0.001"),
+        "the message: %s", err.msg);
+  CHECK(el__json_int(j, "zz", EL_JN_REQUIRED, 0, 1, &v, "F", &err) == EL_EFORMAT &&
+            !strcmp(err.msg, "F: \"zz\" is missing"),
+        "required and absent: %s", err.msg);
+  cJSON_Delete(j);
 }
 
 static void test_metrics_and_svg(void) {
@@ -296,6 +471,9 @@ int main(void) {
   test_state();
   test_opts_json();
   test_metrics_and_svg();
+  test_json_num();
+  test_state_bad_settings();
+  test_metrics_bad_numbers();
   test_auc();
   test_cli();
   char cmd[600];

@@ -128,7 +128,7 @@ int main(void) {
   el__params p;
   memset(&p, 0, sizeof p);
   int ok = el__state_peek(sdir, &st, &err) == EL_OK &&
-           el__pt_opts_from_json(st.settings_json, &o, &err) == EL_OK;
+           el__pt_opts_from_json(st.settings_json, &o, sdir, &err) == EL_OK;
   free(st.settings_json);
   el_config d0, g0;
   ok = ok && el__pt_model_config(&o, dc->vocab_size, 0, 1, &d0, &err) == EL_OK &&

@@ -169,7 +169,29 @@ static void squad_tests(void) {
             !s.q[0].answers[0].ok && s.q[0].train_answer == 3 && s.n_bad_answers == 3,
         "answer_start outside int: no offset, not trained on (%d, %d, %d)",
         s.q[0].answers[0].start, s.q[0].answers[1].start, s.q[0].answers[2].start);
+  CHECK(strstr(s.first_skip, "sq_big.json") && strstr(s.first_skip, "\"answer_start\" must be an "
+                                                       "integer from 0 to 2147483647, got 1e+300"),
+        "the first one is described naming the file and the key: %s", s.first_skip);
   el__squad_free(&s);
+  /* hand-written bad offsets: each is no offset, the message names the key */
+  const char *bad[] = {"1e300", "-1", "2.5", "\"x\"", NULL};
+  int all = 1;
+  for (int b = 0; b < 5; b++) {
+    char json[400];
+    snprintf(json, sizeof json,
+             "{\"data\":[{\"paragraphs\":[{\"context\":\"abc\",\"qas\":[{\"id\":\"x\","
+             "\"question\":\"q\",\"answers\":[{\"text\":\"a\"%s%s}]}]}]}]}",
+             bad[b] ? ",\"answer_start\":" : "", bad[b] ? bad[b] : "");
+    p = put("sq_start.json", json);
+    int rc = el__squad_read(p, &s, &err);
+    int good = rc == 0 && s.q[0].n_answers == 1 && s.q[0].answers[0].start == -1 &&
+               s.q[0].train_answer == -1 && strstr(s.first_skip, "sq_start.json") &&
+               strstr(s.first_skip, "\"answer_start\"");
+    if (!good) printf("# answer_start %s: rc %d, %s\n", bad[b] ? bad[b] : "(missing)", rc, s.first_skip);
+    all = all && good;
+    if (rc == 0) el__squad_free(&s);
+  }
+  CHECK(all, "answer_start 1e300, -1, 2.5, \"x\" or missing: no offset, described naming the key");
   p = put("sq_bad.json", "{\"data\": [\n{\"paragraphs\": [}\n]}");
   CHECK(el__squad_read(p, &s, &err) == EL_EFORMAT && strstr(err.msg, "sq_bad.json:2:"),
         "invalid JSON names file and line: %s", err.msg);
