@@ -11,7 +11,8 @@
 /* An exception list (verb.exc / noun.exc): pairs (form, lemma) of word ids,
  * chained per form and per lemma in file order. */
 typedef struct el__lexc {
-  int n, cap;
+  int n;
+  size_t cap_form, cap_lemma;
   int *form, *lemma, *next_by_form, *next_by_lemma;
   int *head_form, *head_lemma; /* [number of words] first pair, -1 none */
 } el__lexc;

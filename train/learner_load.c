@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "learner_internal.h"
+#include "trainer_api.h"
 
 #define DEFAULT_DIR "/usr/share/wordnet"
 
@@ -109,15 +110,10 @@ static int load_index(el__learner *l, const char *dir, const char *name, int fla
 }
 
 static int exc_push(el__lexc *x, int form, int lemma) {
-  if (x->n == x->cap) {
-    int cap = x->cap ? 2 * x->cap : 2048;
-    int *a = realloc(x->form, (size_t)cap * sizeof *a);
-    if (!a) return -1;
-    x->form = a;
-    if (!(a = realloc(x->lemma, (size_t)cap * sizeof *a))) return -1;
-    x->lemma = a;
-    x->cap = cap;
-  }
+  const size_t need = (size_t)x->n + 1;
+  if (el__grow((void **)&x->form, &x->cap_form, need, sizeof *x->form) ||
+      el__grow((void **)&x->lemma, &x->cap_lemma, need, sizeof *x->lemma))
+    return -1;
   x->form[x->n] = form;
   x->lemma[x->n] = lemma;
   x->n++;
