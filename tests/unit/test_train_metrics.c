@@ -99,7 +99,7 @@ int main(void) {
   CHECK_NEAR(el__ged_best_threshold(pu, gu, 7, 0, 0.2), 0.3, 1e-6, 0,
              "ged threshold near the best: the lowest within the fraction");
   CHECK_NEAR(el__ged_best_threshold(pu, gu, 7, 0, 0.1), 0.75, 1e-6, 0,
-             "ged threshold near the best: none lower within 10 %, the best itself");
+             "ged threshold near the best: none lower within a tenth, the best itself");
 
   /* SQuAD normalization: lower, ASCII punctuation out, a/an/the out, spaces */
   check_norm("The  Quick, brown fox!", "quick brown fox");
