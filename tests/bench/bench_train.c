@@ -6,7 +6,13 @@
  * (all sequences full length, vocab 30522), 19 selected positions per
  * sequence (mask_prob 0.15, 85 % [MASK]), dropout 0.1 on. Random ids: the
  * cost of a step does not depend on the text. Prints one JSON line with
- * tokens/s over the timed steps (after 2 untimed ones) and peak RSS. */
+ * tokens/s over the timed steps (after 2 untimed ones) and peak RSS, and the
+ * step's floor: its matrix-product FLOPs (forward x 3: each product's
+ * backward is two products of the same size) over OpenBLAS's SGEMM rate on
+ * the step's largest shape at the same thread count -- no implementation
+ * that multiplies through that SGEMM can take less time. */
+#include <cblas.h>
+#undef I /* complex.h (pulled in by cblas.h) defines I */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +50,38 @@ static el_config preset(const char *name) {
     c.hidden_size = 128, c.num_layers = 4, c.num_heads = 2, c.intermediate_size = 512;
   }
   return c;
+}
+
+/* Forward matrix-product FLOPs of one model over B x S tokens, NSEL
+ * selected positions per sequence for the MLM head (multiply-add = 2). */
+static double model_flops(const el_config *c) {
+  const double H = c->hidden_size, E = c->embedding_size, F = c->intermediate_size;
+  const double tokens = (double)B * S, sel = (double)B * NSEL;
+  double layer = 2.0 * (4.0 * H * H + 2.0 * H * F) + 4.0 * S * H; /* dense + QK^T, PV */
+  double f = tokens * (c->num_layers * layer + (E != H ? 2.0 * E * H : 0.0));
+  if (c->arch == EL_ARCH_MASKED_LM)
+    f += sel * (2.0 * H * E + 2.0 * E * V); /* head dense, tied output over the vocabulary */
+  else
+    f += tokens * (2.0 * H * H + 2.0 * H); /* discriminator head */
+  return f;
+}
+
+/* Best GFLOP/s of OpenBLAS SGEMM on M x N x K (A [M,K] times B^T), ~1 s. */
+static double sgemm_gflops(int M, int N, int K) {
+  float *a = malloc(sizeof(float) * (size_t)M * K), *b = malloc(sizeof(float) * (size_t)N * K);
+  float *c = malloc(sizeof(float) * (size_t)M * N);
+  if (!a || !b || !c) return 0.0;
+  for (size_t i = 0; i < (size_t)M * K; i++) a[i] = (float)(i % 7) * 0.1f;
+  for (size_t i = 0; i < (size_t)N * K; i++) b[i] = (float)(i % 5) * 0.1f;
+  double best = 1e30, start = now();
+  for (int it = 0; it < 3 || now() - start < 1.0; it++) {
+    double t0 = now();
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, a, K, b, K, 0, c, N);
+    double t = now() - t0;
+    if (it > 0 && t < best) best = t;
+  }
+  free(a), free(b), free(c);
+  return 2.0 * M * N * K / best / 1e9;
 }
 
 int main(int argc, char **argv) {
@@ -108,13 +146,18 @@ int main(int argc, char **argv) {
     loss = res.loss;
   }
   double dt = now() - t0;
+  const double gflop = 3.0 * (model_flops(&d) + model_flops(&g)) / 1e9;
+  const double rate = sgemm_gflops(B * S, d.intermediate_size, d.hidden_size);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf("{\"impl\": \"electra.c\", \"preset\": \"%s\", \"threads\": %d, \"steps\": %d, "
          "\"ms_per_step\": %.1f, \"tokens_per_s\": %.0f, \"peak_rss_mb\": %.1f, "
-         "\"params\": %zu, \"activation_mb\": %.1f, \"loss_first\": %.4f, \"loss_last\": %.4f}\n",
+         "\"params\": %zu, \"activation_mb\": %.1f, \"loss_first\": %.4f, \"loss_last\": %.4f, "
+         "\"gflop_per_step\": %.1f, \"sgemm_gflops\": %.1f, \"floor_ms\": %.1f, "
+         "\"gflops\": %.1f}\n",
          name, threads, steps, 1e3 * dt / steps, (double)B * S * steps / dt,
-         ru.ru_maxrss / 1024.0, p.numel, el__electra_bytes(e) / 1048576.0, loss0, loss);
+         ru.ru_maxrss / 1024.0, p.numel, el__electra_bytes(e) / 1048576.0, loss0, loss, gflop,
+         rate, rate > 0 ? 1e3 * gflop / rate : 0.0, gflop * steps / dt);
   el__electra_free(e);
   el__params_free(&p);
   return 0;

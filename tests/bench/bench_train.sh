@@ -4,6 +4,8 @@
 # tests/bench/bench_train.py (the same step in PyTorch eager: same shapes,
 # same objective, same optimizer work), in the same run, same thread count.
 # Prints tokens/s, ms/step, the speed ratio and each process's peak RSS.
+# And the floor of a step: its matrix-product FLOPs at OpenBLAS's SGEMM rate
+# (bench_train.c), beside the time a 3x-PyTorch target would need.
 #
 # Both sides use the same OpenBLAS (PyTorch's Linear calls it too). OpenBLAS
 # 0.3.21 may not know the CPU (e.g. Zen 5 is run with Haswell AVX2 kernels);
@@ -55,6 +57,10 @@ run_table() { # label, env...
       echo "$preset pytorch: skipped (no torch for $PYTHON)"
     fi
     echo "#   load average $l0 -> $l1; $c"
+    local fl; fl=$(field "$c" floor_ms)
+    if [ -n "$p" ]; then
+      echo "#   floor: $(field "$c" gflop_per_step) GFLOP of matrix products per step at OpenBLAS's $(field "$c" sgemm_gflops) GFLOP/s = $fl ms; 3x PyTorch would need $(awk -v m="$(field "$p" ms_per_step)" 'BEGIN{printf "%.1f", m / 3}') ms"
+    fi
     [ -n "$p" ] && echo "#   $p"
   done
 }
