@@ -2,6 +2,7 @@
  * Absent fields take HF ElectraConfig defaults; present fields must have the
  * right JSON type. Only what the engine can run is accepted: erf GELU,
  * absolute positions, an encoder (not a decoder), a tied generator head. */
+#include <float.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -50,6 +51,10 @@ static int get_float(const reader *r, const char *name, float def, float *out) {
   }
   if (!cJSON_IsNumber(v))
     return el_error_set(r->err, EL_EFORMAT, "%s: field \"%s\" must be a number", r->path, name);
+  /* converting a double beyond float's range is undefined behaviour in C */
+  if (!(fabs(v->valuedouble) <= FLT_MAX))
+    return el_error_set(r->err, EL_EFORMAT, "%s: field \"%s\" is out of range for a float (%g)",
+                        r->path, name, v->valuedouble);
   *out = (float)v->valuedouble;
   return EL_OK;
 }

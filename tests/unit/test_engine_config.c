@@ -249,6 +249,11 @@ static void test_config_json(void) {
              "string hidden_size");
   expect_cfg("{" ARCH_PT ",\"hidden_size\":25.5}", EL_EFORMAT, "hidden_size", NULL,
              "fractional hidden_size");
+  /* a double beyond float's range: refused by name, never converted (UB in C) */
+  expect_cfg("{" ARCH_PT ",\"layer_norm_eps\":1e300}", EL_EFORMAT, "layer_norm_eps",
+             "range", "layer_norm_eps beyond float");
+  expect_cfg("{" ARCH_PT ",\"hidden_dropout_prob\":-1e39}", EL_EFORMAT, "hidden_dropout_prob",
+             "range", "dropout beyond float");
   expect_cfg("{" ARCH_PT ",\"hidden_size\":0}", EL_ESHAPE, "hidden_size", "found 0",
              "hidden_size 0");
   expect_cfg("{" ARCH_PT ",\"num_hidden_layers\":-2}", EL_ESHAPE, "num_hidden_layers",
