@@ -73,7 +73,20 @@ def _kill_leftovers():
         if srv.proc and srv.proc.poll() is None:
             srv.proc.kill()
             srv.proc.wait()
-SANITIZED = "asan" in BUILD or "san" in os.environ.get("SANITIZE", "")
+def _links_sanitizer(path):
+    """Whether the binary was built with -fsanitize=address/undefined: its
+    dynamic section names GCC's runtime libraries (libasan, libubsan)."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError:
+        return False
+    return b"libasan.so" in data or b"libubsan.so" in data
+
+
+# any BUILD directory name: the server binary itself says whether it is sanitized
+SANITIZED = ("asan" in BUILD or "san" in os.environ.get("SANITIZE", "") or
+             _links_sanitizer(BIN))
 
 
 def done():
