@@ -356,10 +356,11 @@ static int start_inference(el__server *s, const el__srv_options *opt) {
   s->runner = el__runner_new(opt->threads);
   /* the e2e tests' slow batch (srv_runner.h); never set in production */
   const char *delay = getenv("EL_TEST_BATCH_US_PER_TOKEN");
-  if (s->runner && delay && atol(delay) > 0) {
-    el__runner_test_delay(s->runner, atol(delay));
+  const long us = delay ? atol(delay) : 0;
+  if (s->runner && us > 0) {
+    el__runner_test_delay(s->runner, us);
     el__log("warn", "test hook EL_TEST_BATCH_US_PER_TOKEN=%ld: every batch sleeps %ld us per "
-            "token", atol(delay), atol(delay));
+            "token", us, us);
   }
   el__sched_config sc = {opt->max_batch_tokens, opt->max_batch_size, opt->max_wait_us,
                          opt->max_queue, opt->max_queue_tokens};

@@ -56,13 +56,9 @@ static el_opt opts[] = {
     {"--val-examples", EL_OPT_INT, &a_val_examples, 0, 1e9, "N", "at most N held-out examples (512)", 0},
     {"--cache", EL_OPT_STR, &a_cache, 0, 0, "PATH", "token cache file, reused when it matches (RUN/cache/tokens.bin)", 0},
 };
-
-const el_opt *el__pt_cli_option(const char *name) {
-  for (size_t i = 0; i < sizeof opts / sizeof opts[0] && opts[i].name; i++)
-    if (!strcmp(opts[i].name, name)) return &opts[i];
-  return NULL;
-}
 #define N_OPTS ((int)(sizeof opts / sizeof opts[0]))
+
+const el_opt *el__pt_cli_option(const char *name) { return el__cli_find(opts, N_OPTS, name); }
 
 static void usage(FILE *f) {
   fprintf(f,

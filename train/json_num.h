@@ -11,6 +11,10 @@
 #include <stdint.h>
 #include "electra/error.h"
 
+/* 2^53: the largest bound for an integer a double holds exactly, for counts
+ * and steps with no smaller natural limit. */
+#define EL__JN_MAX_EXACT 9007199254740992LL
+
 enum {
   EL_JN_REQUIRED = 1, /* absent is an error (else: EL_OK, *out untouched) */
   EL_JN_INTEGER = 2   /* the value must be integral */

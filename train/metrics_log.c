@@ -59,7 +59,7 @@ static int parse_row(const char *line, el__mrow *r, const char *where, el_error 
     rc = el_error_set(err, EL_EFORMAT, "%s: \"kind\" is missing or not a string", where);
   if (!rc) {
     r->val = !strcmp(kind->valuestring, "val");
-    rc = el__json_int(j, "step", EL_JN_REQUIRED, 0, 9007199254740992LL, &r->step, where, err);
+    rc = el__json_int(j, "step", EL_JN_REQUIRED, 0, EL__JN_MAX_EXACT, &r->step, where, err);
   }
   for (int i = 0; i < EL_MF_COUNT && !rc; i++) {
     const cJSON *x = cJSON_GetObjectItemCaseSensitive(j, NAMES[i]);
@@ -70,7 +70,7 @@ static int parse_row(const char *line, el__mrow *r, const char *where, el_error 
       continue;
     }
     if (count_field(i))
-      rc = el__json_num(j, NAMES[i], EL_JN_INTEGER, 0, 9007199254740992.0, &v, where, err);
+      rc = el__json_num(j, NAMES[i], EL_JN_INTEGER, 0, (double)EL__JN_MAX_EXACT, &v, where, err);
     else
       rc = el__json_num(j, NAMES[i], 0, -HUGE_VAL, HUGE_VAL, &v, where, err);
     if (!rc) el__mrow_set(r, (el__mfield)i, v);

@@ -209,7 +209,7 @@ static int read_plan_fields(const cJSON *j, el__pt_opts *o, const char *where, e
     return el_error_set(err, EL_EFORMAT, "%s: \"warmup_auto\" is not true/false", where);
   o->warmup_auto = cJSON_IsTrue(wa);
   int64_t ps = 0;
-  int rc = el__json_int(j, "planned_steps", 0, 0, 9007199254740992LL, &ps, where, err);
+  int rc = el__json_int(j, "planned_steps", 0, 0, EL__JN_MAX_EXACT, &ps, where, err);
   o->planned_steps = (long)ps;
   return rc;
 }

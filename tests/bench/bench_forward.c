@@ -25,8 +25,6 @@
  * GFLOP counts multiply-adds of every matrix product as 2 FLOPs (projection,
  * Q/K/V/output, FFN, attention scores and context per sequence, discriminator
  * head), on real tokens only. */
-#include <cblas.h>
-#undef I /* complex.h (pulled in by cblas.h) defines I */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,12 +32,7 @@
 #include <time.h>
 #include "electra/engine.h"
 #include "electra/model.h"
-
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return t.tv_sec + t.tv_nsec * 1e-9;
-}
+#include "bench_util.h"
 
 static long status_kb(const char *key) {
   FILE *f = fopen("/proc/self/status", "r");
@@ -66,30 +59,16 @@ static int cmp_double(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+/* The encoder's and the discriminator head's (dense H x H, then H -> 1). */
 static double flops(const el_config *c, const int *len, int n) {
-  const double H = c->hidden_size, E = c->embedding_size, I = c->intermediate_size;
-  double T = 0, att = 0;
-  for (int s = 0; s < n; s++) T += len[s], att += 4.0 * H * len[s] * len[s];
-  double per_tok = c->num_layers * (8.0 * H * H + 4.0 * H * I) + 2.0 * H * H + 2.0 * H;
-  if (E != H) per_tok += 2.0 * E * H;
-  return T * per_tok + c->num_layers * att;
+  double T = 0;
+  for (int s = 0; s < n; s++) T += len[s];
+  const double H = c->hidden_size;
+  return bench_encoder_flops(c, len, n) + T * (2.0 * H * H + 2.0 * H);
 }
 
 static void bench_sgemm(int M, int N, int K, double seconds) {
-  float *a = malloc(sizeof(float) * (size_t)M * K), *b = malloc(sizeof(float) * (size_t)N * K);
-  float *c = malloc(sizeof(float) * (size_t)M * N);
-  for (size_t i = 0; i < (size_t)M * K; i++) a[i] = (float)(i % 7) * 0.1f;
-  for (size_t i = 0; i < (size_t)N * K; i++) b[i] = (float)(i % 5) * 0.1f;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, a, K, b, K, 0, c, N);
-  double best = 1e30, start = now();
-  do {
-    double t0 = now();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, a, K, b, K, 0, c, N);
-    double t = now() - t0;
-    best = t < best ? t : best;
-  } while (now() - start < seconds);
-  printf("sgemm %d %d %d %.1f\n", M, N, K, 2.0 * M * N * K / best / 1e9);
-  free(a), free(b), free(c);
+  printf("sgemm %d %d %d %.1f\n", M, N, K, bench_sgemm_gflops(M, N, K, seconds));
 }
 
 /* The inputs of one case: --ids (int32 file) when given, else the LCG ids. */
@@ -151,16 +130,16 @@ static int bench_case(el_model *const *m, int n_m, const bench_io *io, const cha
       dump_probs(io, name, prob, T);
   for (int round = 0; round < rounds && !rc; round++)
     for (int d = 0; d < n_m; d++) {
-      double t_start = now();
+      double t_start = bench_now();
       int k = 0;
       do {
-        double t0 = now(), c0 = cpu_now();
+        double t0 = bench_now(), c0 = cpu_now();
         el_run_replaced(m[d], ws[d], &b, prob, &err);
         double used = cpu_now() - c0;
-        if (it[d] < MAXT) times[d * MAXT + it[d]++] = now() - t0;
+        if (it[d] < MAXT) times[d * MAXT + it[d]++] = bench_now() - t0;
         cpu_best[d] = used < cpu_best[d] ? used : cpu_best[d];
         k++;
-      } while (now() - t_start < seconds / rounds || k < 2);
+      } while (bench_now() - t_start < seconds / rounds || k < 2);
     }
   for (int d = 0; d < n_m && !rc; d++) {
     double *td = times + d * MAXT;

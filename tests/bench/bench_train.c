@@ -11,8 +11,6 @@
  * backward is two products of the same size) over OpenBLAS's SGEMM rate on
  * the step's largest shape at the same thread count -- no implementation
  * that multiplies through that SGEMM can take less time. */
-#include <cblas.h>
-#undef I /* complex.h (pulled in by cblas.h) defines I */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,14 +21,9 @@
 #include "objective.h"
 #include "optim.h"
 #include "params.h"
+#include "bench_util.h"
 
 enum { B = 32, S = 128, NSEL = 19, V = 30522 };
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static el_config preset(const char *name) {
   el_config c;
@@ -52,36 +45,19 @@ static el_config preset(const char *name) {
   return c;
 }
 
-/* Forward matrix-product FLOPs of one model over B x S tokens, NSEL
- * selected positions per sequence for the MLM head (multiply-add = 2). */
+/* Forward matrix-product FLOPs of one model over B x S tokens (its
+ * encoder, bench_util.h) and its head: the generator's MLM head at the NSEL
+ * selected positions per sequence, the discriminator's on every token. */
 static double model_flops(const el_config *c) {
-  const double H = c->hidden_size, E = c->embedding_size, F = c->intermediate_size;
-  const double tokens = (double)B * S, sel = (double)B * NSEL;
-  double layer = 2.0 * (4.0 * H * H + 2.0 * H * F) + 4.0 * S * H; /* dense + QK^T, PV */
-  double f = tokens * (c->num_layers * layer + (E != H ? 2.0 * E * H : 0.0));
+  static int len[B];
+  for (int s = 0; s < B; s++) len[s] = S;
+  const double H = c->hidden_size, E = c->embedding_size;
+  double f = bench_encoder_flops(c, len, B);
   if (c->arch == EL_ARCH_MASKED_LM)
-    f += sel * (2.0 * H * E + 2.0 * E * V); /* head dense, tied output over the vocabulary */
+    f += (double)B * NSEL * (2.0 * H * E + 2.0 * E * V); /* head dense, tied output */
   else
-    f += tokens * (2.0 * H * H + 2.0 * H); /* discriminator head */
+    f += (double)B * S * (2.0 * H * H + 2.0 * H);
   return f;
-}
-
-/* Best GFLOP/s of OpenBLAS SGEMM on M x N x K (A [M,K] times B^T), ~1 s. */
-static double sgemm_gflops(int M, int N, int K) {
-  float *a = malloc(sizeof(float) * (size_t)M * K), *b = malloc(sizeof(float) * (size_t)N * K);
-  float *c = malloc(sizeof(float) * (size_t)M * N);
-  if (!a || !b || !c) return 0.0;
-  for (size_t i = 0; i < (size_t)M * K; i++) a[i] = (float)(i % 7) * 0.1f;
-  for (size_t i = 0; i < (size_t)N * K; i++) b[i] = (float)(i % 5) * 0.1f;
-  double best = 1e30, start = now();
-  for (int it = 0; it < 3 || now() - start < 1.0; it++) {
-    double t0 = now();
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, M, N, K, 1, a, K, b, K, 0, c, N);
-    double t = now() - t0;
-    if (it > 0 && t < best) best = t;
-  }
-  free(a), free(b), free(c);
-  return 2.0 * M * N * K / best / 1e9;
 }
 
 int main(int argc, char **argv) {
@@ -121,7 +97,7 @@ int main(int argc, char **argv) {
   if (sampler && !strcmp(sampler, "cdf")) o.sampler = EL_SAMPLE_CDF;
   double t0 = 0.0, loss0 = 0.0, loss = 0.0;
   for (int it = 0; it < steps + 2; it++) {
-    if (it == 2) t0 = now();
+    if (it == 2) t0 = bench_now();
     /* a fresh masking decision each step: 19 distinct positions in 1..126 */
     for (int s = 0; s < B; s++) {
       int chosen[S] = {0};
@@ -145,9 +121,9 @@ int main(int argc, char **argv) {
     if (it == 0) loss0 = res.loss;
     loss = res.loss;
   }
-  double dt = now() - t0;
+  double dt = bench_now() - t0;
   const double gflop = 3.0 * (model_flops(&d) + model_flops(&g)) / 1e9;
-  const double rate = sgemm_gflops(B * S, d.intermediate_size, d.hidden_size);
+  const double rate = bench_sgemm_gflops(B * S, d.intermediate_size, d.hidden_size, 1.0);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
   printf("{\"impl\": \"electra.c\", \"preset\": \"%s\", \"threads\": %d, \"steps\": %d, "
