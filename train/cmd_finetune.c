@@ -93,7 +93,7 @@ typedef struct ft_args {
   int random_init;
   el_strlist synth;
   long synth_n, synth_dev;
-  double synth_rate, synth_coverage, synth_word_share;
+  double synth_rate, synth_coverage, synth_word_share, synth_third;
   const char *synth_mix;
 } ft_args;
 
@@ -148,7 +148,7 @@ static void fill_opts(el__ft_opts *o, const ft_args *a, const el__task *t, int r
   o->ged_rule = (el_score_rule)rule_id;
   o->synth = (el__synth_opts){a->synth.v, a->synth.n, a->synth_n, a->dev ? 0 : a->synth_dev,
                               a->synth_rate, 0, NULL, 0, a->synth_mix, a->synth_coverage, NULL,
-                              a->synth_word_share};
+                              a->synth_word_share, a->synth_third};
   o->task = t;
   o->train = a->train;
   o->dev = a->dev;
@@ -244,7 +244,8 @@ static int run_ranks(const el__ft_opts *o) {
 int el__cmd_finetune(int argc, char **argv) {
   ft_args a = {.epochs = 3, .batch = 32, .accumulate = 1, .max_len = 128, .stride = 128, .max_query = 64,
                .log_every = 50, .lr = 3e-4, .decay = 0.8, .warmup = 0.1, .wd = 0.01,
-               .rule = "max", .synth_n = 200000, .synth_dev = 5000, .synth_rate = 0.12};
+               .rule = "max", .synth_n = 200000, .synth_dev = 5000, .synth_rate = 0.12,
+               .synth_third = EL__SYNTH_THIRD_PERSON};
   el_opt opts[] = {
       {"--task", EL_OPT_STR, &a.task, 0, 0, "TASK", "task (see above); required", 0},
       {"--train", EL_OPT_STR, &a.train, 0, 0, "FILE", "training file; required", 0},
@@ -301,6 +302,9 @@ int el__cmd_finetune(int argc, char **argv) {
       {"--synthetic-max-word-share", EL_OPT_FLOAT, &a.synth_word_share, 0.01, 1, "X",
        "ged: at most this share of a word's occurrences are made errors, so no word is suspect "
        "by itself (0.08; FCE: 6 % of \"was\", 10 % of commas)", 0},
+      {"--synthetic-third-person", EL_OPT_FLOAT, &a.synth_third, 0, 1, "X",
+       "ged: share of sentence copies whose \"I/you/we/they + verb\" becomes \"he/she/it + verb-s\" "
+       "before errors are added, so agreement errors go both ways (0.5; 0 = none)", 0},
   };
   g_opts = opts;
   g_nopts = (int)(sizeof opts / sizeof opts[0]);

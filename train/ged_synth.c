@@ -6,7 +6,7 @@
 #include "data_sentences.h"
 #include "data_strmap.h"
 #include "ged_synth.h"
-#include "learner.h"
+#include "learner_internal.h" /* el__lr_unif: the draws of learner.h */
 #include "text_variants.h"
 
 #define TRIES 4 /* corruptions drawn per sentence before it stays clean */
@@ -68,6 +68,22 @@ static void variant_view(const el__variants *v, const el__ged_sentence *s, long 
   *view = *s;
   view->n = el__variants_apply(v, (const char *const *)s->words, s->n, flags, &rng, words, buf);
   view->words = (char **)words;
+}
+
+/* With probability o->third_person, *view made third person
+ * (el__learner_third_person) in tp's storage. */
+static int third_person_view(const el__learner *l, const el__synth_opts *o, long k,
+                             el__learner_out *tp, el__ged_sentence *view, el_error *err) {
+  if (o->third_person <= 0) return EL_OK;
+  uint64_t rng = o->seed * 0x8CB92BA72F3D8DD7ull + (uint64_t)k * 0xC2B2AE3D27D4EB4Full + 5;
+  if (el__lr_unif(&rng) >= o->third_person) return EL_OK;
+  int changed = 0;
+  int rc = el__learner_third_person(l, (const char *const *)view->words, view->n, &rng, tp,
+                                    &changed, err);
+  if (rc || !changed) return rc;
+  view->words = tp->words;
+  view->n = tp->n;
+  return EL_OK;
 }
 
 /* Copies a sentence into the GED data (words owned by d). */
@@ -172,7 +188,7 @@ int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_dat
   el__variants *var = NULL;
   const char **vwords = NULL;
   char *vbuf = NULL;
-  el__learner_out c = {0};
+  el__learner_out c = {0}, tp = {0};
   word_counts wc = {0};
   unsigned char *repeated = NULL;
   int rc = el__sentences_read((const char *const *)o->paths, o->n_paths, o->sentences + n_dev,
@@ -207,6 +223,7 @@ int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_dat
     int to_dev = is_dev && (size_t)dev->n < dev->cap;
     el__ged_sentence view, *s = &view;
     variant_view(var, &clean.s[i], k, o->seed, vwords, vbuf, &view);
+    if ((rc = third_person_view(l, o, k, &tp, &view, err))) goto done;
     int ok;
     if ((rc = corrupt_one(l, &wc, s, k, o, &c, &ok, err))) goto done;
     el__ged_data *to = to_dev ? dev : train;
@@ -226,6 +243,7 @@ done:
   el__strmap_free(&wc.map);
   free(repeated);
   el__learner_sentence_free(&c);
+  el__learner_sentence_free(&tp);
   el__learner_free(l);
   el__variants_free(var);
   free(vwords);

@@ -23,6 +23,7 @@ typedef struct el__synth_opts {
                         * for, in (0, 1]; 0: el__learner_coverage of the mix */
   const char *dict_dir; /* word lists for British spellings (text_variants.h); NULL: Debian's */
   double max_word_share; /* of a word's occurrences that may be errors; 0: the default below */
+  double third_person;   /* share of copies rewritten to he/she/it (el__learner_third_person) */
 } el__synth_opts;
 
 /* At most this share of a word's occurrences in generated data are errors
@@ -30,6 +31,10 @@ typedef struct el__synth_opts {
  * 0.15 let "was", "a", "for" become suspect by themselves: make run's model
  * flagged 406 of FCE dev's "was" at its best threshold. */
 #define EL__SYNTH_MAX_WORD_SHARE 0.08
+
+/* Default share of copies made third person (el__synth_opts.third_person;
+ * measured in docs/RESULTS.md §1b). */
+#define EL__SYNTH_THIRD_PERSON 0.5
 
 /* The threshold calibrated on generated dev is the lowest whose F0.5 is
  * within 2 % of the best there (el__ged_best_threshold's near_best). The
@@ -57,6 +62,13 @@ typedef struct el__synth_opts {
  * Each copy of a clean sentence is first written another way with
  * probability 1/2 each (text_variants.h): British spellings, FCE's split
  * negative contractions ("do n't"), other names, so none reads as an error.
+ *
+ * With probability third_person a copy that has a plain subject and present
+ * verb ("I like", "you have") is then made third person ("she likes", "he
+ * has"): text written to a reader seldom has "she goes", so its agreement
+ * errors were nearly all "I likes"/"they eats", and a model learnt that an
+ * -s form is suspect wherever it stands ("eats" 0.52 after "He", 0.51 after
+ * "They" for make run's model, docs/RESULTS.md §1b).
  *
  * Calibration: the generator makes ~60 % of learners' error types (not
  * lexical choice, R:MORPH, ...), so recall on generated dev overstates recall

@@ -125,6 +125,18 @@ int el__learner_corrupt(const el__learner *l, const char *const *words, int n, d
 int el__learner_corrupt_family(const el__learner *l, const char *const *words, int n,
                                int family, uint64_t *rng, el__learner_out *out, el_error *err);
 
+/* The sentence with its first plain subject and present verb made third
+ * person singular, correct English and no error ("I like it." -> "She likes
+ * it.", "If you have time" -> "if he has time", a reflexive after them
+ * following: "we hurt ourselves" -> "he hurts himself"); *changed = 0 and
+ * the sentence as it was when it has none (questions such as "do you like"
+ * are left alone). The synthetic GED stage adds such copies because text
+ * written to a reader ("I", "you") seldom has "she goes", the form whose
+ * agreement error ("she go") learners make most (ged_synth.h). Output as
+ * el__learner_corrupt's, every label 0. */
+int el__learner_third_person(const el__learner *l, const char *const *words, int n,
+                             uint64_t *rng, el__learner_out *out, int *changed, el_error *err);
+
 /* --- word-level helpers, shared with the id-level corruption --- */
 
 #define EL__LWORD_MAX 48 /* longest word (bytes + NUL) the families rewrite */

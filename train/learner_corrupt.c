@@ -238,6 +238,16 @@ int el__learner_corrupt_family(const el__learner *l, const char *const *words, i
   return finish(&s, out, err);
 }
 
+int el__learner_third_person(const el__learner *l, const char *const *words, int n,
+                             uint64_t *rng, el__learner_out *out, int *changed, el_error *err) {
+  int rc = check_args(words, n, out, err);
+  if (rc) return rc;
+  el__lsent s;
+  if ((rc = start(l, words, n, 0, out, &s, err))) return rc;
+  *changed = el__lv_third_person(&s, rng);
+  return finish(&s, out, err);
+}
+
 void el__learner_sentence_free(el__learner_out *out) {
   free(out->words);
   free(out->labels);

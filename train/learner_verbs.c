@@ -176,3 +176,76 @@ int el__lf_noun_num(el__lsent *s, uint64_t *rng) {
   el__ls_replace(s, i, other);
   return 1;
 }
+
+/* --- the third-person variant of a clause (el__learner_third_person) ----- */
+
+/* be/have/do after I/you/we/they and their third-person forms; "don",
+ * "haven" ... are the engine tokenizer's split of "don't" (don ' t). */
+static const char *const AUX_3SG[][2] = {
+    {"am", "is"},   {"are", "is"},    {"were", "was"},   {"have", "has"},  {"do", "does"},
+    {"aren", "isn"}, {"weren", "wasn"}, {"haven", "hasn"}, {"don", "doesn"},
+};
+static const char *const REFLEXIVE[] = {"myself", "yourself", "ourselves", "yourselves",
+                                        "themselves"};
+
+/* The third-person form of the verb at i after a plain subject into to
+ * ("like" -> "likes", "have" -> "has"); 0 when the word there is no present
+ * verb. A base form that is also its verb's past ("read", "put" in verb.exc)
+ * is left alone: its tense is unknown. */
+static int third_person_verb(const el__lsent *s, int i, char *to) {
+  if (i >= s->n || s->w[i].kind != EL__LK_WORD) return 0;
+  const char *w = s->w[i].low;
+  for (size_t k = 0; k < sizeof AUX_3SG / sizeof *AUX_3SG; k++)
+    if (!strcmp(w, AUX_3SG[k][0])) {
+      int split = k >= 5; /* "don" is a verb only before the apostrophe */
+      if (split && !(i + 1 < s->n && !strcmp(s->w[i + 1].low, "'"))) return 0;
+      strcpy(to, AUX_3SG[k][1]);
+      return 1;
+    }
+  char lemma[EL__LWORD_MAX], past[MAXV][EL__LWORD_MAX], s3[1][EL__LWORD_MAX];
+  if (el__lm_verb(s->l, w, lemma) != EL__VF_BASE) return 0;
+  int k = el__lm_verb_make(s->l, lemma, EL__VF_PAST, past, MAXV);
+  for (int j = 0; j < k; j++)
+    if (!strcmp(past[j], w)) return 0;
+  if (el__lm_verb_make(s->l, lemma, EL__VF_S3, s3, 1) != 1) return 0;
+  strcpy(to, s3[0]);
+  return 1;
+}
+
+/* A subject, not an object or an inverted question: nothing before it that
+ * puts the verb first ("do you like", "can we go", "let us", "thank you"). */
+static int subject_place(const el__lsent *s, int i) {
+  if (i == 0) return 1;
+  const el__lw *p = &s->w[i - 1];
+  if (p->cls & (EL__LC_AUX | EL__LC_MODAL)) return 0;
+  return strcmp(p->low, "n't") && strcmp(p->low, "t") && strcmp(p->low, "let") &&
+         strcmp(p->low, "thank") && strcmp(p->low, "make");
+}
+
+/* Word i rewritten as low (lower-case), in the case the sentence needs: "I"
+ * keeps its capital only at the start. Not an edit: no label, no lock. */
+static void rewrite_plain(el__lsent *s, int i, const char *low) {
+  char buf[EL__LWORD_MAX];
+  const char *pattern = i > 0 && !strcmp(s->w[i].low, "i") ? "i" : el__lw_str(&s->w[i]);
+  el__lm_recase(pattern, low, buf);
+  el__lw_set(s->l, &s->w[i], NULL, buf);
+}
+
+int el__lv_third_person(el__lsent *s, uint64_t *rng) {
+  static const char *const PRONOUN[] = {"he", "she", "it"}, *const SELF[] = {"himself", "herself", "itself"};
+  for (int i = 0; i + 1 < s->n; i++) {
+    char verb[EL__LWORD_MAX];
+    if (!is_plain_subject(s->w[i].low) || !subject_place(s, i) || !third_person_verb(s, i + 1, verb))
+      continue;
+    /* people more often than things: he and she 9 times in 10 */
+    int who = el__lr_below(rng, 20);
+    who = who < 9 ? 0 : who < 18 ? 1 : 2;
+    rewrite_plain(s, i, PRONOUN[who]);
+    rewrite_plain(s, i + 1, verb);
+    for (int j = i + 2; j < s->n; j++)
+      for (size_t r = 0; r < sizeof REFLEXIVE / sizeof *REFLEXIVE; r++)
+        if (!strcmp(s->w[j].low, REFLEXIVE[r])) rewrite_plain(s, j, SELF[who]);
+    return 1;
+  }
+  return 0;
+}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "../test.h"
@@ -86,7 +87,7 @@ static const char *comma_corpus(void) {
 
 static void test_synthesize(void) {
   char *paths[] = {(char *)comma_corpus()};
-  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1, NULL, 0, NULL, 0};
+  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1, NULL, 0, NULL, 0, 0};
   el__ged_data tr, dv, tr2, dv2;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
@@ -154,7 +155,7 @@ static void test_passes(void) {
                      "We went to the cinema and watched a funny film .\n\n"
                      "He is writing an email to his friend in London .\n\n";
   char *paths[] = {(char *)put("six.txt", text)};
-  el__synth_opts o = {paths, 1, 40, 1, 0.3, 3, NULL, 1, NULL, 0, NULL, 0};
+  el__synth_opts o = {paths, 1, 40, 1, 0.3, 3, NULL, 1, NULL, 0, NULL, 0, 0};
   el__ged_data tr, dv;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
@@ -188,7 +189,7 @@ static void test_repeated_not_dev(void) {
     for (int c = 0; c < 2; c++) snprintf(text + strlen(text), sizeof text - strlen(text), "%s\n\n", twice[i]);
   for (int i = 0; i < 3; i++) snprintf(text + strlen(text), sizeof text - strlen(text), "%s\n\n", once[i]);
   char *paths[] = {(char *)put("twice.txt", text)};
-  el__synth_opts o = {paths, 1, 40, 3, 0.3, 3, NULL, 1, NULL, 0, NULL, 0};
+  el__synth_opts o = {paths, 1, 40, 3, 0.3, 3, NULL, 1, NULL, 0, NULL, 0, 0};
   el__ged_data tr, dv;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
@@ -225,6 +226,47 @@ static void test_share(void) {
   el__learner_free(l);
 }
 
+/* Counts sentences starting "<first> like" in d (any case of first). */
+static int starting(const el__ged_data *d, const char *first, const char *verb) {
+  int k = 0;
+  for (int i = 0; i < d->n; i++)
+    k += d->s[i].n > 1 && !strcasecmp(d->s[i].words[0], first) && !strcmp(d->s[i].words[1], verb);
+  return k;
+}
+
+/* third_person: that share of the copies of "I like ..." become "He/She/It
+ * likes ...", unlabelled; 0 leaves every copy as it is. */
+static void test_third_person(void) {
+  char text[8192];
+  size_t at = 0;
+  for (int i = 0; i < 40; i++)
+    at += (size_t)snprintf(text + at, sizeof text - at, "I like the green house number %d .\n\n", i);
+  char *paths[] = {(char *)put("tp.txt", text)};
+  el__synth_opts o = {paths, 1, 400, 0, 0.0, 5, NULL, 1, NULL, 0, NULL, 0, 0};
+  el__ged_data tr, dv;
+  el_error err = {0};
+  CHECK(el__ged_synthesize(&o, &tr, &dv, &err) == 0, "third person 0: ok (%s)", err.msg);
+  CHECK(starting(&tr, "I", "like") == tr.n, "third person 0: every copy keeps \"I like\" (%d of %d)",
+        starting(&tr, "I", "like"), tr.n);
+  el__ged_free(&tr);
+  el__ged_free(&dv);
+  o.third_person = 0.5;
+  CHECK(el__ged_synthesize(&o, &tr, &dv, &err) == 0, "third person 0.5: ok (%s)", err.msg);
+  int third = starting(&tr, "he", "likes") + starting(&tr, "she", "likes") + starting(&tr, "it", "likes");
+  int she_errors = 0;
+  for (int i = 0; i < tr.n; i++)
+    if (tr.s[i].n > 1 && !strcmp(tr.s[i].words[1], "likes")) she_errors += tr.s[i].err[0] + tr.s[i].err[1];
+  CHECK(third > 150 && third < 250 && third + starting(&tr, "I", "like") == tr.n,
+        "third person 0.5: about half the copies \"He/She/It likes\" (%d of %d), the rest as they were",
+        third, tr.n);
+  CHECK(starting(&tr, "she", "likes") > 40 && starting(&tr, "it", "likes") > 0,
+        "third person: she and it both drawn (%d, %d)", starting(&tr, "she", "likes"),
+        starting(&tr, "it", "likes"));
+  CHECK(she_errors == 0, "third person: the rewritten words are not labelled (%d)", she_errors);
+  el__ged_free(&tr);
+  el__ged_free(&dv);
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/el_synth_XXXXXX");
   if (!mkdtemp(dir)) return 1;
@@ -235,6 +277,7 @@ int main(void) {
     test_synthesize();
     test_passes();
     test_repeated_not_dev();
+    test_third_person();
   } else {
     SKIP("no /usr/share/wordnet or /usr/share/dict word lists (Debian wordnet-base, wamerican, "
          "wbritish): synthetic data needs them");

@@ -427,6 +427,64 @@ static void test_mix(void) {
   el__learner_free(m);
 }
 
+/* The third-person copy: in -> one of the allowed outputs (any pronoun is
+ * he/she/it by the draw, so "P" in want stands for it), no label, or no
+ * change when want is NULL. */
+static void expect_third(const char *in, const char *want) {
+  const char *w[64];
+  char buf[1024], text[1024], labels[128];
+  int n = split(in, w, buf, 64);
+  int found = 0, unchanged = 1, clean = 1;
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    uint64_t r = seed;
+    int changed = -1;
+    el_error err = {0};
+    int rc = el__learner_third_person(L, w, n, &r, &OUT, &changed, &err);
+    if (rc) printf("#   %s\n", err.msg);
+    render(text, labels);
+    clean &= !rc && !strchr(labels, '1') && OUT.n_edits == 0;
+    unchanged &= !rc && !changed && !strcmp(text, in);
+    if (!want || rc || !changed) continue;
+    static const char *const P[][2] = {{"he", "himself"}, {"she", "herself"}, {"it", "itself"},
+                                       {"He", "himself"}, {"She", "herself"}, {"It", "itself"}};
+    for (int p = 0; p < 6 && !found; p++) {
+      char exp[1024] = "";
+      const char *in_w = want;
+      for (const char *q; (q = strpbrk(in_w, "PR"));) { /* P: pronoun, R: reflexive */
+        strncat(exp, in_w, (size_t)(q - in_w));
+        strcat(exp, *q == 'P' ? P[p][0] : P[p][1]);
+        in_w = q + 1;
+      }
+      strcat(exp, in_w);
+      found = !strcmp(text, exp);
+    }
+    if (!found) printf("#   seed %llu: \"%s\"\n", (unsigned long long)seed, text);
+  }
+  CHECK(clean, "third person \"%s\": no word labelled, no edit counted", in);
+  if (want)
+    CHECK(found, "third person \"%s\" -> \"%s\"", in, want);
+  else
+    CHECK(unchanged, "third person \"%s\": no plain subject with a present verb, unchanged", in);
+}
+
+static void test_third_person(void) {
+  expect_third("I like music .", "P likes music .");
+  expect_third("Yesterday you go to school .", "Yesterday P goes to school .");
+  expect_third("If we have time , we watch films .", "If P has time , we watch films .");
+  expect_third("They do n't know .", "P does n't know .");
+  expect_third("I don ' t know .", "P doesn ' t know .");
+  expect_third("You are late .", "P is late .");
+  expect_third("We enjoy ourselves .", "P enjoys R .");
+  expect_third("I saw you .", NULL);          /* "saw": a past form before it is a verb */
+  expect_third("Do you like music ?", NULL);  /* a question: the verb comes first */
+  expect_third("Can we go now ?", NULL);
+  expect_third("I went home .", NULL);        /* past: no agreement to show */
+  expect_third("Thank you very much .", NULL);
+  expect_third("She likes music .", NULL);
+  /* the capital of "I" belongs to the word, not the place */
+  expect_third("Then I watch films .", "Then P watches films .");
+}
+
 int main(void) {
   if (access("/usr/share/wordnet/verb.exc", R_OK) || access("/usr/share/wordnet/index.noun", R_OK)) {
     SKIP("WordNet files missing in /usr/share/wordnet (install the Debian package wordnet-base)");
@@ -445,6 +503,7 @@ int main(void) {
   test_variants();
   test_errors();
   test_mix();
+  test_third_person();
   el__learner_sentence_free(&OUT);
   el__learner_free(L);
   return el_test_done();
