@@ -239,75 +239,84 @@ static int run_ranks(const el__ft_opts *o) {
   return rc;
 }
 
-/* The option table is data (one entry per option, with its help text); the
- * command itself is the five steps after it. */
+/* The option table, on the struct being filled (el_opt destinations are
+ * pointers). Long because it is the table: one entry per option, read as
+ * data (--help prints it in this order). */
+enum { N_FT_OPTS = 35 };
+static void build_table(ft_args *a, el_opt *t) {
+  const el_opt d[N_FT_OPTS] = {
+      {"--task", EL_OPT_STR, &a->task, 0, 0, "TASK", "task (see above); required", 0},
+      {"--train", EL_OPT_STR, &a->train, 0, 0, "FILE", "training file; required", 0},
+      {"--dev", EL_OPT_STR, &a->dev, 0, 0, "FILE", "dev file, evaluated after each epoch; required", 0},
+      {"--init", EL_OPT_STR, &a->init, 0, 0, "DIR", "pretrained model directory; required", 0},
+      {"--out", EL_OPT_STR, &a->out, 0, 0, "DIR", "output checkpoint directory; required", 0},
+      {"--epochs", EL_OPT_INT, &a->epochs, 1, 1000, "N", "epochs (3; 10 rte/stsb; 2 squad)", 0},
+      {"--lr", EL_OPT_FLOAT, &a->lr, 1e-9, 1, "X", "peak LR (3e-4 hidden<=256, 1e-4 base, 5e-5 large)", 0},
+      {"--batch-size", EL_OPT_INT, &a->batch, 1, 4096, "N", "sequences per step, the global batch of all ranks and accumulation steps (32)", 0},
+      {"--accumulate", EL_OPT_INT, &a->accumulate, 1, 4096, "N",
+       "gradient accumulation: each rank computes its share of a batch in N micro-batches before "
+       "the one optimizer step; the same result up to float rounding (1)", 0},
+      {"--max-seq-len", EL_OPT_INT, &a->max_len, 8, 4096, "N", "tokens per sequence (128; 384 squad)", 0},
+      {"--layer-decay", EL_OPT_FLOAT, &a->decay, 0.01, 1, "X", "layer-wise LR decay (0.8; 0.9 large)", 0},
+      {"--warmup-proportion", EL_OPT_FLOAT, &a->warmup, 0, 1, "X", "warmup share of the steps (0.1)", 0},
+      {"--weight-decay", EL_OPT_FLOAT, &a->wd, 0, 1, "X", "decoupled weight decay (0.01)", 0},
+      {"--seed", EL_OPT_INT, &a->seed, 0, 1e15, "N", "seed of init, shuffle, dropout (0)", 0},
+      {"--doc-stride", EL_OPT_INT, &a->stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
+      {"--max-query-len", EL_OPT_INT, &a->max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
+      {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
+      {"--random-init", EL_OPT_FLAG, &a->random_init, 0, 0, NULL,
+       "keep a random encoder of the --init shape (baseline)", 0},
+      {"--text-column", EL_OPT_STR, &a->tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
+      {"--pair-column", EL_OPT_STR, &a->pcol, 0, 0, "NAME|N", "tsv: second text column (none)", 0},
+      {"--label-column", EL_OPT_STR, &a->lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},
+      {"--labels", EL_OPT_STR, &a->labels, 0, 0, "A,B,...",
+       "tsv: the labels in this order (ids 0, 1, ...; the model's id2label names); a row with "
+       "another label is an error (default: the training file's labels, sorted)", 0},
+      {"--max-train-examples", EL_OPT_INT, &a->max_train, 0, 1e9, "N", "use the first N only (all)", 0},
+      {"--max-dev-examples", EL_OPT_INT, &a->max_dev, 0, 1e9, "N", "use the first N only (all)", 0},
+      {"--log-every", EL_OPT_INT, &a->log_every, 0, 1e9, "N", "progress line every N steps (50)", 0},
+      {"--time-limit", EL_OPT_DURATION, &a->time_limit, 0, 1e9, "T",
+       "plan the LR schedule (warmup share, decay to 0) to end after T of training: 90s, 10m; "
+       "the epochs still bound it (give more --epochs to let T decide); the last epoch may be "
+       "partial and is evaluated on dev (none)", 0},
+      {"--score-aggregation", EL_OPT_STR, &a->rule, 0, 0, "RULE",
+       "ged: a word's P(error) from its pieces, in training, eval and /score: max (every piece "
+       "labelled, the word flagged if any piece is; default), first (first piece only), mean", 0},
+      {"--synthetic-from", EL_OPT_STRS, &a->synth, 0, 0, "PATH...",
+       "ged: train on clean text from these files with generated learner errors instead of --train", 0},
+      {"--synthetic-sentences", EL_OPT_INT, &a->synth_n, 1, 1e8, "N",
+       "ged: synthetic training sentences, a uniform sample of the files (200000)", 0},
+      {"--synthetic-rate", EL_OPT_FLOAT, &a->synth_rate, 0.001, 1, "X",
+       "ged: expected learner errors per word (0.12; FCE has ~0.10)", 0},
+      {"--synthetic-mix", EL_OPT_STR, &a->synth_mix, 0, 0, "TYPE=X,...",
+       "ged: scale error types' shares: R:SPELL=0.5,M:DET=2 (0 turns a type off; "
+       "electra-train corrupt --help lists the types)", 0},
+      {"--synthetic-dev", EL_OPT_INT, &a->synth_dev, 1, 1e7, "N",
+       "ged: held-out synthetic sentences for dev when --dev is not given (5000)", 0},
+      {"--synthetic-coverage", EL_OPT_FLOAT, &a->synth_coverage, 0.01, 1, "X",
+       "ged: the share of real learner errors the generated types stand for; calibration on "
+       "synthetic dev counts the rest as missed, as real text would (0.60 uncased, 0.63 cased: "
+       "the generated types' share of FCE's edits; 1 = the generated errors alone)", 0},
+      {"--synthetic-max-word-share", EL_OPT_FLOAT, &a->synth_word_share, 0.01, 1, "X",
+       "ged: at most this share of a word's occurrences are made errors, so no word is suspect "
+       "by itself (0.08; FCE: 6 % of \"was\", 10 % of commas)", 0},
+      {"--synthetic-third-person", EL_OPT_FLOAT, &a->synth_third, 0, 1, "X",
+       "ged: share of sentence copies whose \"I/you/we/they + verb\" becomes \"he/she/it + verb-s\" "
+       "before errors are added, so agreement errors go both ways (0.5; 0 = none)", 0},
+  };
+  memcpy(t, d, sizeof d);
+}
+
+/* The command: parse, check, fill the run's options, run. */
 int el__cmd_finetune(int argc, char **argv) {
   ft_args a = {.epochs = 3, .batch = 32, .accumulate = 1, .max_len = 128, .stride = 128, .max_query = 64,
                .log_every = 50, .lr = 3e-4, .decay = 0.8, .warmup = 0.1, .wd = 0.01,
                .rule = "max", .synth_n = 200000, .synth_dev = 5000, .synth_rate = 0.12,
                .synth_third = EL__SYNTH_THIRD_PERSON};
-  el_opt opts[] = {
-      {"--task", EL_OPT_STR, &a.task, 0, 0, "TASK", "task (see above); required", 0},
-      {"--train", EL_OPT_STR, &a.train, 0, 0, "FILE", "training file; required", 0},
-      {"--dev", EL_OPT_STR, &a.dev, 0, 0, "FILE", "dev file, evaluated after each epoch; required", 0},
-      {"--init", EL_OPT_STR, &a.init, 0, 0, "DIR", "pretrained model directory; required", 0},
-      {"--out", EL_OPT_STR, &a.out, 0, 0, "DIR", "output checkpoint directory; required", 0},
-      {"--epochs", EL_OPT_INT, &a.epochs, 1, 1000, "N", "epochs (3; 10 rte/stsb; 2 squad)", 0},
-      {"--lr", EL_OPT_FLOAT, &a.lr, 1e-9, 1, "X", "peak LR (3e-4 hidden<=256, 1e-4 base, 5e-5 large)", 0},
-      {"--batch-size", EL_OPT_INT, &a.batch, 1, 4096, "N", "sequences per step, the global batch of all ranks and accumulation steps (32)", 0},
-      {"--accumulate", EL_OPT_INT, &a.accumulate, 1, 4096, "N",
-       "gradient accumulation: each rank computes its share of a batch in N micro-batches before "
-       "the one optimizer step; the same result up to float rounding (1)", 0},
-      {"--max-seq-len", EL_OPT_INT, &a.max_len, 8, 4096, "N", "tokens per sequence (128; 384 squad)", 0},
-      {"--layer-decay", EL_OPT_FLOAT, &a.decay, 0.01, 1, "X", "layer-wise LR decay (0.8; 0.9 large)", 0},
-      {"--warmup-proportion", EL_OPT_FLOAT, &a.warmup, 0, 1, "X", "warmup share of the steps (0.1)", 0},
-      {"--weight-decay", EL_OPT_FLOAT, &a.wd, 0, 1, "X", "decoupled weight decay (0.01)", 0},
-      {"--seed", EL_OPT_INT, &a.seed, 0, 1e15, "N", "seed of init, shuffle, dropout (0)", 0},
-      {"--doc-stride", EL_OPT_INT, &a.stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
-      {"--max-query-len", EL_OPT_INT, &a.max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
-      {"--threads", EL_OPT_INT, &a.threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
-      {"--random-init", EL_OPT_FLAG, &a.random_init, 0, 0, NULL,
-       "keep a random encoder of the --init shape (baseline)", 0},
-      {"--text-column", EL_OPT_STR, &a.tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
-      {"--pair-column", EL_OPT_STR, &a.pcol, 0, 0, "NAME|N", "tsv: second text column (none)", 0},
-      {"--label-column", EL_OPT_STR, &a.lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},
-      {"--labels", EL_OPT_STR, &a.labels, 0, 0, "A,B,...",
-       "tsv: the labels in this order (ids 0, 1, ...; the model's id2label names); a row with "
-       "another label is an error (default: the training file's labels, sorted)", 0},
-      {"--max-train-examples", EL_OPT_INT, &a.max_train, 0, 1e9, "N", "use the first N only (all)", 0},
-      {"--max-dev-examples", EL_OPT_INT, &a.max_dev, 0, 1e9, "N", "use the first N only (all)", 0},
-      {"--log-every", EL_OPT_INT, &a.log_every, 0, 1e9, "N", "progress line every N steps (50)", 0},
-      {"--time-limit", EL_OPT_DURATION, &a.time_limit, 0, 1e9, "T",
-       "plan the LR schedule (warmup share, decay to 0) to end after T of training: 90s, 10m; "
-       "the epochs still bound it (give more --epochs to let T decide); the last epoch may be "
-       "partial and is evaluated on dev (none)", 0},
-      {"--score-aggregation", EL_OPT_STR, &a.rule, 0, 0, "RULE",
-       "ged: a word's P(error) from its pieces, in training, eval and /score: max (every piece "
-       "labelled, the word flagged if any piece is; default), first (first piece only), mean", 0},
-      {"--synthetic-from", EL_OPT_STRS, &a.synth, 0, 0, "PATH...",
-       "ged: train on clean text from these files with generated learner errors instead of --train", 0},
-      {"--synthetic-sentences", EL_OPT_INT, &a.synth_n, 1, 1e8, "N",
-       "ged: synthetic training sentences, a uniform sample of the files (200000)", 0},
-      {"--synthetic-rate", EL_OPT_FLOAT, &a.synth_rate, 0.001, 1, "X",
-       "ged: expected learner errors per word (0.12; FCE has ~0.10)", 0},
-      {"--synthetic-mix", EL_OPT_STR, &a.synth_mix, 0, 0, "TYPE=X,...",
-       "ged: scale error types' shares: R:SPELL=0.5,M:DET=2 (0 turns a type off; "
-       "electra-train corrupt --help lists the types)", 0},
-      {"--synthetic-dev", EL_OPT_INT, &a.synth_dev, 1, 1e7, "N",
-       "ged: held-out synthetic sentences for dev when --dev is not given (5000)", 0},
-      {"--synthetic-coverage", EL_OPT_FLOAT, &a.synth_coverage, 0.01, 1, "X",
-       "ged: the share of real learner errors the generated types stand for; calibration on "
-       "synthetic dev counts the rest as missed, as real text would (0.60 uncased, 0.63 cased: "
-       "the generated types' share of FCE's edits; 1 = the generated errors alone)", 0},
-      {"--synthetic-max-word-share", EL_OPT_FLOAT, &a.synth_word_share, 0.01, 1, "X",
-       "ged: at most this share of a word's occurrences are made errors, so no word is suspect "
-       "by itself (0.08; FCE: 6 % of \"was\", 10 % of commas)", 0},
-      {"--synthetic-third-person", EL_OPT_FLOAT, &a.synth_third, 0, 1, "X",
-       "ged: share of sentence copies whose \"I/you/we/they + verb\" becomes \"he/she/it + verb-s\" "
-       "before errors are added, so agreement errors go both ways (0.5; 0 = none)", 0},
-  };
+  el_opt opts[N_FT_OPTS];
+  build_table(&a, opts);
   g_opts = opts;
-  g_nopts = (int)(sizeof opts / sizeof opts[0]);
+  g_nopts = N_FT_OPTS;
   int rc = el__cli_parse(PROG, opts, g_nopts, argc, argv, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
   const el__task *t = NULL;

@@ -11,7 +11,8 @@
  *      whose use_mask is 1; the others keep the original token.
  *   2. generator forward; logits at the selected positions only;
  *      MLM loss = mean over selected positions of -log p(original).
- *   3. sample s_i ~ softmax(logits_i / 1) with no gradient: the Gumbel-max
+ *   3. sample s_i ~ softmax(logits_i / 1) with no gradient: by default
+ *      inverse-CDF sampling (below); or the Gumbel-max
  *      trick argmax(logits + g), g = -log(-log(u + 1e-9) + 1e-9) as in GR,
  *      u uniform on the 2^24-point grid of [0, 1) from counter-based bits,
  *      keyed per row by a stream split off the step's one sampling draw from
@@ -59,7 +60,7 @@ typedef struct el__electra_opts {
   float disc_weight;    /* 50.0 */
   int train;            /* 1: dropout on (per the configs) */
   int backward;         /* 1: accumulate gradients; 0: losses/metrics only (validation) */
-  int sampler;          /* EL_SAMPLE_GUMBEL (default) or EL_SAMPLE_CDF */
+  int sampler;          /* EL_SAMPLE_CDF (default) or EL_SAMPLE_GUMBEL */
   const int *forced_samples; /* tests: [n] replacement tokens to use instead of sampling */
   /* -1 (default): the discriminator loss averages over every token, [CLS] and
    * [SEP] included (GR). Ids >= 0: those two tokens get weight 0 (loss, metrics

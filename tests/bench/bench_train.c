@@ -94,7 +94,7 @@ int main(int argc, char **argv) {
   el__adamw opt = el__adamw_defaults();
   el__electra_opts o = el__electra_default_opts(103);
   const char *sampler = getenv("EL_BENCH_SAMPLER");
-  if (sampler && !strcmp(sampler, "cdf")) o.sampler = EL_SAMPLE_CDF;
+  if (sampler && !strcmp(sampler, "gumbel")) o.sampler = EL_SAMPLE_GUMBEL;
   double t0 = 0.0, loss0 = 0.0, loss = 0.0;
   for (int it = 0; it < steps + 2; it++) {
     if (it == 2) t0 = bench_now();

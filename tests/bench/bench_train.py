@@ -5,11 +5,12 @@
 
 Batch 32 x 128 (full-length sequences, vocab 30522), 19 selected positions per sequence,
 85 % [MASK]; generator (1/4 size, shared word/position/type embeddings and embedding
-LayerNorm, tied output table) -> MLM loss at the selected positions -> Gumbel-max samples ->
+LayerNorm, tied output table) -> MLM loss at the selected positions -> samples from its softmax (inverse CDF; Gumbel-max with BENCH_PT_SAMPLER=gumbel) ->
 discriminator -> sigmoid CE over all tokens; total = MLM + 50 disc; backward; clip to global
 norm 1; AdamW (torch.optim.AdamW, weight decay 0.01 on non-LayerNorm/bias tensors). Dropout
 0.1 on. Prints one JSON line like the C side.
 """
+import os
 import json
 import math
 import resource
@@ -81,8 +82,14 @@ class Pair(nn.Module):
         logits = self.gen_ln(F.gelu(self.gen_dense(hg))) @ self.word.weight.T + self.lm_bias
         mlm = F.cross_entropy(logits, targets)
         with torch.no_grad():
-            u = torch.rand_like(logits)
-            sample = (logits - torch.log(-torch.log(u + 1e-9) + 1e-9)).argmax(-1)
+            # inverse-CDF sampling from softmax(logits), as the C trainer does
+            # by default (EL_BENCH_SAMPLER=gumbel there and BENCH_PT_SAMPLER=gumbel
+            # here time the Gumbel-max trick instead)
+            if GUMBEL:
+                u = torch.rand_like(logits)
+                sample = (logits - torch.log(-torch.log(u + 1e-9) + 1e-9)).argmax(-1)
+            else:
+                sample = torch.multinomial(torch.softmax(logits, -1), 1).view(-1)
             corrupted = flat.clone()
             corrupted[pos] = sample
             labels = (corrupted != flat).float()
@@ -90,6 +97,9 @@ class Pair(nn.Module):
         dl = self.disc_pred(F.gelu(self.disc_dense(hd))).view(-1)
         disc = F.binary_cross_entropy_with_logits(dl, labels)
         return mlm + 50.0 * disc
+
+
+GUMBEL = os.environ.get("BENCH_PT_SAMPLER") == "gumbel"
 
 
 def main():
