@@ -180,11 +180,20 @@ int el__lf_noun_num(el__lsent *s, uint64_t *rng) {
 /* --- the third-person variant of a clause (el__learner_third_person) ----- */
 
 /* be/have/do after I/you/we/they and their third-person forms; "don",
- * "haven" ... are the engine tokenizer's split of "don't" (don ' t). */
-static const char *const AUX_3SG[][2] = {
-    {"am", "is"},   {"are", "is"},    {"were", "was"},   {"have", "has"},  {"do", "does"},
-    {"aren", "isn"}, {"weren", "wasn"}, {"haven", "hasn"}, {"don", "doesn"},
+ * "haven" ... are the engine tokenizer's split of "don't" (don ' t), verbs
+ * only before the apostrophe. */
+static const struct {
+  const char *plain, *third;
+  int before_apostrophe;
+} AUX_3SG[] = {
+    {"am", "is", 0},     {"are", "is", 0},      {"were", "was", 0},     {"have", "has", 0},
+    {"do", "does", 0},   {"aren", "isn", 1},    {"weren", "wasn", 1},   {"haven", "hasn", 1},
+    {"don", "doesn", 1},
 };
+/* Verbs whose object a bare infinitive follows ("let you go", "help them
+ * find"): a pronoun after them is no subject. */
+static const char *const OBJECT_THEN_VERB[] = {"let", "make", "made", "help", "helped", "see",
+                                               "saw", "watch", "hear", "heard", "thank"};
 static const char *const REFLEXIVE[] = {"myself", "yourself", "ourselves", "yourselves",
                                         "themselves"};
 
@@ -196,10 +205,10 @@ static int third_person_verb(const el__lsent *s, int i, char *to) {
   if (i >= s->n || s->w[i].kind != EL__LK_WORD) return 0;
   const char *w = s->w[i].low;
   for (size_t k = 0; k < sizeof AUX_3SG / sizeof *AUX_3SG; k++)
-    if (!strcmp(w, AUX_3SG[k][0])) {
-      int split = k >= 5; /* "don" is a verb only before the apostrophe */
-      if (split && !(i + 1 < s->n && !strcmp(s->w[i + 1].low, "'"))) return 0;
-      strcpy(to, AUX_3SG[k][1]);
+    if (!strcmp(w, AUX_3SG[k].plain)) {
+      if (AUX_3SG[k].before_apostrophe && !(i + 1 < s->n && !strcmp(s->w[i + 1].low, "'")))
+        return 0;
+      strcpy(to, AUX_3SG[k].third);
       return 1;
     }
   char lemma[EL__LWORD_MAX], past[MAXV][EL__LWORD_MAX], s3[1][EL__LWORD_MAX];
@@ -213,13 +222,16 @@ static int third_person_verb(const el__lsent *s, int i, char *to) {
 }
 
 /* A subject, not an object or an inverted question: nothing before it that
- * puts the verb first ("do you like", "can we go", "let us", "thank you"). */
+ * puts the verb first ("do you like", "can we go", "don't you think") or
+ * makes it an object ("let you go", "thank you"). */
 static int subject_place(const el__lsent *s, int i) {
   if (i == 0) return 1;
   const el__lw *p = &s->w[i - 1];
-  if (p->cls & (EL__LC_AUX | EL__LC_MODAL)) return 0;
-  return strcmp(p->low, "n't") && strcmp(p->low, "t") && strcmp(p->low, "let") &&
-         strcmp(p->low, "thank") && strcmp(p->low, "make");
+  if ((p->cls & (EL__LC_AUX | EL__LC_MODAL)) || !strcmp(p->low, "n't") || !strcmp(p->low, "t"))
+    return 0;
+  for (size_t k = 0; k < sizeof OBJECT_THEN_VERB / sizeof *OBJECT_THEN_VERB; k++)
+    if (!strcmp(p->low, OBJECT_THEN_VERB[k])) return 0;
+  return 1;
 }
 
 /* Word i rewritten as low (lower-case), in the case the sentence needs: "I"

@@ -480,6 +480,8 @@ static void test_third_person(void) {
   expect_third("Can we go now ?", NULL);
   expect_third("I went home .", NULL);        /* past: no agreement to show */
   expect_third("Thank you very much .", NULL);
+  expect_third("Let you go now .", NULL);        /* an object before a bare infinitive */
+  expect_third("Don ' t you know ?", NULL);     /* the engine's split "don't" */
   expect_third("She likes music .", NULL);
   /* the capital of "I" belongs to the word, not the place */
   expect_third("Then I watch films .", "Then P watches films .");
