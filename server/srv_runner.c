@@ -3,6 +3,7 @@
  * to the inference thread. */
 #include "srv_runner.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +68,7 @@ static int run(void *ctx, void *model, el__seq *const *seqs, int n, int n_tokens
   if (r->test_us_per_token > 0) {
     double us = (double)r->test_us_per_token * (double)n_tokens;
     struct timespec ts = {(time_t)(us / 1e6), (long)(fmod(us, 1e6) * 1e3)};
-    while (nanosleep(&ts, &ts) != 0) {
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) { /* the rest after a signal */
     }
   }
   if (rc) {

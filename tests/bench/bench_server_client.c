@@ -18,6 +18,7 @@
 #include <sys/socket.h>
 #include <time.h>
 #include <unistd.h>
+#include "bench_util.h" /* bench_now */
 
 typedef struct conn {
   int fd;
@@ -26,12 +27,6 @@ typedef struct conn {
   size_t in_len, in_cap;
   double t_start;
 } conn;
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -101,7 +96,7 @@ int main(int argc, char **argv) {
   conn *cs = calloc((size_t)nconn, sizeof *cs);
   size_t cap_lat = 1 << 16, n_lat = 0;
   double *lat = malloc(cap_lat * sizeof *lat);
-  double t0 = now(), t_measure = t0 + warmup, t_end = t_measure + seconds;
+  double t0 = bench_now(), t_measure = t0 + warmup, t_end = t_measure + seconds;
   long errors = 0, done_measured = 0;
   for (int i = 0; i < nconn; i++) {
     cs[i].fd = open_conn(port);
@@ -109,10 +104,10 @@ int main(int argc, char **argv) {
     cs[i].in = malloc(cs[i].in_cap);
     struct epoll_event ev = {.events = EPOLLIN | EPOLLOUT, .data.u32 = (uint32_t)i};
     epoll_ctl(ep, EPOLL_CTL_ADD, cs[i].fd, &ev);
-    cs[i].t_start = now();
+    cs[i].t_start = bench_now();
   }
   struct epoll_event evs[256];
-  while (now() < t_end) {
+  while (bench_now() < t_end) {
     int n = epoll_wait(ep, evs, 256, 100);
     for (int k = 0; k < n; k++) {
       conn *c = &cs[evs[k].data.u32];
@@ -138,7 +133,7 @@ int main(int argc, char **argv) {
         int status = 0;
         size_t used = complete_response(c->in, c->in_len, &status);
         if (used) {
-          double t = now();
+          double t = bench_now();
           if (status != 200) errors++;
           if (c->t_start >= t_measure && t <= t_end) {
             if (n_lat == cap_lat) lat = realloc(lat, (cap_lat *= 2) * sizeof *lat);

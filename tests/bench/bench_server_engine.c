@@ -11,12 +11,7 @@
 #include <time.h>
 
 #include "electra/electra.h"
-
-static double now(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return ts.tv_sec + ts.tv_nsec * 1e-9;
-}
+#include "bench_util.h" /* bench_now */
 
 static int cmp_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
@@ -74,13 +69,13 @@ int main(int argc, char **argv) {
   }
   size_t cap = 4096, n = 0;
   double *lat = malloc(sizeof(double) * cap);
-  double t0 = now();
-  while (now() - t0 < seconds && n < cap) {
-    double a = now();
+  double t0 = bench_now();
+  while (bench_now() - t0 < seconds && n < cap) {
+    double a = bench_now();
     el_run_replaced(m, ws, &bt, prob, &err);
-    lat[n++] = now() - a;
+    lat[n++] = bench_now() - a;
   }
-  double dt = now() - t0;
+  double dt = bench_now() - t0;
   qsort(lat, n, sizeof *lat, cmp_double);
   printf("{\"tokens_per_seq\":%d,\"batch\":%d,\"threads\":%d,\"seq_per_s\":%.1f,"
          "\"batch_p50_ms\":%.3f}\n",
