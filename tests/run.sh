@@ -3,7 +3,9 @@
 # Test programs print TAP-style lines: "ok - name", "not ok - name",
 # "ok - # SKIP reason". A program that exits non-zero without printing a
 # "not ok" line counts as one failure; one that times out too.
-#   tests/run.sh [FILTER]   only tests whose file name contains FILTER
+#   tests/run.sh [FILTER]   only tests whose name or kind/name contains FILTER:
+#                           a name (test_layers), or a kind: unit/ (the C
+#                           programs), reference/ (PyTorch checks), e2e/
 set -u
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}
@@ -45,14 +47,14 @@ run_one() { # name, timeout, command...
 for bin in "$BUILD"/tests/test_*; do
   [ -x "$bin" ] || continue
   name=$(basename "$bin")
-  [ -n "$filter" ] && [[ "$name" != *"$filter"* ]] && continue
+  [ -n "$filter" ] && [[ "unit/$name" != *"$filter"* ]] && continue
   run_one "$name" 600 "$bin"
 done
 # 2. Script tests: PyTorch reference checks, trainer and server end to end.
 for t in tests/reference/test_*.sh tests/e2e/test_*.sh; do
   [ -f "$t" ] || continue
   name=$(basename "$t" .sh)
-  [ -n "$filter" ] && [[ "$name" != *"$filter"* ]] && continue
+  [ -n "$filter" ] && [[ "${t#tests/}" != *"$filter"* ]] && continue
   run_one "$name" 900 bash "$t"
 done
 
