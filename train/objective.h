@@ -11,14 +11,15 @@
  *      whose use_mask is 1; the others keep the original token.
  *   2. generator forward; logits at the selected positions only;
  *      MLM loss = mean over selected positions of -log p(original).
- *   3. sample s_i ~ softmax(logits_i / 1) with no gradient: by default
- *      inverse-CDF sampling (below); or the Gumbel-max
- *      trick argmax(logits + g), g = -log(-log(u + 1e-9) + 1e-9) as in GR,
- *      u uniform on the 2^24-point grid of [0, 1) from counter-based bits,
- *      keyed per row by a stream split off the step's one sampling draw from
- *      the rng with the row's global sequence index and position as tag; or (sampler EL_SAMPLE_CDF) inverse-CDF
- *      sampling from the same softmax: the same distribution, one uniform per
- *      row (both checked against softmax frequencies in test_train_math).
+ *   3. sample s_i ~ softmax(logits_i / 1) with no gradient, each row from
+ *      a stream split off the step's one sampling draw from the rng with the
+ *      row's global sequence index and position as tag. By default
+ *      (EL_SAMPLE_CDF) inverse-CDF sampling: one uniform per row. Or
+ *      (EL_SAMPLE_GUMBEL) the Gumbel-max trick of GR, argmax(logits + g),
+ *      g = -log(-log(u + 1e-9) + 1e-9), u uniform on the 2^24-point grid of
+ *      [0, 1) from counter-based bits: the same distribution at 2V
+ *      logarithms per row (both checked against softmax frequencies in
+ *      test_train_math).
  *   4. corrupted input = original ids with s_i at EVERY selected position;
  *      label_t = 1 iff t is selected and s != original (a correct sample is
  *      "real"), or t is forced by the plan.
