@@ -93,7 +93,7 @@ typedef struct ft_args {
   int random_init;
   el_strlist synth;
   long synth_n, synth_dev;
-  double synth_rate, synth_coverage, synth_word_share, synth_third;
+  double synth_rate, synth_coverage, synth_word_share, synth_third, synth_pairs;
   const char *synth_mix;
 } ft_args;
 
@@ -148,7 +148,7 @@ static void fill_opts(el__ft_opts *o, const ft_args *a, const el__task *t, int r
   o->ged_rule = (el_score_rule)rule_id;
   o->synth = (el__synth_opts){a->synth.v, a->synth.n, a->synth_n, a->dev ? 0 : a->synth_dev,
                               a->synth_rate, 0, NULL, 0, a->synth_mix, a->synth_coverage, NULL,
-                              a->synth_word_share, a->synth_third};
+                              a->synth_word_share, a->synth_third, a->synth_pairs};
   o->task = t;
   o->train = a->train;
   o->dev = a->dev;
@@ -242,7 +242,7 @@ static int run_ranks(const el__ft_opts *o) {
 /* The option table, on the struct being filled (el_opt destinations are
  * pointers). Long because it is the table: one entry per option, read as
  * data (--help prints it in this order). */
-enum { N_FT_OPTS = 35 };
+enum { N_FT_OPTS = 36 };
 static void build_table(ft_args *a, el_opt *t) {
   const el_opt d[N_FT_OPTS] = {
       {"--task", EL_OPT_STR, &a->task, 0, 0, "TASK", "task (see above); required", 0},
@@ -303,6 +303,10 @@ static void build_table(ft_args *a, el_opt *t) {
       {"--synthetic-third-person", EL_OPT_FLOAT, &a->synth_third, 0, 1, "X",
        "ged: share of sentence copies whose \"I/you/we/they + verb\" becomes \"he/she/it + verb-s\" "
        "before errors are added, so agreement errors go both ways (0.5; 0 = none)", 0},
+      {"--synthetic-agreement-pairs", EL_OPT_FLOAT, &a->synth_pairs, 0, 1, "X",
+       "ged: share of sentence copies with a verb after he/she/it given as a pair, one "
+       "agreement error there (\"she go\") and the same sentence correct, so the verb's form is "
+       "learnt rather than its place (0.4; 0 = none)", 0},
   };
   memcpy(t, d, sizeof d);
 }
@@ -312,7 +316,7 @@ int el__cmd_finetune(int argc, char **argv) {
   ft_args a = {.epochs = 3, .batch = 32, .accumulate = 1, .max_len = 128, .stride = 128, .max_query = 64,
                .log_every = 50, .lr = 3e-4, .decay = 0.8, .warmup = 0.1, .wd = 0.01,
                .rule = "max", .synth_n = 200000, .synth_dev = 5000, .synth_rate = 0.12,
-               .synth_third = EL__SYNTH_THIRD_PERSON};
+               .synth_third = EL__SYNTH_THIRD_PERSON, .synth_pairs = EL__SYNTH_AGREEMENT_PAIRS};
   el_opt opts[N_FT_OPTS];
   build_table(&a, opts);
   g_opts = opts;

@@ -45,7 +45,7 @@ static el_opt opts[] = {
     {"--vocab", EL_OPT_STR, &a_vocab, 0, 0, "FILE", "use this vocabulary instead of learning one", 0},
     {"--vocab-size", EL_OPT_INT, &a_vocab_size, 64, 1 << 20, "N", "entries of the learned vocabulary (8192)", 0},
     {"--synthetic-corpus", EL_OPT_STRS, &a_synth_corpus, 0, 0, "PATH...", "text for the synthetic stage (the --corpus files)", 0},
-    {"--synthetic-sentences", EL_OPT_INT, &a_synth_sentences, 0, 1e8, "N", "synthetic sentences (0: 600 per second of the stage, at least 200000)", 0},
+    {"--synthetic-sentences", EL_OPT_INT, &a_synth_sentences, 0, 1e8, "N", "synthetic sentences (0: 1000 per second of the stage, at least 200000)", 0},
     {"--synthetic-rate", EL_OPT_FLOAT, &a_rate, 0.001, 1, "X", "learner errors per word in the synthetic stage (0.12)", 0},
     {"--synthetic-mix", EL_OPT_STR, &a_mix, 0, 0, "TYPE=X,...", "scale error types' shares in the synthetic stage: R:SPELL=0.5 (see electra-train corrupt --help)", 0},
     {"--pretrain-corruption", EL_OPT_FLOAT, &a_pretrain_corruption, 0, 1, "X", "learner errors per token in pretraining (0.1; 0 = plain ELECTRA)", 0},
@@ -248,10 +248,11 @@ static int stage_synthetic(recipe *r) {
   add(&b, "ged");
   add(&b, "--synthetic-from");
   add_list(&b, a_synth_corpus.n ? &a_synth_corpus : &a_corpus);
-  /* enough sentences for the stage's time (a tiny model takes ~600 a second
-   * on 2 cores; a smaller corpus is used several times over, and the plan
-   * stops early when there are more) */
-  double want = r->syn * 600 > 200000 ? r->syn * 600 : 200000;
+  /* enough sentences for the stage's time (a tiny model takes 800-900 a
+   * second on 2 cores: with 600 a 330 s stage ran out of data after 257 s;
+   * a smaller corpus is used several times over, and the plan stops at the
+   * time limit when there are more) */
+  double want = r->syn * 1000 > 200000 ? r->syn * 1000 : 200000;
   add(&b, "--synthetic-sentences");
   addf(&b, "%.0f", a_synth_sentences > 0 ? (double)a_synth_sentences : want);
   add(&b, "--synthetic-rate");

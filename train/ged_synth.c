@@ -86,6 +86,21 @@ static int third_person_view(const el__learner *l, const el__synth_opts *o, long
   return EL_OK;
 }
 
+/* With probability o->agreement_pairs, *out is the copy with one agreement
+ * error after a subject pronoun (el__learner_subject_agreement) and *made =
+ * 1; else (not drawn, or no such place) *made = 0. */
+static int agreement_copy(const el__learner *l, const el__synth_opts *o, long k,
+                          const el__ged_sentence *s, el__learner_out *out, int *made,
+                          el_error *err) {
+  *made = 0;
+  if (o->agreement_pairs <= 0) return EL_OK;
+  uint64_t rng = o->seed * 0x3C6EF372FE94F82Bull + (uint64_t)k * 0x6A09E667F3BCC909ull + 11;
+  if (el__lr_unif(&rng) >= o->agreement_pairs) return EL_OK;
+  int rc = el__learner_subject_agreement(l, (const char *const *)s->words, s->n, &rng, out, err);
+  *made = !rc && out->n_edits == 1;
+  return rc;
+}
+
 /* Copies a sentence into the GED data (words owned by d). */
 static int append(el__ged_data *d, char *const *words, const uint8_t *labels, int n, int line) {
   el__ged_sentence s = {0};
@@ -178,77 +193,111 @@ static int corrupt_one(const el__learner *l, word_counts *c, const el__ged_sente
   return EL_OK;
 }
 
+/* What a synthesis run holds while it generates copies. */
+typedef struct synth_run {
+  const el__synth_opts *o;
+  el__ged_data clean;        /* the sample of clean sentences */
+  el__learner *l;
+  el__variants *var;
+  const char **vwords;       /* a written-another-way copy's words ... */
+  char *vbuf;                /* ... and their storage */
+  el__learner_out c, tp;     /* the corrupted copy; the third-person copy */
+  word_counts wc;
+  unsigned char *repeated;   /* mark_repeated */
+} synth_run;
+
+static int oom(el_error *err) {
+  return el_error_set(err, EL_ENOMEM, "synthetic GED data: out of memory");
+}
+
+/* Reads the sample, loads the word lists, counts the words. */
+static int prepare(synth_run *r, long n_dev, el_error *err) {
+  const el__synth_opts *o = r->o;
+  int rc = el__sentences_read((const char *const *)o->paths, o->n_paths, o->sentences + n_dev,
+                              o->seed, &r->clean, err);
+  if (!rc) rc = el__learner_load(o->wordnet_dir, &r->l, err);
+  if (!rc) rc = el__variants_load(o->dict_dir, &r->var, err);
+  if (rc) return rc;
+  int max_words = 1;
+  for (int i = 0; i < r->clean.n; i++) max_words = r->clean.s[i].n > max_words ? r->clean.s[i].n : max_words;
+  r->vwords = malloc((size_t)max_words * sizeof *r->vwords);
+  r->vbuf = malloc((size_t)max_words * EL__VARIANT_WORD_MAX);
+  if (!r->vwords || !r->vbuf) return oom(err);
+  if (o->lower_case) el__learner_set_share(r->l, EL__LF_ORTH, 0);
+  if (o->mix && (rc = el__learner_apply_mix(r->l, o->mix, err))) return rc;
+  r->wc.max_share = o->max_word_share > 0 ? o->max_word_share : EL__SYNTH_MAX_WORD_SHARE;
+  if (count_natural(&r->wc, &r->clean)) return oom(err);
+  r->repeated = calloc((size_t)(r->clean.n > 0 ? r->clean.n : 1), 1);
+  if (!r->repeated || (n_dev > 0 && mark_repeated(&r->clean, r->repeated))) return oom(err);
+  return EL_OK;
+}
+
+/* Generated copy k (of clean sentence k mod n): written another way, maybe
+ * third person, then an agreement pair, a corrupted copy or a clean one,
+ * into dev or train. */
+static int add_copy(synth_run *r, long k, long n_dev, el__ged_data *train, el__ged_data *dev,
+                    el_error *err) {
+  const el__synth_opts *o = r->o;
+  int i = (int)(k % r->clean.n);
+  int is_dev = !r->repeated[i] && goes_to_dev(i, r->clean.n, n_dev);
+  if (is_dev && k >= r->clean.n) return EL_OK;
+  int to_dev = is_dev && (size_t)dev->n < dev->cap;
+  el__ged_sentence view, *s = &view;
+  variant_view(r->var, &r->clean.s[i], k, o->seed, r->vwords, r->vbuf, &view);
+  int rc = third_person_view(r->l, o, k, &r->tp, &view, err), ok = 0;
+  if (!rc && !to_dev) rc = agreement_copy(r->l, o, k, s, &r->c, &ok, err);
+  if (rc) return rc;
+  if (ok) /* the pair: the error, then the same sentence correct */
+    return append(train, r->c.words, r->c.labels, r->c.n, i + 1) ||
+                   append(train, s->words, NULL, s->n, i + 1)
+               ? oom(err)
+               : EL_OK;
+  if ((rc = corrupt_one(r->l, &r->wc, s, k, o, &r->c, &ok, err))) return rc;
+  el__ged_data *to = to_dev ? dev : train;
+  int bad = ok ? append(to, r->c.words, r->c.labels, r->c.n, i + 1)
+               : append(to, s->words, NULL, s->n, i + 1);
+  return bad ? oom(err) : EL_OK;
+}
+
+static void release(synth_run *r) {
+  el__strmap_free(&r->wc.map);
+  free(r->repeated);
+  el__learner_sentence_free(&r->c);
+  el__learner_sentence_free(&r->tp);
+  el__learner_free(r->l);
+  el__variants_free(r->var);
+  free(r->vwords);
+  free(r->vbuf);
+  el__ged_free(&r->clean);
+}
+
 int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_data *dev,
                        el_error *err) {
   memset(train, 0, sizeof *train);
   if (dev) memset(dev, 0, sizeof *dev);
   long n_dev = dev ? o->dev_sentences : 0;
-  el__ged_data clean = {0};
-  el__learner *l = NULL;
-  el__variants *var = NULL;
-  const char **vwords = NULL;
-  char *vbuf = NULL;
-  el__learner_out c = {0}, tp = {0};
-  word_counts wc = {0};
-  unsigned char *repeated = NULL;
-  int rc = el__sentences_read((const char *const *)o->paths, o->n_paths, o->sentences + n_dev,
-                              o->seed, &clean, err);
-  if (!rc) rc = el__learner_load(o->wordnet_dir, &l, err);
-  if (!rc) rc = el__variants_load(o->dict_dir, &var, err);
-  if (rc) goto done;
-  int max_words = 1;
-  for (int i = 0; i < clean.n; i++) max_words = clean.s[i].n > max_words ? clean.s[i].n : max_words;
-  vwords = malloc((size_t)max_words * sizeof *vwords);
-  vbuf = malloc((size_t)max_words * EL__VARIANT_WORD_MAX);
-  if (!vwords || !vbuf) goto oom;
-  if (o->lower_case) el__learner_set_share(l, EL__LF_ORTH, 0);
-  if (o->mix && (rc = el__learner_apply_mix(l, o->mix, err))) goto done;
-  wc.max_share = o->max_word_share > 0 ? o->max_word_share : EL__SYNTH_MAX_WORD_SHARE;
-  if (count_natural(&wc, &clean)) goto oom;
-  repeated = calloc((size_t)(clean.n > 0 ? clean.n : 1), 1);
-  if (!repeated || (n_dev > 0 && mark_repeated(&clean, repeated))) goto oom;
+  synth_run r = {.o = o};
+  int rc = prepare(&r, n_dev, err);
   /* A corpus with fewer sentences than asked for is used several times over,
    * each copy with other errors; a dev sentence is used once, never trained on. */
-  long total = o->sentences + n_dev > clean.n ? o->sentences + n_dev : clean.n;
-  wc.passes = (total + clean.n - 1) / clean.n;
-  train->s = calloc((size_t)total, sizeof *train->s);
-  if (dev) dev->s = calloc((size_t)(n_dev > 0 ? n_dev : 1), sizeof *dev->s);
-  if (!train->s || (dev && !dev->s)) goto oom;
-  train->cap = (size_t)total;
-  if (dev) dev->cap = (size_t)(n_dev > 0 ? n_dev : 1);
-  for (long k = 0; k < total; k++) {
-    int i = (int)(k % clean.n);
-    int is_dev = !repeated[i] && goes_to_dev(i, clean.n, n_dev);
-    if (is_dev && k >= clean.n) continue;
-    int to_dev = is_dev && (size_t)dev->n < dev->cap;
-    el__ged_sentence view, *s = &view;
-    variant_view(var, &clean.s[i], k, o->seed, vwords, vbuf, &view);
-    if ((rc = third_person_view(l, o, k, &tp, &view, err))) goto done;
-    int ok;
-    if ((rc = corrupt_one(l, &wc, s, k, o, &c, &ok, err))) goto done;
-    el__ged_data *to = to_dev ? dev : train;
-    int bad = ok ? append(to, c.words, c.labels, c.n, i + 1) : append(to, s->words, NULL, s->n, i + 1);
-    if (bad) goto oom;
+  long total = o->sentences + n_dev > r.clean.n ? o->sentences + n_dev : r.clean.n;
+  size_t cap = (size_t)total * (o->agreement_pairs > 0 ? 2 : 1); /* a pair is two sentences */
+  if (!rc) {
+    r.wc.passes = (total + r.clean.n - 1) / r.clean.n;
+    train->s = calloc(cap, sizeof *train->s);
+    train->cap = cap;
+    if (dev) dev->s = calloc((size_t)(n_dev > 0 ? n_dev : 1), sizeof *dev->s);
+    if (dev) dev->cap = (size_t)(n_dev > 0 ? n_dev : 1);
+    if (!train->s || (dev && !dev->s)) rc = oom(err);
   }
-  if (train->n == 0) rc = el_error_set(err, EL_EFORMAT, "synthetic GED data: no training sentence");
-  if (dev) {
-    double cov = o->coverage > 0 ? o->coverage : el__learner_coverage(l);
+  for (long k = 0; !rc && k < total; k++) rc = add_copy(&r, k, n_dev, train, dev, err);
+  if (!rc && train->n == 0) rc = el_error_set(err, EL_EFORMAT, "synthetic GED data: no training sentence");
+  if (!rc && dev) {
+    double cov = o->coverage > 0 ? o->coverage : el__learner_coverage(r.l);
     dev->unseen_errors = cov > 0 && cov < 1 ? (double)dev->n_errors * (1 / cov - 1) : 0;
     dev->near_best = EL__SYNTH_NEAR_BEST;
   }
-  goto done;
-oom:
-  rc = el_error_set(err, EL_ENOMEM, "synthetic GED data: out of memory");
-done:
-  el__strmap_free(&wc.map);
-  free(repeated);
-  el__learner_sentence_free(&c);
-  el__learner_sentence_free(&tp);
-  el__learner_free(l);
-  el__variants_free(var);
-  free(vwords);
-  free(vbuf);
-  el__ged_free(&clean);
+  release(&r);
   if (rc) {
     el__ged_free(train);
     if (dev) el__ged_free(dev);

@@ -24,6 +24,7 @@ typedef struct el__synth_opts {
   const char *dict_dir; /* word lists for British spellings (text_variants.h); NULL: Debian's */
   double max_word_share; /* of a word's occurrences that may be errors; 0: the default below */
   double third_person;   /* share of copies rewritten to he/she/it (el__learner_third_person) */
+  double agreement_pairs; /* share of copies given as an agreement pair (below) */
 } el__synth_opts;
 
 /* At most this share of a word's occurrences in generated data are errors
@@ -35,6 +36,10 @@ typedef struct el__synth_opts {
 /* Default share of copies made third person (el__synth_opts.third_person;
  * measured in docs/RESULTS.md §1b). */
 #define EL__SYNTH_THIRD_PERSON 0.5
+
+/* Default share of copies given as agreement pairs (el__synth_opts.agreement_pairs;
+ * measured in docs/RESULTS.md §1b). */
+#define EL__SYNTH_AGREEMENT_PAIRS 0.4
 
 /* The threshold calibrated on generated dev is the lowest whose F0.5 is
  * within 2 % of the best there (el__ged_best_threshold's near_best). The
@@ -69,6 +74,17 @@ typedef struct el__synth_opts {
  * errors were nearly all "I likes"/"they eats", and a model learnt that an
  * -s form is suspect wherever it stands ("eats" 0.52 after "He", 0.51 after
  * "They" for make run's model, docs/RESULTS.md §1b).
+ *
+ * With probability agreement_pairs a training copy with a verb right after
+ * he/she/it becomes a pair instead: the copy with one agreement error
+ * there ("she go", "he have"; el__learner_subject_agreement) and,
+ * next, the same copy correct. Learner errors at the ordinary rate give a
+ * few thousand agreement errors a stage, and dense ones without their
+ * correct twins teach the *place* (every verb after "she" suspect, "goes"
+ * as much as "go"); in a pair the place is the same in both sentences, so
+ * only the form can tell them apart. Neither sentence counts towards the
+ * word cap below (each error word stands beside its correct form), and dev
+ * gets no pairs (its share of errors stays what calibration expects).
  *
  * Calibration: the generator makes ~60 % of learners' error types (not
  * lexical choice, R:MORPH, ...), so recall on generated dev overstates recall

@@ -137,6 +137,14 @@ int el__learner_corrupt_family(const el__learner *l, const char *const *words, i
 int el__learner_third_person(const el__learner *l, const char *const *words, int n,
                              uint64_t *rng, el__learner_out *out, int *changed, el_error *err);
 
+/* One subject-verb agreement error on the verb right after he/she/it, be
+ * excepted, where the form alone decides ("she goes" -> "she go", "he has"
+ * -> "he have"; out->n_edits = 1), else the sentence unchanged (n_edits =
+ * 0). The synthetic GED stage shows each such sentence next to its correct
+ * form (ged_synth.h). */
+int el__learner_subject_agreement(const el__learner *l, const char *const *words, int n,
+                                  uint64_t *rng, el__learner_out *out, el_error *err);
+
 /* --- word-level helpers, shared with the id-level corruption --- */
 
 #define EL__LWORD_MAX 48 /* longest word (bytes + NUL) the families rewrite */

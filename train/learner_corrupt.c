@@ -248,6 +248,19 @@ int el__learner_third_person(const el__learner *l, const char *const *words, int
   return finish(&s, out, err);
 }
 
+int el__learner_subject_agreement(const el__learner *l, const char *const *words, int n,
+                                  uint64_t *rng, el__learner_out *out, el_error *err) {
+  int rc = check_args(words, n, out, err);
+  if (rc) return rc;
+  el__lsent s;
+  if ((rc = start(l, words, n, 1, out, &s, err))) return rc;
+  if (el__lv_subject_sva(&s, rng)) {
+    out->n_edits = 1;
+    out->family_edits[EL__LF_VERB_SVA] = 1;
+  }
+  return finish(&s, out, err);
+}
+
 void el__learner_sentence_free(el__learner_out *out) {
   free(out->words);
   free(out->labels);

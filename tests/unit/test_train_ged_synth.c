@@ -87,7 +87,7 @@ static const char *comma_corpus(void) {
 
 static void test_synthesize(void) {
   char *paths[] = {(char *)comma_corpus()};
-  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1, NULL, 0, NULL, 0, 0};
+  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1, NULL, 0, NULL, 0, 0, 0};
   el__ged_data tr, dv, tr2, dv2;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
@@ -155,7 +155,7 @@ static void test_passes(void) {
                      "We went to the cinema and watched a funny film .\n\n"
                      "He is writing an email to his friend in London .\n\n";
   char *paths[] = {(char *)put("six.txt", text)};
-  el__synth_opts o = {paths, 1, 40, 1, 0.3, 3, NULL, 1, NULL, 0, NULL, 0, 0};
+  el__synth_opts o = {paths, 1, 40, 1, 0.3, 3, NULL, 1, NULL, 0, NULL, 0, 0, 0};
   el__ged_data tr, dv;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
@@ -189,7 +189,7 @@ static void test_repeated_not_dev(void) {
     for (int c = 0; c < 2; c++) snprintf(text + strlen(text), sizeof text - strlen(text), "%s\n\n", twice[i]);
   for (int i = 0; i < 3; i++) snprintf(text + strlen(text), sizeof text - strlen(text), "%s\n\n", once[i]);
   char *paths[] = {(char *)put("twice.txt", text)};
-  el__synth_opts o = {paths, 1, 40, 3, 0.3, 3, NULL, 1, NULL, 0, NULL, 0, 0};
+  el__synth_opts o = {paths, 1, 40, 3, 0.3, 3, NULL, 1, NULL, 0, NULL, 0, 0, 0};
   el__ged_data tr, dv;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
@@ -242,7 +242,7 @@ static void test_third_person(void) {
   for (int i = 0; i < 40; i++)
     at += (size_t)snprintf(text + at, sizeof text - at, "I like the green house number %d .\n\n", i);
   char *paths[] = {(char *)put("tp.txt", text)};
-  el__synth_opts o = {paths, 1, 400, 0, 0.0, 5, NULL, 1, NULL, 0, NULL, 0, 0};
+  el__synth_opts o = {paths, 1, 400, 0, 0.0, 5, NULL, 1, NULL, 0, NULL, 0, 0, 0};
   el__ged_data tr, dv;
   el_error err = {0};
   CHECK(el__ged_synthesize(&o, &tr, &dv, &err) == 0, "third person 0: ok (%s)", err.msg);
@@ -267,6 +267,51 @@ static void test_third_person(void) {
   el__ged_free(&dv);
 }
 
+/* agreement_pairs: that share of the copies with a verb after a subject
+ * pronoun becomes two sentences, the one agreement error ("She go") then the
+ * same copy correct; copies without such a verb and dev are untouched. */
+static void test_agreement_pairs(void) {
+  char text[16384];
+  size_t at = 0;
+  for (int i = 0; i < 40; i++)
+    at += (size_t)snprintf(text + at, sizeof text - at,
+                           "The house number %d is green .\n\nShe goes to the green house number %d .\n\n",
+                           i, i);
+  char *paths[] = {(char *)put("pairs.txt", text)};
+  el__synth_opts o = {paths, 1, 400, 0, 0.0, 5, NULL, 1, NULL, 0, NULL, 0, 0, 0.5};
+  el__ged_data tr, dv;
+  el_error err = {0};
+  CHECK(el__ged_synthesize(&o, &tr, &dv, &err) == 0, "agreement pairs: ok (%s)", err.msg);
+  int pairs = 0, bad = 0, she = 0;
+  for (int i = 0; i < tr.n; i++) {
+    const el__ged_sentence *e = &tr.s[i];
+    she += e->n > 1 && !strcmp(e->words[0], "She");
+    int labelled = 0;
+    for (int j = 0; j < e->n; j++) labelled += e->err[j];
+    if (!labelled) continue;
+    const el__ged_sentence *c = i + 1 < tr.n ? &tr.s[i + 1] : NULL;
+    int twin = c && c->n == e->n && e->err[1] && !strcmp(e->words[1], "go") &&
+               !strcmp(c->words[1], "goes") && labelled == 1;
+    for (int j = 0; twin && j < c->n; j++) twin = !c->err[j] && (j == 1 || !strcmp(c->words[j], e->words[j]));
+    pairs += twin;
+    bad += !twin;
+    i += twin; /* the twin is checked */
+  }
+  CHECK(bad == 0 && pairs > 50 && pairs < 150,
+        "agreement pairs: each \"She go\" followed by its \"She goes\" twin, about half the %d "
+        "copies that have one (%d pairs, %d other labelled sentences)", she - pairs, pairs, bad);
+  CHECK(tr.n == 400 + pairs, "agreement pairs: a pair adds one sentence (%d = 400 + %d)", tr.n, pairs);
+  el__ged_free(&tr);
+  el__ged_free(&dv);
+  o.dev_sentences = 40; /* every second sentence of the text: all the "She goes" ones */
+  CHECK(el__ged_synthesize(&o, &tr, &dv, &err) == 0, "agreement pairs with dev: ok (%s)", err.msg);
+  CHECK(dv.n == 40 && dv.n_errors == 0 && !strcmp(dv.s[0].words[0], "She"),
+        "agreement pairs: dev's \"She goes\" sentences get none (%ld errors in %d sentences)",
+        (long)dv.n_errors, dv.n);
+  el__ged_free(&tr);
+  el__ged_free(&dv);
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/el_synth_XXXXXX");
   if (!mkdtemp(dir)) return 1;
@@ -278,6 +323,7 @@ int main(void) {
     test_passes();
     test_repeated_not_dev();
     test_third_person();
+    test_agreement_pairs();
   } else {
     SKIP("no /usr/share/wordnet or /usr/share/dict word lists (Debian wordnet-base, wamerican, "
          "wbritish): synthetic data needs them");

@@ -487,6 +487,61 @@ static void test_third_person(void) {
   expect_third("Then I watch films .", "Then P watches films .");
 }
 
+/* el__learner_subject_agreement on `in` over 40 seeds: every result one of
+ * the `|`-separated outputs in `want` (each reached), one edit, the changed
+ * word alone labelled; want NULL: unchanged, no edit. */
+static void expect_subject_sva(const char *in, const char *want) {
+  const char *w[64];
+  char buf[1024], text[1024], labels[128], seen[8] = {0};
+  int n = split(in, w, buf, 64);
+  int ok = 1;
+  for (uint64_t seed = 1; seed <= 40; seed++) {
+    uint64_t r = seed;
+    el_error err = {0};
+    int rc = el__learner_subject_agreement(L, w, n, &r, &OUT, &err);
+    if (rc) printf("#   %s\n", err.msg);
+    render(text, labels);
+    if (!want) {
+      ok &= !rc && OUT.n_edits == 0 && !strcmp(text, in) && !strchr(labels, '1');
+      continue;
+    }
+    int k = 0, hit = -1;
+    for (const char *a = want; a; a = strchr(a, '|') ? strchr(a, '|') + 1 : NULL, k++) {
+      size_t len = strchr(a, '|') ? (size_t)(strchr(a, '|') - a) : strlen(a);
+      if (strlen(text) == len && !strncmp(text, a, len)) hit = k;
+    }
+    int one_label = OUT.n == n && strchr(labels, '1') && strchr(labels, '1') == strrchr(labels, '1') &&
+                    strcmp(OUT.words[strchr(labels, '1') - labels], w[strchr(labels, '1') - labels]);
+    if (hit < 0 || !one_label || OUT.n_edits != 1)
+      printf("#   seed %llu: \"%s\" labels %s\n", (unsigned long long)seed, text, labels);
+    ok &= !rc && hit >= 0 && one_label && OUT.n_edits == 1;
+    if (hit >= 0 && hit < 8) seen[hit] = 1;
+  }
+  int all = 1, k = 0;
+  for (const char *a = want; a; a = strchr(a, '|') ? strchr(a, '|') + 1 : NULL, k++) all &= seen[k];
+  if (want)
+    CHECK(ok && all, "subject agreement \"%s\" -> \"%s\"", in, want);
+  else
+    CHECK(ok, "subject agreement \"%s\": no verb after a subject pronoun, unchanged", in);
+}
+
+static void test_subject_agreement(void) {
+  expect_subject_sva("She goes to school .", "She go to school .");
+  expect_subject_sva("He has a car .", "He have a car .");
+  expect_subject_sva("It does not work .", "It do not work .");
+  /* two sites: either may be drawn */
+  expect_subject_sva("He eats and she sleeps .", "He eat and she sleeps .|He eats and she sleep .");
+  /* after I/you/we/they, with be, or away from a pronoun: left to R:VERB:SVA */
+  expect_subject_sva("I like music .", NULL);
+  expect_subject_sva("They were happy .", NULL);
+  expect_subject_sva("She is happy .", NULL);
+  expect_subject_sva("The people were happy .", NULL);
+  expect_subject_sva("My brother likes music .", NULL);
+  /* no agreement to break: past, modal */
+  expect_subject_sva("She went home .", NULL);
+  expect_subject_sva("He can swim .", NULL);
+}
+
 int main(void) {
   if (access("/usr/share/wordnet/verb.exc", R_OK) || access("/usr/share/wordnet/index.noun", R_OK)) {
     SKIP("WordNet files missing in /usr/share/wordnet (install the Debian package wordnet-base)");
@@ -506,6 +561,7 @@ int main(void) {
   test_errors();
   test_mix();
   test_third_person();
+  test_subject_agreement();
   el__learner_sentence_free(&OUT);
   el__learner_free(L);
   return el_test_done();
