@@ -125,7 +125,7 @@ int el__learner_corrupt(const el__learner *l, const char *const *words, int n, d
 int el__learner_corrupt_family(const el__learner *l, const char *const *words, int n,
                                int family, uint64_t *rng, el__learner_out *out, el_error *err);
 
-/* The sentence with its first plain subject and present verb made third
+/* The sentence with one plain subject and present verb (drawn) made third
  * person singular, correct English and no error ("I like it." -> "She likes
  * it.", "If you have time" -> "if he has time", a reflexive after them
  * following: "we hurt ourselves" -> "he hurts himself"); *changed = 0 and

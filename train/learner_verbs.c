@@ -273,19 +273,24 @@ static void rewrite_plain(el__lsent *s, int i, const char *low) {
 
 int el__lv_third_person(el__lsent *s, uint64_t *rng) {
   static const char *const PRONOUN[] = {"he", "she", "it"}, *const SELF[] = {"himself", "herself", "itself"};
-  for (int i = 0; i + 1 < s->n; i++) {
-    char verb[EL__LWORD_MAX];
-    if (!is_plain_subject(s->w[i].low) || !subject_place(s, i) || !third_person_verb(s, i + 1, verb))
-      continue;
-    /* people more often than things: he and she 9 times in 10 */
-    int who = el__lr_below(rng, 20);
-    who = who < 9 ? 0 : who < 18 ? 1 : 2;
-    rewrite_plain(s, i, PRONOUN[who]);
-    rewrite_plain(s, i + 1, verb);
-    for (int j = i + 2; j < s->n; j++)
-      for (size_t r = 0; r < sizeof REFLEXIVE / sizeof *REFLEXIVE; r++)
-        if (!strcmp(s->w[j].low, REFLEXIVE[r])) rewrite_plain(s, j, SELF[who]);
-    return 1;
-  }
-  return 0;
+  char verb[EL__LWORD_MAX];
+  /* any eligible subject, not only the first: most sentences start with
+   * theirs, and a model that saw "she go" only there flagged "He go to
+   * work" (0.73) but not "Every morning he go to work" (0.16) */
+  int m = 0;
+  for (int i = 0; i + 1 < s->n; i++)
+    if (is_plain_subject(s->w[i].low) && subject_place(s, i) && third_person_verb(s, i + 1, verb))
+      s->sites[m++] = i;
+  int i = el__ls_pick(s->sites, m, rng);
+  if (i < 0) return 0;
+  third_person_verb(s, i + 1, verb);
+  /* people more often than things: he and she 9 times in 10 */
+  int who = el__lr_below(rng, 20);
+  who = who < 9 ? 0 : who < 18 ? 1 : 2;
+  rewrite_plain(s, i, PRONOUN[who]);
+  rewrite_plain(s, i + 1, verb);
+  for (int j = i + 2; j < s->n; j++)
+    for (size_t r = 0; r < sizeof REFLEXIVE / sizeof *REFLEXIVE; r++)
+      if (!strcmp(s->w[j].low, REFLEXIVE[r])) rewrite_plain(s, j, SELF[who]);
+  return 1;
 }
