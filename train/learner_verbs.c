@@ -91,6 +91,21 @@ static int rewrite_verb(el__lsent *s, int i, const char *lemma, int forms, uint6
   return 1;
 }
 
+/* Verbs whose past is their base form. WordNet's verb.exc lists only
+ * forms that differ from the base, so these are unknown to it: "Yesterday
+ * we hurt ourselves" made "Yesterday he hurts himself" (labelled correct),
+ * and "he puts" -> "he put" was labelled an agreement error. */
+static const char *const SAME_PAST[] = {
+    "bet", "bid", "broadcast", "burst", "cast", "cost", "cut", "fit", "forecast", "hit",
+    "hurt", "let", "put", "quit", "read", "rid", "set", "shed", "shut", "slit",
+    "split", "spread", "thrust", "upset", "wet", "beat"};
+
+static int same_past(const char *w) {
+  for (size_t k = 0; k < sizeof SAME_PAST / sizeof *SAME_PAST; k++)
+    if (!strcmp(w, SAME_PAST[k])) return 1;
+  return 0;
+}
+
 /* The context-checked target forms of the word at i for a verb family
  * (0: not a site); aux words report -1 (their own table applies). */
 static int verb_site(const el__lsent *s, int i, int family, char *lemma) {
@@ -105,7 +120,7 @@ static int verb_site(const el__lsent *s, int i, int family, char *lemma) {
   int after_aux = (pc & EL__LC_AUX) != 0;
   switch (family) {
     case EL__LF_VERB_SVA:
-      if (form == EL__VF_S3 && is_3sg_subject(p)) return EL__VF_BASE;
+      if (form == EL__VF_S3 && is_3sg_subject(p)) return same_past(lemma) ? 0 : EL__VF_BASE;
       if (form == EL__VF_BASE && is_plain_subject(p)) return EL__VF_S3;
       return 0;
     case EL__LF_VERB_TENSE:
@@ -227,8 +242,8 @@ static const char *const REFLEXIVE[] = {"myself", "yourself", "ourselves", "your
 
 /* The third-person form of the verb at i after a plain subject into to
  * ("like" -> "likes", "have" -> "has"); 0 when the word there is no present
- * verb. A base form that is also its verb's past ("read", "put" in verb.exc)
- * is left alone: its tense is unknown. */
+ * verb. A base form that is also its verb's past ("read", "put": SAME_PAST
+ * or the exception list) is left alone: its tense is unknown. */
 static int third_person_verb(const el__lsent *s, int i, char *to) {
   if (i >= s->n || s->w[i].kind != EL__LK_WORD) return 0;
   const char *w = s->w[i].low;
@@ -240,7 +255,7 @@ static int third_person_verb(const el__lsent *s, int i, char *to) {
       return 1;
     }
   char lemma[EL__LWORD_MAX], past[MAXV][EL__LWORD_MAX], s3[1][EL__LWORD_MAX];
-  if (el__lm_verb(s->l, w, lemma) != EL__VF_BASE) return 0;
+  if (same_past(w) || el__lm_verb(s->l, w, lemma) != EL__VF_BASE) return 0;
   int k = el__lm_verb_make(s->l, lemma, EL__VF_PAST, past, MAXV);
   for (int j = 0; j < k; j++)
     if (!strcmp(past[j], w)) return 0;

@@ -481,6 +481,10 @@ static void test_third_person(void) {
   expect_third("Do you like music ?", NULL);  /* a question: the verb comes first */
   expect_third("Can we go now ?", NULL);
   expect_third("I went home .", NULL);        /* past: no agreement to show */
+  /* a base form that is also the past: the tense is unknown (not in verb.exc) */
+  expect_third("Yesterday we hurt ourselves .", NULL);
+  expect_third("Then I put it away .", NULL);
+  expect_third("We read books .", NULL);
   expect_third("Thank you very much .", NULL);
   expect_third("Let you go now .", NULL);        /* an object before a bare infinitive */
   expect_third("Don ' t you know ?", NULL);     /* the engine's split "don't" */
@@ -542,6 +546,7 @@ static void test_subject_agreement(void) {
   /* no agreement to break: past, modal */
   expect_subject_sva("She went home .", NULL);
   expect_subject_sva("He can swim .", NULL);
+  expect_subject_sva("He puts it away .", NULL); /* "He put it away" is a correct past */
 }
 
 int main(void) {
