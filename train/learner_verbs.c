@@ -61,6 +61,28 @@ static int target_forms(int family, int form) {
   }
 }
 
+/* Verbs whose past is their base form. WordNet's verb.exc lists only
+ * forms that differ from the base, so these are unknown to it: "Yesterday
+ * we hurt ourselves" made "Yesterday he hurts himself" (labelled correct),
+ * and "he puts" -> "he put" was labelled an agreement error. */
+static const char *const SAME_PAST[] = {
+    "bet", "bid", "broadcast", "burst", "cast", "cost", "cut", "fit", "forecast", "hit",
+    "hurt", "let", "put", "quit", "read", "rid", "set", "shed", "shut", "slit",
+    "split", "spread", "thrust", "upset", "wet", "beat"};
+
+static int same_past(const char *w) {
+  for (size_t k = 0; k < sizeof SAME_PAST / sizeof *SAME_PAST; k++)
+    if (!strcmp(w, SAME_PAST[k])) return 1;
+  return 0;
+}
+
+/* The target forms an -s form of such a verb must not take: "he puts" ->
+ * "he put" reads as a correct past. (Its past by the rule, "putted", stays
+ * a tense error: learners over-regularise.) */
+static int past_is_base(const char *lemma, int form) {
+  return form == EL__VF_S3 && same_past(lemma) ? EL__VF_BASE : 0;
+}
+
 int el__learner_variants(const el__learner *l, const char *w, int family,
                          char out[][EL__LWORD_MAX], int max) {
   int k = 0;
@@ -74,7 +96,8 @@ int el__learner_variants(const el__learner *l, const char *w, int family,
     k = el__lm_aux_variants(w, family, out, max);
     char lemma[EL__LWORD_MAX];
     int form = k ? 0 : el__lm_verb(l, w, lemma);
-    if (form) add_forms(l, lemma, target_forms(family, form), out, &k, max);
+    int forms = form ? target_forms(family, form) & ~past_is_base(lemma, form) : 0;
+    if (forms) add_forms(l, lemma, forms, out, &k, max);
   }
   dedupe(w, out, &k);
   return k;
@@ -91,21 +114,6 @@ static int rewrite_verb(el__lsent *s, int i, const char *lemma, int forms, uint6
   return 1;
 }
 
-/* Verbs whose past is their base form. WordNet's verb.exc lists only
- * forms that differ from the base, so these are unknown to it: "Yesterday
- * we hurt ourselves" made "Yesterday he hurts himself" (labelled correct),
- * and "he puts" -> "he put" was labelled an agreement error. */
-static const char *const SAME_PAST[] = {
-    "bet", "bid", "broadcast", "burst", "cast", "cost", "cut", "fit", "forecast", "hit",
-    "hurt", "let", "put", "quit", "read", "rid", "set", "shed", "shut", "slit",
-    "split", "spread", "thrust", "upset", "wet", "beat"};
-
-static int same_past(const char *w) {
-  for (size_t k = 0; k < sizeof SAME_PAST / sizeof *SAME_PAST; k++)
-    if (!strcmp(w, SAME_PAST[k])) return 1;
-  return 0;
-}
-
 /* The context-checked target forms of the word at i for a verb family
  * (0: not a site); aux words report -1 (their own table applies). */
 static int verb_site(const el__lsent *s, int i, int family, char *lemma) {
@@ -120,7 +128,7 @@ static int verb_site(const el__lsent *s, int i, int family, char *lemma) {
   int after_aux = (pc & EL__LC_AUX) != 0;
   switch (family) {
     case EL__LF_VERB_SVA:
-      if (form == EL__VF_S3 && is_3sg_subject(p)) return same_past(lemma) ? 0 : EL__VF_BASE;
+      if (form == EL__VF_S3 && is_3sg_subject(p)) return EL__VF_BASE & ~past_is_base(lemma, form);
       if (form == EL__VF_BASE && is_plain_subject(p)) return EL__VF_S3;
       return 0;
     case EL__LF_VERB_TENSE:

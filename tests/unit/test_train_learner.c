@@ -244,6 +244,8 @@ static void test_no_site(void) {
   CHECK(one(EL__LF_PUNCT_MISSING, ".", 1, text, labels) == 0, "the only token is never deleted");
   CHECK(one(EL__LF_NOUN_NUM, "I met Londons", 1, text, labels) == 0,
         "names in mid-sentence are left alone");
+  CHECK(one(EL__LF_VERB_SVA, "He puts it away .", 1, text, labels) == 0,
+        "\"He puts\": no agreement error (\"He put\" is a correct past)");
 }
 
 /* Sentences where every family has a place. */
@@ -346,6 +348,14 @@ static void test_variants(void) {
     for (int i = 0; i < k; i++) hit |= !strcmp(v[i], C[c].want), self |= !strcmp(v[i], C[c].w);
     CHECK(hit && !self, "%s variants of \"%s\" include \"%s\" and not the word itself",
           el__lfam_name(C[c].family), C[c].w, C[c].want);
+  }
+  /* "he puts" -> "he put" reads as a correct past: neither family offers it
+   * (tense offers the over-regularised "putted") */
+  for (int f = 0; f < 2; f++) {
+    int fam = f ? EL__LF_VERB_TENSE : EL__LF_VERB_SVA, k = el__learner_variants(L, "puts", fam, v, 8),
+        put = 0;
+    for (int i = 0; i < k; i++) put |= !strcmp(v[i], "put");
+    CHECK(!put, "%s variants of \"puts\" leave out \"put\" (%d variants)", el__lfam_name(fam), k);
   }
   CHECK(el__learner_variants(L, "the", EL__LF_NOUN_NUM, v, 8) == 0 &&
             el__learner_variants(L, "xqzt", EL__LF_VERB_TENSE, v, 8) == 0,
