@@ -538,7 +538,7 @@ static void expect_subject_sva(const char *in, const char *want) {
   if (want)
     CHECK(ok && all, "subject agreement \"%s\" -> \"%s\"", in, want);
   else
-    CHECK(ok, "subject agreement \"%s\": no verb after a subject pronoun, unchanged", in);
+    CHECK(ok, "subject agreement \"%s\": no agreement site after he/she/it, unchanged", in);
 }
 
 static void test_subject_agreement(void) {
