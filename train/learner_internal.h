@@ -102,8 +102,8 @@ int el__lf_noun_num(el__lsent *s, uint64_t *rng);
 int el__lf_spell(el__lsent *s, uint64_t *rng);
 int el__lf_orth(el__lsent *s, uint64_t *rng);
 int el__lf_word_order(el__lsent *s, uint64_t *rng);
-/* Not an error: the first "I/you/we/they + present verb" that is a
- * subject's rewritten to he/she/it (el__learner_third_person); 1 done. */
+/* Not an error: one "I/you/we/they + present verb" whose pronoun is a
+ * subject (drawn) rewritten to he/she/it (el__learner_third_person); 1 done. */
 int el__lv_third_person(el__lsent *s, uint64_t *rng);
 /* One agreement error right after he/she/it (el__learner_subject_agreement); 1 done. */
 int el__lv_subject_sva(el__lsent *s, uint64_t *rng);
