@@ -1,7 +1,7 @@
 /* config.json + tokenizer_config.json <-> el_config (docs/MODEL.md §10).
  * Absent fields take HF ElectraConfig defaults; present fields must have the
  * right JSON type. Only what the engine can run is accepted: erf GELU,
- * absolute positions, an encoder (not a decoder), a tied generator head. */
+ * absolute or relative_key positions, an encoder (not a decoder), a tied generator head. */
 #include <float.h>
 #include <limits.h>
 #include <math.h>
@@ -226,6 +226,19 @@ static int require_value(const reader *r, const char *name, const char *def, con
   return EL_OK;
 }
 
+/* "absolute" (HF's default) or "relative_key"; HF's "relative_key_query" also
+ * adds a key-side term this engine does not compute, so it is refused. */
+static int read_position_type(const reader *r, el_config *c) {
+  const char *s = NULL;
+  int rc = get_string(r, "position_embedding_type", "absolute", &s);
+  if (rc) return rc;
+  c->relative_positions = strcmp(s, "relative_key") == 0;
+  if (!c->relative_positions && strcmp(s, "absolute") != 0)
+    return el_error_set(r->err, EL_EUNSUPPORTED, "%s: position_embedding_type \"%.60s\" is not "
+                        "supported (expected \"absolute\" or \"relative_key\")", r->path, s);
+  return EL_OK;
+}
+
 static int read_config(const reader *r, el_config *c) {
   int rc, flag;
   if (!cJSON_IsObject(r->root))
@@ -246,7 +259,7 @@ static int read_config(const reader *r, el_config *c) {
       (rc = get_float(r, "attention_probs_dropout_prob", 0.1f,
                       &c->attention_probs_dropout_prob)) ||
       (rc = require_value(r, "hidden_act", "gelu", "gelu")) ||
-      (rc = require_value(r, "position_embedding_type", "absolute", "absolute")))
+      (rc = read_position_type(r, c)))
     return rc;
   if ((rc = get_bool(r, "is_decoder", 0, &flag))) return rc;
   if (flag)
@@ -412,7 +425,7 @@ static cJSON *config_json(const el_config *c) {
   NUM("num_attention_heads", c->num_heads);
   NUM("num_hidden_layers", c->num_layers);
   NUM("pad_token_id", c->pad_token_id);
-  STR("position_embedding_type", "absolute");
+  STR("position_embedding_type", c->relative_positions ? "relative_key" : "absolute");
   if (c->arch == EL_ARCH_SEQ_CLS && c->regression) STR("problem_type", "regression");
   /* the default rule is left implicit, so files of models that never chose one stay
    * as HF writes them; a reader takes absent as "max" */

@@ -78,7 +78,9 @@ static void encoder_layer(const el__layer_w *lw, const el_workspace *ws, float *
   float *qkv[3] = {big, big + (size_t)Tc * H, big + (size_t)2 * Tc * H};
   const el__dense_w qkv_w[3] = {lw->q, lw->k, lw->v};
   el__dense_fused(3, qkv, x, qkv_w, NULL, 0, Tc, H, H, EL__EPI_BIAS);
-  el__attention(ctx, qkv[0], qkv[1], qkv[2], seq_len, n_seqs, H, ws->nh);
+  el__relpos rp;
+  el__attention(ctx, qkv[0], qkv[1], qkv[2], seq_len, n_seqs, H, ws->nh,
+                el__layer_relpos(lw, ws->max_pos, &rp));
   el__dense_fused(1, &x, ctx, &lw->attn_out, &lw->attn_ln, eps, Tc, H, H, EL__EPI_RESIDUAL_LN);
   el__dense_fused(1, &big, x, &lw->inter, NULL, 0, Tc, H, In, EL__EPI_BIAS_GELU);
   el__dense_fused(1, &x, big, &lw->out, &lw->out_ln, eps, Tc, In, H, EL__EPI_RESIDUAL_LN);
@@ -99,7 +101,7 @@ static void encode_chunk(const el_model *m, const el_workspace *ws, const el_bat
                     ns);
   else
     el__embed_forward(emb, b->ids + t0, b->type_ids ? b->type_ids + t0 : NULL, b->seq_len + s0,
-                      ns, w->word, w->pos, w->type, E);
+                      ns, w->word, m->cfg.relative_positions ? NULL : w->pos, w->type, E);
   el__bias_layernorm(emb, NULL, w->emb_ln.g, w->emb_ln.b, Tc, E, c->layer_norm_eps);
   if (E != H) el__dense_fused(1, &x, emb, &w->project, NULL, 0, Tc, E, H, EL__EPI_BIAS);
   for (int l = 0; l < c->num_layers; l++)

@@ -128,6 +128,7 @@ typedef struct att_job {
   size_t t0;
   int L, rows, nb, H, dh;
   float scale;
+  const el__relpos *rel; /* NULL: absolute positions */
 } att_job;
 
 /* Query rows of a block: rows x L scores fit the stack scratch; rows <= L and
@@ -151,6 +152,10 @@ static void att_task(void *p, int task, int worker) {
   float *cs = j->ctx + off + (size_t)i0 * H;
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, L, dh, j->scale, qs, H, j->k + off, H,
               0.0f, S, L);
+  if (j->rel) { /* n (n + L - 1) <= 2 ATT_SCRATCH, as n <= L and n L <= ATT_SCRATCH */
+    float G[2 * ATT_SCRATCH];
+    el__relpos_scores(S, L, qs, H, i0, n, L, dh, j->rel, j->scale, G);
+  }
   softmax_unnormalised(S, inv, n, L);
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dh, L, 1.0f, S, L, j->v + off, H, 0.0f,
               cs, H);
@@ -165,13 +170,19 @@ static void att_task(void *p, int task, int worker) {
 /* One pool run per sequence: a batch of several sequences runs its chunks
  * in parallel already (encoder.c), where these runs are inline. */
 void el__attention(float *ctx, const float *q, const float *k, const float *v, const int *seq_len,
-                   int n_seqs, int H, int nh) {
+                   int n_seqs, int H, int nh, const el__relpos *rel) {
   att_job j = {.ctx = ctx, .q = q, .k = k, .v = v, .H = H, .dh = H / nh,
-               .scale = 1.0f / sqrtf((float)(H / nh))};
+               .scale = 1.0f / sqrtf((float)(H / nh)), .rel = rel};
   for (int s = 0; s < n_seqs; j.t0 += (size_t)seq_len[s++]) {
     j.L = seq_len[s];
     j.rows = att_rows(j.L);
     j.nb = (j.L + j.rows - 1) / j.rows;
     el__pool_run(nh * j.nb, att_task, &j);
   }
+}
+
+const el__relpos *el__layer_relpos(const el__layer_w *lw, int max_pos, el__relpos *slot) {
+  if (!lw->dist) return NULL;
+  *slot = (el__relpos){.dist = lw->dist, .ddist = NULL, .max_pos = max_pos};
+  return slot;
 }

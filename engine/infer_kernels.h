@@ -14,6 +14,7 @@
 #define EL_INFER_KERNELS_H
 
 #include <stddef.h>
+#include "ops.h"
 #include "weights.h"
 
 /* out[i] = exp(in[i]); inputs clamped to [-87.3, 88.3]. out may alias in. */
@@ -32,9 +33,14 @@ void el__bias_layernorm(float *x, const float *b, const float *g, const float *b
  * q, k, v [T,H] hold the projections with their biases; ctx [T,H] receives
  * softmax(q k^T/sqrt(dh)) v per head, each sequence attending only to
  * itself. The (sequence, head, block of query rows) tasks are shared out by
- * the op pool (op_pool.h); the scores of a block live on the stack. */
+ * the op pool (op_pool.h); the scores of a block live on the stack. rel:
+ * NULL, or the layer's relative-key positions (nn/ops.h, op_relpos.c). */
 void el__attention(float *ctx, const float *q, const float *k, const float *v, const int *seq_len,
-                   int n_seqs, int H, int nh);
+                   int n_seqs, int H, int nh, const el__relpos *rel);
+
+/* The relative-key positions of layer lw (NULL for an absolute-position model,
+ * whose layers have no distance embedding); *slot holds them. */
+const el__relpos *el__layer_relpos(const el__layer_w *lw, int max_pos, el__relpos *slot);
 
 /* What el__dense_fused does after each product. */
 typedef enum {

@@ -88,7 +88,8 @@ void el__quant_layer(const el_model *m, int l, const el_workspace *ws, float *x,
   qjob j_qkv = {.n = 3, .d = {ql->q, ql->k, ql->v}, .out = {q, k, v},
                 .bias = {lw->q.b, lw->k.b, lw->v.b}};
   qgemm(&j_qkv, ws->q, x, Tc, H, H);
-  el__attention(ctx, q, k, v, seq_len, n_seqs, H, ws->nh); /* fp32, shared with the fp32 path */
+  el__relpos rp; /* fp32, shared with the fp32 path */
+  el__attention(ctx, q, k, v, seq_len, n_seqs, H, ws->nh, el__layer_relpos(lw, ws->max_pos, &rp));
   qjob j_ao = {.n = 1, .accumulate = 1, .d = {ql->attn_out}, .out = {x}, .epi = EPI_LAYERNORM,
                .b = lw->attn_out.b, .g = lw->attn_ln.g, .beta = lw->attn_ln.b, .eps = eps};
   qgemm(&j_ao, ws->q, ctx, Tc, H, H);
@@ -104,16 +105,21 @@ void el__quant_embed(const el_model *m, float *out, const int *ids, const int *t
                      const int *seq_len, int n_seqs) {
   const int E = m->cfg.embedding_size;
   const int8_t *word = m->q->word;
-  const float *scale = m->q->word_scale, *pos = m->w.pos, *type = m->w.type;
+  const float *scale = m->q->word_scale, *type = m->w.type;
+  const float *pos = m->cfg.relative_positions ? NULL : m->w.pos; /* relative: none added */
   size_t t = 0;
   for (int s = 0; s < n_seqs; s++)
     for (int p = 0; p < seq_len[s]; p++, t++) {
       const int8_t *we = word + (size_t)ids[t] * E;
       const float ws = scale[ids[t]];
-      const float *pe = pos + (size_t)p * E;
       const float *te = type + (size_t)(type_ids ? type_ids[t] : 0) * E;
       float *o = out + t * E;
 #pragma omp simd
-      for (int e = 0; e < E; e++) o[e] = ws * (float)we[e] + pe[e] + te[e];
+      for (int e = 0; e < E; e++) o[e] = ws * (float)we[e] + te[e];
+      if (pos) {
+        const float *pe = pos + (size_t)p * E;
+#pragma omp simd
+        for (int e = 0; e < E; e++) o[e] += pe[e];
+      }
     }
 }

@@ -165,6 +165,9 @@ static void build(const el_config *c, el__weights *w, builder *b) {
     emit(b, LSLOT(out.b), H, 0, i + 1, 0, "%sencoder.layer.%d.output.dense.bias", p, i);
     emit(b, LSLOT(out_ln.g), H, 0, i + 1, 0, "%sencoder.layer.%d.output.LayerNorm.weight", p, i);
     emit(b, LSLOT(out_ln.b), H, 0, i + 1, 0, "%sencoder.layer.%d.output.LayerNorm.bias", p, i);
+    if (c->relative_positions)
+      emit(b, LSLOT(dist), 2 * c->max_position_embeddings - 1, H / c->num_heads, i + 1, 0,
+           "%sencoder.layer.%d.attention.self.distance_embedding.weight", p, i);
 #undef LSLOT
   }
   const el__head *h = el__head_of(c->arch);

@@ -17,6 +17,7 @@ typedef struct el__layer_w {
   el__dense_w inter;       /* [I,H] */
   el__dense_w out;         /* [H,I] */
   el__ln_w out_ln;         /* [H] */
+  float *dist;             /* [2P-1, H/heads] relative_key distance embedding; NULL: absolute */
 } el__layer_w;
 
 #define EL_MAX_LAYERS 48

@@ -1,6 +1,9 @@
 /* Multi-head self-attention over packed sequences. Each sequence attends only
  * to itself, so no padding mask is needed. Per sequence and head:
- *   P = softmax(Q_h K_h^T / sqrt(dh)),  ctx_h = dropout(P) V_h
+ *   P = softmax((Q_h K_h^T + R_h) / sqrt(dh)),  ctx_h = dropout(P) V_h
+ * with R_h = 0 for absolute positions, else the relative-key terms of
+ * op_relpos.c, whose gradient for the shared distance embedding is summed per
+ * (sequence, head) and added in task order, so it too is thread-count free.
  * The fast path runs both products as strided SGEMMs over the [T,H] buffers,
  * one (sequence, head) pair per task of the op pool (op_pool.h); each thread
  * has its own scratch, so the passed scratch is used only by serial calls.
@@ -32,14 +35,19 @@ typedef struct att_job {
   const size_t *tok, *prob;
   int H, nh, dh, ml;
   float scale;
-  float *bufs; /* [width][2 ml ml] per-thread scratch, or the caller's scratch */
+  const el__relpos *rel; /* NULL: absolute positions */
+  float *parts;          /* backward with rel: [task][2 ml - 1, dh] distance gradients */
+  float *bufs;           /* [width][SCRATCH_PER_THREAD] per-thread scratch, or the caller's */
 } att_job;
+
+/* Per thread: P or Pd [ml,ml], dP [ml,ml], and the relative terms [ml, 2ml-1]. */
+#define SCRATCH_PER_THREAD(ml) (4 * (size_t)(ml) * (ml))
 
 /* Per-thread scratch when the work is worth splitting; else NULL (serial). */
 static float *team_scratch(int n_tasks, int ml, size_t T) {
   const int nt = el__pool_width();
   if (n_tasks < 2 || nt < 2 || T * (size_t)ml <= 4096) return NULL;
-  return malloc(sizeof(float) * 2 * (size_t)ml * ml * (size_t)nt);
+  return malloc(sizeof(float) * SCRATCH_PER_THREAD(ml) * (size_t)nt);
 }
 
 static int max_len_of(const int *seq_len, int n_seqs) {
@@ -57,7 +65,7 @@ size_t el__attention_probs_size(const int *seq_len, int n_seqs, int nh) {
 size_t el__attention_scratch_size(int max_len, int H, int nh) {
   (void)H;
   (void)nh;
-  return 2 * (size_t)max_len * max_len;
+  return SCRATCH_PER_THREAD(max_len);
 }
 
 static void softmax_rows(float *p, int rows, int cols) {
@@ -79,10 +87,12 @@ static void softmax_rows(float *p, int rows, int cols) {
 }
 
 /* One (sequence, head) pair; P and Pd are [L,L] buffers (P may be the saved
- * probs). */
-static void attend_one(float *ctx, float *P, float *Pd, const float *q, const float *k,
-                       const float *v, const float *dm, int L, int H, int dh, float scale) {
+ * probs), G [L, 2L-1] the relative terms' scratch. */
+static void attend_one(float *ctx, float *P, float *Pd, float *G, const float *q, const float *k,
+                       const float *v, const float *dm, const el__relpos *rel, int L, int H, int dh,
+                       float scale) {
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, L, L, dh, scale, q, H, k, H, 0.0f, P, L);
+  if (rel) el__relpos_scores(P, L, q, H, 0, L, L, dh, rel, scale, G);
   softmax_rows(P, L, L);
   const float *Pu = P;
   if (dm) {
@@ -97,15 +107,16 @@ static void forward_task(void *p, int task, int worker) {
   const att_job *j = p;
   const int s = task / j->nh, h = task % j->nh, L = j->seq_len[s], H = j->H;
   const size_t off = j->tok[s] * H + (size_t)h * j->dh, poff = j->prob[s] + (size_t)h * L * L;
-  float *buf = j->bufs + (size_t)worker * 2 * j->ml * j->ml;
-  attend_one(j->ctx + off, j->probs ? j->probs + poff : buf, buf + (size_t)j->ml * j->ml,
-             j->q + off, j->k + off, j->v + off, j->drop ? j->drop + poff : NULL, L, H, j->dh,
+  float *buf = j->bufs + (size_t)worker * SCRATCH_PER_THREAD(j->ml);
+  const size_t mm = (size_t)j->ml * j->ml;
+  attend_one(j->ctx + off, j->probs ? j->probs + poff : buf, buf + mm, buf + 2 * mm, j->q + off,
+             j->k + off, j->v + off, j->drop ? j->drop + poff : NULL, j->rel, L, H, j->dh,
              j->scale);
 }
 
 void el__attention_forward(float *ctx, float *probs, const float *q, const float *k,
                           const float *v, const float *drop, const int *seq_len, int n_seqs,
-                          int H, int nh, float *scratch) {
+                          int H, int nh, const el__relpos *rel, float *scratch) {
   size_t *tok = malloc(sizeof(size_t) * 2 * (size_t)(n_seqs + 1));
   if (!tok) return;
   size_t *prob = tok + n_seqs + 1;
@@ -113,7 +124,7 @@ void el__attention_forward(float *ctx, float *probs, const float *q, const float
   const int n_tasks = n_seqs * nh, ml = max_len_of(seq_len, n_seqs);
   att_job j = {.ctx = ctx, .probs = probs, .q = q, .k = k, .v = v, .drop = drop,
                .seq_len = seq_len, .tok = tok, .prob = prob, .H = H, .nh = nh, .dh = H / nh,
-               .ml = ml, .scale = 1.0f / sqrtf((float)(H / nh))};
+               .ml = ml, .scale = 1.0f / sqrtf((float)(H / nh)), .rel = rel};
   float *team = team_scratch(n_tasks, ml, tok[n_seqs]);
   j.bufs = team ? team : scratch;
   if (team)
@@ -126,7 +137,7 @@ void el__attention_forward(float *ctx, float *probs, const float *q, const float
 
 void el__attention_forward_naive(float *ctx, float *probs, const float *q, const float *k,
                                 const float *v, const float *drop, const int *seq_len,
-                                int n_seqs, int H, int nh) {
+                                int n_seqs, int H, int nh, const el__relpos *rel) {
   const int dh = H / nh;
   size_t t0 = 0, poff = 0;
   for (int s = 0; s < n_seqs; s++) {
@@ -139,6 +150,7 @@ void el__attention_forward_naive(float *ctx, float *probs, const float *q, const
           double acc = 0.0;
           for (int d = 0; d < dh; d++)
             acc += (double)q[(t0 + i) * H + h * dh + d] * k[(t0 + j) * H + h * dh + d];
+          if (rel) acc += el__relpos_term_naive(rel, q + (t0 + i) * H + h * dh, i, j, dh);
           row[j] = acc / sqrt((double)dh);
           if (row[j] > mx) mx = row[j];
         }
@@ -166,7 +178,8 @@ void el__attention_forward_naive(float *ctx, float *probs, const float *q, const
  * Pairs write disjoint slices of dq/dk/dv, so they run in parallel. */
 static void attend_back_one(float *dq, float *dk, float *dv, const float *dctx, const float *P,
                             const float *q, const float *k, const float *v, const float *dm,
-                            float *buf, int L, int H, int dh, float scale) {
+                            const el__relpos *rel, float *dpart, float *buf, int L, int H, int dh,
+                            float scale) {
   const float *Pd = P;
   float *dP = buf + (size_t)L * L;
   if (dm) {
@@ -190,35 +203,45 @@ static void attend_back_one(float *dq, float *dk, float *dv, const float *dctx, 
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, dh, L, scale, dP, L, k, H, 1.0f, dq,
               H);
   cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L, dh, L, scale, dP, L, q, H, 1.0f, dk, H);
+  if (rel) el__relpos_backward(dq, H, dpart, dP, q, L, dh, rel, scale, buf + 2 * (size_t)L * L);
 }
 
 static void backward_task(void *p, int task, int worker) {
   const att_job *j = p;
   const int s = task / j->nh, h = task % j->nh, L = j->seq_len[s], H = j->H;
   const size_t off = j->tok[s] * H + (size_t)h * j->dh, poff = j->prob[s] + (size_t)h * L * L;
+  float *dpart = j->rel ? j->parts + (size_t)task * (2 * j->ml - 1) * j->dh : NULL;
   attend_back_one(j->dq + off, j->dk + off, j->dv + off, j->dctx + off, j->saved + poff,
-                  j->q + off, j->k + off, j->v + off, j->drop ? j->drop + poff : NULL,
-                  j->bufs + (size_t)worker * 2 * j->ml * j->ml, L, H, j->dh, j->scale);
+                  j->q + off, j->k + off, j->v + off, j->drop ? j->drop + poff : NULL, j->rel,
+                  dpart, j->bufs + (size_t)worker * SCRATCH_PER_THREAD(j->ml), L, H, j->dh,
+                  j->scale);
 }
 
 void el__attention_backward(float *dq, float *dk, float *dv, const float *dctx,
                            const float *probs, const float *q, const float *k, const float *v,
                            const float *drop, const int *seq_len, int n_seqs, int H, int nh,
-                           float *scratch) {
+                           const el__relpos *rel, float *scratch) {
   size_t *tok = malloc(sizeof(size_t) * 2 * (size_t)(n_seqs + 1));
   if (!tok) return;
   size_t *prob = tok + n_seqs + 1;
   offsets(seq_len, n_seqs, nh, tok, prob);
-  const int n_tasks = n_seqs * nh, ml = max_len_of(seq_len, n_seqs);
+  const int n_tasks = n_seqs * nh, ml = max_len_of(seq_len, n_seqs), dh = H / nh;
   att_job j = {.dq = dq, .dk = dk, .dv = dv, .dctx = dctx, .saved = probs, .q = q,
                .k = k, .v = v, .drop = drop, .seq_len = seq_len, .tok = tok, .prob = prob,
-               .H = H, .nh = nh, .dh = H / nh, .ml = ml, .scale = 1.0f / sqrtf((float)(H / nh))};
+               .H = H, .nh = nh, .dh = dh, .ml = ml, .scale = 1.0f / sqrtf((float)dh), .rel = rel};
+  if (rel && !(j.parts = malloc(sizeof(float) * (size_t)n_tasks * (2 * ml - 1) * dh))) {
+    free(tok);
+    return;
+  }
   float *team = team_scratch(n_tasks, ml, tok[n_seqs]);
   j.bufs = team ? team : scratch;
   if (team)
     el__pool_run(n_tasks, backward_task, &j);
   else
     for (int t = 0; t < n_tasks; t++) backward_task(&j, t, 0);
+  for (int t = 0; rel && t < n_tasks; t++) /* in task order: the sum is thread-count free */
+    el__relpos_accumulate(rel, j.parts + (size_t)t * (2 * ml - 1) * dh, seq_len[t / nh], dh);
+  free(j.parts);
   free(team);
   free(tok);
 }
@@ -226,7 +249,7 @@ void el__attention_backward(float *dq, float *dk, float *dv, const float *dctx,
 void el__attention_backward_naive(float *dq, float *dk, float *dv, const float *dctx,
                                  const float *probs, const float *q, const float *k,
                                  const float *v, const float *drop, const int *seq_len,
-                                 int n_seqs, int H, int nh) {
+                                 int n_seqs, int H, int nh, const el__relpos *rel) {
   const int dh = H / nh;
   const double scale = 1.0 / sqrt((double)dh);
   size_t t0 = 0, poff = 0;
@@ -252,6 +275,7 @@ void el__attention_backward_naive(float *dq, float *dk, float *dv, const float *
             AT(dq, i, d) += (float)(ds * AT(k, j, d));
             AT(dk, j, d) += (float)(ds * AT(q, i, d));
           }
+          if (rel) el__relpos_grad_naive(rel, &AT(dq, i, 0), &AT(q, i, 0), i, j, dh, ds);
         }
       }
 #undef AT

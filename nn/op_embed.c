@@ -9,10 +9,11 @@ void el__embed_forward(float *out, const int *ids, const int *type_ids, const in
   for (int s = 0; s < n_seqs; s++) {
     for (int p = 0; p < seq_len[s]; p++, t++) {
       const float *we = word + (size_t)ids[t] * E;
-      const float *pe = pos + (size_t)p * E;
       const float *te = type + (size_t)(type_ids ? type_ids[t] : 0) * E;
       float *o = out + t * E;
-      for (int e = 0; e < E; e++) o[e] = we[e] + pe[e] + te[e];
+      for (int e = 0; e < E; e++) o[e] = we[e] + te[e];
+      if (pos) /* NULL: relative positions, none added */
+        for (int e = 0; e < E; e++) o[e] += pos[(size_t)p * E + e];
     }
   }
 }

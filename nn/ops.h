@@ -41,12 +41,38 @@ void el__gelu_backward_naive(float *din, const float *in, const float *dout, siz
 
 /* ---- embeddings over packed sequences ----
  * out[T,E] = word[ids[t]] + pos[p(t)] + type[type_ids[t]], where p(t) restarts
- * at 0 for each sequence. type_ids may be NULL (all 0). */
+ * at 0 for each sequence. type_ids may be NULL (all 0); pos (dpos) NULL for a
+ * model with relative positions, which adds none. */
 void el__embed_forward(float *out, const int *ids, const int *type_ids, const int *seq_len,
                       int n_seqs, const float *word, const float *pos, const float *type, int E);
 void el__embed_backward(float *dword, float *dpos, float *dtype, const float *dout,
                        const int *ids, const int *type_ids, const int *seq_len, int n_seqs,
                        int E);
+
+/* ---- relative-key position scores (op_relpos.c) ----
+ * dist: the layer's distance embedding [2 max_pos - 1, dh]; ddist its gradient
+ * (backward only). A NULL el__relpos everywhere below means absolute positions. */
+typedef struct el__relpos {
+  const float *dist;
+  float *ddist;
+  int max_pos;
+} el__relpos;
+/* S[i][j] (rows i of [i0, i0+n), ldS apart, L keys) += scale q_i.D[i-j+P-1]; q
+ * points at row i0 (ldq apart); G: n (n + L - 1) floats of scratch. */
+void el__relpos_scores(float *S, int ldS, const float *q, int ldq, int i0, int n, int L, int dh,
+                       const el__relpos *rel, float scale, float *G);
+/* From dS [L,L] (the gradient of the scaled scores of one sequence and head):
+ * dq += scale dG Dsub, and dpart [2L-1, dh] = scale dG^T q, the gradient of
+ * D's rows max_pos - L ... max_pos + L - 2 (el__relpos_accumulate adds it to
+ * ddist). dG: L (2L - 1) floats of scratch. */
+void el__relpos_backward(float *dq, int ldq, float *dpart, const float *dS, const float *q,
+                         int L, int dh, const el__relpos *rel, float scale, float *dG);
+void el__relpos_accumulate(const el__relpos *rel, const float *dpart, int L, int dh);
+/* The naive references: the unscaled term of (i, j), and its gradient with
+ * ds = dLoss/d(unscaled score) added to dq_i and ddist. */
+double el__relpos_term_naive(const el__relpos *rel, const float *qi, int i, int j, int dh);
+void el__relpos_grad_naive(const el__relpos *rel, float *dqi, const float *qi, int i, int j,
+                           int dh, double ds);
 
 /* ---- multi-head self-attention over packed sequences ----
  * q,k,v,ctx [T,H] with nh heads of H/nh; every token attends to all tokens of
@@ -56,23 +82,24 @@ void el__embed_backward(float *dword, float *dpos, float *dtype, const float *do
  *        May be NULL at inference (scratch is used instead).
  * drop: NULL, or an array shaped like probs holding 0 or 1/(1-p): attention
  *        dropout applied to probs before multiplying by v.
+ * rel: NULL, or relative-key positions (their gradient is added to rel->ddist).
  * scratch: at least el__attention_scratch_size floats. */
 size_t el__attention_probs_size(const int *seq_len, int n_seqs, int nh);
 size_t el__attention_scratch_size(int max_len, int H, int nh);
 void el__attention_forward(float *ctx, float *probs, const float *q, const float *k,
                           const float *v, const float *drop, const int *seq_len, int n_seqs,
-                          int H, int nh, float *scratch);
+                          int H, int nh, const el__relpos *rel, float *scratch);
 void el__attention_forward_naive(float *ctx, float *probs, const float *q, const float *k,
                                 const float *v, const float *drop, const int *seq_len,
-                                int n_seqs, int H, int nh);
+                                int n_seqs, int H, int nh, const el__relpos *rel);
 void el__attention_backward(float *dq, float *dk, float *dv, const float *dctx,
                            const float *probs, const float *q, const float *k, const float *v,
                            const float *drop, const int *seq_len, int n_seqs, int H, int nh,
-                           float *scratch);
+                           const el__relpos *rel, float *scratch);
 void el__attention_backward_naive(float *dq, float *dk, float *dv, const float *dctx,
                                  const float *probs, const float *q, const float *k,
                                  const float *v, const float *drop, const int *seq_len,
-                                 int n_seqs, int H, int nh);
+                                 int n_seqs, int H, int nh, const el__relpos *rel);
 
 /* ---- dropout with a precomputed mask of 0 or 1/(1-p) ---- */
 void el__dropout_forward(float *out, const float *in, const float *mask, size_t n);

@@ -17,6 +17,7 @@
 /* Raw values as given on the command line. */
 static el_strlist a_inputs;
 static const char *a_vocab, *a_out, *a_cache, *a_preset, *a_objective, *a_bias_init, *a_disc_special;
+static const char *a_position; /* --position-embedding absolute|relative_key */
 static long a_accumulate;
 static long a_max_steps, a_batch, a_seq_len, a_warmup, a_seed, a_save_every, a_threads,
     a_log_every, a_val_every, a_val_examples;
@@ -41,6 +42,7 @@ static el_opt opts[] = {
     {"--weight-decay", EL_OPT_FLOAT, &a_wd, 0, 1, "X", "AdamW decoupled weight decay, not on LayerNorm/bias (0.01)", 0},
     {"--generator-size", EL_OPT_FLOAT, &a_gen_size, 0.01, 4, "X", "generator hidden/FFN/heads multiplier (0.25; base 1/3)", 0},
     {"--bias-init", EL_OPT_CHOICE, &a_bias_init, 0, 0, "prior|zero", "output biases at their priors: log unigram frequencies (MLM), log-odds of --mask-prob (discriminator); zero = Google's 0 (prior)", 0},
+    {"--position-embedding", EL_OPT_CHOICE, &a_position, 0, 0, "absolute|relative_key", "absolute: learned position embeddings (the paper's, default); relative_key: none, each layer's attention learns a score per distance between tokens (HF position_embedding_type), so what is learnt at one place of a sentence holds at every place", 0},
     {"--tie-generator", EL_OPT_FLAG, &a_tie_generator, 0, 0, NULL, "the generator shares the discriminator's whole encoder (GR untied_generator=False, the paper's \"all tied\"; implies --generator-size 1)", 0},
     {"--disc-special", EL_OPT_CHOICE, &a_disc_special, 0, 0, "include|exclude", "[CLS]/[SEP] in the discriminator loss (GR and default: include); exclude gives them weight 0", 0},
     {"--corruption", EL_OPT_STR, &a_corruption, 0, 0, "none|learner[:RATE]", "learner (ESL) errors added before masking, RATE errors per word (learner: 0.1); their tokens are labelled replaced (none)", 0},
@@ -191,6 +193,11 @@ static int settings_differ(const el__pt_opts *o) {
             o->corruption_rate);
     return 1;
   }
+  if (a_position && (!strcmp(a_position, "relative_key")) != o->relative_positions) {
+    fprintf(stderr, PROG ": --position-embedding %s differs from the run's %s\n", a_position,
+            o->relative_positions ? "relative_key" : "absolute");
+    return 1;
+  }
   if (a_tie_generator && !o->tie_generator) {
     fprintf(stderr, PROG ": --tie-generator differs from the run's untied generator\n");
     return 1;
@@ -273,6 +280,7 @@ static int new_settings(el__pt_opts *o) {
   o->mlm = a_objective && !strcmp(a_objective, "mlm");
   o->bias_init_zero = a_bias_init && !strcmp(a_bias_init, "zero");
   o->disc_skip_special = a_disc_special && !strcmp(a_disc_special, "exclude");
+  o->relative_positions = a_position && !strcmp(a_position, "relative_key");
   o->corruption_rate = a_corruption_rate;
   if (seen("--max-steps")) o->max_steps = a_max_steps;
   else if (a_time_limit > 0) o->max_steps = EL__STEPS_UNBOUNDED; /* the time decides */
@@ -319,6 +327,7 @@ static int new_settings(el__pt_opts *o) {
 static void reset_args(void) {
   memset(&a_inputs, 0, sizeof a_inputs);
   a_vocab = a_out = a_cache = a_preset = a_objective = a_bias_init = a_disc_special = NULL;
+  a_position = NULL;
   a_accumulate = 0;
   a_max_steps = a_batch = a_seq_len = a_warmup = a_seed = a_save_every = a_threads = 0;
   a_log_every = a_val_every = a_val_examples = 0;

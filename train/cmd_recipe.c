@@ -28,10 +28,10 @@
 #define MAX_ARGS 256
 
 static el_strlist a_corpus, a_synth_corpus;
-static const char *a_out, *a_train, *a_dev, *a_vocab, *a_preset = "tiny", *a_mix;
+static const char *a_out, *a_train, *a_dev, *a_vocab, *a_preset = "tiny", *a_mix, *a_position;
 static double a_time = 600;
 static long a_threads, a_vocab_size = 8192, a_seed = 1, a_synth_sentences = 0;
-static double a_rate = 0.12, a_pretrain_corruption = 0.1, a_pretrain_share = -1;
+static double a_rate = 0.12, a_pretrain_corruption = 0.1, a_pretrain_share = -1, a_pairs = -1;
 static int a_cased;
 
 static el_opt opts[] = {
@@ -42,11 +42,13 @@ static el_opt opts[] = {
     {"--time-limit", EL_OPT_DURATION, &a_time, 10, 1e7, "T", "whole budget, split between the stages (10m)", 0},
     {"--threads", EL_OPT_INT, &a_threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
     {"--preset", EL_OPT_CHOICE, &a_preset, 0, 0, "tiny|small|base|large", "model size (tiny)", 0},
+    {"--position-embedding", EL_OPT_CHOICE, &a_position, 0, 0, "absolute|relative_key", "the model's positions (absolute; see electra-train pretrain --help)", 0},
     {"--vocab", EL_OPT_STR, &a_vocab, 0, 0, "FILE", "use this vocabulary instead of learning one", 0},
     {"--vocab-size", EL_OPT_INT, &a_vocab_size, 64, 1 << 20, "N", "entries of the learned vocabulary (8192)", 0},
     {"--synthetic-corpus", EL_OPT_STRS, &a_synth_corpus, 0, 0, "PATH...", "text for the synthetic stage (the --corpus files)", 0},
     {"--synthetic-sentences", EL_OPT_INT, &a_synth_sentences, 0, 1e8, "N", "synthetic sentences (0: 1000 per second of the stage, at least 200000)", 0},
     {"--synthetic-rate", EL_OPT_FLOAT, &a_rate, 0.001, 1, "X", "learner errors per word in the synthetic stage (0.12)", 0},
+    {"--synthetic-agreement-pairs", EL_OPT_FLOAT, &a_pairs, 0, 1, "X", "share of synthetic copies shown as an agreement error and its correct twin (see electra-train finetune --help)", 0},
     {"--synthetic-mix", EL_OPT_STR, &a_mix, 0, 0, "TYPE=X,...", "scale error types' shares in the synthetic stage: R:SPELL=0.5 (see electra-train corrupt --help)", 0},
     {"--pretrain-corruption", EL_OPT_FLOAT, &a_pretrain_corruption, 0, 1, "X", "learner errors per token in pretraining (0.1; 0 = plain ELECTRA)", 0},
     {"--pretrain-share", EL_OPT_FLOAT, &a_pretrain_share, 0.05, 0.95, "X", "share of the budget for pretraining (0.45; 0.5 with --train)", 0},
@@ -156,6 +158,8 @@ static void reset_options(void) {
   a_synth_sentences = 0;
   a_rate = 0.12;
   a_mix = NULL;
+  a_position = NULL;
+  a_pairs = -1;
   a_pretrain_corruption = 0.1;
   a_pretrain_share = -1;
   a_cased = 0;
@@ -226,6 +230,10 @@ static int stage_pretrain(recipe *r) {
   add(&a, r->run);
   add(&a, "--preset");
   add(&a, a_preset);
+  if (a_position) {
+    add(&a, "--position-embedding");
+    add(&a, a_position);
+  }
   add(&a, "--time-limit");
   addf(&a, "%.0fs", r->pre > 5 ? r->pre : 5);
   common_args(&a, r);
@@ -257,6 +265,10 @@ static int stage_synthetic(recipe *r) {
   addf(&b, "%.0f", a_synth_sentences > 0 ? (double)a_synth_sentences : want);
   add(&b, "--synthetic-rate");
   addf(&b, "%g", a_rate);
+  if (a_pairs >= 0) {
+    add(&b, "--synthetic-agreement-pairs");
+    addf(&b, "%g", a_pairs);
+  }
   if (a_mix) {
     add(&b, "--synthetic-mix");
     add(&b, a_mix);

@@ -165,6 +165,7 @@ int el__params_new_pair_tied(el__params *p, const el_config *disc, const el_conf
   SAME(embedding_size)
   SAME(max_position_embeddings)
   SAME(type_vocab_size)
+  SAME(relative_positions)
   if (tie_encoder) {
     SAME(hidden_size)
     SAME(num_layers)

@@ -80,6 +80,7 @@ int el__pt_model_config(const el__pt_opts *o, int vocab_size, int pad_id, int lo
   c->hidden_dropout_prob = 0.1f;
   c->attention_probs_dropout_prob = 0.1f;
   c->do_lower_case = lower_case;
+  c->relative_positions = o->relative_positions;
   return EL_OK;
 }
 
@@ -117,6 +118,8 @@ char *el__pt_opts_to_json(const el__pt_opts *o) {
   cJSON_AddStringToObject(j, "objective", o->mlm ? "mlm" : "electra");
   cJSON_AddStringToObject(j, "bias_init", o->bias_init_zero ? "zero" : "prior");
   cJSON_AddBoolToObject(j, "tie_generator", o->tie_generator);
+  cJSON_AddStringToObject(j, "position_embedding",
+                          o->relative_positions ? "relative_key" : "absolute");
   cJSON_AddStringToObject(j, "disc_special", o->disc_skip_special ? "exclude" : "include");
   cJSON_AddStringToObject(j, "corruption", o->corruption_rate > 0 ? "learner" : "none");
   cJSON_AddNumberToObject(j, "corruption_rate", o->corruption_rate);
@@ -169,6 +172,10 @@ static int read_added_fields(const cJSON *j, el__pt_opts *o, const char *where, 
   if (ds && !cJSON_IsString(ds))
     return el_error_set(err, EL_EFORMAT, "%s: \"disc_special\" is not a string", where);
   o->disc_skip_special = ds && !strcmp(ds->valuestring, "exclude"); /* older runs: include */
+  const cJSON *pe = cJSON_GetObjectItemCaseSensitive(j, "position_embedding");
+  if (pe && !cJSON_IsString(pe))
+    return el_error_set(err, EL_EFORMAT, "%s: \"position_embedding\" is not a string", where);
+  o->relative_positions = pe && !strcmp(pe->valuestring, "relative_key"); /* older: absolute */
   /* runs saved before --corruption existed had none (learner:RATE takes (0, 1]) */
   o->corruption_rate = 0.0;
   return el__json_num(j, "corruption_rate", 0, 0, 1, &o->corruption_rate, where, err);

@@ -20,6 +20,7 @@ typedef struct el__pt_opts {
   int mlm;           /* --objective mlm */
   double gen_size;   /* generator size multiplier */
   int tie_generator;  /* --tie-generator: the generator shares the whole encoder (size 1.0) */
+  int relative_positions; /* --position-embedding relative_key (HF position_embedding_type) */
   int disc_skip_special; /* --disc-special exclude: [CLS]/[SEP] left out of the discriminator loss */
   int bias_init_zero; /* --bias-init zero: output biases start at 0 (GR) instead of their priors */
   double corruption_rate; /* --corruption learner[:RATE]: learner errors per word (learner_ids.h); 0 = none */

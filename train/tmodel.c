@@ -451,8 +451,8 @@ static const float *embed_forward(el__tmodel *m, int drop_h) {
   const el_config *c = &m->cfg;
   const el__weights *w = m->w;
   const int T = m->T, E = c->embedding_size, H = c->hidden_size;
-  el__embed_forward(m->emb_sum, m->ids, m->types, m->seq_len, m->n_seqs, w->word, w->pos, w->type,
-                   E);
+  el__embed_forward(m->emb_sum, m->ids, m->types, m->seq_len, m->n_seqs, w->word,
+                   c->relative_positions ? NULL : w->pos, w->type, E);
   el__layernorm_forward(m->emb_ln, m->emb_mean, m->emb_rstd, m->emb_sum, w->emb_ln.g, w->emb_ln.b,
                        T, E, c->layer_norm_eps);
   const size_t TE = (size_t)T * E;
@@ -481,8 +481,9 @@ static const float *layer_forward(el__tmodel *m, int l, const float *x, int drop
   el__dense_forward(L->v, x, lw->v.w, lw->v.b, T, H, H);
   if (drop_a)
     fill_attn_mask(m, L->adrop, mask_key(dk, tag, m->p_attn));
+  const el__relpos rel = {lw->dist, NULL, c->max_position_embeddings};
   el__attention_forward(L->ctx, L->probs, L->q, L->k, L->v, drop_a ? L->adrop : NULL, m->seq_len,
-                       m->n_seqs, H, nh, m->att_scratch);
+                       m->n_seqs, H, nh, lw->dist ? &rel : NULL, m->att_scratch);
   el__dense_forward(L->ln1_in, L->ctx, lw->attn_out.w, lw->attn_out.b, T, H, H);
   drop_add(m, L->ln1_in, x, (size_t)H, drop_h, mask_key(dk, tag + 1, ph));
   el__layernorm_forward(L->a, L->ln1_mean, L->ln1_rstd, L->ln1_in, lw->attn_ln.g, lw->attn_ln.b, T,
@@ -727,8 +728,10 @@ static void layer_backward(el__tmodel *m, int l, float *dX, const float *x_in, i
   zero(m->dq, TH);
   zero(m->dk, TH);
   zero(m->dv, TH);
+  const el__relpos rel = {lw->dist, lg->dist, m->cfg.max_position_embeddings};
   el__attention_backward(m->dq, m->dk, m->dv, dctx, L->probs, L->q, L->k, L->v,
-                        drop_a ? L->adrop : NULL, m->seq_len, m->n_seqs, H, nh, m->att_scratch);
+                        drop_a ? L->adrop : NULL, m->seq_len, m->n_seqs, H, nh,
+                        lw->dist ? &rel : NULL, m->att_scratch);
   el__dense_backward(dX, lg->q.w, lg->q.b, m->dq, x_in, lw->q.w, T, H, H);
   el__dense_backward(dX, lg->k.w, lg->k.b, m->dk, x_in, lw->k.w, T, H, H);
   el__dense_backward(dX, lg->v.w, lg->v.b, m->dv, x_in, lw->v.w, T, H, H);
@@ -752,7 +755,8 @@ static void embed_backward(el__tmodel *m, float *dX, int drop_h) {
   zero(m->dE2, TE);
   el__layernorm_backward(m->dE2, g->emb_ln.g, g->emb_ln.b, d_emb_d, m->emb_sum, m->emb_mean,
                         m->emb_rstd, w->emb_ln.g, T, E);
-  el__embed_backward(g->word, g->pos, g->type, m->dE2, m->ids, m->types, m->seq_len, m->n_seqs, E);
+  el__embed_backward(g->word, m->cfg.relative_positions ? NULL : g->pos, g->type, m->dE2, m->ids,
+                     m->types, m->seq_len, m->n_seqs, E);
 }
 
 static int backward(el__tmodel *m, const float *dout, el_error *err) {

@@ -34,6 +34,11 @@ typedef struct el_config {
   el_arch arch;
   int vocab_size, embedding_size, hidden_size, num_layers, num_heads, intermediate_size;
   int max_position_embeddings, type_vocab_size, pad_token_id;
+  /* position_embedding_type "relative_key" (Shaw et al. 2018, as HF's ElectraSelfAttention):
+   * no absolute position embedding is added; each layer's attention scores get
+   * q_i . D[i - j + max_position_embeddings - 1] from its own distance embedding D
+   * [2 max_position_embeddings - 1, head size]. 0: "absolute" (the default). */
+  int relative_positions;
   float layer_norm_eps, initializer_range;
   float hidden_dropout_prob, attention_probs_dropout_prob;
   int num_labels;  /* SEQ_CLS: outputs of out_proj; TOKEN_CLS: outputs of classifier */

@@ -49,4 +49,23 @@ check "finetune ged from the pretrained discriminator" [ $? -eq 0 ]
 check "ged keeps the pretraining architecture" grep -q '"ElectraForPreTraining"' "$T/ged/config.json"
 out=$("$BIN" eval --task ged --data "$T/ged.txt" --model "$T/ged")
 check "eval ged prints F0.5" python3 -c 'import json,sys; d=json.loads(sys.argv[1]); assert "f0.5" in d' "$out"
+
+# Relative-key positions through the same chain: the option reaches config.json,
+# fine-tuning keeps it, and the trainer's dev F0.5 is what the engine's eval
+# computes from the saved model (the two forwards agree).
+"$BIN" pretrain --input "$T/corpus.txt" --vocab "$T/ref/vocab.txt" --out "$T/rel" --preset tiny \
+  --max-steps 3 --batch-size 4 --seq-len 32 --val-examples 8 --threads 2 \
+  --position-embedding relative_key >/dev/null 2>&1
+check "pretrain --position-embedding relative_key" grep -q '"position_embedding_type":[[:space:]]*"relative_key"' "$T/rel/discriminator/config.json"
+out=$("$BIN" pretrain --out "$T/rel" --resume --max-steps 4 --position-embedding absolute 2>&1)
+check "resume refuses another --position-embedding" grep -q "differs from the run's relative_key" <<<"$out"
+"$BIN" finetune --init "$T/rel" --batch-size 8 --log-every 0 --epochs 1 --max-seq-len 32 --threads 2 \
+  --task ged --train "$T/ged.txt" --dev "$T/ged.txt" --out "$T/relged" 2>/dev/null
+check "finetune ged keeps relative_key" grep -q '"relative_key"' "$T/relged/config.json"
+out=$("$BIN" eval --task ged --data "$T/ged.txt" --model "$T/relged")
+check "eval of the relative_key model equals the fine-tuner's dev F0.5" python3 -c '
+import json, sys
+e = json.loads(sys.argv[1]); f = json.load(open(sys.argv[2]))
+f = f.get("dev", f)
+assert abs(e["f0.5"] - f["f0.5"]) < 1e-9 and abs(e["threshold"] - f["threshold"]) < 1e-9, (e, f)' "$out" "$T/relged/eval.json"
 [ $fails -eq 0 ]

@@ -161,6 +161,7 @@ static void test_config_json(void) {
   CHECK(rc == 0 && c.arch == EL_ARCH_PRETRAINING && c.vocab_size == 30522 &&
             c.embedding_size == 128 && c.hidden_size == 256 && c.num_layers == 12 &&
             c.num_heads == 4 && c.intermediate_size == 1024 && c.max_position_embeddings == 512 &&
+            c.relative_positions == 0 &&
             c.type_vocab_size == 2 && c.layer_norm_eps == 1e-12f &&
             c.initializer_range == 0.02f && c.hidden_dropout_prob == 0.1f &&
             c.attention_probs_dropout_prob == 0.1f && c.pad_token_id == 0 &&
@@ -264,8 +265,12 @@ static void test_config_json(void) {
              "num_attention_heads 4", "hidden 250 heads 4");
   expect_cfg("{" ARCH_PT ",\"hidden_act\":\"gelu_new\"}", EL_EUNSUPPORTED, "hidden_act",
              "gelu_new", "hidden_act gelu_new");
-  expect_cfg("{" ARCH_PT ",\"position_embedding_type\":\"relative_key\"}", EL_EUNSUPPORTED,
-             "position_embedding_type", NULL, "relative positions");
+  expect_cfg("{" ARCH_PT ",\"position_embedding_type\":\"relative_key_query\"}", EL_EUNSUPPORTED,
+             "position_embedding_type", "relative_key_query", "relative_key_query positions");
+  expect_cfg("{" ARCH_PT ",\"position_embedding_type\":\"rotary\"}", EL_EUNSUPPORTED,
+             "position_embedding_type", "\"absolute\" or \"relative_key\"", "unknown positions");
+  expect_cfg("{" ARCH_PT ",\"position_embedding_type\":2}", EL_EFORMAT,
+             "position_embedding_type", NULL, "positions not a string");
   expect_cfg("{\"architectures\":[\"ElectraForMaskedLM\"],\"tie_word_embeddings\":false}",
              EL_EUNSUPPORTED, "tie_word_embeddings", NULL, "untied generator");
   expect_cfg("{\"architectures\":[\"ElectraForSequenceClassification\"],\"num_labels\":3,"
@@ -329,6 +334,7 @@ static void test_config_json(void) {
   w.id2label = names;
   w.do_lower_case = 0;
   w.hidden_dropout_prob = 0.3f;
+  w.relative_positions = 1;
   rc = el__config_write(dir, &w, &err);
   memset(&c, 0, sizeof c);
   int rc2 = rc ? rc : el__config_load(dir, &c, &err);
@@ -336,8 +342,10 @@ static void test_config_json(void) {
             c.embedding_size == 8 && c.hidden_size == 16 && c.num_layers == 2 &&
             c.intermediate_size == 24 && c.max_position_embeddings == 20 &&
             c.hidden_dropout_prob == 0.3f && c.layer_norm_eps == 1e-12f && c.num_labels == 3 &&
-            strcmp(c.id2label[2], "n\"e\\ut") == 0 && c.do_lower_case == 0,
-        "el__config_write -> el__config_load round trip (cls, escaped label, cased)");
+            strcmp(c.id2label[2], "n\"e\\ut") == 0 && c.do_lower_case == 0 &&
+            c.relative_positions == 1,
+        "el__config_write -> el__config_load round trip (cls, escaped label, cased, "
+        "relative_key)");
   if (rc2) printf("#   %s\n", err.msg);
   if (!rc2) el__config_free(&c);
   el_config q = small_config(EL_ARCH_QA, 16);

@@ -136,10 +136,19 @@ static void test_kernels(void) {
     float *q = malloc(sizeof(float) * n * 3), *k = q + n, *v = k + n;
     float *ctx = malloc(sizeof(float) * n), *ref = malloc(sizeof(float) * n);
     fill(q, 3 * n, 0.8f);
-    el__attention(ctx, q, k, v, lens, ns, H, nh);
-    el__attention_forward_naive(ref, NULL, q, k, v, NULL, lens, ns, H, nh);
+    el__attention(ctx, q, k, v, lens, ns, H, nh, NULL);
+    el__attention_forward_naive(ref, NULL, q, k, v, NULL, lens, ns, H, nh, NULL);
     double d = max_abs_diff(ctx, ref, n);
     CHECK(d <= 1e-5, "attention H=%d heads=%d, lengths 1..200, matches naive (%.3g)", H, nh, d);
+    float *dist = malloc(sizeof(float) * (2 * 256 - 1) * (size_t)(H / nh));
+    fill(dist, (2 * 256 - 1) * (size_t)(H / nh), 0.8f);
+    const el__relpos rel = {dist, NULL, 256};
+    el__attention(ctx, q, k, v, lens, ns, H, nh, &rel);
+    el__attention_forward_naive(ref, NULL, q, k, v, NULL, lens, ns, H, nh, &rel);
+    d = max_abs_diff(ctx, ref, n);
+    CHECK(d <= 1e-5, "relative-key attention H=%d heads=%d, lengths 1..200, matches naive (%.3g)",
+          H, nh, d);
+    free(dist);
     free(q), free(ctx), free(ref);
   }
   test_dense_fused();
@@ -148,7 +157,7 @@ static void test_kernels(void) {
 
 /* ---- random in-memory models ---- */
 static el_model *make_model(el_arch arch, int H, int E, int L, int nh, int I, int V, int P,
-                            int labels) {
+                            int labels, int relative) {
   el_model *m = calloc(1, sizeof *m);
   el_config *c = &m->cfg;
   c->arch = arch, c->vocab_size = V, c->embedding_size = E, c->hidden_size = H;
@@ -156,6 +165,7 @@ static el_model *make_model(el_arch arch, int H, int E, int L, int nh, int I, in
   c->max_position_embeddings = P, c->type_vocab_size = 2, c->pad_token_id = 0;
   c->layer_norm_eps = 1e-12f, c->initializer_range = 0.02f, c->num_labels = labels;
   c->hidden_dropout_prob = c->attention_probs_dropout_prob = 0.1f;
+  c->relative_positions = relative;
   size_t n = el__weights_numel(c);
   m->owned = malloc(sizeof(float) * n);
   m->owned_floats = m->n_params = n;
@@ -184,7 +194,8 @@ static void naive_hidden(const el_model *m, const el_batch *b, int T, float *x) 
   float *q = malloc(sizeof(float) * (size_t)T * H), *k = malloc(sizeof(float) * (size_t)T * H);
   float *v = malloc(sizeof(float) * (size_t)T * H), *ctx = malloc(sizeof(float) * (size_t)T * H);
   float *f = malloc(sizeof(float) * (size_t)T * I), *o = malloc(sizeof(float) * (size_t)T * H);
-  el__embed_forward(emb, b->ids, b->type_ids, b->seq_len, b->n_seqs, w->word, w->pos, w->type, E);
+  el__embed_forward(emb, b->ids, b->type_ids, b->seq_len, b->n_seqs, w->word,
+                    c->relative_positions ? NULL : w->pos, w->type, E);
   el__layernorm_forward_naive(emb, NULL, NULL, emb, w->emb_ln.g, w->emb_ln.b, T, E,
                              c->layer_norm_eps);
   if (E != H)
@@ -196,7 +207,9 @@ static void naive_hidden(const el_model *m, const el_batch *b, int T, float *x) 
     el__dense_forward_naive(q, x, lw->q.w, lw->q.b, T, H, H);
     el__dense_forward_naive(k, x, lw->k.w, lw->k.b, T, H, H);
     el__dense_forward_naive(v, x, lw->v.w, lw->v.b, T, H, H);
-    el__attention_forward_naive(ctx, NULL, q, k, v, NULL, b->seq_len, b->n_seqs, H, c->num_heads);
+    const el__relpos rel = {lw->dist, NULL, c->max_position_embeddings};
+    el__attention_forward_naive(ctx, NULL, q, k, v, NULL, b->seq_len, b->n_seqs, H, c->num_heads,
+                                lw->dist ? &rel : NULL);
     el__dense_forward_naive(o, ctx, lw->attn_out.w, lw->attn_out.b, T, H, H);
     for (size_t i = 0; i < (size_t)T * H; i++) o[i] += x[i];
     el__layernorm_forward_naive(x, NULL, NULL, o, lw->attn_ln.g, lw->attn_ln.b, T, H,
@@ -277,20 +290,22 @@ static void make_batch(batch_buf *bb, const el_config *c, const int *lens, int n
 static void test_against_naive(void) {
   const struct {
     el_arch arch;
-    int H, E, L, nh, I, labels;
+    int H, E, L, nh, I, labels, relative;
     const char *name;
   } models[] = {
-      {EL_ARCH_PRETRAINING, 32, 32, 2, 2, 64, 0, "pretraining E=H"},
-      {EL_ARCH_PRETRAINING, 48, 24, 2, 4, 80, 0, "pretraining E<H"},
-      {EL_ARCH_MASKED_LM, 32, 48, 2, 2, 64, 0, "masked LM E>H"},
-      {EL_ARCH_SEQ_CLS, 32, 16, 2, 1, 64, 3, "classifier 3 labels"},
-      {EL_ARCH_QA, 40, 40, 3, 5, 72, 0, "QA"},
-      {EL_ARCH_TOKEN_CLS, 32, 16, 2, 2, 64, 5, "token classifier 5 labels"},
+      {EL_ARCH_PRETRAINING, 32, 32, 2, 2, 64, 0, 0, "pretraining E=H"},
+      {EL_ARCH_PRETRAINING, 48, 24, 2, 4, 80, 0, 0, "pretraining E<H"},
+      {EL_ARCH_MASKED_LM, 32, 48, 2, 2, 64, 0, 0, "masked LM E>H"},
+      {EL_ARCH_SEQ_CLS, 32, 16, 2, 1, 64, 3, 0, "classifier 3 labels"},
+      {EL_ARCH_QA, 40, 40, 3, 5, 72, 0, 0, "QA"},
+      {EL_ARCH_TOKEN_CLS, 32, 16, 2, 2, 64, 5, 0, "token classifier 5 labels"},
+      {EL_ARCH_PRETRAINING, 48, 24, 2, 4, 80, 0, 1, "pretraining, relative-key positions"},
+      {EL_ARCH_TOKEN_CLS, 32, 16, 2, 2, 64, 5, 1, "token classifier, relative-key positions"},
   };
   const int lens[] = {7, 1, 30, 12};
   for (size_t i = 0; i < sizeof models / sizeof models[0]; i++) {
     el_model *m = make_model(models[i].arch, models[i].H, models[i].E, models[i].L, models[i].nh,
-                             models[i].I, 97, 40, models[i].labels);
+                             models[i].I, 97, 40, models[i].labels, models[i].relative);
     batch_buf bb;
     make_batch(&bb, &m->cfg, lens, 4);
     el_batch b = {bb.n_seqs, bb.len, bb.ids, bb.types};
@@ -341,8 +356,8 @@ static void expect(int rc, int code, const el_error *err, const char *word, cons
 }
 
 static void test_refusals(void) {
-  el_model *m = make_model(EL_ARCH_PRETRAINING, 32, 16, 1, 2, 48, 50, 20, 0);
-  el_model *other = make_model(EL_ARCH_PRETRAINING, 64, 16, 1, 2, 48, 50, 20, 0);
+  el_model *m = make_model(EL_ARCH_PRETRAINING, 32, 16, 1, 2, 48, 50, 20, 0, 0);
+  el_model *other = make_model(EL_ARCH_PRETRAINING, 64, 16, 1, 2, 48, 50, 20, 0, 0);
   el_workspace *ws = NULL;
   el_error err = {0};
   int rc = el_workspace_new(m, 0, 1, &ws, &err);
@@ -414,7 +429,7 @@ static void test_refusals(void) {
   el_workspace_free(ws);
 
   /* MLM positions */
-  el_model *g = make_model(EL_ARCH_MASKED_LM, 32, 16, 1, 2, 48, 50, 20, 0);
+  el_model *g = make_model(EL_ARCH_MASKED_LM, 32, 16, 1, 2, 48, 50, 20, 0, 0);
   CHECK(el_workspace_new(g, 30, 3, &ws, &err) == EL_OK, "MLM workspace");
   float *lg = malloc(sizeof(float) * 50 * 31);
   int p2[2] = {3, 25};
@@ -468,7 +483,7 @@ static void *worker(void *p) {
 }
 
 static void test_threads(void) {
-  el_model *m = make_model(EL_ARCH_PRETRAINING, 64, 32, 2, 4, 128, 300, 128, 0);
+  el_model *m = make_model(EL_ARCH_PRETRAINING, 64, 32, 2, 4, 128, 300, 128, 0, 0);
   batch_buf batches[N_BATCHES];
   static float expect_out[N_BATCHES][512];
   const int l0[] = {100}, l1[] = {5, 60, 1, 33}, l2[] = {128};

@@ -242,30 +242,39 @@ typedef struct {
   float *q, *k, *v, *drop, *r, *ctx, *probs;
   const int *seq_len;
   int n_seqs, H, nh, T;
+  const el__relpos *rel; /* NULL: absolute positions */
 } att_ctx;
 static double att_loss(void *p) {
   att_ctx *c = p;
   el__attention_forward_naive(c->ctx, c->probs, c->q, c->k, c->v, c->drop, c->seq_len, c->n_seqs,
-                             c->H, c->nh);
+                             c->H, c->nh, c->rel);
   return dot(c->ctx, c->r, (size_t)c->T * c->H);
 }
 
-static void test_attention_case(int use_drop) {
+/* relative: relative-key positions (max_pos 16 > the longest sequence, so
+ * the distance rows used start past row 0 and some rows stay unused). */
+static void test_attention_case(int use_drop, int relative) {
   const int seq_len[5] = {5, 1, 9, 3, 12}, n_seqs = 5, H = 12, nh = 3, T = 30, max_len = 12;
+  const int max_pos = 16, dh = H / nh, n_dist = (2 * max_pos - 1) * dh;
   const size_t TH = (size_t)T * H;
   size_t np = el__attention_probs_size(seq_len, n_seqs, nh);
   CHECK(np == (size_t)nh * (25 + 1 + 81 + 9 + 144), "attention probs size = nh * sum len^2");
+  float *dist = rnd((size_t)n_dist, 1), *dd1 = calloc((size_t)n_dist, sizeof(float));
+  float *dd2 = calloc((size_t)n_dist, sizeof(float));
+  el__relpos rel1 = {dist, dd1, max_pos}, rel2 = {dist, dd2, max_pos};
   att_ctx c = {rnd(TH, 1), rnd(TH, 1), rnd(TH, 1), NULL, rnd(TH, 1), malloc(sizeof(float) * TH),
-               malloc(sizeof(float) * np), seq_len, n_seqs, H, nh, T};
-  const char *tag = use_drop ? "attention (dropout 0.3, packed lengths 5,1,9,3,12)"
-                             : "attention (no dropout, packed lengths 5,1,9,3,12)";
+               malloc(sizeof(float) * np), seq_len, n_seqs, H, nh, T, relative ? &rel2 : NULL};
+  const el__relpos *rel = relative ? &rel1 : NULL;
+  char tag[96];
+  snprintf(tag, sizeof tag, "attention (%s, %s positions, packed lengths 5,1,9,3,12)",
+           use_drop ? "dropout 0.3" : "no dropout", relative ? "relative-key" : "absolute");
   if (use_drop) {
     c.drop = malloc(sizeof(float) * np);
     for (size_t i = 0; i < np; i++) c.drop[i] = el__rng_uniform(&R) < 0.3f ? 0.0f : 1.0f / 0.7f;
   }
   float *scratch = malloc(sizeof(float) * el__attention_scratch_size(max_len, H, nh));
   float *ctx1 = malloc(sizeof(float) * TH), *p1 = malloc(sizeof(float) * np);
-  el__attention_forward(ctx1, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh, scratch);
+  el__attention_forward(ctx1, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh, rel, scratch);
   att_loss(&c);
   char buf[160];
   snprintf(buf, sizeof buf, "%s forward ctx", tag);
@@ -286,7 +295,7 @@ static void test_attention_case(int use_drop) {
   float *ctx_b = malloc(sizeof(float) * TH);
   float *k2 = dup(c.k, TH), *v2 = dup(c.v, TH);
   for (size_t i = 6 * (size_t)H; i < 15 * (size_t)H; i++) k2[i] += 1.0f, v2[i] -= 2.0f;
-  el__attention_forward(ctx_b, NULL, c.q, k2, v2, c.drop, seq_len, n_seqs, H, nh, scratch);
+  el__attention_forward(ctx_b, NULL, c.q, k2, v2, c.drop, seq_len, n_seqs, H, nh, rel, scratch);
   CHECK(!memcmp(ctx_b, ctx1, sizeof(float) * 6 * H) &&
             !memcmp(ctx_b + 15 * H, ctx1 + 15 * H, sizeof(float) * 15 * H) &&
             memcmp(ctx_b + 6 * H, ctx1 + 6 * H, sizeof(float) * 9 * H),
@@ -295,10 +304,10 @@ static void test_attention_case(int use_drop) {
   float *dq0 = rnd(TH, 1), *dk0 = rnd(TH, 1), *dv0 = rnd(TH, 1);
   float *dq1 = dup(dq0, TH), *dk1 = dup(dk0, TH), *dv1 = dup(dv0, TH);
   float *dq2 = dup(dq0, TH), *dk2 = dup(dk0, TH), *dv2 = dup(dv0, TH);
-  el__attention_backward(dq1, dk1, dv1, c.r, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh,
+  el__attention_backward(dq1, dk1, dv1, c.r, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh, rel,
                         scratch);
   el__attention_backward_naive(dq2, dk2, dv2, c.r, c.probs, c.q, c.k, c.v, c.drop, seq_len,
-                              n_seqs, H, nh);
+                              n_seqs, H, nh, c.rel);
   snprintf(buf, sizeof buf, "%s backward dq", tag);
   CLOSE(dq1, dq2, TH, buf);
   snprintf(buf, sizeof buf, "%s backward dk", tag);
@@ -312,6 +321,16 @@ static void test_attention_case(int use_drop) {
   fd_check(buf, att_loss, &c, c.k, TH, gk);
   snprintf(buf, sizeof buf, "%s dv", tag);
   fd_check(buf, att_loss, &c, c.v, TH, gv);
+  if (relative) {
+    snprintf(buf, sizeof buf, "%s backward: distance embedding", tag);
+    CLOSE(dd1, dd2, (size_t)n_dist, buf);
+    snprintf(buf, sizeof buf, "%s distance embedding", tag);
+    fd_check(buf, att_loss, &c, dist, (size_t)n_dist, dd1);
+    double unused = 0; /* distances beyond +-11 (the longest sequence) get no gradient */
+    for (int i = 0; i < 4 * dh; i++) unused = fmax(unused, fabs(dd1[i]));
+    CHECK(unused == 0.0, "%s: unused distance rows get no gradient", tag);
+  }
+  free(dist); free(dd1); free(dd2);
   free(c.q); free(c.k); free(c.v); free(c.drop); free(c.r); free(c.ctx); free(c.probs);
   free(scratch); free(ctx1); free(p1); free(ctx_b); free(k2); free(v2);
   free(dq0); free(dk0); free(dv0); free(dq1); free(dk1); free(dv1); free(dq2); free(dk2);
@@ -599,20 +618,37 @@ static void test_large_paths(void) {
   float *c1 = malloc(sizeof(float) * TH), *c2 = malloc(sizeof(float) * TH);
   float *p1 = malloc(sizeof(float) * np), *p2 = malloc(sizeof(float) * np);
   float *scratch = malloc(sizeof(float) * el__attention_scratch_size(100, H, nh));
-  el__attention_forward(c1, p1, q, k, v, drop, seq_len, n_seqs, H, nh, scratch);
-  el__attention_forward_naive(c2, p2, q, k, v, drop, seq_len, n_seqs, H, nh);
+  el__attention_forward(c1, p1, q, k, v, drop, seq_len, n_seqs, H, nh, NULL, scratch);
+  el__attention_forward_naive(c2, p2, q, k, v, drop, seq_len, n_seqs, H, nh, NULL);
   CLOSE(c1, c2, TH, "attention forward, lengths 64,37,100 (team path)");
   CLOSE(p1, p2, np, "attention probs (team path)");
   float *g1[3], *g2[3];
   for (int j = 0; j < 3; j++) g1[j] = calloc(TH, 4), g2[j] = calloc(TH, 4);
-  el__attention_backward(g1[0], g1[1], g1[2], dc, p1, q, k, v, drop, seq_len, n_seqs, H, nh, scratch);
-  el__attention_backward_naive(g2[0], g2[1], g2[2], dc, p2, q, k, v, drop, seq_len, n_seqs, H, nh);
+  el__attention_backward(g1[0], g1[1], g1[2], dc, p1, q, k, v, drop, seq_len, n_seqs, H, nh, NULL, scratch);
+  el__attention_backward_naive(g2[0], g2[1], g2[2], dc, p2, q, k, v, drop, seq_len, n_seqs, H, nh, NULL);
   CLOSE(g1[0], g2[0], TH, "attention backward dq (team path)");
   CLOSE(g1[1], g2[1], TH, "attention backward dk (team path)");
   CLOSE(g1[2], g2[2], TH, "attention backward dv (team path)");
-  el__attention_forward(c1, NULL, q, k, v, NULL, seq_len, n_seqs, H, nh, scratch);
-  el__attention_forward_naive(c2, NULL, q, k, v, NULL, seq_len, n_seqs, H, nh);
+  el__attention_forward(c1, NULL, q, k, v, NULL, seq_len, n_seqs, H, nh, NULL, scratch);
+  el__attention_forward_naive(c2, NULL, q, k, v, NULL, seq_len, n_seqs, H, nh, NULL);
   CLOSE(c1, c2, TH, "attention forward without saved probs (inference)");
+  { /* relative-key positions on the team path: per-task distance gradients summed in order */
+    const int max_pos = 128, nd = (2 * max_pos - 1) * (H / nh);
+    float *dist = rnd((size_t)nd, 1), *dd1 = calloc((size_t)nd, 4), *dd2 = calloc((size_t)nd, 4);
+    el__relpos r1 = {dist, dd1, max_pos}, r2 = {dist, dd2, max_pos};
+    el__attention_forward(c1, p1, q, k, v, drop, seq_len, n_seqs, H, nh, &r1, scratch);
+    el__attention_forward_naive(c2, p2, q, k, v, drop, seq_len, n_seqs, H, nh, &r2);
+    CLOSE(c1, c2, TH, "relative-key attention forward (team path)");
+    for (int j = 0; j < 3; j++) memset(g1[j], 0, TH * 4), memset(g2[j], 0, TH * 4);
+    el__attention_backward(g1[0], g1[1], g1[2], dc, p1, q, k, v, drop, seq_len, n_seqs, H, nh, &r1,
+                           scratch);
+    el__attention_backward_naive(g2[0], g2[1], g2[2], dc, p2, q, k, v, drop, seq_len, n_seqs, H,
+                                 nh, &r2);
+    CLOSE(g1[0], g2[0], TH, "relative-key attention backward dq (team path)");
+    CLOSE(g1[1], g2[1], TH, "relative-key attention backward dk (team path)");
+    CLOSE(dd1, dd2, (size_t)nd, "relative-key attention backward: distance embedding (team path)");
+    free(dist); free(dd1); free(dd2);
+  }
   free(q); free(k); free(v); free(dc); free(drop); free(c1); free(c2); free(p1); free(p2);
   free(scratch);
   for (int j = 0; j < 3; j++) free(g1[j]), free(g2[j]);
@@ -624,8 +660,10 @@ int main(void) {
   test_layernorm();
   test_gelu();
   test_embed();
-  test_attention_case(0);
-  test_attention_case(1);
+  test_attention_case(0, 0);
+  test_attention_case(1, 0);
+  test_attention_case(0, 1);
+  test_attention_case(1, 1);
   test_dropout();
   test_softmax_xent();
   test_sigmoid_xent();
