@@ -114,12 +114,13 @@ void el__quant_embed(const el_model *m, float *out, const int *ids, const int *t
       const float ws = scale[ids[t]];
       const float *te = type + (size_t)(type_ids ? type_ids[t] : 0) * E;
       float *o = out + t * E;
-#pragma omp simd
-      for (int e = 0; e < E; e++) o[e] = ws * (float)we[e] + te[e];
-      if (pos) {
+      if (pos) { /* word + position + type, the fp32 path's order */
         const float *pe = pos + (size_t)p * E;
 #pragma omp simd
-        for (int e = 0; e < E; e++) o[e] += pe[e];
+        for (int e = 0; e < E; e++) o[e] = ws * (float)we[e] + pe[e] + te[e];
+      } else { /* relative positions: none added */
+#pragma omp simd
+        for (int e = 0; e < E; e++) o[e] = ws * (float)we[e] + te[e];
       }
     }
 }

@@ -11,9 +11,12 @@ void el__embed_forward(float *out, const int *ids, const int *type_ids, const in
       const float *we = word + (size_t)ids[t] * E;
       const float *te = type + (size_t)(type_ids ? type_ids[t] : 0) * E;
       float *o = out + t * E;
-      for (int e = 0; e < E; e++) o[e] = we[e] + te[e];
-      if (pos) /* NULL: relative positions, none added */
-        for (int e = 0; e < E; e++) o[e] += pos[(size_t)p * E + e];
+      if (pos) { /* word + position + type, in this order (float sums are order-sensitive) */
+        const float *pe = pos + (size_t)p * E;
+        for (int e = 0; e < E; e++) o[e] = we[e] + pe[e] + te[e];
+      } else { /* relative positions: none added */
+        for (int e = 0; e < E; e++) o[e] = we[e] + te[e];
+      }
     }
   }
 }

@@ -4,8 +4,12 @@
 Written from the math in docs/MODEL.md §1 (post-LN BERT encoder, exact erf GELU,
 LayerNorm eps from config.json, no pooler) with Hugging Face parameter names (section 7),
 so `load_state_dict(strict=True)` proves every tensor of a checkpoint is used and none is
-missing. It shares no code with the engine or with make_checkpoint.py: the checkpoint
+missing (except, as in HF, the position table of a "relative_key" model: kept, unused).
+It shares no code with the engine or with make_checkpoint.py: the checkpoint
 directory is read here by hand (config.json + model.safetensors).
+position_embedding_type "relative_key" follows HF's ElectraSelfAttention formula, not the
+engine's code: no absolute position embedding; per layer a distance_embedding D
+[2P - 1, head dim], scores (q_l.k_r + q_l.D[l - r + P - 1]) / sqrt(head dim).
 
 Run with /usr/bin/python3 (Debian python3-torch 1.13). Eval mode only (no dropout).
 
@@ -57,19 +61,29 @@ def read_safetensors(path):
     return out
 
 
+def _relative(c):
+    """True for "relative_key"; the engine refuses "relative_key_query", so does this."""
+    t = c.get("position_embedding_type", "absolute")
+    if t not in ("absolute", "relative_key"):
+        raise ValueError("unsupported position_embedding_type %r" % t)
+    return t == "relative_key"
+
+
 class _Embeddings(nn.Module):
     def __init__(self, c):
         super().__init__()
         E = c["embedding_size"]
+        self.relative = _relative(c)  # the table stays (HF keeps it), unused
         self.word_embeddings = nn.Embedding(c["vocab_size"], E)
         self.position_embeddings = nn.Embedding(c["max_position_embeddings"], E)
         self.token_type_embeddings = nn.Embedding(c["type_vocab_size"], E)
         self.LayerNorm = nn.LayerNorm(E, eps=c["layer_norm_eps"])
 
     def forward(self, ids, types):
-        pos = torch.arange(ids.shape[1]).unsqueeze(0).expand_as(ids)
-        x = self.word_embeddings(ids) + self.position_embeddings(pos) + \
-            self.token_type_embeddings(types)
+        x = self.word_embeddings(ids) + self.token_type_embeddings(types)
+        if not self.relative:
+            pos = torch.arange(ids.shape[1]).unsqueeze(0).expand_as(ids)
+            x = x + self.position_embeddings(pos)
         return self.LayerNorm(x)
 
 
@@ -81,6 +95,9 @@ class _SelfAttention(nn.Module):
         self.query = nn.Linear(H, H)
         self.key = nn.Linear(H, H)
         self.value = nn.Linear(H, H)
+        self.max_pos = c["max_position_embeddings"]
+        if _relative(c):
+            self.distance_embedding = nn.Embedding(2 * self.max_pos - 1, H // self.nh)
 
     def forward(self, x, mask_add):
         B, S, H = x.shape
@@ -90,7 +107,15 @@ class _SelfAttention(nn.Module):
             return t.view(B, S, self.nh, dh).transpose(1, 2)  # [B, nh, S, dh]
 
         q, k, v = split(self.query(x)), split(self.key(x)), split(self.value(x))
-        scores = q @ k.transpose(-1, -2) / math.sqrt(dh) + mask_add
+        scores = q @ k.transpose(-1, -2)
+        if hasattr(self, "distance_embedding"):
+            # HF: positions restart at 0 in every row (right padding), distance l - r
+            # shifted by max_pos - 1 into the table, one table for all heads.
+            l = torch.arange(S).view(-1, 1)
+            r = torch.arange(S).view(1, -1)
+            pe = self.distance_embedding(l - r + self.max_pos - 1)  # [S, S, dh]
+            scores = scores + torch.einsum("bhld,lrd->bhlr", q, pe)
+        scores = scores / math.sqrt(dh) + mask_add
         p = torch.softmax(scores, dim=-1)
         return (p @ v).transpose(1, 2).reshape(B, S, H)
 

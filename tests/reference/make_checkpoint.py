@@ -32,6 +32,12 @@ CLI:
       [--labels A,B,...]       cls and tokcls: id2label names (sets num_labels; default LABEL_i)
       [--regression]           cls only: num_labels 1, "problem_type": "regression"
       [--max-position 64] [--type-vocab 2] [--std 0.02] [--seed 0]
+      [--position-embedding-type absolute|relative_key|relative_key_query]
+                               config.json "position_embedding_type"; the relative types add
+                               electra.encoder.layer.{i}.attention.self.distance_embedding.weight
+                               [2 max_position - 1, hidden / heads] to every layer (HF's
+                               ElectraSelfAttention); position_embeddings stays, unused
+      [--distance-std X]       std of the distance embeddings (default: --std)
       [--dtype f32|f16|bf16]   storage dtype of every tensor
       [--dtype-of NAME=DTYPE]  per-tensor override (repeatable), e.g. a 1-element F16 tensor
                                makes every following F32 tensor misaligned in the file
@@ -72,6 +78,7 @@ ARCHS = {
     "qa": "ElectraForQuestionAnswering",
     "tokcls": "ElectraForTokenClassification",
 }
+POSITION_TYPES = ("absolute", "relative_key", "relative_key_query")
 DTYPES = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16}
 ST_NAMES = {torch.float32: "F32", torch.float16: "F16", torch.bfloat16: "BF16",
             torch.int64: "I64", torch.int32: "I32"}
@@ -134,7 +141,8 @@ def _defaults(kw):
              embedding=None, vocab=None, num_labels=2, regression=False, max_position=64,
              type_vocab=2, std=0.02, seed=0, dtype="f32", dtype_of=None, tie=False,
              position_ids=False, null_threshold=None, cased=False, labels=None,
-             score_threshold=None, score_aggregation=None)
+             score_threshold=None, score_aggregation=None, position="absolute",
+             distance_std=None)
     unknown = set(kw) - set(d)
     if unknown:
         raise TypeError("unknown arguments: %s" % ", ".join(sorted(unknown)))
@@ -151,6 +159,8 @@ def _defaults(kw):
         d["num_labels"] = 1
     if d["dtype"] not in DTYPES:
         raise ValueError("dtype must be f32, f16 or bf16")
+    if d["position"] not in POSITION_TYPES:
+        raise ValueError("position must be one of %s" % ", ".join(POSITION_TYPES))
     return d
 
 
@@ -187,6 +197,9 @@ def tensor_shapes(d, V):
               (q + "output.dense.bias", [H]),
               (q + "output.LayerNorm.weight", [H]),
               (q + "output.LayerNorm.bias", [H])]
+        if d["position"] != "absolute":  # one table per layer, shared by its heads
+            s += [(q + "attention.self.distance_embedding.weight",
+                   [2 * d["max_position"] - 1, H // d["heads"]])]
     a = d["arch"]
     if a == "pretraining":
         s += [("discriminator_predictions.dense.weight", [H, H]),
@@ -235,7 +248,7 @@ def _config(d, V):
         "num_attention_heads": d["heads"],
         "num_hidden_layers": d["layers"],
         "pad_token_id": 0,
-        "position_embedding_type": "absolute",
+        "position_embedding_type": d["position"],
         "summary_activation": "gelu",
         "summary_last_dropout": 0.1,
         "summary_type": "first",
@@ -272,6 +285,8 @@ def _random_tensors(d, V):
             t = 1.0 + 0.1 * torch.randn(shape, generator=g)
         elif ".LayerNorm.bias" in name:
             t = 0.1 * torch.randn(shape, generator=g)
+        elif ".distance_embedding." in name and d["distance_std"] is not None:
+            t = float(d["distance_std"]) * torch.randn(shape, generator=g)
         else:
             t = std * torch.randn(shape, generator=g)
         out[name] = t
@@ -398,6 +413,9 @@ def main(argv=None):
     ap.add_argument("--type-vocab", type=int, default=2)
     ap.add_argument("--std", type=float, default=0.02)
     ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--position-embedding-type", dest="position", choices=POSITION_TYPES,
+                    default="absolute")
+    ap.add_argument("--distance-std", type=float, default=None)
     ap.add_argument("--dtype", choices=sorted(DTYPES), default="f32")
     ap.add_argument("--dtype-of", action="append", default=[], metavar="NAME=DTYPE")
     ap.add_argument("--tie", action="store_true")

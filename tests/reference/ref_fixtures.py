@@ -38,7 +38,7 @@ import make_checkpoint as mc  # noqa: E402
 CLS, SEP = 2, 3
 
 # name: make_checkpoint arguments (E == H and E != H, every head, one f16, one tied MLM,
-# one bf16, heads of different sizes).
+# one bf16, heads of different sizes, relative_key positions: rel_*).
 MODELS = {
     "pre_eq": dict(arch="pretraining", hidden=32, layers=2, heads=2, intermediate=64,
                    std=0.3, seed=11),
@@ -61,6 +61,13 @@ MODELS = {
                      dtype="f16", std=0.25, seed=21),
     "pre_bf16": dict(arch="pretraining", hidden=64, layers=2, heads=4, intermediate=128,
                      embedding=32, dtype="bf16", std=0.2, seed=19),
+    # position_embedding_type "relative_key": the cases reach max_position tokens, so every
+    # row of the distance tables (2 * 64 - 1) is read, both ends included.
+    "rel_pre_proj": dict(arch="pretraining", hidden=48, layers=3, heads=4, intermediate=96,
+                         embedding=24, position="relative_key", std=0.25, seed=22),
+    "rel_tok3_proj": dict(arch="tokcls", hidden=32, layers=2, heads=2, intermediate=64,
+                          embedding=16, num_labels=3, position="relative_key", std=0.3,
+                          seed=23),
 }
 
 # The int8 engine's fixtures (listed in OUTDIR/int8.txt, read by test_engine_int8_ref.c):
@@ -80,6 +87,17 @@ INT8_MODELS = {
                   seed=35),
     "q8_mlm_tied": dict(arch="mlm", hidden=64, layers=3, heads=4, intermediate=256,
                         embedding=32, tie=True, std=0.08, seed=36),
+    # relative_key: one E == H (there alone == batch is exact up to float sums; with E != H
+    # the projection's rounding can move an int8 code: seed 37 with E 32 gave 9e-4 of the
+    # 1e-3 alone-vs-batch bound) and one E != H. Distance tables of std 1: at the weights'
+    # 0.1 a distance term of the wrong sign moved the outputs less than int8 rounding does
+    # (probabilities 0.009 from PyTorch, under the 0.02 bound); at 1 it moves them by 0.046
+    # and the token logits by 0.18 scaled, while int8 itself stays at 0.0065 / 0.042.
+    "q8_rel_pre": dict(arch="pretraining", hidden=64, layers=3, heads=4, intermediate=256,
+                       position="relative_key", std=0.1, distance_std=1.0, seed=37),
+    "q8_rel_tok3": dict(arch="tokcls", hidden=64, layers=3, heads=4, intermediate=256,
+                        embedding=32, num_labels=3, position="relative_key", std=0.08,
+                        distance_std=1.0, seed=38),
 }
 
 

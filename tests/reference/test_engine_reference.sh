@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The C engine against plain PyTorch (tests/reference/electra_ref.py): writes random
 # checkpoints of all five architectures (E == H and E != H, f16 and bf16 storage, a
-# tied MLM head) with make_checkpoint.py, inputs and PyTorch outputs with
+# tied MLM head, position_embedding_type relative_key) with make_checkpoint.py, inputs and PyTorch outputs with
 # ref_fixtures.py, then runs the C comparison (tests/unit/test_engine_forward_ref.c):
 # every output within 1e-4 absolute, batch == single input; then the int8 engine
 # (tests/unit/test_engine_int8_ref.c) on the same fixtures. Fixtures live in a

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The trainer's math against PyTorch autograd (float64): the C side
-# (build/tests/test_train_math_grad --dump) runs seven cases on small models --
+# (build/tests/test_train_math_grad --dump) runs nine cases on small models --
 # the ELECTRA step (generator + discriminator, shared embeddings or one tied
 # encoder, fixed masking plan, its own Gumbel samples written out), the MLM
 # baseline, and the classification, regression, QA and GED heads through the
-# fine-tuner's own losses (train/finetune_heads.c on nn/op_loss_head.c) --
+# fine-tuner's own losses (train/finetune_heads.c on nn/op_loss_head.c), and the
+# ELECTRA step and the GED head again with position_embedding_type relative_key --
 # with dropout off, and writes the
 # initial parameters, batch, losses and every gradient, plus 10 AdamW steps
 # (clip, weight decay, warmup + linear decay) for electra and cls.

@@ -6,6 +6,9 @@ batch, masking plan, generator samples, losses, every gradient, a 10-step AdamW 
 recomputes all of it in float64 with a model written here from the math of docs/MODEL.md
 (sections 1, 3, 4, 7; HF parameter names), independently of the C code: per-sequence
 loops instead of packing, torch autograd instead of hand-written backward passes.
+Configs with "relative_positions": 1 use HF's position_embedding_type "relative_key"
+(ElectraSelfAttention): no absolute position embedding, and per layer a distance embedding
+D [2P - 1, head dim] in the scores, (q_l.k_r + q_l.D[l - r + P - 1]) / sqrt(head dim).
 
 Tolerances (C computes in float32):
   losses                 |c - ref| <= 1e-5 |ref|
@@ -82,17 +85,30 @@ def linear(P, m, name, x):
     return x @ P(m, name + ".weight").T + P(m, name + ".bias")
 
 
+def attention_scores(P, m, cfg, p, q, k):
+    """Scaled scores [nh, L, L] of one sequence; relative_key adds q_l . D[l - r + P - 1]."""
+    s = q @ k.transpose(1, 2)
+    if cfg.get("relative_positions"):
+        L, maxp = q.shape[1], cfg["max_position_embeddings"]
+        dist = torch.arange(L).view(-1, 1) - torch.arange(L).view(1, -1)
+        pe = P(m, p + "attention.self.distance_embedding.weight")[dist + maxp - 1]  # [L, L, dh]
+        s = s + torch.einsum("hld,lrd->hlr", q, pe)
+    return s / math.sqrt(q.shape[-1])
+
+
 def encoder(P, m, cfg, ids, types, seq_len):
     """Final hidden states [T, H]; each sequence on its own (no packing, no mask)."""
     E, H, nh = cfg["embedding_size"], cfg["hidden_size"], cfg["num_heads"]
     dh, eps = H // nh, cfg["layer_norm_eps"]
+    absolute = not cfg.get("relative_positions")
     outs, t0 = [], 0
     for L in seq_len:
         i = torch.tensor(ids[t0:t0 + L], dtype=torch.long)
         ty = torch.tensor(types[t0:t0 + L], dtype=torch.long)
         x = (P(m, "electra.embeddings.word_embeddings.weight")[i]
-             + P(m, "electra.embeddings.position_embeddings.weight")[:L]
              + P(m, "electra.embeddings.token_type_embeddings.weight")[ty])
+        if absolute:  # relative_key: the table stays among the parameters, unused
+            x = x + P(m, "electra.embeddings.position_embeddings.weight")[:L]
         x = layer_norm(x, P(m, "electra.embeddings.LayerNorm.weight"),
                        P(m, "electra.embeddings.LayerNorm.bias"), eps)
         if E != H:
@@ -101,7 +117,7 @@ def encoder(P, m, cfg, ids, types, seq_len):
             p = f"electra.encoder.layer.{l}."
             q, k, v = (linear(P, m, p + "attention.self." + n, x).view(L, nh, dh).transpose(0, 1)
                        for n in ("query", "key", "value"))
-            probs = torch.softmax(q @ k.transpose(1, 2) / math.sqrt(dh), dim=-1)
+            probs = torch.softmax(attention_scores(P, m, cfg, p, q, k), dim=-1)
             ctx = (probs @ v).transpose(0, 1).reshape(L, H)
             a = layer_norm(linear(P, m, p + "attention.output.dense", ctx) + x,
                            P(m, p + "attention.output.LayerNorm.weight"),
@@ -172,7 +188,7 @@ def case_loss(name, c, P, d, samples=None):
         out = linear(P, 0, "classifier.out_proj", gelu(linear(P, 0, "classifier.dense", x)))[:, 0]
         y = torch.tensor(load(d, name, "reg_targets", "<f4").astype(np.float64))
         return ((out - y) ** 2).mean(), None, None
-    if name == "ged":
+    if name in ("ged", "ged_rel"):
         y = torch.tensor(load(d, name, "ged_labels", "<f4").astype(np.float64))
         w = torch.tensor(load(d, name, "ged_w", "<f4").astype(np.float64))
         bce = F.binary_cross_entropy_with_logits(disc_logits(P, 0, h), y, reduction="none")
@@ -198,9 +214,26 @@ def check_grads(name, c, P, cgrad):
     report(n_bad == 0, f"{name}: all {len(ref)} gradient elements of {len(c['tensors'])} tensors "
            f"within max(1e-4 rel, 1e-6 abs) of autograd (worst {worst_r:.3g} of tolerance at {worst_t}; "
            f"{n_bad} outside)")
+    dist = [t for t in c["tensors"] if "distance_embedding" in t["name"]]
+    if dist:  # relative_key: its own line, so the distance tables' gradients are seen checked
+        worst_d, max_ref, max_abs = 0.0, 0.0, 0.0
+        for t in dist:
+            o, n = t["offset"], t["count"]
+            diff = np.abs(cgrad[o:o + n].astype(np.float64) - ref[o:o + n])
+            worst_d = max(worst_d, float((diff / np.maximum(1e-4 * np.abs(ref[o:o + n]), 1e-6)).max()))
+            max_ref = max(max_ref, float(np.abs(ref[o:o + n]).max()))
+            max_abs = max(max_abs, float(diff.max()))
+        report(worst_d <= 1.0 and max_ref > 0,
+               f"{name}: distance embeddings of {len(dist)} layers: gradients within tolerance "
+               f"(worst {worst_d:.3g} of it, max abs diff {max_abs:.3g}; largest |grad| {max_ref:.3g})")
     nonzero = sum(1 for p in P.leaves() if p.grad is not None and float(p.grad.abs().max()) > 0)
-    report(nonzero == len(c["tensors"]) or not name.startswith("electra"),
-           f"{name}: {nonzero} of {len(c['tensors'])} tensors have a non-zero reference gradient")
+    # relative_key models keep the unused position table: it alone gets no gradient
+    unused = sum(1 for t in c["tensors"] if t["name"].endswith("position_embeddings.weight")
+                 and c["configs"][t["model"]].get("relative_positions"))
+    expect = len(c["tensors"]) - unused
+    report(nonzero == expect or not name.startswith("electra"),
+           f"{name}: {nonzero} of {len(c['tensors'])} tensors have a non-zero reference gradient "
+           f"(expected {expect}: {unused} unused position tables)")
 
 
 def adamw_replay(name, c, P, d):

@@ -6,6 +6,8 @@
  *   qa       ElectraForQuestionAnswering, mean over sequences of (CE start + CE end) / 2
  *   ged      ElectraForPreTraining head on per-token labels, sigmoid CE over labelled tokens
  *   reg      ElectraForSequenceClassification with one output, mean squared error
+ *   electra_rel, ged_rel   electra and ged with position_embedding_type relative_key
+ *            (no absolute positions; each layer's distance embedding in the scores)
  * The heads' losses are the fine-tuning table's own (finetune_heads.c), so the
  * code the trainer runs is the code checked here.
  *
@@ -94,10 +96,10 @@ static void meta_cfg(const el_config *c) {
           "{\"arch\": \"%s\", \"vocab_size\": %d, \"embedding_size\": %d, \"hidden_size\": %d, "
           "\"num_layers\": %d, \"num_heads\": %d, \"intermediate_size\": %d, "
           "\"max_position_embeddings\": %d, \"type_vocab_size\": %d, \"layer_norm_eps\": %.9g, "
-          "\"num_labels\": %d}",
+          "\"num_labels\": %d, \"relative_positions\": %d}",
           el_arch_name(c->arch), c->vocab_size, c->embedding_size, c->hidden_size, c->num_layers,
           c->num_heads, c->intermediate_size, c->max_position_embeddings, c->type_vocab_size,
-          (double)c->layer_norm_eps, c->num_labels);
+          (double)c->layer_norm_eps, c->num_labels, c->relative_positions);
 }
 
 static void meta_case_begin(const char *cs, const el__params *p) {
@@ -205,20 +207,30 @@ static double run_case(gcase *c, int grads, el_error *err) {
   return loss;
 }
 
+/* "<case>_rel": the same case with relative_key positions. */
+static int is_rel(const char *name) {
+  const size_t n = strlen(name);
+  return n > 4 && !strcmp(name + n - 4, "_rel");
+}
+
 static void setup(gcase *c, const char *name, el__rng *r) {
   memset(c, 0, sizeof *c);
   c->name = name;
-  const int V = 61;
+  const int V = 61, rel = is_rel(name);
   make_batch(V, r);
   el_error err = {0};
   el__tmodel_limits lim = {T_MAX, NSEQ, 16, 8};
   int rc = 0;
-  if (!strcmp(name, "electra") || !strcmp(name, "electra_skip")) {
+  if (!strcmp(name, "electra") || !strcmp(name, "electra_skip") || !strcmp(name, "electra_rel")) {
     el_config d = make_cfg(EL_ARCH_PRETRAINING, V, 16, 32, 2, 4, 64), g;
+    d.relative_positions = rel; /* the generator copies it */
     rc = el__generator_config(&d, 0.5f, &g, &err);
     g.num_heads = 2; /* exercise multi-head attention in the generator too */
     if (!rc) rc = el__params_new_pair(&c->p, &d, &g, &err);
-    if (!rc) rc = el__params_init_random(&c->p, 0.02f, 0, r, &err);
+    /* relative: at 0.02 the distance tables' gradients (<= 3e-6) hide under the 1e-6
+     * floor of train_ref.py; at 0.2 float32 rounding of the shared word embeddings'
+     * gradients passes 1e-4 relative */
+    if (!rc) rc = el__params_init_random(&c->p, rel ? 0.1f : 0.02f, 0, r, &err);
     if (!rc) rc = el__electra_new(&c->p, &lim, &c->e, &err);
   } else if (!strcmp(name, "electra_tied")) { /* --tie-generator: one encoder for both */
     el_config d = make_cfg(EL_ARCH_PRETRAINING, V, 16, 32, 2, 4, 64), g;
@@ -235,6 +247,7 @@ static void setup(gcase *c, const char *name, el__rng *r) {
     int E = arch == EL_ARCH_SEQ_CLS ? 24 : 16;
     el_config cf = make_cfg(arch, V, E, 24, 2, 2, 48);
     if (!strcmp(name, "reg")) cf.num_labels = 1, cf.regression = 1;
+    cf.relative_positions = rel;
     rc = el__params_new_single(&c->p, &cf, &err);
     if (!rc) rc = el__params_init_random(&c->p, 0.3f, 0, r, &err);
     if (!rc) rc = el__tmodel_new(&cf, &c->p.w[0], &c->p.g[0], &lim, &c->m, &err);
@@ -387,8 +400,9 @@ static void dump_case(gcase *c) {
 
 int main(int argc, char **argv) {
   if (argc == 3 && !strcmp(argv[1], "--dump")) dump_dir = argv[2];
-  enum { N_CASES = 7 };
-  const char *cases[N_CASES] = {"electra", "mlm", "cls", "qa", "ged", "electra_tied", "reg"};
+  enum { N_CASES = 9 };
+  const char *cases[N_CASES] = {"electra", "mlm", "cls", "qa", "ged", "electra_tied", "reg",
+                                "electra_rel", "ged_rel"};
   /* --disc-special exclude: finite differences, and the loss against one
    * recomputed from the step's own probabilities over the other tokens */
   {
