@@ -64,8 +64,10 @@ def main():
        r.stderr)
     ok(not os.path.exists(out + ".work"), "refused invocations did no work")
 
+    # make run's own settings (deploy/run.sh): relative positions, agreement pairs
     r = run("recipe", "ged", "--out", out, "--corpus", text, "--time-limit", "40s",
-            "--vocab-size", "2000", "--threads", "2")
+            "--vocab-size", "2000", "--threads", "2", "--position-embedding", "relative_key",
+            "--synthetic-agreement-pairs", "0.7")
     ok(r.returncode == 0, "recipe ged --time-limit 40s exits 0", r.stderr[-2000:])
     if r.returncode != 0:
         done()
@@ -76,6 +78,8 @@ def main():
     cfg = json.load(open(os.path.join(out, "config.json")))
     ok(cfg.get("architectures") == ["ElectraForPreTraining"], "the model is ElectraForPreTraining",
        cfg.get("architectures"))
+    ok(cfg.get("position_embedding_type") == "relative_key",
+       "--position-embedding reached the served model's config.json", cfg.get("position_embedding_type"))
     th = cfg.get("score_threshold")
     ok(isinstance(th, float) and 0 < th < 1, "config.json has a calibrated score_threshold (%s)" % th)
     ev = json.load(open(os.path.join(out, "eval.json")))
@@ -85,6 +89,11 @@ def main():
     st = json.load(open(os.path.join(out + ".work", "pretrain", "state", "settings.json")))
     ok(st.get("corruption") == "learner" and st.get("corruption_rate", 0) > 0,
        "pretraining ran with learner errors (%s:%s)" % (st.get("corruption"), st.get("corruption_rate")))
+    ok(st.get("position_embedding") == "relative_key", "pretraining ran with relative positions",
+       st.get("position_embedding"))
+    ok("--synthetic-agreement-pairs 0.7" in r.stderr,
+       "the synthetic stage's command (printed by the recipe) has --synthetic-agreement-pairs 0.7",
+       r.stderr[-1500:])
 
     srv = Server([("ged", out)], workdir=work)
     srv.start()
