@@ -37,17 +37,21 @@ typedef struct att_job {
   float scale;
   const el__relpos *rel; /* NULL: absolute positions */
   float *parts;          /* backward with rel: [task][2 ml - 1, dh] distance gradients */
-  float *bufs;           /* [width][SCRATCH_PER_THREAD] per-thread scratch, or the caller's */
+  float *bufs;           /* [width][per_thread] per-thread scratch, or the caller's */
+  size_t per_thread;     /* floats of one thread's scratch */
 } att_job;
 
-/* Per thread: P or Pd [ml,ml], dP [ml,ml], and the relative terms [ml, 2ml-1]. */
-#define SCRATCH_PER_THREAD(ml) (4 * (size_t)(ml) * (ml))
+/* Per thread: P or Pd [ml,ml], dP [ml,ml], and with relative positions the
+ * relative terms [ml, 2ml-1]; absolute models need only the first two. */
+static size_t scratch_per_thread(int ml, int relative) {
+  return (relative ? 4 : 2) * (size_t)ml * ml;
+}
 
 /* Per-thread scratch when the work is worth splitting; else NULL (serial). */
-static float *team_scratch(int n_tasks, int ml, size_t T) {
+static float *team_scratch(int n_tasks, size_t per_thread, size_t T, int ml) {
   const int nt = el__pool_width();
   if (n_tasks < 2 || nt < 2 || T * (size_t)ml <= 4096) return NULL;
-  return malloc(sizeof(float) * SCRATCH_PER_THREAD(ml) * (size_t)nt);
+  return malloc(sizeof(float) * per_thread * (size_t)nt);
 }
 
 static int max_len_of(const int *seq_len, int n_seqs) {
@@ -62,10 +66,8 @@ size_t el__attention_probs_size(const int *seq_len, int n_seqs, int nh) {
   return n;
 }
 
-size_t el__attention_scratch_size(int max_len, int H, int nh) {
-  (void)H;
-  (void)nh;
-  return SCRATCH_PER_THREAD(max_len);
+size_t el__attention_scratch_size(int max_len, int relative) {
+  return scratch_per_thread(max_len, relative);
 }
 
 static void softmax_rows(float *p, int rows, int cols) {
@@ -107,7 +109,7 @@ static void forward_task(void *p, int task, int worker) {
   const att_job *j = p;
   const int s = task / j->nh, h = task % j->nh, L = j->seq_len[s], H = j->H;
   const size_t off = j->tok[s] * H + (size_t)h * j->dh, poff = j->prob[s] + (size_t)h * L * L;
-  float *buf = j->bufs + (size_t)worker * SCRATCH_PER_THREAD(j->ml);
+  float *buf = j->bufs + (size_t)worker * j->per_thread;
   const size_t mm = (size_t)j->ml * j->ml;
   attend_one(j->ctx + off, j->probs ? j->probs + poff : buf, buf + mm, buf + 2 * mm, j->q + off,
              j->k + off, j->v + off, j->drop ? j->drop + poff : NULL, j->rel, L, H, j->dh,
@@ -124,8 +126,9 @@ void el__attention_forward(float *ctx, float *probs, const float *q, const float
   const int n_tasks = n_seqs * nh, ml = max_len_of(seq_len, n_seqs);
   att_job j = {.ctx = ctx, .probs = probs, .q = q, .k = k, .v = v, .drop = drop,
                .seq_len = seq_len, .tok = tok, .prob = prob, .H = H, .nh = nh, .dh = H / nh,
-               .ml = ml, .scale = 1.0f / sqrtf((float)(H / nh)), .rel = rel};
-  float *team = team_scratch(n_tasks, ml, tok[n_seqs]);
+               .ml = ml, .scale = 1.0f / sqrtf((float)(H / nh)), .rel = rel,
+               .per_thread = scratch_per_thread(ml, rel != NULL)};
+  float *team = team_scratch(n_tasks, j.per_thread, tok[n_seqs], ml);
   j.bufs = team ? team : scratch;
   if (team)
     el__pool_run(n_tasks, forward_task, &j);
@@ -213,7 +216,7 @@ static void backward_task(void *p, int task, int worker) {
   float *dpart = j->rel ? j->parts + (size_t)task * (2 * j->ml - 1) * j->dh : NULL;
   attend_back_one(j->dq + off, j->dk + off, j->dv + off, j->dctx + off, j->saved + poff,
                   j->q + off, j->k + off, j->v + off, j->drop ? j->drop + poff : NULL, j->rel,
-                  dpart, j->bufs + (size_t)worker * SCRATCH_PER_THREAD(j->ml), L, H, j->dh,
+                  dpart, j->bufs + (size_t)worker * j->per_thread, L, H, j->dh,
                   j->scale);
 }
 
@@ -228,12 +231,13 @@ void el__attention_backward(float *dq, float *dk, float *dv, const float *dctx,
   const int n_tasks = n_seqs * nh, ml = max_len_of(seq_len, n_seqs), dh = H / nh;
   att_job j = {.dq = dq, .dk = dk, .dv = dv, .dctx = dctx, .saved = probs, .q = q,
                .k = k, .v = v, .drop = drop, .seq_len = seq_len, .tok = tok, .prob = prob,
-               .H = H, .nh = nh, .dh = dh, .ml = ml, .scale = 1.0f / sqrtf((float)dh), .rel = rel};
+               .H = H, .nh = nh, .dh = dh, .ml = ml, .scale = 1.0f / sqrtf((float)dh), .rel = rel,
+               .per_thread = scratch_per_thread(ml, rel != NULL)};
   if (rel && !(j.parts = malloc(sizeof(float) * (size_t)n_tasks * (2 * ml - 1) * dh))) {
     free(tok);
     return;
   }
-  float *team = team_scratch(n_tasks, ml, tok[n_seqs]);
+  float *team = team_scratch(n_tasks, j.per_thread, tok[n_seqs], ml);
   j.bufs = team ? team : scratch;
   if (team)
     el__pool_run(n_tasks, backward_task, &j);

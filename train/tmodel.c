@@ -166,8 +166,7 @@ static void carve(el__tmodel *m, carver *c) {
   const size_t RW = R * (H > E ? H : E);
   m->dH1 = take(c, RW);
   m->dH2 = take(c, RW);
-  m->att_scratch = take(c, el__attention_scratch_size(m->lim.max_len, cf->hidden_size,
-                                                     cf->num_heads));
+  m->att_scratch = take(c, el__attention_scratch_size(m->lim.max_len, cf->relative_positions));
 }
 
 int el__tmodel_new(const el_config *cfg, const el__weights *w, const el__weights *g,

@@ -272,7 +272,7 @@ static void test_attention_case(int use_drop, int relative) {
     c.drop = malloc(sizeof(float) * np);
     for (size_t i = 0; i < np; i++) c.drop[i] = el__rng_uniform(&R) < 0.3f ? 0.0f : 1.0f / 0.7f;
   }
-  float *scratch = malloc(sizeof(float) * el__attention_scratch_size(max_len, H, nh));
+  float *scratch = malloc(sizeof(float) * el__attention_scratch_size(max_len, relative));
   float *ctx1 = malloc(sizeof(float) * TH), *p1 = malloc(sizeof(float) * np);
   el__attention_forward(ctx1, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh, rel, scratch);
   att_loss(&c);
@@ -617,7 +617,7 @@ static void test_large_paths(void) {
   for (size_t i = 0; i < np; i++) drop[i] = el__rng_uniform(&R) < 0.1f ? 0.0f : 1.0f / 0.9f;
   float *c1 = malloc(sizeof(float) * TH), *c2 = malloc(sizeof(float) * TH);
   float *p1 = malloc(sizeof(float) * np), *p2 = malloc(sizeof(float) * np);
-  float *scratch = malloc(sizeof(float) * el__attention_scratch_size(100, H, nh));
+  float *scratch = malloc(sizeof(float) * el__attention_scratch_size(100, 1));
   el__attention_forward(c1, p1, q, k, v, drop, seq_len, n_seqs, H, nh, NULL, scratch);
   el__attention_forward_naive(c2, p2, q, k, v, drop, seq_len, n_seqs, H, nh, NULL);
   CLOSE(c1, c2, TH, "attention forward, lengths 64,37,100 (team path)");
