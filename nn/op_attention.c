@@ -116,11 +116,11 @@ static void forward_task(void *p, int task, int worker) {
              j->scale);
 }
 
-void el__attention_forward(float *ctx, float *probs, const float *q, const float *k,
+int el__attention_forward(float *ctx, float *probs, const float *q, const float *k,
                           const float *v, const float *drop, const int *seq_len, int n_seqs,
                           int H, int nh, const el__relpos *rel, float *scratch) {
   size_t *tok = malloc(sizeof(size_t) * 2 * (size_t)(n_seqs + 1));
-  if (!tok) return;
+  if (!tok) return -1;
   size_t *prob = tok + n_seqs + 1;
   offsets(seq_len, n_seqs, nh, tok, prob);
   const int n_tasks = n_seqs * nh, ml = max_len_of(seq_len, n_seqs);
@@ -136,6 +136,7 @@ void el__attention_forward(float *ctx, float *probs, const float *q, const float
     for (int t = 0; t < n_tasks; t++) forward_task(&j, t, 0);
   free(team);
   free(tok);
+  return 0;
 }
 
 void el__attention_forward_naive(float *ctx, float *probs, const float *q, const float *k,
@@ -220,12 +221,12 @@ static void backward_task(void *p, int task, int worker) {
                   j->scale);
 }
 
-void el__attention_backward(float *dq, float *dk, float *dv, const float *dctx,
+int el__attention_backward(float *dq, float *dk, float *dv, const float *dctx,
                            const float *probs, const float *q, const float *k, const float *v,
                            const float *drop, const int *seq_len, int n_seqs, int H, int nh,
                            const el__relpos *rel, float *scratch) {
   size_t *tok = malloc(sizeof(size_t) * 2 * (size_t)(n_seqs + 1));
-  if (!tok) return;
+  if (!tok) return -1;
   size_t *prob = tok + n_seqs + 1;
   offsets(seq_len, n_seqs, nh, tok, prob);
   const int n_tasks = n_seqs * nh, ml = max_len_of(seq_len, n_seqs), dh = H / nh;
@@ -235,7 +236,7 @@ void el__attention_backward(float *dq, float *dk, float *dv, const float *dctx,
                .per_thread = scratch_per_thread(ml, rel != NULL)};
   if (rel && !(j.parts = malloc(sizeof(float) * (size_t)n_tasks * (2 * ml - 1) * dh))) {
     free(tok);
-    return;
+    return -1;
   }
   float *team = team_scratch(n_tasks, j.per_thread, tok[n_seqs], ml);
   j.bufs = team ? team : scratch;
@@ -248,6 +249,7 @@ void el__attention_backward(float *dq, float *dk, float *dv, const float *dctx,
   free(j.parts);
   free(team);
   free(tok);
+  return 0;
 }
 
 void el__attention_backward_naive(float *dq, float *dk, float *dv, const float *dctx,

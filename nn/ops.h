@@ -83,16 +83,18 @@ void el__relpos_grad_naive(const el__relpos *rel, float *dqi, const float *qi, i
  * drop: NULL, or an array shaped like probs holding 0 or 1/(1-p): attention
  *        dropout applied to probs before multiplying by v.
  * rel: NULL, or relative-key positions (their gradient is added to rel->ddist).
- * scratch: at least el__attention_scratch_size(max length, rel != NULL) floats. */
+ * scratch: at least el__attention_scratch_size(max length, rel != NULL) floats.
+ * Forward and backward return 0, or -1 when their small bookkeeping allocation
+ * fails (outputs then unwritten). */
 size_t el__attention_probs_size(const int *seq_len, int n_seqs, int nh);
 size_t el__attention_scratch_size(int max_len, int relative);
-void el__attention_forward(float *ctx, float *probs, const float *q, const float *k,
+int el__attention_forward(float *ctx, float *probs, const float *q, const float *k,
                           const float *v, const float *drop, const int *seq_len, int n_seqs,
                           int H, int nh, const el__relpos *rel, float *scratch);
 void el__attention_forward_naive(float *ctx, float *probs, const float *q, const float *k,
                                 const float *v, const float *drop, const int *seq_len,
                                 int n_seqs, int H, int nh, const el__relpos *rel);
-void el__attention_backward(float *dq, float *dk, float *dv, const float *dctx,
+int el__attention_backward(float *dq, float *dk, float *dv, const float *dctx,
                            const float *probs, const float *q, const float *k, const float *v,
                            const float *drop, const int *seq_len, int n_seqs, int H, int nh,
                            const el__relpos *rel, float *scratch);

@@ -466,7 +466,8 @@ static const float *embed_forward(el__tmodel *m, int drop_h) {
   return m->proj;
 }
 
-/* Layer l on x: attention, residual + LN, FFN, residual + LN -> L->out.
+/* Layer l on x: attention, residual + LN, FFN, residual + LN -> L->out;
+ * NULL when attention could not allocate its bookkeeping.
  * Hidden dropout masks are tagged 16 + 4l (+1, +2), as backward expects. */
 static const float *layer_forward(el__tmodel *m, int l, const float *x, int drop_h, int drop_a) {
   const el_config *c = &m->cfg;
@@ -481,8 +482,9 @@ static const float *layer_forward(el__tmodel *m, int l, const float *x, int drop
   if (drop_a)
     fill_attn_mask(m, L->adrop, mask_key(dk, tag, m->p_attn));
   const el__relpos rel = {lw->dist, NULL, c->max_position_embeddings};
-  el__attention_forward(L->ctx, L->probs, L->q, L->k, L->v, drop_a ? L->adrop : NULL, m->seq_len,
-                       m->n_seqs, H, nh, lw->dist ? &rel : NULL, m->att_scratch);
+  if (el__attention_forward(L->ctx, L->probs, L->q, L->k, L->v, drop_a ? L->adrop : NULL,
+                            m->seq_len, m->n_seqs, H, nh, lw->dist ? &rel : NULL, m->att_scratch))
+    return NULL;
   el__dense_forward(L->ln1_in, L->ctx, lw->attn_out.w, lw->attn_out.b, T, H, H);
   drop_add(m, L->ln1_in, x, (size_t)H, drop_h, mask_key(dk, tag + 1, ph));
   el__layernorm_forward(L->a, L->ln1_mean, L->ln1_rstd, L->ln1_in, lw->attn_ln.g, lw->attn_ln.b, T,
@@ -673,7 +675,9 @@ static int forward(el__tmodel *m, const el_batch *b, const int *positions, int n
   copy_batch(m, b, positions, n_pos);
   m->dropout_on = drop_h || drop_a;
   const float *x = embed_forward(m, drop_h);
-  for (int l = 0; l < m->cfg.num_layers; l++) x = layer_forward(m, l, x, drop_h, drop_a);
+  for (int l = 0; l < m->cfg.num_layers; l++)
+    if (!(x = layer_forward(m, l, x, drop_h, drop_a)))
+      return el_error_set(err, EL_ENOMEM, "tmodel: attention of layer %d: out of memory", l);
   const thead *h = head_of(m->cfg.arch);
   if (!h) return el_error_set(err, EL_EUNSUPPORTED, "tmodel: architecture %d", (int)m->cfg.arch);
   h->forward(m, x, drop_h);
@@ -685,8 +689,9 @@ static int forward(el__tmodel *m, const el_batch *b, const int *positions, int n
 /* ---------- backward ---------- */
 
 /* Layer l's backward: dX holds the gradient wrt the layer's output on entry
- * and wrt its input x_in on return; weight gradients accumulate into g. */
-static void layer_backward(el__tmodel *m, int l, float *dX, const float *x_in, int drop_h,
+ * and wrt its input x_in on return; weight gradients accumulate into g.
+ * Nonzero when attention could not allocate its bookkeeping. */
+static int layer_backward(el__tmodel *m, int l, float *dX, const float *x_in, int drop_h,
                            int drop_a) {
   const el_config *c = &m->cfg;
   const int T = m->T, H = c->hidden_size, I = c->intermediate_size, nh = c->num_heads;
@@ -728,12 +733,14 @@ static void layer_backward(el__tmodel *m, int l, float *dX, const float *x_in, i
   zero(m->dk, TH);
   zero(m->dv, TH);
   const el__relpos rel = {lw->dist, lg->dist, m->cfg.max_position_embeddings};
-  el__attention_backward(m->dq, m->dk, m->dv, dctx, L->probs, L->q, L->k, L->v,
-                        drop_a ? L->adrop : NULL, m->seq_len, m->n_seqs, H, nh,
-                        lw->dist ? &rel : NULL, m->att_scratch);
+  if (el__attention_backward(m->dq, m->dk, m->dv, dctx, L->probs, L->q, L->k, L->v,
+                             drop_a ? L->adrop : NULL, m->seq_len, m->n_seqs, H, nh,
+                             lw->dist ? &rel : NULL, m->att_scratch))
+    return -1;
   el__dense_backward(dX, lg->q.w, lg->q.b, m->dq, x_in, lw->q.w, T, H, H);
   el__dense_backward(dX, lg->k.w, lg->k.b, m->dk, x_in, lw->k.w, T, H, H);
   el__dense_backward(dX, lg->v.w, lg->v.b, m->dv, x_in, lw->v.w, T, H, H);
+  return 0;
 }
 
 /* From dX (wrt the encoder input) through projection, dropout, embedding LN
@@ -773,7 +780,9 @@ static int backward(el__tmodel *m, const float *dout, el_error *err) {
   const int drop_h = m->dropout_on && m->p_hidden > 0.0f;
   const int drop_a = m->dropout_on && m->p_attn > 0.0f;
   for (int l = NL - 1; l >= 0; l--)
-    layer_backward(m, l, dX, l > 0 ? m->L[l - 1].out : x_emb, drop_h, drop_a);
+    if (layer_backward(m, l, dX, l > 0 ? m->L[l - 1].out : x_emb, drop_h, drop_a))
+      return el_error_set(err, EL_ENOMEM, "tmodel: attention backward of layer %d: out of memory",
+                          l);
   embed_backward(m, dX, drop_h);
   return EL_OK;
 }
