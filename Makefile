@@ -126,7 +126,7 @@ LIB_TRAIN := $(BUILD)/libelectra_train.a
 LIB_SERVER := $(BUILD)/libelectra_server.a
 BINS := $(BUILD)/bin/electra-train $(BUILD)/bin/electra-server
 
-.PHONY: all deps test bench run install uninstall clean results fresh-test
+.PHONY: all deps test bench run install uninstall clean results results-ged fresh-test
 # keep intermediate objects so a second make does not rebuild every test
 .SECONDARY:
 all: $(BINS) $(TEST_BIN) $(BENCH_BIN) $(CKPT_DRIVER)
@@ -243,6 +243,11 @@ docker-check:
 # fine-tune on each task next to a random init; long (about an hour on 2 cores).
 results: $(BINS)
 	scripts/results.sh $(RESULTS_ARGS)
+
+# FCE dev F0.5 against CPU time for `recipe ged` with FCE data (docs/RESULTS.md
+# §1c): 10- and 60-minute budgets, 3 seeds, about 1.8 hours on 2 cores.
+results-ged: $(BINS)
+	scripts/ged_curve.sh $(RESULTS_GED_ARGS)
 
 # libFuzzer targets (tests/fuzz/README.md; needs clang and libclang-rt, from
 # deploy/install-deps.sh --fuzz): every library rebuilt by clang under
