@@ -245,7 +245,7 @@ results: $(BINS)
 	scripts/results.sh $(RESULTS_ARGS)
 
 # FCE dev F0.5 against CPU time for `recipe ged` with FCE data (docs/RESULTS.md
-# §1c): 10- and 60-minute budgets, 3 seeds, about 1.8 hours on 2 cores.
+# §1b, eighth pass): 10- and 60-minute budgets, 3 seeds, about 1.8 hours on 2 cores.
 results-ged: $(BINS)
 	scripts/ged_curve.sh $(RESULTS_GED_ARGS)
 

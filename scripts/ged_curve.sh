@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# FCE dev F0.5 against CPU time for the GED recipe (docs/RESULTS.md §1c): one
+# FCE dev F0.5 against CPU time for the GED recipe (docs/RESULTS.md §1b, eighth pass): one
 # `electra-train recipe ged` per budget and seed, on ../shared/data/corpus with
 # FCE's training file and FCE dev for calibration, one thread each, --jobs at
 # once; then `electra-train eval` on FCE dev at each model's saved threshold
@@ -9,8 +9,8 @@
 #   scripts/ged_curve.sh [--budgets "10m 60m"] [--seeds "1 2 3"] [--jobs 2]
 #                        [--out DIR] [--recipe-args "--position-embedding absolute ..."]
 #
-# Defaults: budgets 10m and 60m, seeds 1 2 3, 2 jobs: 3 CPU-hours and 10 minutes
-# of runs, about 1.8 hours on 2 cores. Run it on an otherwise idle machine: a
+# Defaults: budgets 10m and 60m, seeds 1 2 3, 2 jobs: 3.5 CPU-hours of recipes
+# (plus evals), about 1.8 hours on 2 cores. Run it on an otherwise idle machine: a
 # time-boxed recipe fits fewer steps on a busy one.
 set -u
 cd "$(dirname "$0")/.."
@@ -30,7 +30,7 @@ while [ $# -gt 0 ]; do
     --jobs) JOBS=$2; shift 2 ;;
     --out) OUT=$2; shift 2 ;;
     --recipe-args) EXTRA=$2; shift 2 ;;
-    -h|--help) sed -n '2,15p' "$0"; exit 0 ;;
+    -h|--help) sed -n '2,14p' "$0"; exit 0 ;;
     *) echo "ged_curve.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
