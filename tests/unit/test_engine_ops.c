@@ -43,6 +43,8 @@ static double worst(const float *a, const float *b, size_t n, double atol, doubl
   }
   return w;
 }
+/* The fast attention returns -1 only when its bookkeeping allocation fails. */
+#define ATT_OK(call) CHECK((call) == 0, "attention call at line %d returns 0", __LINE__)
 #define CLOSE(a, b, n, what)                                                        \
   do {                                                                              \
     double w_ = worst((a), (b), (n), 1e-5, 1e-4);                                   \
@@ -274,7 +276,7 @@ static void test_attention_case(int use_drop, int relative) {
   }
   float *scratch = malloc(sizeof(float) * el__attention_scratch_size(max_len, relative));
   float *ctx1 = malloc(sizeof(float) * TH), *p1 = malloc(sizeof(float) * np);
-  el__attention_forward(ctx1, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh, rel, scratch);
+  ATT_OK(el__attention_forward(ctx1, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh, rel, scratch));
   att_loss(&c);
   char buf[160];
   snprintf(buf, sizeof buf, "%s forward ctx", tag);
@@ -295,7 +297,7 @@ static void test_attention_case(int use_drop, int relative) {
   float *ctx_b = malloc(sizeof(float) * TH);
   float *k2 = dup(c.k, TH), *v2 = dup(c.v, TH);
   for (size_t i = 6 * (size_t)H; i < 15 * (size_t)H; i++) k2[i] += 1.0f, v2[i] -= 2.0f;
-  el__attention_forward(ctx_b, NULL, c.q, k2, v2, c.drop, seq_len, n_seqs, H, nh, rel, scratch);
+  ATT_OK(el__attention_forward(ctx_b, NULL, c.q, k2, v2, c.drop, seq_len, n_seqs, H, nh, rel, scratch));
   CHECK(!memcmp(ctx_b, ctx1, sizeof(float) * 6 * H) &&
             !memcmp(ctx_b + 15 * H, ctx1 + 15 * H, sizeof(float) * 15 * H) &&
             memcmp(ctx_b + 6 * H, ctx1 + 6 * H, sizeof(float) * 9 * H),
@@ -304,8 +306,8 @@ static void test_attention_case(int use_drop, int relative) {
   float *dq0 = rnd(TH, 1), *dk0 = rnd(TH, 1), *dv0 = rnd(TH, 1);
   float *dq1 = dup(dq0, TH), *dk1 = dup(dk0, TH), *dv1 = dup(dv0, TH);
   float *dq2 = dup(dq0, TH), *dk2 = dup(dk0, TH), *dv2 = dup(dv0, TH);
-  el__attention_backward(dq1, dk1, dv1, c.r, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh, rel,
-                        scratch);
+  ATT_OK(el__attention_backward(dq1, dk1, dv1, c.r, p1, c.q, c.k, c.v, c.drop, seq_len, n_seqs, H, nh, rel,
+                        scratch));
   el__attention_backward_naive(dq2, dk2, dv2, c.r, c.probs, c.q, c.k, c.v, c.drop, seq_len,
                               n_seqs, H, nh, c.rel);
   snprintf(buf, sizeof buf, "%s backward dq", tag);
@@ -618,30 +620,30 @@ static void test_large_paths(void) {
   float *c1 = malloc(sizeof(float) * TH), *c2 = malloc(sizeof(float) * TH);
   float *p1 = malloc(sizeof(float) * np), *p2 = malloc(sizeof(float) * np);
   float *scratch = malloc(sizeof(float) * el__attention_scratch_size(100, 1));
-  el__attention_forward(c1, p1, q, k, v, drop, seq_len, n_seqs, H, nh, NULL, scratch);
+  ATT_OK(el__attention_forward(c1, p1, q, k, v, drop, seq_len, n_seqs, H, nh, NULL, scratch));
   el__attention_forward_naive(c2, p2, q, k, v, drop, seq_len, n_seqs, H, nh, NULL);
   CLOSE(c1, c2, TH, "attention forward, lengths 64,37,100 (team path)");
   CLOSE(p1, p2, np, "attention probs (team path)");
   float *g1[3], *g2[3];
   for (int j = 0; j < 3; j++) g1[j] = calloc(TH, 4), g2[j] = calloc(TH, 4);
-  el__attention_backward(g1[0], g1[1], g1[2], dc, p1, q, k, v, drop, seq_len, n_seqs, H, nh, NULL, scratch);
+  ATT_OK(el__attention_backward(g1[0], g1[1], g1[2], dc, p1, q, k, v, drop, seq_len, n_seqs, H, nh, NULL, scratch));
   el__attention_backward_naive(g2[0], g2[1], g2[2], dc, p2, q, k, v, drop, seq_len, n_seqs, H, nh, NULL);
   CLOSE(g1[0], g2[0], TH, "attention backward dq (team path)");
   CLOSE(g1[1], g2[1], TH, "attention backward dk (team path)");
   CLOSE(g1[2], g2[2], TH, "attention backward dv (team path)");
-  el__attention_forward(c1, NULL, q, k, v, NULL, seq_len, n_seqs, H, nh, NULL, scratch);
+  ATT_OK(el__attention_forward(c1, NULL, q, k, v, NULL, seq_len, n_seqs, H, nh, NULL, scratch));
   el__attention_forward_naive(c2, NULL, q, k, v, NULL, seq_len, n_seqs, H, nh, NULL);
   CLOSE(c1, c2, TH, "attention forward without saved probs (inference)");
   { /* relative-key positions on the team path: per-task distance gradients summed in order */
     const int max_pos = 128, nd = (2 * max_pos - 1) * (H / nh);
     float *dist = rnd((size_t)nd, 1), *dd1 = calloc((size_t)nd, 4), *dd2 = calloc((size_t)nd, 4);
     el__relpos r1 = {dist, dd1, max_pos}, r2 = {dist, dd2, max_pos};
-    el__attention_forward(c1, p1, q, k, v, drop, seq_len, n_seqs, H, nh, &r1, scratch);
+    ATT_OK(el__attention_forward(c1, p1, q, k, v, drop, seq_len, n_seqs, H, nh, &r1, scratch));
     el__attention_forward_naive(c2, p2, q, k, v, drop, seq_len, n_seqs, H, nh, &r2);
     CLOSE(c1, c2, TH, "relative-key attention forward (team path)");
     for (int j = 0; j < 3; j++) memset(g1[j], 0, TH * 4), memset(g2[j], 0, TH * 4);
-    el__attention_backward(g1[0], g1[1], g1[2], dc, p1, q, k, v, drop, seq_len, n_seqs, H, nh, &r1,
-                           scratch);
+    ATT_OK(el__attention_backward(g1[0], g1[1], g1[2], dc, p1, q, k, v, drop, seq_len, n_seqs, H, nh, &r1,
+                           scratch));
     el__attention_backward_naive(g2[0], g2[1], g2[2], dc, p2, q, k, v, drop, seq_len, n_seqs, H,
                                  nh, &r2);
     CLOSE(g1[0], g2[0], TH, "relative-key attention backward dq (team path)");
