@@ -126,7 +126,7 @@ LIB_TRAIN := $(BUILD)/libelectra_train.a
 LIB_SERVER := $(BUILD)/libelectra_server.a
 BINS := $(BUILD)/bin/electra-train $(BUILD)/bin/electra-server
 
-.PHONY: all deps test bench run install uninstall clean results results-ged fresh-test
+.PHONY: all deps test bench run install uninstall clean results results-ged results-ged-table fresh-test
 # keep intermediate objects so a second make does not rebuild every test
 .SECONDARY:
 all: $(BINS) $(TEST_BIN) $(BENCH_BIN) $(CKPT_DRIVER)
@@ -248,6 +248,12 @@ results: $(BINS)
 # §1b, eighth pass): 10- and 60-minute budgets, 3 seeds, about 1.8 hours on 2 cores.
 results-ged: $(BINS)
 	scripts/ged_curve.sh $(RESULTS_GED_ARGS)
+
+# The paper's question on GED (docs/RESULTS.md §1b): random / RTD / MLM / RTD + learner
+# errors / + synthetic stage at 20 and 60 minutes of pretraining, 3 seeds, FCE dev F0.5
+# medians; ~14 CPU-hours (about 7 hours on 2 cores), resumable with the same --out.
+results-ged-table: $(BINS)
+	scripts/ged_table.sh $(RESULTS_GED_TABLE_ARGS)
 
 # libFuzzer targets (tests/fuzz/README.md; needs clang and libclang-rt, from
 # deploy/install-deps.sh --fuzz): every library rebuilt by clang under
