@@ -191,7 +191,7 @@ for row in rows:
         fs = [c[0] for c in cells if c[0] is not None]
         cs = [c[1] for c in cells if c[1] is not None]
         per_seed = " | ".join("–" if c[0] is None else f"{c[0]:.3f}" for c in cells)
-        median = f"**{statistics.median(fs):.3f}** ({len(fs)} seeds)" if fs else "–"
+        median = f"**{statistics.median(fs):.3f}** ({len(fs)} seed{'s' if len(fs) > 1 else ''})" if fs else "–"
         minutes = f"{statistics.median(cs) / 60:.1f}" if cs else "–"
         st = "–" if row == "random" else " / ".join(c[2] or "–" for c in cells)
         print(f"| {label[row]} | {'–' if row == 'random' else b} | {per_seed} | {median} | {minutes} | {st} |")
