@@ -11,10 +11,11 @@
 #   scripts/ged_table.sh [--budgets "20m 60m"] [--seeds "1 2 3"] [--jobs 2]
 #                        [--rows "random rtd mlm learner synthetic"] [--out DIR]
 #                        [--pretrain-args "--position-embedding relative_key"]
-#                        [--synthetic-time 5m]
+#                        [--synthetic-time 5m] [--report-only]
 #
 # A finished row (its .eval file) is kept, so a killed run goes on where it stopped when
-# started again with the same --out. Defaults: ~14 CPU-hours, about 7 hours on 2 cores.
+# started again with the same --out; --report-only prints the table of what OUT holds.
+# Defaults: ~14 CPU-hours, about 7 hours on 2 cores.
 # Run it on an otherwise idle machine: time-boxed pretraining fits fewer steps on a busy one.
 set -u
 cd "$(dirname "$0")/.." || exit 1
@@ -29,6 +30,7 @@ ROWS="random rtd mlm learner synthetic"
 JOBS=2
 EXTRA=""
 SYN_TIME=5m
+REPORT_ONLY=0
 while [ $# -gt 0 ]; do
   case $1 in
     --budgets) BUDGETS=$2; shift 2 ;;
@@ -38,7 +40,8 @@ while [ $# -gt 0 ]; do
     --out) OUT=$2; shift 2 ;;
     --pretrain-args) EXTRA=$2; shift 2 ;;
     --synthetic-time) SYN_TIME=$2; shift 2 ;;
-    -h|--help) sed -n '2,18p' "$0"; exit 0 ;;
+    --report-only) REPORT_ONLY=1; shift ;;
+    -h|--help) sed -n '2,19p' "$0"; exit 0 ;;
     *) echo "ged_table.sh: unknown option $1" >&2; exit 2 ;;
   esac
 done
@@ -47,19 +50,21 @@ for r in $ROWS; do
     *) echo "ged_table.sh: unknown row $r (random rtd mlm learner synthetic)" >&2; exit 2 ;;
   esac
 done
-[ -x "$BIN" ] || { echo "ged_table.sh: $BIN missing (run make)" >&2; exit 1; }
+[ -x "$BIN" ] || [ "$REPORT_ONLY" = 1 ] || { echo "ged_table.sh: $BIN missing (run make)" >&2; exit 1; }
 GED=$DATA/ged/fce-bea19-tokens
+[ "$REPORT_ONLY" = 1 ] && [ ! -d "$OUT" ] && { echo "ged_table.sh: nothing at $OUT" >&2; exit 1; }
 for f in "$GED/fce_train.txt" "$GED/fce_dev.txt"; do
+  [ "$REPORT_ONLY" = 1 ] && break
   [ -f "$f" ] || { echo "ged_table.sh: $f missing (the FCE token files; set DATA=...)" >&2; exit 1; }
 done
 CORPUS=("$DATA"/corpus/*/*.txt)
-[ -f "${CORPUS[0]}" ] || { echo "ged_table.sh: no corpus under $DATA/corpus" >&2; exit 1; }
+[ -f "${CORPUS[0]}" ] || [ "$REPORT_ONLY" = 1 ] || { echo "ged_table.sh: no corpus under $DATA/corpus" >&2; exit 1; }
 mkdir -p "$OUT"
 has_row() { case " $ROWS " in *" $1 "*) return 0 ;; *) return 1 ;; esac; }
 
 # One vocabulary for every run (the same for every row, so only the objective differs).
 VOCAB=$OUT/vocab.txt
-if [ ! -s "$VOCAB" ]; then
+if [ "$REPORT_ONLY" = 0 ] && [ ! -s "$VOCAB" ]; then
   "$BIN" vocab --input "${CORPUS[@]}" --vocab-size 8192 --out "$VOCAB" >"$OUT/vocab.log" 2>&1 ||
     { echo "ged_table.sh: vocabulary failed (see $OUT/vocab.log)" >&2; exit 1; }
 fi
@@ -129,6 +134,7 @@ chain_learner() {
 }
 
 for b in $BUDGETS; do
+  [ "$REPORT_ONLY" = 1 ] && break
   for s in $SEEDS; do
     for c in rtd mlm learner; do
       case $c in

@@ -59,6 +59,10 @@ check "second run exits 0" test "$rc" = 0
 check "second run keeps every finished row (no .eval rewritten)" test "$before" = "$after"
 check "second run trains nothing (< 20 s)" test $(($(date +%s) - start)) -lt 20
 check "second run prints the same table" grep -q "RTD + learner errors" "$T/run2.log"
+scripts/ged_table.sh --report-only --budgets 5s --seeds 1 --out "$T/out" >"$T/report.log" 2>&1
+check "--report-only prints the table of what OUT holds" diff -q "$T/report.log" "$T/out/table.md"
+scripts/ged_table.sh --report-only --out "$T/nowhere" >"$T/bad.log" 2>&1
+check "--report-only without results is refused with exit 1" test $? = 1
 
 scripts/ged_table.sh --rows "rtd bogus" >"$T/bad.log" 2>&1
 check "an unknown row is refused with exit 2, naming it" test $? = 2 -a -n "$(grep 'unknown row bogus' "$T/bad.log")"
