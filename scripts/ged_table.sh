@@ -76,14 +76,15 @@ timed() {
     { echo "ged_table.sh: $name failed (see $name.log)" >&2; return 1; }
 }
 
-# pretrain RUN OBJECTIVE CORRUPTION BUDGET SEED (skipped when RUN is complete)
+# pretrain RUN OBJECTIVE CORRUPTION BUDGET SEED (skipped when RUN.done says it finished: a
+# killed run may have left checkpoints that look complete)
 pretrain() {
-  if [ -f "$1/discriminator/config.json" ] || [ -f "$1/mlm/config.json" ]; then return 0; fi
+  [ -f "$1.done" ] && return 0
   rm -rf "$1"
   # shellcheck disable=SC2086 # EXTRA is a list of options
   timed "$1.pre" "$BIN" pretrain --input "${CORPUS[@]}" --vocab "$VOCAB" --out "$1" --preset tiny \
     --objective "$2" --corruption "$3" --time-limit "$4" --threads 1 --seed "$5" \
-    --cache "$1.cache.bin" $EXTRA
+    --cache "$1.cache.bin" $EXTRA && touch "$1.done"
 }
 
 # fce NAME INIT SEED [finetune options]: 2 FCE epochs from INIT, then eval on FCE dev
@@ -123,16 +124,18 @@ chain_learner() {
   if has_row learner; then fce "$run.fce" "$run/discriminator" "$s" || return 1; fi
   if has_row synthetic; then
     local syn=$OUT/synthetic-$1-seed$s
-    if [ ! -f "$syn.syn/config.json" ]; then
+    if [ ! -f "$syn.syn.done" ]; then
       rm -rf "$syn.syn"
       timed "$syn.syn" "$BIN" finetune --task ged --synthetic-from "${CORPUS[@]}" \
         --init "$run/discriminator" --out "$syn.syn" --epochs 1 --synthetic-sentences 200000 \
         --time-limit "$SYN_TIME" --threads 1 --seed "$s" || return 1
+      touch "$syn.syn.done"
     fi
     fce "$syn.fce" "$syn.syn" "$s"
   fi
 }
 
+[ "$REPORT_ONLY" = 1 ] || rm -f "$OUT/failed"
 for b in $BUDGETS; do
   [ "$REPORT_ONLY" = 1 ] && break
   for s in $SEEDS; do
@@ -143,7 +146,7 @@ for b in $BUDGETS; do
         learner) has_row learner || has_row synthetic || continue ;;
       esac
       while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
-      "chain_$c" "$b" "$s" &
+      { "chain_$c" "$b" "$s" || echo "$c $b seed $s" >>"$OUT/failed"; } &
     done
   done
 done
@@ -202,3 +205,7 @@ for row in rows:
         st = "–" if row == "random" else " / ".join(c[2] or "–" for c in cells)
         print(f"| {label[row]} | {'–' if row == 'random' else b} | {per_seed} | {median} | {minutes} | {st} |")
 EOF
+if [ "$REPORT_ONLY" = 0 ] && [ -s "$OUT/failed" ]; then
+  echo "ged_table.sh: failed: $(tr '\n' ';' <"$OUT/failed") (rerun with the same --out to retry)" >&2
+  exit 1
+fi

@@ -64,6 +64,11 @@ check "--report-only prints the table of what OUT holds" diff -q "$T/report.log"
 scripts/ged_table.sh --report-only --out "$T/nowhere" >"$T/bad.log" 2>&1
 check "--report-only without results is refused with exit 1" test $? = 1
 
+DATA=$D BUILD=$BUILD scripts/ged_table.sh --budgets 5s --seeds 1 --rows rtd --out "$T/fail" \
+  --pretrain-args --no-such-option >"$T/fail.log" 2>&1
+check "a failed pretraining makes the run exit 1, naming the row" \
+  test $? = 1 -a -n "$(grep 'failed: rtd 5s seed 1' "$T/fail.log")"
+check "a killed or failed pretraining is not taken as finished" test ! -e "$T/fail/rtd-5s-seed1.done"
 scripts/ged_table.sh --rows "rtd bogus" >"$T/bad.log" 2>&1
 check "an unknown row is refused with exit 2, naming it" test $? = 2 -a -n "$(grep 'unknown row bogus' "$T/bad.log")"
 scripts/ged_table.sh --frobnicate >"$T/bad.log" 2>&1
