@@ -135,19 +135,30 @@ chain_learner() {
   fi
 }
 
+# launch FAMILY BUDGET SEED WIDTH: starts a chain once WIDTH slots are free, so a group of
+# WIDTH chains launched together starts together.
+launch() {
+  while [ "$(jobs -rp | wc -l)" -gt $((JOBS - $4)) ]; do wait -n; done
+  { "chain_$1" "$2" "$3" || echo "$1 $2 seed $3" >>"$OUT/failed"; } &
+}
+# RTD and MLM of a budget and seed start side by side (equal compute: the same time on the
+# same machine, whatever else it does then), then the learner chains as slots free.
+pair=1; [ "$JOBS" -ge 2 ] || pair=0
 [ "$REPORT_ONLY" = 1 ] || rm -f "$OUT/failed"
 for b in $BUDGETS; do
   [ "$REPORT_ONLY" = 1 ] && break
   for s in $SEEDS; do
-    for c in rtd mlm learner; do
-      case $c in
-        rtd) has_row rtd || has_row random || continue ;;
-        mlm) has_row mlm || continue ;;
-        learner) has_row learner || has_row synthetic || continue ;;
-      esac
-      while [ "$(jobs -rp | wc -l)" -ge "$JOBS" ]; do wait -n; done
-      { "chain_$c" "$b" "$s" || echo "$c $b seed $s" >>"$OUT/failed"; } &
-    done
+    want_rtd=0; { has_row rtd || has_row random; } && want_rtd=1
+    want_mlm=0; has_row mlm && want_mlm=1
+    width=1; [ $((want_rtd + want_mlm)) = 2 ] && [ $pair = 1 ] && width=2
+    [ $want_rtd = 1 ] && launch rtd "$b" "$s" "$width"
+    [ $want_mlm = 1 ] && launch mlm "$b" "$s" 1
+  done
+done
+for b in $BUDGETS; do
+  [ "$REPORT_ONLY" = 1 ] && break
+  for s in $SEEDS; do
+    { has_row learner || has_row synthetic; } && launch learner "$b" "$s" 1
   done
 done
 wait
