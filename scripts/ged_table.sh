@@ -105,12 +105,13 @@ fce() {
 
 # A chain per (row family, budget, seed): pretraining, then the fine-tunings that start from it.
 chain_rtd() { # the random row borrows the shape of the first budget's RTD run
-  local b=$1 s=$2 run=$OUT/rtd-$1-seed$2
-  if has_row rtd || { has_row random && [ "$b" = "${BUDGETS%% *}" ]; }; then
+  local b=$1 s=$2 run=$OUT/rtd-$1-seed$2 random=0
+  has_row random && [ "$b" = "${BUDGETS%% *}" ] && random=1
+  if has_row rtd || [ $random = 1 ]; then
     pretrain "$run" electra none "$b" "$s" || return 1
   fi
   if has_row rtd; then fce "$run.fce" "$run/discriminator" "$s" || return 1; fi
-  if has_row random && [ "$b" = "${BUDGETS%% *}" ]; then
+  if [ $random = 1 ]; then
     fce "$OUT/random-seed$s.fce" "$run/discriminator" "$s" --random-init
   fi
 }
@@ -143,28 +144,27 @@ launch() {
 }
 # RTD and MLM of a budget and seed start side by side (equal compute: the same time on the
 # same machine, whatever else it does then), then the learner chains as slots free.
-pair=1; [ "$JOBS" -ge 2 ] || pair=0
-[ "$REPORT_ONLY" = 1 ] || rm -f "$OUT/failed"
-for b in $BUDGETS; do
-  [ "$REPORT_ONLY" = 1 ] && break
-  for s in $SEEDS; do
-    want_rtd=0; { has_row rtd || has_row random; } && want_rtd=1
-    want_mlm=0; has_row mlm && want_mlm=1
-    width=1; [ $((want_rtd + want_mlm)) = 2 ] && [ $pair = 1 ] && width=2
-    [ $want_rtd = 1 ] && launch rtd "$b" "$s" "$width"
-    [ $want_mlm = 1 ] && launch mlm "$b" "$s" 1
+if [ "$REPORT_ONLY" = 0 ]; then
+  rm -f "$OUT/failed"
+  for b in $BUDGETS; do
+    for s in $SEEDS; do
+      want_rtd=0; { has_row rtd || has_row random; } && want_rtd=1
+      want_mlm=0; has_row mlm && want_mlm=1
+      width=1; [ $((want_rtd + want_mlm)) = 2 ] && [ "$JOBS" -ge 2 ] && width=2
+      [ $want_rtd = 1 ] && launch rtd "$b" "$s" "$width"
+      [ $want_mlm = 1 ] && launch mlm "$b" "$s" 1
+    done
   done
-done
-for b in $BUDGETS; do
-  [ "$REPORT_ONLY" = 1 ] && break
-  for s in $SEEDS; do
-    { has_row learner || has_row synthetic; } && launch learner "$b" "$s" 1
+  for b in $BUDGETS; do
+    for s in $SEEDS; do
+      { has_row learner || has_row synthetic; } && launch learner "$b" "$s" 1
+    done
   done
-done
+fi
 wait
 
 python3 - "$OUT" "$BUDGETS" "$SEEDS" "$ROWS" "$EXTRA" "$SYN_TIME" <<'EOF' | tee "$OUT/table.md"
-import json, os, re, statistics, sys
+import json, re, statistics, sys
 out, budgets, seeds, rows, extra, syn_time = sys.argv[1], sys.argv[2].split(), sys.argv[3].split(), sys.argv[4].split(), sys.argv[5], sys.argv[6]
 def cpu(*names):
     """CPU seconds of the steps behind a row (None when a step is missing)."""
