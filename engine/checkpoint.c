@@ -5,7 +5,6 @@
  * On failure the temporary directory is removed and dir is untouched. */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -141,24 +140,6 @@ done:
 
 /* ---- the directory ---------------------------------------------------- */
 
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb;
-  (void)ftw;
-  return (flag == FTW_DP ? rmdir(path) : unlink(path)) ? -1 : 0;
-}
-
-/* Removes a tree this module created or set aside; errors are ignored
- * (the caller's result is already decided). */
-static void remove_tree(const char *path) {
-  struct stat st;
-  if (lstat(path, &st) != 0) return;
-  if (!S_ISDIR(st.st_mode)) {
-    unlink(path);
-    return;
-  }
-  nftw(path, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
-}
-
 static int copy_file(const char *src, const char *dst, el_error *err) {
   char *buf;
   size_t len;
@@ -210,7 +191,7 @@ static int swap_in(const char *tmp, const char *dir, el_error *err) {
   if (!S_ISDIR(st.st_mode))
     return el_error_set(err, EL_EIO, "%s: exists and is not a directory; not replacing it", dir);
   if (renameat2(AT_FDCWD, tmp, AT_FDCWD, dir, RENAME_EXCHANGE) == 0) {
-    remove_tree(tmp); /* now holds the old checkpoint */
+    el__remove_tree(tmp); /* now holds the old checkpoint */
     return EL_OK;
   }
   if (errno != EINVAL && errno != ENOSYS)
@@ -218,14 +199,14 @@ static int swap_in(const char *tmp, const char *dir, el_error *err) {
   char *old = fmt_path(dir, ".old-", (long)getpid());
   if (!old) return el_error_set(err, EL_ENOMEM, "%s: out of memory", dir);
   int rc = EL_OK;
-  remove_tree(old);
+  el__remove_tree(old);
   if (rename(dir, old) != 0) {
     rc = el__io_error(err, errno, dir, "rename aside");
   } else if (rename(tmp, dir) != 0) {
     rc = el__io_error(err, errno, dir, "rename");
     rename(old, dir); /* put the old one back */
   } else {
-    remove_tree(old);
+    el__remove_tree(old);
   }
   free(old);
   return rc;
@@ -249,7 +230,7 @@ int el__checkpoint_save(const char *dir, const el_config *cfg, const el__weights
     goto done;
   }
   if ((rc = el__config_check(cfg, "config", err))) goto done;
-  remove_tree(tmp); /* left over by a crashed process that had our pid */
+  el__remove_tree(tmp); /* left over by a crashed process that had our pid */
   if (mkdir(tmp, 0755) != 0) {
     rc = el__io_error(err, errno, tmp, "mkdir");
     goto done;
@@ -261,7 +242,7 @@ int el__checkpoint_save(const char *dir, const el_config *cfg, const el__weights
   made = 0;
   rc = el__fsync_dir(parent, err);
 done:
-  if (made) remove_tree(tmp);
+  if (made) el__remove_tree(tmp);
   free(d);
   free(tmp);
   free(parent);

@@ -1,6 +1,7 @@
 /* Whole-file reads, fsync'd writes and atomic file replacement (fileio.h). */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,6 +21,19 @@ int el__open_regular(const char *path, struct stat *st, el_error *err) {
     return -1;
   }
   return fd;
+}
+
+static int remove_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
+  (void)sb;
+  (void)ftw;
+  return (flag == FTW_DP ? rmdir(path) : unlink(path)) ? -1 : 0;
+}
+
+int el__remove_tree(const char *path) {
+  struct stat st;
+  if (lstat(path, &st) != 0) return errno == ENOENT ? 0 : -1;
+  if (!S_ISDIR(st.st_mode)) return unlink(path);
+  return nftw(path, remove_entry, 16, FTW_DEPTH | FTW_PHYS) ? -1 : 0;
 }
 
 char *el__path_join(const char *dir, const char *name) {

@@ -60,6 +60,11 @@ void el__atomic_abort(el__atomic *a);
 /* The whole of data as path, atomically (begin, one write, commit). */
 int el__write_atomic(const char *path, const void *data, size_t len, el_error *err);
 
+/* rm -r: path and, when it is a directory, everything under it (symbolic
+ * links removed, not followed). Returns 0 when all of it is gone, -1 after
+ * removing what it could (errno from the first failure). */
+int el__remove_tree(const char *path);
+
 /* mkdir -p: dir and every missing parent (0755). Errors name the directory
  * that could not be made. */
 int el__mkdirs(const char *dir, el_error *err);

@@ -26,6 +26,15 @@
 
 #define PROG "electra-train recipe ged"
 #define MAX_ARGS 256
+/* The GED stage's epochs at most: its time plan decides within them and dev
+ * picks the best. The dev score had long flattened by then (13 epochs at 60
+ * minutes chose epoch 6; 140 minutes chose 19 epochs), so a budget that
+ * could pay for more goes to pretraining instead (cap_real_share). */
+#define REAL_EPOCHS 20
+/* The speed measurement: pretraining text cut from the corpus, and seconds
+ * of GED fine-tuning timed. */
+#define PROBE_TEXT_BYTES (256 << 10)
+#define PROBE_SECONDS 8
 
 static el_strlist a_corpus, a_synth_corpus;
 /* relative_key by default: with FCE data 10 minutes gave 0.373 / 0.363 against 0.341 / 0.347
@@ -35,7 +44,7 @@ static const char *a_out, *a_train, *a_dev, *a_vocab, *a_preset = "tiny", *a_mix
 static double a_time = 600;
 static long a_threads, a_vocab_size = 8192, a_seed = 1, a_synth_sentences = 0;
 static double a_rate = 0.12, a_pretrain_corruption = 0.1, a_pretrain_share = -1, a_pairs = -1;
-static int a_cased;
+static int a_cased, a_plan_only;
 
 static el_opt opts[] = {
     {"--out", EL_OPT_STR, &a_out, 0, 0, "DIR", "the GED model to write (served by /score); required", 0},
@@ -57,6 +66,7 @@ static el_opt opts[] = {
     {"--pretrain-share", EL_OPT_FLOAT, &a_pretrain_share, 0.05, 0.95, "X", "share of the budget for pretraining (0.45; 0.5 with --train)", 0},
     {"--cased", EL_OPT_FLAG, &a_cased, 0, 0, NULL, "learn a cased vocabulary (case errors and names visible to the model)", 0},
     {"--seed", EL_OPT_INT, &a_seed, 0, 1e15, "N", "seed of every stage (1)", 0},
+    {"--plan-only", EL_OPT_FLAG, &a_plan_only, 0, 0, NULL, "print how the budget will be split (after the vocabulary and, with --train, the speed measurement) and stop", 0},
 };
 #define N_OPTS ((int)(sizeof opts / sizeof opts[0]))
 
@@ -72,7 +82,10 @@ static void usage(FILE *f) {
           "its F0.5-best threshold in config.json. DIR serves through /score unchanged:\n"
           "  electra-server --model ged=DIR\n"
           "Intermediate runs go to DIR.work/. The budget is split: without --train 45%%\n"
-          "pretraining, 55%% synthetic; with it 50%% / 20%% / 30%%.\n\noptions:\n");
+          "pretraining, 55%% synthetic; with it 50%% / 20%% / 30%%, the GED stage's share\n"
+          "capped at what %d epochs of the training file take (measured before pretraining\n"
+          "on a model of the same shape), the rest going to pretraining.\n\noptions:\n",
+          REAL_EPOCHS);
   el__cli_print_options(f, opts, N_OPTS);
 }
 
@@ -108,15 +121,21 @@ static int run_stage(int k, int of, const char *what, double budget, argv_b *a,
   return cmd(a->n, a->v);
 }
 
-/* The "dev" object of a finetune run's eval.json (caller deletes), or NULL. */
-static cJSON *read_dev(const char *dir) {
-  char path[4200], *text = NULL;
+/* A finetune run's eval.json (caller deletes), or NULL. */
+static cJSON *read_eval(const char *dir) {
+  char path[4600], *text = NULL;
   size_t len;
   el_error err = {0};
   snprintf(path, sizeof path, "%s/eval.json", dir);
   if (el__read_file(path, 1 << 24, &text, &len, &err)) return NULL;
   cJSON *j = cJSON_ParseWithLength(text, len);
   free(text);
+  return j;
+}
+
+/* The "dev" object of a finetune run's eval.json (caller deletes), or NULL. */
+static cJSON *read_dev(const char *dir) {
+  cJSON *j = read_eval(dir);
   cJSON *dev = j ? cJSON_DetachItemFromObject(j, "dev") : NULL;
   cJSON_Delete(j);
   return dev;
@@ -166,6 +185,7 @@ static void reset_options(void) {
   a_pretrain_corruption = 0.1;
   a_pretrain_share = -1;
   a_cased = 0;
+  a_plan_only = 0;
   for (int i = 0; i < N_OPTS; i++) opts[i].seen = 0;
 }
 
@@ -187,6 +207,8 @@ typedef struct recipe {
   char work[4200], vocab[4300], run[4300], synth_dir[4300], threads[32], seed[32];
   double pre, syn, real; /* each stage's share of the budget, seconds */
   double ts[4];          /* time each stage took: vocabulary, pretraining, synthetic, real data */
+  double t_probe, epoch_s; /* the speed measurement: its time, one GED epoch's (0: none) */
+  double moved;          /* of the GED stage's share, what went to pretraining */
   int k, n_stages;       /* stages done, in all */
 } recipe;
 
@@ -221,6 +243,106 @@ static int stage_vocab(recipe *r) {
   return rc;
 }
 
+/* A stage's time limit: its share, at least 5 s (the vocabulary and the
+ * speed measurement may have taken a small budget's whole share). */
+static double stage_seconds(double share) { return share > 5 ? share : 5; }
+
+/* The speed measurement's pretraining text: the corpus's first bytes. */
+static int write_probe_text(const char *path) {
+  FILE *out = fopen(path, "wb");
+  if (!out) return -1;
+  static char buf[1 << 16];
+  long left = PROBE_TEXT_BYTES;
+  for (int i = 0; i < a_corpus.n && left > 0; i++) {
+    FILE *in = fopen(a_corpus.v[i], "rb");
+    size_t n;
+    while (in && left > 0 && (n = fread(buf, 1, left < (long)sizeof buf ? (size_t)left : sizeof buf, in)) > 0) {
+      fwrite(buf, 1, n, out);
+      left -= (long)n;
+    }
+    if (in) fclose(in);
+    fputc('\n', out);
+  }
+  return fclose(out) ? -1 : 0;
+}
+
+/* Seconds per epoch of the GED training file from a finetune run's
+ * eval.json (train_seconds / steps x steps_per_epoch), or 0. */
+static double epoch_seconds(const char *dir) {
+  cJSON *j = read_eval(dir);
+  double t = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "train_seconds")),
+         steps = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "steps")),
+         per_epoch = cJSON_GetNumberValue(cJSON_GetObjectItem(j, "steps_per_epoch"));
+  cJSON_Delete(j);
+  return t > 0 && steps > 0 && per_epoch > 0 ? t / steps * per_epoch : 0;
+}
+
+/* Caps the GED stage's share at REAL_EPOCHS epochs and a tenth more (its dev
+ * evaluations, the step time's drift): beyond that its time plan would end
+ * the stage early with nothing after it to use the rest. */
+static void cap_real_share(recipe *r) {
+  double need = REAL_EPOCHS * r->epoch_s * 1.1;
+  if (r->epoch_s <= 0 || r->real <= need) return;
+  r->moved = r->real - need;
+  r->pre += r->moved;
+  r->real = need;
+}
+
+/* Stages 2-3 (with --train): how long a GED epoch takes on this shape and
+ * thread count, measured before pretraining takes its share: one
+ * pretraining step on a slice of the corpus gives a model of the shape, a
+ * few seconds of fine-tuning from it (random init, as fast as pretrained)
+ * the step time. */
+static int stage_probe(recipe *r) {
+  char dir[4400], text[4500], init[4500], ft[4500];
+  snprintf(dir, sizeof dir, "%s/speed", r->work);
+  snprintf(text, sizeof text, "%s/text.txt", dir);
+  snprintf(init, sizeof init, "%s/model", dir);
+  snprintf(ft, sizeof ft, "%s/ged", dir);
+  el_error err = {0};
+  double s = el__mono_s();
+  el__remove_tree(dir); /* an earlier measurement (--plan-only, say): its runs would refuse --out */
+  if (el__mkdirs(dir, &err) || write_probe_text(text)) {
+    fprintf(stderr, PROG ": cannot write %s: %s\n", text, err.msg[0] ? err.msg : "I/O error");
+    return 1;
+  }
+  argv_b a = {0}, b = {0};
+  const char *pa[] = {"pretrain", "--input", text, "--vocab", r->vocab, "--out", init, "--preset", a_preset,
+                      "--position-embedding", a_position, "--max-steps", "1"};
+  const char *fa[] = {"finetune", "--task", "ged", "--train", a_train, "--dev", a_dev, "--max-dev-examples",
+                      "64", "--random-init", "--init", init, "--out", ft, "--epochs", "1", "--log-every", "0"};
+  for (size_t i = 0; i < sizeof pa / sizeof *pa; i++) add(&a, pa[i]);
+  for (size_t i = 0; i < sizeof fa / sizeof *fa; i++) add(&b, fa[i]);
+  add(&b, "--time-limit");
+  addf(&b, "%.0fs", PROBE_SECONDS);
+  common_args(&a, r);
+  common_args(&b, r);
+  int rc = run_stage(++r->k, r->n_stages, "a model of this shape, for the speed measurement", 0, &a,
+                     el__cmd_pretrain);
+  if (!rc) rc = run_stage(++r->k, r->n_stages, "GED fine-tuning speed", PROBE_SECONDS, &b, el__cmd_finetune);
+  r->t_probe = el__mono_s() - s;
+  r->pre -= r->t_probe; /* out of pretraining's share, like the vocabulary's time */
+  if (rc) return rc;
+  if ((r->epoch_s = epoch_seconds(ft)) <= 0)
+    fprintf(stderr, PROG ": warning: no step time in %s/eval.json; the shares stay as planned\n", ft);
+  cap_real_share(r);
+  return 0;
+}
+
+/* The budget as it will be spent (the synthetic and GED stages also get
+ * what the stage before them leaves). */
+static void print_plan(const recipe *r) {
+  char d[3][32];
+  double pre = stage_seconds(r->pre), syn = stage_seconds(r->syn), real = stage_seconds(r->real);
+  fprintf(stderr, "\n" PROG ": plan: pretraining %.0f s (%s), synthetic GED %.0f s (%s)", pre,
+          el__format_duration(pre, d[0], sizeof d[0]), syn, el__format_duration(syn, d[1], sizeof d[1]));
+  if (a_train) fprintf(stderr, ", GED fine-tuning %.0f s (%s)", real, el__format_duration(real, d[2], sizeof d[2]));
+  fprintf(stderr, "\n");
+  if (r->epoch_s > 0)
+    fprintf(stderr, "  a GED epoch takes %.1f s (measured): %d epochs at most, %.0f s of the GED share moved to pretraining\n",
+            r->epoch_s, REAL_EPOCHS, r->moved);
+}
+
 /* Stage 2: ELECTRA pretraining with learner errors among the replaced tokens. */
 static int stage_pretrain(recipe *r) {
   argv_b a = {0};
@@ -236,7 +358,7 @@ static int stage_pretrain(recipe *r) {
   add(&a, "--position-embedding");
   add(&a, a_position);
   add(&a, "--time-limit");
-  addf(&a, "%.0fs", r->pre > 5 ? r->pre : 5);
+  addf(&a, "%.0fs", stage_seconds(r->pre));
   common_args(&a, r);
   if (a_pretrain_corruption > 0) {
     add(&a, "--corruption");
@@ -285,7 +407,7 @@ static int stage_synthetic(recipe *r) {
   add(&b, "--epochs");
   add(&b, "1");
   add(&b, "--time-limit");
-  addf(&b, "%.0fs", r->syn > 5 ? r->syn : 5);
+  addf(&b, "%.0fs", stage_seconds(r->syn));
   common_args(&b, r);
   double s = el__mono_s();
   int rc = run_stage(++r->k, r->n_stages, "synthetic GED", r->syn, &b, el__cmd_finetune);
@@ -310,9 +432,9 @@ static int stage_real(recipe *r) {
   add(&c, "--out");
   add(&c, a_out);
   add(&c, "--time-limit");
-  addf(&c, "%.0fs", r->real > 5 ? r->real : 5);
+  addf(&c, "%.0fs", stage_seconds(r->real));
   add(&c, "--epochs");
-  add(&c, "20");
+  addf(&c, "%.0f", REAL_EPOCHS);
   common_args(&c, r);
   double s = el__mono_s();
   int rc = run_stage(++r->k, r->n_stages, "GED fine-tuning", r->real, &c, el__cmd_finetune);
@@ -325,6 +447,9 @@ static void final_report(const recipe *r, double t0) {
   fprintf(stderr, "\n" PROG ": done in %s\n", el__format_duration(el__mono_s() - t0, d, sizeof d));
   if (!a_vocab)
     fprintf(stderr, "  %-10s %-9s %s\n", "vocabulary", el__format_duration(r->ts[0], d, sizeof d), r->vocab);
+  if (a_train)
+    fprintf(stderr, "  %-10s %-9s a GED epoch in %.1f s  %s/speed\n", "speed", el__format_duration(r->t_probe, d, sizeof d),
+            r->epoch_s, r->work);
   fprintf(stderr, "  %-10s %-9s %s (metrics.jsonl, loss.svg)\n", "pretrain",
           el__format_duration(r->ts[1], d, sizeof d), r->run);
   report_stage("synthetic", a_train ? r->synth_dir : a_out, r->ts[2]);
@@ -340,7 +465,7 @@ static int plan(recipe *r) {
   snprintf(r->synth_dir, sizeof r->synth_dir, "%s/synthetic", r->work);
   snprintf(r->threads, sizeof r->threads, "%ld", a_threads);
   snprintf(r->seed, sizeof r->seed, "%ld", a_seed);
-  r->n_stages = 3 + (a_train != NULL) - (a_vocab != NULL);
+  r->n_stages = 3 + 3 * (a_train != NULL) - (a_vocab != NULL);
   el_error err = {0};
   if (el__prepare_output(a_out, 0, &err) || el__mkdirs(r->work, &err)) {
     fprintf(stderr, PROG ": %s\n", err.msg);
@@ -365,8 +490,11 @@ int el__cmd_recipe(int argc, char **argv) {
   double t0 = el__mono_s();
   static recipe r; /* ~17 KB of paths: off the stack */
   memset(&r, 0, sizeof r);
-  if ((rc = plan(&r)) || (rc = stage_vocab(&r)) || (rc = stage_pretrain(&r)) ||
-      (rc = stage_synthetic(&r)) || (a_train && (rc = stage_real(&r))))
+  if ((rc = plan(&r)) || (rc = stage_vocab(&r)) || (a_train && (rc = stage_probe(&r))))
+    return rc;
+  print_plan(&r);
+  if (a_plan_only) return 0;
+  if ((rc = stage_pretrain(&r)) || (rc = stage_synthetic(&r)) || (a_train && (rc = stage_real(&r))))
     return rc;
   final_report(&r, t0);
   return 0;

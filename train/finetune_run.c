@@ -119,8 +119,9 @@ typedef struct el__ft_run_summary {
   const el__ft_metrics *best;
   const cJSON *epochs;
   int train_examples;
-  long steps;
+  long steps, steps_per_epoch;
   double wall_s, cpu_s;
+  double train_s; /* in training steps: wall time less the dev evaluations */
   const char *init_dir;
 } el__ft_run_summary;
 
@@ -161,6 +162,8 @@ static int write_eval_json(const el__ft_opts *o, const el__ft_run_summary *r, el
   cJSON_AddNumberToObject(j, "weight_decay", o->weight_decay);
   cJSON_AddNumberToObject(j, "max_seq_len", (double)o->max_seq_len);
   cJSON_AddNumberToObject(j, "steps", (double)r->steps);
+  cJSON_AddNumberToObject(j, "steps_per_epoch", (double)r->steps_per_epoch);
+  cJSON_AddNumberToObject(j, "train_seconds", r->train_s); /* with steps: the step time */
   if (o->time_limit > 0) { /* a time-planned run ends when its plan is complete */
     cJSON_AddNumberToObject(j, "time_limit_seconds", o->time_limit);
     cJSON_AddNumberToObject(j, "planned_steps", (double)r->steps);
@@ -246,6 +249,7 @@ typedef struct ft_run {
   int best_epoch, saved; /* saved: --out holds this run's checkpoint */
   el__ft_metrics best_m;
   double eval_s, eval_total, last_plot; /* the last dev evaluation, all of them */
+  double train_s;                        /* in training steps, all of them */
 } ft_run;
 
 /* Saving replaces the whole --out directory: refuse one that holds
@@ -488,6 +492,7 @@ static int train_epoch(ft_run *r, long ep, double *loss_sum, long *n_loss, el_er
     int nb = a + r->B < r->dtr.n ? r->B : r->dtr.n - a;
     int rc = train_step(r, a, nb, &lr, &loss, err);
     if (rc) return rc;
+    r->train_s += el__mono_s() - t_step;
     if (r->pl) { /* the next step's schedule */
       plan_step(r->pl, el__mono_s() - t_step, el__mono_s() - r->t_train, ep > 1,
                 (r->ddv.n + r->B - 1) / r->B, o->warmup, &r->prog);
@@ -569,7 +574,8 @@ static int end_epoch(ft_run *r, long ep, double t_ep, double loss_sum, long n_lo
 /* eval.json, then the curves once more (after the final save). */
 static int finish(ft_run *r, el_error *err) {
   el__ft_run_summary sum = {r->best_epoch, &r->best_m, r->epochs, n_examples(r->t, &r->tr), r->step,
-                            el__mono_s() - r->wall0, now_cpu() - r->cpu0, r->mdir};
+                            (r->dtr.n + r->B - 1) / r->B, el__mono_s() - r->wall0, now_cpu() - r->cpu0,
+                            r->train_s, r->mdir};
   if (r->rank) return EL_OK; /* rank 0 writes */
   int rc = write_eval_json(r->o, &sum, err);
   if (rc) return rc;

@@ -2,7 +2,6 @@
  * optimizer (pretrain_run.h). */
 #include <dirent.h>
 #include <errno.h>
-#include <ftw.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,13 +14,6 @@
 #include "pretrain_run.h"
 #include "prior_init.h"
 #include "vocab_builder.h"
-
-static int rm_entry(const char *path, const struct stat *sb, int flag, struct FTW *ftw) {
-  (void)sb;
-  (void)flag;
-  (void)ftw;
-  return remove(path);
-}
 
 /* Removes the temporary files and directories ("NAME.tmp-PID",
  * "NAME.idx-PID") that a process killed while saving left in dir, when that
@@ -41,7 +33,7 @@ static int remove_stale(const char *dir) {
     if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* still alive, or not ours */
     char path[4400];
     snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
-    if (nftw(path, rm_entry, 8, FTW_DEPTH | FTW_PHYS) == 0) n++;
+    if (el__remove_tree(path) == 0) n++;
   }
   closedir(d);
   return n;

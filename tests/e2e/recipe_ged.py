@@ -7,11 +7,15 @@ stage), then served:
 - /score without a threshold flags exactly the words whose prob >= the model's
   score_threshold, a request's own threshold wins, /info reports the model's threshold;
 - bad invocations are refused before any work (missing --corpus, --train without --dev,
-  an unknown recipe).
+  an unknown recipe);
+- with --train, the plan (--plan-only): a GED epoch is timed before pretraining and the GED
+  stage's share capped at what its epochs take, the rest going to pretraining; a missing GED
+  file fails before pretraining.
 The corpus is the English text of Debian's wordnet-base (installed by deploy/install-deps.sh);
 the test SKIPs without it."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -43,6 +47,49 @@ def run(*args):
     return subprocess.run([TRAIN] + list(args), capture_output=True, text=True)
 
 
+PLAN = re.compile(r"plan: pretraining (\d+) s .*synthetic GED (\d+) s .*GED fine-tuning (\d+) s")
+EPOCH = re.compile(r"a GED epoch takes ([\d.]+) s \(measured\): (\d+) epochs at most, (\d+) s of the GED share moved")
+
+
+def plan_of(stderr):
+    """(pretraining, synthetic, GED seconds), (epoch seconds, epochs, moved) from --plan-only."""
+    p, e = PLAN.search(stderr), EPOCH.search(stderr)
+    return (tuple(int(x) for x in p.groups()) if p else None,
+            (float(e.group(1)), int(e.group(2)), int(e.group(3))) if e else None)
+
+
+def plan_checks(work, text):
+    """With --train the GED stage's share is capped at what its epochs take, measured before
+    pretraining; the rest goes to pretraining (a 4-hour plan); a small budget keeps its shares;
+    a bad GED file fails in seconds, before pretraining."""
+    ged = os.path.join(work, "ged-train.txt")
+    with open(ged, "w") as f:
+        subprocess.run([TRAIN, "corrupt", "--input", text, "--seed", "1"], stdout=f, stderr=subprocess.DEVNULL)
+    out = os.path.join(work, "plan")
+    base = ["recipe", "ged", "--out", out, "--corpus", text, "--train", ged, "--dev", ged, "--vocab-size", "2000",
+            "--threads", "2", "--plan-only"]
+    r = run(*(base + ["--time-limit", "4h"]))
+    (pre, syn, real), (epoch, epochs, moved) = plan_of(r.stderr) if r.returncode == 0 else ((0,) * 3, (0,) * 3)
+    ok(r.returncode == 0 and epoch > 0, "--plan-only with --train measures a GED epoch (%.2f s) and exits 0" % epoch,
+       r.stderr[-1500:])
+    # the epoch is printed to 0.1 s
+    ok(abs(real - epochs * epoch * 1.1) <= epochs * 1.1 * 0.05 + 1 and abs(moved - (0.3 * 14400 - real)) <= 1,
+       "4h: the GED stage gets %d epochs and a tenth (%d s), the rest of its 30 %% (%d s) moved" % (epochs, real, moved))
+    ok(syn == 2880 and 14400 - 60 < pre + syn + real <= 14400 and pre > 0.5 * 14400,
+       "4h: pretraining gets what the GED stage does not need (%d s), synthetic keeps 20 %% (%d s)" % (pre, syn))
+    ok(not os.path.exists(os.path.join(out, "config.json")) and
+       not os.path.exists(os.path.join(out + ".work", "pretrain")), "--plan-only trains nothing and writes no model")
+    r = run(*(base + ["--time-limit", "10s"]))
+    plan, measured = plan_of(r.stderr)
+    ok(r.returncode == 0 and plan and measured and measured[2] == 0 and plan[2] == 5,
+       "10s: the GED stage's 30 % (3 s, run as the 5 s floor) is below what its epochs take: nothing moved",
+       r.stderr[-800:])
+    r = run("recipe", "ged", "--out", out + "2", "--corpus", text, "--train", os.path.join(work, "nosuch.txt"),
+            "--dev", ged, "--vocab-size", "2000", "--time-limit", "4h")
+    ok(r.returncode != 0 and "nosuch.txt" in r.stderr and not os.path.exists(os.path.join(out + "2.work", "pretrain")),
+       "a missing --train file fails before pretraining, naming it", r.stderr[-600:])
+
+
 def main():
     if not os.path.exists(GLOSSES):
         skip("no %s (Debian wordnet-base): no corpus for the recipe" % GLOSSES)
@@ -63,6 +110,7 @@ def main():
     ok(r.returncode == 2 and "recipe ged" in r.stderr, "an unknown recipe: exit 2 naming the one there is",
        r.stderr)
     ok(not os.path.exists(out + ".work"), "refused invocations did no work")
+    plan_checks(work, text)
 
     # make run's agreement pairs (deploy/run.sh); relative positions are the recipe's default
     r = run("recipe", "ged", "--out", out, "--corpus", text, "--time-limit", "40s",

@@ -174,6 +174,30 @@ static void test_failures(void) {
   free(lng);
 }
 
+/* el__remove_tree: a nested tree goes, a symbolic link inside it is removed
+ * without touching what it points to, a missing path is not an error, a
+ * plain file is removed. */
+static void test_remove_tree(void) {
+  char top[300], sub[320], file[340], keep[300], link[340], cmd[700];
+  snprintf(top, sizeof top, "%s/tree", g_dir);
+  snprintf(sub, sizeof sub, "%s/a/b", top);
+  snprintf(file, sizeof file, "%s/f.txt", sub);
+  snprintf(keep, sizeof keep, "%s/keep.txt", g_dir);
+  snprintf(link, sizeof link, "%s/to-keep", top);
+  el_error err = {0};
+  CHECK(el__mkdirs(sub, &err) == 0, "a nested tree is made: %s", err.msg);
+  CHECK(el__write_atomic(file, "x", 1, &err) == 0 && el__write_atomic(keep, "k", 1, &err) == 0,
+        "files written: %s", err.msg);
+  snprintf(cmd, sizeof cmd, "%s", keep);
+  CHECK(symlink(cmd, link) == 0, "a symbolic link to a file outside the tree");
+  CHECK(el__remove_tree(top) == 0, "el__remove_tree returns 0 for a whole tree");
+  struct stat st;
+  CHECK(lstat(top, &st) != 0 && errno == ENOENT, "the tree is gone");
+  CHECK(same_text(keep, "k"), "the file a link in the tree pointed to is untouched");
+  CHECK(el__remove_tree(top) == 0, "a missing path: 0 (nothing to remove)");
+  CHECK(el__remove_tree(keep) == 0 && lstat(keep, &st) != 0, "a plain file is removed");
+}
+
 int main(void) {
   snprintf(g_dir, sizeof g_dir, "/tmp/el_fileio.XXXXXX");
   if (!mkdtemp(g_dir)) {
@@ -182,6 +206,7 @@ int main(void) {
   }
   test_writes();
   test_failures();
+  test_remove_tree();
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", g_dir);
   if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", g_dir);
