@@ -58,6 +58,30 @@ def plan_of(stderr):
             (float(e.group(1)), int(e.group(2)), int(e.group(3))) if e else None)
 
 
+def real_data_checks(work, text, vocab):
+    """The four stages with --train: the GED stage starts from the synthetic stage's model, is
+    calibrated on --dev and writes DIR; the final report names every stage."""
+    ged = os.path.join(work, "ged-train.txt")
+    out = os.path.join(work, "real")
+    r = run("recipe", "ged", "--out", out, "--corpus", text, "--train", ged, "--dev", ged, "--vocab", vocab,
+            "--time-limit", "40s", "--threads", "1")
+    ok(r.returncode == 0, "recipe ged --train --dev --time-limit 40s exits 0", r.stderr[-2000:])
+    if r.returncode != 0:
+        return
+    ev = json.load(open(os.path.join(out, "eval.json")))
+    ok(ev.get("train") == ged and ev.get("dev_file") == ged and ev.get("init", "").startswith(out + ".work/synthetic"),
+       "DIR comes from the GED stage on --train, started from the synthetic stage's model",
+       json.dumps({k: ev.get(k) for k in ("train", "dev_file", "init")}))
+    ok(ev.get("steps_per_epoch", 0) > 0 and ev.get("train_seconds", 0) > 0,
+       "eval.json records steps_per_epoch and train_seconds", json.dumps(ev)[-400:])
+    th = json.load(open(os.path.join(out, "config.json"))).get("score_threshold")
+    ok(isinstance(th, float) and abs(th - ev["dev"]["threshold"]) < 1e-4,
+       "config.json's score_threshold is the GED stage's calibrated one (%s)" % th)
+    report = r.stderr[r.stderr.rfind("recipe ged: done"):]
+    ok(all(w in report for w in ("speed", "pretrain", "synthetic", "ged ")),
+       "the final report lists the speed measurement and every training stage", report)
+
+
 def plan_checks(work, text):
     """With --train the GED stage's share is capped at what its epochs take, measured before
     pretraining; the rest goes to pretraining (a 4-hour plan); a small budget keeps its shares;
@@ -159,6 +183,7 @@ def main():
     ok(m and abs(m[0].get("score_threshold", -1) - th) < 1e-6 and m[0].get("score_threshold_source") == "model",
        "/info reports the model's threshold", json.dumps(m)[:400])
     srv.stop()
+    real_data_checks(work, text, os.path.join(out + ".work", "vocab.txt"))
     done()
 
 
