@@ -71,8 +71,10 @@ results = []
 lock = threading.Lock()
 
 
-def one():
+def one(barrier=None):
     try:
+        if barrier:  # every request sent at once: a backlog however fast the server is
+            barrier.wait(timeout=30)
         st, h, j = srv.post("/score", {"text": LONG, "truncate": True}, timeout=60)
         with lock:
             results.append((st, h.get("retry-after"), j and j.get("error", {}).get("type")))
@@ -101,7 +103,8 @@ ok(rc == 0, "overload server exits 0")
 srv = Server([("slow", M["slow"])], ["--max-batch-size", "1", "--request-timeout", "0.05"],
              workdir=work, log_name="timeout.log").start()
 results = []
-ths = [threading.Thread(target=one) for _ in range(24)]
+start = threading.Barrier(64)
+ths = [threading.Thread(target=one, args=(start,)) for _ in range(64)]
 for t in ths:
     t.start()
 for t in ths:

@@ -12,7 +12,11 @@ D [2P - 1, head dim] in the scores, (q_l.k_r + q_l.D[l - r + P - 1]) / sqrt(head
 
 Tolerances (C computes in float32):
   losses                 |c - ref| <= 1e-5 |ref|
-  every gradient element |c - ref| <= max(1e-4 |ref|, 1e-6)
+  every gradient element |c - ref| <= max(1e-4 |ref|, 1e-6 max(1, |ref|max of its tensor))
+                         (the absolute floor follows the tensor's scale: an element that is
+                         a float32 sum of terms of that size cancelling to near 0 carries
+                         their rounding, e.g. 1.1e-6 on 0.0066 in a tensor whose largest
+                         gradient is 1.35, seen on one CPU and not on another)
   AdamW run: per-step losses 1e-4 relative, grad norms 1e-4 relative,
              final parameters |c - ref| <= 2e-5 (peak lr 2e-3, so 1 % of one step)
 Prints TAP lines; exits 1 on any failure.
@@ -206,13 +210,14 @@ def check_grads(name, c, P, cgrad):
     for t in c["tensors"]:
         o, n = t["offset"], t["count"]
         diff = np.abs(cgrad[o:o + n].astype(np.float64) - ref[o:o + n])
-        tol = np.maximum(1e-4 * np.abs(ref[o:o + n]), 1e-6)
+        floor = 1e-6 * max(1.0, float(np.abs(ref[o:o + n]).max()))
+        tol = np.maximum(1e-4 * np.abs(ref[o:o + n]), floor)
         r = float((diff / tol).max())
         n_bad += int((diff > tol).sum())
         if r > worst_r:
             worst_t, worst_r = t["name"] + (" (generator)" if t["model"] == 1 else ""), r
     report(n_bad == 0, f"{name}: all {len(ref)} gradient elements of {len(c['tensors'])} tensors "
-           f"within max(1e-4 rel, 1e-6 abs) of autograd (worst {worst_r:.3g} of tolerance at {worst_t}; "
+           f"within max(1e-4 rel, 1e-6 x tensor scale abs) of autograd (worst {worst_r:.3g} of tolerance at {worst_t}; "
            f"{n_bad} outside)")
     dist = [t for t in c["tensors"] if "distance_embedding" in t["name"]]
     if dist:  # relative_key: its own line, so the distance tables' gradients are seen checked
