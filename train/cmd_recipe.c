@@ -4,6 +4,9 @@
  * Stages, each an ordinary electra-train command run in this process with
  * the arguments it prints (so a user can re-run or change any one of them):
  *   1. vocab     a WordPiece vocabulary from the corpus (unless --vocab)
+ *      speed     (only with --train) a 1-step pretraining and a few seconds of
+ *                GED fine-tuning time an epoch of the GED file, which caps
+ *                stage 4's share (stage_probe, cap_real_share)
  *   2. pretrain  ELECTRA with learner errors among the replaced tokens
  *   3. synthetic GED fine-tuning on the corpus with generated learner errors
  *   4. ged       fine-tuning on the given GED files (only with --train)

@@ -121,7 +121,7 @@ typedef struct el__ft_run_summary {
   int train_examples;
   long steps, steps_per_epoch;
   double wall_s, cpu_s;
-  double train_s; /* in training steps: wall time less the dev evaluations */
+  double train_s; /* inside training steps (no dev evaluation, logging or saving) */
   const char *init_dir;
 } el__ft_run_summary;
 
