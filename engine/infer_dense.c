@@ -40,8 +40,12 @@ static void dense_block(void *p, int task, int worker) {
   if (j->epi != EL__EPI_RESIDUAL_LN) /* start from the bias: beta = 1 adds to it */
     for (int r = 0; r < n; r++)
       memcpy(out + (size_t)r * Cout, d->b + c0, sizeof(float) * (size_t)nc);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, nc, Cin, 1.0f,
-              j->in + (size_t)r0 * Cin, Cin, d->w + (size_t)c0 * Cin, Cin, 1.0f, out, Cout);
+  if (d->in_out)
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, nc, Cin, 1.0f,
+                j->in + (size_t)r0 * Cin, Cin, d->w + c0, Cout, 1.0f, out, Cout);
+  else
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, nc, Cin, 1.0f,
+                j->in + (size_t)r0 * Cin, Cin, d->w + (size_t)c0 * Cin, Cin, 1.0f, out, Cout);
   if (j->epi == EL__EPI_BIAS_GELU)
     for (int r = 0; r < n; r++) {
       float *row = out + (size_t)r * Cout;

@@ -166,11 +166,12 @@ int el_model_load(const char *dir, el_model **out, el_error *err) {
   return el_model_load_opts(dir, NULL, out, err);
 }
 
-int el_model_load_opts(const char *dir, const el_load_options *opts, el_model **out,
-                       el_error *err) {
+/* Loads dir as dtype; hf_layout keeps every weight as the file has it
+ * (el__model_load_hf), otherwise an fp32 model gets the inference layout. */
+static int load_model(const char *dir, el_dtype dtype, int hf_layout, el_model **out,
+                      el_error *err) {
   if (!dir || !out) return el_error_set(err, EL_EINVAL, "el_model_load: NULL argument");
   *out = NULL;
-  const el_dtype dtype = opts ? opts->dtype : EL_DTYPE_FP32;
   if (!el_dtype_name(dtype))
     return el_error_set(err, EL_EINVAL, "el_model_load: dtype %d is not one of fp32, int8",
                         (int)dtype);
@@ -187,7 +188,8 @@ int el_model_load_opts(const char *dir, const el_load_options *opts, el_model **
   }
   if ((rc = el__config_load(dir, &m->cfg, err)) || (rc = load_weights(m, st, err)) ||
       (rc = load_vocab(m, vocab, err)) ||
-      (dtype == EL_DTYPE_INT8 && (rc = el__quant_build(m, err))))
+      (dtype == EL_DTYPE_INT8 && (rc = el__quant_build(m, err))) ||
+      (dtype == EL_DTYPE_FP32 && !hf_layout && (rc = el__infer_layout(m, err))))
     goto done;
   *out = m;
   m = NULL;
@@ -196,6 +198,15 @@ done:
   free(st);
   free(vocab);
   return rc;
+}
+
+int el_model_load_opts(const char *dir, const el_load_options *opts, el_model **out,
+                       el_error *err) {
+  return load_model(dir, opts ? opts->dtype : EL_DTYPE_FP32, 0, out, err);
+}
+
+int el__model_load_hf(const char *dir, el_model **out, el_error *err) {
+  return load_model(dir, EL_DTYPE_FP32, 1, out, err);
 }
 
 void el_model_free(el_model *m) {

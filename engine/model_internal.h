@@ -31,4 +31,13 @@ struct el_model {
   size_t released_floats; /* fp32 dense weights released after quantizing */
 };
 
+/* Transposes the encoder's dense weights of an fp32 model in place into the
+ * inference layout (el__dense_w.in_out), once, at load (infer_layout.c). */
+int el__infer_layout(el_model *m, el_error *err);
+
+/* el_model_load for code that reads the weights themselves (the trainer's
+ * --init, the loader's tests): an fp32 model with every tensor in the file's
+ * (HF) layout, which inference also accepts, only slower. */
+int el__model_load_hf(const char *dir, el_model **out, el_error *err);
+
 #endif

@@ -216,3 +216,13 @@ int el__weights_point(const el_config *cfg, el__weights *w, float *block, el_err
   if (cfg->arch == EL_ARCH_MASKED_LM) w->lm_w = w->word;
   return EL_OK;
 }
+
+int el__weights_hf_layout(const el_config *cfg, const el__weights *w) {
+  for (int l = 0; l < cfg->num_layers && l < EL_MAX_LAYERS; l++) {
+    const el__layer_w *lw = &w->layer[l];
+    if (lw->q.in_out || lw->k.in_out || lw->v.in_out || lw->attn_out.in_out ||
+        lw->inter.in_out || lw->out.in_out)
+      return 0;
+  }
+  return 1;
+}

@@ -7,7 +7,12 @@
 #include <stddef.h>
 #include "electra/model.h"
 
-typedef struct el__dense_w { float *w, *b; } el__dense_w;   /* w [out,in], b [out] */
+/* w [out,in] (HF layout), b [out]; in_out: w is stored [in,out] instead, the
+ * fp32 inference layout (infer_layout.c), whose products need no transpose. */
+typedef struct el__dense_w {
+  float *w, *b;
+  int in_out;
+} el__dense_w;
 typedef struct el__ln_w { float *g, *b; } el__ln_w;         /* gamma, beta [dim] */
 
 typedef struct el__layer_w {
@@ -113,5 +118,9 @@ size_t el__weights_numel(const el_config *cfg);
 /* Zeroes w, then points every tensor of w into block (el__weights_numel
  * floats), in spec order. A tied lm_w is set to word. */
 int el__weights_point(const el_config *cfg, el__weights *w, float *block, el_error *err);
+
+/* 1 when no dense weight of w is in the inference layout (el__dense_w.in_out):
+ * what code that saves or copies the tensors as HF names them needs. */
+int el__weights_hf_layout(const el_config *cfg, const el__weights *w);
 
 #endif

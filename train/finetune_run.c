@@ -277,7 +277,7 @@ static int check_out(const char *out, el_error *err) {
 /* The encoder, the examples and their features, the task's config. */
 static int load_inputs(ft_run *r, el_error *err) {
   const el__ft_opts *o = r->o;
-  int rc = el_model_load(r->mdir, &r->src, err);
+  int rc = el__model_load_hf(r->mdir, &r->src, err); /* its weights are copied */
   if (rc) return rc;
   const el_tokenizer *tok = el_model_tokenizer(r->src);
   if ((rc = read_examples(o, tok, &r->tr, &r->dv, r->log, err))) return rc;

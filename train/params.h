@@ -112,7 +112,8 @@ enum {
  * pretrained discriminator ("new random head"). */
 int el__params_copy_from(el__params *p, int model, const el_config *src_cfg,
                         const el__weights *src_w, int what, el_error *err);
-/* The same from a loaded el_model (engine/model_internal.h). */
+/* The same from a loaded el_model (engine/model_internal.h), which must have been
+ * loaded with el__model_load_hf (EL_EINVAL for the inference layout). */
 int el__params_copy_from_model(el__params *p, int model, const el_model *src, int what,
                               el_error *err);
 

@@ -83,7 +83,7 @@ static int cmd_roundtrip(const char *label, const char *dir, const char *ref,
                          const char *scratch) {
   el_model *m = NULL, *m2 = NULL;
   el_error err = {0};
-  int rc = el_model_load(dir, &m, &err);
+  int rc = el__model_load_hf(dir, &m, &err); /* the tensors as the file has them */
   CHECK(rc == 0, "%s: loads", label);
   if (rc) {
     printf("#   %s\n", err.msg);
@@ -98,7 +98,7 @@ static int cmd_roundtrip(const char *label, const char *dir, const char *ref,
   snprintf(vocab, sizeof vocab, "%s/vocab.txt", dir);
   rc = el__checkpoint_save(out, &m->cfg, &m->w, vocab, &err);
   CHECK(rc == 0, "%s: el__checkpoint_save", label);
-  if (!rc) rc = el_model_load(out, &m2, &err);
+  if (!rc) rc = el__model_load_hf(out, &m2, &err);
   CHECK(rc == 0 && m2, "%s: saved checkpoint reloads", label);
   if (rc) printf("#   %s\n", err.msg);
   if (m2) {
@@ -133,7 +133,7 @@ static int cmd_save(const char *label, const char *dir, const char *out, const c
                     int nsub, char **subs) {
   el_model *m = NULL;
   el_error err = {0};
-  int rc = el_model_load(dir, &m, &err);
+  int rc = el__model_load_hf(dir, &m, &err);
   CHECK(rc == 0, "%s: source loads", label);
   if (rc) {
     printf("#   %s\n", err.msg);

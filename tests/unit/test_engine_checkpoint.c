@@ -272,7 +272,7 @@ static void test_roundtrip_c(void) {
       snprintf(dir, sizeof dir, "%s/rt-%d-%d", g_tmp, a, E);
       int rc = el__checkpoint_save(dir, &c, &w, vocab, &err);
       el_model *m = NULL;
-      int rc2 = rc ? rc : el_model_load(dir, &m, &err);
+      int rc2 = rc ? rc : el__model_load_hf(dir, &m, &err);
       int same = 0;
       if (!rc2) {
         el_model ref = {0};
@@ -334,9 +334,9 @@ static void test_save_errors(void) {
   el_model *m2 = NULL;
   char own_vocab[400];
   snprintf(own_vocab, sizeof own_vocab, "%s/vocab.txt", dir);
-  rc = el_model_load(dir, &m, &err);
+  rc = el__model_load_hf(dir, &m, &err);
   rc2 = rc ? rc : el__checkpoint_save(dir, &m->cfg, &m->w, own_vocab, &err);
-  rc3 = rc2 ? rc2 : el_model_load(dir, &m2, &err);
+  rc3 = rc2 ? rc2 : el__model_load_hf(dir, &m2, &err);
   CHECK(rc3 == 0 && compare_models(m, m2) == 0,
         "save a loaded model over its own directory, reload: identical");
   if (rc3) printf("#   %s\n", err.msg);
@@ -429,6 +429,65 @@ static void test_load_errors(void) {
   free(block);
 }
 
+/* ---- the fp32 inference layout (infer_layout.c) ------------------------ */
+
+/* 1 when a [in,out] equals the transpose of b [out,in]. */
+static int is_transpose(const float *a, const float *b, int out, int in) {
+  for (int o = 0; o < out; o++)
+    for (int i = 0; i < in; i++)
+      if (a[(size_t)i * out + o] != b[(size_t)o * in + i]) return 0;
+  return 1;
+}
+
+static void test_inference_layout(void) {
+  char vocab[300], dir[300];
+  snprintf(vocab, sizeof vocab, "%s/vocab40.txt", g_tmp);
+  snprintf(dir, sizeof dir, "%s/layout", g_tmp);
+  el_config c = small_config(EL_ARCH_PRETRAINING, 8);
+  size_t total = el__weights_numel(&c);
+  float *block = malloc(total * sizeof(float));
+  for (size_t i = 0; i < total; i++) block[i] = frand();
+  el__weights w;
+  el_error err = {0};
+  el__weights_point(&c, &w, block, &err);
+  el_model *inf = NULL, *hf = NULL;
+  int rc = el__checkpoint_save(dir, &c, &w, vocab, &err);
+  if (!rc) rc = el_model_load(dir, &inf, &err);
+  if (!rc) rc = el__model_load_hf(dir, &hf, &err);
+  CHECK(rc == 0, "a model loaded both ways: %s", rc ? err.msg : "ok");
+  if (rc) goto done;
+  const int H = c.hidden_size, I = c.intermediate_size; /* 16, 24: not square */
+  int ok = 1, flags = 1;
+  for (int l = 0; l < c.num_layers; l++) {
+    const el__layer_w *a = &inf->w.layer[l], *b = &hf->w.layer[l];
+    const el__dense_w *da[6] = {&a->q, &a->k, &a->v, &a->attn_out, &a->inter, &a->out};
+    const el__dense_w *db[6] = {&b->q, &b->k, &b->v, &b->attn_out, &b->inter, &b->out};
+    const int outs[6] = {H, H, H, H, I, H}, ins[6] = {H, H, H, H, H, I};
+    for (int k = 0; k < 6; k++) {
+      ok = ok && is_transpose(da[k]->w, db[k]->w, outs[k], ins[k]) &&
+           !memcmp(da[k]->b, db[k]->b, sizeof(float) * (size_t)outs[k]);
+      flags = flags && da[k]->in_out && !db[k]->in_out;
+    }
+  }
+  CHECK(ok && flags, "el_model_load: every encoder dense weight is the transpose of the file's "
+        "[out,in] ([in,out], in_out set); el__model_load_hf keeps the file's layout");
+  CHECK(!memcmp(inf->w.disc_dense.w, hf->w.disc_dense.w, sizeof(float) * (size_t)H * H) &&
+            !inf->w.disc_dense.in_out && !memcmp(inf->w.word, hf->w.word, sizeof(float) * 40 * 8),
+        "the heads and embeddings keep the file's layout");
+  CHECK(el__weights_hf_layout(&c, &hf->w) && !el__weights_hf_layout(&c, &inf->w),
+        "el__weights_hf_layout tells the two apart");
+  char again[320];
+  snprintf(again, sizeof again, "%s/layout-again", g_tmp);
+  rc = el__checkpoint_save(again, &inf->cfg, &inf->w, vocab, &err);
+  CHECK(rc == EL_EINVAL && has(err.msg, "inference layout") && !path_exists(again),
+        "saving a model in the inference layout is refused (it would write transposed tensors "
+        "under HF names): %s", err.msg);
+done:
+  el_model_free(inf);
+  el_model_free(hf);
+  free(block);
+}
+
 int main(void) {
   snprintf(g_tmp, sizeof g_tmp, "/tmp/el-test-ckpt-XXXXXX");
   if (!mkdtemp(g_tmp)) {
@@ -439,6 +498,7 @@ int main(void) {
   test_safetensors();
   test_half();
   test_roundtrip_c();
+  test_inference_layout();
   test_save_errors();
   test_load_errors();
   rm_rf(g_tmp);

@@ -42,21 +42,35 @@ static double max_abs_diff(const float *a, const float *b, size_t n) {
 
 /* ---- kernels vs naive ops ---- */
 
+/* w [out,in] -> t [in,out]: the inference layout (infer_layout.c). */
+static void transposed(float *t, const float *w, int out, int in) {
+  for (int o = 0; o < out; o++)
+    for (int i = 0; i < in; i++) t[(size_t)i * out + o] = w[(size_t)o * in + i];
+}
+
 /* el__dense_fused's three epilogues against the naive dense, GELU and LayerNorm,
- * on row counts that do and do not split into blocks (with 2 threads). */
-static void test_dense_fused(void) {
+ * on row counts that do and do not split into blocks (with 2 threads), W in
+ * the file's [out,in] layout or the inference layout [in,out] (in_out). With
+ * Cout >= 128 and fewer rows than Cout the blocks are blocks of columns. */
+static void test_dense_fused(int Cin, int Cout, int in_out) {
   const int rows[] = {1, 31, 100};
-  const int Cin = 40, Cout = 24;
-  float *in = malloc(sizeof(float) * 100 * Cin), *w = malloc(sizeof(float) * 3 * Cout * Cin);
+  const size_t wn = (size_t)Cout * Cin;
+  float *in = malloc(sizeof(float) * 100 * Cin), *w = malloc(sizeof(float) * 3 * wn);
+  float *wt = malloc(sizeof(float) * 3 * wn);
   float *b = malloc(sizeof(float) * 3 * Cout), *g = malloc(sizeof(float) * Cout);
   float *be = malloc(sizeof(float) * Cout), *res = malloc(sizeof(float) * 100 * Cout);
   float *out = malloc(sizeof(float) * 3 * 100 * Cout), *ref = malloc(sizeof(float) * 100 * Cout);
-  fill(in, 100 * (size_t)Cin, 1.0f), fill(w, 3 * (size_t)Cout * Cin, 0.3f);
+  fill(in, 100 * (size_t)Cin, 1.0f), fill(w, 3 * wn, 0.3f);
   fill(b, 3 * (size_t)Cout, 0.5f), fill(g, Cout, 0.3f), fill(be, Cout, 0.3f);
   fill(res, 100 * (size_t)Cout, 1.0f);
   for (int c = 0; c < Cout; c++) g[c] += 1.0f;
-  const el__dense_w d[3] = {{w, b}, {w + Cout * Cin, b + Cout}, {w + 2 * Cout * Cin, b + 2 * Cout}};
+  for (int m = 0; m < 3; m++) transposed(wt + m * wn, w + m * wn, Cout, Cin);
+  const float *wl = in_out ? wt : w; /* what el__dense_fused reads */
+  const el__dense_w d[3] = {{(float *)wl, b, in_out},
+                            {(float *)wl + wn, b + Cout, in_out},
+                            {(float *)wl + 2 * wn, b + 2 * Cout, in_out}};
   const el__ln_w ln = {g, be};
+  const char *layout = in_out ? "[in,out]" : "[out,in]";
   el_set_threads(2);
   for (int i = 0; i < 3; i++) {
     const int N = rows[i];
@@ -65,25 +79,27 @@ static void test_dense_fused(void) {
     el__dense_fused(3, o3, in, d, NULL, 0, N, Cin, Cout, EL__EPI_BIAS);
     double worst = 0;
     for (int m = 0; m < 3; m++) {
-      el__dense_forward_naive(ref, in, d[m].w, d[m].b, N, Cin, Cout);
+      el__dense_forward_naive(ref, in, w + m * wn, b + m * Cout, N, Cin, Cout);
       worst = fmax(worst, max_abs_diff(o3[m], ref, n));
     }
-    CHECK(worst <= 1e-5, "dense x3 + bias, %d rows, matches naive (%.3g)", N, worst);
+    CHECK(worst <= 1e-5, "dense x3 + bias, %dx%d W %s, %d rows, matches naive (%.3g)", Cout, Cin,
+          layout, N, worst);
     el__dense_fused(1, o3, in, d, NULL, 0, N, Cin, Cout, EL__EPI_BIAS_GELU);
-    el__dense_forward_naive(ref, in, d[0].w, d[0].b, N, Cin, Cout);
+    el__dense_forward_naive(ref, in, w, b, N, Cin, Cout);
     el__gelu_forward_naive(ref, ref, n);
-    CHECK(max_abs_diff(out, ref, n) <= 1e-5, "dense + bias + GELU, %d rows, matches naive (%.3g)",
-          N, max_abs_diff(out, ref, n));
+    CHECK(max_abs_diff(out, ref, n) <= 1e-5,
+          "dense + bias + GELU, %dx%d W %s, %d rows, matches naive (%.3g)", Cout, Cin, layout, N,
+          max_abs_diff(out, ref, n));
     memcpy(out, res, sizeof(float) * n);
     el__dense_fused(1, o3, in, d, &ln, 1e-12f, N, Cin, Cout, EL__EPI_RESIDUAL_LN);
-    el__dense_forward_naive(ref, in, d[0].w, d[0].b, N, Cin, Cout);
+    el__dense_forward_naive(ref, in, w, b, N, Cin, Cout);
     for (size_t e = 0; e < n; e++) ref[e] += res[e];
     el__layernorm_forward_naive(ref, NULL, NULL, ref, g, be, N, Cout, 1e-12f);
     CHECK(max_abs_diff(out, ref, n) <= 1e-5,
-          "dense + bias + residual + LayerNorm, %d rows, matches naive (%.3g)", N,
-          max_abs_diff(out, ref, n));
+          "dense + bias + residual + LayerNorm, %dx%d W %s, %d rows, matches naive (%.3g)", Cout,
+          Cin, layout, N, max_abs_diff(out, ref, n));
   }
-  free(in), free(w), free(b), free(g), free(be), free(res), free(out), free(ref);
+  free(in), free(w), free(wt), free(b), free(g), free(be), free(res), free(out), free(ref);
 }
 
 static void test_kernels(void) {
@@ -151,7 +167,10 @@ static void test_kernels(void) {
     free(dist);
     free(q), free(ctx), free(ref);
   }
-  test_dense_fused();
+  for (int in_out = 0; in_out <= 1; in_out++) {
+    test_dense_fused(40, 24, in_out);
+    test_dense_fused(40, 256, in_out);
+  }
   free(x), free(y), free(r), free(b), free(g), free(be);
 }
 

@@ -95,7 +95,7 @@ static void test_file_changes_after_load(void) {
   for (int k = 0; k < 5; k++) {
     int rc = el__checkpoint_save(dir, &c, &w, vocab, &err);
     el_model *m = NULL;
-    if (!rc) rc = el_model_load(dir, &m, &err);
+    if (!rc) rc = el__model_load_hf(dir, &m, &err);
     CHECK(rc == 0, "load before the file is %s", what[k]);
     if (rc) {
       printf("#   %s\n", err.msg);

@@ -160,7 +160,7 @@ static void test_copy_and_io(void) {
   snprintf(ck, sizeof ck, "%s/disc", dir);
   rc = el__checkpoint_save(ck, &pair.cfg[0], &pair.w[0], vocab, &err);
   el_model *m = NULL;
-  if (!rc) rc = el_model_load(ck, &m, &err);
+  if (!rc) rc = el__model_load_hf(ck, &m, &err);
   if (rc) {
     SKIP("checkpoint save/load round trip unavailable here: %s", err.msg);
   } else {
@@ -169,6 +169,12 @@ static void test_copy_and_io(void) {
     rc = el__params_copy_from_model(&fresh, 0, m, EL_COPY_ENCODER, &err);
     CHECK(rc == EL_OK && !memcmp(fresh.w[0].layer[0].q.w, pair.w[0].layer[0].q.w, sizeof(float) * 24 * 24),
           "encoder copied from a saved and reloaded discriminator checkpoint (%s)", rc ? err.msg : "ok");
+    el_model *inf = NULL;
+    rc = el_model_load(ck, &inf, &err);
+    if (!rc) rc = el__params_copy_from_model(&fresh, 0, inf, EL_COPY_ENCODER, &err);
+    CHECK(rc == EL_EINVAL && strstr(err.msg, "el__model_load_hf"),
+          "copying from a model in the inference layout is refused: %s", err.msg);
+    el_model_free(inf);
     el__params_free(&fresh);
     el_model_free(m);
   }

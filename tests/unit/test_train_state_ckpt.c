@@ -106,8 +106,8 @@ int main(void) {
 
   el_model *md = NULL, *mg = NULL;
   el_error err = {0};
-  CHECK(el_model_load(disc, &md, &err) == EL_OK, "the engine loads RUN/discriminator: %s", err.msg);
-  CHECK(el_model_load(gen, &mg, &err) == EL_OK, "the engine loads RUN/generator: %s", err.msg);
+  CHECK(el__model_load_hf(disc, &md, &err) == EL_OK, "the engine loads RUN/discriminator: %s", err.msg);
+  CHECK(el__model_load_hf(gen, &mg, &err) == EL_OK, "the engine loads RUN/generator: %s", err.msg);
   if (!md || !mg) return el_test_done();
   const el_config *dc = el_model_config(md), *gc = el_model_config(mg);
   CHECK(dc->arch == EL_ARCH_PRETRAINING && gc->arch == EL_ARCH_MASKED_LM,
