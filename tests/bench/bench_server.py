@@ -126,9 +126,9 @@ def main():
     for mode, mb in peak_rss.items():
         print("server peak RSS (%s): %.1f MB = model file %.1f MB + %.1f MB" %
               (mode, mb, size_mb, mb - size_mb))
-    for name in ("short", "medium"):
+    for name in ("short", "medium") if 1 in CONNS else ():
         e1 = eng[(name, 1)]["batch_p50_ms"]
-        s1 = res[("batching", name, 1)]["p50_ms"] if 1 in CONNS else float("nan")
+        s1 = res[("batching", name, 1)]["p50_ms"]
         print("1 client, %s: server p50 %.2f ms vs engine batch-1 latency %.2f ms (+%.2f ms)"
               % (name, s1, e1, s1 - e1))
     int8_vs_fp32(d)
