@@ -66,26 +66,29 @@ void el__dense_forward_naive(float *out, const float *in, const float *w, const 
     }
 }
 
-/* Backward tasks: din row blocks, then dW row blocks, then db column blocks. */
+/* Backward tasks: dW row blocks first, then din row blocks, then db column
+ * blocks. The pool hands tasks out in index order, so the largest come first:
+ * with Cout = 256, dW is one block as large as all the din blocks together,
+ * and claimed last it would leave the other thread idle for all of it. */
 static void backward_block(void *p, int k, int worker) {
   (void)worker;
   const dense_job *j = p;
   const int N = j->N, Cin = j->Cin, Cout = j->Cout;
-  if (k < j->nb_in) {
-    const int r0 = j->nb_in > 1 ? k * ROW_BLOCK : 0;
+  if (k < j->nb_w) {
+    const int o0 = j->nb_w > 1 ? k * DW_BLOCK : 0;
+    const int o1 = j->nb_w > 1 && o0 + DW_BLOCK < Cout ? o0 + DW_BLOCK : Cout;
+    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, o1 - o0, Cin, N, 1.0f, j->dout + o0,
+                Cout, j->in, Cin, 1.0f, j->dw + (size_t)o0 * Cin, Cin);
+  } else if (k < j->nb_w + j->nb_in) {
+    const int i = k - j->nb_w;
+    const int r0 = j->nb_in > 1 ? i * ROW_BLOCK : 0;
     const int r1 = j->nb_in > 1 && r0 + ROW_BLOCK < N ? r0 + ROW_BLOCK : N;
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r1 - r0, Cin, Cout, 1.0f,
                 j->dout + (size_t)r0 * Cout, Cout, j->w, Cin, 1.0f, j->din + (size_t)r0 * Cin,
                 Cin);
-  } else if (k < j->nb_in + j->nb_w) {
-    const int i = k - j->nb_in;
-    const int o0 = j->nb_w > 1 ? i * DW_BLOCK : 0;
-    const int o1 = j->nb_w > 1 && o0 + DW_BLOCK < Cout ? o0 + DW_BLOCK : Cout;
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, o1 - o0, Cin, N, 1.0f, j->dout + o0,
-                Cout, j->in, Cin, 1.0f, j->dw + (size_t)o0 * Cin, Cin);
   } else {
     /* bias: a column block summed over rows in order */
-    const int o0 = (k - j->nb_in - j->nb_w) * 64, o1 = o0 + 64 < Cout ? o0 + 64 : Cout;
+    const int o0 = (k - j->nb_w - j->nb_in) * 64, o1 = o0 + 64 < Cout ? o0 + 64 : Cout;
     float acc[64] = {0};
     for (int n = 0; n < N; n++) {
       const float *d = j->dout + (size_t)n * Cout;
@@ -104,7 +107,7 @@ void el__dense_backward(float *din, float *dw, float *db, const float *dout, con
   j.nb_in = din ? (par ? el__blocks(N, ROW_BLOCK) : 1) : 0;
   j.nb_w = dw ? (par ? el__blocks(Cout, DW_BLOCK) : 1) : 0;
   const int nb_b = db ? el__blocks(Cout, 64) : 0;
-  el__pool_run(j.nb_in + j.nb_w + nb_b, backward_block, &j);
+  el__pool_run(j.nb_w + j.nb_in + nb_b, backward_block, &j);
 }
 
 void el__dense_backward_naive(float *din, float *dw, float *db, const float *dout,
