@@ -339,6 +339,9 @@ static int n_examples(const el__task *t, const el__ft_examples *e) {
   return t->kind == EL__TASK_QA ? e->squad.n_q : t->kind == EL__TASK_GED ? e->ged.n : e->cls.n;
 }
 
+/* Optimizer steps in one pass over the training sequences. */
+static long steps_per_epoch(const ft_run *r) { return (r->dtr.n + r->B - 1) / r->B; }
+
 /* The optimizer, the schedule (planned for --time-limit: its total follows
  * the time plan, schedule.h, at most the epochs' steps; a plan complete
  * mid-epoch ends the run after that partial epoch's dev evaluation), and
@@ -348,15 +351,14 @@ static void start_schedule(ft_run *r) {
   r->opt = el__adamw_defaults();
   r->opt.weight_decay = (float)o->weight_decay;
   r->opt.layer_decay = (float)o->layer_decay;
-  long steps_per_epoch = (r->dtr.n + r->B - 1) / r->B;
-  r->total = steps_per_epoch * o->epochs;
+  r->total = steps_per_epoch(r) * o->epochs;
   r->warm = (long)(o->warmup * r->total);
   fprintf(r->log,
           "finetune: task %s, %d train / %d dev examples -> %d / %d sequences (max %d tokens), "
           "%s encoder from %s, %ld epochs x %ld steps, batch %d, lr %g, layer decay %g, warmup "
           "%ld steps, weight decay %g, seed %ld\n",
           r->t->name, n_examples(r->t, &r->tr), n_examples(r->t, &r->dv), r->dtr.n, r->ddv.n,
-          r->max_len, o->random_init ? "random" : "pretrained", r->mdir, o->epochs, steps_per_epoch,
+          r->max_len, o->random_init ? "random" : "pretrained", r->mdir, o->epochs, steps_per_epoch(r),
           r->B, o->lr, o->layer_decay, r->warm, o->weight_decay, o->seed);
   if (r->dtr.n_truncated)
     fprintf(r->log, "finetune: %ld training example(s) truncated to %ld tokens\n", r->dtr.n_truncated,
@@ -574,7 +576,7 @@ static int end_epoch(ft_run *r, long ep, double t_ep, double loss_sum, long n_lo
 /* eval.json, then the curves once more (after the final save). */
 static int finish(ft_run *r, el_error *err) {
   el__ft_run_summary sum = {r->best_epoch, &r->best_m, r->epochs, n_examples(r->t, &r->tr), r->step,
-                            (r->dtr.n + r->B - 1) / r->B, el__mono_s() - r->wall0, now_cpu() - r->cpu0,
+                            steps_per_epoch(r), el__mono_s() - r->wall0, now_cpu() - r->cpu0,
                             r->train_s, r->mdir};
   if (r->rank) return EL_OK; /* rank 0 writes */
   int rc = write_eval_json(r->o, &sum, err);
