@@ -6,6 +6,7 @@
 #include <dirent.h>
 #include <ftw.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -99,6 +100,17 @@ static inline el_config small_config(el_arch arch, int E) {
   c.do_lower_case = 1;
   if (arch == EL_ARCH_SEQ_CLS || arch == EL_ARCH_TOKEN_CLS) c.num_labels = 3;
   return c;
+}
+
+/* A parameter block of c's size filled from rnd, w pointed into it; the
+ * caller frees the block. */
+static inline float *random_weights(const el_config *c, el__weights *w, float (*rnd)(void)) {
+  size_t total = el__weights_numel(c);
+  float *block = malloc(total * sizeof(float));
+  if (!block) return NULL;
+  for (size_t i = 0; i < total; i++) block[i] = rnd();
+  el__weights_point(c, w, block, NULL);
+  return block;
 }
 
 static inline int write_vocab(const char *path, int V) {

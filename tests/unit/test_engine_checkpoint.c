@@ -305,11 +305,8 @@ static void test_save_errors(void) {
   el_error err = {0};
   snprintf(vocab, sizeof vocab, "%s/vocab40.txt", g_tmp);
   el_config c = small_config(EL_ARCH_PRETRAINING, 8);
-  size_t total = el__weights_numel(&c);
-  float *block = malloc(total * sizeof(float));
-  for (size_t i = 0; i < total; i++) block[i] = frand();
   el__weights w;
-  el__weights_point(&c, &w, block, &err);
+  float *block = random_weights(&c, &w, frand);
 
   /* Replacing an existing checkpoint: new content, stray files gone, no temporaries. */
   snprintf(dir, sizeof dir, "%s/replace", g_tmp);
@@ -395,11 +392,8 @@ static void test_load_errors(void) {
   el_model *m = NULL;
   snprintf(vocab, sizeof vocab, "%s/vocab40.txt", g_tmp);
   el_config c = small_config(EL_ARCH_QA, 16);
-  size_t total = el__weights_numel(&c);
-  float *block = malloc(total * sizeof(float));
-  for (size_t i = 0; i < total; i++) block[i] = frand();
   el__weights w;
-  el__weights_point(&c, &w, block, &err);
+  float *block = random_weights(&c, &w, frand);
   snprintf(dir, sizeof dir, "%s/qa", g_tmp);
   el__checkpoint_save(dir, &c, &w, vocab, &err);
 
@@ -444,12 +438,9 @@ static void test_inference_layout(void) {
   snprintf(vocab, sizeof vocab, "%s/vocab40.txt", g_tmp);
   snprintf(dir, sizeof dir, "%s/layout", g_tmp);
   el_config c = small_config(EL_ARCH_PRETRAINING, 8);
-  size_t total = el__weights_numel(&c);
-  float *block = malloc(total * sizeof(float));
-  for (size_t i = 0; i < total; i++) block[i] = frand();
   el__weights w;
   el_error err = {0};
-  el__weights_point(&c, &w, block, &err);
+  float *block = random_weights(&c, &w, frand);
   el_model *inf = NULL, *hf = NULL;
   int rc = el__checkpoint_save(dir, &c, &w, vocab, &err);
   if (!rc) rc = el_model_load(dir, &inf, &err);

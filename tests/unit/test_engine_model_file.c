@@ -71,12 +71,10 @@ static int run(const el_model *m, float *prob) {
 /* Every change to model.safetensors after loading leaves the model as it was. */
 static void test_file_changes_after_load(void) {
   el_config c = small_config(EL_ARCH_PRETRAINING, 8); /* dropout rates do not touch inference */
-  size_t total = el__weights_numel(&c);
-  float *block = malloc(total * sizeof(float));
-  for (size_t i = 0; i < total; i++) block[i] = frand();
+  const size_t total = el__weights_numel(&c);
   el__weights w;
   el_error err = {0};
-  el__weights_point(&c, &w, block, &err);
+  float *block = random_weights(&c, &w, frand);
   char vocab[400], dir[300], st[400];
   snprintf(vocab, sizeof vocab, "%s/vocab.txt", g_tmp);
   FILE *f = fopen(vocab, "w");
