@@ -15,6 +15,7 @@
  * and the last stage writes DIR. The time budget is split between the
  * training stages (time_share below); each plans its learning-rate schedule
  * to end at its share. Intermediate runs stay in DIR.work/ for inspection. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -283,9 +284,13 @@ static double epoch_seconds(const char *dir) {
 /* Caps the GED stage's share at REAL_EPOCHS epochs and a tenth more (its dev
  * evaluations, the step time's drift): beyond that its time plan would end
  * the stage early with nothing after it to use the rest. */
+static double real_cap(const recipe *r) {
+  return r->epoch_s > 0 ? REAL_EPOCHS * r->epoch_s * 1.1 : HUGE_VAL;
+}
+
 static void cap_real_share(recipe *r) {
-  double need = REAL_EPOCHS * r->epoch_s * 1.1;
-  if (r->epoch_s <= 0 || r->real <= need) return;
+  const double need = real_cap(r);
+  if (r->real <= need) return;
   r->moved = r->real - need;
   r->pre += r->moved;
   r->real = need;
@@ -415,7 +420,9 @@ static int stage_synthetic(recipe *r) {
   double s = el__mono_s();
   int rc = run_stage(++r->k, r->n_stages, "synthetic GED", r->syn, &b, el__cmd_finetune);
   r->ts[2] = el__mono_s() - s;
-  r->real += r->syn - r->ts[2];
+  /* what the synthetic stage left goes to the GED stage, up to its cap (beyond
+   * it the stage would stop early anyway) */
+  r->real = fmin(r->real + r->syn - r->ts[2], fmax(r->real, real_cap(r)));
   return rc;
 }
 
