@@ -23,6 +23,7 @@ typedef struct dense_job {
   float *out, *din, *dw, *db;
   const float *in, *w, *b, *dout;
   int N, Cin, Cout, by_cols, nb, nb_in, nb_w;
+  int dw_first; /* backward: the dW blocks before the din blocks */
 } dense_job;
 
 static void forward_block(void *p, int k, int worker) {
@@ -66,36 +67,49 @@ void el__dense_forward_naive(float *out, const float *in, const float *w, const 
     }
 }
 
-/* Backward tasks: dW row blocks first, then din row blocks, then db column
- * blocks. The pool hands tasks out in index order, so the largest come first:
- * with Cout = 256, dW is one block as large as all the din blocks together,
- * and claimed last it would leave the other thread idle for all of it. */
+/* Backward tasks: blocks of dW rows and blocks of din rows, the kind with the
+ * larger blocks first, then db column blocks. The pool hands tasks out in
+ * index order, so a block that is large beside the rest must come first:
+ * with Cout = 256 dW is one block as large as all the din blocks together;
+ * for the generator's vocabulary-wide head (608 rows) din is one block as
+ * large as all 120 dW blocks. Claimed last, either leaves the other thread
+ * idle for all of it. */
+static void backward_dw(const dense_job *j, int i) {
+  const int o0 = j->nb_w > 1 ? i * DW_BLOCK : 0;
+  const int o1 = j->nb_w > 1 && o0 + DW_BLOCK < j->Cout ? o0 + DW_BLOCK : j->Cout;
+  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, o1 - o0, j->Cin, j->N, 1.0f, j->dout + o0,
+              j->Cout, j->in, j->Cin, 1.0f, j->dw + (size_t)o0 * j->Cin, j->Cin);
+}
+
+static void backward_din(const dense_job *j, int i) {
+  const int r0 = j->nb_in > 1 ? i * ROW_BLOCK : 0;
+  const int r1 = j->nb_in > 1 && r0 + ROW_BLOCK < j->N ? r0 + ROW_BLOCK : j->N;
+  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r1 - r0, j->Cin, j->Cout, 1.0f,
+              j->dout + (size_t)r0 * j->Cout, j->Cout, j->w, j->Cin, 1.0f,
+              j->din + (size_t)r0 * j->Cin, j->Cin);
+}
+
+/* bias: a column block summed over rows in order */
+static void backward_db(const dense_job *j, int i) {
+  const int o0 = i * 64, o1 = o0 + 64 < j->Cout ? o0 + 64 : j->Cout;
+  float acc[64] = {0};
+  for (int n = 0; n < j->N; n++) {
+    const float *d = j->dout + (size_t)n * j->Cout;
+    for (int o = o0; o < o1; o++) acc[o - o0] += d[o];
+  }
+  for (int o = o0; o < o1; o++) j->db[o] += acc[o - o0];
+}
+
 static void backward_block(void *p, int k, int worker) {
   (void)worker;
   const dense_job *j = p;
-  const int N = j->N, Cin = j->Cin, Cout = j->Cout;
-  if (k < j->nb_w) {
-    const int o0 = j->nb_w > 1 ? k * DW_BLOCK : 0;
-    const int o1 = j->nb_w > 1 && o0 + DW_BLOCK < Cout ? o0 + DW_BLOCK : Cout;
-    cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, o1 - o0, Cin, N, 1.0f, j->dout + o0,
-                Cout, j->in, Cin, 1.0f, j->dw + (size_t)o0 * Cin, Cin);
-  } else if (k < j->nb_w + j->nb_in) {
-    const int i = k - j->nb_w;
-    const int r0 = j->nb_in > 1 ? i * ROW_BLOCK : 0;
-    const int r1 = j->nb_in > 1 && r0 + ROW_BLOCK < N ? r0 + ROW_BLOCK : N;
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r1 - r0, Cin, Cout, 1.0f,
-                j->dout + (size_t)r0 * Cout, Cout, j->w, Cin, 1.0f, j->din + (size_t)r0 * Cin,
-                Cin);
-  } else {
-    /* bias: a column block summed over rows in order */
-    const int o0 = (k - j->nb_w - j->nb_in) * 64, o1 = o0 + 64 < Cout ? o0 + 64 : Cout;
-    float acc[64] = {0};
-    for (int n = 0; n < N; n++) {
-      const float *d = j->dout + (size_t)n * Cout;
-      for (int o = o0; o < o1; o++) acc[o - o0] += d[o];
-    }
-    for (int o = o0; o < o1; o++) j->db[o] += acc[o - o0];
-  }
+  const int first = j->dw_first ? j->nb_w : j->nb_in;
+  if (k < first)
+    j->dw_first ? backward_dw(j, k) : backward_din(j, k);
+  else if (k < j->nb_w + j->nb_in)
+    j->dw_first ? backward_din(j, k - first) : backward_dw(j, k - first);
+  else
+    backward_db(j, k - j->nb_w - j->nb_in);
 }
 
 void el__dense_backward(float *din, float *dw, float *db, const float *dout, const float *in,
@@ -107,6 +121,9 @@ void el__dense_backward(float *din, float *dw, float *db, const float *dout, con
   j.nb_in = din ? (par ? el__blocks(N, ROW_BLOCK) : 1) : 0;
   j.nb_w = dw ? (par ? el__blocks(Cout, DW_BLOCK) : 1) : 0;
   const int nb_b = db ? el__blocks(Cout, 64) : 0;
+  /* multiply-adds of one block of each kind */
+  const long in_rows = j.nb_in > 1 ? ROW_BLOCK : N, w_rows = j.nb_w > 1 ? DW_BLOCK : Cout;
+  j.dw_first = w_rows * N >= in_rows * Cout;
   el__pool_run(j.nb_w + j.nb_in + nb_b, backward_block, &j);
 }
 
