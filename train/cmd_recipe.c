@@ -281,13 +281,15 @@ static double epoch_seconds(const char *dir) {
   return t > 0 && steps > 0 && per_epoch > 0 ? t / steps * per_epoch : 0;
 }
 
-/* Caps the GED stage's share at REAL_EPOCHS epochs and a tenth more (its dev
- * evaluations, the step time's drift): beyond that its time plan would end
- * the stage early with nothing after it to use the rest. */
+/* The most the GED stage can use: REAL_EPOCHS epochs and a tenth more (its dev
+ * evaluations, the step time's drift); beyond that its time plan would end
+ * the stage early. Unbounded when the epoch time was not measured. */
 static double real_cap(const recipe *r) {
   return r->epoch_s > 0 ? REAL_EPOCHS * r->epoch_s * 1.1 : HUGE_VAL;
 }
 
+/* Caps the GED stage's share at real_cap(); the rest goes to pretraining,
+ * which would otherwise have nothing after it to use it. */
 static void cap_real_share(recipe *r) {
   const double need = real_cap(r);
   if (r->real <= need) return;
