@@ -187,19 +187,18 @@ static void width_defaults(el__ft_opts *o, const char *init) {
   if (lr_given && decay_given && len_given) return;
   char dir[4096];
   el__ft_resolve_model_dir(init, dir, sizeof dir);
-  el_model *m = NULL;
+  el_config c;
   el_error e = {0};
-  if (el_model_load(dir, &m, &e) != 0) return;
-  int h = el_model_config(m)->hidden_size;
+  if (el__config_load(dir, &c, &e) != 0) return; /* config.json alone: no weights read */
+  const int h = c.hidden_size, maxpos = c.max_position_embeddings;
+  el__config_free(&c);
   if (!lr_given) o->lr = h <= 256 ? 3e-4 : h <= 768 ? 1e-4 : 5e-5;
   if (!decay_given && h > 768) o->layer_decay = 0.9;
-  int maxpos = el_model_config(m)->max_position_embeddings;
   if (!len_given && o->max_seq_len > maxpos) {
     fprintf(stderr, PROG ": max_seq_len %ld capped to the model's %d positions\n", o->max_seq_len,
             maxpos);
     o->max_seq_len = maxpos;
   }
-  el_model_free(m);
 }
 
 /* The run on this rank (dist.h): the batch split checked, the other ranks'
