@@ -180,6 +180,14 @@ $FT --task squad --train $T/sq_train.json --dev $T/sq_dev.json --out $T/sq --epo
   --max-seq-len 24 --doc-stride 8 2>$T/sq.log
 check "finetune squad exits 0" [ $? -eq 0 ]
 check "squad windows: more sequences than questions" grep -q '64 train / 32 dev examples -> [0-9]\{3\} /' $T/sq.log
+# The width defaults come from the --init model's config: SQuAD's 384 tokens capped to its
+# 128 positions, LR 3e-4 for a hidden size <= 256.
+$BIN finetune --init $T/tiny --task squad --train $T/sq_train.json --dev $T/sq_dev.json \
+  --out $T/sq_def --epochs 1 --log-every 0 --threads 2 --max-train-examples 4 \
+  --max-dev-examples 4 2>$T/sq_def.log
+check "default max_seq_len 384 capped to the --init model's 128 positions" \
+  grep -q "max_seq_len 384 capped to the model's 128 positions" $T/sq_def.log
+check "default LR 3e-4 for the --init model's hidden size 32" grep -q 'lr 0.0003,' $T/sq_def.log
 check "squad output is ElectraForQuestionAnswering" [ "$(arch $T/sq)" = ElectraForQuestionAnswering ]
 out=$($BIN eval --task squad --data $T/sq_dev.json --model $T/sq --max-seq-len 24 --doc-stride 8 --out $T/sq_pred.json)
 f1=$(json_get - f1 <<<"$out")
