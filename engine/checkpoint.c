@@ -231,8 +231,9 @@ int el__checkpoint_save(const char *dir, const el_config *cfg, const el__weights
   }
   if ((rc = el__config_check(cfg, "config", err))) goto done;
   if (!el__weights_hf_layout(cfg, w)) {
-    rc = el_error_set(err, EL_EINVAL, "%s: the weights are in the inference layout (a model "
-                      "loaded by el_model_load); save one loaded by el__model_load_hf", dir);
+    rc = el_error_set(err, EL_EINVAL, "%s: the weights are laid out for inference (a model "
+                      "loaded by el_model_load: transposed, or int8 without its fp32 dense "
+                      "weights); save one loaded by el__model_load_hf", dir);
     goto done;
   }
   el__remove_tree(tmp); /* left over by a crashed process that had our pid */

@@ -217,11 +217,13 @@ int el__weights_point(const el_config *cfg, el__weights *w, float *block, el_err
   return EL_OK;
 }
 
+static int hf_dense(const el__dense_w *d) { return d->w && !d->in_out; }
+
 int el__weights_hf_layout(const el_config *cfg, const el__weights *w) {
   for (int l = 0; l < cfg->num_layers && l < EL_MAX_LAYERS; l++) {
     const el__layer_w *lw = &w->layer[l];
-    if (lw->q.in_out || lw->k.in_out || lw->v.in_out || lw->attn_out.in_out ||
-        lw->inter.in_out || lw->out.in_out)
+    if (!hf_dense(&lw->q) || !hf_dense(&lw->k) || !hf_dense(&lw->v) ||
+        !hf_dense(&lw->attn_out) || !hf_dense(&lw->inter) || !hf_dense(&lw->out))
       return 0;
   }
   return 1;

@@ -119,8 +119,9 @@ size_t el__weights_numel(const el_config *cfg);
  * floats), in spec order. A tied lm_w is set to word. */
 int el__weights_point(const el_config *cfg, el__weights *w, float *block, el_error *err);
 
-/* 1 when no dense weight of w is in the inference layout (el__dense_w.in_out):
- * what code that saves or copies the tensors as HF names them needs. */
+/* 1 when every encoder dense weight of w is there in the file's layout: none
+ * transposed (el__dense_w.in_out) nor released by int8 quantization. What code
+ * that saves or copies the tensors under their HF names needs. */
 int el__weights_hf_layout(const el_config *cfg, const el__weights *w);
 
 #endif

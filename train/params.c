@@ -280,7 +280,7 @@ int el__params_copy_from_model(el__params *p, int model, const el_model *src, in
                               el_error *err) {
   if (!el__weights_hf_layout(&src->cfg, &src->w))
     return el_error_set(err, EL_EINVAL, "params: %s was loaded for inference (its dense weights "
-                        "transposed); load it with el__model_load_hf to copy them",
+                        "transposed or quantized); load it with el__model_load_hf to copy them",
                         src->dir ? src->dir : "the model");
   return el__params_copy_from(p, model, &src->cfg, &src->w, what, err);
 }

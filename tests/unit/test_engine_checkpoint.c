@@ -470,9 +470,18 @@ static void test_inference_layout(void) {
   char again[320];
   snprintf(again, sizeof again, "%s/layout-again", g_tmp);
   rc = el__checkpoint_save(again, &inf->cfg, &inf->w, vocab, &err);
-  CHECK(rc == EL_EINVAL && has(err.msg, "inference layout") && !path_exists(again),
+  CHECK(rc == EL_EINVAL && has(err.msg, "laid out for inference") && !path_exists(again),
         "saving a model in the inference layout is refused (it would write transposed tensors "
         "under HF names): %s", err.msg);
+  if (el_dtype_available(EL_DTYPE_INT8)) {
+    el_model *q = NULL;
+    el_load_options lo = {.dtype = EL_DTYPE_INT8};
+    rc = el_model_load_opts(dir, &lo, &q, &err);
+    if (!rc) rc = el__checkpoint_save(again, &q->cfg, &q->w, vocab, &err);
+    CHECK(rc == EL_EINVAL && has(err.msg, "int8") && !path_exists(again),
+          "saving an int8-loaded model (its fp32 dense weights released) is refused: %s", err.msg);
+    el_model_free(q);
+  }
 done:
   el_model_free(inf);
   el_model_free(hf);
