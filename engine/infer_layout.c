@@ -6,7 +6,7 @@
  * measured 3-14 % per product at 64-128 rows, no change at 2,048. */
 #include <stdlib.h>
 #include <string.h>
-#include "infer_internal.h"
+#include "model_internal.h"
 
 /* w [rows,cols] -> [cols,rows] in place, through scratch of rows*cols floats. */
 static void transpose(float *w, float *scratch, int rows, int cols) {
