@@ -15,24 +15,19 @@ static void transpose(float *w, float *scratch, int rows, int cols) {
     for (int c = 0; c < cols; c++) w[(size_t)c * rows + r] = scratch[(size_t)r * cols + c];
 }
 
-static void to_in_out(el__dense_w *d, float *scratch, int out, int in) {
-  if (d->in_out || !d->w) return;
-  transpose(d->w, scratch, out, in);
-  d->in_out = 1;
-}
-
 int el__infer_layout(el_model *m, el_error *err) {
   const int H = m->cfg.hidden_size, I = m->cfg.intermediate_size;
   float *scratch = malloc(sizeof(float) * (size_t)H * (H > I ? H : I));
   if (!scratch) return el_error_set(err, EL_ENOMEM, "%s: out of memory (weight layout)", m->dir);
+  const el__dense_w *d[EL__LAYER_DENSE];
+  int out[EL__LAYER_DENSE], in[EL__LAYER_DENSE];
   for (int l = 0; l < m->cfg.num_layers; l++) {
-    el__layer_w *lw = &m->w.layer[l];
-    to_in_out(&lw->q, scratch, H, H);
-    to_in_out(&lw->k, scratch, H, H);
-    to_in_out(&lw->v, scratch, H, H);
-    to_in_out(&lw->attn_out, scratch, H, H);
-    to_in_out(&lw->inter, scratch, I, H);
-    to_in_out(&lw->out, scratch, H, I);
+    el__layer_dense(&m->cfg, &m->w.layer[l], d, out, in);
+    for (int k = 0; k < EL__LAYER_DENSE; k++) {
+      el__dense_w *dw = (el__dense_w *)d[k]; /* m->w is ours to change */
+      transpose(dw->w, scratch, out[k], in[k]);
+      dw->in_out = 1;
+    }
   }
   free(scratch);
   return EL_OK;

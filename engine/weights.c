@@ -217,14 +217,23 @@ int el__weights_point(const el_config *cfg, el__weights *w, float *block, el_err
   return EL_OK;
 }
 
-static int hf_dense(const el__dense_w *d) { return d->w && !d->in_out; }
+void el__layer_dense(const el_config *cfg, const el__layer_w *lw,
+                     const el__dense_w *d[EL__LAYER_DENSE], int out[EL__LAYER_DENSE],
+                     int in[EL__LAYER_DENSE]) {
+  const int H = cfg->hidden_size, I = cfg->intermediate_size;
+  const el__dense_w *all[EL__LAYER_DENSE] = {&lw->q, &lw->k, &lw->v, &lw->attn_out, &lw->inter,
+                                             &lw->out};
+  const int o[EL__LAYER_DENSE] = {H, H, H, H, I, H}, i[EL__LAYER_DENSE] = {H, H, H, H, H, I};
+  for (int k = 0; k < EL__LAYER_DENSE; k++) d[k] = all[k], out[k] = o[k], in[k] = i[k];
+}
 
 int el__weights_hf_layout(const el_config *cfg, const el__weights *w) {
+  const el__dense_w *d[EL__LAYER_DENSE];
+  int out[EL__LAYER_DENSE], in[EL__LAYER_DENSE];
   for (int l = 0; l < cfg->num_layers && l < EL_MAX_LAYERS; l++) {
-    const el__layer_w *lw = &w->layer[l];
-    if (!hf_dense(&lw->q) || !hf_dense(&lw->k) || !hf_dense(&lw->v) ||
-        !hf_dense(&lw->attn_out) || !hf_dense(&lw->inter) || !hf_dense(&lw->out))
-      return 0;
+    el__layer_dense(cfg, &w->layer[l], d, out, in);
+    for (int k = 0; k < EL__LAYER_DENSE; k++)
+      if (!d[k]->w || d[k]->in_out) return 0;
   }
   return 1;
 }

@@ -119,6 +119,13 @@ size_t el__weights_numel(const el_config *cfg);
  * floats), in spec order. A tied lm_w is set to word. */
 int el__weights_point(const el_config *cfg, el__weights *w, float *block, el_error *err);
 
+/* The six dense weights of one encoder layer (Q, K, V, attention output, FFN
+ * in, FFN out) with their [out, in] sizes under cfg: the one list of them. */
+#define EL__LAYER_DENSE 6
+void el__layer_dense(const el_config *cfg, const el__layer_w *lw,
+                     const el__dense_w *d[EL__LAYER_DENSE], int out[EL__LAYER_DENSE],
+                     int in[EL__LAYER_DENSE]);
+
 /* 1 when every encoder dense weight of w is there in the file's layout: none
  * transposed (el__dense_w.in_out) nor released by int8 quantization. What code
  * that saves or copies the tensors under their HF names needs. */

@@ -424,7 +424,7 @@ static int stage_synthetic(recipe *r) {
   r->ts[2] = el__mono_s() - s;
   /* what the synthetic stage left goes to the GED stage, up to its cap (beyond
    * it the stage would stop early anyway) */
-  r->real = fmin(r->real + r->syn - r->ts[2], fmax(r->real, real_cap(r)));
+  r->real = fmin(r->real + r->syn - r->ts[2], real_cap(r));
   return rc;
 }
 
