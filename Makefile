@@ -39,7 +39,12 @@ CFLAGS ?=
 # -fno-trapping-math: we never read FP exception flags, and without it GCC 12
 # will not if-convert the clamps in op_fastmath.h, leaving GELU, softmax and the
 # Gumbel sampler scalar. It changes no arithmetic (unlike -ffast-math).
-override CFLAGS += -fno-trapping-math -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -g $(OPT) \
+# -ffp-contract=fast: -std=c11 turns GCC's default contraction off, so a*b+c
+# stayed a multiply and an add even where the CPU has FMA; contracted, the
+# training ops' polynomials (GELU's erfc and exp, LayerNorm, Adam) take half
+# the instructions (GELU forward 4.9 -> 2.1 ns per element, one AVX2 core).
+# Results move by rounding only (one rounding instead of two per a*b+c).
+override CFLAGS += -fno-trapping-math -ffp-contract=fast -std=c11 -D_GNU_SOURCE -Wall -Wextra -Wshadow -Wstrict-prototypes -g $(OPT) \
   $(SAN) -fopenmp $(PKG_CFLAGS) $(DNNL_CFLAGS) -MMD -MP
 LDLIBS := $(PKG_LIBS) $(DNNL_LIBS) -lm -lpthread
 
