@@ -1,4 +1,7 @@
-/* Exact (erf) GELU, as HF "gelu" and Google's modeling.gelu compute it. */
+/* Exact (erf) GELU, as HF "gelu" and Google's modeling.gelu compute it.
+ * A layer's backward that recomputes the activation instead of keeping it
+ * (train/tmodel.c) takes both from el__gelu_forward_grad: one erfc per
+ * element where recompute + backward took two. */
 #include <math.h>
 #include "op_fastmath.h"
 #include "op_pool.h"
@@ -7,7 +10,7 @@
 #define GELU_BLOCK 16384 /* elements per task */
 
 typedef struct gelu_job {
-  float *out;
+  float *out, *grad;
   const float *in, *dout;
 } gelu_job;
 
@@ -24,7 +27,7 @@ static void forward_range(void *p, size_t lo, size_t hi) {
 }
 
 void el__gelu_forward(float *out, const float *in, size_t n) {
-  gelu_job j = {out, in, NULL};
+  gelu_job j = {out, NULL, in, NULL};
   el__pool_for(n, GELU_BLOCK, forward_range, &j);
 }
 
@@ -50,7 +53,7 @@ static void backward_range(void *p, size_t lo, size_t hi) {
 }
 
 void el__gelu_backward(float *din, const float *in, const float *dout, size_t n) {
-  gelu_job j = {din, in, dout};
+  gelu_job j = {din, NULL, in, dout};
   el__pool_for(n, GELU_BLOCK, backward_range, &j);
 }
 
@@ -61,4 +64,22 @@ void el__gelu_backward_naive(float *din, const float *in, const float *dout, siz
     double pdf = exp(-0.5 * x * x) / sqrt(2.0 * M_PI);
     din[i] += (float)(dout[i] * (cdf + x * pdf));
   }
+}
+
+/* out = x Phi(x) and grad = Phi(x) + x phi(x) in one pass. */
+static void forward_grad_range(void *p, size_t lo, size_t hi) {
+  const gelu_job *j = p;
+#pragma omp simd
+  for (size_t i = lo; i < hi; i++) {
+    const float x = j->in[i];
+    const float cdf = 0.5f * el__erfcf(-x * EL_INV_SQRT2);
+    const float pdf = EL_INV_SQRT_2PI * el__expf(-0.5f * x * x);
+    j->out[i] = x * cdf;
+    j->grad[i] = cdf + x * pdf;
+  }
+}
+
+void el__gelu_forward_grad(float *out, float *grad, const float *in, size_t n) {
+  gelu_job j = {out, grad, in, NULL};
+  el__pool_for(n, GELU_BLOCK, forward_grad_range, &j);
 }

@@ -1,4 +1,5 @@
-/* Small element-wise ops: dropout with a precomputed mask, residual add, sigmoid. */
+/* Small element-wise ops: dropout with a precomputed mask, residual add,
+ * product, sigmoid. */
 #include <math.h>
 #include "op_pool.h"
 #include "ops.h"
@@ -23,6 +24,10 @@ static void add_range(void *p, size_t lo, size_t hi) {
   const ew_job *j = p;
   for (size_t i = lo; i < hi; i++) j->y[i] += j->x[i];
 }
+static void mul_inplace_range(void *p, size_t lo, size_t hi) {
+  const ew_job *j = p;
+  for (size_t i = lo; i < hi; i++) j->y[i] *= j->x[i];
+}
 
 void el__dropout_forward(float *out, const float *in, const float *mask, size_t n) {
   ew_job j = {out, in, mask};
@@ -37,6 +42,11 @@ void el__dropout_backward(float *din, const float *dout, const float *mask, size
 void el__add_inplace(float *y, const float *x, size_t n) {
   ew_job j = {y, x, NULL};
   el__pool_for(n, BLOCK, add_range, &j);
+}
+
+void el__mul_inplace(float *y, const float *x, size_t n) {
+  ew_job j = {y, x, NULL};
+  el__pool_for(n, BLOCK, mul_inplace_range, &j);
 }
 
 float el__sigmoidf(float x) {

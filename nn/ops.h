@@ -38,6 +38,10 @@ void el__gelu_forward(float *out, const float *in, size_t n);
 void el__gelu_forward_naive(float *out, const float *in, size_t n);
 void el__gelu_backward(float *din, const float *in, const float *dout, size_t n);
 void el__gelu_backward_naive(float *din, const float *in, const float *dout, size_t n);
+/* out = gelu(in) and grad = gelu'(in), for a backward that recomputes the
+ * activation: din = dout * grad then replaces el__gelu_backward. Its naive
+ * references are the two above. */
+void el__gelu_forward_grad(float *out, float *grad, const float *in, size_t n);
 
 /* ---- embeddings over packed sequences ----
  * out[T,E] = word[ids[t]] + pos[p(t)] + type[type_ids[t]], where p(t) restarts
@@ -152,6 +156,7 @@ void el__label_xent_backward(float *dx, const float *x, const signed char *y, in
 
 /* ---- small helpers ---- */
 void el__add_inplace(float *y, const float *x, size_t n);   /* y += x */
+void el__mul_inplace(float *y, const float *x, size_t n);   /* y *= x */
 float el__sigmoidf(float x);
 
 #endif

@@ -54,7 +54,7 @@ struct el__tmodel {
   float *h_mean, *h_rstd, *h_ln;  /* MLM LayerNorm; SEQ_CLS: h_ln = dropped gelu (out_proj input) */
   float *logits;
   /* backward scratch */
-  float *dX, *dA, *dT1, *dT2, *dq, *dk, *dv, *dI1, *dI2, *dE1, *dE2, *dH1, *dH2, *att_scratch;
+  float *dX, *dA, *dT1, *dT2, *dq, *dk, *dv, *dI1, *dI2, *dI3, *dE1, *dE2, *dH1, *dH2, *att_scratch;
 };
 
 /* ---------- arena ---------- */
@@ -161,6 +161,7 @@ static void carve(el__tmodel *m, carver *c) {
   m->dv = take(c, T * H);
   m->dI1 = take(c, T * I);
   m->dI2 = take(c, T * I);
+  m->dI3 = take(c, T * I);
   m->dE1 = take(c, T * E);
   m->dE2 = take(c, T * E);
   const size_t RW = R * (H > E ? H : E);
@@ -710,13 +711,14 @@ static int layer_backward(el__tmodel *m, int l, float *dX, const float *x_in, in
   memcpy(dA, d_ln2, TH * sizeof(float));
   if (drop_h)
     drop_mul(d_ln2, d_ln2, m->tokkey, (size_t)T, (size_t)H, mask_key(m->dkey, tag + 2, m->p_hidden));
-  float *gel = m->dI2; /* recomputed, instead of kept from forward */
-  el__gelu_forward(gel, L->pre, TI);
-  zero(m->dI1, TI);
-  el__dense_backward(m->dI1, lg->out.w, lg->out.b, d_ln2, gel, lw->out.w, T, I, H);
-  zero(m->dI2, TI);
-  el__gelu_backward(m->dI2, L->pre, m->dI1, TI);
-  el__dense_backward(dA, lg->inter.w, lg->inter.b, m->dI2, L->a, lw->inter.w, T, H, I);
+  /* the activation is recomputed instead of kept from forward, with its
+   * derivative in the same pass */
+  float *gel = m->dI2, *gel_grad = m->dI3, *d_pre = m->dI1;
+  el__gelu_forward_grad(gel, gel_grad, L->pre, TI);
+  zero(d_pre, TI);
+  el__dense_backward(d_pre, lg->out.w, lg->out.b, d_ln2, gel, lw->out.w, T, I, H);
+  el__mul_inplace(d_pre, gel_grad, TI); /* d gel -> d pre */
+  el__dense_backward(dA, lg->inter.w, lg->inter.b, d_pre, L->a, lw->inter.w, T, H, I);
   /* attention LN */
   float *d_ln1 = m->dT2;
   zero(d_ln1, TH);

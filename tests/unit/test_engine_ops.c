@@ -189,6 +189,18 @@ static void test_gelu(void) {
   float *g = delta(d1, d0, n);
   CHECK(fabsf(g[0] - 0.5f * c.r[0]) < 1e-6f, "gelu'(0) = 0.5");
   fd_check("gelu", gelu_loss, &c, c.in, n, g);
+  /* the fused recompute: activation and derivative against the naive pair */
+  float *o2 = malloc(sizeof(float) * n), *gr = malloc(sizeof(float) * n), *one = dup(c.r, n);
+  float *gr0 = calloc(n, sizeof(float));
+  for (size_t i = 0; i < n; i++) one[i] = 1.0f;
+  el__gelu_forward_grad(o2, gr, c.in, n);
+  el__gelu_forward_naive(c.out, c.in, n); /* fd_check left c.out at a perturbed input */
+  el__gelu_backward_naive(gr0, c.in, one, n);
+  CLOSE(o2, c.out, n, "gelu forward_grad: activation");
+  CLOSE(gr, gr0, n, "gelu forward_grad: derivative");
+  CHECK(gr[0] == 0.5f && fabsf(gr[2] - 1.0f) < 1e-6f && fabsf(gr[1]) < 1e-6f,
+        "gelu'(0) = 0.5, gelu'(8) = 1, gelu'(-8) = 0");
+  free(o2); free(gr); free(one); free(gr0);
   free(c.in); free(c.r); free(c.out); free(o); free(d0); free(d1); free(d2); free(g);
 }
 
