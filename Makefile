@@ -14,7 +14,7 @@ PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
 OPT := -O3 -march=native
 ifdef PORTABLE
-OPT := -O2 -mtune=generic
+OPT := -O2 -mtune=generic -DEL_PORTABLE
 endif
 ifdef DEBUG
 OPT := -O0

@@ -1,74 +1,29 @@
 /* Fused inference kernels (see infer_kernels.h). The element-wise loops are
- * written so that GCC vectorises them (`omp simd`, branch-free selects, fmaf);
- * the matrix products inside attention are OpenBLAS SGEMMs. */
+ * written so that GCC vectorises them (`omp simd`, branch-free selects, exp
+ * and GELU from op_fastmath.h, shared with the training ops); the matrix
+ * products inside attention are OpenBLAS SGEMMs. */
 #include <cblas.h>
 #undef I /* complex.h (pulled in by cblas.h) defines I */
 #include <math.h>
 #include <stdint.h>
 #include <string.h>
 #include "infer_kernels.h"
+#include "op_fastmath.h"
 #include "op_pool.h"
 
-#define LOG2E 1.44269504088896341f
-#define LN2_HI 0.693145751953125f /* ln 2 split so n * LN2_HI is exact */
-#define LN2_LO 1.42860682030941723e-6f
-#define ROUND_MAGIC 12582912.0f /* 1.5 * 2^23: adding it rounds to an integer */
-#define INV_SQRT2 0.70710678118654752440f
-
-/* exp(x) = 2^n * e^r, n = round(x / ln 2), |r| <= ln2 / 2; e^r by its Taylor
- * series to degree 7 (truncation error < 1e-8 relative on that interval). */
-static inline float exp_core(float x) {
-  x = x < -87.3f ? -87.3f : x; /* not fminf/fmaxf: their NaN rules block vectorising */
-  x = x > 88.3f ? 88.3f : x;   /* keeps n <= 127: 2^n stays finite */
-  float n = (x * LOG2E + ROUND_MAGIC) - ROUND_MAGIC;
-  float r = fmaf(-n, LN2_HI, x);
-  r = fmaf(-n, LN2_LO, r);
-  float p = 1.0f / 5040.0f;
-  p = fmaf(p, r, 1.0f / 720.0f);
-  p = fmaf(p, r, 1.0f / 120.0f);
-  p = fmaf(p, r, 1.0f / 24.0f);
-  p = fmaf(p, r, 1.0f / 6.0f);
-  p = fmaf(p, r, 0.5f);
-  p = fmaf(p, r, 1.0f);
-  p = fmaf(p, r, 1.0f);
-  union {
-    int32_t i;
-    float f;
-  } scale = {.i = ((int32_t)n + 127) << 23};
-  return p * scale.f;
-}
-
-/* gelu(x) = x/2 * erfc(-x/sqrt 2). With z = |x|/sqrt 2 and y = erfc(z):
- * x >= 0 gives x - x*y/2, x < 0 gives x*y/2. erfc(z) = t exp(-z^2 + P(t)),
- * t = 1/(1 + z/2), P the Chebyshev fit of Numerical Recipes (erfcc). */
-static inline float gelu_core(float x) {
-  float z = fabsf(x) * INV_SQRT2;
-  float t = 1.0f / fmaf(0.5f, z, 1.0f);
-  float p = 0.17087277f;
-  p = fmaf(p, t, -0.82215223f);
-  p = fmaf(p, t, 1.48851587f);
-  p = fmaf(p, t, -1.13520398f);
-  p = fmaf(p, t, 0.27886807f);
-  p = fmaf(p, t, -0.18628806f);
-  p = fmaf(p, t, 0.09678418f);
-  p = fmaf(p, t, 0.37409196f);
-  p = fmaf(p, t, 1.00002368f);
-  p = fmaf(p, t, -1.26551223f);
-  float y = t * exp_core(fmaf(-z, z, p));
-  float h = 0.5f * x * y;
-  return x >= 0.0f ? x - h : h;
-}
-
+EL_SIMD_CLONES
 void el__expf_vec(float *out, const float *in, size_t n) {
 #pragma omp simd
-  for (size_t i = 0; i < n; i++) out[i] = exp_core(in[i]);
+  for (size_t i = 0; i < n; i++) out[i] = el__expf(in[i]);
 }
 
+EL_SIMD_CLONES
 void el__gelu_vec(float *out, const float *in, size_t n) {
 #pragma omp simd
-  for (size_t i = 0; i < n; i++) out[i] = gelu_core(in[i]);
+  for (size_t i = 0; i < n; i++) out[i] = el__geluf(in[i]);
 }
 
+EL_SIMD_CLONES
 void el__bias_layernorm(float *x, const float *b, const float *g, const float *beta, int N, int C,
                         float eps) {
   const float invC = 1.0f / (float)C;
@@ -104,6 +59,7 @@ void el__bias_layernorm(float *x, const float *b, const float *g, const float *b
 /* S holds scaled scores [rows,L]; replaces each row by exp(row - max) and
  * stores 1/sum in inv (the normalisation is applied to ctx, which has dh
  * columns instead of L). */
+EL_SIMD_CLONES
 static void softmax_unnormalised(float *S, float *inv, int rows, int L) {
   for (int i = 0; i < rows; i++) {
     float *row = S + (size_t)i * L;
@@ -113,7 +69,7 @@ static void softmax_unnormalised(float *S, float *inv, int rows, int L) {
     float sum = 0.0f;
 #pragma omp simd reduction(+ : sum)
     for (int j = 0; j < L; j++) {
-      float e = exp_core(row[j] - mx);
+      float e = el__expf(row[j] - mx);
       row[j] = e;
       sum += e;
     }

@@ -1,5 +1,6 @@
-/* Internal to the training ops: branch-free float exp, log and erfc that GCC
- * vectorises inside `omp simd` loops (libm's scalar calls do not vectorise
+/* Internal to the ops and the inference kernels (engine/infer_kernels.c):
+ * branch-free float exp, log, erfc and GELU that GCC vectorises inside `omp
+ * simd` loops (libm's scalar calls do not vectorise
  * without -ffast-math). Accuracy, measured against double libm in
  * tests/unit/test_engine_ops.c: exp and log within 3e-7 relative; erfc
  * (the Numerical Recipes erfcc formula, fractional error < 1.2e-7, evaluated
@@ -21,6 +22,19 @@ static inline uint32_t el__bits_from_f(float f) {
   memcpy(&u, &f, sizeof u);
   return u;
 }
+
+/* A portable build (make PORTABLE=1: no -march, so SSE2 only) compiles the
+ * inference kernels' element-wise loops (engine/infer_kernels.c) three times,
+ * for AVX-512 (x86-64-v4), AVX2 + FMA (x86-64-v3) and the baseline, and the
+ * loader picks one for the CPU (GCC's target_clones, an ifunc): without them
+ * a Docker image ran them at SSE2 speed (batch 32: 600 ms against 450). A
+ * native build targets its own CPU and needs none. The training ops are left
+ * single: their results then stay those of the SSE2 build. */
+#if defined(EL_PORTABLE) && defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define EL_SIMD_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
+#else
+#define EL_SIMD_CLONES
+#endif
 
 /* e^x = 2^n e^r, n = round(x log2 e), |r| <= ln2/2, e^r by Taylor to r^7.
  * Inputs are clamped to [-87.3, 88.3] (results 1e-38 .. 2.2e38). */
@@ -77,6 +91,9 @@ static inline float el__erfcf(float x) {
   const float r = t * el__expf(p - z * z);
   return x < 0.0f ? 2.0f - r : r;
 }
+
+/* Exact (erf) GELU, x Phi(x) = x erfc(-x / sqrt 2) / 2. */
+static inline float el__geluf(float x) { return 0.5f * x * el__erfcf(-x * 0.70710678118654752440f); }
 
 /* Counter-based random bits: the splitmix64 finalizer of key + (i+1) * golden
  * gamma, i.e. the i-th output of a splitmix64 stream seeded with key. Each
