@@ -10,7 +10,8 @@
 # Both sides use the same OpenBLAS (PyTorch's Linear calls it too). OpenBLAS
 # 0.3.21 may not know the CPU (e.g. Zen 5 is run with Haswell AVX2 kernels);
 # when the CPU has AVX-512 the table is repeated with
-# OPENBLAS_CORETYPE=SkylakeX for BOTH sides.
+# OPENBLAS_CORETYPE=SkylakeX for BOTH sides (BENCH_AVX512_TABLE=0 leaves it out:
+# tests/bench/avx2_path.sh measures the AVX2 path alone).
 #   tests/bench/bench_train.sh [THREADS]        (default 2)
 # Environment: BENCH_STEPS_TINY / BENCH_STEPS_SMALL (C timed steps, default
 # 10 / 4), BENCH_PT_STEPS_TINY / BENCH_PT_STEPS_SMALL (PyTorch, default 4 / 2).
@@ -66,7 +67,7 @@ run_table() { # label, env...
 }
 
 run_table "default environment" EL_BENCH=1
-if grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo; then
+if [ "${BENCH_AVX512_TABLE:-1}" != 0 ] && grep -qw avx512f /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo; then
   echo
   run_table "OPENBLAS_CORETYPE=SkylakeX (AVX-512 SGEMM kernels) for both" OPENBLAS_CORETYPE=SkylakeX
 fi
