@@ -20,9 +20,7 @@ typedef struct gelu_job {
 static void forward_range(void *p, size_t lo, size_t hi) {
   const gelu_job *j = p;
 #pragma omp simd
-  for (size_t i = lo; i < hi; i++) {
-    j->out[i] = el__geluf(j->in[i]);
-  }
+  for (size_t i = lo; i < hi; i++) j->out[i] = el__geluf(j->in[i]);
 }
 
 void el__gelu_forward(float *out, const float *in, size_t n) {
@@ -37,17 +35,19 @@ void el__gelu_forward_naive(float *out, const float *in, size_t n) {
   }
 }
 
-/* d/dx [x Phi(x)] = Phi(x) + x phi(x) */
+/* d/dx [x Phi(x)] = Phi(x) + x phi(x), given Phi(x) */
 #define EL_INV_SQRT_2PI 0.39894228040143267794f
+static inline float gelu_cdf(float x) { return 0.5f * el__erfcf(-x * EL_INV_SQRT2); }
+static inline float gelu_grad(float x, float cdf) {
+  return cdf + x * EL_INV_SQRT_2PI * el__expf(-0.5f * x * x);
+}
 
 static void backward_range(void *p, size_t lo, size_t hi) {
   const gelu_job *j = p;
 #pragma omp simd
   for (size_t i = lo; i < hi; i++) {
     const float x = j->in[i];
-    const float cdf = 0.5f * el__erfcf(-x * EL_INV_SQRT2);
-    const float pdf = EL_INV_SQRT_2PI * el__expf(-0.5f * x * x);
-    j->out[i] += j->dout[i] * (cdf + x * pdf);
+    j->out[i] += j->dout[i] * gelu_grad(x, gelu_cdf(x));
   }
 }
 
@@ -70,11 +70,9 @@ static void forward_grad_range(void *p, size_t lo, size_t hi) {
   const gelu_job *j = p;
 #pragma omp simd
   for (size_t i = lo; i < hi; i++) {
-    const float x = j->in[i];
-    const float cdf = 0.5f * el__erfcf(-x * EL_INV_SQRT2);
-    const float pdf = EL_INV_SQRT_2PI * el__expf(-0.5f * x * x);
+    const float x = j->in[i], cdf = gelu_cdf(x);
     j->out[i] = x * cdf;
-    j->grad[i] = cdf + x * pdf;
+    j->grad[i] = gelu_grad(x, cdf);
   }
 }
 
