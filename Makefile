@@ -67,6 +67,9 @@ $(shell mkdir -p $(BUILD) && (echo $(MPI) | cmp -s - $(MPI_FLAG) || echo $(MPI) 
 .DEFAULT_GOAL := all
 print-mpi:
 	@echo $(MPI)
+# `make -s PORTABLE=1 print-cflags`: the compile flags (tests/e2e/test_portable_kernels.sh)
+print-cflags:
+	@echo $(CFLAGS)
 override LDFLAGS += $(SAN) -fopenmp
 
 # The layers (docs/ARCHITECTURE.md): each folder sees only the headers it may
