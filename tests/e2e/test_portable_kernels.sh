@@ -42,7 +42,9 @@ for src in $kernels; do
 done
 
 clones=$(nm "$T/infer_kernels.o" 2>/dev/null | grep -c 'el__gelu_vec\.arch_x86_64_v[34]')
-if [ "$clones" = 2 ]; then
+if [ "$(uname -m)" != x86_64 ]; then
+  echo "ok - # SKIP clones are built for x86-64 only (this is $(uname -m))"
+elif [ "$clones" = 2 ]; then
   ok "portable el__gelu_vec has its x86-64-v3 and v4 clones"
 else
   nok "portable el__gelu_vec has its x86-64-v3 and v4 clones (found $clones)"
