@@ -10,10 +10,7 @@ set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 PYTHON=${PYTHON:-/usr/bin/python3}
-fails=0
-ok() { echo "ok - $*"; }
-nok() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { local msg=$1; shift; if "$@"; then ok "$msg"; else nok "$msg"; fi; }
+. tests/tap.sh
 D=Dockerfile
 
 # Logical lines (continuations joined, comments dropped).

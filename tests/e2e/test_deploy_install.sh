@@ -6,10 +6,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
-fails=0
-ok() { echo "ok - $*"; }
-nok() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { local msg=$1; shift; if "$@"; then ok "$msg"; else nok "$msg"; fi; }
+. tests/tap.sh
 
 for b in electra-server electra-train; do
   if [ ! -x "$BUILD/bin/$b" ]; then

@@ -12,11 +12,7 @@ BUILD=${BUILD:-build}
 PYTHON=${PYTHON:-/usr/bin/python3}
 UNIT=deploy/electra-server.service
 ENVF=deploy/electra-server.env
-fails=0
-ok() { echo "ok - $*"; }
-nok() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { local msg=$1; shift; if "$@"; then ok "$msg"; else nok "$msg"; fi; }
-skip() { echo "ok - # SKIP $*"; }
+. tests/tap.sh
 
 tmp=$(mktemp -d /tmp/el-deploy-systemd-XXXXXX)
 pids=()

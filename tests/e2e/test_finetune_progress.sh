@@ -14,11 +14,7 @@ PY=${PYTHON:-/usr/bin/python3}
 BIN=$BUILD/bin/electra-train
 T=$(mktemp -d /tmp/el_ftprog_e2e.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-skip() { echo "ok - # SKIP $*"; }
+. tests/tap.sh
 
 [ -x "$BIN" ] || { bad "$BIN not built"; exit 1; }
 if ! "$PY" -c 'import torch' 2>/dev/null; then

@@ -14,13 +14,9 @@ PY=${PYTHON:-/usr/bin/python3}
 BIN=$BUILD/bin/electra-train
 T=$(mktemp -d /tmp/el_ft_e2e.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+. tests/tap.sh
 not() { ! "$@"; }
 quiet() { "$@" >/dev/null; }
-skip() { echo "ok - # SKIP $*"; }
 
 [ -x "$BIN" ] || { bad "$BIN not built"; exit 1; }
 if ! "$PY" -c 'import torch' 2>/dev/null; then

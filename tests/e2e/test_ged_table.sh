@@ -17,10 +17,7 @@ if [ ! -f "$GLOSSES" ]; then
 fi
 T=$(mktemp -d /tmp/el_ged_table.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+. tests/tap.sh
 
 # The stand-in data: glosses of three or more words, one per line.
 D=$T/data

@@ -9,10 +9,7 @@ cd "$(dirname "$0")/../.."
 PY=${PYTHON:-/usr/bin/python3}
 T=$(mktemp -d /tmp/el_ged_types.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+. tests/tap.sh
 
 # Sentence 1: "She go to school ." -- SVA on "go" (flagged 0.9), a missing
 # determiner before "school" (mark: "school", 0.2, not flagged), a second

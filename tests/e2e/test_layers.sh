@@ -14,9 +14,7 @@ cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
 CC=${CC:-cc}
 PY=${PYTHON:-/usr/bin/python3}
-fails=0
-ok() { echo "ok - $*"; }
-nok() { echo "not ok - $*"; fails=$((fails + 1)); }
+. tests/tap.sh
 
 probe() { # folder header: 0 when `#include "header"` compiles with folder's flags
   local inc

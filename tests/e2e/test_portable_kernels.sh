@@ -11,9 +11,7 @@
 set -u
 cd "$(dirname "$0")/../.."
 CC=${CC:-cc}
-fails=0
-ok() { echo "ok - $*"; }
-nok() { echo "not ok - $*"; fails=$((fails + 1)); }
+. tests/tap.sh
 T=$(mktemp -d /tmp/el_portable.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 

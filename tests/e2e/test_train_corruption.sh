@@ -13,10 +13,7 @@ PY=${PYTHON:-/usr/bin/python3}
 BIN=$BUILD/bin/electra-train
 T=$(mktemp -d /tmp/el_train_corrupt.XXXXXX)
 trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+. tests/tap.sh
 
 [ -x "$BIN" ] || { bad "$BIN not built"; exit 1; }
 if [ ! -r /usr/share/wordnet/verb.exc ]; then

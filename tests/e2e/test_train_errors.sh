@@ -18,10 +18,7 @@ T=$(mktemp -d /tmp/el_train_err.XXXXXX)
 MNT=""
 cleanup() { [ -n "$MNT" ] && umount "$MNT" 2>/dev/null; rm -rf "$T"; }
 trap cleanup EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-skip() { echo "ok - # SKIP $*"; }
+. tests/tap.sh
 
 [ -x "$BIN" ] || { bad "$BIN not built"; exit 1; }
 

@@ -8,10 +8,7 @@ BUILD=${BUILD:-build}
 BIN=$BUILD/bin/electra-train
 T=$(mktemp -d /tmp/el_out_e2e.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+. tests/tap.sh
 [ -x "$BIN" ] || { bad "$BIN not built"; exit 1; }
 
 for i in $(seq 400); do

@@ -12,11 +12,7 @@ PY=${PYTHON:-/usr/bin/python3}
 BIN=$BUILD/bin/electra-train
 T=$(mktemp -d /tmp/el_train_e2e.XXXXXX)
 trap 'kill $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
-skip() { echo "ok - # SKIP $*"; }
+. tests/tap.sh
 
 [ -x "$BIN" ] || { bad "$BIN not built"; exit 1; }
 

@@ -14,10 +14,7 @@ PY=${PYTHON:-/usr/bin/python3}
 BIN=$BUILD/bin/electra-train
 T=$(mktemp -d /tmp/el_train_resume.XXXXXX)
 trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+. tests/tap.sh
 
 [ -x "$BIN" ] || { bad "$BIN not built"; exit 1; }
 

@@ -15,10 +15,7 @@ PY=${PYTHON:-/usr/bin/python3}
 BIN=$BUILD/bin/electra-train
 T=$(mktemp -d /tmp/el_time_limit.XXXXXX)
 trap 'rm -rf "$T"' EXIT
-fails=0
-ok() { echo "ok - $*"; }
-bad() { echo "not ok - $*"; fails=$((fails + 1)); }
-check() { local name=$1; shift; if "$@"; then ok "$name"; else bad "$name"; fi; }
+. tests/tap.sh
 SLACK=5 # seconds beyond the limit: start-up, tokenizing, the first and last validation and save
 
 [ -x "$BIN" ] || { bad "$BIN not built"; exit 1; }
