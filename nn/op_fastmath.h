@@ -92,8 +92,13 @@ static inline float el__erfcf(float x) {
   return x < 0.0f ? 2.0f - r : r;
 }
 
-/* Exact (erf) GELU, x Phi(x) = x erfc(-x / sqrt 2) / 2. */
-static inline float el__geluf(float x) { return 0.5f * x * el__erfcf(-x * 0.70710678118654752440f); }
+/* Phi(x), the standard normal CDF: erfc(-x / sqrt 2) / 2. */
+static inline float el__normal_cdff(float x) {
+  return 0.5f * el__erfcf(-x * 0.70710678118654752440f);
+}
+
+/* Exact (erf) GELU, x Phi(x). */
+static inline float el__geluf(float x) { return x * el__normal_cdff(x); }
 
 /* Counter-based random bits: the splitmix64 finalizer of key + (i+1) * golden
  * gamma, i.e. the i-th output of a splitmix64 stream seeded with key. Each

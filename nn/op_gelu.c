@@ -14,8 +14,6 @@ typedef struct gelu_job {
   const float *in, *dout;
 } gelu_job;
 
-#define EL_INV_SQRT2 0.70710678118654752440f
-
 /* With the vectorisable GELU of op_fastmath.h. */
 static void forward_range(void *p, size_t lo, size_t hi) {
   const gelu_job *j = p;
@@ -37,7 +35,6 @@ void el__gelu_forward_naive(float *out, const float *in, size_t n) {
 
 /* d/dx [x Phi(x)] = Phi(x) + x phi(x), given Phi(x) */
 #define EL_INV_SQRT_2PI 0.39894228040143267794f
-static inline float gelu_cdf(float x) { return 0.5f * el__erfcf(-x * EL_INV_SQRT2); }
 static inline float gelu_grad(float x, float cdf) {
   return cdf + x * EL_INV_SQRT_2PI * el__expf(-0.5f * x * x);
 }
@@ -47,7 +44,7 @@ static void backward_range(void *p, size_t lo, size_t hi) {
 #pragma omp simd
   for (size_t i = lo; i < hi; i++) {
     const float x = j->in[i];
-    j->out[i] += j->dout[i] * gelu_grad(x, gelu_cdf(x));
+    j->out[i] += j->dout[i] * gelu_grad(x, el__normal_cdff(x));
   }
 }
 
@@ -70,7 +67,7 @@ static void forward_grad_range(void *p, size_t lo, size_t hi) {
   const gelu_job *j = p;
 #pragma omp simd
   for (size_t i = lo; i < hi; i++) {
-    const float x = j->in[i], cdf = gelu_cdf(x);
+    const float x = j->in[i], cdf = el__normal_cdff(x);
     j->out[i] = x * cdf;
     j->grad[i] = gelu_grad(x, cdf);
   }

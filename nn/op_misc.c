@@ -24,10 +24,6 @@ static void add_range(void *p, size_t lo, size_t hi) {
   const ew_job *j = p;
   for (size_t i = lo; i < hi; i++) j->y[i] += j->x[i];
 }
-static void mul_inplace_range(void *p, size_t lo, size_t hi) {
-  const ew_job *j = p;
-  for (size_t i = lo; i < hi; i++) j->y[i] *= j->x[i];
-}
 
 void el__dropout_forward(float *out, const float *in, const float *mask, size_t n) {
   ew_job j = {out, in, mask};
@@ -45,8 +41,8 @@ void el__add_inplace(float *y, const float *x, size_t n) {
 }
 
 void el__mul_inplace(float *y, const float *x, size_t n) {
-  ew_job j = {y, x, NULL};
-  el__pool_for(n, BLOCK, mul_inplace_range, &j);
+  ew_job j = {y, y, x}; /* dropout's y = x * mask, with y as x */
+  el__pool_for(n, BLOCK, mul_range, &j);
 }
 
 float el__sigmoidf(float x) {
