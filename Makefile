@@ -48,7 +48,7 @@ override CFLAGS += -fno-trapping-math -ffp-contract=fast -std=c11 -D_GNU_SOURCE 
   $(SAN) -fopenmp $(PKG_CFLAGS) $(DNNL_CFLAGS) -MMD -MP
 LDLIBS := $(PKG_LIBS) $(DNNL_LIBS) -lm -lpthread
 
-# MPI (train/dist.h): train/dist_mpi.c with Open MPI, train/dist_none.c
+# MPI (train/pretrain/dist.h): train/pretrain/dist_mpi.c with Open MPI, train/pretrain/dist_none.c
 # without. The choice is recorded in $(BUILD)/mpi.flag so that switching it
 # rebuilds the trainer's archive and relinks.
 MPI ?= $(shell pkg-config --exists ompi-c 2>/dev/null && echo 1 || echo 0)
@@ -58,7 +58,7 @@ MPI_LIBS := $(shell pkg-config --libs ompi-c)
 ifeq ($(MPI_LIBS),)
 $(error MPI=1 but pkg-config finds no ompi-c: install libopenmpi-dev (deploy/install-deps.sh))
 endif
-XCFLAGS_train/dist_mpi := $(MPI_CFLAGS)
+XCFLAGS_train/pretrain/dist_mpi := $(MPI_CFLAGS)
 LDLIBS += $(MPI_LIBS)
 endif
 MPI_FLAG := $(BUILD)/mpi.flag
@@ -85,9 +85,24 @@ override LDFLAGS += $(SAN) -fopenmp
 INC_nn := -Iinclude -Inn
 INC_engine := -Iinclude -Inn -Iengine
 INC_common := -Iinclude -Icommon
-INC_train := -Iinclude -Inn -Icommon -Itrain -iquote engine/internal
-INC_server := -Iinclude -Icommon -Iserver
-INC_tests := -Iinclude -Inn -Iengine -Iengine/internal -Icommon -Itrain -Iserver
+# lang/: the English the checker and the learner-error generator know (verb
+#   forms, noun number, closed classes, spellings): include/ and the engine's
+#   internal helpers only, so both programs can link it.
+# train/ is arranged by job; each sub-folder sees the ones below it in this
+# list and nothing above: report < data < model < vocab < pretrain < finetune
+# < cmd (tests/e2e/test_layers.sh checks the same order).
+INC_lang := -Iinclude -Ilang -iquote engine/internal
+TRAIN_BASE := -Iinclude -Inn -Ilang -iquote engine/internal
+INC_train/report := $(TRAIN_BASE) -Icommon -Itrain/report
+INC_train/data := $(TRAIN_BASE) -Itrain/report -Itrain/data
+INC_train/model := $(TRAIN_BASE) -Itrain/report -Itrain/data -Itrain/model
+INC_train/vocab := $(TRAIN_BASE) -Itrain/report -Itrain/data -Itrain/vocab
+INC_train/pretrain := $(TRAIN_BASE) -Icommon -Itrain/report -Itrain/data -Itrain/model -Itrain/vocab -Itrain/pretrain
+INC_train/finetune := $(TRAIN_BASE) -Icommon -Itrain/report -Itrain/data -Itrain/model -Itrain/vocab -Itrain/pretrain -Itrain/finetune
+INC_train/cmd := $(TRAIN_BASE) -Icommon -Itrain/report -Itrain/data -Itrain/model -Itrain/vocab -Itrain/pretrain -Itrain/finetune -Itrain/cmd
+TRAIN_SUBS := report data model vocab pretrain finetune cmd
+INC_server := -Iinclude -Icommon -Iserver -iquote engine/shared
+INC_tests := -Iinclude -Inn -Iengine -Iengine/internal -Icommon -Ilang $(TRAIN_SUBS:%=-Itrain/%) -Iserver
 # nn/ and engine/ are built with hidden visibility: only what the public
 # headers mark (#pragma GCC visibility in include/electra/) has default
 # visibility, so a shared build of libelectra would export the public API
@@ -96,32 +111,35 @@ INC_tests := -Iinclude -Inn -Iengine -Iengine/internal -Icommon -Itrain -Iserver
 # one program.)
 VIS_nn := -fvisibility=hidden
 VIS_engine := -fvisibility=hidden
-layer = $(firstword $(subst /, ,$(1)))
-# `make -s print-inc-server`: a folder's include flags (tests/e2e/test_layers.sh)
+VIS_lang := -fvisibility=hidden
+# A source's layer: its first folder, or for train/ its first two (train/data).
+layer = $(if $(filter train,$(firstword $(subst /, ,$(1)))),train/$(word 2,$(subst /, ,$(1))),$(firstword $(subst /, ,$(1))))
+# `make -s print-inc-server`, `print-inc-train-data`: a folder's include flags
+# (tests/e2e/test_layers.sh; a sub-folder's / spelt -)
 print-inc-%:
-	@echo $(INC_$*)
+	@echo $(INC_$(subst -,/,$*))
 
 NN_SRC := $(wildcard nn/*.c)
 ENGINE_SRC := $(wildcard engine/*.c)
 # common/: the internal pieces both programs share (the option-table engine)
 COMMON_SRC := $(wildcard common/*.c)
-TRAIN_SRC := $(filter-out train/main.c train/dist_mpi.c train/dist_none.c,$(wildcard train/*.c))
+LANG_SRC := $(wildcard lang/*.c)
+TRAIN_SRC := $(filter-out train/cmd/main.c train/pretrain/dist_mpi.c train/pretrain/dist_none.c,$(wildcard train/*/*.c))
 ifeq ($(MPI),1)
-TRAIN_SRC += train/dist_mpi.c
+TRAIN_SRC += train/pretrain/dist_mpi.c
 else
-TRAIN_SRC += train/dist_none.c
+TRAIN_SRC += train/pretrain/dist_none.c
 endif
 SERVER_SRC := $(filter-out server/main.c,$(wildcard server/*.c))
 TEST_SRC := $(wildcard tests/unit/test_*.c)
 BENCH_SRC := $(wildcard tests/bench/*.c)
-TEST_SUPPORT := $(wildcard tests/support/*.c)
 
 NN_OBJ := $(NN_SRC:%.c=$(BUILD)/%.o)
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
+LANG_OBJ := $(LANG_SRC:%.c=$(BUILD)/%.o)
 TRAIN_OBJ := $(TRAIN_SRC:%.c=$(BUILD)/%.o)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o)
-SUPPORT_OBJ := $(TEST_SUPPORT:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 BENCH_BIN := $(BENCH_SRC:tests/bench/%.c=$(BUILD)/bench/%)
 # the corrupt-checkpoint driver of tests/reference/test_checkpoint_corrupt.sh
@@ -130,6 +148,7 @@ CKPT_DRIVER := $(BUILD)/tests/reference/checkpoint_driver
 LIB_NN := $(BUILD)/libelectra_nn.a
 LIB_ENGINE := $(BUILD)/libelectra.a
 LIB_COMMON := $(BUILD)/libelectra_common.a
+LIB_LANG := $(BUILD)/libelectra_lang.a
 LIB_TRAIN := $(BUILD)/libelectra_train.a
 LIB_SERVER := $(BUILD)/libelectra_server.a
 BINS := $(BUILD)/bin/electra-train $(BUILD)/bin/electra-server
@@ -163,6 +182,10 @@ $(LIB_COMMON): $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
 	$(AR) rcs $@ $^
+$(LIB_LANG): $(LANG_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(AR) rcs $@ $^
 $(LIB_TRAIN): $(TRAIN_OBJ) $(MPI_FLAG)
 	@mkdir -p $(dir $@)
 	@rm -f $@
@@ -172,7 +195,7 @@ $(LIB_SERVER): $(SERVER_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/bin/electra-train: $(BUILD)/train/main.o $(LIB_TRAIN) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
+$(BUILD)/bin/electra-train: $(BUILD)/train/cmd/main.o $(LIB_TRAIN) $(LIB_COMMON) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/bin/electra-server: $(BUILD)/server/main.o $(LIB_SERVER) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
@@ -183,16 +206,16 @@ $(BUILD)/bin/electra-server: $(BUILD)/server/main.o $(LIB_SERVER) $(LIB_COMMON) 
 # module does not block the others' tests: test_engine_* -> engine,
 # test_train_* -> train + engine, test_server_* -> server + engine (both
 # also link common/, the option engine they share).
-$(BUILD)/tests/test_engine_%: $(BUILD)/tests/unit/test_engine_%.o $(SUPPORT_OBJ) $(LIB_ENGINE) $(LIB_NN)
+$(BUILD)/tests/test_engine_%: $(BUILD)/tests/unit/test_engine_%.o $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/tests/test_train_%: $(BUILD)/tests/unit/test_train_%.o $(SUPPORT_OBJ) $(LIB_TRAIN) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
+$(BUILD)/tests/test_train_%: $(BUILD)/tests/unit/test_train_%.o $(LIB_TRAIN) $(LIB_COMMON) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/tests/test_server_%: $(BUILD)/tests/unit/test_server_%.o $(SUPPORT_OBJ) $(LIB_SERVER) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
+$(BUILD)/tests/test_server_%: $(BUILD)/tests/unit/test_server_%.o $(LIB_SERVER) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(SUPPORT_OBJ) $(LIB_TRAIN) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
+$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB_TRAIN) $(LIB_COMMON) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(CKPT_DRIVER): $(BUILD)/tests/reference/checkpoint_driver.o $(LIB_ENGINE) $(LIB_NN)
@@ -280,7 +303,7 @@ fuzz:
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang \
 	  SANITIZE=fuzzer-no-link,address,undefined fuzz-bins
 fuzz-bins: $(FUZZ_BINS)
-$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB_SERVER) $(LIB_TRAIN) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB_SERVER) $(LIB_TRAIN) $(LIB_COMMON) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 fuzz-smoke: fuzz

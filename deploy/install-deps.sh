@@ -18,7 +18,7 @@ runtime_pkgs="libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 lib
 # python3-torch is the independent reference the tests check the engine against;
 # curl drives the end-to-end server tests; fortunes(-min) + wordnet are the English text
 # the default model of `make run` is pretrained on, with trans-de-en's example sentences; wamerican + wbritish are the word lists
-# the synthetic GED stage derives British spellings from (train/text_variants.h); chromium renders the
+# the synthetic GED stage derives British spellings from (lang/text_variants.h); chromium renders the
 # server's page in the browser test; python3-yaml reads the Kubernetes manifests;
 # python3-jsonschema checks every server answer against its /openapi.json.
 # libopenmpi-dev + openmpi-bin: the data-parallel trainer (make MPI=1) and its

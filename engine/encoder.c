@@ -10,15 +10,11 @@
 #include "ops.h"
 #include "quant.h"
 
-int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b, int need,
-                    const char *fn, int *T, el_error *err) {
+int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b, const char *fn,
+                    int *T, el_error *err) {
   if (!m || !ws || !b)
     return el_error_set(err, EL_EINVAL, "%s: NULL model, workspace or batch", fn);
   const el_config *c = &m->cfg;
-  if (need >= 0 && (int)c->arch != need)
-    return el_error_set(err, EL_EINVAL, "%s: the model is %s, this call needs %s", fn,
-                        el_arch_name(c->arch) ? el_arch_name(c->arch) : "an unknown architecture",
-                        el_arch_name((el_arch)need));
   if (ws->H != c->hidden_size || ws->E != c->embedding_size || ws->inter != c->intermediate_size ||
       ws->nh != c->num_heads || ws->max_pos != c->max_position_embeddings)
     return el_error_set(err, EL_EINVAL,
@@ -192,7 +188,7 @@ void el__encode(const el_model *m, el_workspace *ws, const el_batch *b) {
 int el_run_hidden(const el_model *m, el_workspace *ws, const el_batch *b, float *hidden,
                   el_error *err) {
   int T = 0;
-  int rc = el__check_batch(m, ws, b, -1, "el_run_hidden", &T, err);
+  int rc = el__check_batch(m, ws, b, "el_run_hidden", &T, err);
   if (rc) return rc;
   if (!hidden) return el_error_set(err, EL_EINVAL, "el_run_hidden: NULL output");
   el__blas_single_begin();

@@ -5,7 +5,7 @@
  *
  * Adding a head: an el_arch value (include/electra/model.h), its weights'
  * fields (weights.h), an entry below and its el_run_* forward; then its entry
- * in the trainer's table (train/tmodel.c) if it is trained, and in the
+ * in the trainer's table (train/model/tmodel.c) if it is trained, and in the
  * server's (server/srv_heads.c) if it is served. docs/ARCHITECTURE.md lists
  * the entries. */
 #include <stddef.h>
@@ -91,6 +91,18 @@ int el_arch_from_name(const char *name) {
   return -1;
 }
 
+/* The batch checks of every el_run_<head>: the model has the head the call
+ * needs (the encoder's el__check_batch checks the rest). */
+static int check_head_batch(const el_model *m, const el_workspace *ws, const el_batch *b,
+                            el_arch need, const char *fn, int *T, el_error *err) {
+  if (m && m->cfg.arch != need)
+    return el_error_set(err, EL_EINVAL, "%s: the model is %s, this call needs %s", fn,
+                        el_arch_name(m->cfg.arch) ? el_arch_name(m->cfg.arch)
+                                                  : "an unknown architecture",
+                        el_arch_name(need));
+  return el__check_batch(m, ws, b, fn, T, err);
+}
+
 static float dot(const float *a, const float *b, int n) {
   float s = 0.0f;
 #pragma omp simd reduction(+ : s)
@@ -102,7 +114,7 @@ static float dot(const float *a, const float *b, int n) {
 int el_run_replaced(const el_model *m, el_workspace *ws, const el_batch *b, float *prob,
                     el_error *err) {
   int T = 0;
-  int rc = el__check_batch(m, ws, b, EL_ARCH_PRETRAINING, "el_run_replaced", &T, err);
+  int rc = check_head_batch(m, ws, b, EL_ARCH_PRETRAINING, "el_run_replaced", &T, err);
   if (rc) return rc;
   if (!prob) return el_error_set(err, EL_EINVAL, "el_run_replaced: NULL output");
   el__blas_single_begin();
@@ -122,7 +134,7 @@ int el_run_replaced(const el_model *m, el_workspace *ws, const el_batch *b, floa
 int el_run_classify(const el_model *m, el_workspace *ws, const el_batch *b, float *logits,
                     el_error *err) {
   int T = 0;
-  int rc = el__check_batch(m, ws, b, EL_ARCH_SEQ_CLS, "el_run_classify", &T, err);
+  int rc = check_head_batch(m, ws, b, EL_ARCH_SEQ_CLS, "el_run_classify", &T, err);
   if (rc) return rc;
   if (!logits) return el_error_set(err, EL_EINVAL, "el_run_classify: NULL output");
   el__blas_single_begin();
@@ -142,7 +154,7 @@ int el_run_classify(const el_model *m, el_workspace *ws, const el_batch *b, floa
 int el_run_qa(const el_model *m, el_workspace *ws, const el_batch *b, float *start_logits,
               float *end_logits, el_error *err) {
   int T = 0;
-  int rc = el__check_batch(m, ws, b, EL_ARCH_QA, "el_run_qa", &T, err);
+  int rc = check_head_batch(m, ws, b, EL_ARCH_QA, "el_run_qa", &T, err);
   if (rc) return rc;
   if (!start_logits || !end_logits) return el_error_set(err, EL_EINVAL, "el_run_qa: NULL output");
   el__blas_single_begin();
@@ -164,7 +176,7 @@ int el_run_qa(const el_model *m, el_workspace *ws, const el_batch *b, float *sta
 int el_run_token_classify(const el_model *m, el_workspace *ws, const el_batch *b, float *logits,
                           el_error *err) {
   int T = 0;
-  int rc = el__check_batch(m, ws, b, EL_ARCH_TOKEN_CLS, "el_run_token_classify", &T, err);
+  int rc = check_head_batch(m, ws, b, EL_ARCH_TOKEN_CLS, "el_run_token_classify", &T, err);
   if (rc) return rc;
   if (!logits) return el_error_set(err, EL_EINVAL, "el_run_token_classify: NULL output");
   el__blas_single_begin();
@@ -182,7 +194,7 @@ int el_run_token_classify(const el_model *m, el_workspace *ws, const el_batch *b
 int el_run_mlm(const el_model *m, el_workspace *ws, const el_batch *b, const int *positions,
                int n_pos, float *logits, el_error *err) {
   int T = 0;
-  int rc = el__check_batch(m, ws, b, EL_ARCH_MASKED_LM, "el_run_mlm", &T, err);
+  int rc = check_head_batch(m, ws, b, EL_ARCH_MASKED_LM, "el_run_mlm", &T, err);
   if (rc) return rc;
   if (n_pos < 0 || n_pos > ws->max_tokens)
     return el_error_set(err, n_pos < 0 ? EL_EINVAL : EL_ETOOLONG,

@@ -36,10 +36,10 @@ struct el_workspace {
 };
 
 /* Checks m, ws and b (batch shape, ids, type ids, workspace limits, that ws
- * was sized for m's shape) and that m's architecture is `need` (or any when
- * need < 0). `fn` names the caller in messages. Sets *T to the token count. */
-int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b, int need,
-                    const char *fn, int *T, el_error *err);
+ * was sized for m's shape); the heads check their architecture first
+ * (heads.c). `fn` names the caller in messages. Sets *T to the token count. */
+int el__check_batch(const el_model *m, const el_workspace *ws, const el_batch *b, const char *fn,
+                    int *T, el_error *err);
 
 /* Runs embeddings and all encoder layers on a checked batch; the final hidden
  * states are left in ws->x [T, H]. Call between el__blas_single_begin and

@@ -66,7 +66,7 @@ typedef struct el__tensor_spec {
  * tensors (after the encoder's, in file order). The loader, the saver, the
  * trainer's parameter block and el_arch_name all read them from there; the
  * head's forward (el_run_*) sits next to the table. The trainer's side of a
- * head is train/tmodel.c's head table, the server's server/srv_heads.c. */
+ * head is train/model/tmodel.c's head table, the server's server/srv_heads.c. */
 
 /* A head tensor's size along one dimension, from the config. */
 typedef enum el__dim {

@@ -1,6 +1,6 @@
 /* Exact (erf) GELU, as HF "gelu" and Google's modeling.gelu compute it.
  * A layer's backward that recomputes the activation instead of keeping it
- * (train/tmodel.c) takes both from el__gelu_forward_grad: one erfc per
+ * (train/model/tmodel.c) takes both from el__gelu_forward_grad: one erfc per
  * element where recompute + backward took two. */
 #include <math.h>
 #include "op_fastmath.h"

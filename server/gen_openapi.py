@@ -12,6 +12,7 @@ example of its request and answer (checked against the schemas by the tests).
 Optional request fields may be null (= absent)."""
 import json
 import os
+import sys
 
 ERR = {"$ref": "#/components/responses/Error"}
 RID = {"X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"}}
@@ -338,6 +339,15 @@ for i in range(0, len(text), 90):
     chunk = text[i:i + 90].replace('\\', '\\\\').replace('"', '\\"')
     out.append('    "%s"\n' % chunk)
 out.append('    ;\n')
-with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), 'openapi.c'), 'w') as f:
+# `gen_openapi.py --check`: exit 1 when server/openapi.c is not what this
+# script writes (tests/e2e/test_layers.sh), instead of writing it.
+path = os.path.join(os.path.dirname(os.path.abspath(__file__)), 'openapi.c')
+if sys.argv[1:] == ['--check']:
+    with open(path) as f:
+        same = f.read() == ''.join(out)
+    print('server/openapi.c matches gen_openapi.py' if same else
+          'server/openapi.c differs from what gen_openapi.py writes: run python3 server/gen_openapi.py')
+    sys.exit(0 if same else 1)
+with open(path, 'w') as f:
     f.write(''.join(out))
 print(len(text))

@@ -452,7 +452,6 @@ el__http_err el__sched_admit_cost(el__sched *s, int force, long tokens) {
   return e;
 }
 
-void el__sched_unadmit(el__sched *s) { el__sched_unadmit_cost(s, 0); }
 
 void el__sched_unadmit_cost(el__sched *s, long tokens) {
   pthread_mutex_lock(&s->mu);

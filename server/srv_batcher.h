@@ -110,7 +110,6 @@ el__http_err el__sched_admit(el__sched *s, int force);
  * the bound alone still runs). The job's cost must be set to tokens. */
 el__http_err el__sched_admit_cost(el__sched *s, int force, long tokens);
 /* Gives back a reserved place that will not be used. */
-void el__sched_unadmit(el__sched *s);
 void el__sched_unadmit_cost(el__sched *s, long tokens);
 /* Tokens of admitted, unanswered requests. */
 long el__sched_queued_tokens(el__sched *s);

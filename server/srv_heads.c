@@ -7,17 +7,6 @@
 
 #include "srv_models.h"
 
-int el__grow(void **p, size_t *cap, size_t need, size_t elem) {
-  if (need <= *cap) return 0;
-  size_t c = *cap ? *cap : 256;
-  while (c < need) c *= 2;
-  void *q = realloc(*p, c * elem);
-  if (!q) return -1;
-  *p = q;
-  *cap = c;
-  return 0;
-}
-
 static const char *const TASK_NAMES[EL_TASK_COUNT] = {"score", "classify", "qa"};
 static const char *const TASK_ROUTES[EL_TASK_COUNT] = {"/score", "/classify", "/qa"};
 

@@ -21,6 +21,7 @@
 #include "electra/electra.h"
 #include "srv_batcher.h"
 #include "srv_sbuf.h"
+#include "support_api.h"
 
 struct el__model_entry;
 
@@ -52,8 +53,5 @@ const el__srv_head *el__srv_head_of(el_arch a);
 const char *el__task_name(int task);
 const char *el__task_route(int task);
 
-/* Grows *p to at least need elements of elem bytes (doubling from 256);
- * 0, or -1 when out of memory (*p unchanged). */
-int el__grow(void **p, size_t *cap, size_t need, size_t elem);
 
 #endif

@@ -12,7 +12,7 @@
 # token cache) to space ~10 validations and 4 checkpoints over the run; the
 # real run gets --time-limit only: the trainer plans its learning-rate
 # schedule (warmup, decay to 0) to end at the limit from its own measured
-# step time (train/schedule.h), so no --max-steps is needed.
+# step time (train/model/schedule.h), so no --max-steps is needed.
 #   BENCH_MINUTES=20 THREADS=2 BENCH_OUT=/tmp/el_bench_learning PRETRAIN_ARGS= tests/bench/bench_learning.sh
 # Pass criteria printed at the end (docs/RESULTS.md §1, item 2):
 #  - discriminator: held-out AUC >= 0.55 AND held-out loss below the binary

@@ -2,7 +2,7 @@
 """ELECTRA pretraining written independently in PyTorch, for the learning-parity bench
 (tests/bench/bench_learning_pytorch.sh).
 
-Reads the trainer's binary token cache (train/data_cache.h) and the vocabulary, and trains the
+Reads the trainer's binary token cache (train/data/data_cache.h) and the vocabulary, and trains the
 `tiny` preset's generator/discriminator pair with the recipe of docs/MODEL.md: dynamic masking (15 %,
 85 % [MASK] / 15 % kept, positions without replacement), Gumbel-max samples, sigmoid CE over
 every non-pad token, MLM + 50 x disc, shared embeddings, AdamW without bias correction

@@ -1,5 +1,5 @@
 """Helpers shared by the PyTorch bench scripts: electra-train's token cache
-(train/data_cache.h) as numpy arrays, and the rank AUC the trainer reports."""
+(train/data/data_cache.h) as numpy arrays, and the rank AUC the trainer reports."""
 import numpy as np
 
 MAGIC = b"ELTOKC01"

@@ -7,8 +7,10 @@
 #  - every exported el_ symbol of the built archives is declared in
 #    include/electra/ (internal ones are el__), and in the hidden-visibility
 #    archives (engine, nn) only public symbols have default visibility;
-#  - no function of nn, engine, common, train or server is over 80 lines
-#    unless a comment above it says why ("Long because", func_lengths.py).
+#  - no function of nn, engine, common, lang, train or server is over 80
+#    lines unless a comment above it says why ("Long because", func_lengths.py);
+#  - one definition per global name across the archives, no call circle
+#    between source files (link_graph.py), server/openapi.c as generated.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -18,7 +20,7 @@ PY=${PYTHON:-/usr/bin/python3}
 
 probe() { # folder header: 0 when `#include "header"` compiles with folder's flags
   local inc
-  inc=$(make -s --no-print-directory "print-inc-$1") || return 2
+  inc=$(make -s --no-print-directory "print-inc-${1//\//-}") || return 2
   # shellcheck disable=SC2086
   (cd "$T" && printf '#include "%s"\nint el__probe;\n' "$2" |
      "$CC" -std=c11 -D_GNU_SOURCE $(sed "s| -I| -I$OLDPWD/|g; s|^-I|-I$OLDPWD/|; s|-iquote |-iquote $OLDPWD/|g" <<<"$inc") \
@@ -30,17 +32,34 @@ allowed=(
   "nn ops.h" "nn rng.h" "nn op_pool.h" "nn electra/error.h"
   "engine electra/electra.h" "engine ops.h" "engine weights.h" "engine infer_internal.h"
   "common el_cli.h" "common electra/error.h"
-  "train electra/electra.h" "train ops.h" "train rng.h" "train trainer_api.h" "train el_cli.h" "train params.h"
-  "server electra/electra.h" "server el_cli.h" "server srv_api.h"
+  "lang electra/error.h" "lang learner.h" "lang strmap.h" "lang trainer_api.h"
+  "train/report el_cli.h" "train/report progress.h" "train/report svg.h" "train/report learner.h"
+  "train/data progress.h" "train/data data_loader.h" "train/data data_cache.h"
+  "train/model tmodel.h" "train/model data_loader.h" "train/model ops.h"
+  "train/vocab vocab_builder.h" "train/vocab data_pretok.h"
+  "train/pretrain objective.h" "train/pretrain tmodel.h" "train/pretrain vocab_builder.h" "train/pretrain el_cli.h"
+  "train/finetune finetune.h" "train/finetune objective.h" "train/finetune finetune_run.h"
+  "train/cmd commands.h" "train/cmd finetune.h" "train/cmd pretrain_run.h" "train/cmd electra/electra.h"
+  "train/cmd trainer_api.h" "train/cmd rng.h"
+  "server electra/electra.h" "server el_cli.h" "server srv_api.h" "server support_api.h"
 )
+# train/'s sub-folders in their order: report < data < model < vocab <
+# pretrain < finetune < cmd; each is refused the ones above it.
 forbidden=(
-  "nn weights.h" "nn params.h" "nn el_cli.h"
-  "engine params.h" "engine srv_api.h" "engine el_cli.h"
-  "common ops.h" "common weights.h" "common params.h"
-  "train weights.h" "train checkpoint.h" "train model_internal.h" "train infer_internal.h"
-  "train tok_basic.h" "train srv_api.h"
+  "nn weights.h" "nn params.h" "nn el_cli.h" "nn learner.h"
+  "engine params.h" "engine srv_api.h" "engine el_cli.h" "engine learner.h"
+  "common ops.h" "common weights.h" "common params.h" "common learner.h"
+  "lang ops.h" "lang el_cli.h" "lang weights.h" "lang params.h" "lang tmodel.h" "lang srv_api.h"
+  "train/report data_loader.h" "train/report tmodel.h" "train/report commands.h"
+  "train/data tmodel.h" "train/data objective.h" "train/data finetune.h" "train/data el_cli.h"
+  "train/model objective.h" "train/model vocab_builder.h" "train/model finetune.h" "train/model el_cli.h"
+  "train/vocab tmodel.h" "train/vocab objective.h"
+  "train/pretrain finetune.h" "train/pretrain ged_synth.h" "train/pretrain commands.h"
+  "train/finetune commands.h"
+  "train/cmd weights.h" "train/cmd checkpoint.h" "train/cmd model_internal.h" "train/cmd infer_internal.h"
+  "train/cmd tok_basic.h" "train/cmd srv_api.h"
   "server ops.h" "server rng.h" "server weights.h" "server model_internal.h" "server params.h"
-  "server trainer_api.h" "server tok_basic.h"
+  "server trainer_api.h" "server tok_basic.h" "server grow.h"
 )
 for p in "${allowed[@]}"; do
   set -- $p
@@ -53,8 +72,8 @@ for p in "${forbidden[@]}"; do
   else ok "layers: $1/ cannot include \"$2\""; fi
 done
 
-around=$(grep -nE '#include "\.\./' nn/* engine/*.[ch] common/* train/* server/*.[ch] 2>/dev/null)
-if [ -z "$around" ]; then ok "layers: no relative ../ include in nn, engine, common, train, server"
+around=$(grep -nE '#include "\.\./' nn/* engine/*.[ch] common/* lang/* train/*/* server/*.[ch] 2>/dev/null)
+if [ -z "$around" ]; then ok "layers: no relative ../ include in nn, engine, common, lang, train, server"
 else nok "layers: relative ../ includes: $around"; fi
 
 # Symbols. Public: every el_ name a declaration in include/electra/ names.
@@ -78,8 +97,17 @@ done
 n_internal=$(nm -g --defined-only "$BUILD"/libelectra_nn.a | awk 'NF == 3 && $3 ~ /^el__/' | wc -l)
 if [ "$n_internal" -gt 0 ]; then ok "symbols: libelectra_nn.a defines $n_internal el__ symbols (the op kit is internal)"
 else nok "symbols: libelectra_nn.a defines no el__ symbol"; fi
-long=$("$PY" tests/e2e/func_lengths.py 80 nn engine common train server) || nok "func_lengths.py failed"
+long=$("$PY" tests/e2e/func_lengths.py 80 nn engine common lang train/* server) || nok "func_lengths.py failed"
 unstated=$(grep ' unstated$' <<<"$long")
 if [ -z "$unstated" ]; then ok "shape: no function over 80 lines without its reason ($(grep -c . <<<"$long") with one)"
 else nok "shape: functions over 80 lines without a \"Long because\" comment: $(echo $unstated)"; fi
+
+# One definition per name and no call circles between source files, over
+# every archive (link_graph.py); the served /openapi.json is what
+# server/gen_openapi.py writes.
+graph=$("$PY" tests/e2e/link_graph.py "$BUILD"/libelectra*.a)
+if [ -z "$graph" ]; then ok "link graph: one definition per name, no call circle between files"
+else nok "link graph: $(echo "$graph" | tr '\n' ';')"; fi
+if "$PY" server/gen_openapi.py --check >/dev/null; then ok "openapi: server/openapi.c is what gen_openapi.py writes"
+else nok "openapi: server/openapi.c differs from gen_openapi.py's output (run python3 server/gen_openapi.py)"; fi
 exit $((fails > 0))

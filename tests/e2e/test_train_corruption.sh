@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End to end: `pretrain --corruption learner:RATE` (learner errors in the ids
-# before masking, train/learner_ids.h) and `electra-train corrupt`: the run
+# before masking, train/pretrain/learner_ids.h) and `electra-train corrupt`: the run
 # finishes, its settings record the option, its train rows show more
 # replaced tokens than the generator alone replaces, a killed and resumed
 # run ends bit-identical to an uninterrupted one, bad values are refused;

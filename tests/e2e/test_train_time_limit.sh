@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# End to end: --time-limit plans the learning-rate schedule (train/schedule.h).
+# End to end: --time-limit plans the learning-rate schedule (train/model/schedule.h).
 # A `tiny` pretraining run with --time-limit 20s on a small generated text
 # must end by its plan within the limit (+ a few seconds for setup and the
 # final validation and save), with the last logged LR near 0 and the

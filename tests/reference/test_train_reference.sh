@@ -4,7 +4,7 @@
 # the ELECTRA step (generator + discriminator, shared embeddings or one tied
 # encoder, fixed masking plan, its own Gumbel samples written out), the MLM
 # baseline, and the classification, regression, QA and GED heads through the
-# fine-tuner's own losses (train/finetune_heads.c on nn/op_loss_head.c), and the
+# fine-tuner's own losses (train/finetune/finetune_heads.c on nn/op_loss_head.c), and the
 # ELECTRA step and the GED head again with position_embedding_type relative_key --
 # with dropout off, and writes the
 # initial parameters, batch, losses and every gradient, plus 10 AdamW steps

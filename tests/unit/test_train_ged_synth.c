@@ -1,4 +1,4 @@
-/* Synthetic GED data (train/data_sentences.c, train/ged_synth.c) and the
+/* Synthetic GED data (train/data/data_sentences.c, train/finetune/ged_synth.c) and the
  * learner mix override: sentences from paragraphs and from unpunctuated
  * lines, words split like the engine's BasicTokenizer with case kept, the
  * reservoir sample's size and determinism, the dev split, the per-word error

@@ -1,4 +1,4 @@
-/* Learner-error corruption (train/learner.h): each family on hand-written
+/* Learner-error corruption (lang/learner.h): each family on hand-written
  * sentences with the FCE labels, capitalisation, the sentence-level driver
  * (determinism, realised rate, label convention), the word-level variants
  * and the error paths. Needs WordNet (Debian wordnet-base); skips without. */

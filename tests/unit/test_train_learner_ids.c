@@ -1,4 +1,4 @@
-/* Learner errors on WordPiece ids for pretraining (train/learner_ids.h):
+/* Learner errors on WordPiece ids for pretraining (train/pretrain/learner_ids.h):
  * the tables built from a small vocabulary, each kind of edit with the FCE
  * labels (forced tokens) and the length rules, determinism, the realised
  * rate, the --corruption option, masking that skips forced tokens, and

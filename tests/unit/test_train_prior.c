@@ -1,4 +1,4 @@
-/* pretrain --bias-init prior (train/prior_init.h): the generator's softmax
+/* pretrain --bias-init prior (train/pretrain/prior_init.h): the generator's softmax
  * bias holds the smoothed log unigram frequencies of the TRAINING examples
  * (held-out ones and [CLS]/[SEP]/[PAD] not counted), the discriminator's
  * logit bias the log-odds of the mask rate; a single MLM model gets the same

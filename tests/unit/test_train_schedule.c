@@ -1,4 +1,4 @@
-/* The time planner of --time-limit (train/schedule.h) driven with synthetic
+/* The time planner of --time-limit (train/model/schedule.h) driven with synthetic
  * step times: constant, slowing down, noisy, a stall inside a step and a
  * pause between steps, periodic validation, a reserve for the final
  * validation, the --max-steps cap, a budget shorter than one step, the

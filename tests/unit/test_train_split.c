@@ -7,7 +7,7 @@
  *    sum of two halves' (each with its seq0 and the global batch's counts)
  *    within fp32 rounding; without seq0 (both halves keyed as sequences 0..)
  *    or without the global counts it does not, so the check can fail;
- *  - train/dist_none.c (compiled in here whatever the build): a launch by
+ *  - train/pretrain/dist_none.c (compiled in here whatever the build): a launch by
  *    mpirun/srun with more than one process is refused, saying how to build
  *    with MPI; a launch of one process runs. */
 #include <math.h>

@@ -10,7 +10,7 @@
 #include <unistd.h>
 #include "../test.h"
 #include "checkpoint.h"
-#include "cli_util.h"
+#include "el_cli.h"
 #include "json_num.h"
 #include "metrics_log.h"
 #include "pretrain_eval.h"

@@ -1,4 +1,4 @@
-/* Feature building for fine-tuning (train/finetune_data.c) with a hand-made
+/* Feature building for fine-tuning (train/finetune/finetune_data.c) with a hand-made
  * vocabulary: GED labels on the first piece of each word (rule "first") or on
  * every piece (rule "max"), sentences split at word boundaries; QA answers mapped to their pieces in the window
  * that holds them and to [CLS] elsewhere; pairs truncated to max_seq_len. */

@@ -1,4 +1,4 @@
-/* Correct text written another way (train/text_variants.h): British
+/* Correct text written another way (lang/text_variants.h): British
  * spellings derived from Debian's word lists, FCE's split contractions, the
  * per-copy draw, the vocabulary builder's counts, and the error for a missing
  * list. Needs wamerican + wbritish (SKIP without them). */

@@ -1,0 +1,203 @@
+/* electra-train eval (see --help): loads a fine-tuned checkpoint, scores
+ * a labelled file and prints the metrics as one JSON object on stdout;
+ * --out FILE writes the predictions (TSV for classification/regression/GED,
+ * a SQuAD-style {id: answer} JSON for QA). Inference is the engine's
+ * (el_run_*, include/electra/qa.h windows and span decoding), the same path
+ * as the server's /classify, /score and /qa. */
+#include <stdio.h>
+#include <string.h>
+
+#include "el_cli.h"
+#include "commands.h"
+#include "finetune_run.h"
+
+#define PROG "electra-train eval"
+
+static el_opt *g_opts;
+static int g_nopts;
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: " PROG " --task TASK --data FILE --model DIR [--out FILE] [options]\n\n"
+          "Prints metrics JSON: MCC/accuracy/F1 (classification), Pearson/Spearman (stsb),\n"
+          "token precision/recall/F0.5 of the error class (ged), EM/F1 (squad, squad2).\n"
+          "TASK: %s\n\noptions:\n",
+          el__task_names());
+  el__cli_print_options(f, g_opts, g_nopts);
+}
+
+static int arch_ok(const el__task *t, const el_config *c) {
+  switch (t->kind) {
+    case EL__TASK_CLS: return c->arch == EL_ARCH_SEQ_CLS && !c->regression;
+    case EL__TASK_REG: return c->arch == EL_ARCH_SEQ_CLS && c->regression;
+    case EL__TASK_GED: return c->arch == EL_ARCH_PRETRAINING || c->arch == EL_ARCH_TOKEN_CLS;
+    default: return c->arch == EL_ARCH_QA;
+  }
+}
+
+/* The threshold /score would apply to a request without one. */
+static float ged_threshold(const el_config *c, double given) {
+  if (given >= 0) return (float)given;
+  return c->has_score_threshold ? c->score_threshold : 0.5f;
+}
+
+/* The command line's values. */
+typedef struct eval_args {
+  const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype;
+  long batch, max_len, stride, max_query, threads, max_ex;
+  double threshold;
+} eval_args;
+
+/* The model fits the task: its architecture, and a GLUE task's label count.
+ * Prints why not. */
+static int model_fits(const el__task *t, const el_config *cfg, const char *model) {
+  if (!arch_ok(t, cfg)) {
+    fprintf(stderr,
+            PROG ": %s is %s%s, task %s needs %s\n", model, el_arch_name(cfg->arch),
+            cfg->regression ? " (regression)" : "", t->name,
+            t->kind == EL__TASK_GED ? "ElectraForPreTraining or ElectraForTokenClassification"
+            : t->kind == EL__TASK_QA ? "ElectraForQuestionAnswering"
+            : t->kind == EL__TASK_REG ? "ElectraForSequenceClassification with problem_type regression"
+                                      : "ElectraForSequenceClassification");
+    return 0;
+  }
+  if (t->kind == EL__TASK_CLS && t->labels && cfg->num_labels != t->n_labels) {
+    fprintf(stderr, PROG ": %s has %d labels, task %s has %d\n", model, cfg->num_labels, t->name,
+            t->n_labels);
+    return 0;
+  }
+  return 1;
+}
+
+/* Loads the model, reads and featurizes the data, runs the engine over it and
+ * prints the metrics as JSON (predictions to --out). Returns the exit status. */
+static int run_eval(const eval_args *a, const el__task *t) {
+  long max_len = a->max_len;
+  el_error err = {0};
+  el_model *m = NULL;
+  el_workspace *ws = NULL;
+  el__ft_examples ex = {0};
+  el__ft_data d = {0};
+  FILE *pf = NULL;
+  el__ft_engine_ctx ectx = {0};
+  int status = 1, rc;
+  char note[700], js[1024];
+  el_load_options lo = {.dtype = (el_dtype)el_dtype_from_name(a->dtype)}; /* checked */
+  if ((rc = el_model_load_opts(a->model, &lo, &m, &err))) goto fail;
+  const el_config *cfg = el_model_config(m);
+  if (!model_fits(t, cfg, a->model)) goto out;
+  if (a->correct && (t->kind != EL__TASK_GED || cfg->arch != EL_ARCH_TOKEN_CLS)) {
+    fprintf(stderr, PROG ": --correct-label applies to --task ged with an "
+            "ElectraForTokenClassification model; %s is %s\n", a->model, el_arch_name(cfg->arch));
+    goto out;
+  }
+  if (max_len > cfg->max_position_embeddings) max_len = cfg->max_position_embeddings;
+  el__tsv_columns cols = {a->tcol, a->pcol, a->lcol};
+  /* the file's labels: the task's fixed ones (a GLUE model's id2label holds
+   * display names such as "negative"), else the model's (tsv) */
+  int own = t->kind == EL__TASK_CLS && !t->labels;
+  if ((rc = el__ft_read(t, a->data, &cols, own ? cfg->id2label : NULL, own ? cfg->num_labels : 0,
+                        (int)a->max_ex, &ex, &err)))
+    goto fail;
+  el__ft_skip_note(&ex, note, sizeof note);
+  if (note[0]) fprintf(stderr, PROG ": %s\n", note);
+  el__ft_shape shape = {(int)max_len, el_qa_default_params(), EL_SCORE_MAX};
+  shape.qa.max_seq_len = (int)max_len;
+  shape.qa.doc_stride = (int)a->stride;
+  shape.qa.max_query_len = (int)a->max_query;
+  shape.ged_rule = cfg->score_rule;
+  const el_tokenizer *tok = el_model_tokenizer(m);
+  if ((rc = el__ft_features(&ex, tok, &shape, &d, &err))) goto fail;
+  if ((rc = el_workspace_new(m, (int)a->batch * d.max_len, (int)a->batch, &ws, &err))) goto fail;
+  ectx = (el__ft_engine_ctx){m, ws, t->kind, -1, NULL, 0};
+  if (t->kind == EL__TASK_GED && cfg->arch == EL_ARCH_TOKEN_CLS &&
+      (rc = el_correct_label(cfg->id2label, cfg->num_labels, a->correct, &ectx.correct_label, &err)))
+    goto fail;
+  el__ft_runner runner = {el__ft_engine_run, &ectx};
+  if (a->outp && !(pf = fopen(a->outp, "w"))) {
+    perror(a->outp);
+    goto out;
+  }
+  el__ft_metrics mt;
+  float thr = t->kind == EL__TASK_GED ? ged_threshold(cfg, a->threshold)
+              : cfg->has_null_threshold ? cfg->null_threshold : 0.0f;
+  if ((rc = el__ft_evaluate(&runner, &ex, &d, &shape, (int)a->batch, 0, thr, pf, &mt, &err)))
+    goto fail;
+  if (t->squad2 && !cfg->has_null_threshold)
+    fprintf(stderr, PROG ": %s has no electra_null_threshold: using 0\n", a->model);
+  if (pf && fclose(pf) != 0) {
+    pf = NULL;
+    perror(a->outp);
+    goto out;
+  }
+  pf = NULL;
+  el__ft_metrics_json(t, &mt, js, sizeof js);
+  printf("%s\n", js);
+  status = 0;
+  goto out;
+fail:
+  fprintf(stderr, PROG ": %s\n", err.msg);
+out:
+  if (pf) fclose(pf);
+  el__ft_engine_ctx_free(&ectx);
+  el_workspace_free(ws);
+  el__ft_data_free(&d);
+  el__ft_examples_free(&ex);
+  el_model_free(m);
+  return status;
+}
+
+int el__cmd_eval(int argc, char **argv) {
+  eval_args a = {.batch = 32, .max_len = 128, .stride = 128, .max_query = 64, .threshold = -1,
+                 .dtype = "fp32"};
+  el_opt opts[] = {
+      {"--task", EL_OPT_STR, &a.task, 0, 0, "TASK", "task; required", 0},
+      {"--data", EL_OPT_STR, &a.data, 0, 0, "FILE", "labelled file to score; required", 0},
+      {"--model", EL_OPT_STR, &a.model, 0, 0, "DIR", "fine-tuned checkpoint directory; required", 0},
+      {"--out", EL_OPT_STR, &a.outp, 0, 0, "FILE", "write predictions here", 0},
+      {"--batch-size", EL_OPT_INT, &a.batch, 1, 4096, "N", "sequences per forward (32)", 0},
+      {"--max-seq-len", EL_OPT_INT, &a.max_len, 8, 4096, "N", "tokens per sequence (128; 384 squad)", 0},
+      {"--doc-stride", EL_OPT_INT, &a.stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
+      {"--max-query-len", EL_OPT_INT, &a.max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
+      {"--threads", EL_OPT_INT, &a.threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
+      {"--dtype", EL_OPT_STR, &a.dtype, 0, 0, "fp32|int8",
+       "dense-layer arithmetic, as electra-server --dtype (fp32): see the metric an int8\n"
+       "      server would give (needs a build with oneDNN)", 0},
+      {"--max-examples", EL_OPT_INT, &a.max_ex, 0, 1e9, "N", "score the first N only (all)", 0},
+      {"--threshold", EL_OPT_FLOAT, &a.threshold, 0, 1, "X",
+       "ged: flag words with P(error) >= X (the model's score_threshold, else 0.5, as /score)", 0},
+      {"--correct-label", EL_OPT_STR, &a.correct, 0, 0, "LABEL",
+       "ged with an ElectraForTokenClassification model: its \"no error\" label (found by name: "
+       "CORRECT, C, O, OK or KEEP); P(error) = 1 - P(LABEL), as /score", 0},
+      {"--text-column", EL_OPT_STR, &a.tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
+      {"--pair-column", EL_OPT_STR, &a.pcol, 0, 0, "NAME|N", "tsv: second text column", 0},
+      {"--label-column", EL_OPT_STR, &a.lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},
+  };
+  g_opts = opts;
+  g_nopts = (int)(sizeof opts / sizeof opts[0]);
+  int rc = el__cli_parse(PROG, opts, g_nopts, argc, argv, usage);
+  if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+  const char *miss = !a.task ? "--task" : !a.data ? "--data" : !a.model ? "--model" : NULL;
+  if (miss) {
+    fprintf(stderr, PROG ": %s is required (see --help)\n", miss);
+    return 2;
+  }
+  const el__task *t = el__task_find(a.task);
+  if (!t) {
+    fprintf(stderr, PROG ": unknown --task '%s' (one of: %s)\n", a.task, el__task_names());
+    return 2;
+  }
+  int dt = el_dtype_from_name(a.dtype);
+  if (dt < 0) {
+    fprintf(stderr, PROG ": --dtype must be one of fp32|int8, got '%s'\n", a.dtype);
+    return 2;
+  }
+  if (!el_dtype_available((el_dtype)dt)) {
+    fprintf(stderr, PROG ": --dtype %s: this build has no int8 path (it needs oneDNN: install "
+            "libdnnl-dev and rebuild)\n", a.dtype);
+    return 2;
+  }
+  if (!el__cli_find(opts, g_nopts, "--max-seq-len")->seen) a.max_len = t->max_seq_len;
+  if (a.threads > 0) el_set_threads((int)a.threads);
+  return run_eval(&a, t);
+}

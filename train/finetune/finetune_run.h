@@ -1,0 +1,37 @@
+/* The fine-tuning run behind `electra-train finetune`: options, and the loop
+ * that trains, evaluates on dev after each epoch, and keeps the best
+ * checkpoint (train/finetune/finetune_run.c). */
+#ifndef EL_TRAIN_FINETUNE_RUN_H
+#define EL_TRAIN_FINETUNE_RUN_H
+
+#include <stdio.h>
+
+#include "finetune.h"
+#include "ged_synth.h"
+
+typedef struct el__ft_opts {
+  const el__task *task;
+  const char *train, *dev, *init, *out;
+  el__tsv_columns cols;
+  char *const *labels;     /* tsv --labels: fixed label order and names (NULL: sorted from train) */
+  int n_labels;
+  long epochs, batch, max_seq_len, seed, doc_stride, max_query_len, threads;
+  long max_train, max_dev; /* first N examples only (0 = all) */
+  long log_every;          /* progress line every N steps */
+  long accumulate;         /* micro-batches per rank and step (gradient accumulation); 0/1 none */
+  double lr, layer_decay, warmup, weight_decay;
+  int random_init;         /* keep the random encoder (baseline rows) */
+  double time_limit;       /* seconds; > 0: the LR schedule is planned to end at it */
+  el_score_rule ged_rule;  /* ged: how a word's pieces are labelled and scored */
+  el__synth_opts synth;    /* ged: n_paths > 0 -> synthetic training data instead of train */
+} el__ft_opts;
+
+/* Runs everything; progress and notes go to log. Returns EL_OK or an error
+ * (err names file/line/field). */
+int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err);
+
+/* The directory holding config.json: dir itself, or dir/discriminator for a
+ * pretraining run directory. Writes into buf (n bytes). */
+const char *el__ft_resolve_model_dir(const char *dir, char *buf, int n);
+
+#endif
