@@ -8,7 +8,7 @@ DESTDIR ?=
 BUILD ?= build
 PYTHON ?= /usr/bin/python3
 
-PKGS := openblas libmicrohttpd libcjson libuv libutf8proc
+PKGS := openblas libmicrohttpd libcjson libuv libutf8proc hunspell
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 
@@ -210,6 +210,9 @@ $(BUILD)/tests/test_engine_%: $(BUILD)/tests/unit/test_engine_%.o $(LIB_ENGINE) 
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/tests/test_train_%: $(BUILD)/tests/unit/test_train_%.o $(LIB_TRAIN) $(LIB_COMMON) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/tests/test_lang_%: $(BUILD)/tests/unit/test_lang_%.o $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/tests/test_server_%: $(BUILD)/tests/unit/test_server_%.o $(LIB_SERVER) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)

@@ -1,0 +1,122 @@
+/* Hunspell's en_GB + en_US behind one lock (dict.h). */
+#include "dict.h"
+
+#include <hunspell.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+static const char *const LANGS[] = {"en_GB", "en_US"};
+#define N_LANGS 2
+
+struct el__dict {
+  Hunhandle *h[N_LANGS]; /* NULL where that dictionary is not installed */
+  pthread_mutex_t lock;
+};
+
+static Hunhandle *open_one(const char *dir, const char *lang) {
+  char aff[1024], dic[1024];
+  snprintf(aff, sizeof aff, "%s/%s.aff", dir, lang);
+  snprintf(dic, sizeof dic, "%s/%s.dic", dir, lang);
+  if (access(aff, R_OK) || access(dic, R_OK)) return NULL;
+  return Hunspell_create(aff, dic);
+}
+
+int el__dict_load(const char *dir, el__dict **out, el_error *err) {
+  *out = NULL;
+  if (!dir) dir = "/usr/share/hunspell";
+  el__dict *d = calloc(1, sizeof *d);
+  if (!d) return el_error_set(err, EL_ENOMEM, "dictionary: out of memory");
+  int any = 0;
+  for (int i = 0; i < N_LANGS; i++) any |= (d->h[i] = open_one(dir, LANGS[i])) != NULL;
+  if (!any) {
+    free(d);
+    return el_error_set(err, EL_EIO, "dictionary: neither %s/en_GB.dic nor %s/en_US.dic is "
+                        "readable: install the Debian packages hunspell-en-gb and hunspell-en-us",
+                        dir, dir);
+  }
+  pthread_mutex_init(&d->lock, NULL);
+  *out = d;
+  return EL_OK;
+}
+
+void el__dict_free(el__dict *d) {
+  if (!d) return;
+  for (int i = 0; i < N_LANGS; i++)
+    if (d->h[i]) Hunspell_destroy(d->h[i]);
+  pthread_mutex_destroy(&d->lock);
+  free(d);
+}
+
+static int known_locked(el__dict *d, const char *word) {
+  for (int i = 0; i < N_LANGS; i++)
+    if (d->h[i] && Hunspell_spell(d->h[i], word)) return 1;
+  return 0;
+}
+
+int el__dict_known(el__dict *d, const char *word) {
+  pthread_mutex_lock(&d->lock);
+  int k = known_locked(d, word);
+  pthread_mutex_unlock(&d->lock);
+  return k;
+}
+
+static int is_letter(unsigned char c) { return (c | 32) >= 'a' && (c | 32) <= 'z'; }
+
+/* Letters, with ' or - only between letters; non-ASCII bytes count as
+ * letters (accented words are words). */
+static int is_word(const char *w) {
+  size_t n = strlen(w);
+  if (!n || n >= 256) return 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)w[i];
+    if (is_letter(c) || c >= 0x80) continue;
+    if ((c == '\'' || c == '-') && i > 0 && i + 1 < n) continue;
+    return 0;
+  }
+  return 1;
+}
+
+/* FCE-style split negation, the one clitic that starts with a letter. */
+static int is_split_clitic(const char *w) { return !strcasecmp(w, "n't"); }
+
+int el__dict_rejects(el__dict *d, const char *word, int sentence_start) {
+  if (!is_word(word) || is_split_clitic(word)) return 0;
+  int upper = word[0] >= 'A' && word[0] <= 'Z';
+  if (upper && !sentence_start) return 0; /* a name, as far as a dictionary can tell */
+  pthread_mutex_lock(&d->lock);
+  int known = known_locked(d, word);
+  if (!known && upper) { /* "Colour" at the start of a sentence */
+    char low[256];
+    size_t n = strlen(word);
+    memcpy(low, word, n + 1);
+    low[0] = (char)(low[0] - 'A' + 'a');
+    known = known_locked(d, low);
+  }
+  pthread_mutex_unlock(&d->lock);
+  return !known;
+}
+
+static int seen(char out[][EL__DICT_WORD_MAX], int n, const char *s) {
+  for (int i = 0; i < n; i++)
+    if (!strcmp(out[i], s)) return 1;
+  return 0;
+}
+
+int el__dict_suggest(el__dict *d, const char *word, char out[][EL__DICT_WORD_MAX], int max) {
+  int n = 0;
+  pthread_mutex_lock(&d->lock);
+  for (int i = 0; i < N_LANGS && n < max; i++) {
+    if (!d->h[i]) continue;
+    char **list = NULL;
+    int k = Hunspell_suggest(d->h[i], &list, word);
+    for (int j = 0; j < k && n < max; j++)
+      if (strlen(list[j]) < EL__DICT_WORD_MAX && !seen(out, n, list[j])) strcpy(out[n++], list[j]);
+    if (list) Hunspell_free_list(d->h[i], &list, k);
+  }
+  pthread_mutex_unlock(&d->lock);
+  return n;
+}
