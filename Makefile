@@ -92,6 +92,9 @@ INC_common := -Iinclude -Icommon
 # list and nothing above: report < data < model < vocab < pretrain < finetune
 # < cmd (tests/e2e/test_layers.sh checks the same order).
 INC_lang := -Iinclude -Ilang -iquote engine/internal
+# check/: the grammar checker (corrections, types, LanguageTool's format) on
+#   the public API and lang/; both programs link it.
+INC_check := -Iinclude -Ilang -Icheck -iquote engine/shared
 TRAIN_BASE := -Iinclude -Inn -Ilang -iquote engine/internal
 INC_train/report := $(TRAIN_BASE) -Icommon -Itrain/report
 INC_train/data := $(TRAIN_BASE) -Itrain/report -Itrain/data
@@ -99,10 +102,10 @@ INC_train/model := $(TRAIN_BASE) -Itrain/report -Itrain/data -Itrain/model
 INC_train/vocab := $(TRAIN_BASE) -Itrain/report -Itrain/data -Itrain/vocab
 INC_train/pretrain := $(TRAIN_BASE) -Icommon -Itrain/report -Itrain/data -Itrain/model -Itrain/vocab -Itrain/pretrain
 INC_train/finetune := $(TRAIN_BASE) -Icommon -Itrain/report -Itrain/data -Itrain/model -Itrain/vocab -Itrain/pretrain -Itrain/finetune
-INC_train/cmd := $(TRAIN_BASE) -Icommon -Itrain/report -Itrain/data -Itrain/model -Itrain/vocab -Itrain/pretrain -Itrain/finetune -Itrain/cmd
+INC_train/cmd := $(TRAIN_BASE) -Icheck -Icommon -Itrain/report -Itrain/data -Itrain/model -Itrain/vocab -Itrain/pretrain -Itrain/finetune -Itrain/cmd
 TRAIN_SUBS := report data model vocab pretrain finetune cmd
-INC_server := -Iinclude -Icommon -Iserver -iquote engine/shared
-INC_tests := -Iinclude -Inn -Iengine -Iengine/internal -Icommon -Ilang $(TRAIN_SUBS:%=-Itrain/%) -Iserver
+INC_server := -Iinclude -Icommon -Icheck -Iserver -iquote engine/shared
+INC_tests := -Iinclude -Inn -Iengine -Iengine/internal -Icommon -Ilang -Icheck $(TRAIN_SUBS:%=-Itrain/%) -Iserver
 # nn/ and engine/ are built with hidden visibility: only what the public
 # headers mark (#pragma GCC visibility in include/electra/) has default
 # visibility, so a shared build of libelectra would export the public API
@@ -112,6 +115,7 @@ INC_tests := -Iinclude -Inn -Iengine -Iengine/internal -Icommon -Ilang $(TRAIN_S
 VIS_nn := -fvisibility=hidden
 VIS_engine := -fvisibility=hidden
 VIS_lang := -fvisibility=hidden
+VIS_check := -fvisibility=hidden
 # A source's layer: its first folder, or for train/ its first two (train/data).
 layer = $(if $(filter train,$(firstword $(subst /, ,$(1)))),train/$(word 2,$(subst /, ,$(1))),$(firstword $(subst /, ,$(1))))
 # `make -s print-inc-server`, `print-inc-train-data`: a folder's include flags
@@ -124,6 +128,7 @@ ENGINE_SRC := $(wildcard engine/*.c)
 # common/: the internal pieces both programs share (the option-table engine)
 COMMON_SRC := $(wildcard common/*.c)
 LANG_SRC := $(wildcard lang/*.c)
+CHECK_SRC := $(wildcard check/*.c)
 TRAIN_SRC := $(filter-out train/cmd/main.c train/pretrain/dist_mpi.c train/pretrain/dist_none.c,$(wildcard train/*/*.c))
 ifeq ($(MPI),1)
 TRAIN_SRC += train/pretrain/dist_mpi.c
@@ -138,6 +143,7 @@ NN_OBJ := $(NN_SRC:%.c=$(BUILD)/%.o)
 ENGINE_OBJ := $(ENGINE_SRC:%.c=$(BUILD)/%.o)
 COMMON_OBJ := $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LANG_OBJ := $(LANG_SRC:%.c=$(BUILD)/%.o)
+CHECK_OBJ := $(CHECK_SRC:%.c=$(BUILD)/%.o)
 TRAIN_OBJ := $(TRAIN_SRC:%.c=$(BUILD)/%.o)
 SERVER_OBJ := $(SERVER_SRC:%.c=$(BUILD)/%.o)
 TEST_BIN := $(TEST_SRC:tests/unit/%.c=$(BUILD)/tests/%)
@@ -149,6 +155,7 @@ LIB_NN := $(BUILD)/libelectra_nn.a
 LIB_ENGINE := $(BUILD)/libelectra.a
 LIB_COMMON := $(BUILD)/libelectra_common.a
 LIB_LANG := $(BUILD)/libelectra_lang.a
+LIB_CHECK := $(BUILD)/libelectra_check.a
 LIB_TRAIN := $(BUILD)/libelectra_train.a
 LIB_SERVER := $(BUILD)/libelectra_server.a
 BINS := $(BUILD)/bin/electra-train $(BUILD)/bin/electra-server
@@ -182,6 +189,10 @@ $(LIB_COMMON): $(COMMON_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
 	$(AR) rcs $@ $^
+$(LIB_CHECK): $(CHECK_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(AR) rcs $@ $^
 $(LIB_LANG): $(LANG_OBJ)
 	@mkdir -p $(dir $@)
 	@rm -f $@
@@ -195,10 +206,10 @@ $(LIB_SERVER): $(SERVER_OBJ)
 	@rm -f $@
 	$(AR) rcs $@ $^
 
-$(BUILD)/bin/electra-train: $(BUILD)/train/cmd/main.o $(LIB_TRAIN) $(LIB_COMMON) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
+$(BUILD)/bin/electra-train: $(BUILD)/train/cmd/main.o $(LIB_TRAIN) $(LIB_COMMON) $(LIB_CHECK) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/bin/electra-server: $(BUILD)/server/main.o $(LIB_SERVER) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
+$(BUILD)/bin/electra-server: $(BUILD)/server/main.o $(LIB_SERVER) $(LIB_COMMON) $(LIB_CHECK) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -209,16 +220,19 @@ $(BUILD)/bin/electra-server: $(BUILD)/server/main.o $(LIB_SERVER) $(LIB_COMMON) 
 $(BUILD)/tests/test_engine_%: $(BUILD)/tests/unit/test_engine_%.o $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/tests/test_train_%: $(BUILD)/tests/unit/test_train_%.o $(LIB_TRAIN) $(LIB_COMMON) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
+$(BUILD)/tests/test_train_%: $(BUILD)/tests/unit/test_train_%.o $(LIB_TRAIN) $(LIB_COMMON) $(LIB_CHECK) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(BUILD)/tests/test_lang_%: $(BUILD)/tests/unit/test_lang_%.o $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/tests/test_server_%: $(BUILD)/tests/unit/test_server_%.o $(LIB_SERVER) $(LIB_COMMON) $(LIB_ENGINE) $(LIB_NN)
+$(BUILD)/tests/test_check_%: $(BUILD)/tests/unit/test_check_%.o $(LIB_CHECK) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
-$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB_TRAIN) $(LIB_COMMON) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
+$(BUILD)/tests/test_server_%: $(BUILD)/tests/unit/test_server_%.o $(LIB_SERVER) $(LIB_COMMON) $(LIB_CHECK) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
+$(BUILD)/bench/%: $(BUILD)/tests/bench/%.o $(LIB_TRAIN) $(LIB_COMMON) $(LIB_CHECK) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -o $@ $^ $(LDLIBS)
 $(CKPT_DRIVER): $(BUILD)/tests/reference/checkpoint_driver.o $(LIB_ENGINE) $(LIB_NN)
@@ -306,7 +320,7 @@ fuzz:
 	@$(MAKE) --no-print-directory BUILD=$(FUZZ_BUILD) CC=clang \
 	  SANITIZE=fuzzer-no-link,address,undefined fuzz-bins
 fuzz-bins: $(FUZZ_BINS)
-$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB_SERVER) $(LIB_TRAIN) $(LIB_COMMON) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
+$(BUILD)/fuzz/fuzz_%: $(BUILD)/tests/fuzz/fuzz_%.o $(LIB_SERVER) $(LIB_TRAIN) $(LIB_COMMON) $(LIB_CHECK) $(LIB_LANG) $(LIB_ENGINE) $(LIB_NN)
 	@mkdir -p $(dir $@)
 	$(CC) $(LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 fuzz-smoke: fuzz

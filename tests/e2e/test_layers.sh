@@ -41,7 +41,9 @@ allowed=(
   "train/finetune finetune.h" "train/finetune objective.h" "train/finetune finetune_run.h"
   "train/cmd commands.h" "train/cmd finetune.h" "train/cmd pretrain_run.h" "train/cmd electra/electra.h"
   "train/cmd trainer_api.h" "train/cmd rng.h"
-  "server electra/electra.h" "server el_cli.h" "server srv_api.h" "server support_api.h"
+  "check electra/electra.h" "check match.h" "check learner.h" "check dict.h" "check support_api.h"
+  "train/cmd check.h"
+  "server electra/electra.h" "server el_cli.h" "server srv_api.h" "server support_api.h" "server check.h"
 )
 # train/'s sub-folders in their order: report < data < model < vocab <
 # pretrain < finetune < cmd; each is refused the ones above it.
@@ -55,7 +57,8 @@ forbidden=(
   "train/model objective.h" "train/model vocab_builder.h" "train/model finetune.h" "train/model el_cli.h"
   "train/vocab tmodel.h" "train/vocab objective.h"
   "train/pretrain finetune.h" "train/pretrain ged_synth.h" "train/pretrain commands.h"
-  "train/finetune commands.h"
+  "train/finetune commands.h" "train/finetune check.h"
+  "check el_cli.h" "check weights.h" "check ops.h" "check srv_api.h" "check params.h" "check trainer_api.h"
   "train/cmd weights.h" "train/cmd checkpoint.h" "train/cmd model_internal.h" "train/cmd infer_internal.h"
   "train/cmd tok_basic.h" "train/cmd srv_api.h"
   "server ops.h" "server rng.h" "server weights.h" "server model_internal.h" "server params.h"

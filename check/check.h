@@ -1,0 +1,41 @@
+/* The grammar checker: detection by the discriminator, corrections
+ * ELECTRA's way (candidates from the generator and from the inverse of the
+ * learner-error families of lang/, kept only when the discriminator accepts
+ * the corrected sentence), an ERRANT type and a message per match
+ * (check/match.h). One implementation behind `electra-train check`, the
+ * server's /v2/check (LanguageTool's API) and /score's suggestions, and the
+ * M2 scorer of `electra-train eval --m2`. */
+#ifndef EL_CHECK_CHECK_H
+#define EL_CHECK_CHECK_H
+
+#include "electra/electra.h"
+#include "match.h"
+
+typedef struct el__checker el__checker;
+
+typedef struct el__checker_opts {
+  const el_model *detector;   /* ElectraForPreTraining or ElectraForTokenClassification; borrowed */
+  const el_model *generator;  /* ElectraForMaskedLM with the detector's vocabulary, or NULL:
+                                 the other candidate sources still apply; borrowed */
+  float threshold;            /* a word whose P(error) >= threshold is flagged */
+  el_score_rule rule;         /* word P(error) from its pieces (score.h) */
+  int correct_label;          /* token classifier: the label meaning "correct"; else -1 */
+  const char *wordnet_dir;    /* NULL: /usr/share/wordnet */
+  const char *dict_dir;       /* hunspell dictionaries; NULL: /usr/share/hunspell */
+  int max_suggestions;        /* per match, 1..EL__MATCH_MAX_REPL (0: EL__MATCH_MAX_REPL) */
+  int max_tokens;             /* the longest batch it runs (0: 4096) */
+} el__checker_opts;
+
+/* Loads what the candidate sources need (WordNet, dictionaries) and makes
+ * the workspaces. *out owned by the caller: el__checker_free. */
+int el__checker_new(const el__checker_opts *o, el__checker **out, el_error *err);
+void el__checker_free(el__checker *c);
+
+/* Checks text (UTF-8, len bytes) and appends its matches to out, in text
+ * order. Costs a few batched forward passes whatever the number of flagged
+ * words: the detector over the text's sentences, the generator over the
+ * flagged words masked, the detector over all candidate sentences. Not
+ * thread-safe (one checker per thread). */
+int el__check_text(el__checker *c, const char *text, size_t len, el__matches *out, el_error *err);
+
+#endif
