@@ -43,7 +43,7 @@ allowed=(
   "train/cmd trainer_api.h" "train/cmd rng.h"
   "check electra/electra.h" "check match.h" "check learner.h" "check dict.h" "check support_api.h"
   "train/cmd check.h"
-  "server electra/electra.h" "server el_cli.h" "server srv_api.h" "server support_api.h" "server check.h"
+  "server electra/electra.h" "server el_cli.h" "server srv_api.h" "server support_api.h" "server check.h" "server dict.h"
 )
 # train/'s sub-folders in their order: report < data < model < vocab <
 # pretrain < finetune < cmd; each is refused the ones above it.
