@@ -26,6 +26,7 @@
 #include "dist.h"
 #include "finetune_heads.h"
 #include "finetune_run.h"
+#include "keep_generator.h"
 #include "metrics_log.h"
 #include "optim.h"
 #include "params.h"
@@ -580,7 +581,10 @@ static int finish(ft_run *r, el_error *err) {
                             r->train_s, r->mdir};
   if (r->rank) return EL_OK; /* rank 0 writes */
   int rc = write_eval_json(r->o, &sum, err);
-  if (rc) return rc;
+  int kept = rc ? 0 : el__ft_keep_generator(r->o->init, r->o->out, err);
+  if (rc || kept < 0) return rc ? rc : kept;
+  if (kept) el__progress_note(&r->prog, "finetune: kept %s/generator/ as %s/generator/", r->o->init,
+                              r->o->out);
   char mj[1024];
   el__ft_metrics_json(r->t, &r->best_m, mj, sizeof mj);
   write_curves(r->o, &r->ml, &r->prog, 1);
