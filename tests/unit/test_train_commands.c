@@ -55,6 +55,13 @@ static int command_line(const char *cmd, const el_opt *t, const el_opt *d, int n
   return argc;
 }
 
+/* Values parsed back (table tb) are those filled directly (table t). */
+static void check_same(const char *what, const el_opt *t, const el_opt *tb, int n) {
+  const char *diff = first_difference(t, tb, n);
+  CHECK(!diff, "%s: parse(printed line) is the struct filled directly (differs at %s)", what,
+        diff ? diff : "-");
+}
+
 static char *inputs[] = {"corpus/a.txt", "corpus/b.txt"};
 
 /* recipe's pretraining stage: filled, printed, parsed back. */
@@ -78,9 +85,7 @@ static void pretrain_stage(void) {
   int argc = command_line("pretrain", t, d, EL_PT_N_OPTS, &buf, argv, 64);
   CHECK(el__pretrain_parse(argc, argv, &back) == EL_CLI_OK, "pretrain: the printed line parses");
   el__pt_cli_table(&back, tb);
-  const char *diff = first_difference(t, tb, EL_PT_N_OPTS);
-  CHECK(!diff, "pretrain: parse(printed line) is the struct filled directly (differs at %s)",
-        diff ? diff : "-");
+  check_same("pretrain", t, tb, EL_PT_N_OPTS);
   CHECK(back.max_steps == -1 && back.lr == -1 && !back.cache,
         "pretrain: options not given stay not given (the preset decides)");
   CHECK(first_difference(t, d, EL_PT_N_OPTS) != NULL, "pretrain: the comparison sees a difference");
@@ -131,9 +136,7 @@ static void finetune_stage(void) {
   int argc = command_line("finetune", t, d, EL_FT_N_OPTS, &buf, argv, 64);
   CHECK(el__finetune_parse(argc, argv, &back) == EL_CLI_OK, "finetune: the printed line parses");
   el__ft_table(&back, tb);
-  const char *diff = first_difference(t, tb, EL_FT_N_OPTS);
-  CHECK(!diff, "finetune: parse(printed line) is the struct filled directly (differs at %s)",
-        diff ? diff : "-");
+  check_same("finetune", t, tb, EL_FT_N_OPTS);
   CHECK(back.lr == 0 && back.max_len == 0, "finetune: --lr, --max-seq-len not given: the width's and task's");
   free(buf);
 }
@@ -154,9 +157,7 @@ static void vocab_stage(void) {
   int argc = command_line("vocab", t, d, EL_VOCAB_N_OPTS, &buf, argv, 64);
   CHECK(el__vocab_parse(argc, argv, &back) == EL_CLI_OK, "vocab: the printed line parses");
   el__vocab_table(&back, tb);
-  const char *diff = first_difference(t, tb, EL_VOCAB_N_OPTS);
-  CHECK(!diff, "vocab: parse(printed line) is the struct filled directly (differs at %s)",
-        diff ? diff : "-");
+  check_same("vocab", t, tb, EL_VOCAB_N_OPTS);
   free(buf);
 }
 
