@@ -94,7 +94,7 @@ ok(mk and ci, "fuzz seconds: sources found (Makefile FUZZ_SECONDS ?=, .ci/run FU
 if mk and ci:
     is_ci = lambda path, b: path == ".ci/run" or re.search(r"\bCI\b|\.ci/run", b) is not None
     fuzzy = lambda s: re.search(r"fuzz|FUZZ_SECONDS|target", s, re.I) is not None
-    pats = [r"(\d+) s per target", r"each target (?:for )?(\d+) s\b", r"FUZZ_SECONDS[=\s(]+(\d+)",
+    pats = [r"(\d+) s per target", r"each (?:fuzz )?target (?:for )?(\d+) s\b", r"FUZZ_SECONDS[=\s(]+(\d+)",
             r"target for (\d+) s\b"]
     n = 0
     for p in pats:
