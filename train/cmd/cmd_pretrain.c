@@ -99,7 +99,7 @@ static void usage(FILE *f) {
           "be on a filesystem every rank sees (for --resume and the token cache). A failed\n"
           "or killed rank ends all of them. Resuming with the same ranks, --accumulate and\n"
           "--threads is bit-exact; with another split it is equivalent (same data, draws\n"
-          "and schedule; float sums in another order). README: multi-node runs.\n");
+          "and schedule; float sums in another order). Multi-node runs: docs/TRAINING.md.\n");
 }
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
