@@ -17,10 +17,10 @@ mv "$outdir/electra-server.txt.tmp" "$outdir/electra-server.txt"
 
 {
   "$bindir/electra-train" --help
-  for cmd in vocab pretrain finetune eval; do
+  for cmd in vocab pretrain finetune eval "recipe ged" corrupt; do
     # A command's --help goes to stdout or stderr depending on the command;
     # keep whichever it printed, as long as it succeeded.
-    if text=$("$bindir/electra-train" "$cmd" --help 2>&1); then
+    if text=$("$bindir/electra-train" $cmd --help 2>&1); then
       printf '\n\n==== electra-train %s --help ====\n\n%s\n' "$cmd" "$text"
     fi
   done

@@ -23,9 +23,10 @@ runtime_pkgs="libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 lib
 # the synthetic GED stage derives British spellings from (lang/text_variants.h); chromium renders the
 # server's page in the browser test; python3-yaml reads the Kubernetes manifests;
 # python3-jsonschema checks every server answer against its /openapi.json.
+# time (/usr/bin/time): scripts/ged_table.sh times its runs with it (test_ged_table).
 # libopenmpi-dev + openmpi-bin: the data-parallel trainer (make MPI=1) and its
 # mpirun tests (tests/e2e/test_train_mpi.sh); the build stays MPI-free without them.
-test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema curl fortunes-min fortunes wordnet-base wamerican wbritish trans-de-en chromium libopenmpi-dev openmpi-bin"
+test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema curl fortunes-min fortunes wordnet-base wamerican wbritish trans-de-en chromium libopenmpi-dev openmpi-bin time"
 # make fresh-test / make docker-check: debootstrap builds Debian roots, git clones the repo
 # into them; systemd brings systemd-analyze (absent in containers and minimal roots).
 deploy_pkgs="debootstrap git systemd"

@@ -11,6 +11,14 @@ BUILD=${BUILD:-build}
 BIN=$BUILD/bin/electra-train
 GLOSSES=/usr/share/wordnet/data.verb
 [ -x "$BIN" ] || { echo "not ok - $BIN is missing (run make)"; exit 1; }
+# A fresh Debian 12 lacked /usr/bin/time (package time): make test failed here.
+if grep -q /usr/bin/time scripts/ged_table.sh; then
+  if grep -E '^test_pkgs=.*[" ]time[" ]' deploy/install-deps.sh >/dev/null; then
+    echo "ok - deploy/install-deps.sh installs time (/usr/bin/time of scripts/ged_table.sh)"
+  else
+    echo "not ok - scripts/ged_table.sh uses /usr/bin/time; deploy/install-deps.sh lacks package time"
+  fi
+fi
 if [ ! -f "$GLOSSES" ]; then
   echo "ok - # SKIP no $GLOSSES (Debian wordnet-base): no corpus for the table"
   exit 0

@@ -184,7 +184,8 @@ int el__cmd_eval(int argc, char **argv) {
   }
   const el__task *t = el__task_find(a.task);
   if (!t) {
-    fprintf(stderr, PROG ": unknown --task '%s' (one of: %s)\n", a.task, el__task_names());
+    char msg[256];
+    fprintf(stderr, PROG ": %s\n", el__task_unknown(a.task, msg, sizeof msg));
     return 2;
   }
   int dt = el_dtype_from_name(a.dtype);

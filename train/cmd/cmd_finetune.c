@@ -31,8 +31,10 @@ static void usage(FILE *f) {
           "TASK: %s\n"
           "  cola..wnli: GLUE TSV files as distributed; tsv: generic (--text-column ...);\n"
           "  ged: token<TAB|SPACE>c|i per line (-> ElectraForPreTraining: P(replaced) = P(error));\n"
-          "       the F0.5-best threshold on dev is saved as score_threshold in config.json,\n"
-          "       which /score applies when a request gives none\n"
+          "       the threshold saved as score_threshold in config.json (applied by /score\n"
+          "       when a request gives none) is, with --dev, the one with the best F0.5 there;\n"
+          "       on generated dev data (--synthetic-from without --dev), the lowest whose F0.5\n"
+          "       is within 2 %% of the best (real errors score lower than generated ones)\n"
           "  squad, squad2: SQuAD JSON (-> ElectraForQuestionAnswering)\n\noptions:\n",
           el__task_names());
   el__ft_args unused;
@@ -99,7 +101,8 @@ static int check_args(const el__ft_args *a, const el__task **task, int *rule_id)
   }
   const el__task *t = *task = el__task_find(a->task);
   if (!t) {
-    fprintf(stderr, PROG ": unknown --task '%s' (one of: %s)\n", a->task, el__task_names());
+    char msg[256];
+    fprintf(stderr, PROG ": %s\n", el__task_unknown(a->task, msg, sizeof msg));
     return 1;
   }
   if (a->synth.n && t->kind != EL__TASK_GED) {
@@ -160,6 +163,7 @@ static void fill_opts(el__ft_opts *o, const el__ft_args *a, const el__task *t, i
   o->warmup = a->warmup;
   o->weight_decay = a->wd;
   o->random_init = a->random_init;
+  o->overwrite = a->overwrite;
   o->time_limit = a->time_limit;
 }
 
@@ -231,7 +235,10 @@ void el__ft_table(el__ft_args *a, el_opt t[EL_FT_N_OPTS]) {
       {"--train", EL_OPT_STR, &a->train, 0, 0, "FILE", "training file; required", 0},
       {"--dev", EL_OPT_STR, &a->dev, 0, 0, "FILE", "dev file, evaluated after each epoch; required", 0},
       {"--init", EL_OPT_STR, &a->init, 0, 0, "DIR", "pretrained model directory; required", 0},
-      {"--out", EL_OPT_STR, &a->out, 0, 0, "DIR", "output checkpoint directory; required", 0},
+      {"--out", EL_OPT_STR, &a->out, 0, 0, "DIR",
+       "output checkpoint directory (not one holding a model); required", 0},
+      {"--overwrite", EL_OPT_FLAG, &a->overwrite, 0, 0, NULL,
+       "replace a model already in --out", 0},
       {"--epochs", EL_OPT_INT, &a->epochs, 1, 1000, "N", "epochs (3; 10 rte/stsb; 2 squad)", 0},
       {"--lr", EL_OPT_FLOAT, &a->lr, 1e-9, 1, "X", "peak LR (3e-4 hidden<=256, 1e-4 base, 5e-5 large)", 0},
       {"--batch-size", EL_OPT_INT, &a->batch, 1, 4096, "N", "sequences per step, the global batch of all ranks and accumulation steps (32)", 0},

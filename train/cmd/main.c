@@ -3,6 +3,7 @@
 #include <string.h>
 #include "commands.h"
 #include "dist.h"
+#include "el_cli.h"
 #include "electra/electra.h"
 
 static void usage(FILE *f) {
@@ -16,6 +17,7 @@ static void usage(FILE *f) {
           "  pretrain   pretrain a generator + discriminator (replaced-token detection) or an MLM baseline\n"
           "  finetune   fine-tune a discriminator on a GLUE task, grammatical error detection or SQuAD\n"
           "  eval       evaluate a fine-tuned model and print metrics as JSON\n"
+          "  recipe     ged: pretrain + synthetic-error stage + fine-tune, one time budget\n"
           "  corrupt    add synthetic learner errors to text (FCE token format, for inspection)\n",
           EL_VERSION);
 }
@@ -38,6 +40,13 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "eval")) return el__cmd_eval(argc - 1, argv + 1);
   if (!strcmp(cmd, "recipe")) return el__cmd_recipe(argc - 1, argv + 1);
   if (!strcmp(cmd, "corrupt")) return el__cmd_corrupt(argc - 1, argv + 1);
+  /* the option engine's did-you-mean (common/cli.c), as for options */
+  static const char *const cmds[] = {"vocab", "pretrain", "finetune", "eval", "recipe", "corrupt"};
+  const char *near = el__near_miss(cmd, cmds, (int)(sizeof cmds / sizeof cmds[0]));
+  if (near) {
+    fprintf(stderr, "electra-train: unknown command '%s' (did you mean %s?)\n", cmd, near);
+    return 2;
+  }
   fprintf(stderr, "electra-train: unknown command '%s'\n\n", cmd);
   usage(stderr);
   return 2;

@@ -52,6 +52,8 @@ typedef struct el__task {
 const el__task *el__task_find(const char *name);
 /* "cola sst2 ..." for usage and error messages. */
 const char *el__task_names(void);
+/* "unknown --task 'sst-2' (did you mean sst2? one of: ...)" into buf. */
+const char *el__task_unknown(const char *name, char *buf, size_t cap);
 
 /* ---- classification / regression ---- */
 

@@ -254,9 +254,10 @@ typedef struct ft_run {
 } ft_run;
 
 /* Saving replaces the whole --out directory: refuse one that holds
- * something other than a checkpoint; then make its parent (writable)
- * before any work. */
-static int check_out(const char *out, el_error *err) {
+ * something other than a checkpoint, and a model unless told to replace it
+ * (a silent overwrite lost a trained model); then make its parent
+ * (writable) before any work. */
+static int check_out(const char *out, int overwrite, el_error *err) {
   DIR *od = opendir(out);
   if (od) {
     struct dirent *de;
@@ -270,6 +271,11 @@ static int check_out(const char *out, el_error *err) {
     if (other && !ckpt)
       return el_error_set(err, EL_EINVAL,
                           "--out %s: exists and is not a checkpoint directory (it would be replaced)",
+                          out);
+    if (ckpt && !overwrite)
+      return el_error_set(err, EL_EINVAL,
+                          "--out %s already holds a model (config.json): give another --out, "
+                          "or --overwrite to replace it",
                           out);
   }
   return el__prepare_output(out, 0, err);
@@ -616,7 +622,7 @@ static void ft_run_free(ft_run *r) {
 
 int el__ft_run(const el__ft_opts *o, FILE *log, el__ft_result *res, el_error *err) {
   if (o->threads > 0) el_set_threads((int)o->threads);
-  int rc = el__dist_rank() ? EL_OK : check_out(o->out, err);
+  int rc = el__dist_rank() ? EL_OK : check_out(o->out, o->overwrite, err);
   if (rc) return rc;
   ft_run *r = calloc(1, sizeof *r);
   if (!r) return el_error_set(err, EL_ENOMEM, "finetune: out of memory");

@@ -21,6 +21,7 @@ typedef struct el__ft_opts {
   long accumulate;         /* micro-batches per rank and step (gradient accumulation); 0/1 none */
   double lr, layer_decay, warmup, weight_decay;
   int random_init;         /* keep the random encoder (baseline rows) */
+  int overwrite;           /* --out may hold a model already: replace it */
   double time_limit;       /* seconds; > 0: the LR schedule is planned to end at it */
   el_score_rule ged_rule;  /* ged: how a word's pieces are labelled and scored */
   el__synth_opts synth;    /* ged: n_paths > 0 -> synthetic training data instead of train */

@@ -87,6 +87,7 @@ typedef struct cols_t {
   int header;            /* first line is a header */
   int text, pair, label; /* positions (pair -1: none) */
   int need;              /* fields a row must have */
+  int width;             /* fields of the first line: a row with more is ambiguous */
 } cols_t;
 
 static int resolve_columns(const el__task *t, const el__tsv_columns *ov, char **f, int nf,
@@ -171,7 +172,7 @@ static int add_example(el__cls_data *out, raw_labels *raw, char **f, const cols_
   return EL_OK;
 }
 
-/* Reads every row of fp into out (a BOM, blank lines, short rows and empty
+/* Reads every row of fp into out (a BOM, blank lines, short or long rows, empty
  * texts are skipped and noted; the first row may be the header that names
  * the columns). */
 static int read_rows(const el__task *t, const el__tsv_columns *cols, FILE *fp, const char *path,
@@ -196,11 +197,15 @@ static int read_rows(const el__task *t, const el__tsv_columns *cols, FILE *fp, c
     if (!have_cols) {
       if ((rc = resolve_columns(t, cols, f, nf, path, &c, err))) break;
       have_cols = 1;
+      c.width = nf;
       if (c.header) continue;
     }
-    if (nf < c.need) {
+    /* an extra column (a tab inside a text) shifts the fields after it: the
+     * row is as unreadable as a short one, and reported the same way */
+    if (nf < c.need || nf > c.width) {
       char why[96];
-      snprintf(why, sizeof why, "%d columns, expected at least %d", nf, c.need);
+      snprintf(why, sizeof why, nf < c.need ? "%d columns, expected at least %d" : "%d columns, "
+               "more than the %d of line 1", nf, nf < c.need ? c.need : c.width);
       note_skip(out, path, lineno, why);
       continue;
     }

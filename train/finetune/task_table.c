@@ -2,8 +2,10 @@
  * Label orders follow the GLUE processors (HF run_glue / GR
  * classification_tasks.py): "0","1" for the binary 0/1 tasks, the sorted
  * strings otherwise (which is also the processors' order). */
+#include <stdio.h>
 #include <string.h>
 
+#include "el_cli.h"
 #include "task_data.h"
 
 static const char *const L01[] = {"0", "1"};
@@ -52,4 +54,19 @@ const el__task *el__task_find(const char *name) {
 
 const char *el__task_names(void) {
   return "cola sst2 mrpc stsb qqp mnli qnli rte wnli tsv ged squad squad2";
+}
+
+/* One message for finetune and eval, with the option engine's did-you-mean
+ * (common/cli.c) so "sst-2" gets "did you mean sst2?" like options do. */
+const char *el__task_unknown(const char *name, char *buf, size_t cap) {
+  enum { N = sizeof TASKS / sizeof TASKS[0] };
+  const char *names[N];
+  for (int i = 0; i < N; i++) names[i] = TASKS[i].name;
+  const char *near = el__near_miss(name, names, N);
+  if (near)
+    snprintf(buf, cap, "unknown --task '%s' (did you mean %s? one of: %s)", name, near,
+             el__task_names());
+  else
+    snprintf(buf, cap, "unknown --task '%s' (one of: %s)", name, el__task_names());
+  return buf;
 }
