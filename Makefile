@@ -160,7 +160,18 @@ LIB_TRAIN := $(BUILD)/libelectra_train.a
 LIB_SERVER := $(BUILD)/libelectra_server.a
 BINS := $(BUILD)/bin/electra-train $(BUILD)/bin/electra-server
 
-.PHONY: all deps test bench run install uninstall clean results results-ged results-ged-table fresh-test
+# The installable library (make install): the public API of include/electra/
+# as libelectra.a (engine + nn objects) and a versioned libelectra.so built
+# from the same sources compiled -fPIC; the hidden visibility of nn/ and
+# engine/ makes it export the el_ API alone. The version is the header's
+# EL_VERSION; the soname carries its major number.
+EL_VERSION := $(shell sed -n 's/^\#define EL_VERSION "\(.*\)"/\1/p' include/electra/electra.h)
+EL_SOMAJOR := $(firstword $(subst ., ,$(EL_VERSION)))
+PIC_OBJ := $(NN_SRC:%.c=$(BUILD)/pic/%.o) $(ENGINE_SRC:%.c=$(BUILD)/pic/%.o)
+LIB_STATIC := $(BUILD)/lib/libelectra.a
+LIB_SHARED := $(BUILD)/lib/libelectra.so.$(EL_VERSION)
+
+.PHONY: all lib deps test bench run install uninstall clean results results-ged results-ged-table fresh-test
 # keep intermediate objects so a second make does not rebuild every test
 .SECONDARY:
 all: $(BINS) $(TEST_BIN) $(BENCH_BIN) $(CKPT_DRIVER)
@@ -176,6 +187,21 @@ $(BUILD)/%.o: %.c Makefile
 
 # Archives are rebuilt from scratch (rm first): `ar r` alone would keep the
 # object of a source file that moved or was deleted.
+
+$(BUILD)/pic/%.o: %.c Makefile
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS) -fPIC $(INC_$(call layer,$*)) $(VIS_$(call layer,$*)) -c $< -o $@
+$(LIB_STATIC): $(NN_OBJ) $(ENGINE_OBJ)
+	@mkdir -p $(dir $@)
+	@rm -f $@
+	$(AR) rcs $@ $^
+# --no-undefined: the library names every library it needs; --as-needed
+# keeps only those (no libmicrohttpd or MPI for the engine).
+$(LIB_SHARED): $(PIC_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(LDFLAGS) -shared -Wl,-soname,libelectra.so.$(EL_SOMAJOR) -Wl,--no-undefined \
+	  -Wl,--as-needed -o $@ $^ $(LDLIBS)
+lib: $(LIB_STATIC) $(LIB_SHARED)
 
 $(LIB_NN): $(NN_OBJ)
 	@mkdir -p $(dir $@)
@@ -257,25 +283,57 @@ run: deps
 # and /usr/lib/systemd/system; for another PREFIX pass
 # SYSTEMDUNITDIR=/etc/systemd/system), its ExecStart pointing at $(PREFIX)/bin;
 # the example options to $(PREFIX)/share/electra/ (copy to /etc/electra/ to use);
-# both binaries' --help as text in $(PREFIX)/share/doc/electra/.
+# both binaries' --help as text in $(PREFIX)/share/doc/electra/ and as man
+# pages (deploy/man-page.sh wraps the same text); the library: include/electra/
+# to $(PREFIX)/include/electra/, libelectra.a and libelectra.so.VERSION (with
+# its soname and development links) to $(LIBDIR), electra.pc to
+# $(LIBDIR)/pkgconfig (cc x.c $$(pkg-config --cflags --libs electra);
+# docs/examples/score.c).
 SYSTEMDUNITDIR ?= $(PREFIX)/lib/systemd/system
+LIBDIR ?= $(PREFIX)/lib
+MANDIR ?= $(PREFIX)/share/man
 EL_SHAREDIR = $(PREFIX)/share/electra
 EL_DOCDIR = $(PREFIX)/share/doc/electra
-install: $(BINS)
-	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(EL_SHAREDIR) $(DESTDIR)$(EL_DOCDIR)
+EL_HEADERS := $(wildcard include/electra/*.h)
+# what a static link of libelectra.a needs besides it (pkg-config --static)
+EL_LIBS_PRIVATE = $(shell pkg-config --libs openblas libcjson libutf8proc) $(DNNL_LIBS) -lgomp -lm -lpthread
+EL_SUMMARY_train := ELECTRA pretraining, fine-tuning and evaluation on CPU
+EL_SUMMARY_server := batched REST inference for ELECTRA checkpoints
+install: $(BINS) $(LIB_STATIC) $(LIB_SHARED)
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(SYSTEMDUNITDIR) $(DESTDIR)$(EL_SHAREDIR) $(DESTDIR)$(EL_DOCDIR) \
+	  $(DESTDIR)$(PREFIX)/include/electra $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(MANDIR)/man1
 	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
 	sed 's|/usr/local/|$(PREFIX)/|g' deploy/electra-server.service >$(DESTDIR)$(SYSTEMDUNITDIR)/electra-server.service
 	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/electra-server.service
 	install -m 644 deploy/electra-server.env $(DESTDIR)$(EL_SHAREDIR)/electra-server.env
 	deploy/help-docs.sh $(BUILD)/bin $(DESTDIR)$(EL_DOCDIR)
 	chmod 644 $(DESTDIR)$(EL_DOCDIR)/*.txt
+	deploy/man-page.sh $(DESTDIR)$(EL_DOCDIR)/electra-train.txt electra-train $(EL_VERSION) \
+	  '$(EL_SUMMARY_train)' >$(DESTDIR)$(MANDIR)/man1/electra-train.1
+	deploy/man-page.sh $(DESTDIR)$(EL_DOCDIR)/electra-server.txt electra-server $(EL_VERSION) \
+	  '$(EL_SUMMARY_server)' >$(DESTDIR)$(MANDIR)/man1/electra-server.1
+	chmod 644 $(DESTDIR)$(MANDIR)/man1/electra-train.1 $(DESTDIR)$(MANDIR)/man1/electra-server.1
+	install -m 644 $(EL_HEADERS) $(DESTDIR)$(PREFIX)/include/electra/
+	install -m 644 $(LIB_STATIC) $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(LIB_SHARED) $(DESTDIR)$(LIBDIR)/
+	ln -sf libelectra.so.$(EL_VERSION) $(DESTDIR)$(LIBDIR)/libelectra.so.$(EL_SOMAJOR)
+	ln -sf libelectra.so.$(EL_SOMAJOR) $(DESTDIR)$(LIBDIR)/libelectra.so
+	sed -e 's|@PREFIX@|$(PREFIX)|' -e 's|@LIBDIR@|$(patsubst $(PREFIX)/%,$${prefix}/%,$(LIBDIR))|' -e 's|@VERSION@|$(EL_VERSION)|' \
+	  -e 's|@LIBS_PRIVATE@|$(EL_LIBS_PRIVATE)|' deploy/electra.pc.in \
+	  >$(DESTDIR)$(LIBDIR)/pkgconfig/electra.pc
+	chmod 644 $(DESTDIR)$(LIBDIR)/pkgconfig/electra.pc
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/electra-train $(DESTDIR)$(PREFIX)/bin/electra-server
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/electra-server.service
 	rm -f $(DESTDIR)$(EL_SHAREDIR)/electra-server.env
 	rm -f $(DESTDIR)$(EL_DOCDIR)/electra-server.txt $(DESTDIR)$(EL_DOCDIR)/electra-train.txt
-	rmdir $(DESTDIR)$(EL_SHAREDIR) $(DESTDIR)$(EL_DOCDIR) 2>/dev/null || true
+	rm -f $(DESTDIR)$(MANDIR)/man1/electra-server.1 $(DESTDIR)$(MANDIR)/man1/electra-train.1
+	rm -f $(EL_HEADERS:include/%=$(DESTDIR)$(PREFIX)/include/%)
+	rm -f $(DESTDIR)$(LIBDIR)/libelectra.a $(DESTDIR)$(LIBDIR)/libelectra.so.$(EL_VERSION) \
+	  $(DESTDIR)$(LIBDIR)/libelectra.so.$(EL_SOMAJOR) $(DESTDIR)$(LIBDIR)/libelectra.so \
+	  $(DESTDIR)$(LIBDIR)/pkgconfig/electra.pc
+	rmdir $(DESTDIR)$(EL_SHAREDIR) $(DESTDIR)$(EL_DOCDIR) $(DESTDIR)$(PREFIX)/include/electra 2>/dev/null || true
 
 # Slow deployment checks, outside `make test` (each debootstraps Debian 12 into
 # a cached scratch folder; root needed). EL_FRESH_DIR picks the folder,

@@ -51,7 +51,13 @@ one_prefix() { # PREFIX UNITDIR-relative-to-DESTDIR [extra make args]
   check "electra-train.txt has the command list" grep -q 'pretrain' "$doc/electra-train.txt"
   local n
   n=$(find "$d" -type f | wc -l)
-  check "install wrote 6 files (got $n)" test "$n" -eq 6
+  # 2 binaries, unit, env, 2 help texts, 2 man pages, 7 headers, libelectra.a,
+  # libelectra.so.VERSION, electra.pc (test_install_lib.sh checks the library)
+  check "install wrote 18 files (got $n)" test "$n" -eq 18
+  check "man pages installed" test -f "$d$prefix/share/man/man1/electra-train.1" -a \
+    -f "$d$prefix/share/man/man1/electra-server.1"
+  check "electra-train.txt has recipe's and corrupt's --help" \
+    eval "grep -q '^usage: electra-train recipe ged' '$doc/electra-train.txt' && grep -q '^usage: electra-train corrupt' '$doc/electra-train.txt'"
   if mk uninstall PREFIX="$prefix" DESTDIR="$d" "$@" >"$tmp/uninstall.log" 2>&1; then
     ok "make uninstall PREFIX=$prefix"
   else
@@ -59,7 +65,7 @@ one_prefix() { # PREFIX UNITDIR-relative-to-DESTDIR [extra make args]
     sed 's/^/#   /' "$tmp/uninstall.log" | tail -10
   fi
   local left
-  left=$(find "$d" -type f)
+  left=$(find "$d" ! -type d)
   check "uninstall left no file behind" test -z "$left"
   [ -n "$left" ] && sed 's/^/#   left: /' <<<"$left"
 }

@@ -99,15 +99,15 @@ static int resolve_columns(const el__task *t, const el__tsv_columns *ov, char **
   int tp = spec_pos(ts), pp = spec_pos(ps), lp = spec_pos(ls);
   int all_pos = tp >= 0 && (!ps || pp >= 0) && lp >= 0;
   if (explicit && all_pos) {
-    *c = (cols_t){0, tp, ps ? pp : -1, lp, 0};
+    *c = (cols_t){0, tp, ps ? pp : -1, lp, 0, 0};
   } else {
     int ht = ts ? (tp >= 0 ? tp : find_field(f, nf, ts)) : -1;
     int hp = ps ? (pp >= 0 ? pp : find_field(f, nf, ps)) : -1;
     int hl = ls ? (lp >= 0 ? lp : find_field(f, nf, ls)) : -1;
     if (ht >= 0 && hl >= 0 && (!ps || hp >= 0)) {
-      *c = (cols_t){1, ht, ps ? hp : -1, hl, 0};
+      *c = (cols_t){1, ht, ps ? hp : -1, hl, 0, 0};
     } else if (!explicit && t->text_pos >= 0 && nf >= t->min_cols) {
-      *c = (cols_t){0, t->text_pos, t->pair_pos, t->label_pos, 0};
+      *c = (cols_t){0, t->text_pos, t->pair_pos, t->label_pos, 0, 0};
     } else {
       const char *miss = ht < 0 ? ts : hl < 0 ? ls : ps;
       return el_error_set(err, EL_EFORMAT,
