@@ -114,7 +114,8 @@ run_one() { # task init seed
   [ -f "$dir/eval.json" ] && return 0 # reuse a finished run
   local extra=""
   [ "$init" = random ] && extra="--random-init"
-  if "$BIN" finetune --task "$task" $(task_args "$task") --init "$MODEL" --out "$dir" \
+  # --overwrite: a run killed after its first save left a model but no eval.json
+  if "$BIN" finetune --task "$task" $(task_args "$task") --init "$MODEL" --out "$dir" --overwrite \
       --seed "$seed" --threads 1 --log-every 100 $extra >"$OUT/runs/$1-$2-s$3.log" 2>&1; then
     rm -f "$dir/model.safetensors" # keep eval.json and config only
     echo "done $task $init seed $seed: $(grep -o '"dev": {[^}]*}' "$dir/eval.json" | head -n 1)" | tee -a "$LOG"

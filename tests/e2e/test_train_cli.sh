@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# electra-train's papercuts (issue 40): every command in --help and in the
+# usage after a mistyped one, did-you-mean for commands and --task (as for
+# options), finetune refusing an --out that holds a model unless --overwrite,
+# a TSV row with an extra column reported with file and line, and a failed
+# finetune leaving no --out behind that it made. Runtime: ~15 s.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+PY=${PYTHON:-/usr/bin/python3}
+BIN=$BUILD/bin/electra-train
+T=$(mktemp -d /tmp/el_train_cli.XXXXXX)
+trap 'rm -rf "$T"' EXIT
+. tests/tap.sh
+[ -x "$BIN" ] || { bad "$BIN not built"; exit 1; }
+
+# ---- the command list ----
+help=$("$BIN" --help)
+for c in $(sed -n 's/.*if (!strcmp(cmd, "\([a-z]*\)")).*/\1/p' train/cmd/main.c); do
+  check "--help lists the command $c" grep -q "^  $c " <<<"$help"
+done
+"$BIN" bogus >/dev/null 2>"$T/err"
+check "a command unlike any: exit 2, the command list follows" \
+  eval "[ $? -eq 2 ] && grep -q '^  recipe ' '$T/err'"
+"$BIN" pretrian 2>"$T/err"
+rc=$?
+check "pretrian: exit 2, did you mean pretrain? ($(head -1 "$T/err"))" \
+  eval "[ $rc -eq 2 ] && grep -q \"unknown command 'pretrian' (did you mean pretrain?)\" '$T/err'"
+"$BIN" eval --task sst-2 --data x --model y 2>"$T/err"
+rc=$?
+check "eval --task sst-2: exit 2, did you mean sst2? ($(head -1 "$T/err"))" \
+  eval "[ $rc -eq 2 ] && grep -q \"unknown --task 'sst-2' (did you mean sst2?\" '$T/err'"
+"$BIN" finetune --task glu --train x --dev x --init x --out x 2>"$T/err"
+check "finetune --task glu (nothing near): the task list, no guess" \
+  eval "grep -q \"unknown --task 'glu' (one of: cola\" '$T/err'"
+
+# ---- finetune on a tiny model ----
+if ! "$PY" -c 'import torch' 2>/dev/null; then
+  skip "no torch at $PY: cannot make the tiny checkpoint"; exit $((fails > 0))
+fi
+"$PY" tests/reference/make_checkpoint.py --arch pretraining --out "$T/tiny" --hidden 32 \
+  --layers 2 --heads 2 --intermediate 64 --max-position 64 --seed 1 >/dev/null ||
+  { bad "make_checkpoint.py failed"; exit 1; }
+{
+  printf 'sentence\tlabel\n'
+  for i in $(seq 1 24); do printf 'that with they have %s\t%d\n' "$([ $((i % 2)) = 1 ] && echo good)" $((i % 2)); done
+} >"$T/train.tsv"
+cp "$T/train.tsv" "$T/dev.tsv"
+FT=("$BIN" finetune --task sst2 --init "$T/tiny" --epochs 1 --batch-size 8 --threads 1 --log-every 0)
+"${FT[@]}" --train "$T/train.tsv" --dev "$T/dev.tsv" --out "$T/m" 2>"$T/log1"
+check "finetune into a new --out: exit 0" test $? -eq 0
+"${FT[@]}" --train "$T/train.tsv" --dev "$T/dev.tsv" --out "$T/m" 2>"$T/err"
+rc=$?
+check "finetune into an --out holding a model: refused, --overwrite named ($(tail -1 "$T/err"))" \
+  eval "[ $rc -ne 0 ] && grep -q 'already holds a model.*--overwrite' '$T/err'"
+"${FT[@]}" --train "$T/train.tsv" --dev "$T/dev.tsv" --out "$T/m" --overwrite 2>"$T/err"
+check "... and replaced with --overwrite" test $? -eq 0
+check "finetune --help names --overwrite" eval "'$BIN' finetune --help | grep -q -- '--overwrite'"
+
+# a row with an extra column (a tab in the text) is skipped and reported
+awk 'NR == 5 { $0 = "that with\tthey have good\t1" } 1' "$T/train.tsv" >"$T/extra.tsv"
+"${FT[@]}" --train "$T/extra.tsv" --dev "$T/dev.tsv" --out "$T/m2" 2>"$T/err"
+check "an extra column is reported with file:line ($(grep -o 'skipped.*' "$T/err" | head -1))" \
+  eval "grep -q 'skipped 1 row(s); first: $T/extra.tsv:5: 3 columns, more than the 2 of line 1' '$T/err'"
+exit $((fails > 0))
