@@ -218,16 +218,24 @@ say "Starting electra-server on http://127.0.0.1:$PORT (${models[*]})"
 "$SERVER" "${models[@]}" --host 127.0.0.1 --port "$PORT" &
 spid=$!
 trap 'kill -TERM "$spid" 2>/dev/null' INT TERM
+# Ready when /info says ready with this server's pid: whatever else holds the
+# port may answer (our server then exits "cannot listen"), or accept and never
+# answer (hence curl's timeout).
 up=0
 for _ in $(seq 600); do
   kill -0 "$spid" 2>/dev/null || break
-  if curl -sf -o /dev/null "http://127.0.0.1:$PORT/ready"; then up=1; break; fi
+  info=$(curl -s --max-time 2 "http://127.0.0.1:$PORT/info" 2>/dev/null) || info=
+  if grep -q "\"pid\":$spid," <<<"$info" && grep -q '"ready":true' <<<"$info"; then up=1; break; fi
   sleep 0.2
 done
 if [ "$up" -ne 1 ]; then
+  rc=0
+  kill -0 "$spid" 2>/dev/null || { wait "$spid" || rc=$?; }
+  [ "$rc" -ne 0 ] &&
+    die "electra-server exited (status $rc) before it was ready: port $PORT taken by another process? (its message is above; set ELECTRA_PORT=...)"
   kill -TERM "$spid" 2>/dev/null || true
   wait "$spid" 2>/dev/null || true
-  die "the server did not become ready (port $PORT taken? set ELECTRA_PORT=...)"
+  die "electra-server (pid $spid) did not become ready on port $PORT within 2 minutes"
 fi
 
 u=http://127.0.0.1:$PORT

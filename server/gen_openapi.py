@@ -130,7 +130,10 @@ INFO_MODEL = obj({
              "vocab_size", "hidden_size", "num_layers", "do_lower_case", "dtype",
              "weight_bytes", "labels"])
 INFO = obj({
-    "version": S, "ready": B,
+    "version": S,
+    "pid": dict(I, description="the server's process id: a script that started it can tell its own "
+                               "server from another process holding the port (make run does)"),
+    "ready": B,
     "limits": obj({k: I for k in ("max_batch_tokens", "max_batch_size", "max_wait_us", "max_queue",
                                   "max_queue_tokens", "max_inputs", "max_qa_windows",
                                   "max_body_bytes", "max_response_bytes", "max_connections",
@@ -145,9 +148,9 @@ INFO = obj({
             "required": ["time", "result", "reason", "seconds"], "additionalProperties": False,
             "description": "the last SIGHUP reload, null before the first"}},
         description="SIGHUP reloads: one running, one queued behind it, counts by result")},
-    required=["version", "ready", "limits", "models"])
+    required=["version", "pid", "ready", "limits", "models"])
 INFO_EXAMPLE = {
-    "version": "0.1.0", "ready": True,
+    "version": "0.1.0", "pid": 4242, "ready": True,
     "limits": {"max_batch_tokens": 8192, "max_batch_size": 64, "max_wait_us": 0, "max_queue": 1024,
                "max_queue_tokens": 262144, "max_inputs": 64, "max_qa_windows": 256,
                "max_body_bytes": 1048576, "max_response_bytes": 8388608, "max_connections": 1000,

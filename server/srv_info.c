@@ -3,6 +3,7 @@
  * server's state; the HTTP layer (http.c) sends them. */
 #include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "electra/electra.h"
 #include "srv_conns.h"
@@ -13,13 +14,13 @@ char *el__info_render(el__server *s, size_t *len) {
   el__model_set *set = el__server_models(s);
   const el__srv_options *o = &s->opt;
   el__sb_printf(&b,
-                "{\"version\":\"%s\",\"ready\":%s,\"limits\":{\"max_batch_tokens\":%d,"
+                "{\"version\":\"%s\",\"pid\":%ld,\"ready\":%s,\"limits\":{\"max_batch_tokens\":%d,"
                 "\"max_batch_size\":%d,\"max_wait_us\":%d,\"max_queue\":%d,\"max_inputs\":%d,"
                 "\"max_qa_windows\":%d,\"max_body_bytes\":%ld,\"request_timeout\":%g,"
                 "\"max_queue_tokens\":%ld,\"max_response_bytes\":%ld,\"max_connections\":%d,"
                 "\"max_connections_per_client\":%d,\"header_timeout\":%g,\"body_timeout\":%g},"
                 "\"models\":[",
-                EL_VERSION, atomic_load(&s->ready) ? "true" : "false", o->max_batch_tokens,
+                EL_VERSION, (long)getpid(), atomic_load(&s->ready) ? "true" : "false", o->max_batch_tokens,
                 o->max_batch_size, o->max_wait_us, o->max_queue, o->max_inputs,
                 o->max_qa_windows, o->max_body_bytes, o->request_timeout, o->max_queue_tokens,
                 o->max_response_bytes, o->max_connections, o->max_connections_per_client,

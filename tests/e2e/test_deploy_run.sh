@@ -5,7 +5,9 @@
 # served at once together with every other servable models/*/ directory
 # (a masked-LM generator is left out); curl examples are printed for the
 # tasks that have a model; the printed /classify and /qa work; SIGTERM ends
-# it with status 0; a directory that is not a model is refused.
+# it with status 0; a port held by another process (answering or silent) fails
+# with a message instead of a banner or a hang; a directory that is not a
+# model is refused.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -99,6 +101,38 @@ for _ in $(seq 100); do
 done
 rpid=""
 check "SIGTERM to the server: run.sh exits 0 (got $rc)" test "$rc" -eq 0
+
+# The port held by another process: one that accepts and never answers (make
+# run hung on it), one that answers HTTP (make run printed its answers as
+# ours). run.sh must fail, naming the port, without a banner.
+for holder in silent http; do
+  hport=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+  "$PYTHON" - "$hport" "$holder" <<'EOF2' &
+import http.server, socket, sys, time
+port, kind = int(sys.argv[1]), sys.argv[2]
+if kind == "http":
+    class H(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            self.send_response(200); self.end_headers(); self.wfile.write(b'{"ready":true,"pid":1}')
+        do_POST = do_GET
+        def log_message(self, *a): pass
+    http.server.HTTPServer(("127.0.0.1", port), H).serve_forever()
+s = socket.socket(); s.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+s.bind(("127.0.0.1", port)); s.listen(16)
+conns = []
+while True:
+    c, _ = s.accept(); conns.append(c)  # never answers
+EOF2
+  hpid=$!
+  for _ in $(seq 50); do (exec 3<>/dev/tcp/127.0.0.1/$hport) 2>/dev/null && break; sleep 0.1; done
+  t0=$(date +%s)
+  ELECTRA_PORT=$hport BUILD=build timeout 60 "$repo/deploy/run.sh" >"$tmp/log3" 2>&1
+  rc=$? dt=$(($(date +%s) - t0))
+  kill "$hpid" 2>/dev/null; wait "$hpid" 2>/dev/null
+  check "port held by a $holder process: run.sh fails in ${dt}s (rc $rc, not 124), naming the port" \
+    eval "[ $rc -ne 0 ] && [ $rc -ne 124 ] && grep -q 'port $hport taken' '$tmp/log3'"
+  check "... and prints no 'Ready' banner" eval "! grep -q 'Ready' '$tmp/log3'"
+done
 
 mkdir -p "$tmp/notamodel/sub"
 ELECTRA_MODEL_DIR=$tmp/notamodel BUILD=build "$repo/deploy/run.sh" >"$tmp/log2" 2>&1
