@@ -173,7 +173,11 @@ TOKENIZE_REQ = obj({"text": NONEMPTY, "model": MODEL,
                     "special_tokens_in_text": SPECIALS},
                    required=["text"])
 TOKENIZE = obj({"model": S, "tokens": arr(obj({"id": I, "token": S, "start": OFFSET,
-                                               "end": OFFSET, "special": B}))})
+                                               "end": OFFSET, "special": dict(B, description=(
+    "true for a special token: [CLS], [SEP], [PAD] or [MASK], whether added around the text "
+    "(add_special_tokens; start = end = 0) or typed in it and read as special "
+    "(special_tokens_in_text; start and end locate it); false for word pieces, [UNK] included "
+    "(it stands for a word of the text)"))}))})
 TOKENIZE_EXAMPLE = {"model": "default", "tokens": [
     {"id": 101, "token": "[CLS]", "start": 0, "end": 0, "special": True},
     {"id": 14477, "token": "una", "start": 0, "end": 3, "special": False},

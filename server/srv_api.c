@@ -510,6 +510,16 @@ static el__http_err render_qa_item(el__sb *b, const el__api_req *r, const item *
   return EL_HERR_NONE;
 }
 
+/* "special" in /tokenize (the schema's description): [CLS], [SEP], [PAD] or
+ * [MASK], added around the text or typed in it and read as special; [UNK]
+ * stands for a word of the text, so it is not. */
+static int is_special_id(const el_tokenizer *tok, int id) {
+  static const el_special sp[] = {EL_TOK_PAD, EL_TOK_CLS, EL_TOK_SEP, EL_TOK_MASK};
+  for (int i = 0; i < 4; i++)
+    if (id == el_tokenizer_special_id(tok, sp[i])) return 1;
+  return 0;
+}
+
 static void render_tokenize(el__sb *b, const el__api_req *r) {
   const item *it = &r->items[0];
   const el_tokens *tk = &it->a.toks;
@@ -517,17 +527,17 @@ static void render_tokenize(el__sb *b, const el__api_req *r) {
   el__sb_puts(b, "\"tokens\":[");
   int first = 1;
   for (int k = -1; k <= tk->n; k++) {
-    int special = k < 0 || k == tk->n;
-    if (special && !r->add_special) continue;
-    int id = k < 0    ? el_tokenizer_special_id(tok, EL_TOK_CLS)
-             : special ? el_tokenizer_special_id(tok, EL_TOK_SEP)
-                       : tk->tok[k].id;
+    int added = k < 0 || k == tk->n; /* [CLS] before the text, [SEP] after it */
+    if (added && !r->add_special) continue;
+    int id = k < 0  ? el_tokenizer_special_id(tok, EL_TOK_CLS)
+             : added ? el_tokenizer_special_id(tok, EL_TOK_SEP)
+                     : tk->tok[k].id;
     const char *s = el_tokenizer_token(tok, id);
     el__sb_printf(b, "%s{\"id\":%d,\"token\":", first ? "" : ",", id);
     first = 0;
     el__sb_json_str(b, s ? s : "", s ? strlen(s) : 0);
-    el__sb_printf(b, ",\"start\":%d,\"end\":%d,\"special\":%s}", special ? 0 : tk->tok[k].start,
-                  special ? 0 : tk->tok[k].end, special ? "true" : "false");
+    el__sb_printf(b, ",\"start\":%d,\"end\":%d,\"special\":%s}", added ? 0 : tk->tok[k].start,
+                  added ? 0 : tk->tok[k].end, added || is_special_id(tok, id) ? "true" : "false");
   }
   el__sb_puts(b, "]");
 }

@@ -107,9 +107,9 @@ void el__model_set_log(const el__model_set *set) {
     size_t params = el_model_num_parameters(e->model);
     double mb = (double)el_model_weight_bytes(e->model) / 1e6;
     int is_default = e->task >= 0 && set->task_default[e->task] == i;
-    el__log("info", "model %s: %s %s from %s%s, %zu parameters (%.1f MB), max_seq_len %d%s%s",
-            e->name, el__task_route(e->task), el_arch_name(c->arch), e->dir, labels, params, mb,
-            e->max_len, extra,
+    el__log("info", "model %s: %s %s from %s%s, %zu parameters (%s, %.1f MB), max_seq_len %d%s%s",
+            e->name, el__task_route(e->task), el_arch_name(c->arch), e->dir, labels, params,
+            el_dtype_name(el_model_dtype(e->model)), mb, e->max_len, extra,
             e->task < 0 ? " (tokenize only)" : is_default ? ", default" : "");
   }
 }

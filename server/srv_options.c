@@ -94,14 +94,15 @@ static int build_table(el__srv_options *o, el_opt *t) {
       {"--body-timeout", EL_OPT_DURATION, &o->body_timeout, 0, 86400, "SECONDS",
        "time to receive a request's whole body once its header is read (30; 0 = none)", 0},
       {"--max-response-bytes", EL_OPT_INT, &o->max_response_bytes, 1024, 1L << 32, "N",
-       "largest answer body (8388608; a /tokenize answer over it is 422)", 0},
+       "largest answer body of /tokenize, /score, /classify and /qa (8388608; a\n"
+       "      larger answer is refused with 422)", 0},
       {"--special-tokens-in-text", EL_OPT_CUSTOM, o, 0, 0, "special|text",
        "what \"[SEP]\", \"[CLS]\", \"[MASK]\"... typed in a request's text are: special\n"
        "      tokens (special, Hugging Face's default) or plain text (text: \"[\", \"sep\", \"]\");\n"
        "      a request's \"special_tokens_in_text\": true|false overrides it", 0},
       {"--api-key-file", EL_OPT_TEXT, o->api_key_file, 0, sizeof o->api_key_file, "FILE",
        "require \"Authorization: Bearer KEY\" with KEY the file's first line\n"
-       "      (/health, /ready, /v2/health/*, /metrics stay open)", 0},
+       "      (GET /, /health, /ready, /v2/health/*, /metrics stay open)", 0},
       {"--cors-origin", EL_OPT_CUSTOM, o, 0, 0, "ORIGIN",
        "allow browser requests from ORIGIN (repeat or comma-separate; * = any)", 0},
       {"--log-format", EL_OPT_CUSTOM, o, 0, 0, "text|json",

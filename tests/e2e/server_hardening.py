@@ -429,8 +429,10 @@ def section_5():
     srv = Server([("disc", M["disc"])], workdir=work, log_name="specials.log").start()
     st, _, j = srv.post("/tokenize", {"text": "a [SEP] b", "add_special_tokens": False})
     toks = [t["token"] for t in j["tokens"]] if st == 200 else j
-    ok(st == 200 and "[SEP]" in toks and any(t["special"] is False for t in j["tokens"]),
-       "default (as Hugging Face): a literal [SEP] in a text is the special token", toks)
+    ok(st == 200 and "[SEP]" in toks and
+       [t["special"] for t in j["tokens"]] == [t == "[SEP]" for t in toks],
+       "default (as Hugging Face): a literal [SEP] in a text is the special token "
+       "(\"special\": true, the words around it false)", toks)
     st, _, j = srv.post("/tokenize", {"text": "a [SEP] b", "add_special_tokens": False,
                                       "special_tokens_in_text": False})
     toks = [t["token"] for t in j["tokens"]] if st == 200 else j
