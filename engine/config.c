@@ -12,6 +12,7 @@
 #include <cjson/cJSON.h>
 #include "config.h"
 #include "fileio.h"
+#include "jsonfile.h"
 #include "weights.h"
 
 #define MAX_JSON_BYTES (64u << 20) /* a config with 65536 labels is ~2 MB */
@@ -278,33 +279,6 @@ static int read_config(const reader *r, el_config *c) {
   return EL_OK;
 }
 
-static int parse_json_file(const char *path, cJSON **out, el_error *err) {
-  char *text;
-  size_t len;
-  int rc = el__read_file(path, MAX_JSON_BYTES, &text, &len, err);
-  if (rc) return rc;
-  const char *end = NULL;
-  cJSON *root = cJSON_ParseWithLengthOpts(text, len, &end, 0);
-  if (!root) {
-    size_t at = end && end >= text ? (size_t)(end - text) : 0;
-    free(text);
-    return el_error_set(err, EL_EFORMAT, "%s: invalid JSON near byte %zu", path, at);
-  }
-  /* Anything but whitespace after the value is an error too. */
-  while (end && end < text + len && (*end == ' ' || *end == '\n' || *end == '\r' || *end == '\t'))
-    end++;
-  if (end && end < text + len) {
-    size_t at = (size_t)(end - text);
-    free(text);
-    cJSON_Delete(root);
-    return el_error_set(err, EL_EFORMAT, "%s: unexpected data after the JSON value at byte %zu",
-                        path, at);
-  }
-  free(text);
-  *out = root;
-  return EL_OK;
-}
-
 int el__config_load(const char *dir, el_config *cfg, el_error *err) {
   memset(cfg, 0, sizeof *cfg);
   char *path = el__path_join(dir, "config.json"), *tpath = el__path_join(dir, "tokenizer_config.json");
@@ -314,7 +288,7 @@ int el__config_load(const char *dir, el_config *cfg, el_error *err) {
     rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", dir);
     goto done;
   }
-  if ((rc = parse_json_file(path, &root, err))) goto done;
+  if ((rc = el__json_parse_file(path, MAX_JSON_BYTES, &root, err))) goto done;
   reader r = {root, path, err};
   if ((rc = read_config(&r, cfg)) || (rc = el__config_check(cfg, path, err))) goto done;
   cJSON_Delete(root);
@@ -322,7 +296,7 @@ int el__config_load(const char *dir, el_config *cfg, el_error *err) {
 
   cfg->do_lower_case = 1;
   if (access(tpath, F_OK) == 0) {
-    if ((rc = parse_json_file(tpath, &root, err))) goto done;
+    if ((rc = el__json_parse_file(tpath, MAX_JSON_BYTES, &root, err))) goto done;
     reader t = {root, tpath, err};
     if (!cJSON_IsObject(root)) {
       rc = el_error_set(err, EL_EFORMAT, "%s: not a JSON object", tpath);

@@ -7,6 +7,7 @@
 #include "el_cli.h"
 #include "electra/model.h"
 #include "srv_modeldir.h"
+#include "support_api.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -589,10 +590,9 @@ static int config_value(el__srv_options *o, const el_opt *d, const cJSON *it, in
  * "models"), applied in file order as the command line would. */
 static int apply_config(el__srv_options *o, el_opt *t, int n_opts, const char *path, char *err,
                         size_t cap) {
-  char *text;
-  if (read_file(path, &text, err, cap)) return -1;
-  cJSON *root = cJSON_Parse(text);
-  free(text);
+  cJSON *root = NULL;
+  el_error e = {0};
+  if (el__json_parse_file(path, 16u << 20, &root, &e)) return fail(err, cap, "%s", e.msg);
   if (!cJSON_IsObject(root)) {
     cJSON_Delete(root);
     return fail(err, cap, "%s: not a JSON object", path);
@@ -631,7 +631,7 @@ static const char *env_get(char **envp, const char *name) {
 }
 
 static int read_api_key(el__srv_options *o, char *err, size_t cap) {
-  char *text;
+  char *text = NULL;
   if (read_file(o->api_key_file, &text, err, cap)) return -1;
   size_t n = strcspn(text, "\r\n");
   text[n] = 0;

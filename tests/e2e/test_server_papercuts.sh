@@ -4,7 +4,8 @@
 # (both read from server/http.c's route table); /tokenize marks a [SEP] typed
 # in the text "special": true (read as special) or its pieces false (read as
 # text), as the schema's description says; the start-up line names the
-# model's dtype (int8 too, when built with oneDNN). Runtime: ~10 s.
+# model's dtype (int8 too, when built with oneDNN); a truncated --config file
+# gets config.json's "invalid JSON near byte N". Runtime: ~10 s.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -28,6 +29,12 @@ for r in $(sed -n 's/^ *{"\(\/[^"]*\)", EL_ROUTE_[A-Z0-9_]*, 1, [01]},.*/\1/p' s
   check "--max-response-bytes help names $r (every POST answer is limited)" grep -q "$r[ ,]" <<<"$resphelp"
 done
 
+# a truncated --config file: the message config.json gets (engine/jsonfile.c)
+printf '{"port": 80' >"$T/trunc.json"
+msg=$("$SRV" --config "$T/trunc.json" --model "x=$T/none" 2>&1 | tail -1)
+check "a truncated --config: invalid JSON near byte 10 ($msg)" \
+  grep -q "$T/trunc.json: invalid JSON near byte 10\$" <<<"$msg"
+
 # ---- a served tiny model ----
 if ! "$PY" -c 'import torch' 2>/dev/null; then
   skip "no torch at $PY: cannot make the tiny checkpoint"; exit $((fails > 0))
@@ -48,6 +55,10 @@ serve() { # LOG ARGS...: starts the server, waits for /ready; sets spid, port
 }
 stop() { kill "$spid" 2>/dev/null; wait "$spid" 2>/dev/null; spid=""; }
 
+mkdir "$T/cut" && cp "$T/tiny"/* "$T/cut/" && head -c 40 "$T/tiny/config.json" >"$T/cut/config.json"
+msg=$("$SRV" --model "x=$T/cut" --port 0 2>&1 | tail -1)
+check "a truncated config.json: the same message ($msg)" \
+  grep -qE "$T/cut/config.json: invalid JSON near byte [0-9]+\$" <<<"$msg"
 serve "$T/fp32.log" --model "m=$T/tiny" || { bad "the server did not start"; sed 's/^/#   /' "$T/fp32.log"; exit 1; }
 tokens() { curl -s --max-time 5 "http://127.0.0.1:$port/tokenize" -H 'Content-Type: application/json' -d "$1"; }
 out=$(tokens '{"text": "good [SEP] that"}')
