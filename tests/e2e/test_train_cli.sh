@@ -62,4 +62,25 @@ awk 'NR == 5 { $0 = "that with\tthey have good\t1" } 1' "$T/train.tsv" >"$T/extr
 "${FT[@]}" --train "$T/extra.tsv" --dev "$T/dev.tsv" --out "$T/m2" 2>"$T/err"
 check "an extra column is reported with file:line ($(grep -o 'skipped.*' "$T/err" | head -1))" \
   eval "grep -q 'skipped 1 row(s); first: $T/extra.tsv:5: 3 columns, more than the 2 of line 1' '$T/err'"
+
+# STS-B's dev JSON names its metric and score like the other tasks; log lines
+# count in the singular when it is 1 and give dev metrics to 4 decimals
+{
+  printf 'index\tgenre\tfilename\tyear\told_index\tsource1\tsource2\tsentence1\tsentence2\tscore\n'
+  for i in $(seq 1 24); do printf '%d\tg\tf\ty\t0\tn\tn\tthat with %s\tthey have\t%d\n' "$i" \
+    "$([ $((i % 2)) = 1 ] && echo good)" $((i % 2 * 5)); done
+} >"$T/sts.tsv"
+"$BIN" finetune --task stsb --init "$T/tiny" --epochs 1 --batch-size 8 --threads 1 --log-every 0 \
+  --train "$T/sts.tsv" --dev "$T/sts.tsv" --out "$T/sts" 2>"$T/sts.log"
+check "stsb eval.json dev has metric spearman and its score" \
+  "$PY" -c 'import json, sys; d = json.load(open(sys.argv[1]))["dev"]
+sys.exit(0 if d["metric"] == "spearman" and d["score"] == d["spearman"] else 1)' "$T/sts/eval.json"
+check "finetune log: '1 epoch x 3 steps' ($(grep -o '[0-9]* epochs\? x [0-9]* steps\?' "$T/sts.log"))" \
+  grep -q ' 1 epoch x 3 steps,' "$T/sts.log"
+long=$(grep -oE '[0-9]\.[0-9]{5,}' <(grep '^epoch 1:' "$T/sts.log") | head -3)
+check "dev metrics in the log to 4 decimals at most${long:+ (got $long)}" test -z "$long"
+"$BIN" vocab --input "$T/train.tsv" --vocab-size 40 --out "$T/vocab.txt" 2>/dev/null
+"$BIN" pretrain --input "$T/train.tsv" --vocab "$T/vocab.txt" --max-steps 1 --batch-size 2 \
+  --seq-len 16 --threads 1 --out "$T/pre" 2>"$T/pre.log"
+check "pretrain log: '1 thread,' ($(grep -o '[0-9]* threads\?,' "$T/pre.log"))" grep -q ' 1 thread,' "$T/pre.log"
 exit $((fails > 0))

@@ -131,7 +131,7 @@ static int run_eval(const eval_args *a, const el__task *t) {
     goto out;
   }
   pf = NULL;
-  el__ft_metrics_json(t, &mt, js, sizeof js);
+  el__ft_metrics_json(t, &mt, 0, js, sizeof js);
   printf("%s\n", js);
   status = 0;
   goto out;

@@ -136,9 +136,13 @@ int el__ft_evaluate(const el__ft_runner *r, const el__ft_examples *ex, const el_
                     FILE *pred, el__ft_metrics *out, el_error *err);
 
 /* The metrics as a JSON object (caller frees with cJSON_Delete; NULL when out
- * of memory), and the same as one line (no newline) into buf. */
+ * of memory): the task's own metrics, then "metric" (its primary metric's
+ * name) and "score" (its value) for every task; and the same as one line (no
+ * newline) into buf, fractions rounded to 4 decimals when short (the log
+ * lines; eval.json and eval's output keep every digit). */
 struct cJSON;
 struct cJSON *el__ft_metrics_object(const el__task *t, const el__ft_metrics *mt);
-void el__ft_metrics_json(const el__task *t, const el__ft_metrics *mt, char *buf, int n);
+void el__ft_metrics_json(const el__task *t, const el__ft_metrics *mt, int short_, char *buf,
+                         int n);
 
 #endif

@@ -391,8 +391,6 @@ cJSON *el__ft_metrics_object(const el__task *t, const el__ft_metrics *mt) {
       cJSON_AddNumberToObject(j, "accuracy", mt->accuracy);
       cJSON_AddNumberToObject(j, "mcc", mt->mcc);
       cJSON_AddNumberToObject(j, "f1", mt->f1);
-      cJSON_AddStringToObject(j, "metric", t->metric);
-      cJSON_AddNumberToObject(j, "score", mt->primary);
       break;
     case EL__TASK_GED: {
       cJSON_AddNumberToObject(j, "n_tokens", mt->n);
@@ -420,11 +418,26 @@ cJSON *el__ft_metrics_object(const el__task *t, const el__ft_metrics *mt) {
         cJSON_AddNumberToObject(j, "null_threshold", mt->null_threshold);
       }
   }
+  /* every task names its primary metric (STS-B's dev JSON lacked them) */
+  cJSON_AddStringToObject(j, "metric", t->metric);
+  cJSON_AddNumberToObject(j, "score", mt->primary);
   return j;
 }
 
-void el__ft_metrics_json(const el__task *t, const el__ft_metrics *mt, char *buf, int n) {
+/* Fractions to 4 decimals (counts stay whole): a log line does not need
+ * 17 digits of an F1. */
+static void round4(cJSON *j) {
+  for (cJSON *c = j ? j->child : NULL; c; c = c->next) {
+    if (cJSON_IsObject(c)) round4(c);
+    else if (cJSON_IsNumber(c) && c->valuedouble != floor(c->valuedouble))
+      cJSON_SetNumberValue(c, round(c->valuedouble * 1e4) / 1e4);
+  }
+}
+
+void el__ft_metrics_json(const el__task *t, const el__ft_metrics *mt, int short_, char *buf,
+                         int n) {
   cJSON *j = el__ft_metrics_object(t, mt);
+  if (short_) round4(j);
   char *txt = j ? cJSON_PrintUnformatted(j) : NULL;
   snprintf(buf, (size_t)n, "%s", txt ? txt : "{}");
   cJSON_free(txt);

@@ -362,11 +362,12 @@ static void start_schedule(ft_run *r) {
   r->warm = (long)(o->warmup * r->total);
   fprintf(r->log,
           "finetune: task %s, %d train / %d dev examples -> %d / %d sequences (max %d tokens), "
-          "%s encoder from %s, %ld epochs x %ld steps, batch %d, lr %g, layer decay %g, warmup "
-          "%ld steps, weight decay %g, seed %ld\n",
+          "%s encoder from %s, %ld epoch%s x %ld step%s, batch %d, lr %g, layer decay %g, warmup "
+          "%ld step%s, weight decay %g, seed %ld\n",
           r->t->name, n_examples(r->t, &r->tr), n_examples(r->t, &r->dv), r->dtr.n, r->ddv.n,
-          r->max_len, o->random_init ? "random" : "pretrained", r->mdir, o->epochs, steps_per_epoch(r),
-          r->B, o->lr, o->layer_decay, r->warm, o->weight_decay, o->seed);
+          r->max_len, o->random_init ? "random" : "pretrained", r->mdir, o->epochs,
+          el__s(o->epochs), steps_per_epoch(r), el__s(steps_per_epoch(r)), r->B, o->lr,
+          o->layer_decay, r->warm, el__s(r->warm), o->weight_decay, o->seed);
   if (r->dtr.n_truncated)
     fprintf(r->log, "finetune: %ld training example(s) truncated to %ld tokens\n", r->dtr.n_truncated,
             o->max_seq_len);
@@ -557,7 +558,7 @@ static int end_epoch(ft_run *r, long ep, double t_ep, double loss_sum, long n_lo
   r->eval_s = el__mono_s() - t_eval;
   r->eval_total += r->eval_s;
   char mj[1024];
-  el__ft_metrics_json(r->t, &mt, mj, sizeof mj);
+  el__ft_metrics_json(r->t, &mt, 1, mj, sizeof mj);
   el__progress_note(&r->prog, "epoch %ld: train loss %.4f, dev %s (%.0f s)", ep, loss_sum / n_loss,
                     mj, el__mono_s() - t_ep);
   add_epoch(r->epochs, r->t, ep, loss_sum / n_loss, &mt);
@@ -594,7 +595,7 @@ static int finish(ft_run *r, el__ft_result *res, el_error *err) {
   if (kept) el__progress_note(&r->prog, "finetune: kept %s/generator/ as %s/generator/", r->o->init,
                               r->o->out);
   char mj[1024];
-  el__ft_metrics_json(r->t, &r->best_m, mj, sizeof mj);
+  el__ft_metrics_json(r->t, &r->best_m, 1, mj, sizeof mj);
   write_curves(r->o, &r->ml, &r->prog, 1);
   el__progress_note(&r->prog, "finetune: best epoch %d, dev %s; wrote %s/eval.json, metrics.jsonl, loss.svg",
                     r->best_epoch, mj, r->o->out);

@@ -232,15 +232,16 @@ static void describe_run(const el__pt_run *r, int resume, const el__state *st) {
   }
   const el_config *c = &r->p.cfg[0];
   fprintf(stderr,
-          "%s %s: hidden %d, %d layers, %d heads, FFN %d, embedding %d, vocabulary %d%s; "
+          "%s %s: hidden %d, %d layer%s, %d head%s, FFN %d, embedding %d, vocabulary %d%s; "
           "%.2fM parameters%s",
           o->mlm ? "MLM model" : "discriminator", o->preset, c->hidden_size, c->num_layers,
-          c->num_heads, c->intermediate_size, c->embedding_size, c->vocab_size,
+          el__s(c->num_layers), c->num_heads, el__s(c->num_heads), c->intermediate_size,
+          c->embedding_size, c->vocab_size,
           r->lower_case ? " (lower-cased)" : " (cased)", nd / 1e6, o->mlm ? "\n" : "");
   if (!o->mlm) {
     const el_config *g = &r->p.cfg[1];
-    fprintf(stderr, " (incl. shared embeddings); generator: hidden %d, %d heads, FFN %d, %.2fM own\n",
-            g->hidden_size, g->num_heads, g->intermediate_size, ng / 1e6);
+    fprintf(stderr, " (incl. shared embeddings); generator: hidden %d, %d head%s, FFN %d, %.2fM own\n",
+            g->hidden_size, g->num_heads, el__s(g->num_heads), g->intermediate_size, ng / 1e6);
   }
   char of[200], lim[32], cap[48] = "";
   if (o->max_steps < EL__STEPS_UNBOUNDED)
@@ -251,10 +252,10 @@ static void describe_run(const el__pt_run *r, int resume, const el__state *st) {
              el__format_duration(o->time_limit, lim, sizeof lim), cap);
   fprintf(stderr,
           "data: %llu examples (%llu train, %llu held out), %llu tokens; batch %ld x %ld, "
-          "%d threads, %s step %lld%s\n",
+          "%d thread%s, %s step %lld%s\n",
           (unsigned long long)r->data.cache.h.n_examples, (unsigned long long)r->data.n_train,
           (unsigned long long)r->data.n_val, (unsigned long long)r->data.cache.h.n_tokens,
-          o->batch_size, o->seq_len, el_get_threads(), resume ? "resuming after" : "starting at",
+          o->batch_size, o->seq_len, el_get_threads(), el__s(el_get_threads()), resume ? "resuming after" : "starting at",
           (long long)r->step, of);
   if (r->ranks > 1 || r->accumulate > 1)
     fprintf(stderr,
@@ -264,10 +265,10 @@ static void describe_run(const el__pt_run *r, int resume, const el__state *st) {
             (double)r->p.numel * sizeof(float) / 1e6);
   if (resume && st->threads != el_get_threads())
     fprintf(stderr,
-            "note: the run was saved with %d threads and continues with %d: results are "
+            "note: the run was saved with %d thread%s and continues with %d: results are "
             "deterministic per thread count, so they will differ slightly from an "
             "uninterrupted run\n",
-            st->threads, el_get_threads());
+            st->threads, el__s(st->threads), el_get_threads());
 }
 
 /* Everything of the run before its first step: the output directory (and

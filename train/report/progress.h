@@ -58,4 +58,7 @@ void el__progress_done(el__progress *p);
  * timing, time limits and stage reports. */
 double el__mono_s(void);
 
+/* "s" after a count other than 1, for log lines ("1 thread", "2 threads"). */
+static inline const char *el__s(long n) { return n == 1 ? "" : "s"; }
+
 #endif
