@@ -1,7 +1,9 @@
 /* Progress bar and log lines (progress.h). */
 #include <math.h>
 #include <stdarg.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <time.h>
 #include <unistd.h>
 #include "el_cli.h"
@@ -66,6 +68,16 @@ static void fields(char *buf, size_t n, const el__progress_stats *s) {
            s->gen_loss, 100 * s->gen_acc, s->disc_loss, base, auc, s->lr, eta);
 }
 
+/* The terminal's columns (asked at every draw: it may be resized), else
+ * $COLUMNS, else 80. */
+static int term_cols(FILE *f) {
+  struct winsize w;
+  if (ioctl(fileno(f), TIOCGWINSZ, &w) == 0 && w.ws_col > 0) return w.ws_col;
+  const char *c = getenv("COLUMNS");
+  int n = c ? atoi(c) : 0;
+  return n > 0 ? n : 80;
+}
+
 void el__progress_update(el__progress *p, const el__progress_stats *s, int force) {
   if (!p->tty) return;
   double t = el__mono_s();
@@ -78,10 +90,15 @@ void el__progress_update(el__progress *p, const el__progress_stats *s, int force
   char bar[W + 1];
   for (int i = 0; i < W; i++) bar[i] = i < fill ? '=' : (i == fill ? '>' : ' ');
   bar[W] = 0;
-  char rest[320], tot[32];
+  char rest[320], tot[32], line[400];
   fields(rest, sizeof rest, s);
-  fprintf(p->f, "\r\033[K%lld/%s [%s] %3.0f%% | %s", (long long)s->step,
-          fmt_total(p, tot, sizeof tot), bar, 100 * frac, rest);
+  snprintf(line, sizeof line, "%lld/%s [%s] %3.0f%% | %s", (long long)s->step,
+           fmt_total(p, tot, sizeof tot), bar, 100 * frac, rest);
+  /* Cut to the width less one (the last column wraps on some terminals): a
+   * wrapped status line is left behind by every redraw. The line is ASCII. */
+  int cols = term_cols(p->f) - 1;
+  if (cols > 0 && (size_t)cols < strlen(line)) line[cols] = 0;
+  fprintf(p->f, "\r\033[K%s", line);
   fflush(p->f);
   p->drawn = 1;
 }

@@ -1,6 +1,7 @@
 /* What a user sees while a long run trains: on a terminal (isatty(stderr))
  * one status line redrawn in place with \r (step/total, a bar, tokens/s,
- * losses and accuracies, learning rate, ETA); otherwise plain log lines, one
+ * losses and accuracies, learning rate, ETA), cut to the terminal's width
+ * (TIOCGWINSZ, else $COLUMNS, else 80); otherwise plain log lines, one
  * per call of el__progress_log. Messages (el__progress_note) first clear the
  * status line so nothing is garbled. */
 #ifndef EL_TRAIN_PROGRESS_H
