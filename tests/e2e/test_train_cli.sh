@@ -2,8 +2,9 @@
 # electra-train's papercuts (issue 40): every command in --help and in the
 # usage after a mistyped one, did-you-mean for commands and --task (as for
 # options), finetune refusing an --out that holds a model unless --overwrite,
-# a TSV row with an extra column reported with file and line, and a failed
-# finetune leaving no --out behind that it made. Runtime: ~15 s.
+# a TSV row with an extra column reported with file and line, STS-B's
+# metric/score, singular counts, 4-decimal dev metrics, and a failed pretrain
+# removing what it made (not what was there). Runtime: ~15 s.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -83,4 +84,17 @@ check "dev metrics in the log to 4 decimals at most${long:+ (got $long)}" test -
 "$BIN" pretrain --input "$T/train.tsv" --vocab "$T/vocab.txt" --max-steps 1 --batch-size 2 \
   --seq-len 16 --threads 1 --out "$T/pre" 2>"$T/pre.log"
 check "pretrain log: '1 thread,' ($(grep -o '[0-9]* threads\?,' "$T/pre.log"))" grep -q ' 1 thread,' "$T/pre.log"
+
+# a failed run takes away what it made, and only that
+: >"$T/empty.txt"
+P=(--input "$T/empty.txt" --vocab "$T/vocab.txt" --max-steps 1 --threads 1)
+"$BIN" pretrain "${P[@]}" --out "$T/fail1" 2>/dev/null
+check "a failed pretrain removes the run directory it made" test ! -e "$T/fail1"
+mkdir -p "$T/fail2"
+"$BIN" pretrain "${P[@]}" --out "$T/fail2" 2>/dev/null
+check "... leaves an --out that existed, without the cache/ it made" \
+  eval "[ -d '$T/fail2' ] && [ ! -e '$T/fail2/cache' ]"
+mkdir -p "$T/fail3/cache" && echo keep >"$T/fail3/cache/mine"
+"$BIN" pretrain "${P[@]}" --out "$T/fail3" 2>/dev/null
+check "... and a cache/ that existed" test -f "$T/fail3/cache/mine"
 exit $((fails > 0))

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include "trainer_api.h"
 #include "el_cli.h"
 #include "dist.h"
@@ -522,6 +523,28 @@ static int split_batch(el__pt_run *r, int accumulate) {
   return 0;
 }
 
+/* What a failed run made, so that it can take it away again: the run
+ * directory when it did not exist, else its cache/ when that did not (a
+ * token cache an earlier run built is kept). Nothing goes while a checkpoint
+ * is there: --resume continues from it. */
+typedef struct made_here {
+  int dir, cache;
+} made_here;
+
+static made_here note_made(const el__pt_run *r) {
+  char cache[4300];
+  snprintf(cache, sizeof cache, "%s/cache", r->run_dir);
+  return (made_here){access(r->run_dir, F_OK) != 0, access(cache, F_OK) != 0};
+}
+
+static void remove_made(const el__pt_run *r, made_here m) {
+  if (r->rank || access(r->state_dir, F_OK) == 0) return;
+  char cache[4300];
+  snprintf(cache, sizeof cache, "%s/cache", r->run_dir);
+  if (m.dir) el__remove_tree(r->run_dir);
+  else if (m.cache) el__remove_tree(cache);
+}
+
 int el__pretrain_main(el__pt_opts *o, int resume, el__state *st, int accumulate) {
   el__pt_run run, *r = &run;
   memset(r, 0, sizeof *r);
@@ -541,6 +564,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st, int accumulate)
   int early = 0, code = 1;
   session s;
   memset(&s, 0, sizeof s);
+  made_here made = note_made(r);
   if (run_open(r, resume, st, &early, &err)) {
     if (early && r->ranks == 1) {
       fprintf(stderr, PROG ": %s\n", err.msg);
@@ -573,6 +597,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st, int accumulate)
 out:
   if (code) fail(r, what, &err);
   el__packed_free(&s.pk);
+  if (code) remove_made(r, made); /* before el__pt_run_free clears r's paths */
   signal(SIGINT, SIG_DFL);
   signal(SIGTERM, SIG_DFL);
   el__progress_done(&r->prog);
