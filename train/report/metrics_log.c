@@ -209,14 +209,14 @@ int el__mlog_plot(const el__mlog *m, const char *svg_path, const char *title, in
   int np = 0;
   panels[np++] = (el__svg_panel){mlm ? "MLM loss (mean over each logging interval)"
                                      : "Generator loss (mean over each logging interval)",
-                                 "step", "loss", gen, 1, 0, 0, 0, 0, 0, 0};
+                                 "step", "loss", gen, 1, 0, 0, 0, 0, 0, 1};
   if (!mlm)
     panels[np++] = (el__svg_panel){
         "Discriminator loss against the base rate (below the grey line = learning)", "step",
-        "loss", disc, nd, 0, 0, 0, 1, 0, 0};
+        "loss", disc, nd, 0, 0, 0, 1, 0, 1};
   panels[np++] = (el__svg_panel){"Validation (held-out slice; a dot per validation)", "step",
-                                 "accuracy / AUC", va, nv, 1, 0, 1, 0, 0, 0};
-  panels[np++] = (el__svg_panel){"Learning rate", "step", "learning rate", lr, 1, 0, 0, 0, 1, 0, 0};
+                                 "accuracy / AUC", va, nv, 1, 0, 1, 0, 0, 1};
+  panels[np++] = (el__svg_panel){"Learning rate", "step", "learning rate", lr, 1, 0, 0, 0, 1, 0, 1};
   int rc = el__svg_write(svg_path, title, panels, np, err);
   free(b.buf);
   return rc;
@@ -237,9 +237,9 @@ int el__mlog_plot_finetune(const el__mlog *m, const char *svg_path, const char *
   lr[0] = series(m, &b, 3, "learning rate", "#ff7f0e", 0, -1, EL_MF_LR, 0, 0);
   el__svg_panel panels[3] = {
       {"Training loss (mean over each logging interval; a dot per epoch)", "step", "loss", loss, 2,
-       0, 0, 0, 1, 0, 0},
+       0, 0, 0, 1, 0, 1},
       {dev_title, "epoch", metric ? metric : "score", dev, 1, 0, 0, 0, 0, 0, 1},
-      {"Learning rate", "step", "learning rate", lr, 1, 0, 0, 0, 1, 0, 0},
+      {"Learning rate", "step", "learning rate", lr, 1, 0, 0, 0, 1, 0, 1},
   };
   int rc = el__svg_write(svg_path, title, panels, 3, err);
   free(b.buf);

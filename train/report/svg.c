@@ -45,9 +45,19 @@ static void xml_text(FILE *f, const char *s) {
   }
 }
 
-/* Tick label with enough digits for the step. */
-static void tick_label(char *buf, size_t n, double v, double step) {
-  if (fabs(v) >= 1e5 || (fabs(v) > 0 && fabs(v) < 1e-3)) {
+/* 1 when an axis's labels are written with exponents: one of its ticks is
+ * too large or too small for plain decimals. One style for the whole axis
+ * ("0.00000" beside "8e-05" read as two scales). */
+static int axis_sci(const double *ticks, int n) {
+  for (int i = 0; i < n; i++)
+    if (fabs(ticks[i]) >= 1e5 || (ticks[i] != 0 && fabs(ticks[i]) < 1e-3)) return 1;
+  return 0;
+}
+
+/* Tick label with enough digits for the step, or "%.3g" on an axis of
+ * exponents (0 as "0"). */
+static void tick_label(char *buf, size_t n, double v, double step, int sci) {
+  if (sci) {
     snprintf(buf, n, "%.3g", v);
     return;
   }
@@ -89,7 +99,7 @@ static int data_range(const el__svg_panel *p, frame *fr) {
     }
   int empty = !isfinite(xmin);
   if (empty) xmin = 0, xmax = 1, ymin = 0, ymax = 1;
-  if (xmax <= xmin) xmax = xmin + 1;
+  if (xmax <= xmin) xmin -= 0.5, xmax = xmin + 1; /* one x (one row, one epoch): centred */
   if (p->fixed_y) ymin = p->ymin, ymax = p->ymax;
   else if (p->include_zero && !p->log_y && ymin > 0) ymin = 0;
   if (p->log_y && !p->fixed_y) {
@@ -140,20 +150,21 @@ static void draw_axes(FILE *f, const el__svg_panel *p, const frame *fr, int y0, 
   fprintf(f, "<rect x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" class=\"frame\"/>\n", x0, top, w,
           h);
   char lab[48];
+  const int ysci = axis_sci(fr->yt, fr->nyt), xsci = axis_sci(fr->xt, fr->nxt);
   for (int i = 0; i < fr->nyt; i++) {
     if (fr->yt[i] < fr->ymin - 1e-12 || fr->yt[i] > fr->ymax + 1e-12) continue;
     double y = py(fr, fr->yt[i]);
     fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" class=\"grid\"/>\n", x0, y,
             x0 + w, y);
     if (p->log_y) snprintf(lab, sizeof lab, "%g", fr->yt[i]);
-    else tick_label(lab, sizeof lab, fr->yt[i], fr->ys);
+    else tick_label(lab, sizeof lab, fr->yt[i], fr->ys, ysci);
     fprintf(f, "<text x=\"%d\" y=\"%.1f\" class=\"yt\">%s</text>\n", x0 - 6, y + 4, lab);
   }
   for (int i = 0; i < fr->nxt; i++) {
     double x = px(fr, fr->xt[i]);
     fprintf(f, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" class=\"grid\"/>\n", x, top, x,
             top + h);
-    tick_label(lab, sizeof lab, fr->xt[i], fr->xs);
+    tick_label(lab, sizeof lab, fr->xt[i], fr->xs, xsci);
     fprintf(f, "<text x=\"%.1f\" y=\"%d\" class=\"xt\">%s</text>\n", x, top + h + 18, lab);
   }
   fprintf(f, "<text x=\"%d\" y=\"%d\" class=\"xl\">", x0 + w / 2, top + h + 40);
@@ -202,12 +213,29 @@ static void draw_series(FILE *f, const el__svg_panel *p, const frame *fr, int s)
   fputs("</text>\n", f);
 }
 
-static void panel(FILE *f, const el__svg_panel *p, int y0) {
+/* Panels with the same x label share one x range (the union of theirs, as
+ * data_range gives it), so that their steps line up one above the other. */
+static void shared_x(const el__svg_panel *panels, int n, int i, double *xmin, double *xmax) {
+  *xmin = INFINITY, *xmax = -INFINITY;
+  for (int k = 0; k < n; k++) {
+    if (strcmp(panels[k].xlabel, panels[i].xlabel)) continue;
+    frame fr;
+    memset(&fr, 0, sizeof fr);
+    fr.log_y = panels[k].log_y;
+    if (data_range(&panels[k], &fr) && k != i) continue; /* no data: no say */
+    *xmin = fmin(*xmin, fr.xmin);
+    *xmax = fmax(*xmax, fr.xmax);
+  }
+}
+
+static void panel(FILE *f, const el__svg_panel *panels, int n, int i, int y0) {
+  const el__svg_panel *p = &panels[i];
   frame fr;
   memset(&fr, 0, sizeof fr);
   fr.x0 = ML, fr.w = W - ML - MR, fr.h = PANEL_H - MT - MB, fr.top = y0 + MT;
   fr.log_y = p->log_y;
   int empty = data_range(p, &fr);
+  shared_x(panels, n, i, &fr.xmin, &fr.xmax);
   fit_ticks(p, &fr);
   draw_axes(f, p, &fr, y0, empty);
   for (int s = 0; s < p->n_series; s++) draw_series(f, p, &fr, s);
@@ -236,7 +264,7 @@ int el__svg_write(const char *path, const char *title, const el__svg_panel *pane
           W, H, W, H, ML);
   xml_text(f, title);
   fputs("</text>\n", f);
-  for (int i = 0; i < n_panels; i++) panel(f, &panels[i], TOP + i * PANEL_H);
+  for (int i = 0; i < n_panels; i++) panel(f, panels, n_panels, i, TOP + i * PANEL_H);
   fputs("</svg>\n", f);
   return el__atomic_commit(&a, err);
 }

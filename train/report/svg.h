@@ -24,11 +24,12 @@ typedef struct el__svg_panel {
   double ymin, ymax;
   int include_zero;
   int log_y;          /* 1: logarithmic y axis (positive values only) */
-  int integer_x;      /* 1: x ticks on whole numbers only (epochs) */
+  int integer_x;      /* 1: x ticks on whole numbers only (epochs, steps) */
 } el__svg_panel;
 
 /* Writes the document to path atomically (temp file + rename). Panels with
- * no finite point still get axes and a "no data yet" note. */
+ * no finite point still get axes and a "no data yet" note; panels with the
+ * same xlabel share one x range; a lone x value is centred. */
 int el__svg_write(const char *path, const char *title, const el__svg_panel *panels, int n_panels,
                   el_error *err);
 
