@@ -207,7 +207,7 @@ check "missing column: exit 1 naming the column" [ $rc -eq 1 -a -n "$(grep -o "n
 msg=$($FT --task sst2 --train $T/short.tsv --dev $T/sst_dev.tsv --out $T/x --epochs 1 2>&1); rc=$?
 check "empty line and short row: skipped and reported" [ $rc -eq 0 -a -n "$(grep -o 'skipped 2 row(s); first: .*short.tsv:6: empty line' <<<"$msg")" ]
 printf 'Dear c\nSir q\n' >$T/bad.ged
-msg=$($FT --task ged --train $T/bad.ged --dev $T/ged_dev.txt --out $T/x 2>&1); rc=$?
+msg=$($FT --task ged --train $T/bad.ged --dev $T/ged_dev.txt --out $T/x_ged 2>&1); rc=$?
 check "GED unknown label: exit 1 naming file:line" [ $rc -eq 1 -a -n "$(grep -o "bad.ged:2: unknown label 'q'" <<<"$msg")" ]
 python3 - "$T" <<'EOF'
 import json, sys
@@ -215,7 +215,7 @@ d = json.load(open(sys.argv[1] + "/sq_train.json"))
 d["data"][0]["paragraphs"][0]["qas"][0]["answers"][0]["answer_start"] += 1
 json.dump(d, open(sys.argv[1] + "/sq_shift.json", "w"))
 EOF
-msg=$($FT --task squad --train $T/sq_shift.json --dev $T/sq_dev.json --out $T/x --epochs 1 --max-seq-len 64 2>&1); rc=$?
+msg=$($FT --task squad --train $T/sq_shift.json --dev $T/sq_dev.json --out $T/x_squad --epochs 1 --max-seq-len 64 2>&1); rc=$?
 check "SQuAD answer not at its offset: counted and reported" [ $rc -eq 0 -a -n "$(grep -o '1 answer(s) not at their answer_start' <<<"$msg")" ]
 msg=$($BIN eval --task ged --data $T/ged_dev.txt --model $T/sst 2>&1); rc=$?
 check "eval refuses a model of the wrong architecture" [ $rc -eq 1 -a -n "$(grep -o 'needs ElectraForPreTraining' <<<"$msg")" ]
