@@ -177,6 +177,9 @@ int main(void) {
       el__plan_step(&p, constant(i, NULL), t);
     }
     CHECK(!p.measured && p.total == 1500, "10 steps: still provisional (9 measured)");
+    CHECK(el__plan_eta(&p) <= 60 - t + 1e-9,
+          "while measuring, the ETA is at most the budget left (%.1f s, not 1490 steps' %.0f s)",
+          el__plan_eta(&p), 1490 * el__plan_cost(&p));
     t += 0.1;
     el__plan_step(&p, 0.1, t);
     CHECK(p.measured && p.total >= 595 && p.total <= 596, "11th step: planned %ld (595-596)",

@@ -36,7 +36,14 @@ double el__plan_cost(const el__plan *p) {
 double el__plan_eta(const el__plan *p) {
   long left = p->total - (p->start + p->n);
   double c = el__plan_cost(p);
-  return left > 0 && isfinite(c) ? (double)left * c : 0;
+  double eta = left > 0 && isfinite(c) ? (double)left * c : 0;
+  /* Still measuring: the provisional total is no estimate (a 64 s fine-tune
+   * showed "ETA 9m47s"), but the plan ends within the budget. */
+  if (!p->measured) {
+    double rest = p->budget - p->reserve - p->elapsed;
+    eta = rest > 0 ? (left > 0 && isfinite(c) ? fmin(eta, rest) : rest) : 0;
+  }
+  return eta;
 }
 
 /* Whether to end the measurement after this step: enough steps, enough of

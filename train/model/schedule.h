@@ -74,7 +74,8 @@ void el__plan_set_reserve(el__plan *p, double seconds);
 int el__plan_done(const el__plan *p);
 
 /* Expected seconds of one more step, overhead included (NAN before any
- * step), and the expected seconds until the planned total. */
+ * step), and the expected seconds until the planned total (while still
+ * measuring, at most what is left of the budget). */
 double el__plan_cost(const el__plan *p);
 double el__plan_eta(const el__plan *p);
 
