@@ -108,7 +108,29 @@ static void check_end(const char *name, const sim *s, double budget, double rese
   CHECK(s->last_lr <= 0.02, "%s: last LR %.4f x peak <= 0.02", name, s->last_lr);
 }
 
+/* The switch from a provisional total (warmup of 10000) to a plan of 210
+ * steps (warmup 21) after 11 steps: no jump, then the plan's schedule. */
+static void test_lr_ramp(void) {
+  const double peak = 5e-4;
+  el__lr_ramp q = {0}, same = {0};
+  double prev = 0, max_rise = 0;
+  int exact = 1, after = 1;
+  for (long t = 0; t < 210; t++) {
+    long total = t < 11 ? 100000 : 210, warm = t < 11 ? 10000 : 21;
+    double lr = el__lr_ramped(&q, peak, t, total, warm);
+    if (t > 0 && lr - prev > max_rise) max_rise = lr - prev;
+    if (t >= 21 && fabs(lr - el__lr_at(peak, t, total, warm)) > 1e-12) after = 0;
+    if (el__lr_ramped(&same, peak, t, 1000, 100) != el__lr_at(peak, t, 1000, 100)) exact = 0;
+    prev = lr;
+  }
+  CHECK(max_rise < 1.1 * peak / 10, "plan replacing the provisional total: the LR rises at most "
+        "%.2e per step (the plain schedule jumped 2.6e-04)", max_rise);
+  CHECK(after, "from the end of the planned warmup on: the planned schedule exactly");
+  CHECK(exact, "a total that never changes: el__lr_at exactly");
+}
+
 int main(void) {
+  test_lr_ramp();
   /* constant steps, pretraining warmup rule (preset 1000, at most a tenth) */
   sim s = run(60, 0, 10000, 0, constant, NULL, NULL, 0, 1, 1000);
   check_end("constant", &s, 60, 0, 0.1, 0);

@@ -238,6 +238,7 @@ typedef struct ft_run {
   int B, K, max_len;
   int rank, ranks, accumulate, micro_cap; /* data parallelism; micro_cap: the model's sequences */
   int plan_over;                           /* the time plan is complete (rank 0's decision) */
+  el__lr_ramp ramp; /* no LR jump when the plan replaces the provisional total (synced: same on every rank) */
   int *order, *lens, *bids, *btypes;
   float *dout;
   el__adamw opt;
@@ -435,7 +436,7 @@ static int train_step(ft_run *r, int a, int nb, double *lr, double *loss, el_err
     return el_error_set(err, EL_EVALUE, "finetune: loss is %g at step %ld (lower --lr?)", *loss,
                         r->step + 1);
   if ((rc = el__dist_sum_f32(r->p.grads, r->p.numel, err))) return rc;
-  *lr = el__lr_at(r->o->lr, r->step, r->total, r->warm);
+  *lr = el__lr_ramped(&r->ramp, r->o->lr, r->step, r->total, r->warm);
   if ((rc = el__adamw_step(&r->p, &r->opt, *lr, NULL, err))) return rc;
   r->step++;
   return EL_OK;

@@ -2,6 +2,7 @@
  * arithmetic on the times the caller reports: no clock is read here, so the
  * unit test drives it with synthetic step times. */
 #include "schedule.h"
+#include "optim.h"
 
 #include <math.h>
 #include <string.h>
@@ -98,3 +99,17 @@ long el__warmup_capped(long total, long steps, int tenth_cap) {
 }
 
 long el__warmup_share(long total, double share) { return (long)(share * (double)total); }
+
+double el__lr_ramped(el__lr_ramp *q, double peak, long t, long total, long warm) {
+  if (q->state == 0) q->state = 1, q->total0 = total;
+  if (q->state == 1 && total != q->total0) { /* the plan's first total */
+    q->state = 2;
+    q->s0 = t;
+    q->end = warm > t + EL__PLAN_MEASURE_STEPS ? warm : t + EL__PLAN_MEASURE_STEPS;
+    if (q->end > total) q->end = total;
+  }
+  if (q->state == 1) return q->lr0 = el__lr_at(peak, t, total, warm);
+  if (t >= q->end || q->end <= q->s0) return el__lr_at(peak, t, total, warm);
+  double to = el__lr_at(peak, q->end, total, warm);
+  return q->lr0 + (to - q->lr0) * (double)(t - q->s0) / (double)(q->end - q->s0);
+}

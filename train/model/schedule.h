@@ -79,6 +79,22 @@ int el__plan_done(const el__plan *p);
 double el__plan_cost(const el__plan *p);
 double el__plan_eta(const el__plan *p);
 
+/* The learning rate of step t, continuous where a time plan replaces the
+ * provisional total: until the total first changes it is el__lr_at's; from
+ * then on it ramps linearly from the last rate of the provisional schedule
+ * to the planned schedule's, over the rest of the planned warmup (at least
+ * EL__PLAN_MEASURE_STEPS steps), then follows the planned schedule. (The
+ * provisional total is long, so its warmup had hardly begun: pretraining
+ * jumped from 5.0e-06 to 2.6e-04 in one step.) Zero-initialise; one per
+ * session; a run whose total never changes gets el__lr_at exactly. */
+typedef struct el__lr_ramp {
+  int state;      /* 0: no step yet, 1: provisional total, 2: planned */
+  long total0;    /* the provisional total */
+  long s0, end;   /* the ramp: from step s0 to step end */
+  double lr0;     /* the last rate of the provisional schedule */
+} el__lr_ramp;
+double el__lr_ramped(el__lr_ramp *q, double peak, long t, long total, long warm);
+
 /* Warmup steps for a (planned) total. Pretraining: `steps`, and with
  * tenth_cap at most total / 10 (the preset rule; a --warmup-steps the user
  * gave is kept as is). Fine-tuning: el__warmup_share. */

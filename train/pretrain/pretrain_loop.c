@@ -310,6 +310,7 @@ typedef struct session {
   acc a;                   /* sums since the last log line */
   int bad_steps;           /* non-finite steps in a row */
   double lr, last_lr;
+  el__lr_ramp ramp; /* no jump when the time plan replaces the provisional total */
   long end;                /* the step the schedule ends at */
   long steps_run;          /* this session's steps and their seconds */
   double steps_s;
@@ -375,9 +376,9 @@ static int session_over(const el__pt_run *r, session *s, el_error *err) {
 static int session_step(el__pt_run *r, session *s, const char **what, el_error *err) {
   el__pt_opts *o = r->o;
   long total = s->pl ? s->pl->total : o->max_steps;
-  s->lr = el__lr_at(o->lr, r->step, total,
-                    s->pl ? el__warmup_capped(total, o->warmup_steps, o->warmup_auto)
-                          : o->warmup_steps);
+  s->lr = el__lr_ramped(&s->ramp, o->lr, r->step, total,
+                        s->pl ? el__warmup_capped(total, o->warmup_steps, o->warmup_auto)
+                              : o->warmup_steps);
   double t0 = el__mono_s();
   int rc = el__dist_bcast_f64(&s->lr, 1, err);
   if (rc) {
