@@ -107,7 +107,8 @@ check "no temporary files left in --out" [ -z "$(find "$T/out" -name '*.tmp-*')"
 
 # ---- on a terminal: the progress bar ----
 if script -qec "true" /dev/null >/dev/null 2>&1; then
-  script -qec "$FT --out $T/out/c --epochs 2 --log-every 4" /dev/null >"$T/tty.log" 2>&1
+  # 200 columns: the status line is cut to the terminal's width (test_train_progress)
+  script -qec "stty cols 200; $FT --out $T/out/c --epochs 2 --log-every 4" /dev/null >"$T/tty.log" 2>&1
   check "on a terminal: exits 0" [ $? -eq 0 ]
   check "on a terminal: a status line redrawn in place (\\r, erase line)" grep -q $'\r\033\[K' "$T/tty.log"
   check "on a terminal: step/total, a bar, epoch, loss, lr, ex/s, ETA" \
