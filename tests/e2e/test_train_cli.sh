@@ -4,7 +4,8 @@
 # options), finetune refusing an --out that holds a model unless --overwrite,
 # a TSV row with an extra column reported with file and line, STS-B's
 # metric/score, singular counts, 4-decimal dev metrics, and a failed pretrain
-# removing what it made (not what was there). Runtime: ~15 s.
+# removing what it made (not what was there), recipe refusing earlier output
+# before any work. Runtime: ~15 s.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -37,7 +38,18 @@ check "finetune --task glu (nothing near): the task list, no guess" \
 
 # ---- finetune on a tiny model ----
 if ! "$PY" -c 'import torch' 2>/dev/null; then
-  skip "no torch at $PY: cannot make the tiny checkpoint"; exit $((fails > 0))
+  skip "no torch at $PY: cannot make the tiny checkpoint"; 
+# ---- recipe refuses earlier output before any work ----
+mkdir -p "$T/rcp" && echo '{}' >"$T/rcp/config.json"
+t0=$(date +%s)
+"$BIN" recipe ged --out "$T/rcp" --corpus "$T/fail3/cache/mine" --time-limit 1h 2>"$T/err"
+rc=$?
+check "recipe into a DIR holding a model: exit 1 at once, naming it and --overwrite" \
+  eval "[ $rc -eq 1 ] && [ \$((\$(date +%s) - t0)) -lt 5 ] && grep -q 'rcp already exists (a model): remove it or pass --overwrite' '$T/err'"
+rm "$T/rcp/config.json" && mkdir -p "$T/rcp.work"
+"$BIN" recipe ged --out "$T/rcp" --corpus "$T/fail3/cache/mine" --time-limit 1h 2>"$T/err"
+check "... and into an existing DIR.work" eval "[ $? -eq 1 ] && grep -q \"rcp.work already exists (an earlier recipe's stages)\" '$T/err'"
+exit $((fails > 0))
 fi
 "$PY" tests/reference/make_checkpoint.py --arch pretraining --out "$T/tiny" --hidden 32 \
   --layers 2 --heads 2 --intermediate 64 --max-position 64 --seed 1 >/dev/null ||
@@ -97,4 +109,15 @@ check "... leaves an --out that existed, without the cache/ it made" \
 mkdir -p "$T/fail3/cache" && echo keep >"$T/fail3/cache/mine"
 "$BIN" pretrain "${P[@]}" --out "$T/fail3" 2>/dev/null
 check "... and a cache/ that existed" test -f "$T/fail3/cache/mine"
+
+# ---- recipe refuses earlier output before any work ----
+mkdir -p "$T/rcp" && echo '{}' >"$T/rcp/config.json"
+t0=$(date +%s)
+"$BIN" recipe ged --out "$T/rcp" --corpus "$T/fail3/cache/mine" --time-limit 1h 2>"$T/err"
+rc=$?
+check "recipe into a DIR holding a model: exit 1 at once, naming it and --overwrite" \
+  eval "[ $rc -eq 1 ] && [ \$((\$(date +%s) - t0)) -lt 5 ] && grep -q 'rcp already exists (a model): remove it or pass --overwrite' '$T/err'"
+rm "$T/rcp/config.json" && mkdir -p "$T/rcp.work"
+"$BIN" recipe ged --out "$T/rcp" --corpus "$T/fail3/cache/mine" --time-limit 1h 2>"$T/err"
+check "... and into an existing DIR.work" eval "[ $? -eq 1 ] && grep -q \"rcp.work already exists (an earlier recipe's stages)\" '$T/err'"
 exit $((fails > 0))

@@ -21,6 +21,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #include "el_cli.h"
@@ -46,7 +47,7 @@ typedef struct recipe_args {
   double time;
   long threads, vocab_size, seed, synth_sentences;
   double rate, pretrain_corruption, pretrain_share, pairs; /* share, pairs: -1 = not given */
-  int cased, plan_only;
+  int cased, plan_only, overwrite;
 } recipe_args;
 
 /* relative_key by default: with FCE data 10 minutes gave 0.373 / 0.363 against 0.341 / 0.347
@@ -57,7 +58,7 @@ static void recipe_defaults(recipe_args *a) {
                      .pairs = -1};
 }
 
-enum { N_OPTS = 20 };
+enum { N_OPTS = 21 };
 /* One entry per option, read as data; --help lists them in this order. */
 static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
   const el_opt d[N_OPTS] = {
@@ -81,6 +82,7 @@ static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
       {"--cased", EL_OPT_FLAG, &a->cased, 0, 0, NULL, "learn a cased vocabulary (case errors and names visible to the model)", 0},
       {"--seed", EL_OPT_INT, &a->seed, 0, 1e15, "N", "seed of every stage (1)", 0},
       {"--plan-only", EL_OPT_FLAG, &a->plan_only, 0, 0, NULL, "print how the budget will be split (after the vocabulary and, with --train, the speed measurement) and stop", 0},
+      {"--overwrite", EL_OPT_FLAG, &a->overwrite, 0, 0, NULL, "replace the model in DIR and the stages in DIR.work (otherwise a DIR that holds a model, or an existing DIR.work, is refused before any work)", 0},
   };
   memcpy(t, d, sizeof d);
 }
@@ -301,6 +303,7 @@ static int probe_runs(recipe *r, char *text, const char *init, const char *ft, e
   f.max_dev = 64;
   f.random_init = 1;
   f.out = ft;
+  f.overwrite = r->a->overwrite;
   f.epochs = 1;
   f.log_every = 0;
   f.time_limit = PROBE_SECONDS;
@@ -388,6 +391,7 @@ static int stage_synthetic(recipe *r) {
   f.synth_mix = a->mix;
   if (!a->train) f.dev = a->dev;
   f.out = a->train ? r->synth_dir : a->out;
+  f.overwrite = a->overwrite;
   f.epochs = 1;
   f.time_limit = stage_limit(r->syn);
   double s = el__mono_s();
@@ -407,6 +411,7 @@ static int stage_real(recipe *r) {
   f.train = r->a->train;
   f.dev = r->a->dev;
   f.out = r->a->out;
+  f.overwrite = r->a->overwrite;
   f.time_limit = stage_limit(r->real);
   f.epochs = REAL_EPOCHS;
   double s = el__mono_s();
@@ -431,6 +436,21 @@ static void final_report(const recipe *r, double t0) {
   fprintf(stderr, "serve it: electra-server --model ged=%s\n", a->out);
 }
 
+/* A recipe's stages write fresh runs: an earlier model in DIR or stages in
+ * DIR.work would be refused by the fine-tuning stage after the pretraining
+ * time is spent, so they are refused here, before any work, unless
+ * --overwrite. */
+static int refuse_existing(const recipe_args *a, const char *work) {
+  char cfg[4200];
+  struct stat st;
+  snprintf(cfg, sizeof cfg, "%s/config.json", a->out);
+  const char *what = stat(cfg, &st) == 0 ? a->out : stat(work, &st) == 0 ? work : NULL;
+  if (!what || a->overwrite) return 0;
+  fprintf(stderr, PROG ": %s already exists (%s): remove it or pass --overwrite\n", what,
+          what == a->out ? "a model" : "an earlier recipe's stages");
+  return 1;
+}
+
 /* Work directory, budget split, output checks. Prints and returns an exit status on failure. */
 static int plan(recipe *r) {
   const recipe_args *a = r->a;
@@ -440,6 +460,8 @@ static int plan(recipe *r) {
   snprintf(r->synth_dir, sizeof r->synth_dir, "%s/synthetic", r->work);
   r->n_stages = 3 + 3 * (a->train != NULL) - (a->vocab != NULL);
   el_error err = {0};
+  if (refuse_existing(a, r->work)) return 1;
+  if (a->overwrite) el__remove_tree(r->work);
   if (el__prepare_output(a->out, 0, &err) || el__mkdirs(r->work, &err)) {
     fprintf(stderr, PROG ": %s\n", err.msg);
     return 1;
