@@ -8,9 +8,9 @@
  * suspends; after the batcher resumes the connection the handler runs once
  * more and queues the answer. NOTIFY_COMPLETED logs, counts and frees. */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -388,18 +388,22 @@ static void job_done(el__job *j) {
 /* The batcher no longer touches the job or its sequences (srv_batcher.h). */
 static void job_release(el__job *j) { req_unref(j->user); }
 
-/* el__job.gone: 1 when the client of a waiting request has closed or reset
- * its connection. libmicrohttpd does not watch a suspended connection (its
- * NOTIFY_COMPLETED comes only after the resume), so the socket is probed:
- * end-of-file or an error means nobody will read the answer. Pending bytes
- * (a pipelined request) mean the client is still there. */
+/* el__job.gone: 1 when the client of a waiting request has reset its
+ * connection. libmicrohttpd does not watch a suspended connection (its
+ * NOTIFY_COMPLETED comes only after the resume), so the socket is polled.
+ * End-of-file alone is no sign: HTTP/1.1 lets a client half-close
+ * (shutdown(SHUT_WR)) after a complete request and still read the answer,
+ * and on the wire that FIN is the same as a close(). Only a reset or a
+ * socket error (POLLERR, POLLHUP: both directions shut) says nobody will
+ * read; a client that closed without a reset is found when the answer is
+ * written. Polling consumes nothing, pending bytes (a pipelined request)
+ * stay for libmicrohttpd. */
 static int client_gone(el__job *j) {
   conn_req *r = j->user;
   if (r->fd < 0) return 0;
-  char c;
-  ssize_t n = recv(r->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-  if (n == 0) return 1;
-  return n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+  struct pollfd p = {.fd = r->fd, .events = POLLRDHUP};
+  if (poll(&p, 1, 0) <= 0) return 0;
+  return (p.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0;
 }
 
 static enum MHD_Result respond_result(conn_req *r) {
