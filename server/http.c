@@ -595,7 +595,9 @@ static conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
  * runs). The raw path is checked here, where a %00 is still visible. */
 static void *uri_started(void *cls, const char *uri, struct MHD_Connection *conn) {
   conn_req *r = new_req(cls, conn);
-  if (r) r->bad_path = path_has_control(uri);
+  if (!r) return NULL;
+  r->bad_path = path_has_control(uri);
+  el__conns_request(r->srv->conns, r->track); /* a drain now closes it until it is in */
   return r;
 }
 
@@ -786,8 +788,9 @@ int el__http_start(el__server *s, char *err, size_t cap) {
 
 int el__http_open_connections(el__server *s) { return s->conns ? el__conns_count(s->conns) : 0; }
 
-void el__http_quiesce(el__server *s) {
+void el__http_quiesce(el__server *s, double grace) {
   if (s->mhd && s->listen_fd < 0) s->listen_fd = MHD_quiesce_daemon(s->mhd);
+  if (s->conns) el__conns_drain(s->conns, grace);
 }
 
 void el__http_stop(el__server *s) {
