@@ -11,6 +11,7 @@
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +87,10 @@ struct conn_req {
   char *pbody;       /* the prepare step's answer (/tokenize) */
   size_t plen;
   el__workq_node prep_node; /* its place in the prepare threads' queue (srv_workq.h) */
+  /* on the list of requests whose header is still arriving (bad_length_answer) */
+  int header_pending;
+  pthread_t thread; /* the libmicrohttpd thread serving the connection */
+  conn_req *hp_prev, *hp_next;
   /* Owners: libmicrohttpd until NOTIFY_COMPLETED, and the batcher from the
    * submit until job.release. The batcher may answer at the deadline while
    * the request's sequences are still in the running batch: the connection
@@ -571,6 +576,85 @@ static void request_id(conn_req *r) {
   for (size_t i = 0; i < sizeof raw; i++) snprintf(r->rid + 2 * i, 3, "%02x", raw[i]);
 }
 
+/* ---- a Content-Length libmicrohttpd cannot read ----
+ * libmicrohttpd 0.9.75 reads Content-Length itself once a header is in,
+ * before any callback of ours, and answers a malformed one (`23, 23`, `abc`,
+ * `+2`) with two 400 header blocks and an HTML body (413 for one past 64
+ * bits). Its only sign is its log line, written on the thread serving that
+ * connection just before its answer. So the requests whose header is still
+ * arriving are listed with their thread; on that line, the one request of
+ * this thread whose Content-Length libmicrohttpd cannot read gets the
+ * documented JSON error on its socket, which is then shut for writing so that
+ * libmicrohttpd's own answer is dropped. With no single match (two such
+ * headers arriving on one thread) libmicrohttpd's answer stands. */
+static pthread_mutex_t hp_mu = PTHREAD_MUTEX_INITIALIZER;
+static conn_req *hp_head;
+
+static void header_pending(conn_req *r, int on) {
+  pthread_mutex_lock(&hp_mu);
+  if (on && !r->header_pending) {
+    r->thread = pthread_self();
+    r->hp_next = hp_head;
+    if (hp_head) hp_head->hp_prev = r;
+    hp_head = r;
+  } else if (!on && r->header_pending) {
+    if (r->hp_prev) r->hp_prev->hp_next = r->hp_next;
+    else hp_head = r->hp_next;
+    if (r->hp_next) r->hp_next->hp_prev = r->hp_prev;
+    r->hp_prev = r->hp_next = NULL;
+  }
+  r->header_pending = on;
+  pthread_mutex_unlock(&hp_mu);
+}
+
+/* How libmicrohttpd 0.9.75 reads a request's Content-Length: 0 a number
+ * (or not read: none, or Transfer-Encoding given), 1 malformed (not only
+ * digits, or empty), 2 past 64 bits. */
+static int length_kind(struct MHD_Connection *conn) {
+  if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding")) return 0;
+  const char *v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+  if (!v) return 0;
+  if (!*v) return 1;
+  unsigned long long n = 0;
+  for (; *v; v++) {
+    if (*v < '0' || *v > '9') return 1;
+    unsigned d = (unsigned)(*v - '0');
+    if (n > (~0ULL - d) / 10) return 2;
+    n = n * 10 + d;
+  }
+  return 0;
+}
+
+static void request_id(conn_req *r);
+
+/* libmicrohttpd logged that it cannot read a Content-Length (kind 1, 400) or
+ * that it is past 64 bits (kind 2, 413): answer that request in JSON. */
+static void bad_length_answer(int kind) {
+  conn_req *hit = NULL;
+  int n = 0;
+  pthread_mutex_lock(&hp_mu);
+  for (conn_req *r = hp_head; r; r = r->hp_next)
+    if (pthread_equal(r->thread, pthread_self()) && length_kind(r->conn) == kind) hit = r, n++;
+  pthread_mutex_unlock(&hp_mu); /* the entries of this thread change only on it */
+  if (n != 1 || hit->fd < 0) return;
+  el__http_err e = kind == 1 ? EL_HERR_INVALID_REQUEST : EL_HERR_TOO_LARGE;
+  char body[512], msg[1024];
+  size_t blen = el__error_body(e, kind == 1 ? "malformed Content-Length (it must be digits only)"
+                                            : "Content-Length is past 64 bits", body, sizeof body);
+  request_id(hit);
+  int k = snprintf(msg, sizeof msg, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+                   "Content-Length: %zu\r\nConnection: close\r\nX-Request-Id: %s\r\n\r\n%.*s",
+                   el__herr_status(e), kind == 1 ? "Bad Request" : "Content Too Large", blen,
+                   hit->rid, (int)blen, body);
+  if (k > 0 && (size_t)k < sizeof msg) {
+    if (send(hit->fd, msg, (size_t)k, MSG_NOSIGNAL | MSG_DONTWAIT) > 0) {
+      hit->status = el__herr_status(e);
+      hit->err_type = el__herr_type(e);
+    }
+  }
+  shutdown(hit->fd, SHUT_WR); /* libmicrohttpd's answer goes nowhere */
+}
+
 static conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
   conn_req *r = calloc(1, sizeof *r);
   if (!r) return NULL;
@@ -598,6 +682,7 @@ static void *uri_started(void *cls, const char *uri, struct MHD_Connection *conn
   if (!r) return NULL;
   r->bad_path = path_has_control(uri);
   el__conns_request(r->srv->conns, r->track); /* a drain now closes it until it is in */
+  header_pending(r, 1);
   return r;
 }
 
@@ -611,6 +696,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
   if (!r && !(r = *con_cls = new_req(s, conn))) return MHD_NO;
   if (!r->started) {
     r->started = 1;
+    header_pending(r, 0);
     request_id(r);
     r->rt = r->bad_path ? NULL : find_route(url);
     snprintf(r->method, sizeof r->method, "%s", method);
@@ -654,6 +740,7 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   conn_req *r = *con_cls;
   if (!r) return;
   *con_cls = NULL;
+  header_pending(r, 0);
   double dt = el__now() - r->t0;
   int status = r->status ? r->status : 499; /* 499: closed before an answer */
   if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && r->status == 0) r->err_type = "aborted";
@@ -708,6 +795,11 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap) {
   size_t n = strlen(msg);
   while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r')) msg[--n] = 0;
   el__log("warn", "libmicrohttpd: %s", msg);
+  /* its lines for a Content-Length it refuses (0.9.75's wording) */
+  if (strstr(msg, "Content-Length")) {
+    if (strstr(msg, "Failed to parse")) bad_length_answer(1);
+    else if (strstr(msg, "Too large value")) bad_length_answer(2);
+  }
 }
 
 int el__http_start(el__server *s, char *err, size_t cap) {

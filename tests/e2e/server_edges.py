@@ -161,6 +161,48 @@ def drain():
     sb.close()
 
 
+def framing():
+    """5. a malformed Content-Length gets the documented JSON 400"""
+    srv = Server([("disc", M["disc"])], ["--http-threads", "2"], workdir=work,
+                 log_name="framing.log").start()
+    body = b'{"text": "hello world"}'
+    cases = [(cl, 400, "invalid_request") for cl in (b"23, 23", b"abc", b"+2", b"23 x", b"")]
+    cases.append((b"99999999999999999999999", 413, "payload_too_large"))  # past 64 bits
+    for cl, code, kind in cases:
+        data = (b"POST /score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                b"X-Request-Id: bad-cl\r\nContent-Length: " + cl + b"\r\n\r\n" + body)
+        s = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+        s.sendall(data)
+        out = read_all(s, 5)
+        s.close()
+        head, _, rest = out.partition(b"\r\n\r\n")
+        try:
+            j = json.loads(rest)
+        except ValueError:
+            j = None
+        ok(status_line(out) == code and out.count(b"HTTP/1.") == 1 and j and
+           j["error"]["type"] == kind and "Content-Length" in j["error"]["message"] and
+           b"application/json" in head and b"x-request-id: bad-cl" in head.lower(),
+           "Content-Length %r: one JSON %d %s, with its X-Request-Id" % (cl, code, kind),
+           out[:400])
+    # a slow header on the same thread does not take the answer meant for another
+    slow = socket.create_connection(("127.0.0.1", srv.port), timeout=10)
+    slow.sendall(b"POST /score HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n")
+    time.sleep(0.2)
+    st, _, j = srv.post("/score", {"text": "still fine"})
+    ok(st == 200, "meanwhile a good request is answered 200", (st, j))
+    slow.sendall(b"Content-Length: 23\r\n\r\n" + body)
+    out = read_all(slow, 5)
+    slow.close()
+    ok(status_line(out) == 200, "and the slow one, completed, too", out[:200])
+    st, _, _ = srv.get("/health")
+    ok(st == 200 and srv.proc.poll() is None, "the server is up after them")
+    log = srv.log().decode(errors="replace")
+    ok(log.count(" 400 ") >= 5 and log.count(" 413 ") >= 1,
+       "the access log records the 400s and the 413", log[-800:])
+    srv.stop()
+
+
 def body_rules():
     """7. duplicate keys, numbers out of range, whitespace-only texts"""
     srv = Server([("disc", M["disc"]), ("cls", M["cls"]), ("qa", M["qa"])], workdir=work,
@@ -199,7 +241,7 @@ def body_rules():
     srv.stop()
 
 
-SECTIONS = {"halfclose": halfclose, "drain": drain, "body": body_rules}
+SECTIONS = {"halfclose": halfclose, "drain": drain, "framing": framing, "body": body_rules}
 for name in sys.argv[1:] or list(SECTIONS):
     fn = SECTIONS[name]
     try:
