@@ -585,8 +585,8 @@ static void request_id(conn_req *r) {
  * arriving are listed with their thread; on that line, the one request of
  * this thread whose Content-Length libmicrohttpd cannot read gets the
  * documented JSON error on its socket, which is then shut for writing so that
- * libmicrohttpd's own answer is dropped. With no single match (two such
- * headers arriving on one thread) libmicrohttpd's answer stands. */
+ * libmicrohttpd's own answer is dropped. With no single match (two requests
+ * of one thread holding such a header) libmicrohttpd's answer stands. */
 static pthread_mutex_t hp_mu = PTHREAD_MUTEX_INITIALIZER;
 static conn_req *hp_head;
 
@@ -624,8 +624,6 @@ static int length_kind(struct MHD_Connection *conn) {
   }
   return 0;
 }
-
-static void request_id(conn_req *r);
 
 /* libmicrohttpd logged that it cannot read a Content-Length (kind 1, 400) or
  * that it is past 64 bits (kind 2, 413): answer that request in JSON. */
