@@ -510,11 +510,11 @@ static enum MHD_Result respond_result(conn_req *r) {
 }
 
 /* libmicrohttpd 0.9.75 closes a connection when it reads end-of-file before
- * it has written the answer, and on a resume it may read first (it did for a
- * third of the half-closed clients whose batch ended with another request's).
- * It calls NOTIFY_COMPLETED before it shuts the socket: the answer of a done
+ * it has written the answer, and on a resume it may read first (a third of
+ * the half-closed clients of a test under load lost their answer so). It
+ * calls NOTIFY_COMPLETED before it shuts the socket: the answer of a done
  * request whose client half-closed but still reads (no reset) is written
- * there. */
+ * there, waiting at most a second for the socket. */
 static void answer_half_closed(conn_req *r) {
   if (r->state != ST_DONE || r->status || r->fd < 0 || (r->job.cancelled && !r->perr))
     return;
