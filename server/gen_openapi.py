@@ -45,7 +45,8 @@ def ref(name):
 
 
 S = {"type": "string"}
-NONEMPTY = {"type": "string", "minLength": 1}
+# a text must hold a token: not empty, not only whitespace
+NONEMPTY = {"type": "string", "minLength": 1, "pattern": "\\S"}
 I = {"type": "integer"}
 OFFSET = {"type": "integer", "minimum": 0, "description": "Unicode code-point offset, end exclusive"}
 N = {"type": "number"}

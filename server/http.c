@@ -11,6 +11,8 @@
 #include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
+#include <poll.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -86,6 +88,10 @@ struct conn_req {
   char *pbody;       /* the prepare step's answer (/tokenize) */
   size_t plen;
   el__workq_node prep_node; /* its place in the prepare threads' queue (srv_workq.h) */
+  /* on the list of requests whose header is still arriving (bad_length_answer) */
+  int header_pending;
+  pthread_t thread; /* the libmicrohttpd thread serving the connection */
+  conn_req *hp_prev, *hp_next;
   /* Owners: libmicrohttpd until NOTIFY_COMPLETED, and the batcher from the
    * submit until job.release. The batcher may answer at the deadline while
    * the request's sequences are still in the running batch: the connection
@@ -96,15 +102,37 @@ struct conn_req {
 
 /* ---- responses ---- */
 
-static void add_common_headers(conn_req *r, struct MHD_Response *resp) {
-  if (r->rid[0]) MHD_add_response_header(resp, "X-Request-Id", r->rid);
+typedef void (*put_header)(void *ctx, const char *name, const char *value);
+
+static void put_mhd(void *ctx, const char *name, const char *value) {
+  MHD_add_response_header(ctx, name, value);
+}
+
+/* Every header of an answer but its Content-Type and framing, for the
+ * answers libmicrohttpd sends and for those written on the socket
+ * (raw_answer). e: the error answered, else EL_HERR_NONE; timing: with the
+ * request's queue and inference times. */
+static void answer_headers(conn_req *r, el__http_err e, int timing, put_header put, void *ctx) {
+  if (r->rid[0]) put(ctx, "X-Request-Id", r->rid);
   if (r->origin[0]) {
-    MHD_add_response_header(resp, "Access-Control-Allow-Origin", r->origin);
-    MHD_add_response_header(resp, "Access-Control-Expose-Headers",
-                            "X-Request-Id, x-queue-time, x-inference-time");
-    MHD_add_response_header(resp, "Vary", "Origin");
+    put(ctx, "Access-Control-Allow-Origin", r->origin);
+    put(ctx, "Access-Control-Expose-Headers", "X-Request-Id, x-queue-time, x-inference-time");
+    put(ctx, "Vary", "Origin");
   }
-  if (atomic_load(&r->srv->draining)) MHD_add_response_header(resp, "Connection", "close");
+  if (atomic_load(&r->srv->draining)) put(ctx, "Connection", "close");
+  if (timing && r->state == ST_DONE && r->job.t_enqueue > 0) {
+    char v[32];
+    double q = (r->job.t_first_run > 0 ? r->job.t_first_run : r->job.t_done) - r->job.t_enqueue;
+    double inf = r->job.t_first_run > 0 ? r->job.t_done - r->job.t_first_run : 0;
+    snprintf(v, sizeof v, "%.3f", q * 1e3);
+    put(ctx, "x-queue-time", v);
+    snprintf(v, sizeof v, "%.3f", inf * 1e3);
+    put(ctx, "x-inference-time", v);
+  }
+  if (e == EL_HERR_METHOD)
+    put(ctx, "Allow", r->rt && r->rt->post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS");
+  if (e == EL_HERR_OVERLOADED || e == EL_HERR_UNAVAILABLE) put(ctx, "Retry-After", "1");
+  if (e == EL_HERR_UNAUTHORIZED) put(ctx, "WWW-Authenticate", "Bearer");
 }
 
 static enum MHD_Result send_buf(conn_req *r, int status, const char *ctype, char *data,
@@ -116,16 +144,7 @@ static enum MHD_Result send_buf(conn_req *r, int status, const char *ctype, char
     return MHD_NO;
   }
   MHD_add_response_header(resp, "Content-Type", ctype);
-  add_common_headers(r, resp);
-  if (r->state == ST_DONE && r->job.t_enqueue > 0) {
-    char v[32];
-    double q = (r->job.t_first_run > 0 ? r->job.t_first_run : r->job.t_done) - r->job.t_enqueue;
-    double inf = r->job.t_first_run > 0 ? r->job.t_done - r->job.t_first_run : 0;
-    snprintf(v, sizeof v, "%.3f", q * 1e3);
-    MHD_add_response_header(resp, "x-queue-time", v);
-    snprintf(v, sizeof v, "%.3f", inf * 1e3);
-    MHD_add_response_header(resp, "x-inference-time", v);
-  }
+  answer_headers(r, EL_HERR_NONE, 1, put_mhd, resp);
   r->status = status;
   enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)status, resp);
   MHD_destroy_response(resp);
@@ -143,18 +162,67 @@ static enum MHD_Result send_error(conn_req *r, el__http_err e, const char *msg) 
   struct MHD_Response *resp = MHD_create_response_from_buffer(n, buf, MHD_RESPMEM_MUST_COPY);
   if (!resp) return MHD_NO;
   MHD_add_response_header(resp, "Content-Type", "application/json");
-  add_common_headers(r, resp);
-  if (e == EL_HERR_METHOD)
-    MHD_add_response_header(resp, "Allow", r->rt && r->rt->post ? "POST, OPTIONS"
-                                                                  : "GET, HEAD, OPTIONS");
-  if (e == EL_HERR_OVERLOADED || e == EL_HERR_UNAVAILABLE)
-    MHD_add_response_header(resp, "Retry-After", "1");
-  if (e == EL_HERR_UNAUTHORIZED) MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
+  answer_headers(r, e, 0, put_mhd, resp);
   r->status = el__herr_status(e);
   r->err_type = el__herr_type(e);
   enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
   MHD_destroy_response(resp);
   return ret;
+}
+
+/* ---- answers written on the socket ----
+ * For the two cases libmicrohttpd 0.9.75 cannot answer: a Content-Length it
+ * refuses itself (bad_length_answer), and a half-closed client whose
+ * end-of-file it read before writing the answer (answer_half_closed). The
+ * connection closes after such an answer. */
+
+typedef struct raw_head {
+  char buf[2048];
+  size_t n;
+} raw_head;
+
+static void put_raw(void *ctx, const char *name, const char *value) {
+  raw_head *h = ctx;
+  if (!strcmp(name, "Connection")) return; /* sent already: these answers close */
+  if (h->n < sizeof h->buf)
+    h->n += (size_t)snprintf(h->buf + h->n, sizeof h->buf - h->n, "%s: %s\r\n", name, value);
+}
+
+/* 1 when all n bytes went out before the deadline (el__now() time). */
+static int write_all(int fd, const char *p, size_t n, double deadline) {
+  while (n) {
+    ssize_t k = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (k > 0) {
+      p += k;
+      n -= (size_t)k;
+      continue;
+    }
+    if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return 0;
+    double left = deadline - el__now();
+    if (left <= 0) return 0;
+    struct pollfd w = {.fd = fd, .events = POLLOUT};
+    poll(&w, 1, (int)(left * 1000) + 1);
+  }
+  return 1;
+}
+
+/* Writes a JSON answer (status 200, or e's) within wait seconds; the access
+ * log then records its status. */
+static void raw_answer(conn_req *r, el__http_err e, const char *body, size_t n, int timing,
+                       double wait) {
+  int status = e ? el__herr_status(e) : 200;
+  raw_head h;
+  int k = snprintf(h.buf, sizeof h.buf, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
+                   "Content-Length: %zu\r\nConnection: close\r\n", status,
+                   MHD_get_reason_phrase_for((unsigned)status), n);
+  h.n = k > 0 ? (size_t)k : 0;
+  answer_headers(r, e, timing, put_raw, &h);
+  if (h.n + 2 >= sizeof h.buf) return;
+  memcpy(h.buf + h.n, "\r\n", 2);
+  double deadline = el__now() + wait;
+  if (!write_all(r->fd, h.buf, h.n + 2, deadline) || !write_all(r->fd, body, n, deadline)) return;
+  r->status = status;
+  r->err_type = e ? el__herr_type(e) : NULL;
 }
 
 /* ---- checks on the first call ---- */
@@ -269,7 +337,7 @@ static enum MHD_Result first_call(conn_req *r) {
                               "Content-Type, Authorization, X-Request-Id");
       MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
     }
-    add_common_headers(r, resp);
+    answer_headers(r, EL_HERR_NONE, 0, put_mhd, resp);
     r->status = 204;
     enum MHD_Result ret = MHD_queue_response(r->conn, 204, resp);
     MHD_destroy_response(resp);
@@ -388,47 +456,81 @@ static void job_done(el__job *j) {
 /* The batcher no longer touches the job or its sequences (srv_batcher.h). */
 static void job_release(el__job *j) { req_unref(j->user); }
 
-/* el__job.gone: 1 when the client of a waiting request has closed or reset
- * its connection. libmicrohttpd does not watch a suspended connection (its
- * NOTIFY_COMPLETED comes only after the resume), so the socket is probed:
- * end-of-file or an error means nobody will read the answer. Pending bytes
- * (a pipelined request) mean the client is still there. */
+/* el__job.gone: 1 when the client of a waiting request has reset its
+ * connection. libmicrohttpd does not watch a suspended connection (its
+ * NOTIFY_COMPLETED comes only after the resume), so the socket is polled.
+ * End-of-file alone is no sign: HTTP/1.1 lets a client half-close
+ * (shutdown(SHUT_WR)) after a complete request and still read the answer,
+ * and on the wire that FIN is the same as a close(). Only a reset or a
+ * socket error (POLLERR, POLLHUP: both directions shut) says nobody will
+ * read; a client that closed without a reset is found when the answer is
+ * written. Polling consumes nothing, pending bytes (a pipelined request)
+ * stay for libmicrohttpd. */
 static int client_gone(el__job *j) {
   conn_req *r = j->user;
   if (r->fd < 0) return 0;
-  char c;
-  ssize_t n = recv(r->fd, &c, 1, MSG_PEEK | MSG_DONTWAIT);
-  if (n == 0) return 1;
-  return n < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR;
+  struct pollfd p = {.fd = r->fd, .events = POLLRDHUP};
+  if (poll(&p, 1, 0) <= 0) return 0;
+  return (p.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0;
 }
 
-static enum MHD_Result respond_result(conn_req *r) {
-  if (r->perr) return send_error(r, r->perr, r->pmsg);
+/* The answer of a request whose work is done: EL_HERR_NONE and *body (its
+ * 200 JSON, the caller frees), or the error and msg. */
+static el__http_err result_of(conn_req *r, char **body, size_t *n, char *msg, size_t cap) {
+  *body = NULL;
+  if (r->perr) return snprintf(msg, cap, "%s", r->pmsg), r->perr;
   if (r->pbody) {
-    char *body = r->pbody;
+    *body = r->pbody;
+    *n = r->plen;
     r->pbody = NULL;
-    return send_json(r, 200, body, r->plen);
+    return EL_HERR_NONE;
   }
-  if (r->job.cancelled) return MHD_NO; /* nobody to answer: close */
-  if (r->job.status != EL_HERR_NONE) return send_error(r, r->job.status, r->job.errmsg);
+  if (r->job.status != EL_HERR_NONE) return snprintf(msg, cap, "%s", r->job.errmsg), r->job.status;
   el__sb b = {0};
   el__fail f = {0};
   el__http_err e = el__api_render(r->api, &b, &f);
+  if (!e && b.len > (size_t)r->srv->opt.max_response_bytes)
+    e = el__failf(&f, EL_HERR_VALIDATION, "the answer would be %zu bytes, over "
+                  "--max-response-bytes %ld; send less text", b.len,
+                  r->srv->opt.max_response_bytes);
+  if (!e && !(*body = el__sb_take(&b, n))) e = el__failf(&f, EL_HERR_INTERNAL, "out of memory");
   if (e) {
     el__sb_free(&b);
-    return send_error(r, e, f.msg);
+    snprintf(msg, cap, "%s", f.msg);
   }
-  if (b.len > (size_t)r->srv->opt.max_response_bytes) {
-    char msg[160];
-    snprintf(msg, sizeof msg, "the answer would be %zu bytes, over --max-response-bytes %ld; "
-             "send less text", b.len, r->srv->opt.max_response_bytes);
-    el__sb_free(&b);
-    return send_error(r, EL_HERR_VALIDATION, msg);
+  return e;
+}
+
+static enum MHD_Result respond_result(conn_req *r) {
+  if (!r->perr && !r->pbody && r->job.cancelled) return MHD_NO; /* nobody to answer: close */
+  char msg[256], *body;
+  size_t n = 0;
+  el__http_err e = result_of(r, &body, &n, msg, sizeof msg);
+  return e ? send_error(r, e, msg) : send_json(r, 200, body, n);
+}
+
+/* libmicrohttpd 0.9.75 closes a connection when it reads end-of-file before
+ * it has written the answer, and on a resume it may read first (a third of
+ * the half-closed clients of a test under load lost their answer so). It
+ * calls NOTIFY_COMPLETED before it shuts the socket: the answer of a done
+ * request whose client half-closed but still reads (no reset) is written
+ * there, waiting at most a second for the socket. */
+static void answer_half_closed(conn_req *r) {
+  if (r->state != ST_DONE || r->status || r->fd < 0 || (r->job.cancelled && !r->perr))
+    return;
+  struct pollfd p = {.fd = r->fd, .events = POLLRDHUP};
+  if (poll(&p, 1, 0) <= 0 || !(p.revents & POLLRDHUP) || (p.revents & (POLLERR | POLLHUP)))
+    return;
+  char msg[256], err[512], *body;
+  size_t n = 0;
+  el__http_err e = result_of(r, &body, &n, msg, sizeof msg);
+  if (e) {
+    n = el__error_body(e, msg, err, sizeof err);
+    raw_answer(r, e, err, n, 0, 1.0);
+  } else {
+    raw_answer(r, EL_HERR_NONE, body, n, 1, 1.0);
+    free(body);
   }
-  size_t n;
-  char *body = el__sb_take(&b, &n);
-  if (!body) return send_error(r, EL_HERR_INTERNAL, "out of memory");
-  return send_json(r, 200, body, n);
 }
 
 /* ---- the prepare pool ----
@@ -567,6 +669,74 @@ static void request_id(conn_req *r) {
   for (size_t i = 0; i < sizeof raw; i++) snprintf(r->rid + 2 * i, 3, "%02x", raw[i]);
 }
 
+/* ---- a Content-Length libmicrohttpd cannot read ----
+ * libmicrohttpd 0.9.75 reads Content-Length itself once a header is in,
+ * before any callback of ours, and answers a malformed one (`23, 23`, `abc`,
+ * `+2`) with two 400 header blocks and an HTML body (413 for one past 64
+ * bits). Its only sign is its log line, written on the thread serving that
+ * connection just before its answer. So the requests whose header is still
+ * arriving are listed with their thread; on that line, the one request of
+ * this thread whose Content-Length libmicrohttpd cannot read gets the
+ * documented JSON error on its socket, which is then shut for writing so that
+ * libmicrohttpd's own answer is dropped. With no single match (two requests
+ * of one thread holding such a header) libmicrohttpd's answer stands. */
+static pthread_mutex_t hp_mu = PTHREAD_MUTEX_INITIALIZER;
+static conn_req *hp_head;
+
+static void header_pending(conn_req *r, int on) {
+  pthread_mutex_lock(&hp_mu);
+  if (on && !r->header_pending) {
+    r->thread = pthread_self();
+    r->hp_next = hp_head;
+    if (hp_head) hp_head->hp_prev = r;
+    hp_head = r;
+  } else if (!on && r->header_pending) {
+    if (r->hp_prev) r->hp_prev->hp_next = r->hp_next;
+    else hp_head = r->hp_next;
+    if (r->hp_next) r->hp_next->hp_prev = r->hp_prev;
+    r->hp_prev = r->hp_next = NULL;
+  }
+  r->header_pending = on;
+  pthread_mutex_unlock(&hp_mu);
+}
+
+/* How libmicrohttpd 0.9.75 reads a request's Content-Length: 0 a number
+ * (or not read: none, or Transfer-Encoding given), 1 malformed (not only
+ * digits, or empty), 2 past 64 bits. */
+static int length_kind(struct MHD_Connection *conn) {
+  if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding")) return 0;
+  const char *v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
+  if (!v) return 0;
+  if (!*v) return 1;
+  unsigned long long n = 0;
+  for (; *v; v++) {
+    if (*v < '0' || *v > '9') return 1;
+    unsigned d = (unsigned)(*v - '0');
+    if (n > (~0ULL - d) / 10) return 2;
+    n = n * 10 + d;
+  }
+  return 0;
+}
+
+/* libmicrohttpd logged that it cannot read a Content-Length (kind 1, 400) or
+ * that it is past 64 bits (kind 2, 413): answer that request in JSON. */
+static void bad_length_answer(int kind) {
+  conn_req *hit = NULL;
+  int hits = 0;
+  pthread_mutex_lock(&hp_mu);
+  for (conn_req *r = hp_head; r; r = r->hp_next)
+    if (pthread_equal(r->thread, pthread_self()) && length_kind(r->conn) == kind) hit = r, hits++;
+  pthread_mutex_unlock(&hp_mu); /* the entries of this thread change only on it */
+  if (hits != 1 || hit->fd < 0) return;
+  el__http_err e = kind == 1 ? EL_HERR_INVALID_REQUEST : EL_HERR_TOO_LARGE;
+  char body[512];
+  size_t n = el__error_body(e, kind == 1 ? "malformed Content-Length (it must be digits only)"
+                                         : "Content-Length is past 64 bits", body, sizeof body);
+  request_id(hit);
+  raw_answer(hit, e, body, n, 0, 0.2);
+  shutdown(hit->fd, SHUT_WR); /* libmicrohttpd's answer goes nowhere */
+}
+
 static conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
   conn_req *r = calloc(1, sizeof *r);
   if (!r) return NULL;
@@ -591,7 +761,10 @@ static conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
  * runs). The raw path is checked here, where a %00 is still visible. */
 static void *uri_started(void *cls, const char *uri, struct MHD_Connection *conn) {
   conn_req *r = new_req(cls, conn);
-  if (r) r->bad_path = path_has_control(uri);
+  if (!r) return NULL;
+  r->bad_path = path_has_control(uri);
+  el__conns_request(r->srv->conns, r->track); /* a drain now closes it until it is in */
+  header_pending(r, 1);
   return r;
 }
 
@@ -605,6 +778,7 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
   if (!r && !(r = *con_cls = new_req(s, conn))) return MHD_NO;
   if (!r->started) {
     r->started = 1;
+    header_pending(r, 0);
     request_id(r);
     r->rt = r->bad_path ? NULL : find_route(url);
     snprintf(r->method, sizeof r->method, "%s", method);
@@ -648,6 +822,8 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
   conn_req *r = *con_cls;
   if (!r) return;
   *con_cls = NULL;
+  header_pending(r, 0);
+  if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK) answer_half_closed(r);
   double dt = el__now() - r->t0;
   int status = r->status ? r->status : 499; /* 499: closed before an answer */
   if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && r->status == 0) r->err_type = "aborted";
@@ -702,6 +878,11 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap) {
   size_t n = strlen(msg);
   while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r')) msg[--n] = 0;
   el__log("warn", "libmicrohttpd: %s", msg);
+  /* its lines for a Content-Length it refuses (0.9.75's wording) */
+  if (strstr(msg, "Content-Length")) {
+    if (strstr(msg, "Failed to parse")) bad_length_answer(1);
+    else if (strstr(msg, "Too large value")) bad_length_answer(2);
+  }
 }
 
 int el__http_start(el__server *s, char *err, size_t cap) {
@@ -782,8 +963,9 @@ int el__http_start(el__server *s, char *err, size_t cap) {
 
 int el__http_open_connections(el__server *s) { return s->conns ? el__conns_count(s->conns) : 0; }
 
-void el__http_quiesce(el__server *s) {
+void el__http_quiesce(el__server *s, double grace) {
   if (s->mhd && s->listen_fd < 0) s->listen_fd = MHD_quiesce_daemon(s->mhd);
+  if (s->conns) el__conns_drain(s->conns, grace);
 }
 
 void el__http_stop(el__server *s) {

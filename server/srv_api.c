@@ -80,17 +80,22 @@ void el__api_free(el__api_req *r) {
   free(r);
 }
 
-/* Copies a JSON string into t and tokenizes it. Empty text is refused. */
+/* Copies a JSON string into t and tokenizes it. A text without a token is
+ * refused: "" and "  " alike (whitespace and characters the tokenizer drops
+ * are nothing to score, classify or answer from). */
 static el__http_err load_text(el__api_req *r, const cJSON *v, const char *what, text_in *t,
                               el__fail *f) {
   t->s = v->valuestring;
   t->len = strlen(v->valuestring);
-  if (t->len == 0) return el__failf(f, EL_HERR_INVALID_REQUEST, "%s is empty", what);
   el_error er = {0};
-  int rc = el_tokenize_opts(r->entry->tok, t->s, t->len, r->tok_flags, &t->toks, &er);
+  int rc = t->len ? el_tokenize_opts(r->entry->tok, t->s, t->len, r->tok_flags, &t->toks, &er)
+                  : EL_OK;
   if (rc == EL_EINVAL)
     return el__failf(f, EL_HERR_INVALID_REQUEST, "%s: %s", what, er.msg);
   if (rc) return el__failf(f, EL_HERR_INTERNAL, "%s: tokenizer: %s", what, er.msg);
+  if (t->toks.n == 0)
+    return el__failf(f, EL_HERR_INVALID_REQUEST, "%s has no tokens (it is empty or only "
+                     "whitespace)", what);
   /* code point -> byte map for slicing words and answers */
   t->cp_byte = malloc((t->len + 1) * sizeof *t->cp_byte);
   if (!t->cp_byte) return el__failf(f, EL_HERR_INTERNAL, "out of memory");

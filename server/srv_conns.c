@@ -13,8 +13,9 @@
 struct el__conn {
   int fd;
   int phase;
-  int shut;     /* shut down by a deadline already */
+  int shut;     /* shut down by a deadline or the drain already */
   double since; /* start of the phase */
+  double req_at; /* header phase: when a request line arrived, else 0 */
   el__conn *prev, *next;
 };
 
@@ -27,11 +28,41 @@ struct el__conns {
   el__conn *head;
   int n;
   long timed_out;
+  double drain_at, drain_grace; /* el__conns_drain, drain_at 0 until then */
   atomic_int trim_due; /* el__conns_trim_soon was called */
   double last_trim;
 };
 
-/* Every 50 ms: shut down the connections past their phase's deadline. */
+/* During a drain: whether k holds a request not fully received that must be
+ * closed now. */
+static int drain_cuts(const el__conns *c, const el__conn *k, double now) {
+  if (c->drain_at <= 0) return 0;
+  double began = k->phase == EL_CONN_BODY ? k->since
+                 : k->phase == EL_CONN_HEADER ? k->req_at : 0;
+  if (began <= 0) return 0; /* answering, or idle between requests */
+  return began < c->drain_at || now >= c->drain_at + c->drain_grace;
+}
+
+/* Shuts down the connections past their phase's deadline, or cut by the
+ * drain. */
+static void sweep(el__conns *c, double now) {
+  for (el__conn *k = c->head; k; k = k->next) {
+    if (k->shut) continue;
+    if (drain_cuts(c, k, now)) {
+      k->shut = 1;
+      shutdown(k->fd, SHUT_RDWR); /* libmicrohttpd reads EOF and closes it */
+      continue;
+    }
+    if (k->phase == EL_CONN_BUSY) continue;
+    double limit = k->phase == EL_CONN_HEADER ? c->header_timeout : c->body_timeout;
+    if (limit <= 0 || now - k->since < limit) continue;
+    k->shut = 1;
+    c->timed_out++;
+    shutdown(k->fd, SHUT_RDWR);
+  }
+}
+
+/* Every 50 ms (and at once on a drain): sweep the connections. */
 static void *watcher_main(void *arg) {
   el__conns *c = arg;
   pthread_mutex_lock(&c->mu);
@@ -49,14 +80,7 @@ static void *watcher_main(void *arg) {
       malloc_trim(0); /* heap freed by a burst goes back to the system */
       pthread_mutex_lock(&c->mu);
     }
-    for (el__conn *k = c->head; k; k = k->next) {
-      if (k->shut || k->phase == EL_CONN_BUSY) continue;
-      double limit = k->phase == EL_CONN_HEADER ? c->header_timeout : c->body_timeout;
-      if (limit <= 0 || now - k->since < limit) continue;
-      k->shut = 1;
-      c->timed_out++;
-      shutdown(k->fd, SHUT_RDWR); /* libmicrohttpd reads EOF and closes it */
-    }
+    sweep(c, now);
   }
   pthread_mutex_unlock(&c->mu);
   return NULL;
@@ -130,6 +154,24 @@ void el__conns_phase(el__conns *c, el__conn *k, int phase) {
   pthread_mutex_lock(&c->mu);
   k->phase = phase;
   k->since = el__now();
+  k->req_at = 0;
+  pthread_mutex_unlock(&c->mu);
+}
+
+void el__conns_request(el__conns *c, el__conn *k) {
+  if (!k) return;
+  pthread_mutex_lock(&c->mu);
+  if (k->phase == EL_CONN_HEADER) k->req_at = el__now();
+  pthread_mutex_unlock(&c->mu);
+}
+
+void el__conns_drain(el__conns *c, double grace) {
+  pthread_mutex_lock(&c->mu);
+  if (c->drain_at <= 0) {
+    c->drain_at = el__now();
+    c->drain_grace = grace;
+  }
+  pthread_cond_signal(&c->cond); /* sweep now, not in up to 50 ms */
   pthread_mutex_unlock(&c->mu);
 }
 

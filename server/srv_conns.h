@@ -11,6 +11,10 @@
  * connection (el__conns_close, under the tracker's lock) before it closes its
  * descriptor, so the watcher never touches a descriptor that was reused.
  *
+ * On a drain (el__conns_drain) requests not yet fully received are closed
+ * the same way: the drain answers what was received, and a slow header or
+ * body must not hold it for the whole --drain-timeout.
+ *
  * Thread-safe: every function may run on any thread. */
 #ifndef EL_SERVER_CONNS_H
 #define EL_SERVER_CONNS_H
@@ -37,6 +41,14 @@ el__conn *el__conns_open(el__conns *c, int fd);
 void el__conns_close(el__conns *c, el__conn *k);
 /* The connection enters a phase; its deadline restarts. */
 void el__conns_phase(el__conns *c, el__conn *k, int phase);
+/* In the header phase: a request line has arrived, so the connection holds a
+ * request being received (the deadline does not restart). */
+void el__conns_request(el__conns *c, el__conn *k);
+/* From now on, close every connection holding a request not fully received
+ * (its header or body still coming): at once if that request began before
+ * this call, else once grace seconds have passed (a request sent on a
+ * kept-alive connection just after the call is still read and refused). */
+void el__conns_drain(el__conns *c, double grace);
 
 /* Asks the watcher to give freed heap back to the system (malloc_trim) within
  * 50 ms, at most every 0.5 s: called when the server goes idle after a burst. */

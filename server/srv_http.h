@@ -7,9 +7,11 @@
 
 #include "srv_state.h"
 
-/* Start listening (err: why not); stop accepting; stop. */
+/* Start listening (err: why not); stop accepting and close the requests not
+ * fully received (those begun later after grace seconds: el__conns_drain);
+ * stop. */
 int el__http_start(el__server *s, char *err, size_t cap);
-void el__http_quiesce(el__server *s);
+void el__http_quiesce(el__server *s, double grace);
 void el__http_stop(el__server *s);
 /* Connections open now (kept-alive ones included). */
 int el__http_open_connections(el__server *s);

@@ -59,11 +59,46 @@ static el__http_err parse_object(const char *body, size_t len, cJSON **root, el_
   return EL_HERR_NONE;
 }
 
+static int by_name(const void *a, const void *b) {
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* A key repeated in one object of v, at any depth: 1 and *key, else 0; -1
+ * when out of memory. Sorting the keys keeps a hostile object of 100 000
+ * members at n log n. Depth is bounded by the prescan. */
+static int repeated_key(const cJSON *v, const char **key) {
+  int n = 0;
+  for (const cJSON *m = v->child; m; m = m->next, n++) {
+    int rc = cJSON_IsObject(m) || cJSON_IsArray(m) ? repeated_key(m, key) : 0;
+    if (rc) return rc;
+  }
+  if (!cJSON_IsObject(v) || n < 2) return 0;
+  const char **names = malloc((size_t)n * sizeof *names);
+  if (!names) return -1;
+  int i = 0, found = 0;
+  for (const cJSON *m = v->child; m; m = m->next) names[i++] = m->string;
+  qsort(names, (size_t)n, sizeof *names, by_name);
+  for (i = 1; i < n && !found; i++)
+    if (!strcmp(names[i - 1], names[i])) found = 1, *key = names[i];
+  free(names);
+  return found;
+}
+
 el__http_err el__req_parse(const char *body, size_t len, int max_depth, cJSON **root,
                            el__fail *f) {
   *root = NULL;
   el__http_err e = prescan_body(body, len, max_depth, f);
-  return e ? e : parse_object(body, len, root, f);
+  if (!e) e = parse_object(body, len, root, f);
+  if (e) return e;
+  /* JSON parsers disagree on a repeated key (cJSON reads the first, Python
+   * and most others the last): refused, so no reader of the same body can
+   * see another request than this server */
+  const char *key = NULL;
+  int rc = repeated_key(*root, &key);
+  if (rc < 0) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
+  if (rc) return el__failf(f, EL_HERR_INVALID_REQUEST, "duplicate key \"%.60s\" in an object "
+                           "(each key may appear once)", key);
+  return EL_HERR_NONE;
 }
 
 /* ---- known fields ---- */
@@ -157,7 +192,10 @@ el__http_err el__req_int(const cJSON *obj, const char *name, int lo, int hi, int
                          el__fail *f) {
   const cJSON *v = el__req_given(obj, name);
   if (!v) return EL_HERR_NONE;
-  if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble) || v->valuedouble != floor(v->valuedouble))
+  if (cJSON_IsNumber(v) && !isfinite(v->valuedouble)) /* past a double's range (1e400) */
+    return el__failf(f, EL_HERR_VALIDATION, "\"%s\" must be between %d and %d, got a number "
+                     "beyond a double's range", name, lo, hi);
+  if (!cJSON_IsNumber(v) || v->valuedouble != floor(v->valuedouble))
     return el__failf(f, EL_HERR_INVALID_REQUEST, "\"%s\" must be an integer", name);
   if (v->valuedouble < lo || v->valuedouble > hi)
     return el__failf(f, EL_HERR_VALIDATION, "\"%s\" must be between %d and %d, got %.0f", name,
@@ -169,8 +207,11 @@ el__http_err el__req_int(const cJSON *obj, const char *name, int lo, int hi, int
 el__http_err el__req_fraction(const cJSON *obj, const char *name, double *out, el__fail *f) {
   const cJSON *v = el__req_given(obj, name);
   if (!v) return EL_HERR_NONE;
-  if (!cJSON_IsNumber(v) || !isfinite(v->valuedouble))
+  if (!cJSON_IsNumber(v))
     return el__failf(f, EL_HERR_INVALID_REQUEST, "\"%s\" must be a number", name);
+  if (!isfinite(v->valuedouble)) /* past a double's range (1e400): infinity */
+    return el__failf(f, EL_HERR_VALIDATION, "\"%s\" must be between 0 and 1, got a number "
+                     "beyond a double's range", name);
   if (v->valuedouble < 0 || v->valuedouble > 1)
     return el__failf(f, EL_HERR_VALIDATION, "\"%s\" must be between 0 and 1, got %g", name,
                      v->valuedouble);

@@ -262,16 +262,20 @@ static void shutdown_all(int code) {
   uv_close((uv_handle_t *)&G.ld.done, close_cb);
 }
 
+/* Kept-alive connections get a short grace after the signal: a request sent
+ * on one right after it is answered (503, Connection: close) rather than met
+ * by a reset when the daemon stops. */
+static double keepalive_grace(const el__server *s) {
+  return s->opt.drain_timeout < 2.0 ? s->opt.drain_timeout : 2.0;
+}
+
 static void drain_tick(uv_timer_t *t) {
   (void)t;
   el__server *s = &G.srv;
   double waited = el__now() - G.drain_start;
   int idle = el__sched_idle(s->sched);
   int inflight = atomic_load(&s->inflight);
-  /* kept-alive connections get a short grace: a request sent on one right
-   * after the signal is answered (503, Connection: close) rather than met by
-   * a reset when the daemon stops */
-  double grace = s->opt.drain_timeout < 2.0 ? s->opt.drain_timeout : 2.0;
+  double grace = keepalive_grace(s);
   int conns_open = el__http_open_connections(s) > 0 && waited < grace;
   if (idle && inflight == 0 && !G.ld.busy && !conns_open) {
     el__log("info", "drained in %.2f s; exiting", waited);
@@ -307,7 +311,7 @@ static void on_term(uv_signal_t *h, int signum) {
   atomic_store(&s->ready, 0);
   el__metrics_ready(0);
   el__sd_notify("STOPPING=1\nSTATUS=draining");
-  el__http_quiesce(s);
+  el__http_quiesce(s, keepalive_grace(s)); /* requests not fully received are closed */
   el__sched_drain(s->sched);
   G.drain_start = el__now();
   uv_timer_start(&G.drain_timer, drain_tick, 0, 20);

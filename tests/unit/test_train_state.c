@@ -98,6 +98,25 @@ static void test_state(void) {
   fclose(f);
   CHECK(el__state_load(dir, &t, &q, &err) == EL_EFORMAT && strstr(err.msg, "damaged"),
         "a damaged state is refused: %s", err.msg);
+  /* a damaged header size (offset 12) is named as damage, not as a version;
+   * peek reads the header without the checksum pass */
+  el__state_save(dir, &s, &p, &err);
+  uint32_t word = 64;
+  f = fopen(path, "r+b");
+  fseek(f, 12, SEEK_SET);
+  fwrite(&word, 4, 1, f);
+  fclose(f);
+  CHECK(el__state_peek(dir, &t, &err) == EL_EFORMAT && strstr(err.msg, "damaged") &&
+            strstr(err.msg, "header size 64") && !strstr(err.msg, "version"),
+        "a damaged header size is named: %s", err.msg);
+  el__state_save(dir, &s, &p, &err);
+  word = 7; /* the format version (offset 8) */
+  f = fopen(path, "r+b");
+  fseek(f, 8, SEEK_SET);
+  fwrite(&word, 4, 1, f);
+  fclose(f);
+  CHECK(el__state_peek(dir, &t, &err) == EL_EFORMAT && strstr(err.msg, "version 7"),
+        "another format version is named: %s", err.msg);
   el__state_save(dir, &s, &p, &err);
   snprintf(cmd, sizeof cmd, "truncate -s -100 %s", path);
   if (system(cmd)) printf("# truncate failed\n");

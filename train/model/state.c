@@ -154,9 +154,13 @@ static int read_header(FILE *f, const char *path, el__state *s, el_error *err) {
     return el_error_set(err, EL_EFORMAT, "resume state %s is truncated", path);
   if (memcmp(h.magic, STATE_MAGIC, 8))
     return el_error_set(err, EL_EFORMAT, "%s is not a resume state (bad magic)", path);
-  if (h.version != STATE_VERSION || h.header_bytes != sizeof h)
-    return el_error_set(err, EL_EFORMAT, "resume state %s: version %u, expected %u", path,
-                        h.version, STATE_VERSION);
+  if (h.version != STATE_VERSION)
+    return el_error_set(err, EL_EFORMAT, "resume state %s: format version %u, this build reads %u",
+                        path, h.version, STATE_VERSION);
+  /* every version-1 header is 128 bytes: another size is damage, not a version */
+  if (h.header_bytes != sizeof h)
+    return el_error_set(err, EL_EFORMAT, "resume state %s is damaged (header size %u bytes, "
+                        "expected %zu)", path, h.header_bytes, sizeof h);
   if (h.json_len > (1u << 24))
     return el_error_set(err, EL_EFORMAT, "resume state %s: settings too long", path);
   s->step = h.step;
