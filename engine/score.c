@@ -24,6 +24,13 @@ float el_word_prob(el_score_rule rule, const float *piece_probs, int n) {
   return m;
 }
 
+float el_word_prob_dict(float p, int rejected, float q) {
+  if (!rejected) return p;
+  if (q < 0.0f) q = 0.0f;
+  if (q > 1.0f) q = 1.0f;
+  return 1.0f - (1.0f - p) * (1.0f - q);
+}
+
 const char *el_score_rule_name(el_score_rule r) {
   return (int)r >= 0 && (int)r < N_RULES ? RULE_NAMES[r] : NULL;
 }

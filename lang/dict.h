@@ -10,6 +10,8 @@
 #ifndef EL_LANG_DICT_H
 #define EL_LANG_DICT_H
 
+#include <stddef.h>
+
 #include "electra/error.h"
 
 typedef struct el__dict el__dict;
@@ -34,6 +36,22 @@ int el__dict_known(el__dict *d, const char *word);
  * lacks is not a misspelling: sentence_start = 0 there). A sentence-initial
  * word is also accepted when its lower-case form is known ("Colour"). */
 int el__dict_rejects(el__dict *d, const char *word, int sentence_start);
+
+/* A spellchecker's verdicts on running text (UTF-8, len bytes): each
+ * whitespace-separated chunk, stripped of the punctuation around it, is one
+ * word for el__dict_rejects ("isn't" whole, as a spellchecker sees it, not
+ * the "isn" a WordPiece pre-tokenizer makes of it), first in its sentence at
+ * the text's start and after a chunk ending in . ! or ?. Writes the byte
+ * spans [start, end) of the rejected words, in order, to spans (2 ints each,
+ * up to max spans); returns how many there are (may exceed max: the rest
+ * are not written). One rule for /score, GED evaluation and the checker. */
+int el__dict_rejects_text(el__dict *d, const char *text, size_t len, int *spans, int max);
+
+/* The same verdicts on a tokenized sentence (FCE's "do n't"): its n words
+ * read as one text with a space between words; out[i] = 1 when words[i] is
+ * rejected. Returns EL_OK, or EL_ENOMEM with a message. */
+int el__dict_rejects_words(el__dict *d, const char *const *words, int n, unsigned char *out,
+                           el_error *err);
 
 /* Up to max replacements for word, best first (the dictionaries' own
  * order, en_GB's first, duplicates dropped), written to out; returns how

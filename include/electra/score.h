@@ -22,6 +22,14 @@ typedef enum el_score_rule {
 /* A word's probability from the probabilities of its n >= 1 WordPiece pieces,
  * in order. n <= 0 or a NULL array gives 0; an unknown rule acts as MAX. */
 float el_word_prob(el_score_rule rule, const float *piece_probs, int n);
+/* A word's P(error) with a spelling dictionary's verdict beside the model's
+ * p (independent evidence, noisy-OR): 1 - (1 - p)(1 - q) when the
+ * dictionary rejects the word, p when it does not (a dictionary that knows a
+ * word says nothing about its grammar). q in [0, 1] is how often the
+ * dictionary is right when it rejects a word (its precision on the model's
+ * dev data: config.json "score_dictionary_weight"). The caller computes
+ * rejected (lang/dict.h), so the engine needs no dictionary. */
+float el_word_prob_dict(float p, int rejected, float q);
 /* "max", "first", "mean"; NULL for an invalid value. */
 const char *el_score_rule_name(el_score_rule r);
 /* Inverse of el_score_rule_name (exact, lower case); -1 if unknown or NULL. */

@@ -90,7 +90,7 @@ typedef struct ft_args {
   long epochs, batch, max_len, seed, stride, max_query, threads, max_train, max_dev, log_every;
   long accumulate;
   double lr, decay, warmup, wd, time_limit;
-  int random_init;
+  int random_init, dictionary;
   el_strlist synth;
   long synth_n, synth_dev;
   double synth_rate, synth_coverage, synth_word_share, synth_third, synth_pairs;
@@ -174,6 +174,7 @@ static void fill_opts(el__ft_opts *o, const ft_args *a, const el__task *t, int r
   o->warmup = a->warmup;
   o->weight_decay = a->wd;
   o->random_init = a->random_init;
+  o->dictionary = a->dictionary;
   o->time_limit = a->time_limit;
 }
 
@@ -241,7 +242,7 @@ static int run_ranks(const el__ft_opts *o) {
 /* The option table, on the struct being filled (el_opt destinations are
  * pointers). Long because it is the table: one entry per option, read as
  * data (--help prints it in this order). */
-enum { N_FT_OPTS = 36 };
+enum { N_FT_OPTS = 37 };
 static void build_table(ft_args *a, el_opt *t) {
   const el_opt d[N_FT_OPTS] = {
       {"--task", EL_OPT_STR, &a->task, 0, 0, "TASK", "task (see above); required", 0},
@@ -265,6 +266,9 @@ static void build_table(ft_args *a, el_opt *t) {
       {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
       {"--random-init", EL_OPT_FLAG, &a->random_init, 0, 0, NULL,
        "keep a random encoder of the --init shape (baseline)", 0},
+      {"--dictionary", EL_OPT_FLAG, &a->dictionary, 0, 0, NULL,
+       "ged: combine hunspell's verdicts with the model as /score does; dev calibrates the "
+       "dictionary's weight and the combination's threshold, saved in config.json", 0},
       {"--text-column", EL_OPT_STR, &a->tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
       {"--pair-column", EL_OPT_STR, &a->pcol, 0, 0, "NAME|N", "tsv: second text column (none)", 0},
       {"--label-column", EL_OPT_STR, &a->lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},

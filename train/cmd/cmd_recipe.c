@@ -48,7 +48,7 @@ static const char *a_out, *a_train, *a_dev, *a_vocab, *a_preset = "tiny", *a_mix
 static double a_time = 600;
 static long a_threads, a_vocab_size = 8192, a_seed = 1, a_synth_sentences = 0;
 static double a_rate = 0.12, a_pretrain_corruption = 0.1, a_pretrain_share = -1, a_pairs = -1;
-static int a_cased, a_plan_only;
+static int a_cased, a_plan_only, a_dictionary;
 
 static el_opt opts[] = {
     {"--out", EL_OPT_STR, &a_out, 0, 0, "DIR", "the GED model to write (served by /score); required", 0},
@@ -68,6 +68,7 @@ static el_opt opts[] = {
     {"--synthetic-mix", EL_OPT_STR, &a_mix, 0, 0, "TYPE=X,...", "scale error types' shares in the synthetic stage: R:SPELL=0.5 (see electra-train corrupt --help)", 0},
     {"--pretrain-corruption", EL_OPT_FLOAT, &a_pretrain_corruption, 0, 1, "X", "learner errors per token in pretraining (0.1; 0 = plain ELECTRA)", 0},
     {"--pretrain-share", EL_OPT_FLOAT, &a_pretrain_share, 0.05, 0.95, "X", "share of the budget for pretraining (0.45; 0.5 with --train)", 0},
+    {"--dictionary", EL_OPT_FLAG, &a_dictionary, 0, 0, NULL, "combine hunspell's verdicts with the model (finetune --dictionary): weight and threshold calibrated on dev, in config.json", 0},
     {"--cased", EL_OPT_FLAG, &a_cased, 0, 0, NULL, "learn a cased vocabulary (case errors and names visible to the model)", 0},
     {"--seed", EL_OPT_INT, &a_seed, 0, 1e15, "N", "seed of every stage (1)", 0},
     {"--plan-only", EL_OPT_FLAG, &a_plan_only, 0, 0, NULL, "print how the budget will be split (after the vocabulary and, with --train, the speed measurement) and stop", 0},
@@ -189,6 +190,7 @@ static void reset_options(void) {
   a_pretrain_corruption = 0.1;
   a_pretrain_share = -1;
   a_cased = 0;
+  a_dictionary = 0;
   a_plan_only = 0;
   for (int i = 0; i < N_OPTS; i++) opts[i].seen = 0;
 }
@@ -419,6 +421,7 @@ static int stage_synthetic(recipe *r) {
   add(&b, "--time-limit");
   addf(&b, "%.0fs", stage_seconds(r->syn));
   common_args(&b, r);
+  if (a_dictionary) add(&b, "--dictionary");
   double s = el__mono_s();
   int rc = run_stage(++r->k, r->n_stages, "synthetic GED", r->syn, &b, el__cmd_finetune);
   r->ts[2] = el__mono_s() - s;
@@ -448,6 +451,7 @@ static int stage_real(recipe *r) {
   add(&c, "--epochs");
   addf(&c, "%.0f", REAL_EPOCHS);
   common_args(&c, r);
+  if (a_dictionary) add(&c, "--dictionary");
   double s = el__mono_s();
   int rc = run_stage(++r->k, r->n_stages, "GED fine-tuning", r->real, &c, el__cmd_finetune);
   r->ts[3] = el__mono_s() - s;
