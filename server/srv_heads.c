@@ -132,6 +132,11 @@ static void info_score_settings(el__sb *b, const el__model_entry *e) {
     el__sb_json_float(b, c->score_dictionary_weight);
   else
     el__sb_puts(b, "null");
+  el__sb_puts(b, ",\"quality\":");
+  if (e->quality[0])
+    el__sb_json_str(b, e->quality, strlen(e->quality));
+  else
+    el__sb_puts(b, "null");
   if (e->correct_label >= 0 && c->id2label) {
     const char *l = c->id2label[e->correct_label];
     el__sb_puts(b, ",\"correct_label\":");

@@ -1,6 +1,7 @@
 /* Model sets (srv_models.h). */
 #include "srv_models.h"
 
+#include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -43,6 +44,24 @@ static void set_free(el__model_set *s) {
   }
   el__dict_free(s->dict);
   free(s);
+}
+
+/* What a recipe-made model says it is (quality.json's summary, for /info);
+ * none, unreadable or without a summary: "" (a model need not have one). */
+static void read_quality(el__model_entry *e) {
+  char path[1100];
+  e->quality[0] = 0;
+  snprintf(path, sizeof path, "%s/quality.json", e->dir);
+  FILE *f = fopen(path, "rb");
+  if (!f) return;
+  char buf[4096];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  cJSON *j = cJSON_Parse(buf);
+  const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "summary"));
+  if (s) snprintf(e->quality, sizeof e->quality, "%s", s);
+  cJSON_Delete(j);
 }
 
 /* A per-token model calibrated with the dictionary (config.json) is read
@@ -90,6 +109,7 @@ int el__model_set_load(const el__model_spec *specs, int n, int ws_tokens, int ws
     e->task = el__srv_head_of(e->cfg->arch)->task;
     e->max_len = e->cfg->max_position_embeddings;
     e->threshold = e->cfg->has_score_threshold ? e->cfg->score_threshold : 0.5;
+    read_quality(e);
     if (use_dictionary(s, e, &specs[i], err, cap)) {
       set_free(s);
       return -1;

@@ -37,6 +37,7 @@ typedef struct el__model_entry {
   int max_len;      /* max_position_embeddings */
   double threshold; /* /score without "threshold": the model's score_threshold, else 0.5;
                        with the dictionary, its score_dictionary_threshold */
+  char quality[640]; /* quality.json's "summary" beside config.json (recipe-made models), or "" */
   el__dict *dict;   /* the set's hunspell when this model is read beside it (config.json's
                        score_dictionary_weight, no --no-dictionary), else NULL */
   int correct_label;       /* token classifier: index of the "no error" label, else -1 */

@@ -37,8 +37,27 @@ static void test_names(void) {
         "invalid rules have no name");
 }
 
+/* The dictionary's noisy-OR (el_word_prob_dict) and how it meets a threshold. */
+static void test_dictionary(void) {
+  CHECK_NEAR(el_word_prob_dict(0.3f, 0, 0.8f), 0.3, 1e-7, 0, "a known word keeps the model's 0.3");
+  CHECK_NEAR(el_word_prob_dict(0.3f, 1, 0.8f), 0.86, 1e-6, 0, "rejected: 1 - 0.7 * 0.2 = 0.86");
+  CHECK_NEAR(el_word_prob_dict(0.0f, 1, 0.8f), 0.8, 1e-6, 0, "rejected, model sure it is fine: q");
+  CHECK_NEAR(el_word_prob_dict(0.9f, 1, 0.0f), 0.9, 1e-7, 0, "weight 0: the model alone");
+  CHECK_NEAR(el_word_prob_dict(0.5f, 1, 1.5f), 1.0, 1e-7, 0, "a weight above 1 acts as 1");
+  CHECK_NEAR(el_word_prob_dict(0.5f, 1, -1.0f), 0.5, 1e-7, 0, "a negative weight acts as 0");
+  /* threshold behaviour: above q a rejected word still needs some model evidence */
+  float t = 0.9f, q = 0.8f;
+  CHECK(el_word_prob_dict(0.4f, 1, q) < t && el_word_prob_dict(0.6f, 1, q) >= t,
+        "threshold 0.9 over q 0.8: flagged from p 0.5 on (0.4 -> %.3f, 0.6 -> %.3f)",
+        (double)el_word_prob_dict(0.4f, 1, q), (double)el_word_prob_dict(0.6f, 1, q));
+  CHECK(el_word_prob_dict(0.0f, 1, q) >= 0.5f, "threshold 0.5 under q: every rejected word flagged");
+  for (float p = 0; p <= 1.0f; p += 0.125f)
+    CHECK(el_word_prob_dict(p, 1, q) >= p, "never lowers the model's %.3f", (double)p);
+}
+
 int main(void) {
   test_rules();
+  test_dictionary();
   test_names();
   return el_test_done();
 }

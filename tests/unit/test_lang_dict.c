@@ -47,6 +47,48 @@ static void test_suggest(void) {
         "suggest(becouse, max 1) = because (got %s)", out[0]);
 }
 
+/* Running text as a spellchecker reads it: the rejected words' byte spans. */
+static void text_rejects(const char *text, const char *want) {
+  int spans[32];
+  int n = el__dict_rejects_text(D, text, strlen(text), spans, 16);
+  char got[256] = "";
+  for (int i = 0; i < n && i < 16; i++) {
+    size_t k = strlen(got);
+    snprintf(got + k, sizeof got - k, "%s%.*s", i ? "|" : "", spans[2 * i + 1] - spans[2 * i],
+             text + spans[2 * i]);
+  }
+  CHECK(!strcmp(got, want), "rejects_text(\"%s\") = \"%s\" (want \"%s\")", text, got, want);
+}
+
+static void test_text(void) {
+  text_rejects("The cat sat on the mat.", "");
+  text_rejects("She go to school yesterday.", "");  /* grammar is the model's part */
+  text_rejects("I recieve the colour and the color.", "recieve");
+  text_rejects("We organised it; they organized it.", "");
+  text_rejects("I met Ngozi in Stavanger, then Olamide.", ""); /* names mid-sentence */
+  text_rejects("It isn't here and I don't know.", "");     /* contractions whole */
+  text_rejects("(Becouse) it rained.", "Becouse");         /* first word, brackets stripped */
+  text_rejects("Fine. Becouse \"Ngozi\" said so!", "Becouse");
+  text_rejects("I saw it. Colour is nice", "");            /* sentence start, known lower-case */
+  text_rejects("On 2nd May at 10am, e.g. now", "");        /* digits, abbreviations */
+  text_rejects("becouse   wich", "becouse|wich");
+}
+
+/* Tokenized sentences (FCE: "do n't"): one verdict per word. */
+static void test_words(void) {
+  const char *w[] = {"Becouse", "I", "do", "n't", "know", "Ngozi", ",", "recieve", "'s", "."};
+  unsigned char out[10];
+  el_error err = {0};
+  int rc = el__dict_rejects_words(D, w, 10, out, &err);
+  const unsigned char want[10] = {1, 0, 0, 0, 0, 0, 0, 1, 0, 0};
+  CHECK(rc == 0 && !memcmp(out, want, 10), "rejects_words: Becouse and recieve only (%d%d%d%d%d%d%d%d%d%d)",
+        out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7], out[8], out[9]);
+  const char *v[] = {".", "Ngozi", "wrote", "."};
+  rc = el__dict_rejects_words(D, v, 4, out, &err);
+  CHECK(rc == 0 && out[1] == 1, "a capital after a full stop is a sentence start: Ngozi there is the "
+        "dictionary's call");
+}
+
 static void test_missing(void) {
   el__dict *d = NULL;
   el_error err = {0};
@@ -66,6 +108,8 @@ int main(void) {
   if (rc) return el_test_done();
   test_verdicts();
   test_suggest();
+  test_text();
+  test_words();
   test_missing();
   el__dict_free(D);
   return el_test_done();

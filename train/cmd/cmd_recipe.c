@@ -26,6 +26,7 @@
 #include "el_cli.h"
 #include "trainer_api.h"
 #include "commands.h"
+#include "ged_quality.h"
 #include "progress.h"
 
 #define PROG "electra-train recipe ged"
@@ -158,6 +159,16 @@ static void report_stage(const char *name, const char *dir, double seconds) {
   }
   fprintf(stderr, "  %s\n", dir);
   cJSON_Delete(dev);
+}
+
+/* quality.json beside the model: what it is, from its final dev scores. */
+static int write_quality(void) {
+  cJSON *dev = read_dev(a_out);
+  el_error err = {0};
+  int rc = el__ged_quality_write(a_out, dev, a_time, a_dev, &err);
+  cJSON_Delete(dev);
+  if (rc) fprintf(stderr, PROG ": %s\n", err.msg);
+  return rc ? 1 : 0;
 }
 
 static int check_args(void) {
@@ -513,5 +524,5 @@ int el__cmd_recipe(int argc, char **argv) {
   if ((rc = stage_pretrain(&r)) || (rc = stage_synthetic(&r)) || (a_train && (rc = stage_real(&r))))
     return rc;
   final_report(&r, t0);
-  return 0;
+  return write_quality();
 }
