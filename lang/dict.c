@@ -67,17 +67,21 @@ int el__dict_known(el__dict *d, const char *word) {
 static int is_letter(unsigned char c) { return (c | 32) >= 'a' && (c | 32) <= 'z'; }
 
 /* Letters, with ' or - only between letters; non-ASCII bytes count as
- * letters (accented words are words). */
+ * letters (accented words are words), but one ASCII letter at least: a
+ * lone symbol ("£", "€", "…") is no misspelling (FCE dev: "£" was 3 of the
+ * dictionary's false alarms). */
 static int is_word(const char *w) {
   size_t n = strlen(w);
+  int ascii = 0;
   if (!n || n >= 256) return 0;
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)w[i];
+    ascii |= is_letter(c);
     if (is_letter(c) || c >= 0x80) continue;
     if ((c == '\'' || c == '-') && i > 0 && i + 1 < n) continue;
     return 0;
   }
-  return 1;
+  return ascii;
 }
 
 /* FCE-style split negation, the one clitic that starts with a letter. */

@@ -29,6 +29,8 @@ static void test_verdicts(void) {
   rejects("'s", 0, 0);
   rejects("2019", 0, 0);
   rejects(",", 0, 0);
+  rejects("£", 0, 0);       /* a symbol is no misspelling */
+  rejects("café", 0, 0);
   rejects("well-known", 0, 0);
   rejects("don't", 0, 0);
   rejects("london", 0, 1);  /* the case a dictionary knows */

@@ -393,7 +393,9 @@ static void add_dict_scores(cJSON *j, const el__ged_dict_result *d) {
   cJSON *o = cJSON_AddObjectToObject(j, "dictionary");
   if (!o) return;
   cJSON_AddNumberToObject(o, "weight", round(d->weight * 1e4) / 1e4);
-  cJSON_AddNumberToObject(o, "threshold", d->threshold);
+  char th[32]; /* a float read from config.json: print its shortest form */
+  snprintf(th, sizeof th, "%.6g", d->threshold);
+  cJSON_AddNumberToObject(o, "threshold", strtod(th, NULL));
   cJSON_AddNumberToObject(o, "precision", d->with.precision);
   cJSON_AddNumberToObject(o, "recall", d->with.recall);
   cJSON_AddNumberToObject(o, "f0.5", d->with.f05);
