@@ -18,8 +18,10 @@ static cJSON *quality_object(const cJSON *dev, double seconds, const char *dev_f
   const char *on = dev_file ? dev_file : "its synthetic dev data";
   char sum[640], hs[96] = "";
   if (alone >= 0) snprintf(hs, sizeof hs, "; hunspell alone %.2f, the model alone %.2f", alone, model);
-  snprintf(sum, sizeof sum, "%s: F0.5 %.2f on %s%s; a %.0f-minute recipe%s", demo ? "demo" : "detector",
-           with, on, hs, seconds / 60, dev_file ? "" : " without learner data");
+  int min = seconds >= 120;
+  snprintf(sum, sizeof sum, "%s: F0.5 %.2f on %s%s; a %.0f-%s recipe%s", demo ? "demo" : "detector",
+           with, on, hs, min ? seconds / 60 : seconds, min ? "minute" : "second",
+           dev_file ? "" : " without learner data");
   cJSON *q = cJSON_CreateObject();
   if (!q) return NULL;
   cJSON_AddStringToObject(q, "class", demo ? "demo" : "detector");
