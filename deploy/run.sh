@@ -252,7 +252,7 @@ show_score() { # TEXT
 # hunspell's; its FCE figures are in docs/RESULTS.md.
 quality=
 if [ -f "$MODEL_DIR/quality.json" ]; then
-  quality=$(tr -d '\n' <"$MODEL_DIR/quality.json" | sed -n 's/.*"summary": *"\([^"]*\)".*/\1/p')
+  quality=$(tr -d '\n' <"$MODEL_DIR/quality.json" | sed -n 's/.*"summary":[[:space:]]*"\([^"]*\)".*/\1/p')
 fi
 # asked before the banner, so the server's access-log lines do not land inside it
 answers=
