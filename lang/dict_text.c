@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "dict.h"
+#include "strmap.h"
 
 static int is_space(unsigned char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'; }
 
@@ -21,33 +22,61 @@ static int ends_sentence(const char *s, size_t a, size_t b) {
   return b > a && strchr(".!?", s[b - 1]);
 }
 
+/* The next chunk's word from *i on: its byte span [*ws, *we) (empty for a
+ * chunk of punctuation) and whether it starts a sentence (*start carries
+ * the state from chunk to chunk). 0 at the end of the text. */
+static int next_word(const char *text, size_t len, size_t *i, size_t *ws, size_t *we, int *start,
+                     int *at_start) {
+  while (*i < len && is_space((unsigned char)text[*i])) (*i)++;
+  size_t a = *i;
+  while (*i < len && !is_space((unsigned char)text[*i])) (*i)++;
+  size_t b = *i;
+  if (a == b) return 0;
+  *ws = a, *we = b;
+  while (*ws < *we && is_edge_punct((unsigned char)text[*ws])) (*ws)++;
+  while (*we > *ws && is_edge_punct((unsigned char)text[*we - 1])) (*we)--;
+  /* "n't" and "'s" keep their apostrophe: they are clitics, not words */
+  if (*we > *ws && *ws > a && text[*ws - 1] == '\'' && *we - *ws <= 2) (*ws)--;
+  *at_start = *start;
+  /* a chunk of punctuation only ("(", a quote) leaves the next word's place as it is */
+  int ends = ends_sentence(text, a, b);
+  if (*we > *ws || ends) *start = ends;
+  return 1;
+}
+
+static int is_capital(char c) { return c >= 'A' && c <= 'Z'; }
+
+/* Capitalised words the text uses mid-sentence: names, so the same word
+ * first in a sentence ("Ngozi wrote. I met Ngozi.") is a name there too.
+ * Out of memory leaves the set short: fewer names recognised, no error. */
+static void names_of(const char *text, size_t len, el__strmap *names) {
+  size_t i = 0, ws, we;
+  int start = 1, at_start, ins;
+  while (next_word(text, len, &i, &ws, &we, &start, &at_start))
+    if (we > ws && !at_start && is_capital(text[ws]))
+      el__strmap_get(names, text + ws, (int)(we - ws), &ins);
+}
+
 int el__dict_rejects_text(el__dict *d, const char *text, size_t len, int *spans, int max) {
-  int n = 0, start = 1;
+  el__strmap names = {0};
+  names_of(text, len, &names);
+  size_t i = 0, ws, we;
+  int n = 0, start = 1, at_start;
   char word[256];
-  for (size_t i = 0; i < len;) {
-    while (i < len && is_space((unsigned char)text[i])) i++;
-    size_t a = i;
-    while (i < len && !is_space((unsigned char)text[i])) i++;
-    size_t b = i, ws = a, we = b;
-    if (a == b) break;
-    while (ws < we && is_edge_punct((unsigned char)text[ws])) ws++;
-    while (we > ws && is_edge_punct((unsigned char)text[we - 1])) we--;
-    /* "n't" and "'s" keep their apostrophe: they are clitics, not words */
-    if (ws > a && text[ws - 1] == '\'' && we - ws <= 2) ws--;
-    if (we > ws && we - ws < sizeof word) {
-      memcpy(word, text + ws, we - ws);
-      word[we - ws] = 0;
-      if (el__dict_rejects(d, word, start)) {
-        if (n < max) {
-          spans[2 * n] = (int)ws;
-          spans[2 * n + 1] = (int)we;
-        }
-        n++;
-      }
+  while (next_word(text, len, &i, &ws, &we, &start, &at_start)) {
+    if (we == ws || we - ws >= sizeof word) continue;
+    if (at_start && is_capital(text[ws]) && el__strmap_find(&names, text + ws, (int)(we - ws)) >= 0)
+      continue;
+    memcpy(word, text + ws, we - ws);
+    word[we - ws] = 0;
+    if (!el__dict_rejects(d, word, at_start)) continue;
+    if (n < max) {
+      spans[2 * n] = (int)ws;
+      spans[2 * n + 1] = (int)we;
     }
-    /* a chunk of punctuation only ("(", a quote) leaves the next word's place as it is */
-    if (we > ws || ends_sentence(text, a, b)) start = ends_sentence(text, a, b);
+    n++;
   }
+  el__strmap_free(&names);
   return n;
 }
 

@@ -74,6 +74,10 @@ static void test_text(void) {
   text_rejects("I saw it. Colour is nice", "");            /* sentence start, known lower-case */
   text_rejects("On 2nd May at 10am, e.g. now", "");        /* digits, abbreviations */
   text_rejects("becouse   wich", "becouse|wich");
+  text_rejects("He said so . ' Becouse ' he said", "Becouse"); /* a lone quote keeps the start */
+  text_rejects("Ngozi wrote. I met Ngozi.", "");        /* a name the text uses mid-sentence */
+  text_rejects("Ngozi wrote.", "Ngozi");                /* ... else the dictionary's call */
+  text_rejects("Becouse I said. Becouse!", "Becouse|Becouse");
 }
 
 /* Tokenized sentences (FCE: "do n't"): one verdict per word. */
