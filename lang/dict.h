@@ -42,7 +42,10 @@ int el__dict_rejects(el__dict *d, const char *word, int sentence_start);
  * word for el__dict_rejects ("isn't" whole, as a spellchecker sees it, not
  * the "isn" a WordPiece pre-tokenizer makes of it), first in its sentence at
  * the text's start and after a chunk ending in . ! or ?; a capitalised
- * word the text also has mid-sentence is a name wherever it stands. Writes the byte
+ * word the text also has mid-sentence is a name wherever it stands; in a
+ * text written in capitals (half its words or more) a word in capitals is
+ * checked as the ordinary word it is ("REALY"), elsewhere it is left alone
+ * (an acronym or a name: "BBC", "MANUELA"). Writes the byte
  * spans [start, end) of the rejected words, in order, to spans (2 ints each,
  * up to max spans); returns how many there are (may exceed max: the rest
  * are not written). One rule for /score, GED evaluation and the checker. */

@@ -46,37 +46,79 @@ static int next_word(const char *text, size_t len, size_t *i, size_t *ws, size_t
 
 static int is_capital(char c) { return c >= 'A' && c <= 'Z'; }
 
-/* Capitalised words the text uses mid-sentence: names, so the same word
- * first in a sentence ("Ngozi wrote. I met Ngozi.") is a name there too.
- * Out of memory leaves the set short: fewer names recognised, no error. */
-static void names_of(const char *text, size_t len, el__strmap *names) {
+/* Letters in capitals only, two at least ("REALY", "DON'T"; not "I"). */
+static int is_all_caps(const char *w, size_t n) {
+  size_t letters = 0;
+  for (size_t i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)w[i];
+    if (c >= 'a' && c <= 'z') return 0;
+    letters += is_capital((char)c);
+  }
+  return letters >= 2;
+}
+
+/* What the whole text says about its capitals: the capitalised words it uses
+ * mid-sentence are names, so the same word first in a sentence ("Ngozi
+ * wrote. I met Ngozi.") is a name there too; and whether it is written in
+ * capitals (half its words or more), where a word in capitals is an
+ * ordinary word, not an acronym or a name. Out of memory leaves the names
+ * short: fewer recognised, no error. */
+typedef struct text_caps {
+  el__strmap names;
+  int shouting;
+} text_caps;
+
+static void caps_of(const char *text, size_t len, text_caps *tc) {
   size_t i = 0, ws, we;
-  int start = 1, at_start, ins;
-  while (next_word(text, len, &i, &ws, &we, &start, &at_start))
-    if (we > ws && !at_start && is_capital(text[ws]))
-      el__strmap_get(names, text + ws, (int)(we - ws), &ins);
+  int start = 1, at_start, ins, words = 0, caps = 0;
+  while (next_word(text, len, &i, &ws, &we, &start, &at_start)) {
+    if (we == ws) continue;
+    words++;
+    caps += is_all_caps(text + ws, we - ws);
+    if (!at_start && is_capital(text[ws])) el__strmap_get(&tc->names, text + ws, (int)(we - ws), &ins);
+  }
+  tc->shouting = words > 0 && 2 * caps >= words;
+}
+
+/* A word of text written in capitals: rejected when none of its forms as
+ * written, lower-case and capitalised is known ("REALY"; "BBC" as written,
+ * "PARIS" as "Paris"). */
+static int caps_rejects(el__dict *d, char *word) {
+  if (el__dict_known(d, word)) return 0;
+  for (char *c = word + 1; *c; c++)
+    if (is_capital(*c)) *c = (char)(*c - 'A' + 'a');
+  if (el__dict_known(d, word)) return 0;
+  word[0] = (char)(word[0] - 'A' + 'a');
+  return el__dict_rejects(d, word, 0);
+}
+
+/* The dictionary's verdict on the word [ws, we) of text. */
+static int verdict(el__dict *d, const text_caps *tc, const char *text, size_t ws, size_t we,
+                   int at_start) {
+  char word[256];
+  if (we == ws || we - ws >= sizeof word) return 0;
+  int cap = is_capital(text[ws]);
+  if (at_start && cap && el__strmap_find(&tc->names, text + ws, (int)(we - ws)) >= 0) return 0;
+  memcpy(word, text + ws, we - ws);
+  word[we - ws] = 0;
+  if (!at_start && tc->shouting && is_all_caps(word, we - ws)) return caps_rejects(d, word);
+  return el__dict_rejects(d, word, at_start);
 }
 
 int el__dict_rejects_text(el__dict *d, const char *text, size_t len, int *spans, int max) {
-  el__strmap names = {0};
-  names_of(text, len, &names);
+  text_caps tc = {0};
+  caps_of(text, len, &tc);
   size_t i = 0, ws, we;
   int n = 0, start = 1, at_start;
-  char word[256];
   while (next_word(text, len, &i, &ws, &we, &start, &at_start)) {
-    if (we == ws || we - ws >= sizeof word) continue;
-    if (at_start && is_capital(text[ws]) && el__strmap_find(&names, text + ws, (int)(we - ws)) >= 0)
-      continue;
-    memcpy(word, text + ws, we - ws);
-    word[we - ws] = 0;
-    if (!el__dict_rejects(d, word, at_start)) continue;
+    if (!verdict(d, &tc, text, ws, we, at_start)) continue;
     if (n < max) {
       spans[2 * n] = (int)ws;
       spans[2 * n + 1] = (int)we;
     }
     n++;
   }
-  el__strmap_free(&names);
+  el__strmap_free(&tc.names);
   return n;
 }
 

@@ -75,6 +75,8 @@ static void test_text(void) {
   text_rejects("On 2nd May at 10am, e.g. now", "");        /* digits, abbreviations */
   text_rejects("becouse   wich", "becouse|wich");
   text_rejects("He said so . ' Becouse ' he said", "Becouse"); /* a lone quote keeps the start */
+  text_rejects("I WILL REALY VISIT PARIS AND THE BBC. I DON'T KNOW.", "REALY"); /* in capitals */
+  text_rejects("I watch the BBC and CNN with MANUELA.", "");    /* acronyms, names in capitals */
   text_rejects("Ngozi wrote. I met Ngozi.", "");        /* a name the text uses mid-sentence */
   text_rejects("Ngozi wrote.", "Ngozi");                /* ... else the dictionary's call */
   text_rejects("Becouse I said. Becouse!", "Becouse|Becouse");
