@@ -217,7 +217,8 @@ static int read_score_settings(const reader *r, el_config *c) {
 }
 
 /* "score_dictionary_weight" and "score_dictionary_threshold" (model.h): both
- * numbers in [0, 1], or neither. */
+ * numbers in [0, 1], or neither; "score_dictionary_name_weight" in [0, 1], 1
+ * when absent (names read as the model reads them). */
 static int read_dictionary_settings(const reader *r, el_config *c) {
   static const char *const names[2] = {"score_dictionary_weight", "score_dictionary_threshold"};
   float *to[2] = {&c->score_dictionary_weight, &c->score_dictionary_threshold};
@@ -237,6 +238,12 @@ static int read_dictionary_settings(const reader *r, el_config *c) {
                         "dictionary's weight and the threshold chosen with it)", r->path,
                         names[0], names[1]);
   c->has_score_dictionary = present == 2;
+  const cJSON *e = field(r, "score_dictionary_name_weight");
+  double v = e ? (cJSON_IsNumber(e) ? e->valuedouble : NAN) : 1.0;
+  if (!(v >= 0.0 && v <= 1.0))
+    return el_error_set(r->err, EL_EFORMAT, "%s: field \"score_dictionary_name_weight\" must be "
+                        "a number in [0, 1]", r->path);
+  c->score_dictionary_name_weight = (float)v;
   return EL_OK;
 }
 
@@ -457,6 +464,7 @@ static cJSON *config_json(const el_config *c) {
    * as HF writes them; a reader takes absent as "max" */
   if (c->score_rule != EL_SCORE_MAX) STR("score_aggregation", el_score_rule_name(c->score_rule));
   if (c->has_score_dictionary) {
+    NUM("score_dictionary_name_weight", short_float(c->score_dictionary_name_weight));
     NUM("score_dictionary_threshold", short_float(c->score_dictionary_threshold));
     NUM("score_dictionary_weight", short_float(c->score_dictionary_weight));
   }

@@ -24,11 +24,12 @@ float el_word_prob(el_score_rule rule, const float *piece_probs, int n) {
   return m;
 }
 
-float el_word_prob_dict(float p, int rejected, float q) {
-  if (!rejected) return p;
-  if (q < 0.0f) q = 0.0f;
-  if (q > 1.0f) q = 1.0f;
-  return 1.0f - (1.0f - p) * (1.0f - q);
+static float unit(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+
+float el_word_prob_dict(float p, el_dict_verdict v, float q, float e) {
+  if (v == EL_DICT_REJECTS) return 1.0f - (1.0f - p) * (1.0f - unit(q));
+  if (v == EL_DICT_NAME) return p * unit(e);
+  return p;
 }
 
 const char *el_score_rule_name(el_score_rule r) {

@@ -82,9 +82,10 @@ int el__config_check(const el_config *c, const char *where, el_error *err) {
                         (double)c->score_threshold);
   if (c->has_score_dictionary &&
       !(c->score_dictionary_weight >= 0.0f && c->score_dictionary_weight <= 1.0f &&
-        c->score_dictionary_threshold >= 0.0f && c->score_dictionary_threshold <= 1.0f))
-    return el_error_set(err, EL_EVALUE, "%s: score_dictionary_weight and "
-                        "score_dictionary_threshold must be in [0, 1]", where);
+        c->score_dictionary_threshold >= 0.0f && c->score_dictionary_threshold <= 1.0f &&
+        c->score_dictionary_name_weight >= 0.0f && c->score_dictionary_name_weight <= 1.0f))
+    return el_error_set(err, EL_EVALUE, "%s: score_dictionary_weight, _name_weight and "
+                        "_threshold must be in [0, 1]", where);
   if (!el_score_rule_name(c->score_rule))
     return el_error_set(err, EL_EVALUE, "%s: score_aggregation %d is not one of the 3 known",
                         where, (int)c->score_rule);

@@ -84,6 +84,19 @@ static int is_word(const char *w) {
   return ascii;
 }
 
+int el__dict_is_name(el__dict *d, const char *word) {
+  size_t n = strlen(word);
+  if (!is_word(word) || !(word[0] >= 'A' && word[0] <= 'Z')) return 0;
+  char low[256];
+  int lower = 0;
+  for (size_t i = 0; i <= n; i++) {
+    char c = word[i];
+    lower |= c >= 'a' && c <= 'z';
+    low[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+  }
+  return lower && !el__dict_known(d, low); /* "BBC" is no name of this kind */
+}
+
 /* FCE-style split negation, the one clitic that starts with a letter. */
 static int is_split_clitic(const char *w) { return !strcasecmp(w, "n't"); }
 

@@ -92,29 +92,34 @@ static int caps_rejects(el__dict *d, char *word) {
   return el__dict_rejects(d, word, 0);
 }
 
-/* The dictionary's verdict on the word [ws, we) of text. */
+/* The dictionary's verdict (el_dict_verdict) on the word [ws, we) of text. */
 static int verdict(el__dict *d, const text_caps *tc, const char *text, size_t ws, size_t we,
                    int at_start) {
   char word[256];
-  if (we == ws || we - ws >= sizeof word) return 0;
-  int cap = is_capital(text[ws]);
-  if (at_start && cap && el__strmap_find(&tc->names, text + ws, (int)(we - ws)) >= 0) return 0;
+  if (we == ws || we - ws >= sizeof word) return EL_DICT_NONE;
   memcpy(word, text + ws, we - ws);
   word[we - ws] = 0;
-  if (!at_start && tc->shouting && is_all_caps(word, we - ws)) return caps_rejects(d, word);
-  return el__dict_rejects(d, word, at_start);
+  if (!at_start && tc->shouting && is_all_caps(word, we - ws))
+    return caps_rejects(d, word) ? EL_DICT_REJECTS : EL_DICT_NONE;
+  /* first in its sentence, a capitalised word is a name only when the text says so elsewhere */
+  if (is_capital(word[0]) &&
+      (!at_start || el__strmap_find(&tc->names, word, (int)(we - ws)) >= 0))
+    return el__dict_is_name(d, word) ? EL_DICT_NAME : EL_DICT_NONE;
+  return el__dict_rejects(d, word, at_start) ? EL_DICT_REJECTS : EL_DICT_NONE;
 }
 
-int el__dict_rejects_text(el__dict *d, const char *text, size_t len, int *spans, int max) {
+int el__dict_read_text(el__dict *d, const char *text, size_t len, int *spans, int max) {
   text_caps tc = {0};
   caps_of(text, len, &tc);
   size_t i = 0, ws, we;
   int n = 0, start = 1, at_start;
   while (next_word(text, len, &i, &ws, &we, &start, &at_start)) {
-    if (!verdict(d, &tc, text, ws, we, at_start)) continue;
+    int v = verdict(d, &tc, text, ws, we, at_start);
+    if (v == EL_DICT_NONE) continue;
     if (n < max) {
-      spans[2 * n] = (int)ws;
-      spans[2 * n + 1] = (int)we;
+      spans[3 * n] = (int)ws;
+      spans[3 * n + 1] = (int)we;
+      spans[3 * n + 2] = v;
     }
     n++;
   }
@@ -122,12 +127,12 @@ int el__dict_rejects_text(el__dict *d, const char *text, size_t len, int *spans,
   return n;
 }
 
-int el__dict_rejects_words(el__dict *d, const char *const *words, int n, unsigned char *out,
-                           el_error *err) {
+int el__dict_read_words(el__dict *d, const char *const *words, int n, unsigned char *out,
+                        el_error *err) {
   size_t len = 0;
   for (int i = 0; i < n; i++) len += strlen(words[i]) + 1;
   char *text = malloc(len + 1);
-  int *at = malloc((size_t)(n + 1) * sizeof *at), *spans = malloc((size_t)(2 * n + 2) * sizeof *spans);
+  int *at = malloc((size_t)(n + 1) * sizeof *at), *spans = malloc((size_t)(3 * n + 3) * sizeof *spans);
   if (!text || !at || !spans) {
     free(text), free(at), free(spans);
     return el_error_set(err, EL_ENOMEM, "dictionary: out of memory");
@@ -141,12 +146,12 @@ int el__dict_rejects_words(el__dict *d, const char *const *words, int n, unsigne
     text[k++] = ' ';
   }
   at[n] = (int)k;
-  int m = el__dict_rejects_text(d, text, k, spans, n + 1);
+  int m = el__dict_read_text(d, text, k, spans, n + 1);
   memset(out, 0, (size_t)n);
-  /* each rejected span lies inside one word (words hold no spaces) */
+  /* each span lies inside one word (words hold no spaces) */
   for (int j = 0, i = 0; j < m && j <= n; j++) {
-    while (i < n && at[i + 1] <= spans[2 * j]) i++;
-    if (i < n) out[i] = 1;
+    while (i < n && at[i + 1] <= spans[3 * j]) i++;
+    if (i < n) out[i] = (unsigned char)spans[3 * j + 2];
   }
   free(text), free(at), free(spans);
   return EL_OK;

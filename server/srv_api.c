@@ -390,7 +390,8 @@ static void render_score_item(el__sb *b, const el__api_req *r, const item *it) {
     while (j < en->n && en->segment[j] >= 0 && en->word[j] == w) j++;
     float p = el_word_prob(rule, prob + k, j - k);
     if (rej && w < t->toks.n_words)
-      p = el_word_prob_dict(p, rej[w], r->entry->cfg->score_dictionary_weight);
+      p = el_word_prob_dict(p, (el_dict_verdict)rej[w], r->entry->cfg->score_dictionary_weight,
+                            r->entry->cfg->score_dictionary_name_weight);
     int ws = en->start[k], we = en->end[j - 1];
     if (w < t->toks.n_words) {
       ws = t->toks.word_start[w];

@@ -3,16 +3,17 @@
 
 #include <stdlib.h>
 
-/* The rejected words' byte spans, grown until all fit; *n their number. */
+/* The dictionary's words with a verdict (start, end, verdict), grown until
+ * all fit; *n their number. */
 static int *rejected_spans(el__dict *d, const char *text, size_t len, int *n) {
   int cap = 16;
-  int *spans = malloc(2 * (size_t)cap * sizeof *spans);
+  int *spans = malloc(3 * (size_t)cap * sizeof *spans);
   while (spans) {
-    *n = el__dict_rejects_text(d, text, len, spans, cap);
+    *n = el__dict_read_text(d, text, len, spans, cap);
     if (*n <= cap) return spans;
     cap = *n;
     free(spans);
-    spans = malloc(2 * (size_t)cap * sizeof *spans);
+    spans = malloc(3 * (size_t)cap * sizeof *spans);
   }
   return NULL;
 }
@@ -30,8 +31,9 @@ unsigned char *el__srv_dict_words(el__dict *d, const char *text, size_t len, con
     int ws = tk->word_start[w], we = tk->word_end[w];
     if (ws < 0 || we > n_cp || we < ws) continue;
     size_t a = cp_byte[ws], b = cp_byte[we];
-    while (j < n && (size_t)spans[2 * j + 1] <= a) j++;
-    out[w] = j < n && (size_t)spans[2 * j] <= a && b <= (size_t)spans[2 * j + 1];
+    while (j < n && (size_t)spans[3 * j + 1] <= a) j++;
+    if (j < n && (size_t)spans[3 * j] <= a && b <= (size_t)spans[3 * j + 1])
+      out[w] = (unsigned char)spans[3 * j + 2];
   }
   free(spans);
   return out;

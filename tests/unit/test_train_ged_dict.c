@@ -30,17 +30,18 @@ static void test_score(el__dict *d) {
   el__ged_dict_result r;
   float comb[13];
   el_error err = {0};
-  int rc = el__ged_dict_score(d, &g, first, prob, gold, -1, 0, 0.5, comb, &r, &err);
+  int rc = el__ged_dict_score(d, &g, first, prob, gold, -1, -1, 0, 0.5, comb, &r, &err);
   CHECK(rc == 0, "scores: %s", rc ? err.msg : "ok");
   CHECK(r.alone.tp == 1 && r.alone.fp == 1 && r.alone.fn == 1,
         "hunspell alone: Becouse found, Ngozi (sentence start) a false alarm, go missed");
   CHECK_NEAR(r.weight, 0.5, 1e-9, 0, "q calibrated: its precision here, 1 of 2");
+  CHECK_NEAR(r.name_weight, 1.0, 1e-9, 0, "no name mid-sentence here: e 1, no evidence");
   CHECK_NEAR(comb[0], 1 - 0.9 * 0.5, 1e-6, 0, "Becouse: 1 - (1 - 0.1)(1 - 0.5)");
   CHECK_NEAR(comb[8], 0.1, 1e-7, 0, "colour (British) keeps the model's prob");
   CHECK_NEAR(comb[11], 0.1, 1e-7, 0, "color (American) keeps the model's prob");
   CHECK(r.with.tp == 2 && r.with.fp == 1 && r.threshold == 0.5,
         "at the given 0.5: Becouse and go found, Ngozi (0.525) the one false alarm");
-  rc = el__ged_dict_score(d, &g, first, prob, gold, 0.2, 1, 0, NULL, &r, &err);
+  rc = el__ged_dict_score(d, &g, first, prob, gold, 0.2, 1.0, 1, 0, NULL, &r, &err);
   CHECK(rc == 0 && r.weight == 0.2 && r.with.f05 == 1.0 && r.threshold > 0.24 && r.threshold < 0.28,
         "a given weight is used as is; the chosen threshold (%.4f) lies between Ngozi (0.24) "
         "and Becouse (0.28): exactly the errors flagged", r.threshold);

@@ -60,6 +60,8 @@ static int ged_dictionary(const eval_args *a, const el_config *c, el__ft_shape *
     return 1;
   }
   s->dict_weight = a->dict_weight >= 0 ? a->dict_weight : c->score_dictionary_weight;
+  /* a weight given without the model's: names read as the model reads them */
+  s->dict_name_weight = c->has_score_dictionary ? c->score_dictionary_name_weight : 1.0;
   s->dict_threshold = a->dict_threshold >= 0 ? a->dict_threshold
                       : c->has_score_dictionary ? c->score_dictionary_threshold
                                                 : ged_threshold(c, a->threshold);

@@ -81,7 +81,7 @@ typedef struct el__ft_shape {
    * the model alone. dict_weight < 0: calibrated on the data; dict_threshold:
    * the combination's threshold when the evaluation does not choose one. */
   el__dict *dict;
-  double dict_weight, dict_threshold;
+  double dict_weight, dict_name_weight, dict_threshold;
 } el__ft_shape;
 
 int el__ft_features(const el__ft_examples *ex, const el_tokenizer *tok, const el__ft_shape *s,

@@ -362,8 +362,8 @@ static int eval_ged(const el__ft_runner *r, const el__ft_examples *ex, const el_
     float *comb = s->dict && pred ? malloc(((size_t)n + 1) * sizeof *comb) : NULL;
     if (s->dict && pred && !comb) rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
     if (s->dict && !rc)
-      rc = el__ged_dict_score(s->dict, g, first, prob, gold, s->dict_weight, pick,
-                              s->dict_threshold, comb, &mt->dict, err);
+      rc = el__ged_dict_score(s->dict, g, first, prob, gold, s->dict_weight, s->dict_name_weight,
+                              pick, s->dict_threshold, comb, &mt->dict, err);
     mt->has_dict = s->dict != NULL;
     if (pred && !rc) ged_predictions(g, first, prob, comb, comb ? mt->dict.threshold : thr, pred);
     free(comb);
@@ -393,6 +393,7 @@ static void add_dict_scores(cJSON *j, const el__ged_dict_result *d) {
   cJSON *o = cJSON_AddObjectToObject(j, "dictionary");
   if (!o) return;
   cJSON_AddNumberToObject(o, "weight", round(d->weight * 1e4) / 1e4);
+  cJSON_AddNumberToObject(o, "name_weight", round(d->name_weight * 1e4) / 1e4);
   char th[32]; /* a float read from config.json: print its shortest form */
   snprintf(th, sizeof th, "%.6g", d->threshold);
   cJSON_AddNumberToObject(o, "threshold", strtod(th, NULL));

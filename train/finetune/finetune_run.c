@@ -534,6 +534,7 @@ static int save_best(ft_run *r, long ep, const el__ft_metrics *mt, el_error *err
     r->cfg.score_rule = r->o->ged_rule;
     r->cfg.has_score_dictionary = mt->has_dict;
     r->cfg.score_dictionary_weight = (float)mt->dict.weight;
+    r->cfg.score_dictionary_name_weight = (float)mt->dict.name_weight;
     r->cfg.score_dictionary_threshold = (float)mt->dict.threshold;
   }
   int rc = r->rank ? EL_OK : el__checkpoint_save(r->o->out, &r->cfg, &r->p.w[0], r->vocab, err);
