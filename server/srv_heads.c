@@ -132,6 +132,11 @@ static void info_score_settings(el__sb *b, const el__model_entry *e) {
     el__sb_json_float(b, c->score_dictionary_weight);
   else
     el__sb_puts(b, "null");
+  el__sb_puts(b, ",\"score_dictionary_name_weight\":");
+  if (e->dict)
+    el__sb_json_float(b, c->score_dictionary_name_weight);
+  else
+    el__sb_puts(b, "null");
   el__sb_puts(b, ",\"quality\":");
   if (e->quality[0])
     el__sb_json_str(b, e->quality, strlen(e->quality));

@@ -162,8 +162,10 @@ def main():
     ev = json.load(open(os.path.join(out, "eval.json")))
     d = ev.get("dev", {}).get("dictionary", {})
     ok(isinstance(q, (int, float)) and 0 <= q <= 1 and isinstance(th, (int, float)) and 0 < th <= 1 and
-       abs(q - d.get("weight", -1)) < 1e-4 and abs(th - d.get("threshold", -1)) < 1e-4,
-       "--dictionary: config.json has the weight and threshold dev chose (%s, %s)" % (q, th), json.dumps(d))
+       abs(q - d.get("weight", -1)) < 1e-4 and abs(th - d.get("threshold", -1)) < 1e-4 and
+       abs(cfg.get("score_dictionary_name_weight", -1) - d.get("name_weight", -2)) < 1e-4,
+       "--dictionary: config.json has the weights and threshold dev chose (%s, %s, names %s)"
+       % (q, th, cfg.get("score_dictionary_name_weight")), json.dumps(d))
     qual = json.load(open(os.path.join(out, "quality.json")))
     ok(qual.get("class") == "demo" and qual.get("dev") == "synthetic" and
        abs(qual.get("f0.5", -1) - d.get("f0.5", -2)) < 1e-9 and "40-second recipe" in qual.get("summary", "") and

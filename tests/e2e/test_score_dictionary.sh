@@ -2,8 +2,9 @@
 # /score with hunspell beside the model (issue 39): a model whose config.json
 # carries score_dictionary_weight/_threshold flags a misspelling the model
 # alone misses, and nothing else (British and American spellings, a name
-# mid-sentence, contractions, "The cat sat on the mat."); --no-dictionary
-# serves the model alone; /info says which. The model is a one-step
+# mid-sentence, contractions, "The cat sat on the mat."); a name's prob is
+# the model's times score_dictionary_name_weight; --no-dictionary serves the
+# model alone; /info says which. The model is a one-step
 # pretrained discriminator whose threshold is set above every prob it gives
 # the text, so the model alone flags nothing. `electra-train eval
 # --dictionary` reports the combination beside the model and hunspell alone.
@@ -48,9 +49,11 @@ score() { curl -s "http://127.0.0.1:$port/score" -H 'Content-Type: application/j
 # words flagged, space-separated; and the highest prob
 flagged() { "$PYTHON" -c 'import json,sys; print(" ".join(w["word"] for w in json.load(sys.stdin)["words"] if w["flagged"]))'; }
 maxprob() { "$PYTHON" -c 'import json,sys; print(max(w["prob"] for w in json.load(sys.stdin)["words"]))'; }
+probof() { "$PYTHON" -c 'import json,sys; print([w["prob"] for w in json.load(sys.stdin)["words"] if w["word"] == sys.argv[1]][0])' "$1"; }
 
 serve "$T/run/discriminator" || { nok "server on the one-step model"; exit 1; }
 top=$(score "$TEXT" | maxprob)
+alone=$(score "$TEXT" | probof Ngozi)
 stop
 # the model alone flags nothing at a threshold above its highest prob; hunspell's
 # verdict (weight 0.9) lifts a rejected word to >= 0.9 + 0.1 p, above it
@@ -61,7 +64,8 @@ cp -r "$T/run/discriminator" "$M"
 import json, sys
 p, th = sys.argv[1], float(sys.argv[2])
 c = json.load(open(p))
-c.update(score_threshold=th, score_dictionary_weight=0.9, score_dictionary_threshold=th)
+c.update(score_threshold=th, score_dictionary_weight=0.9, score_dictionary_threshold=th,
+         score_dictionary_name_weight=0.1)
 json.dump(c, open(p, "w"), indent=2)
 PY
 
@@ -69,10 +73,14 @@ serve "$M" || { nok "server on the model with a dictionary weight"; exit 1; }
 got=$(score "$TEXT" | flagged)
 check "with the dictionary: the misspellings and nothing else are flagged ($got)" \
   test "$got" = "recieve becouse"
+named=$(score "$TEXT" | probof Ngozi)
+check "a name mid-sentence: the model's prob times the name weight ($alone x 0.1 = $named)" \
+  "$PYTHON" -c "import sys; sys.exit(abs($alone * 0.1 - $named) > 1e-3)"
 got=$(score "The cat sat on the mat." | flagged)
 check "with the dictionary: nothing flagged in 'The cat sat on the mat.' ($got)" test -z "$got"
 info=$(curl -s "http://127.0.0.1:$port/info")
 check "/info: score_dictionary_weight 0.9" grep -q '"score_dictionary_weight":0.9' <<<"$info"
+check "/info: score_dictionary_name_weight 0.1" grep -q '"score_dictionary_name_weight":0.1' <<<"$info"
 check "/info: the threshold is the one chosen with the dictionary" \
   grep -q '"score_threshold_source":"model_with_dictionary"' <<<"$info"
 stop
