@@ -170,13 +170,17 @@ make_default_model() {
   [ -s "$sents" ] || make_sentences "$sents"
   echo "  corpus: $corpus ($(wc -l <"$corpus") lines, $(($(wc -c <"$corpus") / 1024)) KiB: fortunes, WordNet glosses, dictionary sentences)" >&2
   rm -rf "$out" "$out.work"
+  # --dictionary: hunspell's verdicts beside the model (a WordPiece model sees
+  # a misspelling only as an unusual split), weighted and thresholded on the
+  # synthetic dev data; the recipe writes quality.json (what the model is).
   # Agreement pairs in 70 % of the synthetic copies, on the recipe's relative
   # positions: with absolute positions the model learnt subject-verb agreement
   # only at the start of a sentence ("He go" flagged, "Every morning he go"
   # not); with both it flags it anywhere (docs/RESULTS.md §1b, seventh pass).
   run_logged "$BUILD/default-recipe.log" \
     "$TRAIN" recipe ged --out "$out" --corpus "$corpus" --synthetic-corpus "$sents" \
-    --vocab-size "$VOCAB_SIZE" --time-limit "$MODEL_TIME" --synthetic-agreement-pairs 0.7
+    --vocab-size "$VOCAB_SIZE" --time-limit "$MODEL_TIME" --synthetic-agreement-pairs 0.7 \
+    --dictionary
   [ -f "$out/config.json" ] || die "the recipe wrote no $out/config.json"
   # Appears whole or not at all: a half-copied model would be served next time.
   mkdir -p "$(dirname "$MODEL_DIR")"
@@ -251,6 +255,13 @@ show_score() { # TEXT
     sed 's/"word":"\([^"]*\)".*"prob":\([-0-9.e]*\),"flagged":\([a-z]*\)/\1 \2 \3/' |
     awk '{ printf " %s %.2f%s ", $1, $2, ($3 == "true" ? " *" : "") } END { print "" }'
 }
+# What the default model says it is (quality.json, written by the recipe from
+# its dev scores): its class, "demo" or "detector", and its F0.5 beside
+# hunspell's; its FCE figures are in docs/RESULTS.md.
+quality=
+if [ -f "$MODEL_DIR/quality.json" ]; then
+  quality=$(tr -d '\n' <"$MODEL_DIR/quality.json" | sed -n 's/.*"summary":[[:space:]]*"\([^"]*\)".*/\1/p')
+fi
 # asked before the banner, so the server's access-log lines do not land inside it
 answers=
 if [ -n "${task_model[score]:-}" ]; then
@@ -263,6 +274,7 @@ fi
   say "Ready. Try (Ctrl-C stops the server):"
   if [ -n "${task_model[score]:-}" ]; then
     echo "  # grammatical error detection: P(error) per word, * = flagged at the model's threshold"
+    if [ -n "$quality" ]; then echo "  # the default model: $quality; on learners' English see docs/RESULTS.md"; fi
     printf '%s\n' "$answers"
     echo "  curl -s $u/score $j -d '{\"text\": \"The chef cooked the meal and then he eat it.\"}'"
   fi

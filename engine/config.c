@@ -217,6 +217,37 @@ static int read_score_settings(const reader *r, el_config *c) {
   return EL_OK;
 }
 
+/* "score_dictionary_weight" and "score_dictionary_threshold" (model.h): both
+ * numbers in [0, 1], or neither; "score_dictionary_name_weight" in [0, 1], 1
+ * when absent (names read as the model reads them). */
+static int read_dictionary_settings(const reader *r, el_config *c) {
+  static const char *const names[2] = {"score_dictionary_weight", "score_dictionary_threshold"};
+  float *to[2] = {&c->score_dictionary_weight, &c->score_dictionary_threshold};
+  int present = 0;
+  for (int i = 0; i < 2; i++) {
+    const cJSON *f = field(r, names[i]);
+    if (!f) continue;
+    double v = cJSON_IsNumber(f) ? f->valuedouble : NAN;
+    if (!(v >= 0.0 && v <= 1.0))
+      return el_error_set(r->err, EL_EFORMAT, "%s: field \"%s\" must be a number in [0, 1]",
+                          r->path, names[i]);
+    *to[i] = (float)v;
+    present++;
+  }
+  if (present == 1)
+    return el_error_set(r->err, EL_EFORMAT, "%s: \"%s\" and \"%s\" go together (the "
+                        "dictionary's weight and the threshold chosen with it)", r->path,
+                        names[0], names[1]);
+  c->has_score_dictionary = present == 2;
+  const cJSON *e = field(r, "score_dictionary_name_weight");
+  double v = e ? (cJSON_IsNumber(e) ? e->valuedouble : NAN) : 1.0;
+  if (!(v >= 0.0 && v <= 1.0))
+    return el_error_set(r->err, EL_EFORMAT, "%s: field \"score_dictionary_name_weight\" must be "
+                        "a number in [0, 1]", r->path);
+  c->score_dictionary_name_weight = (float)v;
+  return EL_OK;
+}
+
 static int require_value(const reader *r, const char *name, const char *def, const char *want) {
   const char *s = NULL;
   int rc = get_string(r, name, def, &s);
@@ -271,7 +302,9 @@ static int read_config(const reader *r, el_config *c) {
     return el_error_set(r->err, EL_EUNSUPPORTED,
                         "%s: tie_word_embeddings false (an untied generator_lm_head) is not "
                         "supported", r->path);
-  if ((rc = read_labels(r, c)) || (rc = read_score_settings(r, c))) return rc;
+  if ((rc = read_labels(r, c)) || (rc = read_score_settings(r, c)) ||
+      (rc = read_dictionary_settings(r, c)))
+    return rc;
   if (c->arch == EL_ARCH_QA && field(r, "electra_null_threshold")) {
     if ((rc = get_float(r, "electra_null_threshold", 0.0f, &c->null_threshold))) return rc;
     c->has_null_threshold = 1;
@@ -404,6 +437,11 @@ static cJSON *config_json(const el_config *c) {
   /* the default rule is left implicit, so files of models that never chose one stay
    * as HF writes them; a reader takes absent as "max" */
   if (c->score_rule != EL_SCORE_MAX) STR("score_aggregation", el_score_rule_name(c->score_rule));
+  if (c->has_score_dictionary) {
+    NUM("score_dictionary_name_weight", short_float(c->score_dictionary_name_weight));
+    NUM("score_dictionary_threshold", short_float(c->score_dictionary_threshold));
+    NUM("score_dictionary_weight", short_float(c->score_dictionary_weight));
+  }
   if (c->has_score_threshold) NUM("score_threshold", short_float(c->score_threshold));
   STR("summary_activation", "gelu");
   NUM("summary_last_dropout", 0.1);

@@ -24,6 +24,14 @@ float el_word_prob(el_score_rule rule, const float *piece_probs, int n) {
   return m;
 }
 
+static float unit(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+
+float el_word_prob_dict(float p, el_dict_verdict v, float q, float e) {
+  if (v == EL_DICT_REJECTS) return 1.0f - (1.0f - p) * (1.0f - unit(q));
+  if (v == EL_DICT_NAME) return p * unit(e);
+  return p;
+}
+
 const char *el_score_rule_name(el_score_rule r) {
   return (int)r >= 0 && (int)r < N_RULES ? RULE_NAMES[r] : NULL;
 }

@@ -80,6 +80,12 @@ int el__config_check(const el_config *c, const char *where, el_error *err) {
   if (c->has_score_threshold && !(c->score_threshold >= 0.0f && c->score_threshold <= 1.0f))
     return el_error_set(err, EL_EVALUE, "%s: score_threshold must be in [0, 1], found %g", where,
                         (double)c->score_threshold);
+  if (c->has_score_dictionary &&
+      !(c->score_dictionary_weight >= 0.0f && c->score_dictionary_weight <= 1.0f &&
+        c->score_dictionary_threshold >= 0.0f && c->score_dictionary_threshold <= 1.0f &&
+        c->score_dictionary_name_weight >= 0.0f && c->score_dictionary_name_weight <= 1.0f))
+    return el_error_set(err, EL_EVALUE, "%s: score_dictionary_weight, _name_weight and "
+                        "_threshold must be in [0, 1]", where);
   if (!el_score_rule_name(c->score_rule))
     return el_error_set(err, EL_EVALUE, "%s: score_aggregation %d is not one of the 3 known",
                         where, (int)c->score_rule);

@@ -67,17 +67,34 @@ int el__dict_known(el__dict *d, const char *word) {
 static int is_letter(unsigned char c) { return (c | 32) >= 'a' && (c | 32) <= 'z'; }
 
 /* Letters, with ' or - only between letters; non-ASCII bytes count as
- * letters (accented words are words). */
+ * letters (accented words are words), but one ASCII letter at least: a
+ * lone symbol ("£", "€", "…") is no misspelling (FCE dev: "£" was 3 of the
+ * dictionary's false alarms). */
 static int is_word(const char *w) {
   size_t n = strlen(w);
+  int ascii = 0;
   if (!n || n >= 256) return 0;
   for (size_t i = 0; i < n; i++) {
     unsigned char c = (unsigned char)w[i];
+    ascii |= is_letter(c);
     if (is_letter(c) || c >= 0x80) continue;
     if ((c == '\'' || c == '-') && i > 0 && i + 1 < n) continue;
     return 0;
   }
-  return 1;
+  return ascii;
+}
+
+int el__dict_is_name(el__dict *d, const char *word) {
+  size_t n = strlen(word);
+  if (!is_word(word) || !(word[0] >= 'A' && word[0] <= 'Z')) return 0;
+  char low[256];
+  int lower = 0;
+  for (size_t i = 0; i <= n; i++) {
+    char c = word[i];
+    lower |= c >= 'a' && c <= 'z';
+    low[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+  }
+  return lower && !el__dict_known(d, low); /* "BBC" is no name of this kind */
 }
 
 /* FCE-style split negation, the one clitic that starts with a letter. */

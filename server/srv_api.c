@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "electra/qa.h"
+#include "srv_dict.h"
 #include "srv_metrics.h"
 #include "srv_request.h"
 
@@ -378,8 +379,12 @@ static void render_score_item(el__sb *b, const el__api_req *r, const item *it) {
   el__sb_puts(b, "],\"words\":[");
   first = 1;
   /* pieces of a word are contiguous: fold runs of equal word index by the
-   * model's rule (the same function the trainer's GED evaluation uses) */
+   * model's rule (the same function the trainer's GED evaluation uses), then
+   * add the dictionary's verdict when the model is read beside it */
   const el_score_rule rule = r->entry->cfg->score_rule;
+  unsigned char *rej = r->entry->dict ? el__srv_dict_words(r->entry->dict, t->s, t->len, t->cp_byte,
+                                                           t->n_cp, &t->toks)
+                                      : NULL;
   for (int k = 0; k < en->n;) {
     if (en->segment[k] < 0 || en->word[k] < 0) {
       k++;
@@ -389,6 +394,9 @@ static void render_score_item(el__sb *b, const el__api_req *r, const item *it) {
     int j = k + 1;
     while (j < en->n && en->segment[j] >= 0 && en->word[j] == w) j++;
     float p = el_word_prob(rule, prob + k, j - k);
+    if (rej && w < t->toks.n_words)
+      p = el_word_prob_dict(p, (el_dict_verdict)rej[w], r->entry->cfg->score_dictionary_weight,
+                            r->entry->cfg->score_dictionary_name_weight);
     int ws = en->start[k], we = en->end[j - 1];
     if (w < t->toks.n_words) {
       ws = t->toks.word_start[w];
@@ -402,6 +410,7 @@ static void render_score_item(el__sb *b, const el__api_req *r, const item *it) {
     el__sb_printf(b, ",\"flagged\":%s}", p >= r->threshold ? "true" : "false");
     k = j;
   }
+  free(rej);
   el__sb_puts(b, "],\"max_prob\":");
   el__sb_json_num(b, max_prob);
 }

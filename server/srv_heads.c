@@ -122,7 +122,26 @@ static void info_score_settings(el__sb *b, const el__model_entry *e) {
   el__sb_puts(b, ",\"score_threshold\":");
   el__sb_json_float(b, (float)e->threshold);
   el__sb_printf(b, ",\"score_threshold_source\":\"%s\",\"score_aggregation\":\"%s\"",
-                c->has_score_threshold ? "model" : "default", el_score_rule_name(c->score_rule));
+                e->dict                  ? "model_with_dictionary"
+                : c->has_score_threshold ? "model"
+                                         : "default",
+                el_score_rule_name(c->score_rule));
+  /* hunspell beside the model: its weight, or null when the model is alone */
+  el__sb_puts(b, ",\"score_dictionary_weight\":");
+  if (e->dict)
+    el__sb_json_float(b, c->score_dictionary_weight);
+  else
+    el__sb_puts(b, "null");
+  el__sb_puts(b, ",\"score_dictionary_name_weight\":");
+  if (e->dict)
+    el__sb_json_float(b, c->score_dictionary_name_weight);
+  else
+    el__sb_puts(b, "null");
+  el__sb_puts(b, ",\"quality\":");
+  if (e->quality[0])
+    el__sb_json_str(b, e->quality, strlen(e->quality));
+  else
+    el__sb_puts(b, "null");
   if (e->correct_label >= 0 && c->id2label) {
     const char *l = c->id2label[e->correct_label];
     el__sb_puts(b, ",\"correct_label\":");

@@ -100,7 +100,10 @@ void el__model_set_log(const el__model_set *set) {
     char extra[200] = "";
     if (e->task == EL_TASK_SCORE)
       snprintf(extra, sizeof extra, ", threshold %g (%s), words by %s", e->threshold,
-               c->has_score_threshold ? "model" : "default", el_score_rule_name(c->score_rule));
+               e->dict                  ? "model, with hunspell"
+               : c->has_score_threshold ? "model"
+                                        : "default",
+               el_score_rule_name(c->score_rule));
     if (e->correct_label >= 0 && c->id2label)
       snprintf(extra + strlen(extra), sizeof extra - strlen(extra), ", correct label %s",
                c->id2label[e->correct_label]);

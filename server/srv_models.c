@@ -1,6 +1,7 @@
 /* Model sets (srv_models.h). */
 #include "srv_models.h"
 
+#include <cjson/cJSON.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,7 +42,44 @@ static void set_free(el__model_set *s) {
     el_workspace_free(s->e[i].ws);
     el_model_free(s->e[i].model);
   }
+  el__dict_free(s->dict);
   free(s);
+}
+
+/* What a recipe-made model says it is (quality.json's summary, for /info);
+ * none, unreadable or without a summary: "" (a model need not have one). */
+static void read_quality(el__model_entry *e) {
+  char path[1100];
+  e->quality[0] = 0;
+  snprintf(path, sizeof path, "%s/quality.json", e->dir);
+  FILE *f = fopen(path, "rb");
+  if (!f) return;
+  char buf[4096];
+  size_t n = fread(buf, 1, sizeof buf - 1, f);
+  fclose(f);
+  buf[n] = 0;
+  cJSON *j = cJSON_Parse(buf);
+  const char *s = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(j, "summary"));
+  if (s) snprintf(e->quality, sizeof e->quality, "%s", s);
+  cJSON_Delete(j);
+}
+
+/* A per-token model calibrated with the dictionary (config.json) is read
+ * beside it, at the threshold chosen for the two, unless --no-dictionary.
+ * Hunspell's files missing refuse the load: silently serving the model
+ * alone would flag less than the model promises. */
+static int use_dictionary(el__model_set *s, el__model_entry *e, const el__model_spec *spec,
+                          char *err, size_t cap) {
+  if (!e->cfg->has_score_dictionary || spec->no_dictionary || e->task != EL_TASK_SCORE) return 0;
+  el_error er = {0};
+  if (!s->dict && el__dict_load(NULL, &s->dict, &er)) {
+    snprintf(err, cap, "model \"%s\" is calibrated with a spelling dictionary: %s (or start "
+             "with --no-dictionary)", e->name, er.msg);
+    return -1;
+  }
+  e->dict = s->dict;
+  e->threshold = e->cfg->score_dictionary_threshold;
+  return 0;
 }
 
 int el__model_set_load(const el__model_spec *specs, int n, int ws_tokens, int ws_seqs,
@@ -71,6 +109,11 @@ int el__model_set_load(const el__model_spec *specs, int n, int ws_tokens, int ws
     e->task = el__srv_head_of(e->cfg->arch)->task;
     e->max_len = e->cfg->max_position_embeddings;
     e->threshold = e->cfg->has_score_threshold ? e->cfg->score_threshold : 0.5;
+    read_quality(e);
+    if (use_dictionary(s, e, &specs[i], err, cap)) {
+      set_free(s);
+      return -1;
+    }
     if (pick_correct_label(e, specs[i].correct_label, err, cap)) {
       set_free(s);
       return -1;

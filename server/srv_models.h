@@ -19,6 +19,7 @@
 
 #include <stdatomic.h>
 
+#include "dict.h"
 #include "electra/electra.h"
 #include "srv_heads.h"
 #include "srv_options.h"
@@ -34,7 +35,11 @@ typedef struct el__model_entry {
   el_workspace *ws; /* used by the inference thread only */
   int task;         /* el__task, or -1 (masked LM: /tokenize only) */
   int max_len;      /* max_position_embeddings */
-  double threshold; /* /score without "threshold": the model's score_threshold, else 0.5 */
+  double threshold; /* /score without "threshold": the model's score_threshold, else 0.5;
+                       with the dictionary, its score_dictionary_threshold */
+  char quality[640]; /* quality.json's "summary" beside config.json (recipe-made models), or "" */
+  el__dict *dict;   /* the set's hunspell when this model is read beside it (config.json's
+                       score_dictionary_weight, no --no-dictionary), else NULL */
   int correct_label;       /* token classifier: index of the "no error" label, else -1 */
   int correct_from_option; /* 1: --correct-label named it; 0: found by its name */
   el__model_set *set;
@@ -45,6 +50,7 @@ struct el__model_set {
   int n;
   el__model_entry e[EL_SRV_MAX_MODELS];
   int task_default[EL_TASK_COUNT]; /* index into e, or -1 */
+  el__dict *dict; /* loaded once for the models that use it, else NULL */
 };
 
 /* Loads every model (no BLAS call: safe off the inference thread) with a

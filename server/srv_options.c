@@ -25,7 +25,7 @@ extern char **environ;
  * pointers. --model, --correct-label, --cors-origin and --log-format are
  * EL_OPT_CUSTOM, stored by set_value below. Long because it is the table:
  * one entry per option, read as data (--help prints it in this order). */
-enum { N_DEFS = 33 };
+enum { N_DEFS = 34 };
 static int build_table(el__srv_options *o, el_opt *t) {
   const el_opt d[N_DEFS] = {
       {"--model", EL_OPT_CUSTOM, o, 0, 0, "[NAME=]DIR",
@@ -108,6 +108,9 @@ static int build_table(el__srv_options *o, el_opt *t) {
        "allow browser requests from ORIGIN (repeat or comma-separate; * = any)", 0},
       {"--log-format", EL_OPT_CUSTOM, o, 0, 0, "text|json",
        "log line format (text, to stderr; json lines go to stdout)", 0},
+      {"--no-dictionary", EL_OPT_FLAG, &o->no_dictionary, 0, 0, NULL,
+       "/score with the models alone: no hunspell verdicts beside a model whose config.json\n"
+       "      has score_dictionary_weight (its score_threshold then applies)", 0},
       {"--no-access-log", EL_OPT_FLAG, &o->no_access_log, 0, 0, NULL, "no log line per request", 0},
       {"--healthcheck", EL_OPT_FLAG, &o->healthcheck, 0, 0, NULL,
        "probe http://HOST:PORT/health and exit 0 when it answers 200, else 1", 0},
@@ -339,6 +342,7 @@ static int apply_labels(el__srv_options *o, char *err, size_t cap) {
  * model that is given, as a correct label must). */
 static int apply_dtypes(el__srv_options *o, char *err, size_t cap) {
   for (int k = 0; k < o->n_models; k++) o->models[k].dtype = o->dtype;
+  for (int k = 0; k < o->n_models; k++) o->models[k].no_dictionary = o->no_dictionary;
   for (int i = 0; i < o->n_model_dtypes; i++) {
     const el__label_spec *l = &o->model_dtypes[i];
     el__model_spec *m = NULL;

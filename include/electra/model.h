@@ -51,6 +51,13 @@ typedef struct el_config {
   int has_score_threshold; /* "score_threshold" present */
   float score_threshold;   /* in [0, 1]: the default /score threshold (e.g. dev F0.5-best) */
   el_score_rule score_rule; /* "score_aggregation": "max" (default), "first" or "mean" */
+  /* The spelling dictionary beside the model (score.h el_word_prob_dict), set at
+   * fine-tuning/recipe time from dev data: "score_dictionary_weight" (q, the
+   * dictionary's precision there) and "score_dictionary_threshold" (the threshold
+   * chosen for the combination), both or neither. Absent: the model alone.
+   * "score_dictionary_name_weight" (e for names, score.h): 1 when absent. */
+  int has_score_dictionary;
+  float score_dictionary_weight, score_dictionary_threshold, score_dictionary_name_weight;
   int do_lower_case;      /* from tokenizer_config.json, default 1 */
 } el_config;
 

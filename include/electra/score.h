@@ -22,6 +22,25 @@ typedef enum el_score_rule {
 /* A word's probability from the probabilities of its n >= 1 WordPiece pieces,
  * in order. n <= 0 or a NULL array gives 0; an unknown rule acts as MAX. */
 float el_word_prob(el_score_rule rule, const float *piece_probs, int n);
+/* What a spelling dictionary says of a word of running text (lang/dict.h
+ * computes it, so the engine needs no dictionary). */
+typedef enum el_dict_verdict {
+  EL_DICT_NONE = 0,    /* a known word, or none of the dictionary's business (digits, "n't") */
+  EL_DICT_REJECTS = 1, /* a word of letters it does not know: a misspelling, as far as it can tell */
+  EL_DICT_NAME = 2     /* a name: capitalised where a sentence does not start, its lower-case
+                          form unknown ("Ngozi", "London") */
+} el_dict_verdict;
+
+/* A word's P(error) with the dictionary's verdict beside the model's p:
+ * - rejected: 1 - (1 - p)(1 - q), independent evidence (noisy-OR); q in
+ *   [0, 1] is how often a rejected word is an error on the model's dev data
+ *   (config.json "score_dictionary_weight");
+ * - a name: p * e, where e is how often such a word is an error there
+ *   ("score_dictionary_name_weight"): an uncased WordPiece model reads a
+ *   name as a rare split, and rarity is not an error;
+ * - otherwise p: a known word's grammar is the model's to judge.
+ * q and e outside [0, 1] act as the nearest end. */
+float el_word_prob_dict(float p, el_dict_verdict v, float q, float e);
 /* "max", "first", "mean"; NULL for an invalid value. */
 const char *el_score_rule_name(el_score_rule r);
 /* Inverse of el_score_rule_name (exact, lower case); -1 if unknown or NULL. */

@@ -4,8 +4,10 @@ stage), then served:
 - every stage ran and left its run in DIR.work/; DIR is an ElectraForPreTraining model
   with a calibrated score_threshold and its synthetic-data record in eval.json;
 - pretraining saw learner errors (settings.json records the corruption);
-- /score without a threshold flags exactly the words whose prob >= the model's
-  score_threshold, a request's own threshold wins, /info reports the model's threshold;
+- with --dictionary (as make run): config.json carries the dictionary's weight and the
+  threshold chosen with it, /score without a threshold flags exactly the words whose prob
+  >= that threshold, a request's own threshold wins, /info reports it and the weight;
+- quality.json says what the model is (a 40-second recipe: a demo), /info shows its summary;
 - bad invocations are refused before any work (missing --corpus, --train without --dev,
   an unknown recipe);
 - with --train, the plan (--plan-only): a GED epoch is timed before pretraining and the GED
@@ -136,9 +138,11 @@ def main():
     ok(not os.path.exists(out + ".work"), "refused invocations did no work")
     plan_checks(work, text)
 
-    # make run's agreement pairs (deploy/run.sh); relative positions are the recipe's default
+    # make run's agreement pairs and dictionary (deploy/run.sh); relative positions are the
+    # recipe's default
     r = run("recipe", "ged", "--out", out, "--corpus", text, "--time-limit", "40s",
-            "--vocab-size", "2000", "--threads", "2", "--synthetic-agreement-pairs", "0.7")
+            "--vocab-size", "2000", "--threads", "2", "--synthetic-agreement-pairs", "0.7",
+            "--dictionary")
     ok(r.returncode == 0, "recipe ged --time-limit 40s exits 0", r.stderr[-2000:])
     if r.returncode != 0:
         done()
@@ -152,9 +156,21 @@ def main():
     ok(cfg.get("position_embedding_type") == "relative_key",
        "relative positions (the recipe's default) reached the served model's config.json",
        cfg.get("position_embedding_type"))
-    th = cfg.get("score_threshold")
-    ok(isinstance(th, float) and 0 < th < 1, "config.json has a calibrated score_threshold (%s)" % th)
+    ok(isinstance(cfg.get("score_threshold"), float) and 0 < cfg["score_threshold"] < 1,
+       "config.json has a calibrated score_threshold (%s)" % cfg.get("score_threshold"))
+    q, th = cfg.get("score_dictionary_weight"), cfg.get("score_dictionary_threshold")
     ev = json.load(open(os.path.join(out, "eval.json")))
+    d = ev.get("dev", {}).get("dictionary", {})
+    ok(isinstance(q, (int, float)) and 0 <= q <= 1 and isinstance(th, (int, float)) and 0 < th <= 1 and
+       abs(q - d.get("weight", -1)) < 1e-4 and abs(th - d.get("threshold", -1)) < 1e-4 and
+       abs(cfg.get("score_dictionary_name_weight", -1) - d.get("name_weight", -2)) < 1e-4,
+       "--dictionary: config.json has the weights and threshold dev chose (%s, %s, names %s)"
+       % (q, th, cfg.get("score_dictionary_name_weight")), json.dumps(d))
+    qual = json.load(open(os.path.join(out, "quality.json")))
+    ok(qual.get("class") == "demo" and qual.get("dev") == "synthetic" and
+       abs(qual.get("f0.5", -1) - d.get("f0.5", -2)) < 1e-9 and "40-second recipe" in qual.get("summary", "") and
+       qual.get("summary", "").startswith("demo: F0.5"),
+       "quality.json: a 40-second recipe is a demo, with its dev F0.5 beside hunspell's", json.dumps(qual))
     ok(ev.get("synthetic", {}).get("from") == [text] and ev.get("dev_file") is None,
        "eval.json records the synthetic stage (calibrated on held-out synthetic sentences)",
        json.dumps(ev)[:400])
@@ -180,8 +196,12 @@ def main():
        "a request's own threshold wins")
     s, _, info = srv.get("/info")
     m = [x for x in json.loads(info)["models"] if x.get("name") == "ged"]
-    ok(m and abs(m[0].get("score_threshold", -1) - th) < 1e-6 and m[0].get("score_threshold_source") == "model",
-       "/info reports the model's threshold", json.dumps(m)[:400])
+    ok(m and abs(m[0].get("score_threshold", -1) - th) < 1e-6 and
+       m[0].get("score_threshold_source") == "model_with_dictionary" and
+       abs(m[0].get("score_dictionary_weight", -1) - q) < 1e-6,
+       "/info reports the threshold chosen with the dictionary and its weight", json.dumps(m)[:400])
+    ok(m and m[0].get("quality") == qual.get("summary"), "/info shows quality.json's summary",
+       json.dumps(m)[:600])
     srv.stop()
     real_data_checks(work, text, os.path.join(out + ".work", "vocab.txt"))
     done()

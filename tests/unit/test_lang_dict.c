@@ -29,6 +29,8 @@ static void test_verdicts(void) {
   rejects("'s", 0, 0);
   rejects("2019", 0, 0);
   rejects(",", 0, 0);
+  rejects("£", 0, 0);       /* a symbol is no misspelling */
+  rejects("café", 0, 0);
   rejects("well-known", 0, 0);
   rejects("don't", 0, 0);
   rejects("london", 0, 1);  /* the case a dictionary knows */
@@ -45,6 +47,59 @@ static void test_suggest(void) {
     for (int j = i + 1; j < n; j++) CHECK(strcmp(out[i], out[j]), "no duplicate %s", out[i]);
   CHECK(el__dict_suggest(D, "becouse", out, 1) == 1 && !strcmp(out[0], "because"),
         "suggest(becouse, max 1) = because (got %s)", out[0]);
+}
+
+/* Running text as a spellchecker reads it: the rejected words, then the
+ * names ("recieve|becouse / Ngozi"). */
+static void text_rejects(const char *text, const char *want) {
+  int spans[48];
+  int n = el__dict_read_text(D, text, strlen(text), spans, 16);
+  char got[256] = "", names[256] = "";
+  for (int i = 0; i < n && i < 16; i++) {
+    char *to = spans[3 * i + 2] == EL_DICT_NAME ? names : got;
+    size_t k = strlen(to);
+    snprintf(to + k, 256 - k, "%s%.*s", k ? "|" : "", spans[3 * i + 1] - spans[3 * i],
+             text + spans[3 * i]);
+  }
+  if (names[0]) snprintf(got + strlen(got), sizeof got - strlen(got), " / %s", names);
+  CHECK(!strcmp(got, want), "read_text(\"%s\") = \"%s\" (want \"%s\")", text, got, want);
+}
+
+static void test_text(void) {
+  text_rejects("The cat sat on the mat.", "");
+  text_rejects("She go to school yesterday.", "");  /* grammar is the model's part */
+  text_rejects("I recieve the colour and the color.", "recieve");
+  rejects("London", 1, 0);
+  text_rejects("We organised it; they organized it.", "");
+  text_rejects("I met Ngozi in Stavanger, then Olamide.", " / Ngozi|Stavanger|Olamide");
+  text_rejects("We play Tennis in London with Mrs Okafor.", " / London|Mrs|Okafor"); /* tennis: a word */
+  text_rejects("It isn't here and I don't know.", "");     /* contractions whole */
+  text_rejects("(Becouse) it rained.", "Becouse");         /* first word, brackets stripped */
+  text_rejects("Fine. Becouse \"Ngozi\" said so!", "Becouse / Ngozi");
+  text_rejects("I saw it. Colour is nice", "");            /* sentence start, known lower-case */
+  text_rejects("On 2nd May at 10am, e.g. now", "");        /* digits, abbreviations */
+  text_rejects("becouse   wich", "becouse|wich");
+  text_rejects("He said so . ' Becouse ' he said", "Becouse"); /* a lone quote keeps the start */
+  text_rejects("I WILL REALY VISIT PARIS AND THE BBC. I DON'T KNOW.", "REALY"); /* in capitals */
+  text_rejects("I watch the BBC and CNN with MANUELA.", "");    /* acronyms, names in capitals */
+  text_rejects("Ngozi wrote. I met Ngozi.", " / Ngozi|Ngozi"); /* named so mid-sentence */
+  text_rejects("Ngozi wrote.", "Ngozi");                /* ... else the dictionary's call */
+  text_rejects("Becouse I said. Becouse!", "Becouse|Becouse");
+}
+
+/* Tokenized sentences (FCE: "do n't"): one verdict per word. */
+static void test_words(void) {
+  const char *w[] = {"Becouse", "I", "do", "n't", "know", "Ngozi", ",", "recieve", "'s", "."};
+  unsigned char out[10];
+  el_error err = {0};
+  int rc = el__dict_read_words(D, w, 10, out, &err);
+  const unsigned char want[10] = {1, 0, 0, 0, 0, 2, 0, 1, 0, 0};
+  CHECK(rc == 0 && !memcmp(out, want, 10), "read_words: Becouse and recieve rejected, Ngozi a name (%d%d%d%d%d%d%d%d%d%d)",
+        out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7], out[8], out[9]);
+  const char *v[] = {".", "Ngozi", "wrote", "."};
+  rc = el__dict_read_words(D, v, 4, out, &err);
+  CHECK(rc == 0 && out[1] == 1, "a capital after a full stop is a sentence start: Ngozi there is the "
+        "dictionary's call");
 }
 
 static void test_missing(void) {
@@ -66,6 +121,8 @@ int main(void) {
   if (rc) return el_test_done();
   test_verdicts();
   test_suggest();
+  test_text();
+  test_words();
   test_missing();
   el__dict_free(D);
   return el_test_done();

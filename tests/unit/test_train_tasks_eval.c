@@ -71,7 +71,7 @@ int main(void) {
       "{\"id\":\"c\",\"question\":\"cat\",\"answers\":[{\"text\":\"cat\",\"answer_start\":4}]}]}]}]}");
   el__ft_examples ex;
   el__ft_data d;
-  el__ft_shape shape = {64, el_qa_default_params(), EL_SCORE_MAX};
+  el__ft_shape shape = {.max_seq_len = 64, .qa = el_qa_default_params(), .ged_rule = EL_SCORE_MAX};
   shape.qa.max_seq_len = 64;
   CHECK(el__ft_read(el__task_find("squad2"), qp, NULL, NULL, 0, 0, &ex, &err) == 0 &&
             el__ft_features(&ex, tok, &shape, &d, &err) == 0,

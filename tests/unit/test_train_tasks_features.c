@@ -30,7 +30,7 @@ int main(void) {
   el__ft_examples ex;
   const char *gp = put("g.txt", "cats i\nplaying c\nthe i\n\nqqq c\n");
   CHECK(el__ft_read(el__task_find("ged"), gp, NULL, NULL, 0, 0, &ex, &err) == 0, "ged read");
-  el__ft_shape shape = {32, el_qa_default_params(), EL_SCORE_FIRST};
+  el__ft_shape shape = {.max_seq_len = 32, .qa = el_qa_default_params(), .ged_rule = EL_SCORE_FIRST};
   el__ft_data d;
   CHECK(el__ft_features(&ex, tok, &shape, &d, &err) == 0, "ged features: %s", err.msg);
   signed char want[] = {-1, 1, -1, 0, -1, 1, -1};

@@ -43,10 +43,35 @@ static float ged_threshold(const el_config *c, double given) {
 
 /* The command line's values. */
 typedef struct eval_args {
-  const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype;
+  const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype, *dict;
   long batch, max_len, stride, max_query, threads, max_ex;
-  double threshold;
+  double threshold, dict_weight, dict_threshold;
 } eval_args;
+
+/* --dictionary: the spelling dictionary beside a GED model as /score combines
+ * them (on when the model's config.json carries its weight; --dictionary-weight
+ * turns it on for any model). Loads it into s->dict; 0, or 1 after a message. */
+static int ged_dictionary(const eval_args *a, const el_config *c, el__ft_shape *s) {
+  int on = a->dict ? !strcmp(a->dict, "on") : c->has_score_dictionary || a->dict_weight >= 0;
+  if (!on) return 0;
+  if (!c->has_score_dictionary && a->dict_weight < 0) {
+    fprintf(stderr, PROG ": --dictionary on: %s has no score_dictionary_weight in its config.json "
+            "(give --dictionary-weight Q)\n", a->model);
+    return 1;
+  }
+  s->dict_weight = a->dict_weight >= 0 ? a->dict_weight : c->score_dictionary_weight;
+  /* a weight given without the model's: names read as the model reads them */
+  s->dict_name_weight = c->has_score_dictionary ? c->score_dictionary_name_weight : 1.0;
+  s->dict_threshold = a->dict_threshold >= 0 ? a->dict_threshold
+                      : c->has_score_dictionary ? c->score_dictionary_threshold
+                                                : ged_threshold(c, a->threshold);
+  el_error err = {0};
+  if (el__dict_load(NULL, &s->dict, &err)) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
+    return 1;
+  }
+  return 0;
+}
 
 /* The model fits the task: its architecture, and a GLUE task's label count.
  * Prints why not. */
@@ -80,6 +105,7 @@ static int run_eval(const eval_args *a, const el__task *t) {
   el__ft_data d = {0};
   FILE *pf = NULL;
   el__ft_engine_ctx ectx = {0};
+  el__ft_shape shape = {0}; /* here: `out` frees its dictionary */
   int status = 1, rc;
   char note[700], js[1024];
   el_load_options lo = {.dtype = (el_dtype)el_dtype_from_name(a->dtype)}; /* checked */
@@ -101,11 +127,13 @@ static int run_eval(const eval_args *a, const el__task *t) {
     goto fail;
   el__ft_skip_note(&ex, note, sizeof note);
   if (note[0]) fprintf(stderr, PROG ": %s\n", note);
-  el__ft_shape shape = {(int)max_len, el_qa_default_params(), EL_SCORE_MAX};
+  shape.max_seq_len = (int)max_len;
+  shape.qa = el_qa_default_params();
   shape.qa.max_seq_len = (int)max_len;
   shape.qa.doc_stride = (int)a->stride;
   shape.qa.max_query_len = (int)a->max_query;
   shape.ged_rule = cfg->score_rule;
+  if (t->kind == EL__TASK_GED && ged_dictionary(a, cfg, &shape)) goto out;
   const el_tokenizer *tok = el_model_tokenizer(m);
   if ((rc = el__ft_features(&ex, tok, &shape, &d, &err))) goto fail;
   if ((rc = el_workspace_new(m, (int)a->batch * d.max_len, (int)a->batch, &ws, &err))) goto fail;
@@ -140,6 +168,7 @@ fail:
 out:
   if (pf) fclose(pf);
   el__ft_engine_ctx_free(&ectx);
+  el__dict_free(shape.dict);
   el_workspace_free(ws);
   el__ft_data_free(&d);
   el__ft_examples_free(&ex);
@@ -149,7 +178,7 @@ out:
 
 int el__cmd_eval(int argc, char **argv) {
   eval_args a = {.batch = 32, .max_len = 128, .stride = 128, .max_query = 64, .threshold = -1,
-                 .dtype = "fp32"};
+                 .dtype = "fp32", .dict_weight = -1, .dict_threshold = -1};
   el_opt opts[] = {
       {"--task", EL_OPT_STR, &a.task, 0, 0, "TASK", "task; required", 0},
       {"--data", EL_OPT_STR, &a.data, 0, 0, "FILE", "labelled file to score; required", 0},
@@ -166,6 +195,14 @@ int el__cmd_eval(int argc, char **argv) {
       {"--max-examples", EL_OPT_INT, &a.max_ex, 0, 1e9, "N", "score the first N only (all)", 0},
       {"--threshold", EL_OPT_FLOAT, &a.threshold, 0, 1, "X",
        "ged: flag words with P(error) >= X (the model's score_threshold, else 0.5, as /score)", 0},
+      {"--dictionary", EL_OPT_STR, &a.dict, 0, 0, "on|off",
+       "ged: combine the model with hunspell's verdicts as /score does (on when config.json\n"
+       "      has score_dictionary_weight); scores under \"dictionary\" in the JSON, beside\n"
+       "      the model's own and hunspell's alone", 0},
+      {"--dictionary-weight", EL_OPT_FLOAT, &a.dict_weight, 0, 1, "Q",
+       "ged: the dictionary's weight (the model's score_dictionary_weight)", 0},
+      {"--dictionary-threshold", EL_OPT_FLOAT, &a.dict_threshold, 0, 1, "X",
+       "ged: the combination's threshold (the model's score_dictionary_threshold)", 0},
       {"--correct-label", EL_OPT_STR, &a.correct, 0, 0, "LABEL",
        "ged with an ElectraForTokenClassification model: its \"no error\" label (found by name: "
        "CORRECT, C, O, OK or KEEP); P(error) = 1 - P(LABEL), as /score", 0},
@@ -186,6 +223,10 @@ int el__cmd_eval(int argc, char **argv) {
   if (!t) {
     char msg[256];
     fprintf(stderr, PROG ": %s\n", el__task_unknown(a.task, msg, sizeof msg));
+    return 2;
+  }
+  if (a.dict && strcmp(a.dict, "on") && strcmp(a.dict, "off")) {
+    fprintf(stderr, PROG ": --dictionary must be on or off, got '%s'\n", a.dict);
     return 2;
   }
   int dt = el_dtype_from_name(a.dtype);

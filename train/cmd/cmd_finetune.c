@@ -164,6 +164,7 @@ static void fill_opts(el__ft_opts *o, const el__ft_args *a, const el__task *t, i
   o->weight_decay = a->wd;
   o->random_init = a->random_init;
   o->overwrite = a->overwrite;
+  o->dictionary = a->dictionary;
   o->time_limit = a->time_limit;
 }
 
@@ -255,6 +256,9 @@ void el__ft_table(el__ft_args *a, el_opt t[EL_FT_N_OPTS]) {
       {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
       {"--random-init", EL_OPT_FLAG, &a->random_init, 0, 0, NULL,
        "keep a random encoder of the --init shape (baseline)", 0},
+      {"--dictionary", EL_OPT_FLAG, &a->dictionary, 0, 0, NULL,
+       "ged: combine hunspell's verdicts with the model as /score does; dev calibrates the "
+       "dictionary's weight and the combination's threshold, saved in config.json", 0},
       {"--text-column", EL_OPT_STR, &a->tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
       {"--pair-column", EL_OPT_STR, &a->pcol, 0, 0, "NAME|N", "tsv: second text column (none)", 0},
       {"--label-column", EL_OPT_STR, &a->lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},

@@ -23,10 +23,13 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <cJSON.h>
 
 #include "el_cli.h"
 #include "trainer_api.h"
 #include "commands.h"
+#include "finetune.h"
+#include "ged_quality.h"
 #include "progress.h"
 
 #define PROG "electra-train recipe ged"
@@ -47,7 +50,7 @@ typedef struct recipe_args {
   double time;
   long threads, vocab_size, seed, synth_sentences;
   double rate, pretrain_corruption, pretrain_share, pairs; /* share, pairs: -1 = not given */
-  int cased, plan_only, overwrite;
+  int cased, plan_only, overwrite, dictionary;
 } recipe_args;
 
 /* relative_key by default: with FCE data 10 minutes gave 0.373 / 0.363 against 0.341 / 0.347
@@ -58,7 +61,7 @@ static void recipe_defaults(recipe_args *a) {
                      .pairs = -1};
 }
 
-enum { N_OPTS = 21 };
+enum { N_OPTS = 22 };
 /* One entry per option, read as data; --help lists them in this order. */
 static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
   const el_opt d[N_OPTS] = {
@@ -79,6 +82,7 @@ static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
       {"--synthetic-mix", EL_OPT_STR, &a->mix, 0, 0, "TYPE=X,...", "scale error types' shares in the synthetic stage: R:SPELL=0.5 (see electra-train corrupt --help)", 0},
       {"--pretrain-corruption", EL_OPT_FLOAT, &a->pretrain_corruption, 0, 1, "X", "learner errors per token in pretraining (0.1; 0 = plain ELECTRA)", 0},
       {"--pretrain-share", EL_OPT_FLOAT, &a->pretrain_share, 0.05, 0.95, "X", "share of the budget for pretraining (0.45; 0.5 with --train)", 0},
+      {"--dictionary", EL_OPT_FLAG, &a->dictionary, 0, 0, NULL, "combine hunspell's verdicts with the model (finetune --dictionary): weight and threshold calibrated on dev, in config.json", 0},
       {"--cased", EL_OPT_FLAG, &a->cased, 0, 0, NULL, "learn a cased vocabulary (case errors and names visible to the model)", 0},
       {"--seed", EL_OPT_INT, &a->seed, 0, 1e15, "N", "seed of every stage (1)", 0},
       {"--plan-only", EL_OPT_FLAG, &a->plan_only, 0, 0, NULL, "print how the budget will be split (after the vocabulary and, with --train, the speed measurement) and stop", 0},
@@ -392,6 +396,7 @@ static int stage_synthetic(recipe *r) {
   if (!a->train) f.dev = a->dev;
   f.out = a->train ? r->synth_dir : a->out;
   f.overwrite = a->overwrite;
+  f.dictionary = a->dictionary;
   f.epochs = 1;
   f.time_limit = stage_limit(r->syn);
   double s = el__mono_s();
@@ -412,12 +417,25 @@ static int stage_real(recipe *r) {
   f.dev = r->a->dev;
   f.out = r->a->out;
   f.overwrite = r->a->overwrite;
+  f.dictionary = r->a->dictionary;
   f.time_limit = stage_limit(r->real);
   f.epochs = REAL_EPOCHS;
   double s = el__mono_s();
   int rc = run_finetune(r, "GED fine-tuning", r->real, &f, &r->real_res);
   r->ts[3] = el__mono_s() - s;
   return rc;
+}
+
+/* quality.json beside the model: what it is, from the final stage's dev
+ * scores. Prints and returns an exit status on failure. */
+static int write_quality(const recipe *r) {
+  const el__ft_result *last = r->a->train ? &r->real_res : &r->syn_res;
+  cJSON *dev = el__ft_metrics_object(el__task_find("ged"), &last->dev);
+  el_error err = {0};
+  int rc = el__ged_quality_write(r->a->out, dev, r->a->time, r->a->dev, &err);
+  cJSON_Delete(dev);
+  if (rc) fprintf(stderr, PROG ": %s\n", err.msg);
+  return rc ? 1 : 0;
 }
 
 static void final_report(const recipe *r, double t0) {
@@ -484,7 +502,7 @@ static int recipe_run(const recipe_args *a) {
   if ((rc = stage_pretrain(&r)) || (rc = stage_synthetic(&r)) || (a->train && (rc = stage_real(&r))))
     return rc;
   final_report(&r, t0);
-  return 0;
+  return write_quality(&r);
 }
 
 int el__cmd_recipe(int argc, char **argv) {

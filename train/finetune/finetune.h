@@ -25,6 +25,7 @@
 
 #include "electra/electra.h"
 #include "electra/qa.h"
+#include "ged_dict.h"
 #include "task_data.h"
 #include "tmodel.h"
 
@@ -76,6 +77,11 @@ typedef struct el__ft_shape {
   int max_seq_len;
   el_qa_params qa;   /* qa only */
   el_score_rule ged_rule; /* ged: how pieces make a word (labels and scores) */
+  /* ged: the spelling dictionary combined with the model (ged_dict.h), NULL:
+   * the model alone. dict_weight < 0: calibrated on the data; dict_threshold:
+   * the combination's threshold when the evaluation does not choose one. */
+  el__dict *dict;
+  double dict_weight, dict_name_weight, dict_threshold;
 } el__ft_shape;
 
 int el__ft_features(const el__ft_examples *ex, const el_tokenizer *tok, const el__ft_shape *s,
@@ -94,6 +100,8 @@ typedef struct el__ft_metrics {
   int n;                     /* examples scored */
   int has_null_threshold;
   float null_threshold;      /* squad2: chosen (or the model's) */
+  int has_dict;              /* ged with a dictionary: dict holds its scores */
+  el__ged_dict_result dict;
 } el__ft_metrics;
 
 /* Something that runs a batch of features in inference mode, writing:

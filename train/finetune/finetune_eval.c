@@ -306,13 +306,17 @@ static int ged_word_probs(const el__ft_runner *r, const el__ft_data *d, int batc
   return rc;
 }
 
+/* word, gold, flagged, P(error); with the dictionary (comb) the flag is the
+ * combination's and two columns follow: the model's P and the dictionary's verdict. */
 static void ged_predictions(const el__ged_data *g, const long *first, const float *prob,
-                            double threshold, FILE *pred) {
+                            const float *comb, double threshold, FILE *pred) {
   for (int i = 0; i < g->n; i++) {
     for (int j = 0; j < g->s[i].n; j++) {
-      float p = prob[first[i] + j];
-      fprintf(pred, "%s\t%c\t%c\t%.4f\n", g->s[i].words[j], g->s[i].err[j] ? 'i' : 'c',
-              p >= threshold ? 'i' : 'c', p);
+      float p = prob[first[i] + j], c = comb ? comb[first[i] + j] : p;
+      fprintf(pred, "%s\t%c\t%c\t%.4f", g->s[i].words[j], g->s[i].err[j] ? 'i' : 'c',
+              c >= threshold ? 'i' : 'c', c);
+      if (comb) fprintf(pred, "\t%.4f\t%d", p, c != p);
+      fprintf(pred, "\n");
     }
     fprintf(pred, "\n");
   }
@@ -355,7 +359,14 @@ static int eval_ged(const el__ft_runner *r, const el__ft_examples *ex, const el_
     mt->recall05 = at05.recall;
     mt->f05_05 = at05.f05;
     mt->primary = at.f05;
-    if (pred && !rc) ged_predictions(g, first, prob, thr, pred);
+    float *comb = s->dict && pred ? malloc(((size_t)n + 1) * sizeof *comb) : NULL;
+    if (s->dict && pred && !comb) rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
+    if (s->dict && !rc)
+      rc = el__ged_dict_score(s->dict, g, first, prob, gold, s->dict_weight, s->dict_name_weight,
+                              pick, s->dict_threshold, comb, &mt->dict, err);
+    mt->has_dict = s->dict != NULL;
+    if (pred && !rc) ged_predictions(g, first, prob, comb, comb ? mt->dict.threshold : thr, pred);
+    free(comb);
   }
   free(first);
   free(gold);
@@ -374,6 +385,26 @@ int el__ft_evaluate(const el__ft_runner *r, const el__ft_examples *ex, const el_
     case EL__TASK_GED: return eval_ged(r, ex, d, s, batch, pick_threshold, threshold, pred, out, err);
     default: return eval_qa(r, ex, d, s, batch, pick_threshold, threshold, pred, out, err);
   }
+}
+
+/* "dictionary": the combination's threshold and scores (what /score flags
+ * with it) and the dictionary's alone, beside the model's above. */
+static void add_dict_scores(cJSON *j, const el__ged_dict_result *d) {
+  cJSON *o = cJSON_AddObjectToObject(j, "dictionary");
+  if (!o) return;
+  cJSON_AddNumberToObject(o, "weight", round(d->weight * 1e4) / 1e4);
+  cJSON_AddNumberToObject(o, "name_weight", round(d->name_weight * 1e4) / 1e4);
+  char th[32]; /* a float read from config.json: print its shortest form */
+  snprintf(th, sizeof th, "%.6g", d->threshold);
+  cJSON_AddNumberToObject(o, "threshold", strtod(th, NULL));
+  cJSON_AddNumberToObject(o, "precision", d->with.precision);
+  cJSON_AddNumberToObject(o, "recall", d->with.recall);
+  cJSON_AddNumberToObject(o, "f0.5", d->with.f05);
+  cJSON *a = cJSON_AddObjectToObject(o, "alone");
+  if (!a) return;
+  cJSON_AddNumberToObject(a, "precision", d->alone.precision);
+  cJSON_AddNumberToObject(a, "recall", d->alone.recall);
+  cJSON_AddNumberToObject(a, "f0.5", d->alone.f05);
 }
 
 cJSON *el__ft_metrics_object(const el__task *t, const el__ft_metrics *mt) {
@@ -406,6 +437,7 @@ cJSON *el__ft_metrics_object(const el__task *t, const el__ft_metrics *mt) {
       cJSON_AddNumberToObject(h, "precision", mt->precision05);
       cJSON_AddNumberToObject(h, "recall", mt->recall05);
       cJSON_AddNumberToObject(h, "f0.5", mt->f05_05);
+      if (mt->has_dict) add_dict_scores(j, &mt->dict);
       break;
     }
     default:

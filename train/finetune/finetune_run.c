@@ -289,10 +289,14 @@ static int load_inputs(ft_run *r, el_error *err) {
   if (rc) return rc;
   const el_tokenizer *tok = el_model_tokenizer(r->src);
   if ((rc = read_examples(o, tok, &r->tr, &r->dv, r->log, err))) return rc;
-  r->shape = (el__ft_shape){(int)o->max_seq_len, el_qa_default_params(), o->ged_rule};
+  r->shape = (el__ft_shape){.max_seq_len = (int)o->max_seq_len, .qa = el_qa_default_params(),
+                            .ged_rule = o->ged_rule};
   r->shape.qa.max_seq_len = (int)o->max_seq_len;
   r->shape.qa.doc_stride = (int)o->doc_stride;
   r->shape.qa.max_query_len = (int)o->max_query_len;
+  r->shape.dict_weight = -1; /* calibrated on dev */
+  if (o->dictionary && o->task->kind == EL__TASK_GED && (rc = el__dict_load(NULL, &r->shape.dict, err)))
+    return rc;
   const el_config *scfg = el_model_config(r->src);
   if (o->max_seq_len > scfg->max_position_embeddings)
     return el_error_set(err, EL_EINVAL, "--max-seq-len %ld exceeds the model's max_position_embeddings %d",
@@ -537,6 +541,10 @@ static int save_best(ft_run *r, long ep, const el__ft_metrics *mt, el_error *err
     r->cfg.has_score_threshold = 1;
     r->cfg.score_threshold = (float)mt->threshold;
     r->cfg.score_rule = r->o->ged_rule;
+    r->cfg.has_score_dictionary = mt->has_dict;
+    r->cfg.score_dictionary_weight = (float)mt->dict.weight;
+    r->cfg.score_dictionary_name_weight = (float)mt->dict.name_weight;
+    r->cfg.score_dictionary_threshold = (float)mt->dict.threshold;
   }
   int rc = r->rank ? EL_OK : el__checkpoint_save(r->o->out, &r->cfg, &r->p.w[0], r->vocab, err);
   if (rc) return rc;
@@ -619,6 +627,7 @@ static void ft_run_free(ft_run *r) {
   el__ft_data_free(&r->ddv);
   el__ft_examples_free(&r->tr);
   el__ft_examples_free(&r->dv);
+  el__dict_free(r->shape.dict);
   el_model_free(r->src);
 }
 

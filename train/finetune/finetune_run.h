@@ -24,6 +24,8 @@ typedef struct el__ft_opts {
   int overwrite;           /* --out may hold a model already: replace it */
   double time_limit;       /* seconds; > 0: the LR schedule is planned to end at it */
   el_score_rule ged_rule;  /* ged: how a word's pieces are labelled and scored */
+  int dictionary;          /* ged: calibrate hunspell's verdicts beside the model on dev and
+                              save its weight and threshold in config.json (ged_dict.h) */
   el__synth_opts synth;    /* ged: n_paths > 0 -> synthetic training data instead of train */
 } el__ft_opts;
 

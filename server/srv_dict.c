@@ -1,0 +1,40 @@
+/* Dictionary verdicts on a /score text's words (srv_dict.h). */
+#include "srv_dict.h"
+
+#include <stdlib.h>
+
+/* The dictionary's words with a verdict (start, end, verdict), grown until
+ * all fit; *n their number. */
+static int *rejected_spans(el__dict *d, const char *text, size_t len, int *n) {
+  int cap = 16;
+  int *spans = malloc(3 * (size_t)cap * sizeof *spans);
+  while (spans) {
+    *n = el__dict_read_text(d, text, len, spans, cap);
+    if (*n <= cap) return spans;
+    cap = *n;
+    free(spans);
+    spans = malloc(3 * (size_t)cap * sizeof *spans);
+  }
+  return NULL;
+}
+
+unsigned char *el__srv_dict_words(el__dict *d, const char *text, size_t len, const size_t *cp_byte,
+                                  int n_cp, const el_tokens *tk) {
+  unsigned char *out = calloc((size_t)tk->n_words + 1, 1);
+  int n = 0, *spans = out ? rejected_spans(d, text, len, &n) : NULL;
+  if (!spans) {
+    free(out);
+    return NULL;
+  }
+  /* words and spans both run left to right */
+  for (int w = 0, j = 0; w < tk->n_words && j < n; w++) {
+    int ws = tk->word_start[w], we = tk->word_end[w];
+    if (ws < 0 || we > n_cp || we < ws) continue;
+    size_t a = cp_byte[ws], b = cp_byte[we];
+    while (j < n && (size_t)spans[3 * j + 1] <= a) j++;
+    if (j < n && (size_t)spans[3 * j] <= a && b <= (size_t)spans[3 * j + 1])
+      out[w] = (unsigned char)spans[3 * j + 2];
+  }
+  free(spans);
+  return out;
+}

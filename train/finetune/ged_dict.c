@@ -1,0 +1,54 @@
+/* The dictionary's verdicts on GED data and the combination's scores (ged_dict.h). */
+#include <math.h>
+#include <stdlib.h>
+
+#include "electra/score.h"
+#include "ged_dict.h"
+
+/* rej[first[i] + j]: the dictionary's el_dict_verdict on word j of sentence
+ * i, read as a spellchecker reads the sentence (el__dict_read_words). */
+static int dict_verdicts(el__dict *d, const el__ged_data *g, const long *first, unsigned char *rej,
+                         el_error *err) {
+  for (int i = 0; i < g->n; i++) {
+    const el__ged_sentence *s = &g->s[i];
+    int rc = el__dict_read_words(d, (const char *const *)s->words, s->n, rej + first[i], err);
+    if (rc) return rc;
+  }
+  return EL_OK;
+}
+
+int el__ged_dict_score(el__dict *d, const el__ged_data *g, const long *first, const float *prob,
+                       const int *gold, double weight, double name_weight, int pick,
+                       double threshold, float *comb_out, el__ged_dict_result *out, el_error *err) {
+  int n = (int)first[g->n];
+  unsigned char *rej = calloc((size_t)n + 1, 1);
+  int *flag = malloc(((size_t)n + 1) * sizeof *flag);
+  float *comb = comb_out ? comb_out : malloc(((size_t)n + 1) * sizeof *comb);
+  int rc = !rej || !flag || !comb ? el_error_set(err, EL_ENOMEM, "dictionary: out of memory")
+                                  : dict_verdicts(d, g, first, rej, err);
+  if (!rc) {
+    long names = 0, name_errors = 0;
+    for (int k = 0; k < n; k++) {
+      flag[k] = rej[k] == EL_DICT_REJECTS;
+      names += rej[k] == EL_DICT_NAME;
+      name_errors += rej[k] == EL_DICT_NAME && gold[k];
+    }
+    el__metric_ged(flag, gold, n, &out->alone);
+    /* q: how often a rejected word is an error here; e: how often a name is */
+    out->weight = weight >= 0 ? weight : out->alone.precision;
+    out->name_weight = weight >= 0 ? name_weight : names ? (double)name_errors / names : 1.0;
+    for (int k = 0; k < n; k++)
+      comb[k] = el_word_prob_dict(prob[k], (el_dict_verdict)rej[k], (float)out->weight,
+                                  (float)out->name_weight);
+    double thr = threshold;
+    if (pick) thr = el__ged_best_threshold(comb, gold, n, g->unseen_errors, g->near_best);
+    if (thr < 0) rc = el_error_set(err, EL_ENOMEM, "dictionary: out of memory");
+    if (pick) thr = round(thr * 1e4) / 1e4; /* as the model's own: a readable config value */
+    out->threshold = thr;
+    el__metric_ged_at(comb, gold, n, thr, &out->with);
+  }
+  free(rej);
+  free(flag);
+  if (comb != comb_out) free(comb);
+  return rc;
+}
