@@ -80,7 +80,7 @@ void el__checker_free(el__checker *c) {
   el__dict_free(c->dict);
   el_tokens_free(&c->tk);
   el_tokens_free(&c->scratch);
-  el__words_free(&c->words);
+  el__text_words_free(&c->words);
   el__seqs_free(&c->seqs);
   free(c->sents);
   free(c->word_sent);
@@ -102,7 +102,7 @@ int el__check_text(el__checker *c, const char *text, size_t len, el__matches *ou
   c->len = len;
   c->n_flags = 0;
   int rc = el_tokenize_opts(c->tok, text, len, EL_TOKENIZE_SPECIALS_AS_TEXT, &c->tk, err);
-  if (!rc) rc = el__words_group(text, len, &c->tk, &c->words, err);
+  if (!rc) rc = el__text_words_group(text, len, &c->tk, &c->words, err);
   if (!rc) rc = el__check_sentences(c, err);
   if (!rc && c->n_sents) rc = el__check_detect(c, err);
   if (rc || !c->n_flags) return rc;

@@ -69,7 +69,7 @@ struct el__checker {
   const char *text;
   size_t len;
   el_tokens tk, scratch;
-  el__words words;
+  el__text_words words;
   el__csent *sents;
   size_t sents_cap;
   int n_sents;
