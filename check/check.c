@@ -95,9 +95,7 @@ void el__checker_free(el__checker *c) {
   free(c);
 }
 
-int el__check_text(el__checker *c, const char *text, size_t len, el__matches *out, el_error *err) {
-  el_error local;
-  if (!err) err = &local;
+int el__check_propose(el__checker *c, const char *text, size_t len, el_error *err) {
   c->text = text;
   c->len = len;
   c->n_flags = 0;
@@ -107,8 +105,14 @@ int el__check_text(el__checker *c, const char *text, size_t len, el__matches *ou
   if (!rc && c->n_sents) rc = el__check_detect(c, err);
   if (rc || !c->n_flags) return rc;
   rc = el__check_generate(c, err);
-  if (!rc) rc = el__check_candidates(c, err);
-  if (!rc) rc = el__check_verify(c, err);
-  if (!rc) rc = el__check_matches(c, out, err);
-  return rc;
+  return rc ? rc : el__check_candidates(c, err);
+}
+
+int el__check_text(el__checker *c, const char *text, size_t len, el__matches *out, el_error *err) {
+  el_error local;
+  if (!err) err = &local;
+  int rc = el__check_propose(c, text, len, err);
+  if (rc || !c->n_flags) return rc;
+  rc = el__check_verify(c, err);
+  return rc ? rc : el__check_matches(c, out, err);
 }

@@ -45,6 +45,7 @@ typedef struct el__cand {
   float gen_lp;             /* generator log-probability at the mask; NAN unknown */
   float p_edit;             /* detector P(error) of the edited region */
   int by_rule;              /* a case change an uncased detector cannot see */
+  float prior;              /* the source's own order (hunspell's), added to the rank */
   int ok;                   /* verified */
   float rank;               /* lower first */
 } el__cand;
@@ -109,6 +110,9 @@ int el__is_punct_word(const el__checker *c, int w);
 typedef int (*el__chunk_fn)(el__checker *c, int s0, int s1, size_t id0, el_error *err);
 int el__seqs_chunks(el__checker *c, int max_per_call, el__chunk_fn run, el_error *err);
 
+/* el__check_text up to the candidates (c->flags, c->cands): the unit
+ * tests look at them before verification. */
+int el__check_propose(el__checker *c, const char *text, size_t len, el_error *err);
 int el__check_sentences(el__checker *c, el_error *err);
 /* Detector P(error) for every id of c->seqs into c->prob. */
 int el__detect_seqs(el__checker *c, el_error *err);

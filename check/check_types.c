@@ -1,8 +1,9 @@
 /* The ERRANT type of a replacement the generator proposed, from the
  * relation of the two forms: another form of the same verb or noun (lang/'s
  * morphology, through the variants its families would make), two members
- * of a closed class, punctuation for punctuation, case alone; a misspelt
- * word's replacement is typed SPELL by the caller (the dictionaries know). */
+ * of a closed class, punctuation for punctuation, case alone. (A misspelt
+ * word's spelling corrections come from the dictionaries, typed SPELL
+ * there; another word the generator offers for it is OTHER.) */
 #include <string.h>
 
 #include "check_internal.h"

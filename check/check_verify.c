@@ -4,17 +4,25 @@
  * sentence starts to; survivors are ranked by how original the region looks
  * and by the generator's likelihood. */
 #include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
 
 #include "check_internal.h"
 #include "support_api.h"
 
 /* A word that crosses the threshold only by less than this is noise. */
 #define WORSE_MARGIN 0.10f
-/* log-probability weight, and the log-probability assumed when unknown */
-#define LP_WEIGHT 0.3f
+/* Rank: P(error) of the region over the threshold (0..1 for survivors),
+ * plus LP_WEIGHT per nat of the generator's surprise (LP_UNKNOWN when it
+ * has no say: a multi-piece word, a deletion, no generator), plus priors:
+ * a replacement unrelated to the word (OTHER) needs clearly better
+ * evidence than another form of it, and a word the dictionaries reject is
+ * most likely misspelt (hunspell's first suggestion is right for ~57 % of
+ * FCE's spelling edits, docs GED.md), so its other candidates wait. */
+#define LP_WEIGHT 0.1f
 #define LP_UNKNOWN (-6.0f)
-/* A replacement with no relation to the word (OTHER) needs more evidence. */
 #define OTHER_PENALTY 1.0f
+#define NOT_SPELL_PENALTY 1.0f
 
 static int put_candidate(el__checker *c, const el__flag *f, const el__cand *e, el_error *err) {
   int cls = el_tokenizer_special_id(c->tok, EL_TOK_CLS), sep = el_tokenizer_special_id(c->tok, EL_TOK_SEP);
@@ -67,12 +75,14 @@ static void rank(el__checker *c, const el__flag *f, el__cand *e) {
     for (; e->text[k] && k < EL__CAND_TEXT - 1; k++)
       low[k] = (char)(e->text[k] >= 'A' && e->text[k] <= 'Z' ? e->text[k] + 32 : e->text[k]);
     low[k] = 0;
-    e->type = f->rejected ? EL__ET_SPELL
-              : el__word_low(c, f->word, orig) ? el__type_of_replacement(c, orig, low)
-                                               : EL__ET_OTHER;
+    e->type = el__word_low(c, f->word, orig) ? el__type_of_replacement(c, orig, low) : EL__ET_OTHER;
   }
   float lp = isnan(e->gen_lp) ? LP_UNKNOWN : e->gen_lp;
-  e->rank = logf(e->p_edit + 1e-4f) - LP_WEIGHT * lp + (e->type == EL__ET_OTHER ? OTHER_PENALTY : 0);
+  e->rank = e->prior + e->p_edit / c->o.threshold - LP_WEIGHT * lp + (e->type == EL__ET_OTHER ? OTHER_PENALTY : 0) +
+            (f->rejected && e->type != EL__ET_SPELL && e->type != EL__ET_ORTH ? NOT_SPELL_PENALTY : 0);
+  if (getenv("EL_CHECK_DEBUG"))
+    fprintf(stderr, "flag w%d p=%.3f cand kind %d type %d '%s' p_edit %.3f lp %.2f ok %d rank %.2f\n", f->word,
+            f->prob, e->kind, e->type, e->text, e->p_edit, e->gen_lp, e->ok, e->rank);
 }
 
 int el__check_verify(el__checker *c, el_error *err) {
