@@ -83,29 +83,13 @@ static void test_generator(void) {
 }
 
 int main(void) {
-  const char *miss = ck_missing_resources();
-  if (miss) {
-    SKIP("%s", miss);
-    return el_test_done();
-  }
-  char tmp[] = "/tmp/el_test_check_cand_XXXXXX";
-  el_model *det = NULL, *gen = NULL;
-  if (!mkdtemp(tmp) || ck_models(tmp, &det, &gen)) {
-    CHECK(0, "the tiny models are written and load");
-    return el_test_done();
-  }
-  el__checker_opts o = {det, gen, 1e-6f, EL_SCORE_MAX, -1, NULL, NULL, 0, 0};
-  el_error err = {0};
-  int rc = el__checker_new(&o, &C, &err);
-  CHECK(rc == 0, "checker: %s", rc ? err.msg : "ok");
-  if (!rc) {
+  ck_env env;
+  if (ck_open(&env, "/tmp/el_test_check_cand_XXXXXX")) {
+    C = env.c;
     test_rules();
     test_case_and_number();
     test_generator();
   }
-  el__checker_free(C);
-  el_model_free(gen);
-  el_model_free(det);
-  rm_rf(tmp);
+  ck_close(&env);
   return el_test_done();
 }
