@@ -21,6 +21,8 @@ static const struct {
  * (its first suggestion is right ~57 % of the time on FCE's spelling edits,
  * one of its first five ~78 %). */
 #define DICT_ORDER 0.15f
+/* log(0.02): the generator's least probability for an inserted function word */
+#define MIN_INSERT_LP (-3.9f)
 
 static const int INSERT_FAMILIES[] = {EL__LF_DET_EXTRA, EL__LF_PREP_EXTRA, EL__LF_WORD_EXTRA,
                                       EL__LF_PUNCT_EXTRA};
@@ -89,6 +91,14 @@ static int add_deletion(el__checker *c, el__flag *f, const char *low, el_error *
   return el__cand_add(c, f, EL__EDIT_DELETE, EL__ET_UNNECESSARY, "", err) < 0 ? err->code : 0;
 }
 
+/* With a generator, a function word it finds unlikely in the gap is not
+ * worth a verification sentence: insertions are most of the candidates,
+ * and the verification pass costs a sentence per candidate. */
+static int unlikely_insertion(const el__checker *c, const el__flag *f, const char *w) {
+  int id = f->gen_row >= 0 ? el_tokenizer_id(c->tok, w) : -1;
+  return id >= 0 && c->lp[(size_t)(f->gen_row + 1) * (size_t)c->vocab + (size_t)id] < MIN_INSERT_LP;
+}
+
 static int add_insertions(el__checker *c, el__flag *f, el_error *err) {
   const el__csent *s = &c->sents[f->sent];
   int punct_ok = f->word > s->w0 && !el__is_punct_word(c, f->word) && !el__is_punct_word(c, f->word - 1);
@@ -97,7 +107,9 @@ static int add_insertions(el__checker *c, el__flag *f, el_error *err) {
     int n = 0;
     const char *const *ins = el__learner_insertions(INSERT_FAMILIES[k], &n);
     for (int i = 0; i < n; i++)
-      if (el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, ins[i], err) < 0) return err->code;
+      if (!unlikely_insertion(c, f, ins[i]) &&
+          el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, ins[i], err) < 0)
+        return err->code;
   }
   return 0;
 }

@@ -99,7 +99,7 @@ static void test_full(void) {
 int main(void) {
   ck_env env;
   if (ck_open(&env, "/tmp/el_test_check_match_XXXXXX")) {
-    C = env.c;
+    C = env.rules;
     const char *s = "She go to school yesterday.";
     test_thresholds();
     expect(s, "go", EL__EDIT_REPLACE, "goes", "She goes to school yesterday.", EL__ET_VERB_SVA,
