@@ -59,9 +59,9 @@ static const char *field(const char *s, const char *end, int k, size_t *flen) {
   return s;
 }
 
-/* "A start end|||TYPE|||correction|||REQUIRED|||comment|||annotator". */
+/* "A start end|||TYPE|||correction|||REQUIRED|||comment|||annotator", under
+ * the last sentence read. */
 static int add_edit(el__m2 *m, const char *s, size_t n, const m2_pos *p, el_error *err) {
-  if (!m->n) return bad(err, p, "an edit (A line) before any sentence (S line)");
   char line[2048];
   if (n >= sizeof line) return bad(err, p, "edit line too long");
   memcpy(line, s, n); /* NUL-terminated, so strtol and strstr stop at the line's end */
