@@ -20,22 +20,12 @@ static const struct {
 /* Rank added per place in hunspell's list: its order carries information
  * (its first suggestion is right ~57 % of the time on FCE's spelling edits,
  * one of its first five ~78 %). */
-#define DICT_ORDER 0.15f
+#define DICT_ORDER 0.4f
 /* log(0.02): the generator's least probability for an inserted function word */
 #define MIN_INSERT_LP (-3.9f)
 
 static const int INSERT_FAMILIES[] = {EL__LF_DET_EXTRA, EL__LF_PREP_EXTRA, EL__LF_WORD_EXTRA,
                                       EL__LF_PUNCT_EXTRA};
-
-/* The word's text as written, NUL-terminated, into out[cap]; 0 if too long. */
-static int word_text(const el__checker *c, int w, char *out, size_t cap) {
-  const el__word *x = &c->words.w[w];
-  size_t n = x->end - x->start;
-  if (n >= cap) return 0;
-  memcpy(out, c->text + x->start, n);
-  out[n] = 0;
-  return 1;
-}
 
 static int add_variants(el__checker *c, el__flag *f, const char *word, const char *low,
                         el_error *err) {
@@ -51,8 +41,8 @@ static int add_variants(el__checker *c, el__flag *f, const char *word, const cha
   return 0;
 }
 
-static int add_spelling(el__checker *c, el__flag *f, const char *word, int start, el_error *err) {
-  if (!c->dict || !(f->rejected = el__dict_rejects(c->dict, word, start))) return 0;
+static int add_spelling(el__checker *c, el__flag *f, const char *word, el_error *err) {
+  if (!f->rejected) return 0;
   char sug[5][EL__DICT_WORD_MAX];
   int k = el__dict_suggest(c->dict, word, sug, 5);
   for (int i = 0; i < k; i++) {
@@ -120,9 +110,9 @@ static int flag_candidates(el__checker *c, el__flag *f, el_error *err) {
   f->cand0 = c->n_cands;
   f->n_cand = 0;
   int has_low = el__word_low(c, f->word, low);
-  if (word_text(c, f->word, word, sizeof word)) {
+  if (el__word_text(c, f->word, word, sizeof word)) {
     if (has_low && add_variants(c, f, word, low, err)) return err->code;
-    if (add_spelling(c, f, word, start, err) || add_case(c, f, word, start, err)) return err->code;
+    if (add_spelling(c, f, word, err) || add_case(c, f, word, start, err)) return err->code;
   }
   if (has_low && add_deletion(c, f, low, err)) return err->code;
   if (add_insertions(c, f, err)) return err->code;
