@@ -64,6 +64,17 @@ static void test_case_and_number(void) {
   expect("child", EL__EDIT_REPLACE, "children", EL__ET_NOUN_NUM);
 }
 
+/* A misspelling is flagged even where the detector sees nothing. */
+static void test_dictionary_flags(void) {
+  const char *text = "I recieve it. London is big.";
+  el_error err = {0};
+  C->o.threshold = 1.0f;
+  int rc = el__check_propose(C, text, strlen(text), &err);
+  C->o.threshold = 1e-6f;
+  CHECK(!rc && C->n_flags == 1 && ck_flag(C, "recieve") && ck_flag(C, "recieve")->rejected,
+        "threshold 1: only the word the dictionaries reject is flagged (%d flags)", C->n_flags);
+}
+
 /* Insertion candidates of "go" in "she go to school.", and how many of
  * them the generator gives a log-probability below low. */
 static int insertions(el__checker *c, float low, int *below) {
@@ -106,6 +117,7 @@ int main(void) {
     C = env.rules;
     test_rules();
     test_case_and_number();
+    test_dictionary_flags();
     test_generator(env.c, env.rules);
   }
   ck_close(&env);
