@@ -21,6 +21,8 @@
 #include <unistd.h>
 
 #include "electra/electra.h"
+#include "lt_lang.h"
+#include "srv_check.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
 #include "srv_conns.h"
@@ -50,6 +52,8 @@ static const route_def routes[] = {
     {"/score", EL_ROUTE_SCORE, 1, 0},
     {"/classify", EL_ROUTE_CLASSIFY, 1, 0},
     {"/qa", EL_ROUTE_QA, 1, 0},
+    {"/v2/check", EL_ROUTE_CHECK, 1, 0},
+    {"/v2/languages", EL_ROUTE_LANGUAGES, 0, 0},
 };
 #define N_ROUTES ((int)(sizeof routes / sizeof routes[0]))
 
@@ -67,6 +71,7 @@ struct conn_req {
   int body_over;
   el__model_set *set;
   el__api_req *api;
+  el__check_req *check; /* /v2/check instead of api */
   el__job job;
   int status;
   const char *err_type;
@@ -224,11 +229,12 @@ static void check_origin(conn_req *r) {
   }
 }
 
-static int is_json_type(const char *ct) {
+/* ct is the media type want, parameters (; charset=utf-8) allowed. */
+static int is_type(const char *ct, const char *want) {
   if (!ct) return 0;
   while (*ct == ' ') ct++;
-  size_t n = strlen("application/json");
-  if (strncasecmp(ct, "application/json", n)) return 0;
+  size_t n = strlen(want);
+  if (strncasecmp(ct, want, n)) return 0;
   return ct[n] == 0 || ct[n] == ';' || ct[n] == ' ';
 }
 
@@ -311,8 +317,14 @@ static enum MHD_Result first_call(conn_req *r) {
       return send_error(r, EL_HERR_TOO_LARGE, msg);
     }
   }
-  if (!is_json_type(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Type")))
-    return send_error(r, EL_HERR_MEDIA_TYPE, "Content-Type must be application/json");
+  /* /v2/check takes a form, as LanguageTool does; the other routes JSON */
+  const char *want = r->rt->route == EL_ROUTE_CHECK ? "application/x-www-form-urlencoded"
+                                                    : "application/json";
+  if (!is_type(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Type"), want)) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "Content-Type must be %s", want);
+    return send_error(r, EL_HERR_MEDIA_TYPE, msg);
+  }
   if (atomic_load(&s->draining))
     return send_error(r, EL_HERR_UNAVAILABLE, "the server is draining");
   if (!atomic_load(&s->loaded))
@@ -362,6 +374,11 @@ static enum MHD_Result handle_get(conn_req *r) {
     case EL_ROUTE_OPENAPI:
       return send_buf(r, 200, "application/json", (char *)el__openapi_json,
                       strlen(el__openapi_json), 0);
+    case EL_ROUTE_LANGUAGES: {
+      char *body = el__lt_languages_json();
+      if (!body) return send_error(r, EL_HERR_INTERNAL, "out of memory");
+      return send_json(r, 200, body, strlen(body));
+    }
   }
   return send_error(r, EL_HERR_NOT_FOUND, "no such route");
 }
@@ -371,6 +388,7 @@ static enum MHD_Result handle_get(conn_req *r) {
 static void req_unref(conn_req *r) {
   if (atomic_fetch_sub(&r->refs, 1) != 1) return;
   el__api_free(r->api);
+  el__check_free(r->check);
   if (r->set) el__model_set_unref(r->set);
   el__sb_free(&r->body);
   free(r->pbody);
@@ -411,8 +429,14 @@ static enum MHD_Result respond_result(conn_req *r) {
   }
   if (r->job.cancelled) return MHD_NO; /* nobody to answer: close */
   if (r->job.status != EL_HERR_NONE) return send_error(r, r->job.status, r->job.errmsg);
-  el__sb b = {0};
   el__fail f = {0};
+  if (r->check) {
+    char *body = NULL;
+    size_t n = 0;
+    el__http_err ce = el__check_render(r->check, &body, &n, &f);
+    return ce ? send_error(r, ce, f.msg) : send_json(r, 200, body, n);
+  }
+  el__sb b = {0};
   el__http_err e = el__api_render(r->api, &b, &f);
   if (e) {
     el__sb_free(&b);
@@ -448,6 +472,19 @@ static void prep_answer(conn_req *r, el__http_err e, const char *msg) {
 }
 
 static void prepare(conn_req *r);
+static void submit(conn_req *r, void *model, el__seq *seqs, int n);
+
+/* /v2/check: the form parsed here, the check itself on the inference thread. */
+static void prepare_check(conn_req *r) {
+  el__fail f = {0};
+  el__http_err e = el__check_prepare(r->body.data ? r->body.data : "", r->body.len, r->set,
+                                     &r->check, &f);
+  el__sb_free(&r->body);
+  if (e) return prep_answer(r, e, f.msg);
+  r->model = el__check_model_name(r->check);
+  submit(r, el__check_queue(r->check), el__check_seq(r->check), 1);
+}
+
 static void prepare_item(el__workq_node *node) {
   prepare((conn_req *)((char *)node - offsetof(conn_req, prep_node)));
 }
@@ -471,6 +508,7 @@ static void prepare(conn_req *r) {
     r->holds_place = 1;
     r->admitted_tokens = est;
   }
+  if (r->rt->route == EL_ROUTE_CHECK) return prepare_check(r);
   el__fail f = {0};
   el__http_err e = el__api_prepare(r->rt->route, r->body.data ? r->body.data : "", r->body.len,
                                    r->set, &s->lim, &r->api, &f);
@@ -494,14 +532,21 @@ static void prepare(conn_req *r) {
     r->pbody = el__sb_take(&b, &r->plen);
     return prep_answer(r, r->pbody ? EL_HERR_NONE : EL_HERR_INTERNAL, "out of memory");
   }
+  submit(r, el__api_entry(r->api), seqs, n);
+}
+
+/* Hands the request's sequences to the batcher under queue key `model`;
+ * job_done resumes the connection. */
+static void submit(conn_req *r, void *model, el__seq *seqs, int n) {
+  el__server *s = r->srv;
   long tokens = 0;
   for (int i = 0; i < n; i++) tokens += seqs[i].len;
-  e = el__sched_admit_cost(s->sched, 0, tokens);
+  el__http_err e = el__sched_admit_cost(s->sched, 0, tokens);
   if (e)
     return prep_answer(r, e, e == EL_HERR_OVERLOADED ? "the request queue is full"
                                                      : "the server is draining");
   memset(&r->job, 0, sizeof r->job);
-  r->job.model = el__api_entry(r->api);
+  r->job.model = model;
   r->job.seqs = seqs;
   r->job.n_seqs = n;
   r->job.cost = tokens;
