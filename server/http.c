@@ -37,23 +37,25 @@ typedef struct route_def {
   int route;
   int post;     /* POST route (else GET/HEAD) */
   int open;     /* no API key needed */
+  int get_too;  /* a POST route that also answers GET, its fields in the query string
+                 * (LanguageTool's /v2/check: some clients send GET) */
 } route_def;
 
 static const route_def routes[] = {
-    {"/", EL_ROUTE_ROOT, 0, 1},
-    {"/health", EL_ROUTE_HEALTH, 0, 1},
-    {"/ready", EL_ROUTE_READY, 0, 1},
-    {"/v2/health/live", EL_ROUTE_LIVE_V2, 0, 1},
-    {"/v2/health/ready", EL_ROUTE_READY_V2, 0, 1},
-    {"/info", EL_ROUTE_INFO, 0, 0},
-    {"/metrics", EL_ROUTE_METRICS, 0, 1},
-    {"/openapi.json", EL_ROUTE_OPENAPI, 0, 0},
-    {"/tokenize", EL_ROUTE_TOKENIZE, 1, 0},
-    {"/score", EL_ROUTE_SCORE, 1, 0},
-    {"/classify", EL_ROUTE_CLASSIFY, 1, 0},
-    {"/qa", EL_ROUTE_QA, 1, 0},
-    {"/v2/check", EL_ROUTE_CHECK, 1, 0},
-    {"/v2/languages", EL_ROUTE_LANGUAGES, 0, 0},
+    {"/", EL_ROUTE_ROOT, 0, 1, 0},
+    {"/health", EL_ROUTE_HEALTH, 0, 1, 0},
+    {"/ready", EL_ROUTE_READY, 0, 1, 0},
+    {"/v2/health/live", EL_ROUTE_LIVE_V2, 0, 1, 0},
+    {"/v2/health/ready", EL_ROUTE_READY_V2, 0, 1, 0},
+    {"/info", EL_ROUTE_INFO, 0, 0, 0},
+    {"/metrics", EL_ROUTE_METRICS, 0, 1, 0},
+    {"/openapi.json", EL_ROUTE_OPENAPI, 0, 0, 0},
+    {"/tokenize", EL_ROUTE_TOKENIZE, 1, 0, 0},
+    {"/score", EL_ROUTE_SCORE, 1, 0, 0},
+    {"/classify", EL_ROUTE_CLASSIFY, 1, 0, 0},
+    {"/qa", EL_ROUTE_QA, 1, 0, 0},
+    {"/v2/check", EL_ROUTE_CHECK, 1, 0, 1},
+    {"/v2/languages", EL_ROUTE_LANGUAGES, 0, 0, 0},
 };
 #define N_ROUTES ((int)(sizeof routes / sizeof routes[0]))
 
@@ -67,6 +69,7 @@ struct conn_req {
   double t0;
   int state;
   el__sb body;
+  el__sb query;     /* the raw query string (after '?'), for a get_too route */
   size_t body_seen;
   int body_over;
   el__model_set *set;
@@ -141,6 +144,12 @@ static enum MHD_Result send_json(conn_req *r, int status, char *data, size_t len
   return send_buf(r, status, "application/json", data, len, 1);
 }
 
+/* The Allow header of a route. */
+static const char *allowed(const route_def *rt) {
+  if (rt && rt->get_too) return "GET, POST, OPTIONS";
+  return rt && rt->post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS";
+}
+
 /* The one function that turns an error into a reply. */
 static enum MHD_Result send_error(conn_req *r, el__http_err e, const char *msg) {
   char buf[512];
@@ -150,8 +159,7 @@ static enum MHD_Result send_error(conn_req *r, el__http_err e, const char *msg) 
   MHD_add_response_header(resp, "Content-Type", "application/json");
   add_common_headers(r, resp);
   if (e == EL_HERR_METHOD)
-    MHD_add_response_header(resp, "Allow", r->rt && r->rt->post ? "POST, OPTIONS"
-                                                                  : "GET, HEAD, OPTIONS");
+    MHD_add_response_header(resp, "Allow", allowed(r->rt));
   if (e == EL_HERR_OVERLOADED || e == EL_HERR_UNAVAILABLE)
     MHD_add_response_header(resp, "Retry-After", "1");
   if (e == EL_HERR_UNAUTHORIZED) MHD_add_response_header(resp, "WWW-Authenticate", "Bearer");
@@ -257,6 +265,20 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const c
   return MHD_YES;
 }
 
+/* GET on a get_too route: its query string is the form body, and the
+ * request goes on as a POST whose body has been read. */
+static enum MHD_Result query_as_body(conn_req *r) {
+  el__server *s = r->srv;
+  if (atomic_load(&s->draining))
+    return send_error(r, EL_HERR_UNAVAILABLE, "the server is draining");
+  if (!atomic_load(&s->loaded))
+    return send_error(r, EL_HERR_UNAVAILABLE, "models are loading");
+  if (r->query.len) el__sb_put(&r->body, r->query.data, r->query.len);
+  if (r->body.oom) return send_error(r, EL_HERR_INTERNAL, "out of memory");
+  r->state = ST_BODY;
+  return MHD_YES;
+}
+
 static enum MHD_Result first_call(conn_req *r) {
   el__server *s = r->srv;
   check_origin(r);
@@ -267,10 +289,9 @@ static enum MHD_Result first_call(conn_req *r) {
   if (!strcmp(r->method, "OPTIONS")) {
     struct MHD_Response *resp = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
     if (!resp) return MHD_NO;
-    MHD_add_response_header(resp, "Allow", r->rt->post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS");
+    MHD_add_response_header(resp, "Allow", allowed(r->rt));
     if (r->origin[0]) {
-      MHD_add_response_header(resp, "Access-Control-Allow-Methods",
-                              r->rt->post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS");
+      MHD_add_response_header(resp, "Access-Control-Allow-Methods", allowed(r->rt));
       MHD_add_response_header(resp, "Access-Control-Allow-Headers",
                               "Content-Type, Authorization, X-Request-Id");
       MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
@@ -283,11 +304,13 @@ static enum MHD_Result first_call(conn_req *r) {
   }
   int is_post = !strcmp(r->method, "POST");
   int is_get = !strcmp(r->method, "GET") || !strcmp(r->method, "HEAD");
-  if (r->rt->post ? !is_post : !is_get)
+  int query_form = r->rt->get_too && !strcmp(r->method, "GET");
+  if (r->rt->post ? !is_post && !query_form : !is_get)
     return send_error(r, EL_HERR_METHOD, r->rt->post ? "use POST" : "use GET");
   if (!authorized(r))
     return send_error(r, EL_HERR_UNAUTHORIZED, "missing or wrong Authorization: Bearer key");
   if (!r->rt->post) return MHD_YES;
+  if (query_form) return query_as_body(r);
 
   const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Transfer-Encoding");
   const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Length");
@@ -391,6 +414,7 @@ static void req_unref(conn_req *r) {
   el__check_free(r->check);
   if (r->set) el__model_set_unref(r->set);
   el__sb_free(&r->body);
+  el__sb_free(&r->query);
   free(r->pbody);
   free(r);
 }
@@ -636,7 +660,10 @@ static conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
  * runs). The raw path is checked here, where a %00 is still visible. */
 static void *uri_started(void *cls, const char *uri, struct MHD_Connection *conn) {
   conn_req *r = new_req(cls, conn);
-  if (r) r->bad_path = path_has_control(uri);
+  if (!r) return NULL;
+  r->bad_path = path_has_control(uri);
+  const char *q = strchr(uri, '?');
+  if (q && q[1]) el__sb_put(&r->query, q + 1, strlen(q + 1));
   return r;
 }
 

@@ -47,9 +47,9 @@ int el__check_text(el__checker *c, const char *text, size_t len, el__matches *ou
     if (i + 8 <= len && !memcmp(text + i, "becouse", 7) && (i + 7 == len || text[i + 7] < 'a'))
       add(out, i, 7, EL__ET_SPELL, "because", "Possible spelling mistake: \"because\"?",
           "Spelling");
-    if (i >= 4 && i + 2 <= len && !memcmp(text + i, "go", 2) &&
+    if (i >= 3 && i + 2 <= len && !memcmp(text + i, "go", 2) &&
         (i + 2 == len || text[i + 2] == ' ' || text[i + 2] == '.') &&
-        (!memcmp(text + i - 4, "She ", 4) || (i >= 3 && !memcmp(text + i - 3, "He ", 3))))
+        ((i >= 4 && !memcmp(text + i - 4, "She ", 4)) || (i >= 3 && !memcmp(text + i - 3, "He ", 3))))
       add(out, i, 2, EL__ET_VERB_SVA, "goes", "Possible agreement error: \"goes\"?",
           "Agreement");
   }
