@@ -37,6 +37,11 @@ typedef struct el__model_entry {
   double threshold; /* /score without "threshold": the model's score_threshold, else 0.5 */
   int correct_label;       /* token classifier: index of the "no error" label, else -1 */
   int correct_from_option; /* 1: --correct-label named it; 0: found by its name */
+  /* /score models: the grammar checker behind /v2/check (srv_checker.h),
+   * used by the inference thread only; NULL with the reason in check_err */
+  el_model *generator;
+  struct el__checker *checker;
+  char check_err[1700]; /* room for a path and an el_error message */
   el__model_set *set;
 } el__model_entry;
 
