@@ -22,6 +22,9 @@ static int check_models(const el__checker_opts *o, el_error *err) {
                         o->correct_label, d->num_labels);
   if (!(o->threshold > 0.0f && o->threshold <= 1.0f))
     return el_error_set(err, EL_EINVAL, "check: threshold %g is not in (0, 1]", (double)o->threshold);
+  if (!(o->suggest_threshold >= 0.0f && o->suggest_threshold <= 1.0f))
+    return el_error_set(err, EL_EINVAL, "check: suggest_threshold %g is not in [0, 1]",
+                        (double)o->suggest_threshold);
   if (!o->generator) return 0;
   const el_config *g = el_model_config(o->generator);
   if (g->arch != EL_ARCH_MASKED_LM)
@@ -58,6 +61,7 @@ int el__checker_new(const el__checker_opts *o, el__checker **out, el_error *err)
   el__checker *c = calloc(1, sizeof *c);
   if (!c) return el_error_set(err, EL_ENOMEM, "check: out of memory");
   c->o = *o;
+  if (!(c->o.suggest_threshold > 0)) c->o.suggest_threshold = o->threshold;
   const el_config *d = el_model_config(o->detector);
   if (d->arch == EL_ARCH_PRETRAINING) c->o.correct_label = -1;
   c->num_labels = d->num_labels;

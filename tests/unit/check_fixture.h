@@ -126,7 +126,8 @@ static int ck_open(ck_env *e, const char *tmpl) {
     CHECK(0, "the tiny models are written and load");
     return 0;
   }
-  el__checker_opts o = {e->det, e->gen, 1e-6f, EL_SCORE_MAX, -1, NULL, NULL, 0, 0};
+  el__checker_opts o = {.detector = e->det, .generator = e->gen, .threshold = 1e-6f, .rule = EL_SCORE_MAX,
+                        .correct_label = -1};
   el_error err = {0};
   int rc = el__checker_new(&o, &e->c, &err);
   o.generator = NULL;

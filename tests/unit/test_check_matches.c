@@ -69,6 +69,22 @@ static void test_thresholds(void) {
   CHECK(!rc && ok == C->n_cands, "threshold 1: all %d verify (%d)", C->n_cands, ok);
 }
 
+/* Above the suggestion threshold only: a misspelling still gets its fix. */
+static void test_suggest_threshold(void) {
+  const char *text = "She go to recieve it.";
+  el__matches ms = {0};
+  el_error err = {0};
+  int rc = keep_only(text, NULL, 0, NULL);
+  for (int j = 0; j < C->n_cands; j++) C->cands[j].ok = 1;
+  C->o.suggest_threshold = 1.0f;
+  if (!rc) rc = el__check_matches(C, &ms, &err);
+  C->o.suggest_threshold = 1e-6f;
+  CHECK(!rc && ms.n == 6 && ms.m[1].n_repl == 0 && ms.m[3].n_repl > 0,
+        "suggest_threshold 1: \"go\" flagged without replacements (%d), \"recieve\" with (%d)",
+        ms.n == 6 ? ms.m[1].n_repl : -1, ms.n == 6 ? ms.m[3].n_repl : -1);
+  el__matches_free(&ms);
+}
+
 static void test_full(void) {
   const char *text = "She go to school yesterday.\n\nI recieve you letter.";
   el__matches ms = {0};
@@ -121,6 +137,7 @@ int main(void) {
     expect("The music is good.", "The", EL__EDIT_DELETE, "", "Music is good.", EL__ET_UNNECESSARY, "unnecessary");
     expect("i recieve it.", "recieve", EL__EDIT_REPLACE, "receive", "i receive it.", EL__ET_SPELL,
            "Possible spelling mistake: did you mean \"receive\"?");
+    test_suggest_threshold();
     test_full();
   }
   ck_close(&env);

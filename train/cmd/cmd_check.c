@@ -34,7 +34,7 @@ static void usage(FILE *f) {
 
 typedef struct check_args {
   const char *model, *generator, *format, *correct;
-  double threshold;
+  double threshold, suggest;
   long threads;
 } check_args;
 
@@ -157,6 +157,7 @@ static int checker_opts(const check_args *a, el_model *det, el_model *gen, el__c
   o->generator = gen;
   o->threshold = a->threshold >= 0 ? (float)a->threshold
                  : cfg->has_score_threshold ? cfg->score_threshold : 0.5f;
+  o->suggest_threshold = a->suggest >= 0 ? (float)a->suggest : 0.0f;
   o->rule = cfg->score_rule;
   o->correct_label = -1;
   if (cfg->arch == EL_ARCH_TOKEN_CLS)
@@ -192,7 +193,7 @@ static int run_check(const check_args *a, char **files, int n_files) {
 }
 
 int el__cmd_check(int argc, char **argv) {
-  check_args a = {.model = "models/default", .format = "text", .threshold = -1};
+  check_args a = {.model = "models/default", .format = "text", .threshold = -1, .suggest = -1};
   el_opt opts[] = {
       {"--model", EL_OPT_STR, &a.model, 0, 0, "DIR", "the detector's model directory (models/default)", 0},
       {"--generator", EL_OPT_STR, &a.generator, 0, 0, "DIR",
@@ -200,6 +201,9 @@ int el__cmd_check(int argc, char **argv) {
        "      suggestions (default: DIR/generator when there is one, else none)", 0},
       {"--threshold", EL_OPT_FLOAT, &a.threshold, 0, 1, "X",
        "flag words with P(error) >= X (the model's score_threshold, else 0.5, as /score)", 0},
+      {"--suggest-threshold", EL_OPT_FLOAT, &a.suggest, 0, 1, "X",
+       "offer replacements only for words with P(error) >= X (the threshold); a\n"
+       "      misspelling always gets them: higher trades suggestions for precision", 0},
       {"--format", EL_OPT_CHOICE, &a.format, 0, 0, "text|json",
        "text: file:line:col lines (default); json: LanguageTool's /v2/check answer per file", 0},
       {"--correct-label", EL_OPT_STR, &a.correct, 0, 0, "LABEL",
