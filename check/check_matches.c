@@ -105,10 +105,13 @@ static char *span_text(const char *text, size_t s, const edit *d, size_t e) {
 static int flag_match(el__checker *c, const el__flag *f, el__match *m, el_error *err) {
   int max = c->o.max_suggestions > 0 && c->o.max_suggestions < EL__MATCH_MAX_REPL
                 ? c->o.max_suggestions : EL__MATCH_MAX_REPL;
-  int best[EL__MATCH_MAX_REPL];
+  int best[EL__MATCH_MAX_REPL] = {0};
   edit d[EL__MATCH_MAX_REPL];
   int sure = f->rejected || f->prob >= c->o.suggest_threshold;
   int n = sure ? best_of(c, f, best, max) : 0;
+  /* unrelated words only when nothing related verified: beside "receive"
+   * for "recieve" they are noise */
+  while (n > 1 && c->cands[best[0]].type != EL__ET_OTHER && c->cands[best[n - 1]].type == EL__ET_OTHER) n--;
   const el__word *w = &c->words.w[f->word];
   size_t s = w->start, e = w->end;
   for (int i = 0; i < n; i++) {
