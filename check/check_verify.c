@@ -67,9 +67,17 @@ static void judge(el__checker *c, const el__flag *f, el__cand *e, size_t at) {
     if (w == f->word || (e->kind == EL__EDIT_DELETE && w == next)) continue;
     long pos = (long)at + 1 + (W[w].piece - p0) + (w > f->word ? shift : 0);
     float p = piece_word(c, (size_t)pos, W[w].n_pieces);
-    worse = p >= c->o.threshold && p > c->word_p[w] + WORSE_MARGIN;
+    /* a word already flagged may look worse once its neighbour is fixed
+     * ("I receive you letter": "you" stands out more); only a new flag counts */
+    worse = c->word_p[w] < c->o.threshold && p >= c->o.threshold && p > c->word_p[w] + WORSE_MARGIN;
   }
-  e->ok = e->p_edit < c->o.threshold && !worse;
+  /* A misspelling is certain (the dictionaries say so): its spelling
+   * corrections need only look better than it, as the corrected word may
+   * carry another error the detector also sees ("recieve" -> "receive",
+   * where FCE's letters have "received"). */
+  float bar = f->rejected && (e->type == EL__ET_SPELL || e->type == EL__ET_ORTH) && f->prob > c->o.threshold
+                  ? f->prob : c->o.threshold;
+  e->ok = e->p_edit < bar && !worse;
 }
 
 static void rank(el__checker *c, const el__flag *f, el__cand *e) {
