@@ -17,9 +17,9 @@ static const struct {
     {EL__LF_VERB_FORM, EL__ET_VERB_FORM}, {EL__LF_NOUN_NUM, EL__ET_NOUN_NUM},
     {EL__LF_DET_WRONG, EL__ET_DET},       {EL__LF_PREP_WRONG, EL__ET_PREP},
     {EL__LF_PUNCT_WRONG, EL__ET_PUNCT}};
-/* Rank added per place in hunspell's list (a whole threshold of P(error)): its order carries information
- * (its first suggestion is right ~57 % of the time on FCE's spelling edits,
- * one of its first five ~78 %). */
+/* Rank added per place in hunspell's list (a whole threshold of P(error)):
+ * its order carries information (its first suggestion is right ~57 % of
+ * the time on FCE's spelling edits, one of its first five ~78 %). */
 #define DICT_ORDER 1.0f
 /* log(0.02): the generator's least probability for an inserted function word */
 #define MIN_INSERT_LP (-3.9f)
