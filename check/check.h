@@ -18,6 +18,11 @@ typedef struct el__checker_opts {
   const el_model *generator;  /* ElectraForMaskedLM with the detector's vocabulary, or NULL:
                                  the other candidate sources still apply; borrowed */
   float threshold;            /* a word whose P(error) >= threshold is flagged */
+  float suggest_threshold;    /* a flagged word gets replacements only when its P(error) >=
+                                 this (a misspelling always does); 0: threshold. Higher trades
+                                 suggestions for precision: the detector is surer of the words
+                                 it scores higher, and a doubtful word's best verified edit is
+                                 seldom the writer's */
   el_score_rule rule;         /* word P(error) from its pieces (score.h) */
   int correct_label;          /* token classifier: the label meaning "correct"; else -1 */
   const char *wordnet_dir;    /* NULL: /usr/share/wordnet */

@@ -97,6 +97,81 @@ def preflight(methods):
             "responses": {"204": {"description": "No content", "headers": RID}}}
 
 
+# ---- LanguageTool's API (/v2/check, /v2/languages; docs/CHECKER.md) ---------
+
+LT_IDS = {"type": "string", "description": "comma-separated ids; repeats are joined"}
+LT_CHECK_REQ = obj({
+    "text": {"type": "string", "description": "the text to check (or data)"},
+    "data": {"type": "string", "description": "LanguageTool's annotated text as JSON: {\"annotation\": [{\"text\": ..}, {\"markup\": .., \"interpretAs\": ..}]}; markup is skipped, offsets count it"},
+    "language": {"type": "string", "enum": ["en", "en-US", "en-GB", "auto"],
+                 "description": "any case, '_' for '-'; others are 400"},
+    "level": {"type": "string", "enum": ["default", "picky"]},
+    "enabledOnly": {"type": "string", "enum": ["true", "false"]},
+    "enabledRules": LT_IDS, "disabledRules": LT_IDS,
+    "enabledCategories": LT_IDS, "disabledCategories": LT_IDS,
+    "motherTongue": S, "preferredVariants": S, "username": S, "apiKey": S},
+    required=["language"], additionalProperties=True)
+UTF16 = {"type": "integer", "minimum": 0, "description": "UTF-16 code units of the whole document"}
+LT_MATCH = obj({
+    "message": S, "shortMessage": S, "offset": UTF16, "length": UTF16,
+    "replacements": arr(obj({"value": S})),
+    "context": obj({"text": S, "offset": UTF16, "length": UTF16}),
+    "sentence": S,
+    "type": obj({"typeName": {"type": "string", "enum": ["UnknownWord", "Other"]}}),
+    "rule": obj({"id": {"type": "string", "pattern": "^ELECTRA_[A-Z_]+$"}, "description": S,
+                 "issueType": {"type": "string", "enum": ["misspelling", "grammar", "typographical", "style", "uncategorized"]},
+                 "category": obj({"id": {"type": "string", "enum": ["TYPOS", "GRAMMAR", "PUNCTUATION", "STYLE", "MISC"]},
+                                  "name": S})})})
+LT_LANG = obj({"name": S, "code": S})
+LT_CHECK = obj({
+    "software": obj({"name": {"type": "string", "enum": ["electra.c"]}, "version": S,
+                     "buildDate": S, "apiVersion": {"type": "integer", "enum": [1]},
+                     "premium": B, "status": S}),
+    "warnings": obj({"incompleteResults": B}),
+    "language": obj({"name": S, "code": S,
+                     "detectedLanguage": obj({"name": S, "code": S, "confidence": N})}),
+    "matches": arr(LT_MATCH)})
+LT_CHECK_EXAMPLE = {
+    "software": {"name": "electra.c", "version": "0.1.0", "buildDate": "2026-11-27",
+                 "apiVersion": 1, "premium": False, "status": ""},
+    "warnings": {"incompleteResults": False},
+    "language": {"name": "English (US)", "code": "en-US",
+                 "detectedLanguage": {"name": "English (US)", "code": "en-US", "confidence": 1}},
+    "matches": [{"message": "Possible agreement error: \"goes\"?", "shortMessage": "Agreement",
+                 "offset": 4, "length": 2, "replacements": [{"value": "goes"}],
+                 "context": {"text": "She go to school.", "offset": 4, "length": 2},
+                 "sentence": "She go to school.", "type": {"typeName": "Other"},
+                 "rule": {"id": "ELECTRA_VERB_SVA", "description": "Subject-verb agreement",
+                          "issueType": "grammar",
+                          "category": {"id": "GRAMMAR", "name": "Grammar"}}}]}
+LT_LANGUAGES = arr(obj({"name": S, "code": S, "longCode": S}))
+
+
+def lt_check():
+    """POST (form) and GET (query string) /v2/check, as LanguageTool serves it."""
+    desc = ("LanguageTool's check (docs/CHECKER.md): give text or data and language; "
+            "the form fields of LanguageTool's API. Offsets and lengths are UTF-16 code units "
+            "of the whole document (markup of data included). Neither text nor data, both, a "
+            "field given twice (but the rule/category lists), an unknown language or level: "
+            "400. 503 when no /score model has a checker. GET takes the same fields in the "
+            "query string.")
+    r = {"200": ok_json(LT_CHECK, LT_CHECK_EXAMPLE)}
+    r.update({str(c): ERR for c in (400, 401, 404, 405, 413, 415, 429, 500, 503, 504)})
+    post_op = {"summary": "Check a text for grammar and spelling (LanguageTool's API)",
+               "description": desc, "security": [{"bearer": []}, {}],
+               "requestBody": {"required": True, "content": {
+                   "application/x-www-form-urlencoded": {
+                       "schema": LT_CHECK_REQ,
+                       "example": {"text": "She go to school.", "language": "en-US"}}}},
+               "responses": r}
+    params = [{"name": k, "in": "query", "required": k == "language", "schema": v}
+              for k, v in LT_CHECK_REQ["properties"].items()]
+    get_op = {"summary": post_op["summary"] + " (fields in the query string)",
+              "description": desc, "security": post_op["security"], "parameters": params,
+              "responses": r}
+    return {"post": post_op, "get": get_op, "options": preflight("GET, POST")}
+
+
 # ---- bodies ------------------------------------------------------------------
 
 STATUS_OK = obj({"status": {"type": "string", "enum": ["ok"]}})
@@ -316,6 +391,10 @@ spec = {
       ref("ClassifyResponse"),
       {"model": "sst2", "label": "positive", "score": 0.97,
        "scores": [{"label": "positive", "score": 0.97}, {"label": "negative", "score": 0.03}]}),
+  "/v2/check": lt_check(),
+  "/v2/languages": get("The languages /v2/check takes (LanguageTool's API)", "application/json",
+                       LT_LANGUAGES, [{"name": "English (US)", "code": "en", "longCode": "en-US"}],
+                       open_=False),
   "/qa": post("Extractive question answering (ElectraForQuestionAnswering models)",
       "Give question + context or inputs. Long contexts are split into windows; a request needing more than --max-qa-windows windows in all is 422. score = p_start * p_end (softmax over the window's context tokens, plus [CLS] with handle_impossible_answer). With handle_impossible_answer the empty answer (text \"\", start = end = 0) appears: first when the model's null threshold says unanswerable, else ranked by its probability when the model has no threshold. question + context answers QaSingle, inputs answers QaBatch.",
       QA_REQ, {"question": "Who wrote Hamlet?",

@@ -23,6 +23,8 @@
 #include <unistd.h>
 
 #include "electra/electra.h"
+#include "lt_lang.h"
+#include "srv_check.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
 #include "srv_conns.h"
@@ -37,21 +39,25 @@ typedef struct route_def {
   int route;
   int post;     /* POST route (else GET/HEAD) */
   int open;     /* no API key needed */
+  int get_too;  /* a POST route that also answers GET, its fields in the query string
+                 * (LanguageTool's /v2/check: some clients send GET) */
 } route_def;
 
 static const route_def routes[] = {
-    {"/", EL_ROUTE_ROOT, 0, 1},
-    {"/health", EL_ROUTE_HEALTH, 0, 1},
-    {"/ready", EL_ROUTE_READY, 0, 1},
-    {"/v2/health/live", EL_ROUTE_LIVE_V2, 0, 1},
-    {"/v2/health/ready", EL_ROUTE_READY_V2, 0, 1},
-    {"/info", EL_ROUTE_INFO, 0, 0},
-    {"/metrics", EL_ROUTE_METRICS, 0, 1},
-    {"/openapi.json", EL_ROUTE_OPENAPI, 0, 0},
-    {"/tokenize", EL_ROUTE_TOKENIZE, 1, 0},
-    {"/score", EL_ROUTE_SCORE, 1, 0},
-    {"/classify", EL_ROUTE_CLASSIFY, 1, 0},
-    {"/qa", EL_ROUTE_QA, 1, 0},
+    {"/", EL_ROUTE_ROOT, 0, 1, 0},
+    {"/health", EL_ROUTE_HEALTH, 0, 1, 0},
+    {"/ready", EL_ROUTE_READY, 0, 1, 0},
+    {"/v2/health/live", EL_ROUTE_LIVE_V2, 0, 1, 0},
+    {"/v2/health/ready", EL_ROUTE_READY_V2, 0, 1, 0},
+    {"/info", EL_ROUTE_INFO, 0, 0, 0},
+    {"/metrics", EL_ROUTE_METRICS, 0, 1, 0},
+    {"/openapi.json", EL_ROUTE_OPENAPI, 0, 0, 0},
+    {"/tokenize", EL_ROUTE_TOKENIZE, 1, 0, 0},
+    {"/score", EL_ROUTE_SCORE, 1, 0, 0},
+    {"/classify", EL_ROUTE_CLASSIFY, 1, 0, 0},
+    {"/qa", EL_ROUTE_QA, 1, 0, 0},
+    {"/v2/check", EL_ROUTE_CHECK, 1, 0, 1},
+    {"/v2/languages", EL_ROUTE_LANGUAGES, 0, 0, 0},
 };
 #define N_ROUTES ((int)(sizeof routes / sizeof routes[0]))
 
@@ -65,10 +71,12 @@ struct conn_req {
   double t0;
   int state;
   el__sb body;
+  el__sb query;     /* the raw query string (after '?'), for a get_too route */
   size_t body_seen;
   int body_over;
   el__model_set *set;
   el__api_req *api;
+  el__check_req *check; /* /v2/check instead of api */
   el__job job;
   int status;
   const char *err_type;
@@ -112,6 +120,12 @@ static void put_mhd(void *ctx, const char *name, const char *value) {
  * answers libmicrohttpd sends and for those written on the socket
  * (raw_answer). e: the error answered, else EL_HERR_NONE; timing: with the
  * request's queue and inference times. */
+/* The Allow header of a route. */
+static const char *allowed(const route_def *rt) {
+  if (rt && rt->get_too) return "GET, POST, OPTIONS";
+  return rt && rt->post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS";
+}
+
 static void answer_headers(conn_req *r, el__http_err e, int timing, put_header put, void *ctx) {
   if (r->rid[0]) put(ctx, "X-Request-Id", r->rid);
   if (r->origin[0]) {
@@ -130,7 +144,7 @@ static void answer_headers(conn_req *r, el__http_err e, int timing, put_header p
     put(ctx, "x-inference-time", v);
   }
   if (e == EL_HERR_METHOD)
-    put(ctx, "Allow", r->rt && r->rt->post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS");
+    put(ctx, "Allow", allowed(r->rt));
   if (e == EL_HERR_OVERLOADED || e == EL_HERR_UNAVAILABLE) put(ctx, "Retry-After", "1");
   if (e == EL_HERR_UNAUTHORIZED) put(ctx, "WWW-Authenticate", "Bearer");
 }
@@ -292,11 +306,12 @@ static void check_origin(conn_req *r) {
   }
 }
 
-static int is_json_type(const char *ct) {
+/* ct is the media type want, parameters (; charset=utf-8) allowed. */
+static int is_type(const char *ct, const char *want) {
   if (!ct) return 0;
   while (*ct == ' ') ct++;
-  size_t n = strlen("application/json");
-  if (strncasecmp(ct, "application/json", n)) return 0;
+  size_t n = strlen(want);
+  if (strncasecmp(ct, want, n)) return 0;
   return ct[n] == 0 || ct[n] == ';' || ct[n] == ' ';
 }
 
@@ -319,6 +334,20 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const c
   return MHD_YES;
 }
 
+/* GET on a get_too route: its query string is the form body, and the
+ * request goes on as a POST whose body has been read. */
+static enum MHD_Result query_as_body(conn_req *r) {
+  el__server *s = r->srv;
+  if (atomic_load(&s->draining))
+    return send_error(r, EL_HERR_UNAVAILABLE, "the server is draining");
+  if (!atomic_load(&s->loaded))
+    return send_error(r, EL_HERR_UNAVAILABLE, "models are loading");
+  if (r->query.len) el__sb_put(&r->body, r->query.data, r->query.len);
+  if (r->body.oom) return send_error(r, EL_HERR_INTERNAL, "out of memory");
+  r->state = ST_BODY;
+  return MHD_YES;
+}
+
 static enum MHD_Result first_call(conn_req *r) {
   el__server *s = r->srv;
   check_origin(r);
@@ -329,10 +358,9 @@ static enum MHD_Result first_call(conn_req *r) {
   if (!strcmp(r->method, "OPTIONS")) {
     struct MHD_Response *resp = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
     if (!resp) return MHD_NO;
-    MHD_add_response_header(resp, "Allow", r->rt->post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS");
+    MHD_add_response_header(resp, "Allow", allowed(r->rt));
     if (r->origin[0]) {
-      MHD_add_response_header(resp, "Access-Control-Allow-Methods",
-                              r->rt->post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS");
+      MHD_add_response_header(resp, "Access-Control-Allow-Methods", allowed(r->rt));
       MHD_add_response_header(resp, "Access-Control-Allow-Headers",
                               "Content-Type, Authorization, X-Request-Id");
       MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
@@ -345,11 +373,13 @@ static enum MHD_Result first_call(conn_req *r) {
   }
   int is_post = !strcmp(r->method, "POST");
   int is_get = !strcmp(r->method, "GET") || !strcmp(r->method, "HEAD");
-  if (r->rt->post ? !is_post : !is_get)
+  int query_form = r->rt->get_too && !strcmp(r->method, "GET");
+  if (r->rt->post ? !is_post && !query_form : !is_get)
     return send_error(r, EL_HERR_METHOD, r->rt->post ? "use POST" : "use GET");
   if (!authorized(r))
     return send_error(r, EL_HERR_UNAUTHORIZED, "missing or wrong Authorization: Bearer key");
   if (!r->rt->post) return MHD_YES;
+  if (query_form) return query_as_body(r);
 
   const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Transfer-Encoding");
   const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Length");
@@ -379,8 +409,14 @@ static enum MHD_Result first_call(conn_req *r) {
       return send_error(r, EL_HERR_TOO_LARGE, msg);
     }
   }
-  if (!is_json_type(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Type")))
-    return send_error(r, EL_HERR_MEDIA_TYPE, "Content-Type must be application/json");
+  /* /v2/check takes a form, as LanguageTool does; the other routes JSON */
+  const char *want = r->rt->route == EL_ROUTE_CHECK ? "application/x-www-form-urlencoded"
+                                                    : "application/json";
+  if (!is_type(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Type"), want)) {
+    char msg[96];
+    snprintf(msg, sizeof msg, "Content-Type must be %s", want);
+    return send_error(r, EL_HERR_MEDIA_TYPE, msg);
+  }
   if (atomic_load(&s->draining))
     return send_error(r, EL_HERR_UNAVAILABLE, "the server is draining");
   if (!atomic_load(&s->loaded))
@@ -430,6 +466,11 @@ static enum MHD_Result handle_get(conn_req *r) {
     case EL_ROUTE_OPENAPI:
       return send_buf(r, 200, "application/json", (char *)el__openapi_json,
                       strlen(el__openapi_json), 0);
+    case EL_ROUTE_LANGUAGES: {
+      char *body = el__lt_languages_json();
+      if (!body) return send_error(r, EL_HERR_INTERNAL, "out of memory");
+      return send_json(r, 200, body, strlen(body));
+    }
   }
   return send_error(r, EL_HERR_NOT_FOUND, "no such route");
 }
@@ -439,8 +480,10 @@ static enum MHD_Result handle_get(conn_req *r) {
 static void req_unref(conn_req *r) {
   if (atomic_fetch_sub(&r->refs, 1) != 1) return;
   el__api_free(r->api);
+  el__check_free(r->check);
   if (r->set) el__model_set_unref(r->set);
   el__sb_free(&r->body);
+  el__sb_free(&r->query);
   free(r->pbody);
   free(r);
 }
@@ -486,8 +529,13 @@ static el__http_err result_of(conn_req *r, char **body, size_t *n, char *msg, si
     return EL_HERR_NONE;
   }
   if (r->job.status != EL_HERR_NONE) return snprintf(msg, cap, "%s", r->job.errmsg), r->job.status;
-  el__sb b = {0};
   el__fail f = {0};
+  if (r->check) {
+    el__http_err ce = el__check_render(r->check, body, n, &f);
+    if (ce) snprintf(msg, cap, "%s", f.msg);
+    return ce;
+  }
+  el__sb b = {0};
   el__http_err e = el__api_render(r->api, &b, &f);
   if (!e && b.len > (size_t)r->srv->opt.max_response_bytes)
     e = el__failf(&f, EL_HERR_VALIDATION, "the answer would be %zu bytes, over "
@@ -550,6 +598,19 @@ static void prep_answer(conn_req *r, el__http_err e, const char *msg) {
 }
 
 static void prepare(conn_req *r);
+static void submit(conn_req *r, void *model, el__seq *seqs, int n);
+
+/* /v2/check: the form parsed here, the check itself on the inference thread. */
+static void prepare_check(conn_req *r) {
+  el__fail f = {0};
+  el__http_err e = el__check_prepare(r->body.data ? r->body.data : "", r->body.len, r->set,
+                                     &r->check, &f);
+  el__sb_free(&r->body);
+  if (e) return prep_answer(r, e, f.msg);
+  r->model = el__check_model_name(r->check);
+  submit(r, el__check_queue(r->check), el__check_seq(r->check), 1);
+}
+
 static void prepare_item(el__workq_node *node) {
   prepare((conn_req *)((char *)node - offsetof(conn_req, prep_node)));
 }
@@ -573,6 +634,7 @@ static void prepare(conn_req *r) {
     r->holds_place = 1;
     r->admitted_tokens = est;
   }
+  if (r->rt->route == EL_ROUTE_CHECK) return prepare_check(r);
   el__fail f = {0};
   el__http_err e = el__api_prepare(r->rt->route, r->body.data ? r->body.data : "", r->body.len,
                                    r->set, &s->lim, &r->api, &f);
@@ -596,14 +658,21 @@ static void prepare(conn_req *r) {
     r->pbody = el__sb_take(&b, &r->plen);
     return prep_answer(r, r->pbody ? EL_HERR_NONE : EL_HERR_INTERNAL, "out of memory");
   }
+  submit(r, el__api_entry(r->api), seqs, n);
+}
+
+/* Hands the request's sequences to the batcher under queue key `model`;
+ * job_done resumes the connection. */
+static void submit(conn_req *r, void *model, el__seq *seqs, int n) {
+  el__server *s = r->srv;
   long tokens = 0;
   for (int i = 0; i < n; i++) tokens += seqs[i].len;
-  e = el__sched_admit_cost(s->sched, 0, tokens);
+  el__http_err e = el__sched_admit_cost(s->sched, 0, tokens);
   if (e)
     return prep_answer(r, e, e == EL_HERR_OVERLOADED ? "the request queue is full"
                                                      : "the server is draining");
   memset(&r->job, 0, sizeof r->job);
-  r->job.model = el__api_entry(r->api);
+  r->job.model = model;
   r->job.seqs = seqs;
   r->job.n_seqs = n;
   r->job.cost = tokens;
@@ -765,6 +834,8 @@ static void *uri_started(void *cls, const char *uri, struct MHD_Connection *conn
   r->bad_path = path_has_control(uri);
   el__conns_request(r->srv->conns, r->track); /* a drain now closes it until it is in */
   header_pending(r, 1);
+  const char *q = strchr(uri, '?');
+  if (q && q[1]) el__sb_put(&r->query, q + 1, strlen(q + 1));
   return r;
 }
 

@@ -34,6 +34,14 @@ typedef struct el__seq {
   const int *ids, *type_ids; /* type_ids may be NULL (all zeros) */
   int len;
   float *out; /* the runner's output for this sequence (size is the runner's business) */
+  /* A job kind that is no single forward pass (a grammar check runs several
+   * passes of its own): when set, the inference thread calls work(arg)
+   * instead of packing the sequence, and ids is unused; len is still its
+   * cost in tokens for the batch budget. work keeps its own errors in arg
+   * (one failed check must not fail the others in its batch). The jobs of
+   * one model key are all of one kind. */
+  void (*work)(void *arg);
+  void *arg;
 } el__seq;
 
 typedef struct el__job el__job;

@@ -16,7 +16,7 @@
 const char *const el__metric_routes[EL_ROUTE_COUNT] = {
     "/",      "/health",     "/ready",  "/v2/health/live", "/v2/health/ready",
     "/info",  "/metrics",    "/openapi.json", "/tokenize", "/score",
-    "/classify", "/qa",     "other"};
+    "/classify", "/qa",     "/v2/check", "/v2/languages", "other"};
 
 static const int statuses[] = {200, 400, 401, 404, 405, 413, 415, 422, 429, 500, 503, 504};
 #define N_STATUS ((int)(sizeof statuses / sizeof statuses[0]))

@@ -19,6 +19,8 @@ enum {
   EL_ROUTE_SCORE,
   EL_ROUTE_CLASSIFY,
   EL_ROUTE_QA,
+  EL_ROUTE_CHECK,     /* POST /v2/check (LanguageTool's API) */
+  EL_ROUTE_LANGUAGES, /* GET /v2/languages */
   EL_ROUTE_OTHER, /* unknown routes, counted together so paths cannot grow the table */
   EL_ROUTE_COUNT
 };

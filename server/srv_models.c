@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <time.h>
 
+#include "srv_checker.h"
 #include "srv_jsonscan.h"
 #include "srv_sbuf.h"
 
@@ -39,6 +40,7 @@ static int pick_correct_label(el__model_entry *e, const char *option, char *err,
 
 static void set_free(el__model_set *s) {
   for (int i = 0; i < s->n; i++) {
+    el__srv_checker_detach(&s->e[i]);
     el_workspace_free(s->e[i].ws);
     el_model_free(s->e[i].model);
   }
@@ -124,6 +126,7 @@ int el__model_set_load(const el__model_spec *specs, int n, int ws_tokens, int ws
       set_free(s);
       return -1;
     }
+    el__srv_checker_attach(e, specs[i].generator);
     if (e->task >= 0 && s->task_default[e->task] < 0) s->task_default[e->task] = i;
   }
   *out = s;

@@ -42,6 +42,11 @@ typedef struct el__model_entry {
                        score_dictionary_weight, no --no-dictionary), else NULL */
   int correct_label;       /* token classifier: index of the "no error" label, else -1 */
   int correct_from_option; /* 1: --correct-label named it; 0: found by its name */
+  /* /score models: the grammar checker behind /v2/check (srv_checker.h),
+   * used by the inference thread only; NULL with the reason in check_err */
+  el_model *generator;
+  struct el__checker *checker;
+  char check_err[1700]; /* room for a path and an el_error message */
   el__model_set *set;
 } el__model_entry;
 

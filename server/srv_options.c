@@ -25,7 +25,7 @@ extern char **environ;
  * pointers. --model, --correct-label, --cors-origin and --log-format are
  * EL_OPT_CUSTOM, stored by set_value below. Long because it is the table:
  * one entry per option, read as data (--help prints it in this order). */
-enum { N_DEFS = 34 };
+enum { N_DEFS = 35 };
 static int build_table(el__srv_options *o, el_opt *t) {
   const el_opt d[N_DEFS] = {
       {"--model", EL_OPT_CUSTOM, o, 0, 0, "[NAME=]DIR",
@@ -41,6 +41,12 @@ static int build_table(el__srv_options *o, el_opt *t) {
        "      named CORRECT, C, O, OK or KEEP (any case) is taken; a model with none or several\n"
        "      such labels is refused. Repeat for several models (config file:\n"
        "      \"correct_label\": {\"NAME\": \"LABEL\"})", 0},
+      {"--generator", EL_OPT_CUSTOM, o, 0, 0, "NAME=GEN_DIR",
+       "the generator (ElectraForMaskedLM, the same vocabulary) whose words /v2/check\n"
+       "      proposes as corrections for the /score model NAME; default: NAME's DIR/generator/\n"
+       "      when present (a hub GED model ships none; without one the other candidate\n"
+       "      sources still apply). Repeat for several models (config file:\n"
+       "      \"generator\": {\"NAME\": \"GEN_DIR\"})", 0},
       {"--dtype", EL_OPT_CUSTOM, o, 0, 0, "fp32|int8",
        "arithmetic of the models' dense layers (fp32). int8: weights quantized once at\n"
        "      load (per output channel), activations per token, int32 products via oneDNN\n"
@@ -303,6 +309,11 @@ static int add_label(el__srv_options *o, const char *spec, const char *src, char
   return add_pair(o->correct_labels, &o->n_correct_labels, "correct label", spec, src, err, cap);
 }
 
+static int add_generator(el__srv_options *o, const char *spec, const char *src, char *err,
+                         size_t cap) {
+  return add_pair(o->generators, &o->n_generators, "generator", spec, src, err, cap);
+}
+
 /* fp32|int8, refused when unknown or when this build cannot run it. */
 static int parse_dtype(const char *v, const char *src, int *out, char *err, size_t cap) {
   int d = el_dtype_from_name(v);
@@ -334,6 +345,21 @@ static int apply_labels(el__srv_options *o, char *err, size_t cap) {
       return fail(err, cap, "--correct-label %s=%s: no model is named \"%s\" (give --model "
                   "%s=DIR)", l->model, l->label, l->model, l->model);
     snprintf(m->correct_label, sizeof m->correct_label, "%s", l->label);
+  }
+  return 0;
+}
+
+/* Each --generator to its model, which must be given (as for labels). */
+static int apply_generators(el__srv_options *o, char *err, size_t cap) {
+  for (int i = 0; i < o->n_generators; i++) {
+    const el__label_spec *l = &o->generators[i];
+    el__model_spec *m = NULL;
+    for (int k = 0; k < o->n_models && !m; k++)
+      if (!strcmp(o->models[k].name, l->model)) m = &o->models[k];
+    if (!m)
+      return fail(err, cap, "--generator %s=%s: no model is named \"%s\" (give --model "
+                  "%s=DIR)", l->model, l->label, l->model, l->model);
+    snprintf(m->generator, sizeof m->generator, "%s", l->label);
   }
   return 0;
 }
@@ -387,10 +413,11 @@ static int set_value(el__srv_options *o, const el_opt *d, const char *v, const c
   const char *src = shown ? shown : d->name;
   if (!strcmp(d->name, "--dtype")) return parse_dtype(v, src, &o->dtype, err, cap);
   if (!strcmp(d->name, "--model") || !strcmp(d->name, "--correct-label") ||
-      !strcmp(d->name, "--model-dtype")) {
+      !strcmp(d->name, "--model-dtype") || !strcmp(d->name, "--generator")) {
     int (*add)(el__srv_options *, const char *, const char *, char *, size_t) =
         !strcmp(d->name, "--model")           ? add_model
         : !strcmp(d->name, "--correct-label") ? add_label
+        : !strcmp(d->name, "--generator")     ? add_generator
                                               : add_model_dtype;
     const char *p = v;
     while (*p) { /* env and config lists: NAME=DIR,NAME=DIR */
@@ -547,13 +574,14 @@ static int config_map(el__srv_options *o, const el_opt *d, const cJSON *it, cons
   for (cJSON *m = it->child; m && !rc; m = m->next) {
     if (!cJSON_IsString(m)) {
       rc = fail(err, cap, "%s: \"%s\".\"%s\" must be a %s string", path, it->string,
-                m->string, d->name[2] == 'c' ? "label" : "dtype");
+                m->string, d->name[2] == 'c' ? "label" : d->name[2] == 'g' ? "directory" : "dtype");
       break;
     }
     char spec[1200];
     snprintf(spec, sizeof spec, "%s=%s", m->string, m->valuestring);
-    rc = d->name[2] == 'c' ? add_label(o, spec, src, err, cap)
-                           : add_model_dtype(o, spec, src, err, cap);
+    rc = d->name[2] == 'c'   ? add_label(o, spec, src, err, cap)
+         : d->name[2] == 'g' ? add_generator(o, spec, src, err, cap)
+                             : add_model_dtype(o, spec, src, err, cap);
   }
   return rc;
 }
@@ -616,8 +644,10 @@ static int apply_config(el__srv_options *o, el_opt *t, int n_opts, const char *p
       break;
     }
     int is_list = !strcmp(d->name, "--model") || !strcmp(d->name, "--correct-label") ||
-                  !strcmp(d->name, "--model-dtype") || !strcmp(d->name, "--cors-origin");
-    int is_map = !strcmp(d->name, "--correct-label") || !strcmp(d->name, "--model-dtype");
+                  !strcmp(d->name, "--model-dtype") || !strcmp(d->name, "--cors-origin") ||
+                  !strcmp(d->name, "--generator");
+    int is_map = !strcmp(d->name, "--correct-label") || !strcmp(d->name, "--model-dtype") ||
+                 !strcmp(d->name, "--generator");
     if (is_map && cJSON_IsObject(it))
       rc = config_map(o, d, it, path, src, err, cap);
     else
@@ -719,7 +749,9 @@ int el__options_parse(el__srv_options *o, int argc, char **argv, char **envp, ch
   if (o->n_models == 0)
     return fail(err, errcap, "no model: give --model DIR or --model NAME=DIR (or ELECTRA_MODEL, "
                 "or --config)");
-  if (apply_labels(o, err, errcap) || apply_dtypes(o, err, errcap)) return -1;
+  if (apply_labels(o, err, errcap) || apply_generators(o, err, errcap) ||
+      apply_dtypes(o, err, errcap))
+    return -1;
   if (o->api_key_file[0] && read_api_key(o, err, errcap)) return -1;
   return 0;
 }

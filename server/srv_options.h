@@ -16,6 +16,9 @@ typedef struct el__model_spec {
   /* ElectraForTokenClassification: the id2label name meaning "no error", from
    * --correct-label; empty: found from the label names (srv_models.h) */
   char correct_label[128];
+  /* the generator of its corrections (/v2/check), from --generator; empty:
+   * DIR/generator/ when present */
+  char generator[1024];
   int dtype; /* el_dtype: --model-dtype NAME=..., else --dtype (set once parsing ends) */
   int no_dictionary; /* --no-dictionary: the model alone even when config.json has a
                         score_dictionary_weight (set once parsing ends) */
@@ -25,7 +28,7 @@ typedef struct el__model_spec {
  * layer is parsed (the model may come from another layer). */
 typedef struct el__label_spec {
   char model[64];
-  char label[128];
+  char label[1024]; /* a label, a dtype or a directory (--generator) */
   int layer;
 } el__label_spec;
 
@@ -35,6 +38,8 @@ typedef struct el__srv_options {
   el__label_spec correct_labels[EL_SRV_MAX_MODELS];
   int n_correct_labels;
   el__label_spec model_dtypes[EL_SRV_MAX_MODELS]; /* --model-dtype NAME=DTYPE as given */
+  el__label_spec generators[EL_SRV_MAX_MODELS];   /* --generator NAME=GEN_DIR as given */
+  int n_generators;
   int n_model_dtypes;
   int dtype; /* --dtype: el_dtype of every model without a --model-dtype */
   char config[1024];

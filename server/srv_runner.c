@@ -44,6 +44,10 @@ static void thread_init(void *ctx) {
 static int run(void *ctx, void *model, el__seq *const *seqs, int n, int n_tokens, char *err,
                size_t errcap) {
   el__runner_ctx *r = ctx;
+  if (n > 0 && seqs[0]->work) { /* checks: each runs its own passes (srv_batcher.h) */
+    for (int i = 0; i < n; i++) seqs[i]->work(seqs[i]->arg);
+    return 0;
+  }
   el__model_entry *e = model;
   size_t T = (size_t)n_tokens;
   if (el__grow((void **)&r->ids, &r->cap_tok, T, sizeof(int)) ||

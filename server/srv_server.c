@@ -154,7 +154,7 @@ static void start_warmup(loader *ld) {
     ids[0] = el_tokenizer_special_id(e->tok, EL_TOK_CLS);
     for (int k = 1; k < len - 1; k++) ids[k] = el_tokenizer_special_id(e->tok, EL_TOK_UNK);
     ids[len - 1] = el_tokenizer_special_id(e->tok, EL_TOK_SEP);
-    ld->seqs[i] = (el__seq){ids, NULL, len, ld->outs + (size_t)i * per};
+    ld->seqs[i] = (el__seq){.ids = ids, .len = len, .out = ld->outs + (size_t)i * per};
     el__job *j = &ld->jobs[i];
     j->model = e;
     j->seqs = &ld->seqs[i];

@@ -159,7 +159,18 @@ def _check(chk, key):
         out.append("%s: a body where none is documented" % name)
     # the request body against the operation's request schema
     rb = op.get("requestBody")
-    if rb and body is not None and req_ctype.lower().startswith("application/json"):
+    form = "application/x-www-form-urlencoded"
+    if rb and body is not None and req_ctype.lower().startswith(form) and form in rb["content"]:
+        # a form (/v2/check): its fields, first values, against the schema; a
+        # 2xx answer must come from a request the schema allows
+        fields = {k: v[0] for k, v in urllib.parse.parse_qs(
+            body.decode("utf-8", "replace"), keep_blank_values=True).items()}
+        e = chk.errors(rb["content"][form]["schema"], fields)
+        if 200 <= status < 300 and e:
+            out.append("%s: answered %d, but the request schema refuses it: %s" % (name, status, e))
+        return out
+    if rb and body is not None and req_ctype.lower().startswith("application/json") and \
+            "application/json" in rb["content"]:
         try:
             # strict: no surrogates, as the server
             req = json.loads(body.decode("utf-8"), object_pairs_hook=_no_repeats)

@@ -27,7 +27,9 @@ import openapi_check  # noqa: E402
 
 ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", ".."))
 BUILD = os.environ.get("BUILD", "build")
-BIN = os.path.join(ROOT, BUILD, "bin", "electra-server")
+# EL_SERVER_BIN: another build of the daemon (test_server_ltapi.sh's, with a
+# test double of the checker)
+BIN = os.environ.get("EL_SERVER_BIN") or os.path.join(ROOT, BUILD, "bin", "electra-server")
 PY = "/usr/bin/python3"
 WRAPPER = shlex.split(os.environ.get("SERVER_WRAPPER", ""))
 SLOW = float(os.environ.get("SLOW", "20" if WRAPPER else "1"))

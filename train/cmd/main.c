@@ -18,7 +18,8 @@ static void usage(FILE *f) {
           "  finetune   fine-tune a discriminator on a GLUE task, grammatical error detection or SQuAD\n"
           "  eval       evaluate a fine-tuned model and print metrics as JSON\n"
           "  recipe     ged: pretrain + synthetic-error stage + fine-tune, one time budget\n"
-          "  corrupt    add synthetic learner errors to text (FCE token format, for inspection)\n",
+          "  corrupt    add synthetic learner errors to text (FCE token format, for inspection)\n"
+          "  check      check text files for grammatical errors, with corrections (like a compiler)\n",
           EL_VERSION);
 }
 
@@ -40,8 +41,9 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "eval")) return el__cmd_eval(argc - 1, argv + 1);
   if (!strcmp(cmd, "recipe")) return el__cmd_recipe(argc - 1, argv + 1);
   if (!strcmp(cmd, "corrupt")) return el__cmd_corrupt(argc - 1, argv + 1);
+  if (!strcmp(cmd, "check")) return el__cmd_check(argc - 1, argv + 1);
   /* the option engine's did-you-mean (common/cli.c), as for options */
-  static const char *const cmds[] = {"vocab", "pretrain", "finetune", "eval", "recipe", "corrupt"};
+  static const char *const cmds[] = {"vocab", "pretrain", "finetune", "eval", "recipe", "corrupt", "check"};
   const char *near = el__near_miss(cmd, cmds, (int)(sizeof cmds / sizeof cmds[0]));
   if (near) {
     fprintf(stderr, "electra-train: unknown command '%s' (did you mean %s?)\n", cmd, near);

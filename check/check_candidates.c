@@ -1,0 +1,129 @@
+/* Candidates for each flagged word from rules: the inverse of lang/'s
+ * learner-error families (their variants are the corrections of the errors
+ * they imitate), the dictionaries' suggestions, case, deletion of a
+ * function word, punctuation or a repeated word, and insertion before the
+ * word of what the insertion families add (FCE flags the word after a gap).
+ * The generator's proposals join them (check_gencands.c). */
+#include <string.h>
+#include <strings.h>
+
+#include "check_internal.h"
+#include "support_api.h"
+
+static const struct {
+  int family, type;
+} VARIANT_FAMILIES[] = {
+    {EL__LF_VERB_SVA, EL__ET_VERB_SVA},   {EL__LF_VERB_TENSE, EL__ET_VERB_TENSE},
+    {EL__LF_VERB_FORM, EL__ET_VERB_FORM}, {EL__LF_NOUN_NUM, EL__ET_NOUN_NUM},
+    {EL__LF_DET_WRONG, EL__ET_DET},       {EL__LF_PREP_WRONG, EL__ET_PREP},
+    {EL__LF_PUNCT_WRONG, EL__ET_PUNCT}};
+/* Rank added per place in hunspell's list (a whole threshold of P(error)):
+ * its order carries information (its first suggestion is right ~57 % of
+ * the time on FCE's spelling edits, one of its first five ~78 %). */
+#define DICT_ORDER 1.0f
+/* log(0.02): the generator's least probability for an inserted function word */
+#define MIN_INSERT_LP (-3.9f)
+
+static const int INSERT_FAMILIES[] = {EL__LF_DET_EXTRA, EL__LF_PREP_EXTRA, EL__LF_WORD_EXTRA,
+                                      EL__LF_PUNCT_EXTRA};
+
+static int add_variants(el__checker *c, el__flag *f, const char *word, const char *low,
+                        el_error *err) {
+  char alt[8][EL__LWORD_MAX], cased[EL__LWORD_MAX];
+  for (size_t v = 0; v < sizeof VARIANT_FAMILIES / sizeof *VARIANT_FAMILIES; v++) {
+    int k = el__learner_variants(c->lang, low, VARIANT_FAMILIES[v].family, alt, 8);
+    for (int i = 0; i < k; i++) {
+      el__learner_recase(word, alt[i], cased);
+      if (el__cand_add(c, f, EL__EDIT_REPLACE, VARIANT_FAMILIES[v].type, cased, err) < 0)
+        return err->code;
+    }
+  }
+  return 0;
+}
+
+static int add_spelling(el__checker *c, el__flag *f, const char *word, el_error *err) {
+  if (!f->rejected) return 0;
+  char sug[5][EL__DICT_WORD_MAX];
+  int k = el__dict_suggest(c->dict, word, sug, 5);
+  for (int i = 0; i < k; i++) {
+    int type = strcasecmp(sug[i], word) ? EL__ET_SPELL : EL__ET_ORTH;
+    int rc = el__cand_add(c, f, EL__EDIT_REPLACE, type, sug[i], err);
+    if (rc < 0) return rc;
+    if (rc) c->cands[c->n_cands - 1].prior = DICT_ORDER * (float)i; /* hunspell's order */
+  }
+  return 0;
+}
+
+/* A sentence's first word in lower case, "i"; for a cased detector (which
+ * can see case) a capitalised word inside a sentence too. */
+static int add_case(el__checker *c, el__flag *f, const char *word, int start, el_error *err) {
+  char alt[EL__CAND_TEXT];
+  size_t n = strlen(word);
+  if (n >= sizeof alt) return 0;
+  memcpy(alt, word, n + 1);
+  int lower0 = word[0] >= 'a' && word[0] <= 'z', upper0 = word[0] >= 'A' && word[0] <= 'Z';
+  if ((start && lower0) || !strcmp(word, "i"))
+    alt[0] = (char)(alt[0] - 32);
+  else if (!start && upper0 && !c->lower && strcmp(word, "I"))
+    alt[0] = (char)(alt[0] + 32);
+  else
+    return 0;
+  return el__cand_add(c, f, EL__EDIT_REPLACE, EL__ET_ORTH, alt, err) < 0 ? err->code : 0;
+}
+
+static int add_deletion(el__checker *c, el__flag *f, const char *low, el_error *err) {
+  const el__csent *s = &c->sents[f->sent];
+  char prev[EL__LWORD_MAX];
+  int punct = el__is_punct_word(c, f->word);
+  if (punct && f->word == s->w1 - 1) return 0; /* a sentence keeps its final mark */
+  int repeated = f->word > s->w0 && el__word_low(c, f->word - 1, prev) && !strcmp(prev, low);
+  if (!punct && !repeated && !el__learner_word_class(c->lang, low)) return 0;
+  return el__cand_add(c, f, EL__EDIT_DELETE, EL__ET_UNNECESSARY, "", err) < 0 ? err->code : 0;
+}
+
+/* With a generator, a function word it finds unlikely in the gap is not
+ * worth a verification sentence: insertions are most of the candidates,
+ * and the verification pass costs a sentence per candidate. */
+static int unlikely_insertion(const el__checker *c, const el__flag *f, const char *w) {
+  int id = f->gen_row >= 0 ? el_tokenizer_id(c->tok, w) : -1;
+  return id >= 0 && c->lp[(size_t)(f->gen_row + 1) * (size_t)c->vocab + (size_t)id] < MIN_INSERT_LP;
+}
+
+static int add_insertions(el__checker *c, el__flag *f, el_error *err) {
+  const el__csent *s = &c->sents[f->sent];
+  int punct_ok = f->word > s->w0 && !el__is_punct_word(c, f->word) && !el__is_punct_word(c, f->word - 1);
+  for (size_t k = 0; k < sizeof INSERT_FAMILIES / sizeof *INSERT_FAMILIES; k++) {
+    if (INSERT_FAMILIES[k] == EL__LF_PUNCT_EXTRA && !punct_ok) continue;
+    int n = 0;
+    const char *const *ins = el__learner_insertions(INSERT_FAMILIES[k], &n);
+    for (int i = 0; i < n; i++)
+      if (!unlikely_insertion(c, f, ins[i]) &&
+          el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, ins[i], err) < 0)
+        return err->code;
+  }
+  return 0;
+}
+
+static int flag_candidates(el__checker *c, el__flag *f, el_error *err) {
+  char word[EL__DICT_WORD_MAX], low[EL__LWORD_MAX];
+  int start = f->word == c->sents[f->sent].w0;
+  f->cand0 = c->n_cands;
+  f->n_cand = 0;
+  int has_low = el__word_low(c, f->word, low);
+  if (el__word_text(c, f->word, word, sizeof word)) {
+    if (has_low && add_variants(c, f, word, low, err)) return err->code;
+    if (add_spelling(c, f, word, err) || add_case(c, f, word, start, err)) return err->code;
+  }
+  if (f->rejected) return el__gen_candidates(c, f, err); /* a misspelling stays one otherwise */
+  if (has_low && add_deletion(c, f, low, err)) return err->code;
+  if (add_insertions(c, f, err)) return err->code;
+  return el__gen_candidates(c, f, err);
+}
+
+int el__check_candidates(el__checker *c, el_error *err) {
+  c->n_cands = 0;
+  c->n_pool = 0;
+  for (int i = 0; i < c->n_flags; i++)
+    if (flag_candidates(c, &c->flags[i], err)) return err->code;
+  return 0;
+}

@@ -1,0 +1,73 @@
+/* A model's checker and generator (srv_checker.h). */
+#include "srv_checker.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "check.h"
+
+/* The generator's directory: the option's, else DIR/generator/ when it
+ * holds a config.json (recipe ged, make run and finetune --init keep it
+ * there); "" for none. */
+static void generator_dir_of(const el__model_entry *e, const char *option, char *out,
+                             size_t cap) {
+  struct stat st;
+  out[0] = 0;
+  if (option && option[0]) {
+    snprintf(out, cap, "%s", option);
+    return;
+  }
+  char probe[1100];
+  snprintf(probe, sizeof probe, "%s/generator/config.json", e->dir);
+  if (!stat(probe, &st)) snprintf(out, cap, "%s/generator", e->dir);
+}
+
+static int load_generator(el__model_entry *e, const char *dir) {
+  el_error er = {0};
+  el_load_options lo = {.dtype = EL_DTYPE_FP32};
+  if (el_model_load_opts(dir, &lo, &e->generator, &er)) {
+    snprintf(e->check_err, sizeof e->check_err, "generator %s: %s", dir, er.msg);
+    return -1;
+  }
+  if (el_model_config(e->generator)->arch != EL_ARCH_MASKED_LM) {
+    snprintf(e->check_err, sizeof e->check_err, "generator %s is %s, not ElectraForMaskedLM",
+             dir, el_arch_name(el_model_config(e->generator)->arch));
+    return -1;
+  }
+  return 0;
+}
+
+void el__srv_checker_attach(el__model_entry *e, const char *generator_option) {
+  e->check_err[0] = 0;
+  if (e->task != EL_TASK_SCORE) return;
+  char gdir[1100];
+  generator_dir_of(e, generator_option, gdir, sizeof gdir);
+  if (gdir[0] && load_generator(e, gdir) < 0) {
+    el__srv_checker_detach(e);
+    return;
+  }
+  el__checker_opts o = {
+      .detector = e->model,
+      .generator = e->generator,
+      .threshold = (float)e->threshold,
+      .rule = e->cfg->score_rule,
+      .correct_label = e->correct_label,
+  };
+  el_error er = {0};
+  el__checker *c = NULL;
+  if (el__checker_new(&o, &c, &er)) {
+    snprintf(e->check_err, sizeof e->check_err, "no grammar checker for model \"%s\": %s",
+             e->name, er.msg);
+    el__srv_checker_detach(e);
+    return;
+  }
+  e->checker = c;
+}
+
+void el__srv_checker_detach(el__model_entry *e) {
+  el__checker_free(e->checker);
+  e->checker = NULL;
+  el_model_free(e->generator);
+  e->generator = NULL;
+}

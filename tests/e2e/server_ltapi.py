@@ -1,0 +1,131 @@
+"""/v2/check and /v2/languages end to end (test_server_ltapi.sh). With
+EL_CHECK_DOUBLE=1 the server's checker is tests/double/check_double.c: it
+flags "go" after "She"/"He" (ELECTRA_VERB_SVA -> "goes") and "becouse"
+(ELECTRA_SPELL -> "because"), so offsets are checked exactly."""
+import json
+import os
+import subprocess
+import urllib.parse
+
+from server_lib import SMALL, Server, done, ok, make_models, scratch, skip
+
+FORM = {"Content-Type": "application/x-www-form-urlencoded"}
+DOUBLE = os.environ.get("EL_CHECK_DOUBLE") == "1"
+
+
+def check(srv, fields, method="POST"):
+    q = urllib.parse.urlencode(fields, doseq=True)
+    if method == "GET":
+        st, _, data = srv.request("GET", "/v2/check?" + q)
+    else:
+        st, _, data = srv.request("POST", "/v2/check", q.encode(), headers=FORM)
+    try:
+        return st, json.loads(data)
+    except ValueError:
+        return st, None
+
+
+def rules(j):
+    return [(m["offset"], m["length"], m["rule"]["id"]) for m in j["matches"]]
+
+
+def test_contract(srv):
+    st, j = check(srv, {"text": "\U0001F600 She go home becouse.", "language": "en-US"})
+    ok(st == 200 and j["software"]["name"] == "electra.c" and j["software"]["apiVersion"] == 1,
+       "POST /v2/check: 200, software", j)
+    if DOUBLE:
+        ok(rules(j) == [(7, 2, "ELECTRA_VERB_SVA"), (15, 7, "ELECTRA_SPELL")],
+           "UTF-16 offsets: the emoji before the errors counts 2", rules(j))
+        m = j["matches"][0]
+        ok(m["replacements"] == [{"value": "goes"}] and m["rule"]["category"]["id"] == "GRAMMAR"
+           and m["rule"]["issueType"] == "grammar", "replacements, category, issueType", m)
+        ok(j["matches"][1]["type"]["typeName"] == "UnknownWord" and
+           j["matches"][1]["rule"]["category"]["id"] == "TYPOS", "spelling: UnknownWord, TYPOS")
+    st, j = check(srv, {"text": "He go home.", "language": "en-GB"}, method="GET")
+    ok(st == 200 and j["language"]["code"] == "en-GB", "GET /v2/check with a query string", j)
+    if DOUBLE:
+        ok(rules(j) == [(3, 2, "ELECTRA_VERB_SVA")], "GET finds the same error", j)
+    st, _, data = srv.get("/v2/languages")
+    codes = [x["longCode"] for x in json.loads(data)] if st == 200 else []
+    ok(codes == ["en", "en-US", "en-GB"], "/v2/languages: en, en-US, en-GB", data)
+
+
+def test_data(srv):
+    data = {"annotation": [{"text": "A "}, {"markup": "<b>"}, {"text": "test"},
+                           {"markup": "</b>"}, {"markup": "<p>", "interpretAs": "\n\n"},
+                           {"text": "She go home."}]}
+    st, j = check(srv, {"data": json.dumps(data), "language": "auto"})
+    ok(st == 200 and j["language"]["code"] == "en-US", "annotated data, language=auto", j)
+    if DOUBLE:
+        # document "A <b>test</b><p>She go home.": "go" at 2+3+4+4+3+4 = 20
+        ok(rules(j) == [(20, 2, "ELECTRA_VERB_SVA")], "offsets count the markup", rules(j))
+        ok(j["matches"][0]["sentence"] == "She go home.", "sentence of the checked text")
+
+
+def test_errors(srv):
+    for fields, what in [({"language": "en-US"}, "neither text nor data"),
+                         ({"text": "x", "language": "fr"}, "unknown language"),
+                         ({"text": "x"}, "no language"),
+                         ({"text": ["a", "b"], "language": "en"}, "text twice"),
+                         ({"data": "{\"x\":1}", "language": "en"}, "data not annotation"),
+                         ({"text": "x", "language": "en", "level": "max"}, "bad level")]:
+        st, j = check(srv, fields)
+        ok(st == 400 and j["error"]["type"] == "invalid_request", "400: " + what, j)
+    st, _, data = srv.request("POST", "/v2/check", b"text=%zz&language=en", headers=FORM)
+    ok(st == 400, "400: bad percent escape", data)
+    st, _, data = srv.request("POST", "/v2/check", {"text": "x", "language": "en"})
+    ok(st == 415, "JSON body: 415 (LanguageTool takes forms)", data)
+
+
+def test_filters(srv):
+    if not DOUBLE:
+        return skip("filters need the test double's known matches")
+    text = "She go home becouse."
+    cases = [({"disabledRules": "ELECTRA_SPELL"}, ["ELECTRA_VERB_SVA"]),
+             ({"disabledRules": "MORFOLOGIK_RULE_EN_US"}, ["ELECTRA_VERB_SVA"]),
+             ({"disabledCategories": "GRAMMAR"}, ["ELECTRA_SPELL"]),
+             ({"enabledOnly": "true", "enabledCategories": "TYPOS"}, ["ELECTRA_SPELL"]),
+             ({"enabledOnly": "true", "enabledRules": "ELECTRA_VERB_SVA"}, ["ELECTRA_VERB_SVA"])]
+    for extra, want in cases:
+        fields = dict(text=text, language="en-US", **extra)
+        st, j = check(srv, fields)
+        got = [m["rule"]["id"] for m in j["matches"]] if st == 200 else None
+        ok(got == want, "filter %s -> %s" % (extra, want), got)
+
+
+def test_npm_client(srv):
+    node_path = os.environ.get("EL_LT_NODE_PATH")
+    if not node_path:
+        return skip("node/npm or npm's languagetool-api unavailable: independent client not run")
+    js = os.path.join(os.path.dirname(os.path.abspath(__file__)), "lt_client.js")
+    r = subprocess.run(["node", js, str(srv.port), "She go home becouse."],
+                       capture_output=True, text=True, timeout=60,
+                       env=dict(os.environ, NODE_PATH=node_path))
+    try:
+        out = json.loads(r.stdout)
+    except ValueError:
+        out = None
+    ok(r.returncode == 0 and out is not None, "languagetool-api reads the answer", r.stderr)
+    if out and DOUBLE:
+        ok(out["mistakes"] == ["go", "becouse"], "showMistakes: go, becouse", out)
+        ok(out["suggestions"] == [{"mistake": "go", "bestSuggestion": "goes"},
+                                  {"mistake": "becouse", "bestSuggestion": "because"}],
+           "bestSuggestion: goes, because", out)
+    if out:
+        ok("en-US" in out["codes"] and out["language"] == "en-US", "codes() and language", out)
+
+
+def main():
+    work = scratch("electra-ltapi-")
+    models = make_models(work, {"ged": ["--arch", "pretraining"] + SMALL})
+    srv = Server([("ged", models["ged"])], workdir=work).start()
+    test_contract(srv)
+    test_data(srv)
+    test_errors(srv)
+    test_filters(srv)
+    test_npm_client(srv)
+    srv.stop()
+    done()
+
+
+main()

@@ -1,0 +1,126 @@
+/* The checker's candidate sources (check/check_candidates.c,
+ * check_gencands.c) on a tiny random model whose threshold flags every
+ * word: lang/'s families inverted (agreement, tense, form, noun number,
+ * determiners, prepositions), hunspell's suggestions, case, deletion of a
+ * function word or a repeated word, insertion before a word (FCE flags the
+ * word after a gap), and the generator's whole words; each with its type.
+ * Needs hunspell-en-gb/en-us and wordnet-base (SKIP without them). */
+#include "../test.h"
+#include "check_fixture.h"
+
+static el__checker *C;
+
+static void expect(const char *word, int kind, const char *text, int type) {
+  el__cand *e = ck_cand(C, ck_flag(C, word), kind, text);
+  CHECK(e && e->type == type, "%s: candidate %s\"%s\" typed %s (got %s)", word,
+        kind == EL__EDIT_INSERT ? "insert " : kind == EL__EDIT_DELETE ? "delete " : "", text,
+        el__etype_name(type), e ? (e->type < 0 ? "the generator's" : el__etype_name(e->type)) : "none");
+}
+
+static void absent(const char *word, int kind, const char *text, const char *why) {
+  CHECK(!ck_cand(C, ck_flag(C, word), kind, text), "%s: no candidate \"%s\" (%s)", word, text, why);
+}
+
+static int propose(const char *text) {
+  el_error err = {0};
+  int rc = el__check_propose(C, text, strlen(text), &err);
+  CHECK(rc == 0 && C->n_flags == C->words.n, "\"%s\": every word flagged (%d of %d)%s%s", text,
+        C->n_flags, C->words.n, rc ? ": " : "", rc ? err.msg : "");
+  return rc;
+}
+
+static void test_rules(void) {
+  if (propose("she go to school yesterday. I recieve the the letter.")) return;
+  expect("go", EL__EDIT_REPLACE, "goes", EL__ET_VERB_SVA);
+  expect("go", EL__EDIT_REPLACE, "went", EL__ET_VERB_TENSE);
+  expect("go", EL__EDIT_REPLACE, "going", EL__ET_VERB_FORM);
+  expect("to", EL__EDIT_REPLACE, "in", EL__ET_PREP);
+  expect(".", EL__EDIT_REPLACE, ",", EL__ET_PUNCT);
+  expect("recieve", EL__EDIT_REPLACE, "receive", EL__ET_SPELL);
+  CHECK(ck_flag(C, "recieve") && ck_flag(C, "recieve")->rejected, "recieve: the dictionaries reject it");
+  expect("she", EL__EDIT_REPLACE, "She", EL__ET_ORTH);
+  el__cand *e = ck_cand(C, ck_flag(C, "she"), EL__EDIT_REPLACE, "She");
+  CHECK(e && e->by_rule, "She: vouched by rule (an uncased detector cannot see case)");
+  expect("school", EL__EDIT_INSERT, "the", EL__ET_MISSING);
+  expect("school", EL__EDIT_INSERT, "to", EL__ET_MISSING);
+  expect("school", EL__EDIT_INSERT, ",", EL__ET_MISSING);
+  absent("she", EL__EDIT_INSERT, ",", "no comma before a sentence's first word");
+  absent("recieve", EL__EDIT_INSERT, "the", "a misspelling is corrected, not kept with a word before it");
+  expect("to", EL__EDIT_DELETE, "", EL__ET_UNNECESSARY);
+  absent("school", EL__EDIT_DELETE, "", "an open-class word is not deleted");
+  absent("yesterday", EL__EDIT_REPLACE, "yesterday", "never the word itself");
+  const el__flag *second = NULL;
+  for (int i = 0; i < C->n_flags; i++)
+    if (ck_flag(C, "the") != &C->flags[i] && C->words.w[C->flags[i].word].end - C->words.w[C->flags[i].word].start == 3 &&
+        !memcmp(C->text + C->words.w[C->flags[i].word].start, "the", 3))
+      second = &C->flags[i];
+  CHECK(second && ck_cand(C, second, EL__EDIT_DELETE, ""), "the the: the repeated word may go");
+  CHECK(second && ck_cand(C, second, EL__EDIT_REPLACE, "a") && ck_cand(C, second, EL__EDIT_REPLACE, "a")->type == EL__ET_DET,
+        "the -> a typed DET");
+}
+
+static void test_case_and_number(void) {
+  if (propose("SHE GO with child.")) return;
+  expect("GO", EL__EDIT_REPLACE, "GOES", EL__ET_VERB_SVA);
+  expect("child", EL__EDIT_REPLACE, "children", EL__ET_NOUN_NUM);
+}
+
+/* A misspelling is flagged even where the detector sees nothing. */
+static void test_dictionary_flags(void) {
+  const char *text = "I recieve it. London is big.";
+  el_error err = {0};
+  C->o.threshold = 1.0f;
+  int rc = el__check_propose(C, text, strlen(text), &err);
+  C->o.threshold = 1e-6f;
+  CHECK(!rc && C->n_flags == 1 && ck_flag(C, "recieve") && ck_flag(C, "recieve")->rejected,
+        "threshold 1: only the word the dictionaries reject is flagged (%d flags)", C->n_flags);
+}
+
+/* Insertion candidates of "go" in "she go to school.", and how many of
+ * them the generator gives a log-probability below low. */
+static int insertions(el__checker *c, float low, int *below) {
+  C = c;
+  *below = 0;
+  if (propose("she go to school.")) return -1;
+  const el__flag *f = ck_flag(C, "go");
+  int n = 0;
+  for (int j = f ? f->cand0 : 0; f && j < f->cand0 + f->n_cand; j++) {
+    const el__cand *e = &C->cands[j];
+    n += e->kind == EL__EDIT_INSERT;
+    *below += e->kind == EL__EDIT_INSERT && !isnan(e->gen_lp) && e->gen_lp < low;
+  }
+  return n;
+}
+
+static void test_generator(el__checker *with, el__checker *without) {
+  int below = 0, n_rules = insertions(without, 0, &below);
+  int n_gen = insertions(with, -4.6f, &below);
+  CHECK(n_gen >= 0 && n_gen <= n_rules && !below,
+        "with a generator, insertions it finds unlikely (< 1 %%) are not verified (%d of %d kept, %d below)",
+        n_gen, n_rules, below);
+  const el__flag *f = ck_flag(C, "go");
+  int gen = 0, bad = 0;
+  for (int j = f ? f->cand0 : 0; f && j < f->cand0 + f->n_cand; j++) {
+    const el__cand *e = &C->cands[j];
+    gen += e->type < 0;
+    bad += !strncmp(e->text, "##", 2) || e->text[0] == '[';
+  }
+  CHECK(gen >= 1, "go: the generator proposes whole words (%d)", gen);
+  CHECK(!bad, "no ## piece or special token offered (%d)", bad);
+  el__cand *e = ck_cand(C, ck_flag(C, "go"), EL__EDIT_REPLACE, "goes");
+  CHECK(e && !isnan(e->gen_lp) && e->gen_lp < 0, "goes (one vocabulary entry) has its log-probability %g",
+        e ? e->gen_lp : 0);
+}
+
+int main(void) {
+  ck_env env;
+  if (ck_open(&env, "/tmp/el_test_check_cand_XXXXXX")) {
+    C = env.rules;
+    test_rules();
+    test_case_and_number();
+    test_dictionary_flags();
+    test_generator(env.c, env.rules);
+  }
+  ck_close(&env);
+  return el_test_done();
+}
