@@ -83,7 +83,7 @@ static int joined_after(const ctx *x, int p) {
   return 0;
 }
 
-static int push(el__words *out, const ctx *x, int p0, int p1, el_error *err) {
+static int push(el__text_words *out, const ctx *x, int p0, int p1, el_error *err) {
   size_t cap = (size_t)out->cap;
   if (el__grow((void **)&out->w, &cap, (size_t)out->n + 1, sizeof *out->w))
     return el_error_set(err, EL_ENOMEM, "words: out of memory");
@@ -98,7 +98,7 @@ static int push(el__words *out, const ctx *x, int p0, int p1, el_error *err) {
   return 0;
 }
 
-int el__words_group(const char *text, size_t len, const el_tokens *t, el__words *out,
+int el__text_words_group(const char *text, size_t len, const el_tokens *t, el__text_words *out,
                     el_error *err) {
   out->n = 0;
   size_t ncp = el_utf8_offsets(text, len, NULL);
@@ -125,7 +125,7 @@ int el__words_group(const char *text, size_t len, const el_tokens *t, el__words 
   return 0;
 }
 
-void el__words_free(el__words *w) {
+void el__text_words_free(el__text_words *w) {
   if (!w) return;
   free(w->w);
   free(w->cp_bytes);

@@ -19,18 +19,18 @@ typedef struct el__word {
   int piece, n_pieces;  /* pieces [piece, piece + n_pieces) of the el_tokens */
 } el__word;
 
-/* Caller-owned: zero-initialise, reuse (storage grows), el__words_free. */
-typedef struct el__words {
+/* Caller-owned: zero-initialise, reuse (storage grows), el__text_words_free. */
+typedef struct el__text_words {
   int n, cap;
   el__word *w;
   size_t *cp_bytes; /* private: code point -> byte offset */
   size_t cp_cap;
-} el__words;
+} el__text_words;
 
 /* Groups the pieces of t (el_tokenize of text, len bytes) into words,
  * replacing out's previous content. EL_ENOMEM on allocation failure. */
-int el__words_group(const char *text, size_t len, const el_tokens *t, el__words *out,
+int el__text_words_group(const char *text, size_t len, const el_tokens *t, el__text_words *out,
                     el_error *err);
-void el__words_free(el__words *w);
+void el__text_words_free(el__text_words *w);
 
 #endif

@@ -157,6 +157,12 @@ int el__learner_subject_agreement(const el__learner *l, const char *const *words
 int el__learner_variants(const el__learner *l, const char *w, int family,
                          char out[][EL__LWORD_MAX], int max);
 
+/* low (a lower-case word) in the capitalisation pattern of pattern: all
+ * upper when pattern has 2+ letters all upper, first upper when pattern's
+ * first is, else as is; into out[EL__LWORD_MAX] (truncated). The checker
+ * restores a writer's case on the lower-case forms above. */
+void el__learner_recase(const char *pattern, const char *low, char *out);
+
 /* Closed classes of a lower-case word (EL__LC_* bits), 0 for open-class or
  * unknown words. */
 enum {

@@ -239,3 +239,7 @@ void el__lm_recase(const char *pattern, const char *low, char *out) {
     out[0] = (char)(out[0] - 32);
   }
 }
+
+void el__learner_recase(const char *pattern, const char *low, char *out) {
+  el__lm_recase(pattern, low, out);
+}

@@ -11,14 +11,14 @@
 
 static el_tokenizer *T;
 static el_tokens TK;
-static el__words W;
+static el__text_words W;
 
 /* Checks that text splits into the words of want, "|"-separated. */
 static void expect(const char *text, const char *want) {
   el_error err = {0};
   size_t len = strlen(text);
   int rc = el_tokenize(T, text, len, &TK, &err);
-  if (!rc) rc = el__words_group(text, len, &TK, &W, &err);
+  if (!rc) rc = el__text_words_group(text, len, &TK, &W, &err);
   char got[512] = "";
   for (int i = 0; !rc && i < W.n; i++) {
     if (i) strcat(got, "|");
@@ -31,7 +31,7 @@ static void test_pieces(void) {
   const char *text = "He don't like";
   el_error err = {0};
   el_tokenize(T, text, strlen(text), &TK, &err);
-  el__words_group(text, strlen(text), &TK, &W, &err);
+  el__text_words_group(text, strlen(text), &TK, &W, &err);
   CHECK(W.n == 3 && W.w[1].piece == 1 && W.w[1].n_pieces == 3 && W.w[2].piece == 4 &&
             W.w[2].n_pieces == 1,
         "don't is pieces 1..3 (don ' t), like is piece 4");
@@ -42,7 +42,7 @@ static void test_utf8(void) {
   const char *text = "caf\xc3\xa9 \xe2\x80\x9cgo\xe2\x80\x9d"; /* café “go” */
   el_error err = {0};
   el_tokenize(T, text, strlen(text), &TK, &err);
-  el__words_group(text, strlen(text), &TK, &W, &err);
+  el__text_words_group(text, strlen(text), &TK, &W, &err);
   CHECK(W.n == 4 && W.w[0].end == 5 && W.w[1].start == 6 && W.w[1].end == 9 &&
             W.w[2].start == 9 && W.w[2].end == 11 && W.w[2].cp_start == 6,
         "UTF-8: cafe | curly quote | go | curly quote with byte offsets (n %d)", W.n);
@@ -75,7 +75,7 @@ int main(void) {
   expect("  ", "");
   test_pieces();
   test_utf8();
-  el__words_free(&W);
+  el__text_words_free(&W);
   el_tokens_free(&TK);
   el_tokenizer_free(T);
   unlink(vocab);

@@ -8,4 +8,5 @@ int el__cmd_finetune(int argc, char **argv); /* train/cmd/cmd_finetune.c */
 int el__cmd_eval(int argc, char **argv);     /* train/cmd/cmd_eval.c */
 int el__cmd_recipe(int argc, char **argv);   /* train/cmd/cmd_recipe.c */
 int el__cmd_corrupt(int argc, char **argv);  /* train/cmd/cmd_corrupt.c */
+int el__cmd_check(int argc, char **argv);    /* train/cmd/cmd_check.c */
 #endif

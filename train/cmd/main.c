@@ -16,7 +16,8 @@ static void usage(FILE *f) {
           "  pretrain   pretrain a generator + discriminator (replaced-token detection) or an MLM baseline\n"
           "  finetune   fine-tune a discriminator on a GLUE task, grammatical error detection or SQuAD\n"
           "  eval       evaluate a fine-tuned model and print metrics as JSON\n"
-          "  corrupt    add synthetic learner errors to text (FCE token format, for inspection)\n",
+          "  corrupt    add synthetic learner errors to text (FCE token format, for inspection)\n"
+          "  check      check text files for grammatical errors, with corrections (like a compiler)\n",
           EL_VERSION);
 }
 
@@ -38,6 +39,7 @@ int main(int argc, char **argv) {
   if (!strcmp(cmd, "eval")) return el__cmd_eval(argc - 1, argv + 1);
   if (!strcmp(cmd, "recipe")) return el__cmd_recipe(argc - 1, argv + 1);
   if (!strcmp(cmd, "corrupt")) return el__cmd_corrupt(argc - 1, argv + 1);
+  if (!strcmp(cmd, "check")) return el__cmd_check(argc - 1, argv + 1);
   fprintf(stderr, "electra-train: unknown command '%s'\n\n", cmd);
   usage(stderr);
   return 2;

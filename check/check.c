@@ -1,0 +1,118 @@
+/* The checker's life and one check (check.h): detection, the generator's
+ * masked pass, candidates, the verification pass, matches. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check_internal.h"
+
+#define DEFAULT_MAX_TOKENS 4096
+
+static int check_models(const el__checker_opts *o, el_error *err) {
+  if (!o || !o->detector) return el_error_set(err, EL_EINVAL, "check: no detector model");
+  const el_config *d = el_model_config(o->detector);
+  if (d->arch != EL_ARCH_PRETRAINING && d->arch != EL_ARCH_TOKEN_CLS)
+    return el_error_set(err, EL_EUNSUPPORTED,
+                        "check: the detector is %s; it must be ElectraForPreTraining or "
+                        "ElectraForTokenClassification", el_arch_name(d->arch));
+  if (d->arch == EL_ARCH_TOKEN_CLS && (o->correct_label < 0 || o->correct_label >= d->num_labels))
+    return el_error_set(err, EL_EINVAL, "check: correct_label %d is not one of the detector's %d labels",
+                        o->correct_label, d->num_labels);
+  if (!(o->threshold > 0.0f && o->threshold <= 1.0f))
+    return el_error_set(err, EL_EINVAL, "check: threshold %g is not in (0, 1]", (double)o->threshold);
+  if (!o->generator) return 0;
+  const el_config *g = el_model_config(o->generator);
+  if (g->arch != EL_ARCH_MASKED_LM)
+    return el_error_set(err, EL_EUNSUPPORTED, "check: the generator is %s, not ElectraForMaskedLM",
+                        el_arch_name(g->arch));
+  const el_tokenizer *a = el_model_tokenizer(o->detector), *b = el_model_tokenizer(o->generator);
+  int na = el_tokenizer_vocab_size(a), nb = el_tokenizer_vocab_size(b);
+  int same = na == nb && g->vocab_size == d->vocab_size;
+  for (int i = 0; same && i < na; i += 97) same = !strcmp(el_tokenizer_token(a, i), el_tokenizer_token(b, i));
+  if (!same)
+    return el_error_set(err, EL_ESHAPE,
+                        "check: the generator's vocabulary (%d entries) is not the detector's (%d): "
+                        "a generator must share the detector's vocab.txt", nb, na);
+  return 0;
+}
+
+static int make_workspaces(el__checker *c, el_error *err) {
+  const el_config *d = el_model_config(c->o.detector);
+  c->max_pos = d->max_position_embeddings;
+  if (c->o.generator && el_model_config(c->o.generator)->max_position_embeddings < c->max_pos)
+    c->max_pos = el_model_config(c->o.generator)->max_position_embeddings;
+  c->max_tokens = c->o.max_tokens > 0 ? c->o.max_tokens : DEFAULT_MAX_TOKENS;
+  if (c->max_tokens < c->max_pos) c->max_tokens = c->max_pos;
+  c->max_seqs = c->max_tokens / 3 + 1;
+  int rc = el_workspace_new(c->o.detector, c->max_tokens, c->max_seqs, &c->ws_det, err);
+  if (!rc && c->o.generator) rc = el_workspace_new(c->o.generator, c->max_tokens, c->max_seqs, &c->ws_gen, err);
+  return rc;
+}
+
+int el__checker_new(const el__checker_opts *o, el__checker **out, el_error *err) {
+  *out = NULL;
+  int rc = check_models(o, err);
+  if (rc) return rc;
+  el__checker *c = calloc(1, sizeof *c);
+  if (!c) return el_error_set(err, EL_ENOMEM, "check: out of memory");
+  c->o = *o;
+  const el_config *d = el_model_config(o->detector);
+  if (d->arch == EL_ARCH_PRETRAINING) c->o.correct_label = -1;
+  c->num_labels = d->num_labels;
+  c->tok = el_model_tokenizer(o->detector);
+  c->vocab = el_tokenizer_vocab_size(c->tok);
+  c->lower = el_tokenizer_lower_case(c->tok);
+  rc = make_workspaces(c, err);
+  if (!rc) rc = el__learner_load(o->wordnet_dir, &c->lang, err);
+  if (!rc) rc = el__dict_load(o->dict_dir, &c->dict, err);
+  if (rc) {
+    el__checker_free(c);
+    return rc;
+  }
+  *out = c;
+  return 0;
+}
+
+void el__checker_free(el__checker *c) {
+  if (!c) return;
+  el_workspace_free(c->ws_det);
+  el_workspace_free(c->ws_gen);
+  el__learner_free(c->lang);
+  el__dict_free(c->dict);
+  el_tokens_free(&c->tk);
+  el_tokens_free(&c->scratch);
+  el__text_words_free(&c->words);
+  el__seqs_free(&c->seqs);
+  free(c->sents);
+  free(c->word_sent);
+  free(c->word_p);
+  free(c->flags);
+  free(c->cands);
+  free(c->pool);
+  free(c->lp);
+  free(c->where);
+  free(c->prob);
+  free(c->logits);
+  free(c);
+}
+
+int el__check_propose(el__checker *c, const char *text, size_t len, el_error *err) {
+  c->text = text;
+  c->len = len;
+  c->n_flags = 0;
+  int rc = el_tokenize_opts(c->tok, text, len, EL_TOKENIZE_SPECIALS_AS_TEXT, &c->tk, err);
+  if (!rc) rc = el__text_words_group(text, len, &c->tk, &c->words, err);
+  if (!rc) rc = el__check_sentences(c, err);
+  if (!rc && c->n_sents) rc = el__check_detect(c, err);
+  if (rc || !c->n_flags) return rc;
+  rc = el__check_generate(c, err);
+  return rc ? rc : el__check_candidates(c, err);
+}
+
+int el__check_text(el__checker *c, const char *text, size_t len, el__matches *out, el_error *err) {
+  el_error local;
+  if (!err) err = &local;
+  int rc = el__check_propose(c, text, len, err);
+  if (rc || !c->n_flags) return rc;
+  rc = el__check_verify(c, err);
+  return rc ? rc : el__check_matches(c, out, err);
+}

@@ -1,0 +1,66 @@
+/* Detection: the detector over packed sequences, chunked to the
+ * workspace, and the flagged words of the text. */
+#include <string.h>
+
+#include "check_internal.h"
+#include "support_api.h"
+
+/* One engine call over sequences [s0, s1) whose ids start at id0. */
+static int detect_chunk(el__checker *c, int s0, int s1, size_t id0, el_error *err) {
+  size_t t = 0;
+  for (int s = s0; s < s1; s++) t += (size_t)c->seqs.len[s];
+  el_batch b = {s1 - s0, c->seqs.len + s0, c->seqs.ids + id0, NULL};
+  if (c->o.correct_label < 0) return el_run_replaced(c->o.detector, c->ws_det, &b, c->prob + id0, err);
+  if (el__grow((void **)&c->logits, &c->logits_cap, t * (size_t)c->num_labels, sizeof(float)))
+    return el_error_set(err, EL_ENOMEM, "check: out of memory");
+  int rc = el_run_token_classify(c->o.detector, c->ws_det, &b, c->logits, err);
+  if (!rc) el_error_probs(c->logits, (int)t, c->num_labels, c->o.correct_label, c->prob + id0);
+  return rc;
+}
+
+int el__detect_seqs(el__checker *c, el_error *err) {
+  if (el__grow((void **)&c->prob, &c->prob_cap, c->seqs.n_ids + 1, sizeof(float)))
+    return el_error_set(err, EL_ENOMEM, "check: out of memory");
+  return el__seqs_chunks(c, 0, detect_chunk, err);
+}
+
+static int add_flag(el__checker *c, int w, float p, el_error *err) {
+  if (el__grow((void **)&c->flags, &c->flags_cap, (size_t)c->n_flags + 1, sizeof *c->flags))
+    return el_error_set(err, EL_ENOMEM, "check: out of memory");
+  el__flag *f = &c->flags[c->n_flags++];
+  memset(f, 0, sizeof *f);
+  f->word = w;
+  f->sent = c->word_sent[w];
+  f->prob = p;
+  f->gen_row = -1;
+  return 0;
+}
+
+/* One sequence per sentence; a word is flagged when its P(error), from its
+ * pieces by the model's rule, reaches the threshold. */
+int el__check_detect(el__checker *c, el_error *err) {
+  el__seqs_reset(&c->seqs);
+  int cls = el_tokenizer_special_id(c->tok, EL_TOK_CLS), sep = el_tokenizer_special_id(c->tok, EL_TOK_SEP);
+  for (int s = 0; s < c->n_sents; s++) {
+    if (el__seqs_put(&c->seqs, &cls, 1, err) || el__put_words(c, c->sents[s].w0, c->sents[s].w1, err) ||
+        el__seqs_put(&c->seqs, &sep, 1, err) || el__seqs_close(&c->seqs, err))
+      return err->code;
+  }
+  int rc = el__detect_seqs(c, err);
+  if (rc) return rc;
+  if (el__grow((void **)&c->word_p, &c->word_p_cap, (size_t)c->words.n + 1, sizeof(float)))
+    return el_error_set(err, EL_ENOMEM, "check: out of memory");
+  c->n_flags = 0;
+  size_t at = 0;
+  for (int s = 0; s < c->n_sents; s++) {
+    const el__word *first = &c->words.w[c->sents[s].w0];
+    for (int w = c->sents[s].w0; w < c->sents[s].w1; w++) {
+      const el__word *x = &c->words.w[w];
+      const float *pp = c->prob + at + 1 + (x->piece - first->piece);
+      c->word_p[w] = el_word_prob(c->o.rule, pp, x->n_pieces);
+      if (c->word_p[w] >= c->o.threshold && add_flag(c, w, c->word_p[w], err)) return err->code;
+    }
+    at += (size_t)c->seqs.len[s];
+  }
+  return 0;
+}

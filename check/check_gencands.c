@@ -1,0 +1,59 @@
+/* The generator's proposals for a flagged word: the most likely whole
+ * words of the vocabulary at its [MASK] (replacement) and at a [MASK]
+ * inserted before it (a missing word), in the writer's case. Pieces
+ * ("##ing") and special tokens are not words a writer can be offered. */
+#include <string.h>
+
+#include "check_internal.h"
+
+#define K_REPLACE 8
+#define K_INSERT 5
+
+/* 1 a word, 2 punctuation, 0 not offered. */
+static int entry_kind(const char *t) {
+  if (!t || !t[0] || !strncmp(t, "##", 2)) return 0;
+  size_t n = strlen(t);
+  if (t[0] == '[' && t[n - 1] == ']' && n > 2) return 0;
+  unsigned char ch = (unsigned char)t[0];
+  int alnum = ch >= 0x80 || (ch >= '0' && ch <= '9') || ((ch | 0x20) >= 'a' && (ch | 0x20) <= 'z');
+  return alnum ? 1 : 2;
+}
+
+/* The k best entries of row of the wanted kind (0: any), best first. */
+static int top_k(const el__checker *c, const float *row, int want, int *best, int k) {
+  int n = 0;
+  for (int id = 0; id < c->vocab; id++) {
+    if (n == k && row[id] <= row[best[n - 1]]) continue;
+    int kind = entry_kind(el_tokenizer_token(c->tok, id));
+    if (!kind || (want && kind != want)) continue;
+    int j = n < k ? n++ : k - 1;
+    while (j > 0 && row[best[j - 1]] < row[id]) {
+      best[j] = best[j - 1];
+      j--;
+    }
+    best[j] = id;
+  }
+  return n;
+}
+
+int el__gen_candidates(el__checker *c, el__flag *f, el_error *err) {
+  if (f->gen_row < 0) return 0;
+  const el__word *x = &c->words.w[f->word];
+  char pattern[EL__LWORD_MAX], cased[EL__LWORD_MAX];
+  size_t n = x->end - x->start;
+  if (n >= sizeof pattern) n = sizeof pattern - 1;
+  memcpy(pattern, c->text + x->start, n);
+  pattern[n] = 0;
+  int best[K_REPLACE];
+  const float *row = c->lp + (size_t)f->gen_row * (size_t)c->vocab;
+  int k = top_k(c, row, el__is_punct_word(c, f->word) ? 2 : 1, best, K_REPLACE);
+  for (int i = 0; i < k; i++) {
+    el__learner_recase(pattern, el_tokenizer_token(c->tok, best[i]), cased);
+    if (el__cand_add(c, f, EL__EDIT_REPLACE, -1, cased, err) < 0) return err->code;
+  }
+  k = top_k(c, row + c->vocab, 0, best, K_INSERT);
+  for (int i = 0; i < k; i++)
+    if (el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, el_tokenizer_token(c->tok, best[i]), err) < 0)
+      return err->code;
+  return 0;
+}

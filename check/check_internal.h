@@ -1,0 +1,136 @@
+/* The checker's state and the steps of el__check_text, one file each:
+ * check_sents.c (sentences), check_batch.c (packed sequences),
+ * check_detect.c (detector passes), check_generate.c (the generator's
+ * masked pass), check_candidates.c (rule sources), check_gencands.c (the
+ * generator's proposals), check_verify.c (the candidate sentences'
+ * detector pass), check_types.c, check_messages.c, check_matches.c. */
+#ifndef EL_CHECK_INTERNAL_H
+#define EL_CHECK_INTERNAL_H
+
+#include <stddef.h>
+
+#include "check.h"
+#include "dict.h"
+#include "learner.h"
+#include "words.h"
+
+#define EL__CAND_TEXT 64
+
+enum { EL__EDIT_REPLACE, EL__EDIT_DELETE, EL__EDIT_INSERT };
+
+/* Packed sequences for one engine call (or several, chunked). */
+typedef struct el__seqs {
+  int n;
+  int *len;
+  size_t len_cap;
+  int *ids;
+  size_t n_ids, ids_cap;
+  size_t open; /* first id of the sequence being built */
+} el__seqs;
+void el__seqs_reset(el__seqs *s);
+int el__seqs_put(el__seqs *s, const int *ids, int n, el_error *err);
+int el__seqs_close(el__seqs *s, el_error *err);
+void el__seqs_free(el__seqs *s);
+
+typedef struct el__csent {
+  int w0, w1; /* words [w0, w1) */
+} el__csent;
+
+/* One proposed edit of a flagged word. */
+typedef struct el__cand {
+  int kind;                 /* EL__EDIT_* */
+  int type;                 /* el__etype; -1: decided when it wins (a generator word) */
+  char text[EL__CAND_TEXT]; /* the word written instead or inserted, writer's case; "" deletes */
+  int ids, n_ids;           /* its pieces in c->pool */
+  float gen_lp;             /* generator log-probability at the mask; NAN unknown */
+  float p_edit;             /* detector P(error) of the edited region */
+  int by_rule;              /* a case change an uncased detector cannot see */
+  float prior;              /* the source's own order (hunspell's), added to the rank */
+  int ok;                   /* verified */
+  float rank;               /* lower first */
+} el__cand;
+
+typedef struct el__flag {
+  int word, sent;
+  float prob;
+  int rejected;       /* the dictionaries reject the word */
+  int cand0, n_cand;  /* its candidates, contiguous in c->cands */
+  int gen_row;        /* rows gen_row (replace) and gen_row + 1 (insert) of c->lp; -1 none */
+} el__flag;
+
+struct el__checker {
+  el__checker_opts o;
+  const el_tokenizer *tok;
+  int vocab, max_pos, lower, num_labels;
+  el__learner *lang;
+  el__dict *dict;
+  el_workspace *ws_det, *ws_gen;
+  int max_tokens, max_seqs;
+  /* one call's text and working storage (reused across calls) */
+  const char *text;
+  size_t len;
+  el_tokens tk, scratch;
+  el__text_words words;
+  el__csent *sents;
+  size_t sents_cap;
+  int n_sents;
+  int *word_sent;
+  size_t word_sent_cap;
+  float *word_p;
+  size_t word_p_cap;
+  el__flag *flags;
+  size_t flags_cap;
+  int n_flags;
+  el__cand *cands;
+  size_t cands_cap;
+  int n_cands;
+  int *pool;
+  size_t n_pool, pool_cap;
+  float *lp; /* generator log-softmax rows [2 * n_flags][vocab] */
+  size_t lp_cap;
+  el__seqs seqs;
+  int *where;  /* per sequence of a pass: what it belongs to */
+  size_t where_cap;
+  float *prob;  /* detector output over the packed ids */
+  size_t prob_cap;
+  float *logits;
+  size_t logits_cap;
+};
+
+/* The text's piece ids of words [w0, w1) appended to the open sequence. */
+int el__put_words(el__checker *c, int w0, int w1, el_error *err);
+/* The word's text, lower-cased ASCII, into low[EL__LWORD_MAX]; 0 when it is
+ * not plain ASCII or too long for lang/. */
+int el__word_low(const el__checker *c, int w, char *low);
+int el__is_punct_word(const el__checker *c, int w);
+
+/* Calls run over consecutive runs of c->seqs that fit the workspace (at
+ * most max_per_call sequences each when > 0); sequences [s0, s1), whose ids
+ * start at id0. */
+typedef int (*el__chunk_fn)(el__checker *c, int s0, int s1, size_t id0, el_error *err);
+int el__seqs_chunks(el__checker *c, int max_per_call, el__chunk_fn run, el_error *err);
+
+/* el__check_text up to the candidates (c->flags, c->cands): the unit
+ * tests look at them before verification. */
+int el__check_propose(el__checker *c, const char *text, size_t len, el_error *err);
+int el__check_sentences(el__checker *c, el_error *err);
+/* Detector P(error) for every id of c->seqs into c->prob. */
+int el__detect_seqs(el__checker *c, el_error *err);
+int el__check_detect(el__checker *c, el_error *err);
+int el__check_generate(el__checker *c, el_error *err);
+int el__check_candidates(el__checker *c, el_error *err);
+/* Adds a candidate to the flag being built (the last), unless it is the
+ * word itself or already there; tokenizes it into the pool. */
+int el__cand_add(el__checker *c, el__flag *f, int kind, int type, const char *text,
+                 el_error *err);
+int el__gen_candidates(el__checker *c, el__flag *f, el_error *err);
+int el__check_verify(el__checker *c, el_error *err);
+/* The type of a replacement proposed by the generator, from its relation
+ * to the word (orig, cand lower-case). */
+int el__type_of_replacement(el__checker *c, const char *orig, const char *cand);
+/* The message and short message of a match whose best edit is e (NULL: no
+ * verified edit) of the word `word`. */
+void el__match_describe(el__match *m, const el__cand *e, const char *word);
+int el__check_matches(el__checker *c, el__matches *out, el_error *err);
+
+#endif

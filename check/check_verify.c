@@ -1,0 +1,115 @@
+/* Verification: every candidate's sentence (its sentence with that one
+ * edit) through the detector in one batched pass. A candidate is kept when
+ * the edited region no longer looks wrong and no other word of the
+ * sentence starts to; survivors are ranked by how original the region looks
+ * and by the generator's likelihood. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "check_internal.h"
+#include "support_api.h"
+
+/* A word that crosses the threshold only by less than this is noise. */
+#define WORSE_MARGIN 0.10f
+/* Rank: P(error) of the region over the threshold (0..1 for survivors),
+ * plus LP_WEIGHT per nat of the generator's surprise (LP_UNKNOWN when it
+ * has no say: a multi-piece word, a deletion, no generator), plus priors:
+ * a replacement unrelated to the word (OTHER) needs clearly better
+ * evidence than another form of it, and a word the dictionaries reject is
+ * most likely misspelt (hunspell's first suggestion is right for ~57 % of
+ * FCE's spelling edits, docs GED.md), so its other candidates wait. */
+#define LP_WEIGHT 0.1f
+#define LP_UNKNOWN (-6.0f)
+#define OTHER_PENALTY 1.0f
+#define NOT_SPELL_PENALTY 1.0f
+
+static int put_candidate(el__checker *c, const el__flag *f, const el__cand *e, el_error *err) {
+  int cls = el_tokenizer_special_id(c->tok, EL_TOK_CLS), sep = el_tokenizer_special_id(c->tok, EL_TOK_SEP);
+  const el__csent *s = &c->sents[f->sent];
+  if (el__seqs_put(&c->seqs, &cls, 1, err) || el__put_words(c, s->w0, f->word, err) ||
+      el__seqs_put(&c->seqs, c->pool + e->ids, e->n_ids, err) ||
+      el__put_words(c, e->kind == EL__EDIT_INSERT ? f->word : f->word + 1, s->w1, err) ||
+      el__seqs_put(&c->seqs, &sep, 1, err) || el__seqs_close(&c->seqs, err))
+    return err->code;
+  return 0;
+}
+
+static float piece_word(const el__checker *c, size_t at, int n) {
+  return el_word_prob(c->o.rule, c->prob + at, n);
+}
+
+/* Reads one candidate's sentence (ids from at): the region's P(error) and
+ * whether another word got worse. */
+static void judge(el__checker *c, const el__flag *f, el__cand *e, size_t at) {
+  const el__csent *s = &c->sents[f->sent];
+  const el__word *W = c->words.w;
+  int p0 = W[s->w0].piece;
+  size_t edit = at + 1 + (size_t)(W[f->word].piece - p0); /* first id after the words before */
+  int shift = e->n_ids - (e->kind == EL__EDIT_INSERT ? 0 : W[f->word].n_pieces);
+  int next = f->word + 1 < s->w1 ? f->word + 1 : -1, prev = f->word > s->w0 ? f->word - 1 : -1;
+  if (e->kind == EL__EDIT_REPLACE) {
+    e->p_edit = piece_word(c, edit, e->n_ids);
+  } else if (e->kind == EL__EDIT_INSERT) {
+    float a = piece_word(c, edit, e->n_ids), b = piece_word(c, edit + (size_t)e->n_ids, W[f->word].n_pieces);
+    e->p_edit = a > b ? a : b;
+  } else {
+    e->p_edit = next >= 0 ? piece_word(c, edit, W[next].n_pieces)
+                : prev >= 0 ? piece_word(c, at + 1 + (size_t)(W[prev].piece - p0), W[prev].n_pieces)
+                : 0.0f;
+  }
+  int worse = 0;
+  for (int w = s->w0; w < s->w1 && !worse; w++) {
+    if (w == f->word || (e->kind == EL__EDIT_DELETE && w == next)) continue;
+    long pos = (long)at + 1 + (W[w].piece - p0) + (w > f->word ? shift : 0);
+    float p = piece_word(c, (size_t)pos, W[w].n_pieces);
+    worse = p >= c->o.threshold && p > c->word_p[w] + WORSE_MARGIN;
+  }
+  e->ok = e->p_edit < c->o.threshold && !worse;
+}
+
+static void rank(el__checker *c, const el__flag *f, el__cand *e) {
+  if (e->ok && e->type < 0) {
+    char orig[EL__LWORD_MAX], low[EL__CAND_TEXT];
+    int k = 0;
+    for (; e->text[k] && k < EL__CAND_TEXT - 1; k++)
+      low[k] = (char)(e->text[k] >= 'A' && e->text[k] <= 'Z' ? e->text[k] + 32 : e->text[k]);
+    low[k] = 0;
+    e->type = el__word_low(c, f->word, orig) ? el__type_of_replacement(c, orig, low) : EL__ET_OTHER;
+  }
+  float lp = isnan(e->gen_lp) ? LP_UNKNOWN : e->gen_lp;
+  e->rank = e->prior + e->p_edit / c->o.threshold - LP_WEIGHT * lp + (e->type == EL__ET_OTHER ? OTHER_PENALTY : 0) +
+            (f->rejected && e->type != EL__ET_SPELL && e->type != EL__ET_ORTH ? NOT_SPELL_PENALTY : 0);
+  if (getenv("EL_CHECK_DEBUG"))
+    fprintf(stderr, "flag w%d p=%.3f cand kind %d type %d '%s' p_edit %.3f lp %.2f ok %d rank %.2f\n", f->word,
+            f->prob, e->kind, e->type, e->text, e->p_edit, e->gen_lp, e->ok, e->rank);
+}
+
+int el__check_verify(el__checker *c, el_error *err) {
+  el__seqs_reset(&c->seqs);
+  if (el__grow((void **)&c->where, &c->where_cap, (size_t)c->n_cands + 1, sizeof(int)))
+    return el_error_set(err, EL_ENOMEM, "check: out of memory");
+  for (int i = 0; i < c->n_flags; i++)
+    for (int j = c->flags[i].cand0; j < c->flags[i].cand0 + c->flags[i].n_cand; j++) {
+      if (c->cands[j].by_rule) continue;
+      c->where[c->seqs.n] = j;
+      if (put_candidate(c, &c->flags[i], &c->cands[j], err)) return err->code;
+    }
+  int rc = c->seqs.n ? el__detect_seqs(c, err) : 0;
+  if (rc) return rc;
+  size_t at = 0;
+  int q = 0;
+  for (int i = 0; i < c->n_flags; i++)
+    for (int j = c->flags[i].cand0; j < c->flags[i].cand0 + c->flags[i].n_cand; j++) {
+      el__cand *e = &c->cands[j];
+      if (e->by_rule) {
+        e->p_edit = 0.5f * c->o.threshold;
+        e->ok = 1;
+      } else {
+        judge(c, &c->flags[i], e, at);
+        at += (size_t)c->seqs.len[q++];
+      }
+      rank(c, &c->flags[i], e);
+    }
+  return 0;
+}

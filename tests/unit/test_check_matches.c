@@ -1,0 +1,136 @@
+/* Verification and matches (check/check_verify.c, check_matches.c,
+ * check_messages.c) on a tiny random model: a threshold nothing reaches
+ * keeps no candidate and one everything stays under keeps them all; then,
+ * with one chosen candidate kept per word, the match's span, replacement
+ * (applied to the text: the sentence a writer gets), type and message for
+ * a replacement, a deletion (its space goes too; a new first word gets the
+ * capital), an insertion (a new first word takes the capital; a comma goes
+ * after the previous word) and a word without a verified candidate. Needs
+ * hunspell-en-gb/en-us and wordnet-base (SKIP without them). */
+#include "../test.h"
+#include "check_fixture.h"
+
+static el__checker *C;
+
+/* text with match m's replacement r applied, into out. */
+static void apply(const char *text, const el__match *m, int r, char *out, size_t cap) {
+  snprintf(out, cap, "%.*s%s%s", (int)m->offset, text, r < m->n_repl ? m->repl[r] : "?",
+           text + m->offset + m->length);
+}
+
+/* Proposes for text (every word flagged), verifies with a threshold no
+ * probability reaches, then keeps only word's candidate (kind, cand). */
+static int keep_only(const char *text, const char *word, int kind, const char *cand) {
+  el_error err = {0};
+  C->o.threshold = 1e-6f;
+  int rc = el__check_propose(C, text, strlen(text), &err);
+  C->o.threshold = 1.0f;
+  if (!rc) rc = el__check_verify(C, &err);
+  if (rc) return rc;
+  el__cand *keep = word ? ck_cand(C, ck_flag(C, word), kind, cand) : NULL;
+  for (int j = 0; j < C->n_cands; j++) C->cands[j].ok = &C->cands[j] == keep;
+  return word && !keep;
+}
+
+/* The match on word after keeping one candidate: applied, it gives want. */
+static void expect(const char *text, const char *word, int kind, const char *cand, const char *want,
+                   int type, const char *msg) {
+  el__matches ms = {0};
+  el_error err = {0};
+  int rc = keep_only(text, word, kind, cand);
+  if (!rc) rc = el__check_matches(C, &ms, &err);
+  const el__flag *f = ck_flag(C, word);
+  const el__match *m = NULL;
+  for (int i = 0; !rc && f && i < ms.n; i++)
+    if (ms.m[i].offset <= C->words.w[f->word].start && ms.m[i].offset + ms.m[i].length >= C->words.w[f->word].end)
+      m = &ms.m[i];
+  char got[256] = "";
+  if (m) apply(text, m, 0, got, sizeof got);
+  CHECK(m && !strcmp(got, want) && m->type == type, "%s -> \"%s\" as %s (got \"%s\", %s)", word, want,
+        el__etype_name(type), got, m ? el__etype_name(m->type) : "no match");
+  CHECK(m && strstr(m->message, msg) && m->short_message[0], "message: %s (got \"%s\" / \"%s\")", msg,
+        m ? m->message : "", m ? m->short_message : "");
+  el__matches_free(&ms);
+}
+
+static void test_thresholds(void) {
+  const char *text = "She go to school yesterday.";
+  el_error err = {0};
+  C->o.threshold = 1e-6f;
+  int rc = el__check_propose(C, text, strlen(text), &err);
+  if (!rc) rc = el__check_verify(C, &err);
+  int ok = 0;
+  for (int j = 0; j < C->n_cands; j++) ok += C->cands[j].ok && !C->cands[j].by_rule;
+  CHECK(!rc && C->n_cands > 20 && ok == 0, "threshold 1e-6: none of %d candidates verifies (%d)", C->n_cands, ok);
+  C->o.threshold = 1.0f;
+  rc = el__check_verify(C, &err);
+  ok = 0;
+  for (int j = 0; j < C->n_cands; j++) ok += C->cands[j].ok;
+  CHECK(!rc && ok == C->n_cands, "threshold 1: all %d verify (%d)", C->n_cands, ok);
+}
+
+static void test_full(void) {
+  const char *text = "She go to school yesterday.\n\nI recieve you letter.";
+  el__matches ms = {0};
+  el_error err = {0};
+  C->o.threshold = 1e-6f;
+  int rc = el__check_text(C, text, strlen(text), &ms, &err);
+  int ordered = 1;
+  for (int i = 1; i < ms.n; i++) ordered &= ms.m[i].offset >= ms.m[i - 1].offset;
+  CHECK(!rc && ms.n == 11 && ordered, "el__check_text: a match per flagged word, in text order (%d)", ms.n);
+  CHECK(!rc && ms.n == 11 && ms.m[7].type == EL__ET_SPELL && ms.m[7].n_repl == 0,
+        "recieve without a verified candidate: SPELL, no replacement (%s)",
+        ms.n == 11 ? el__etype_name(ms.m[7].type) : "");
+  CHECK(!rc && ms.n == 11 && ms.m[1].type == EL__ET_OTHER && strstr(ms.m[1].message, "\"go\""),
+        "go without one: OTHER, \"%s\"", ms.n == 11 ? ms.m[1].message : "");
+  el__matches_free(&ms);
+  static const struct {
+    const char *text;
+    int n;
+  } SENTS[] = {{"she go. to school", 2}, {"she go\n\nto school", 2}, {"she go\nto school", 1},
+               {"\"she go.\" to school", 2}};
+  for (size_t i = 0; i < sizeof SENTS / sizeof *SENTS; i++) {
+    rc = el__check_propose(C, SENTS[i].text, strlen(SENTS[i].text), &err);
+    CHECK(!rc && C->n_sents == SENTS[i].n, "sentences of text %zu: %d (got %d)", i, SENTS[i].n,
+          C->n_sents);
+  }
+}
+
+int main(void) {
+  const char *miss = ck_missing_resources();
+  if (miss) {
+    SKIP("%s", miss);
+    return el_test_done();
+  }
+  char tmp[] = "/tmp/el_test_check_match_XXXXXX";
+  el_model *det = NULL, *gen = NULL;
+  if (!mkdtemp(tmp) || ck_models(tmp, &det, &gen)) {
+    CHECK(0, "the tiny models are written and load");
+    return el_test_done();
+  }
+  el__checker_opts o = {det, gen, 1e-6f, EL_SCORE_MAX, -1, NULL, NULL, 0, 0};
+  el_error err = {0};
+  int rc = el__checker_new(&o, &C, &err);
+  CHECK(rc == 0, "checker: %s", rc ? err.msg : "ok");
+  if (!rc) {
+    const char *s = "She go to school yesterday.";
+    test_thresholds();
+    expect(s, "go", EL__EDIT_REPLACE, "goes", "She goes to school yesterday.", EL__ET_VERB_SVA,
+           "Possible agreement error: did you mean \"goes\"?");
+    expect(s, "go", EL__EDIT_REPLACE, "went", "She went to school yesterday.", EL__ET_VERB_TENSE, "\"went\"");
+    expect(s, "school", EL__EDIT_INSERT, "the", "She go to the school yesterday.", EL__ET_MISSING,
+           "A word may be missing before \"school\": \"the\"?");
+    expect(s, "yesterday", EL__EDIT_INSERT, ",", "She go to school, yesterday.", EL__ET_MISSING, "comma");
+    expect(s, "to", EL__EDIT_DELETE, "", "She go school yesterday.", EL__ET_UNNECESSARY, "unnecessary");
+    expect("School is fun.", "School", EL__EDIT_INSERT, "the", "The school is fun.", EL__ET_MISSING, "\"the\"");
+    expect("The music is good.", "The", EL__EDIT_DELETE, "", "Music is good.", EL__ET_UNNECESSARY, "unnecessary");
+    expect("i recieve it.", "recieve", EL__EDIT_REPLACE, "receive", "i receive it.", EL__ET_SPELL,
+           "Possible spelling mistake: did you mean \"receive\"?");
+    test_full();
+  }
+  el__checker_free(C);
+  el_model_free(gen);
+  el_model_free(det);
+  rm_rf(tmp);
+  return el_test_done();
+}

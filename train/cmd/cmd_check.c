@@ -1,0 +1,216 @@
+/* electra-train check (see --help): a grammar checker on the command line.
+ * Checks each FILE (- is stdin) with the checker of check/check.h and prints
+ * its matches like a compiler, file:line:col: TYPE: message [suggestions],
+ * or LanguageTool's /v2/check answer (--format json), so a CI job or a
+ * pre-commit hook can guard documentation: exit 1 when something is found,
+ * 0 when clean, 2 on a usage or I/O error. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "commands.h"
+#include "el_cli.h"
+#include "lt_format.h"
+#include "trainer_api.h"
+
+#define PROG "electra-train check"
+#define MAX_FILE_BYTES ((size_t)64 << 20)
+
+static el_opt *g_opts;
+static int g_nopts;
+
+static void usage(FILE *f) {
+  fprintf(f,
+          "usage: " PROG " [--model DIR] [--generator DIR] [--threshold X] [--format text|json] FILE...\n\n"
+          "Checks each FILE (- reads stdin) for grammatical errors and prints one line per\n"
+          "match, file:line:col: TYPE: message [suggestions] (col in characters), or\n"
+          "LanguageTool's /v2/check answer as JSON. Exit status: 1 when something is found,\n"
+          "0 when the files are clean, 2 on a usage or I/O error.\n\noptions:\n");
+  el__cli_print_options(f, g_opts, g_nopts);
+}
+
+typedef struct check_args {
+  const char *model, *generator, *format, *correct;
+  double threshold;
+  long threads;
+} check_args;
+
+/* Splits argv into options (for the table) and FILE operands; an option
+ * that takes a value keeps the argument after it. */
+static int split_args(int argc, char **argv, char **opts, char **files, int *n_files) {
+  int n = 0;
+  *n_files = 0;
+  opts[n++] = argv[0];
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (strncmp(a, "--", 2) && strcmp(a, "-h")) {
+      files[(*n_files)++] = argv[i];
+      continue;
+    }
+    opts[n++] = argv[i];
+    el_opt *o = strchr(a, '=') ? NULL : el__cli_find(g_opts, g_nopts, a);
+    if (o && o->kind != EL_OPT_FLAG && i + 1 < argc) opts[n++] = argv[++i];
+  }
+  return n;
+}
+
+static int read_input(const char *path, char **text, size_t *len, el_error *err) {
+  if (strcmp(path, "-")) return el__read_file(path, MAX_FILE_BYTES, text, len, err);
+  size_t cap = 0, n = 0;
+  char *buf = NULL;
+  for (;;) {
+    if (el__grow((void **)&buf, &cap, n + 65536, 1)) {
+      free(buf);
+      return el_error_set(err, EL_ENOMEM, "stdin: out of memory");
+    }
+    ssize_t got = read(0, buf + n, cap - n - 1);
+    if (got < 0) {
+      free(buf);
+      return el_error_set(err, EL_EIO, "stdin: read failed");
+    }
+    if (got == 0) break;
+    n += (size_t)got;
+  }
+  buf[n] = 0;
+  *text = buf;
+  *len = n;
+  return 0;
+}
+
+/* file:line:col: TYPE: message [a, b] per match; line and column 1-based,
+ * the column in characters (code points). */
+static void print_text(const char *name, const char *text, const el__matches *ms) {
+  size_t at = 0;
+  int line = 1, col = 1;
+  for (int i = 0; i < ms->n; i++) {
+    const el__match *m = &ms->m[i];
+    for (; at < m->offset; at++) {
+      if (text[at] == '\n') line++, col = 1;
+      else if (((unsigned char)text[at] & 0xC0) != 0x80) col++;
+    }
+    printf("%s:%d:%d: %s: %s", name, line, col, el__etype_name(m->type), m->message);
+    for (int r = 0; r < m->n_repl; r++) printf("%s%s", r ? ", " : " [", m->repl[r]);
+    printf("%s\n", m->n_repl ? "]" : "");
+  }
+}
+
+/* Checks one file; 0 clean, 1 matches, 2 an error (printed). */
+static int check_file(el__checker *ck, const char *path, int json) {
+  el_error err = {0};
+  char *text = NULL;
+  size_t len = 0;
+  el__matches ms = {0};
+  int rc = read_input(path, &text, &len, &err);
+  if (!rc) rc = el__check_text(ck, text, len, &ms, &err);
+  if (rc) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
+    free(text);
+    el__matches_free(&ms);
+    return 2;
+  }
+  if (json) {
+    char *js = el__lt_response_json(text, len, &ms, NULL);
+    if (js) printf("%s\n", js);
+    else fprintf(stderr, PROG ": %s: out of memory\n", path);
+    free(js);
+  } else {
+    print_text(strcmp(path, "-") ? path : "<stdin>", text, &ms);
+  }
+  int found = ms.n > 0;
+  free(text);
+  el__matches_free(&ms);
+  return found;
+}
+
+/* DIR/generator/ when it holds a model: a model directory may carry the
+ * generator it was pretrained with. */
+static const char *default_generator(const char *model, char *buf, size_t cap) {
+  struct stat st;
+  snprintf(buf, cap, "%s/generator/config.json", model);
+  if (stat(buf, &st) || !S_ISREG(st.st_mode)) return NULL;
+  snprintf(buf, cap, "%s/generator", model);
+  return buf;
+}
+
+/* The checker's options from the models and the command line. */
+static int checker_opts(const check_args *a, el_model *det, el_model *gen, el__checker_opts *o,
+                        el_error *err) {
+  const el_config *cfg = el_model_config(det);
+  memset(o, 0, sizeof *o);
+  o->detector = det;
+  o->generator = gen;
+  o->threshold = a->threshold >= 0 ? (float)a->threshold
+                 : cfg->has_score_threshold ? cfg->score_threshold : 0.5f;
+  o->rule = cfg->score_rule;
+  o->correct_label = -1;
+  if (cfg->arch == EL_ARCH_TOKEN_CLS)
+    return el_correct_label(cfg->id2label, cfg->num_labels, a->correct, &o->correct_label, err);
+  return 0;
+}
+
+/* Loads the models, makes the checker and checks every file. */
+static int run_check(const check_args *a, char **files, int n_files) {
+  el_error err = {0};
+  el_model *det = NULL, *gen = NULL;
+  el__checker *ck = NULL;
+  el__checker_opts o;
+  char buf[4096];
+  const char *gdir = a->generator ? a->generator : default_generator(a->model, buf, sizeof buf);
+  int rc = el_model_load(a->model, &det, &err);
+  if (!rc && gdir) rc = el_model_load(gdir, &gen, &err);
+  if (!rc) rc = checker_opts(a, det, gen, &o, &err);
+  if (!rc) rc = el__checker_new(&o, &ck, &err);
+  int status = 0;
+  if (rc) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
+    status = 2;
+  }
+  for (int i = 0; !rc && i < n_files; i++) {
+    int s = check_file(ck, files[i], !strcmp(a->format, "json"));
+    status = s == 2 || status == 2 ? 2 : s > status ? s : status;
+  }
+  el__checker_free(ck);
+  el_model_free(gen);
+  el_model_free(det);
+  return status;
+}
+
+int el__cmd_check(int argc, char **argv) {
+  check_args a = {.model = "models/default", .format = "text", .threshold = -1};
+  el_opt opts[] = {
+      {"--model", EL_OPT_STR, &a.model, 0, 0, "DIR", "the detector's model directory (models/default)", 0},
+      {"--generator", EL_OPT_STR, &a.generator, 0, 0, "DIR",
+       "a generator (ElectraForMaskedLM) with the detector's vocabulary, for more\n"
+       "      suggestions (default: DIR/generator when there is one, else none)", 0},
+      {"--threshold", EL_OPT_FLOAT, &a.threshold, 0, 1, "X",
+       "flag words with P(error) >= X (the model's score_threshold, else 0.5, as /score)", 0},
+      {"--format", EL_OPT_CHOICE, &a.format, 0, 0, "text|json",
+       "text: file:line:col lines (default); json: LanguageTool's /v2/check answer per file", 0},
+      {"--correct-label", EL_OPT_STR, &a.correct, 0, 0, "LABEL",
+       "an ElectraForTokenClassification detector's \"no error\" label (found by name)", 0},
+      {"--threads", EL_OPT_INT, &a.threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
+  };
+  g_opts = opts;
+  g_nopts = (int)(sizeof opts / sizeof opts[0]);
+  char **oargv = calloc((size_t)argc + 1, sizeof *oargv), **files = calloc((size_t)argc + 1, sizeof *files);
+  if (!oargv || !files) {
+    fprintf(stderr, PROG ": out of memory\n");
+    free(oargv);
+    free(files);
+    return 2;
+  }
+  int n_files = 0, oargc = split_args(argc, argv, oargv, files, &n_files);
+  int rc = el__cli_parse(PROG, opts, g_nopts, oargc, oargv, usage);
+  int status = rc == EL_CLI_HELP ? 0 : 2;
+  if (rc == EL_CLI_OK && !n_files) fprintf(stderr, PROG ": no FILE to check (- reads stdin; see --help)\n");
+  if (rc == EL_CLI_OK && n_files) {
+    if (a.threads > 0) el_set_threads((int)a.threads);
+    status = run_check(&a, files, n_files);
+  }
+  free(oargv);
+  free(files);
+  return status;
+}
