@@ -361,7 +361,7 @@ spec = {
  "info": {"title": "electra-server", "version": "0.1.0",
           "description": "Batched REST inference for ELECTRA checkpoints. Offsets are Unicode code-point offsets into the request strings, end exclusive. Request bodies take only the fields listed (an unknown field is 400 naming it); a value out of range is 422 naming the range. Every non-2xx answer is an Error object. Every answer carries X-Request-Id: the request's own (1 to 128 printable ASCII characters, no spaces), else one the server generated; the access log line carries it and the client's address. When the server runs with --api-key-file, every route except /, /health, /ready, /v2/health/live, /v2/health/ready and /metrics needs Authorization: Bearer KEY."},
  "paths": {
-  "/": get("Interactive page for /score (self-contained HTML)", "text/html", S,
+  "/": get("A grammar checker for writers over /v2/check (self-contained HTML)", "text/html", S,
            "<!doctype html><html>...</html>"),
   "/health": get("Liveness: 200 while the process runs", "application/json", STATUS_OK,
                  {"status": "ok"}),
