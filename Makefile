@@ -293,17 +293,17 @@ fresh-test:
 docker-check:
 	tests/fresh/docker_check.sh $(EL_FRESH_ARGS) $(EL_FRESH_DIR)
 
-# The README's results table (issue 4): pretrain on ../shared/data/corpus,
+# The fine-tuning table of docs/RESULTS.md: pretrain on ../shared/data/corpus,
 # fine-tune on each task next to a random init; long (about an hour on 2 cores).
 results: $(BINS)
 	scripts/results.sh $(RESULTS_ARGS)
 
-# FCE dev F0.5 against CPU time for `recipe ged` with FCE data (docs/RESULTS.md
-# §1b, eighth pass): 10- and 60-minute budgets, 3 seeds, about 1.8 hours on 2 cores.
+# FCE dev F0.5 against CPU time for `recipe ged` with FCE data (docs/RESULTS.md,
+# "recipe ged with FCE training data"): 10- and 60-minute budgets, 3 seeds, about 1.8 hours on 2 cores.
 results-ged: $(BINS)
 	scripts/ged_curve.sh $(RESULTS_GED_ARGS)
 
-# The paper's question on GED (docs/RESULTS.md §1b): random / RTD / MLM / RTD + learner
+# The paper's question on GED (docs/RESULTS.md): random / RTD / MLM / RTD + learner
 # errors / + synthetic stage at 20 and 60 minutes of pretraining, 3 seeds, FCE dev F0.5
 # medians; ~14 CPU-hours (about 7 hours on 2 cores), resumable with the same --out.
 results-ged-table: $(BINS)
@@ -315,7 +315,7 @@ results-ged-table: $(BINS)
 # make fuzz-smoke runs each for FUZZ_SECONDS (20) from its seed corpus and
 # fails on the first target that crashes, leaks, times out or reports undefined
 # behaviour (the input is kept as $(FUZZ_BUILD)/NAME-crash-*; .ci/run runs it);
-# make fuzz only builds (run a target by hand, see the README).
+# make fuzz only builds (run a target by hand, see tests/fuzz/README.md).
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 20
 FUZZ_TARGETS := request tokenizer safetensors config data

@@ -4,7 +4,6 @@
  * function word, punctuation or a repeated word, and insertion before the
  * word of what the insertion families add (FCE flags the word after a gap).
  * The generator's proposals join them (check_gencands.c). */
-#include <math.h>
 #include <string.h>
 #include <strings.h>
 
@@ -21,74 +20,12 @@ static const struct {
 /* Rank added per place in hunspell's list: its order carries information
  * (its first suggestion is right ~57 % of the time on FCE's spelling edits,
  * one of its first five ~78 %). */
-#define DICT_ORDER 0.15f
+#define DICT_ORDER 0.4f
+/* log(0.02): the generator's least probability for an inserted function word */
+#define MIN_INSERT_LP (-3.9f)
 
 static const int INSERT_FAMILIES[] = {EL__LF_DET_EXTRA, EL__LF_PREP_EXTRA, EL__LF_WORD_EXTRA,
                                       EL__LF_PUNCT_EXTRA};
-
-/* The word's text as written, NUL-terminated, into out[cap]; 0 if too long. */
-static int word_text(const el__checker *c, int w, char *out, size_t cap) {
-  const el__word *x = &c->words.w[w];
-  size_t n = x->end - x->start;
-  if (n >= cap) return 0;
-  memcpy(out, c->text + x->start, n);
-  out[n] = 0;
-  return 1;
-}
-
-static int same_ids(const el__checker *c, const el__flag *f, const int *ids, int n) {
-  const el__word *x = &c->words.w[f->word];
-  if (n != x->n_pieces) return 0;
-  for (int i = 0; i < n; i++)
-    if (ids[i] != c->tk.tok[x->piece + i].id) return 0;
-  return 1;
-}
-
-/* Long because: dedupe, tokenize, the uncased-case rule and the generator's
- * likelihood each need a few lines, and splitting would pass them all. */
-int el__cand_add(el__checker *c, el__flag *f, int kind, int type, const char *text,
-                 el_error *err) {
-  size_t n = strlen(text);
-  if (n >= EL__CAND_TEXT || (kind != EL__EDIT_DELETE && n == 0)) return 0;
-  for (int i = f->cand0; i < c->n_cands; i++)
-    if (c->cands[i].kind == kind && !strcmp(c->cands[i].text, text)) return 0;
-  const el__word *x = &c->words.w[f->word];
-  if (kind == EL__EDIT_REPLACE && n == x->end - x->start && !memcmp(text, c->text + x->start, n))
-    return 0;
-  int n_ids = 0;
-  if (kind != EL__EDIT_DELETE) {
-    int rc = el_tokenize_opts(c->tok, text, n, EL_TOKENIZE_SPECIALS_AS_TEXT, &c->scratch, err);
-    if (rc) return rc;
-    n_ids = c->scratch.n;
-    if (n_ids == 0 || n_ids > 8) return 0;
-  }
-  if (el__grow((void **)&c->pool, &c->pool_cap, c->n_pool + (size_t)n_ids, sizeof(int)) ||
-      el__grow((void **)&c->cands, &c->cands_cap, (size_t)c->n_cands + 1, sizeof *c->cands))
-    return el_error_set(err, EL_ENOMEM, "check: out of memory");
-  int *ids = c->pool + c->n_pool;
-  for (int i = 0; i < n_ids; i++) ids[i] = c->scratch.tok[i].id;
-  int by_rule = 0;
-  if (kind == EL__EDIT_REPLACE && same_ids(c, f, ids, n_ids)) {
-    if (type != EL__ET_ORTH) return 0; /* the detector cannot tell them apart */
-    by_rule = 1;
-  }
-  el__cand *e = &c->cands[c->n_cands++];
-  memset(e, 0, sizeof *e);
-  e->kind = kind;
-  e->type = type;
-  memcpy(e->text, text, n + 1);
-  e->ids = (int)c->n_pool;
-  e->n_ids = n_ids;
-  c->n_pool += (size_t)n_ids;
-  e->by_rule = by_rule;
-  e->gen_lp = NAN;
-  if (f->gen_row >= 0 && n_ids == 1 && kind != EL__EDIT_DELETE) {
-    int row = f->gen_row + (kind == EL__EDIT_INSERT);
-    e->gen_lp = c->lp[(size_t)row * (size_t)c->vocab + (size_t)ids[0]];
-  }
-  f->n_cand++;
-  return 1;
-}
 
 static int add_variants(el__checker *c, el__flag *f, const char *word, const char *low,
                         el_error *err) {
@@ -104,8 +41,8 @@ static int add_variants(el__checker *c, el__flag *f, const char *word, const cha
   return 0;
 }
 
-static int add_spelling(el__checker *c, el__flag *f, const char *word, int start, el_error *err) {
-  if (!c->dict || !(f->rejected = el__dict_rejects(c->dict, word, start))) return 0;
+static int add_spelling(el__checker *c, el__flag *f, const char *word, el_error *err) {
+  if (!f->rejected) return 0;
   char sug[5][EL__DICT_WORD_MAX];
   int k = el__dict_suggest(c->dict, word, sug, 5);
   for (int i = 0; i < k; i++) {
@@ -144,6 +81,14 @@ static int add_deletion(el__checker *c, el__flag *f, const char *low, el_error *
   return el__cand_add(c, f, EL__EDIT_DELETE, EL__ET_UNNECESSARY, "", err) < 0 ? err->code : 0;
 }
 
+/* With a generator, a function word it finds unlikely in the gap is not
+ * worth a verification sentence: insertions are most of the candidates,
+ * and the verification pass costs a sentence per candidate. */
+static int unlikely_insertion(const el__checker *c, const el__flag *f, const char *w) {
+  int id = f->gen_row >= 0 ? el_tokenizer_id(c->tok, w) : -1;
+  return id >= 0 && c->lp[(size_t)(f->gen_row + 1) * (size_t)c->vocab + (size_t)id] < MIN_INSERT_LP;
+}
+
 static int add_insertions(el__checker *c, el__flag *f, el_error *err) {
   const el__csent *s = &c->sents[f->sent];
   int punct_ok = f->word > s->w0 && !el__is_punct_word(c, f->word) && !el__is_punct_word(c, f->word - 1);
@@ -152,7 +97,9 @@ static int add_insertions(el__checker *c, el__flag *f, el_error *err) {
     int n = 0;
     const char *const *ins = el__learner_insertions(INSERT_FAMILIES[k], &n);
     for (int i = 0; i < n; i++)
-      if (el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, ins[i], err) < 0) return err->code;
+      if (!unlikely_insertion(c, f, ins[i]) &&
+          el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, ins[i], err) < 0)
+        return err->code;
   }
   return 0;
 }
@@ -163,9 +110,9 @@ static int flag_candidates(el__checker *c, el__flag *f, el_error *err) {
   f->cand0 = c->n_cands;
   f->n_cand = 0;
   int has_low = el__word_low(c, f->word, low);
-  if (word_text(c, f->word, word, sizeof word)) {
+  if (el__word_text(c, f->word, word, sizeof word)) {
     if (has_low && add_variants(c, f, word, low, err)) return err->code;
-    if (add_spelling(c, f, word, start, err) || add_case(c, f, word, start, err)) return err->code;
+    if (add_spelling(c, f, word, err) || add_case(c, f, word, start, err)) return err->code;
   }
   if (has_low && add_deletion(c, f, low, err)) return err->code;
   if (add_insertions(c, f, err)) return err->code;

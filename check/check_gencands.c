@@ -8,6 +8,8 @@
 
 #define K_REPLACE 8
 #define K_INSERT 5
+/* log(0.01): below it a proposal is noise, not worth a verification sentence */
+#define MIN_LP (-4.6f)
 
 /* 1 a word, 2 punctuation, 0 not offered. */
 static int entry_kind(const char *t) {
@@ -47,12 +49,12 @@ int el__gen_candidates(el__checker *c, el__flag *f, el_error *err) {
   int best[K_REPLACE];
   const float *row = c->lp + (size_t)f->gen_row * (size_t)c->vocab;
   int k = top_k(c, row, el__is_punct_word(c, f->word) ? 2 : 1, best, K_REPLACE);
-  for (int i = 0; i < k; i++) {
+  for (int i = 0; i < k && row[best[i]] >= MIN_LP; i++) {
     el__learner_recase(pattern, el_tokenizer_token(c->tok, best[i]), cased);
     if (el__cand_add(c, f, EL__EDIT_REPLACE, -1, cased, err) < 0) return err->code;
   }
   k = top_k(c, row + c->vocab, 0, best, K_INSERT);
-  for (int i = 0; i < k; i++)
+  for (int i = 0; i < k && row[c->vocab + best[i]] >= MIN_LP; i++)
     if (el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, el_tokenizer_token(c->tok, best[i]), err) < 0)
       return err->code;
   return 0;

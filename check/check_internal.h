@@ -103,6 +103,8 @@ int el__put_words(el__checker *c, int w0, int w1, el_error *err);
  * not plain ASCII or too long for lang/. */
 int el__word_low(const el__checker *c, int w, char *low);
 int el__is_punct_word(const el__checker *c, int w);
+/* The word's text as written, NUL-terminated, into out[cap]; 0 if too long. */
+int el__word_text(const el__checker *c, int w, char *out, size_t cap);
 
 /* Calls run over consecutive runs of c->seqs that fit the workspace (at
  * most max_per_call sequences each when > 0); sequences [s0, s1), whose ids

@@ -84,3 +84,12 @@ int el__is_punct_word(const el__checker *c, int w) {
   char low[EL__LWORD_MAX];
   return el__word_low(c, w, low) && el__learner_token_kind(low) == EL__LK_PUNCT;
 }
+
+int el__word_text(const el__checker *c, int w, char *out, size_t cap) {
+  const el__word *x = &c->words.w[w];
+  size_t n = x->end - x->start;
+  if (n >= cap) return 0;
+  memcpy(out, c->text + x->start, n);
+  out[n] = 0;
+  return 1;
+}

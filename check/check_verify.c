@@ -95,6 +95,9 @@ int el__check_verify(el__checker *c, el_error *err) {
       c->where[c->seqs.n] = j;
       if (put_candidate(c, &c->flags[i], &c->cands[j], err)) return err->code;
     }
+  if (getenv("EL_CHECK_DEBUG"))
+    fprintf(stderr, "verify: %d flags, %d candidates, %d sequences, %zu tokens\n", c->n_flags, c->n_cands,
+            c->seqs.n, c->seqs.n_ids);
   int rc = c->seqs.n ? el__detect_seqs(c, err) : 0;
   if (rc) return rc;
   size_t at = 0;

@@ -377,3 +377,59 @@ void el__cli_print_wrapped(FILE *f, const el_opt *opts, int n_opts) {
     fputc('\n', f);
   }
 }
+
+/* ---- a command line from values ---- */
+
+/* x as the shortest text that reads back as x ("0.12", not 0.11999...). */
+static void shortest(double x, char *buf, size_t cap) {
+  for (int p = 1; p <= 17; p++) {
+    snprintf(buf, cap, "%.*g", p, x);
+    if (strtod(buf, NULL) == x) return;
+  }
+}
+
+/* The text of o's value as its option takes it (a flag that is on: ""),
+ * or NULL when it has none (a string not given, a flag that is off). */
+static const char *value_text(const el_opt *o, char *buf, size_t cap) {
+  switch (o->kind) {
+    case EL_OPT_FLAG: return *(const int *)o->dst ? "" : NULL;
+    case EL_OPT_INT: snprintf(buf, cap, "%ld", *(const long *)o->dst); return buf;
+    case EL_OPT_INT32: snprintf(buf, cap, "%d", *(const int *)o->dst); return buf;
+    case EL_OPT_FLOAT: shortest(*(const double *)o->dst, buf, cap); return buf;
+    case EL_OPT_DURATION: /* seconds, which el__parse_duration reads with or without the s */
+      shortest(*(const double *)o->dst, buf, cap - 1);
+      strcat(buf, "s");
+      return buf;
+    case EL_OPT_STR:
+    case EL_OPT_CHOICE: return *(const char *const *)o->dst;
+    case EL_OPT_TEXT: return *(const char *)o->dst ? (const char *)o->dst : NULL;
+    case EL_OPT_STRS:
+    case EL_OPT_CUSTOM: break;
+  }
+  return NULL;
+}
+
+static int strs_differ(const el_strlist *a, const el_strlist *b) {
+  if (a->n != b->n) return 1;
+  for (int i = 0; i < a->n; i++)
+    if (strcmp(a->v[i], b->v[i])) return 1;
+  return 0;
+}
+
+static void print_value(FILE *f, const el_opt *o, const el_opt *dflt) {
+  if (o->kind == EL_OPT_STRS) {
+    const el_strlist *l = o->dst;
+    if (!strs_differ(l, dflt->dst)) return;
+    fprintf(f, " %s", o->name);
+    for (int i = 0; i < l->n; i++) fprintf(f, " %s", l->v[i]);
+    return;
+  }
+  char a[64], b[64];
+  const char *v = value_text(o, a, sizeof a), *d = value_text(dflt, b, sizeof b);
+  if (!v || (d && !strcmp(v, d))) return;
+  fprintf(f, " %s%s%s", o->name, *v ? " " : "", v);
+}
+
+void el__cli_print_command(FILE *f, const el_opt *opts, const el_opt *defaults, int n_opts) {
+  for (int i = 0; i < n_opts; i++) print_value(f, &opts[i], &defaults[i]);
+}

@@ -130,4 +130,14 @@ const char *el__near_miss(const char *word, const char *const *words, int n);
  * help word-wrapped below it, indented 8 columns, lines up to 78 columns. */
 void el__cli_print_wrapped(FILE *f, const el_opt *opts, int n_opts);
 
+/* Prints " --name value" for every option of opts whose value differs from
+ * the same option of defaults: the same table built over a struct that
+ * holds the command's defaults. So a caller that fills a command's values
+ * itself (electra-train recipe) shows the command line that gives them;
+ * el__cli_parse of that line fills the same values. A flag that is on
+ * prints its name; a string not given (NULL) and a flag that is off print
+ * nothing; numbers print as the shortest text that reads back exactly,
+ * durations in seconds ("300s"). Values are not quoted. */
+void el__cli_print_command(FILE *f, const el_opt *opts, const el_opt *defaults, int n_opts);
+
 #endif

@@ -146,7 +146,7 @@ wait
 python3 - "$OUT" "$MODEL" <<'EOF' | tee "$OUT/results.md"
 import glob, json, os, statistics, sys
 out, model = sys.argv[1], sys.argv[2]
-# ELECTRA-Small (Small++ release, GR README, dev, median of many seeds; docs/RESULTS.md §3)
+# ELECTRA-Small (Small++ release, GR README, dev, median of many seeds; docs/RESULTS.md, Published reference numbers)
 published = {"cola": "57.0 (MCC)", "sst2": "91.2 (acc)", "mrpc": "88.0 (acc)", "stsb": "87.5 (Spearman)",
              "rte": "66.7 (acc)", "ged": "—", "squad": "75.8 EM (SQuAD 1.1 dev)"}
 names = {"cola": "CoLA (MCC)", "sst2": "SST-2 (acc)", "mrpc": "MRPC (acc / F1)", "stsb": "STS-B (Spearman)",

@@ -49,8 +49,8 @@ static int build_table(el__srv_options *o, el_opt *t) {
       {"--dtype", EL_OPT_CUSTOM, o, 0, 0, "fp32|int8",
        "arithmetic of the models' dense layers (fp32). int8: weights quantized once at\n"
        "      load (per output channel), activations per token, int32 products via oneDNN\n"
-       "      (docs/QUANT.md); measured 1.3-1.5x faster on AVX2, a third of the memory, answers\n"
-       "      within about 0.01 of fp32. Needs a build with oneDNN (libdnnl-dev)", 0},
+       "      (its measured speed, memory and accuracy: docs/QUANT.md). Needs a build with\n"
+       "      oneDNN (libdnnl-dev)", 0},
       {"--model-dtype", EL_OPT_CUSTOM, o, 0, 0, "NAME=DTYPE",
        "--dtype for the model NAME alone. Repeat for several models (config file:\n"
        "      \"model_dtype\": {\"NAME\": \"int8\"}, or \"dtype\" in a \"models\" array entry)", 0},

@@ -1,7 +1,7 @@
-/* The server's lifecycle (srv_server.h): bind early, load and warm the models
- * on a loader thread, become ready; SIGHUP reloads atomically; SIGTERM and
- * SIGINT drain and exit 0. Everything here runs on the loop thread except
- * the loader thread's body. */
+/* The server's lifecycle (srv_server.h): load and check every model, then
+ * listen, warm the models up and become ready; SIGHUP reloads atomically on a
+ * loader thread; SIGTERM and SIGINT drain and exit 0. Everything here runs on
+ * the loop thread except the loader thread's body. */
 #include "srv_server.h"
 
 #include <signal.h>

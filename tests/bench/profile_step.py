@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Where the time of a training step goes: runs `perf record` on
-build/bench/bench_train and sums the samples into the rows of the README's
+build/bench/bench_train and sums the samples into the rows of docs/RESULTS.md's
 profile table (SGEMM kernel, packing, GELU and softmax, ...). Each sample's
 function is placed by the source file it comes from (addr2line -i, outermost
 frame), so static helpers of the same name in two files (forward_rows in

@@ -1,8 +1,9 @@
 """The README's own commands, as a new user types them: the shell block of
 "## Training your own model" (vocabulary, pretraining, three fine-tunings,
 eval) in a fresh temporary directory where runs/ and models/ do not exist,
-then a server on the results and the shell block of "## Using the server"
-(its curl examples). The commands are read from README.md itself, so this
+then a server on the results and the shell blocks of "## Using the server"
+that run curl (those for a fresh `make run` and those that need the
+fine-tuned models). The commands are read from README.md itself, so this
 test breaks when the README and the programs disagree.
 
 What is substituted, and only this (each substitution must still find its
@@ -54,6 +55,19 @@ def section_block(text, heading):
         return None
     m = re.search(r"```sh\n(.*?)```", text[i:], re.S)
     return m.group(1) if m else None
+
+
+def section_curl_blocks(text, heading):
+    """Every ```sh block of the section `heading` (up to the next "## ") that
+    runs curl, joined: the examples for a fresh `make run` and those that need
+    fine-tuned models."""
+    i = text.find("\n" + heading + "\n")
+    if i < 0:
+        return None
+    j = text.find("\n## ", i + 1)
+    sec = text[i:j if j >= 0 else len(text)]
+    blocks = [b for b in re.findall(r"```sh\n(.*?)```", sec, re.S) if "curl " in b]
+    return "".join(blocks) if blocks else None
 
 
 def strip_comment(s):
@@ -159,7 +173,7 @@ def main():
     hist = [m.group(0) for pat in HISTORY for m in re.finditer(pat, readme)]
     ok(not hist, "README has no development history (%s)" % ", ".join(hist[:5]))
     train_block = section_block(readme, "## Training your own model")
-    curl_block = section_block(readme, "## Using the server")
+    curl_block = section_curl_blocks(readme, "## Using the server")
     if not ok(train_block and curl_block, "README has the training and server shell blocks"):
         return
     work = tempfile.mkdtemp(prefix="electra-readme-")

@@ -103,4 +103,44 @@ static el__cand *ck_cand(el__checker *c, const el__flag *f, int kind, const char
   return NULL;
 }
 
+/* The tiny models in a new folder named by tmpl and two checkers on them
+ * (every word flagged at threshold 1e-6): c with the generator, rules
+ * without it (the random generator's near-uniform guesses would prune the
+ * rule sources' insertions); 1 to run the tests, 0 when they cannot run
+ * (SKIP or failure already reported). */
+typedef struct ck_env {
+  char tmp[64];
+  el_model *det, *gen;
+  el__checker *c, *rules;
+} ck_env;
+
+static int ck_open(ck_env *e, const char *tmpl) {
+  memset(e, 0, sizeof *e);
+  const char *miss = ck_missing_resources();
+  if (miss) {
+    SKIP("%s", miss);
+    return 0;
+  }
+  snprintf(e->tmp, sizeof e->tmp, "%s", tmpl);
+  if (!mkdtemp(e->tmp) || ck_models(e->tmp, &e->det, &e->gen)) {
+    CHECK(0, "the tiny models are written and load");
+    return 0;
+  }
+  el__checker_opts o = {e->det, e->gen, 1e-6f, EL_SCORE_MAX, -1, NULL, NULL, 0, 0};
+  el_error err = {0};
+  int rc = el__checker_new(&o, &e->c, &err);
+  o.generator = NULL;
+  if (!rc) rc = el__checker_new(&o, &e->rules, &err);
+  CHECK(rc == 0, "checkers: %s", rc ? err.msg : "ok");
+  return rc == 0;
+}
+
+static void ck_close(ck_env *e) {
+  el__checker_free(e->c);
+  el__checker_free(e->rules);
+  el_model_free(e->gen);
+  el_model_free(e->det);
+  if (e->tmp[0]) rm_rf(e->tmp);
+}
+
 #endif

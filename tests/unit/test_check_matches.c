@@ -97,22 +97,9 @@ static void test_full(void) {
 }
 
 int main(void) {
-  const char *miss = ck_missing_resources();
-  if (miss) {
-    SKIP("%s", miss);
-    return el_test_done();
-  }
-  char tmp[] = "/tmp/el_test_check_match_XXXXXX";
-  el_model *det = NULL, *gen = NULL;
-  if (!mkdtemp(tmp) || ck_models(tmp, &det, &gen)) {
-    CHECK(0, "the tiny models are written and load");
-    return el_test_done();
-  }
-  el__checker_opts o = {det, gen, 1e-6f, EL_SCORE_MAX, -1, NULL, NULL, 0, 0};
-  el_error err = {0};
-  int rc = el__checker_new(&o, &C, &err);
-  CHECK(rc == 0, "checker: %s", rc ? err.msg : "ok");
-  if (!rc) {
+  ck_env env;
+  if (ck_open(&env, "/tmp/el_test_check_match_XXXXXX")) {
+    C = env.rules;
     const char *s = "She go to school yesterday.";
     test_thresholds();
     expect(s, "go", EL__EDIT_REPLACE, "goes", "She goes to school yesterday.", EL__ET_VERB_SVA,
@@ -128,9 +115,6 @@ int main(void) {
            "Possible spelling mistake: did you mean \"receive\"?");
     test_full();
   }
-  el__checker_free(C);
-  el_model_free(gen);
-  el_model_free(det);
-  rm_rf(tmp);
+  ck_close(&env);
   return el_test_done();
 }

@@ -80,6 +80,16 @@ static int read_input(const char *path, char **text, size_t *len, el_error *err)
   return 0;
 }
 
+/* One replacement for a reader: a deletion's is empty and the span's
+ * edge spaces are the text's own, so they are not shown. */
+static void print_repl(const char *r) {
+  size_t n = strlen(r);
+  while (n && r[n - 1] == ' ') n--;
+  while (n && *r == ' ') r++, n--;
+  if (n) printf("%.*s", (int)n, r);
+  else printf("(remove)");
+}
+
 /* file:line:col: TYPE: message [a, b] per match; line and column 1-based,
  * the column in characters (code points). */
 static void print_text(const char *name, const char *text, const el__matches *ms) {
@@ -92,7 +102,10 @@ static void print_text(const char *name, const char *text, const el__matches *ms
       else if (((unsigned char)text[at] & 0xC0) != 0x80) col++;
     }
     printf("%s:%d:%d: %s: %s", name, line, col, el__etype_name(m->type), m->message);
-    for (int r = 0; r < m->n_repl; r++) printf("%s%s", r ? ", " : " [", m->repl[r]);
+    for (int r = 0; r < m->n_repl; r++) {
+      printf("%s", r ? ", " : " [");
+      print_repl(m->repl[r]);
+    }
     printf("%s\n", m->n_repl ? "]" : "");
   }
 }

@@ -13,20 +13,21 @@
 
 #define PROG "electra-train corrupt"
 
-static const char *a_input, *a_family, *a_wordnet, *a_mix;
-static double a_rate;
-static long a_seed, a_max;
+/* One entry per option, read as data; --help lists them in this order. */
+void el__corrupt_table(el__corrupt_args *a, el_opt t[EL_CORRUPT_N_OPTS]) {
+  const el_opt d[EL_CORRUPT_N_OPTS] = {
+      {"--input", EL_OPT_STR, &a->input, 0, 0, "FILE", "text, one sentence per line (- = standard input); required", 0},
+      {"--rate", EL_OPT_FLOAT, &a->rate, 0, 1, "R", "expected errors per token (0.12; FCE has ~0.10)", 0},
+      {"--seed", EL_OPT_INT, &a->seed, 0, 9007199254740992.0, "S", "random seed (1); the same seed and input give the same output", 0},
+      {"--family", EL_OPT_STR, &a->family, 0, 0, "TYPE", "exactly one error of this type per sentence where it fits (M:DET, R:SPELL, ...; see below)", 0},
+      {"--mix", EL_OPT_STR, &a->mix, 0, 0, "TYPE=X,...", "scale types' shares of the mix: R:SPELL=0.5,M:DET=2 (0 turns a type off)", 0},
+      {"--max-sentences", EL_OPT_INT, &a->max, 0, 1e12, "N", "stop after N sentences (0 = all)", 0},
+      {"--wordnet", EL_OPT_STR, &a->wordnet, 0, 0, "DIR", "WordNet files (/usr/share/wordnet, Debian package wordnet-base)", 0},
+  };
+  memcpy(t, d, sizeof d);
+}
 
-static el_opt opts[] = {
-    {"--input", EL_OPT_STR, &a_input, 0, 0, "FILE", "text, one sentence per line (- = standard input); required", 0},
-    {"--rate", EL_OPT_FLOAT, &a_rate, 0, 1, "R", "expected errors per token (0.12; FCE has ~0.10)", 0},
-    {"--seed", EL_OPT_INT, &a_seed, 0, 9007199254740992.0, "S", "random seed (1); the same seed and input give the same output", 0},
-    {"--family", EL_OPT_STR, &a_family, 0, 0, "TYPE", "exactly one error of this type per sentence where it fits (M:DET, R:SPELL, ...; see below)", 0},
-    {"--mix", EL_OPT_STR, &a_mix, 0, 0, "TYPE=X,...", "scale types' shares of the mix: R:SPELL=0.5,M:DET=2 (0 turns a type off)", 0},
-    {"--max-sentences", EL_OPT_INT, &a_max, 0, 1e12, "N", "stop after N sentences (0 = all)", 0},
-    {"--wordnet", EL_OPT_STR, &a_wordnet, 0, 0, "DIR", "WordNet files (/usr/share/wordnet, Debian package wordnet-base)", 0},
-};
-#define N_OPTS ((int)(sizeof opts / sizeof opts[0]))
+void el__corrupt_args_init(el__corrupt_args *a) { *a = (el__corrupt_args){.rate = 0.12, .seed = 1}; }
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -43,7 +44,10 @@ static void usage(FILE *f) {
           "standard error.\n"
           "\n"
           "options:\n");
-  el__cli_print_options(f, opts, N_OPTS);
+  el__corrupt_args unused;
+  el_opt t[EL_CORRUPT_N_OPTS];
+  el__corrupt_table(&unused, t);
+  el__cli_print_options(f, t, EL_CORRUPT_N_OPTS);
   fprintf(f, "\nerror types and their default shares:\n");
   for (int k = 0; k < EL__LF_COUNT; k++)
     fprintf(f, "  %-13s %4.1f%%%s", el__lfam_name(k), 100 * el__lfam_weight(k),
@@ -103,23 +107,23 @@ static void report(const totals *t) {
 }
 
 /* Corrupts every line of f to stdout. */
-static int run(FILE *f, const el__learner *l, int family, totals *t, el_error *err) {
+static int run(const el__corrupt_args *a, FILE *f, const el__learner *l, int family, totals *t, el_error *err) {
   splitter sp;
   el__learner_out o;
   memset(&sp, 0, sizeof sp);
   memset(&o, 0, sizeof o);
   int rc = EL_OK, bad;
-  uint64_t rng = (uint64_t)a_seed;
+  uint64_t rng = (uint64_t)a->seed;
   char *line = NULL;
   size_t lcap = 0;
   ssize_t len;
-  while (rc == EL_OK && (a_max == 0 || t->sentences < a_max) && (len = getline(&line, &lcap, f)) > 0) {
+  while (rc == EL_OK && (a->max == 0 || t->sentences < a->max) && (len = getline(&line, &lcap, f)) > 0) {
     if ((rc = split_line(&sp, line, (size_t)len, &bad, err))) break;
     t->bad_utf8 += bad;
     if (!sp.w.n) continue;
     double t0 = el__mono_s();
     rc = family >= 0 ? el__learner_corrupt_family(l, sp.words, sp.w.n, family, &rng, &o, err)
-                     : el__learner_corrupt(l, sp.words, sp.w.n, a_rate, &rng, &o, err);
+                     : el__learner_corrupt(l, sp.words, sp.w.n, a->rate, &rng, &o, err);
     t->seconds += el__mono_s() - t0;
     if (rc) break;
     print_sentence(&o);
@@ -136,35 +140,43 @@ static int run(FILE *f, const el__learner *l, int family, totals *t, el_error *e
   return rc;
 }
 
+int el__corrupt_parse(int argc, char **argv, el__corrupt_args *a) {
+  el__corrupt_args_init(a);
+  el_opt t[EL_CORRUPT_N_OPTS];
+  el__corrupt_table(a, t);
+  return el__cli_parse(PROG, t, EL_CORRUPT_N_OPTS, argc, argv, usage);
+}
+
 int el__cmd_corrupt(int argc, char **argv) {
-  a_input = a_family = a_wordnet = a_mix = NULL;
-  a_rate = 0.12;
-  a_seed = 1;
-  a_max = 0;
-  int rc = el__cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
+  el__corrupt_args a;
+  int rc = el__corrupt_parse(argc, argv, &a);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
-  if (!a_input) {
+  return el__corrupt_run(&a);
+}
+
+int el__corrupt_run(const el__corrupt_args *a) {
+  if (!a->input) {
     fprintf(stderr, PROG ": --input is required (see --help)\n");
     return 2;
   }
-  int family = a_family ? el__lfam_by_name(a_family) : -1;
-  if (a_family && family < 0) {
-    fprintf(stderr, PROG ": unknown error type '%s' (see --help for the list)\n", a_family);
+  int family = a->family ? el__lfam_by_name(a->family) : -1;
+  if (a->family && family < 0) {
+    fprintf(stderr, PROG ": unknown error type '%s' (see --help for the list)\n", a->family);
     return 2;
   }
-  FILE *f = strcmp(a_input, "-") ? fopen(a_input, "r") : stdin;
+  FILE *f = strcmp(a->input, "-") ? fopen(a->input, "r") : stdin;
   if (!f) {
-    fprintf(stderr, PROG ": cannot open %s\n", a_input);
+    fprintf(stderr, PROG ": cannot open %s\n", a->input);
     return 1;
   }
   el_error err = {0};
   el__learner *l = NULL;
   totals t;
   memset(&t, 0, sizeof t);
-  rc = el__learner_load(a_wordnet, &l, &err);
-  if (!rc && a_mix) rc = el__learner_apply_mix(l, a_mix, &err);
-  if (!rc) rc = run(f, l, family, &t, &err);
-  if (!rc && ferror(f)) rc = el_error_set(&err, EL_EIO, "read error in %s", a_input);
+  int rc = el__learner_load(a->wordnet, &l, &err);
+  if (!rc && a->mix) rc = el__learner_apply_mix(l, a->mix, &err);
+  if (!rc) rc = run(a, f, l, family, &t, &err);
+  if (!rc && ferror(f)) rc = el_error_set(&err, EL_EIO, "read error in %s", a->input);
   if (f != stdin) fclose(f);
   el__learner_free(l);
   if (fflush(stdout) && !rc) rc = el_error_set(&err, EL_EIO, "cannot write the output");

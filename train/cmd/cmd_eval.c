@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "el_cli.h"
+#include "cmd_eval_m2.h"
 #include "commands.h"
 #include "finetune_run.h"
 
@@ -18,9 +19,13 @@ static int g_nopts;
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: " PROG " --task TASK --data FILE --model DIR [--out FILE] [options]\n\n"
+          "usage: " PROG " --task TASK --data FILE --model DIR [--out FILE] [options]\n"
+          "       " PROG " --task ged --m2 FILE [--out FILE] [options]\n\n"
           "Prints metrics JSON: MCC/accuracy/F1 (classification), Pearson/Spearman (stsb),\n"
           "token precision/recall/F0.5 of the error class (ged), EM/F1 (squad, squad2).\n"
+          "--m2: corrections scored as GEC is (M2/ERRANT convention: minimal token edits,\n"
+          "exact match against annotator 0), P/R/F0.5 and recall per ERRANT type, for\n"
+          "hunspell's first suggestions (en_GB + en_US); --out writes them as JSON.\n"
           "TASK: %s\n\noptions:\n",
           el__task_names());
   el__cli_print_options(f, g_opts, g_nopts);
@@ -43,7 +48,7 @@ static float ged_threshold(const el_config *c, double given) {
 
 /* The command line's values. */
 typedef struct eval_args {
-  const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype;
+  const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype, *m2, *dict_dir;
   long batch, max_len, stride, max_query, threads, max_ex;
   double threshold;
 } eval_args;
@@ -147,6 +152,16 @@ out:
   return status;
 }
 
+/* --m2: corrections against an M2 file (cmd_eval_m2.c). */
+static int eval_m2(const eval_args *a) {
+  if (!a->task || strcmp(a->task, "ged") || a->data) {
+    fprintf(stderr, PROG ": --m2 goes with --task ged and without --data (see --help)\n");
+    return 2;
+  }
+  el__eval_m2_args m = {a->m2, a->outp, a->dict_dir, a->max_ex};
+  return el__eval_m2(&m);
+}
+
 int el__cmd_eval(int argc, char **argv) {
   eval_args a = {.batch = 32, .max_len = 128, .stride = 128, .max_query = 64, .threshold = -1,
                  .dtype = "fp32"};
@@ -154,7 +169,11 @@ int el__cmd_eval(int argc, char **argv) {
       {"--task", EL_OPT_STR, &a.task, 0, 0, "TASK", "task; required", 0},
       {"--data", EL_OPT_STR, &a.data, 0, 0, "FILE", "labelled file to score; required", 0},
       {"--model", EL_OPT_STR, &a.model, 0, 0, "DIR", "fine-tuned checkpoint directory; required", 0},
-      {"--out", EL_OPT_STR, &a.outp, 0, 0, "FILE", "write predictions here", 0},
+      {"--out", EL_OPT_STR, &a.outp, 0, 0, "FILE", "write predictions here (--m2: the scores, JSON)", 0},
+      {"--m2", EL_OPT_STR, &a.m2, 0, 0, "FILE",
+       "ged: score corrections against this M2 file's edits instead (no --data)", 0},
+      {"--dict-dir", EL_OPT_STR, &a.dict_dir, 0, 0, "DIR",
+       "--m2: hunspell's en_GB/en_US dictionaries (/usr/share/hunspell)", 0},
       {"--batch-size", EL_OPT_INT, &a.batch, 1, 4096, "N", "sequences per forward (32)", 0},
       {"--max-seq-len", EL_OPT_INT, &a.max_len, 8, 4096, "N", "tokens per sequence (128; 384 squad)", 0},
       {"--doc-stride", EL_OPT_INT, &a.stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
@@ -163,7 +182,7 @@ int el__cmd_eval(int argc, char **argv) {
       {"--dtype", EL_OPT_STR, &a.dtype, 0, 0, "fp32|int8",
        "dense-layer arithmetic, as electra-server --dtype (fp32): see the metric an int8\n"
        "      server would give (needs a build with oneDNN)", 0},
-      {"--max-examples", EL_OPT_INT, &a.max_ex, 0, 1e9, "N", "score the first N only (all)", 0},
+      {"--max-examples", EL_OPT_INT, &a.max_ex, 0, 1e9, "N", "score the first N only (all; --m2: sentences)", 0},
       {"--threshold", EL_OPT_FLOAT, &a.threshold, 0, 1, "X",
        "ged: flag words with P(error) >= X (the model's score_threshold, else 0.5, as /score)", 0},
       {"--correct-label", EL_OPT_STR, &a.correct, 0, 0, "LABEL",
@@ -177,6 +196,7 @@ int el__cmd_eval(int argc, char **argv) {
   g_nopts = (int)(sizeof opts / sizeof opts[0]);
   int rc = el__cli_parse(PROG, opts, g_nopts, argc, argv, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+  if (a.m2) return eval_m2(&a);
   const char *miss = !a.task ? "--task" : !a.data ? "--data" : !a.model ? "--model" : NULL;
   if (miss) {
     fprintf(stderr, PROG ": %s is required (see --help)\n", miss);

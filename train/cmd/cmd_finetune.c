@@ -20,9 +20,6 @@
 
 #define PROG "electra-train finetune"
 
-static el_opt *g_opts;
-static int g_nopts;
-
 static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " --task TASK --train FILE --dev FILE --init DIR --out DIR [options]\n"
@@ -38,7 +35,10 @@ static void usage(FILE *f) {
           "       which /score applies when a request gives none\n"
           "  squad, squad2: SQuAD JSON (-> ElectraForQuestionAnswering)\n\noptions:\n",
           el__task_names());
-  el__cli_print_options(f, g_opts, g_nopts);
+  el__ft_args unused;
+  el_opt t[EL_FT_N_OPTS];
+  el__ft_table(&unused, t);
+  el__cli_print_options(f, t, EL_FT_N_OPTS);
   fprintf(f,
           "\nData parallelism: under mpirun -np N (or srun), when built with MPI (make MPI=1),\n"
           "each rank computes batch/N sequences of every batch (--accumulate splits them\n"
@@ -84,22 +84,9 @@ static int parse_labels(const char *arg, char **buf, char **v, int max, int *n) 
   return 0;
 }
 
-/* The command line's values, before they become el__ft_opts. */
-typedef struct ft_args {
-  const char *task, *train, *dev, *init, *out, *tcol, *pcol, *lcol, *labels, *rule;
-  long epochs, batch, max_len, seed, stride, max_query, threads, max_train, max_dev, log_every;
-  long accumulate;
-  double lr, decay, warmup, wd, time_limit;
-  int random_init;
-  el_strlist synth;
-  long synth_n, synth_dev;
-  double synth_rate, synth_coverage, synth_word_share, synth_third, synth_pairs;
-  const char *synth_mix;
-} ft_args;
-
 /* The required options, the task and the options that go with it. Prints
  * the error and returns 1 when they do not make a run. */
-static int check_args(const ft_args *a, const el__task **task, int *rule_id) {
+static int check_args(const el__ft_args *a, const el__task **task, int *rule_id) {
   const char *miss = !a->task                     ? "--task"
                      : !a->train && !a->synth.n ? "--train"
                      : !a->dev && !a->synth.n   ? "--dev"
@@ -142,7 +129,7 @@ static int check_args(const ft_args *a, const el__task **task, int *rule_id) {
 
 /* The run's options: the command line's, the task's defaults for what it
  * did not give. */
-static void fill_opts(el__ft_opts *o, const ft_args *a, const el__task *t, int rule_id,
+static void fill_opts(el__ft_opts *o, const el__ft_args *a, const el__task *t, int rule_id,
                       char **labels, int n_labels) {
   memset(o, 0, sizeof *o);
   o->ged_rule = (el_score_rule)rule_id;
@@ -157,9 +144,8 @@ static void fill_opts(el__ft_opts *o, const ft_args *a, const el__task *t, int r
   o->cols = (el__tsv_columns){a->tcol, a->pcol, a->lcol};
   o->labels = n_labels ? labels : NULL;
   o->n_labels = n_labels;
-  o->epochs = el__cli_find(g_opts, g_nopts, "--epochs")->seen ? a->epochs : t->epochs;
-  o->max_seq_len = el__cli_find(g_opts, g_nopts, "--max-seq-len")->seen ? a->max_len
-                                                                         : t->max_seq_len;
+  o->epochs = a->epochs ? a->epochs : t->epochs;
+  o->max_seq_len = a->max_len ? a->max_len : t->max_seq_len;
   o->batch = a->batch;
   o->seed = a->seed;
   o->doc_stride = a->stride;
@@ -169,8 +155,8 @@ static void fill_opts(el__ft_opts *o, const ft_args *a, const el__task *t, int r
   o->max_dev = a->max_dev;
   o->log_every = a->log_every;
   o->accumulate = a->accumulate;
-  o->lr = a->lr;
-  o->layer_decay = a->decay;
+  o->lr = a->lr ? a->lr : 3e-4; /* width_defaults() decides when it can read the config */
+  o->layer_decay = a->decay ? a->decay : 0.8;
   o->warmup = a->warmup;
   o->weight_decay = a->wd;
   o->random_init = a->random_init;
@@ -180,13 +166,11 @@ static void fill_opts(el__ft_opts *o, const ft_args *a, const el__task *t, int r
 /* Width-dependent defaults (the file's comment) need the encoder's config:
  * read it cheaply when --lr, --layer-decay or --max-seq-len is not given.
  * A load failure is reported by the run itself. */
-static void width_defaults(el__ft_opts *o, const char *init) {
-  int lr_given = el__cli_find(g_opts, g_nopts, "--lr")->seen;
-  int decay_given = el__cli_find(g_opts, g_nopts, "--layer-decay")->seen;
-  int len_given = el__cli_find(g_opts, g_nopts, "--max-seq-len")->seen;
+static void width_defaults(el__ft_opts *o, const el__ft_args *a) {
+  const int lr_given = a->lr > 0, decay_given = a->decay > 0, len_given = a->max_len > 0;
   if (lr_given && decay_given && len_given) return;
   char dir[4096];
-  el__ft_resolve_model_dir(init, dir, sizeof dir);
+  el__ft_resolve_model_dir(a->init, dir, sizeof dir);
   el_config c;
   el_error e = {0};
   if (el__config_load(dir, &c, &e) != 0) return; /* config.json alone: no weights read */
@@ -203,7 +187,7 @@ static void width_defaults(el__ft_opts *o, const char *init) {
 
 /* The run on this rank (dist.h): the batch split checked, the other ranks'
  * log discarded (rank 0's says it all), a failure on one rank ends all. */
-static int run_ranks(const el__ft_opts *o) {
+static int run_ranks(const el__ft_opts *o, el__ft_result *res) {
   el_error err = {0};
   if (el__dist_init(&err)) {
     fprintf(stderr, PROG ": %s\n", err.msg);
@@ -224,7 +208,7 @@ static int run_ranks(const el__ft_opts *o) {
     if (!rank && parts > 1)
       fprintf(stderr, "finetune: data parallel: %d rank(s) x %ld accumulation step(s) x %ld sequences\n",
               ranks, o->accumulate, o->batch / parts);
-    if (el__ft_run(o, quiet ? quiet : stderr, &err)) {
+    if (el__ft_run(o, quiet ? quiet : stderr, res, &err)) {
       if (ranks > 1) {
         fprintf(stderr, PROG " (rank %d of %d): %s; stopping every rank\n", rank, ranks, err.msg);
         el__dist_abort(1);
@@ -241,9 +225,8 @@ static int run_ranks(const el__ft_opts *o) {
 /* The option table, on the struct being filled (el_opt destinations are
  * pointers). Long because it is the table: one entry per option, read as
  * data (--help prints it in this order). */
-enum { N_FT_OPTS = 36 };
-static void build_table(ft_args *a, el_opt *t) {
-  const el_opt d[N_FT_OPTS] = {
+void el__ft_table(el__ft_args *a, el_opt t[EL_FT_N_OPTS]) {
+  const el_opt d[EL_FT_N_OPTS] = {
       {"--task", EL_OPT_STR, &a->task, 0, 0, "TASK", "task (see above); required", 0},
       {"--train", EL_OPT_STR, &a->train, 0, 0, "FILE", "training file; required", 0},
       {"--dev", EL_OPT_STR, &a->dev, 0, 0, "FILE", "dev file, evaluated after each epoch; required", 0},
@@ -310,30 +293,42 @@ static void build_table(ft_args *a, el_opt *t) {
   memcpy(t, d, sizeof d);
 }
 
-/* The command: parse, check, fill the run's options, run. */
-int el__cmd_finetune(int argc, char **argv) {
-  ft_args a = {.epochs = 3, .batch = 32, .accumulate = 1, .max_len = 128, .stride = 128, .max_query = 64,
-               .log_every = 50, .lr = 3e-4, .decay = 0.8, .warmup = 0.1, .wd = 0.01,
-               .rule = "max", .synth_n = 200000, .synth_dev = 5000, .synth_rate = 0.12,
-               .synth_third = EL__SYNTH_THIRD_PERSON, .synth_pairs = EL__SYNTH_AGREEMENT_PAIRS};
-  el_opt opts[N_FT_OPTS];
-  build_table(&a, opts);
-  g_opts = opts;
-  g_nopts = N_FT_OPTS;
-  int rc = el__cli_parse(PROG, opts, g_nopts, argc, argv, usage);
-  if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+void el__ft_args_init(el__ft_args *a) {
+  *a = (el__ft_args){.batch = 32, .accumulate = 1, .stride = 128, .max_query = 64, .log_every = 50,
+                     .warmup = 0.1, .wd = 0.01, .rule = "max", .synth_n = 200000, .synth_dev = 5000,
+                     .synth_rate = 0.12, .synth_third = EL__SYNTH_THIRD_PERSON,
+                     .synth_pairs = EL__SYNTH_AGREEMENT_PAIRS};
+}
+
+int el__finetune_parse(int argc, char **argv, el__ft_args *a) {
+  el__ft_args_init(a);
+  el_opt t[EL_FT_N_OPTS];
+  el__ft_table(a, t);
+  return el__cli_parse(PROG, t, EL_FT_N_OPTS, argc, argv, usage);
+}
+
+/* Check, fill the run's options, run. */
+int el__finetune_run(const el__ft_args *a, el__ft_result *res) {
   const el__task *t = NULL;
   int rule_id = 0, n_labels = 0;
   char *label_buf = NULL, *label_v[256];
-  if (check_args(&a, &t, &rule_id) ||
-      (a.labels && parse_labels(a.labels, &label_buf, label_v, 256, &n_labels))) {
+  if (check_args(a, &t, &rule_id) ||
+      (a->labels && parse_labels(a->labels, &label_buf, label_v, 256, &n_labels))) {
     free(label_buf);
     return 2;
   }
   el__ft_opts o;
-  fill_opts(&o, &a, t, rule_id, label_v, n_labels);
-  width_defaults(&o, a.init);
-  rc = run_ranks(&o);
+  fill_opts(&o, a, t, rule_id, label_v, n_labels);
+  width_defaults(&o, a);
+  int rc = run_ranks(&o, res);
   free(label_buf);
   return rc;
+}
+
+int el__cmd_finetune(int argc, char **argv) {
+  el__ft_args a;
+  int rc = el__finetune_parse(argc, argv, &a);
+  if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+  el__ft_result res;
+  return el__finetune_run(&a, &res);
 }

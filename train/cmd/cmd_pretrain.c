@@ -9,58 +9,19 @@
 #include "commands.h"
 #include "dist.h"
 #include "learner_ids.h"
+#include "pretrain_cli.h"
 #include "pretrain_run.h"
 #include "schedule.h"
 
 #define PROG "electra-train pretrain"
 
-/* Raw values as given on the command line. */
-static el_strlist a_inputs;
-static const char *a_vocab, *a_out, *a_cache, *a_preset, *a_objective, *a_bias_init, *a_disc_special;
-static const char *a_position; /* --position-embedding absolute|relative_key */
-static long a_accumulate;
-static long a_max_steps, a_batch, a_seq_len, a_warmup, a_seed, a_save_every, a_threads,
-    a_log_every, a_val_every, a_val_examples;
-static double a_time_limit, a_lr, a_wd, a_gen_size, a_disc_weight, a_mask_prob, a_val_fraction;
-static int a_resume, a_tie_generator;
-static const char *a_corruption; /* --corruption none|learner[:RATE] */
-static double a_corruption_rate;
-
-static el_opt opts[] = {
-    {"--input", EL_OPT_STRS, &a_inputs, 0, 0, "PATH...", "text files: one sentence or paragraph per line, a blank line between documents", 0},
-    {"--vocab", EL_OPT_STR, &a_vocab, 0, 0, "vocab.txt", "WordPiece vocabulary (electra-train vocab); must hold [PAD] [UNK] [CLS] [SEP] [MASK]", 0},
-    {"--out", EL_OPT_STR, &a_out, 0, 0, "RUN", "run directory (checkpoints, state, metrics.jsonl, loss.svg)", 0},
-    {"--preset", EL_OPT_CHOICE, &a_preset, 0, 0, "tiny|small|base|large", "model size (tiny: hidden 128, 4 layers, 2 heads, FFN 512, embedding 128)", 0},
-    {"--objective", EL_OPT_CHOICE, &a_objective, 0, 0, "electra|mlm", "replaced-token detection (default) or the BERT MLM baseline", 0},
-    {"--max-steps", EL_OPT_INT, &a_max_steps, 1, 1e12, "N", "optimizer steps; the LR decays linearly to 0 at N (tiny 10000, small 1M, base 766k, large 400k); with --time-limit an upper bound of the plan (none unless given)", 0},
-    {"--time-limit", EL_OPT_DURATION, &a_time_limit, 0, 1e9, "T", "plan the LR schedule to end after T of training in this session, then save: 90s, 10m, 2h, 1h30m (see below)", 0},
-    {"--batch-size", EL_OPT_INT, &a_batch, 1, 65536, "N", "sequences per step, the global batch of all ranks and accumulation steps (tiny 32, small 128, base 256, large 2048)", 0},
-    {"--accumulate", EL_OPT_INT, &a_accumulate, 1, 65536, "N", "gradient accumulation: each rank computes its share of the batch in N micro-batches before the one optimizer step (memory of batch/(ranks x N) sequences; same result up to float rounding) (1)", 0},
-    {"--seq-len", EL_OPT_INT, &a_seq_len, 8, 4096, "N", "tokens per sequence incl. [CLS]/[SEP] (tiny/small 128, base/large 512)", 0},
-    {"--lr", EL_OPT_FLOAT, &a_lr, 1e-9, 1, "X", "peak learning rate (tiny/small 5e-4, base/large 2e-4)", 0},
-    {"--warmup-steps", EL_OPT_INT, &a_warmup, 0, 1e12, "N", "linear warmup steps (10000; tiny 1000; at most a tenth of max-steps, or of the planned steps with --time-limit, unless given)", 0},
-    {"--weight-decay", EL_OPT_FLOAT, &a_wd, 0, 1, "X", "AdamW decoupled weight decay, not on LayerNorm/bias (0.01)", 0},
-    {"--generator-size", EL_OPT_FLOAT, &a_gen_size, 0.01, 4, "X", "generator hidden/FFN/heads multiplier (0.25; base 1/3)", 0},
-    {"--bias-init", EL_OPT_CHOICE, &a_bias_init, 0, 0, "prior|zero", "output biases at their priors: log unigram frequencies (MLM), log-odds of --mask-prob (discriminator); zero = Google's 0 (prior)", 0},
-    {"--position-embedding", EL_OPT_CHOICE, &a_position, 0, 0, "absolute|relative_key", "absolute: learned position embeddings (the paper's, default); relative_key: none, each layer's attention learns a score per distance between tokens (HF position_embedding_type), so what is learnt at one place of a sentence holds at every place", 0},
-    {"--tie-generator", EL_OPT_FLAG, &a_tie_generator, 0, 0, NULL, "the generator shares the discriminator's whole encoder (GR untied_generator=False, the paper's \"all tied\"; implies --generator-size 1)", 0},
-    {"--disc-special", EL_OPT_CHOICE, &a_disc_special, 0, 0, "include|exclude", "[CLS]/[SEP] in the discriminator loss (GR and default: include); exclude gives them weight 0", 0},
-    {"--corruption", EL_OPT_STR, &a_corruption, 0, 0, "none|learner[:RATE]", "learner (ESL) errors added before masking, RATE errors per word (learner: 0.1); their tokens are labelled replaced (none)", 0},
-    {"--disc-weight", EL_OPT_FLOAT, &a_disc_weight, 0, 1e6, "X", "weight of the discriminator loss (50)", 0},
-    {"--mask-prob", EL_OPT_FLOAT, &a_mask_prob, 0.001, 0.9, "X", "fraction of tokens masked (0.15; large 0.25)", 0},
-    {"--seed", EL_OPT_INT, &a_seed, 0, 9007199254740992.0, "N", "random seed: init, data order, masking, dropout, samples (1)", 0},
-    {"--save-every", EL_OPT_INT, &a_save_every, 0, 1e12, "N", "checkpoint every N steps, 0 = only at the end (1000)", 0},
-    {"--threads", EL_OPT_INT, &a_threads, 0, 1024, "N", "threads, 0 = the CPUs available (0)", 0},
-    {"--resume", EL_OPT_FLAG, &a_resume, 0, 0, NULL, "continue the run saved in --out exactly where it stopped", 0},
-    {"--log-every", EL_OPT_INT, &a_log_every, 1, 1e12, "N", "a metrics.jsonl row (and a log line) every N steps (10)", 0},
-    {"--val-every", EL_OPT_INT, &a_val_every, 0, 1e12, "N", "validate on the held-out slice every N steps, 0 = only at the end (500)", 0},
-    {"--val-fraction", EL_OPT_FLOAT, &a_val_fraction, 0, 0.5, "X", "fraction of examples held out for validation (0.01)", 0},
-    {"--val-examples", EL_OPT_INT, &a_val_examples, 0, 1e9, "N", "at most N held-out examples (512)", 0},
-    {"--cache", EL_OPT_STR, &a_cache, 0, 0, "PATH", "token cache file, reused when it matches (RUN/cache/tokens.bin)", 0},
-};
-#define N_OPTS ((int)(sizeof opts / sizeof opts[0]))
-
-const el_opt *el__pt_cli_option(const char *name) { return el__cli_find(opts, N_OPTS, name); }
+/* --help's option listing: the table's text, not its destinations. */
+static void print_options(FILE *f) {
+  el__pt_args unused;
+  el_opt t[EL_PT_N_OPTS];
+  el__pt_cli_table(&unused, t);
+  el__cli_print_options(f, t, EL_PT_N_OPTS);
+}
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -76,7 +37,7 @@ static void usage(FILE *f) {
           "binary cache (RUN/cache/tokens.bin) reused by later runs and resumes.\n"
           "\n"
           "options:\n");
-  el__cli_print_options(f, opts, N_OPTS);
+  print_options(f);
   fprintf(f,
           "\n"
           "Data (ELECTRA's build_pretraining_dataset rules): lines accumulate until a sequence\n"
@@ -138,27 +99,25 @@ static void usage(FILE *f) {
           "be on a filesystem every rank sees (for --resume and the token cache). A failed\n"
           "or killed rank ends all of them. Resuming with the same ranks, --accumulate and\n"
           "--threads is bit-exact; with another split it is equivalent (same data, draws\n"
-          "and schedule; float sums in another order). README: multi-node runs.\n");
+          "and schedule; float sums in another order). Multi-node runs: docs/TRAINING.md.\n");
 }
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }
 
-static int set_inputs(el__pt_opts *o) {
+static int set_inputs(el__pt_opts *o, const el_strlist *in) {
   for (int i = 0; i < o->n_inputs; i++) free(o->inputs[i]);
   free(o->inputs);
   o->n_inputs = 0;
-  o->inputs = calloc((size_t)a_inputs.n, sizeof *o->inputs);
+  o->inputs = calloc((size_t)in->n, sizeof *o->inputs);
   if (!o->inputs) return -1;
-  for (int i = 0; i < a_inputs.n; i++)
-    if (!(o->inputs[o->n_inputs++] = strdup(a_inputs.v[i]))) return -1;
+  for (int i = 0; i < in->n; i++)
+    if (!(o->inputs[o->n_inputs++] = strdup(in->v[i]))) return -1;
   return 0;
 }
 
-static int seen(const char *name) { return el__cli_find(opts, N_OPTS, name)->seen; }
-
-/* A resumed run: the option must match the saved value. */
+/* A resumed run: a number given (>= 0, el__pt_args) must match the saved value. */
 static int same_num(const char *name, double given, double saved) {
-  if (!seen(name) || given == saved) return 0;
+  if (given < 0 || given == saved) return 0;
   fprintf(stderr,
           PROG ": %s %g differs from the run's saved value %g; a resumed run keeps its "
           "settings (start a new --out to change it)\n",
@@ -167,247 +126,249 @@ static int same_num(const char *name, double given, double saved) {
 }
 
 /* A resumed run keeps its settings: 1 (after saying which) when the command
- * line gives another value for one of them. */
-static int settings_differ(const el__pt_opts *o) {
-  if (a_preset && strcmp(a_preset, o->preset)) {
-    fprintf(stderr, PROG ": --preset %s differs from the run's preset %s\n", a_preset, o->preset);
+ * line gives another value for one of them. rate: --corruption's. */
+static int settings_differ(const el__pt_args *a, double rate, const el__pt_opts *o) {
+  if (a->preset && strcmp(a->preset, o->preset)) {
+    fprintf(stderr, PROG ": --preset %s differs from the run's preset %s\n", a->preset, o->preset);
     return 1;
   }
-  if (a_objective && (!strcmp(a_objective, "mlm")) != o->mlm) {
-    fprintf(stderr, PROG ": --objective %s differs from the run's objective %s\n", a_objective,
+  if (a->objective && (!strcmp(a->objective, "mlm")) != o->mlm) {
+    fprintf(stderr, PROG ": --objective %s differs from the run's objective %s\n", a->objective,
             o->mlm ? "mlm" : "electra");
     return 1;
   }
-  if (a_disc_special && (!strcmp(a_disc_special, "exclude")) != o->disc_skip_special) {
-    fprintf(stderr, PROG ": --disc-special %s differs from the run's %s\n", a_disc_special,
+  if (a->disc_special && (!strcmp(a->disc_special, "exclude")) != o->disc_skip_special) {
+    fprintf(stderr, PROG ": --disc-special %s differs from the run's %s\n", a->disc_special,
             o->disc_skip_special ? "exclude" : "include");
     return 1;
   }
-  if (a_bias_init && (!strcmp(a_bias_init, "zero")) != o->bias_init_zero) {
-    fprintf(stderr, PROG ": --bias-init %s differs from the run's %s\n", a_bias_init,
+  if (a->bias_init && (!strcmp(a->bias_init, "zero")) != o->bias_init_zero) {
+    fprintf(stderr, PROG ": --bias-init %s differs from the run's %s\n", a->bias_init,
             o->bias_init_zero ? "zero" : "prior");
     return 1;
   }
-  if (a_corruption && a_corruption_rate != o->corruption_rate) {
-    fprintf(stderr, PROG ": --corruption %s differs from the run's (rate %g)\n", a_corruption,
+  if (a->corruption && rate != o->corruption_rate) {
+    fprintf(stderr, PROG ": --corruption %s differs from the run's (rate %g)\n", a->corruption,
             o->corruption_rate);
     return 1;
   }
-  if (a_position && (!strcmp(a_position, "relative_key")) != o->relative_positions) {
-    fprintf(stderr, PROG ": --position-embedding %s differs from the run's %s\n", a_position,
+  if (a->position && (!strcmp(a->position, "relative_key")) != o->relative_positions) {
+    fprintf(stderr, PROG ": --position-embedding %s differs from the run's %s\n", a->position,
             o->relative_positions ? "relative_key" : "absolute");
     return 1;
   }
-  if (a_tie_generator && !o->tie_generator) {
+  if (a->tie_generator && !o->tie_generator) {
     fprintf(stderr, PROG ": --tie-generator differs from the run's untied generator\n");
     return 1;
   }
-  return same_num("--batch-size", a_batch, o->batch_size) ||
-      same_num("--seq-len", a_seq_len, o->seq_len) || same_num("--lr", a_lr, o->lr) ||
-      same_num("--warmup-steps", a_warmup, o->warmup_steps) ||
-      same_num("--weight-decay", a_wd, o->weight_decay) ||
-      same_num("--generator-size", a_gen_size, o->gen_size) ||
-      same_num("--disc-weight", a_disc_weight, o->disc_weight) ||
-      same_num("--mask-prob", a_mask_prob, o->mask_prob) || same_num("--seed", a_seed, o->seed) ||
-      same_num("--val-fraction", a_val_fraction, o->val_fraction) ||
-      same_num("--val-examples", a_val_examples, o->val_examples);
+  return same_num("--batch-size", a->batch, o->batch_size) ||
+      same_num("--seq-len", a->seq_len, o->seq_len) || same_num("--lr", a->lr, o->lr) ||
+      same_num("--warmup-steps", a->warmup, o->warmup_steps) ||
+      same_num("--weight-decay", a->wd, o->weight_decay) ||
+      same_num("--generator-size", a->gen_size, o->gen_size) ||
+      same_num("--disc-weight", a->disc_weight, o->disc_weight) ||
+      same_num("--mask-prob", a->mask_prob, o->mask_prob) || same_num("--seed", a->seed, o->seed) ||
+      same_num("--val-fraction", a->val_fraction, o->val_fraction) ||
+      same_num("--val-examples", a->val_examples, o->val_examples);
+}
+
+/* The run-control options a session may change (given: >= 0). */
+static void run_control(const el__pt_args *a, el__pt_opts *o) {
+  if (a->save_every >= 0) o->save_every = a->save_every;
+  if (a->threads >= 0) o->threads = a->threads;
+  if (a->log_every >= 0) o->log_every = a->log_every;
+  if (a->val_every >= 0) o->val_every = a->val_every;
+  if (a->time_limit >= 0) o->time_limit = a->time_limit;
 }
 
 /* What a resumed session may change: the step budget, the time limit, the
  * intervals, threads, the input files, vocabulary and cache paths. */
-static int session_overrides(el__pt_opts *o, const el__state *st) {
-  if (seen("--max-steps") && a_max_steps != o->max_steps) {
+static int session_overrides(const el__pt_args *a, el__pt_opts *o, const el__state *st) {
+  if (a->max_steps >= 0 && a->max_steps != o->max_steps) {
     fprintf(stderr,
             "note: --max-steps %ld replaces %ld: the learning-rate schedule changes from here "
             "on\n",
-            a_max_steps, o->max_steps);
-    o->max_steps = a_max_steps;
+            a->max_steps, o->max_steps);
+    o->max_steps = a->max_steps;
   }
-  if (seen("--time-limit")) o->time_limit = a_time_limit;
+  run_control(a, o);
   if (o->time_limit <= 0 && o->max_steps >= EL__STEPS_UNBOUNDED) {
     fprintf(stderr,
             PROG ": %s was planned by --time-limit alone (no --max-steps): give --time-limit "
             "or --max-steps to continue it\n",
-            a_out);
+            a->out);
     return 1;
   }
-  if (seen("--save-every")) o->save_every = a_save_every;
-  if (seen("--threads")) o->threads = a_threads;
-  if (seen("--log-every")) o->log_every = a_log_every;
-  if (seen("--val-every")) o->val_every = a_val_every;
-  if (a_inputs.n && set_inputs(o)) return 1;
-  if (a_vocab) {
+  if (a->inputs.n && set_inputs(o, &a->inputs)) return 1;
+  if (a->vocab) {
     free(o->vocab);
-    o->vocab = strdup(a_vocab);
+    o->vocab = strdup(a->vocab);
   }
-  if (a_cache) {
+  if (a->cache) {
     free(o->cache);
-    o->cache = strdup(a_cache);
+    o->cache = strdup(a->cache);
   }
   free(o->out);
-  o->out = strdup(a_out);
+  o->out = strdup(a->out);
   if (st->step >= o->max_steps) {
     fprintf(stderr,
             PROG ": %s already reached step %lld of --max-steps %ld; give a larger --max-steps "
             "to train further\n",
-            a_out, (long long)st->step, o->max_steps);
+            a->out, (long long)st->step, o->max_steps);
     return 1;
   }
   return 0;
 }
 
-static int resume_settings(el__pt_opts *o, el__state *st) {
+static int resume_settings(const el__pt_args *a, double rate, el__pt_opts *o, el__state *st) {
   el_error err = {0};
   char dir[4200];
-  snprintf(dir, sizeof dir, "%s/state", a_out);
+  snprintf(dir, sizeof dir, "%s/state", a->out);
   if (el__state_peek(dir, st, &err)) {
-    fprintf(stderr, PROG ": cannot resume %s: %s\n", a_out, err.msg);
+    fprintf(stderr, PROG ": cannot resume %s: %s\n", a->out, err.msg);
     return 1;
   }
   char file[4300];
   snprintf(file, sizeof file, "%s/state.bin", dir);
   if (el__pt_opts_from_json(st->settings_json, o, file, &err)) {
-    fprintf(stderr, PROG ": cannot resume %s: %s\n", a_out, err.msg);
+    fprintf(stderr, PROG ": cannot resume %s: %s\n", a->out, err.msg);
     return 1;
   }
-  if (settings_differ(o)) return 1;
-  return session_overrides(o, st);
+  if (settings_differ(a, rate, o)) return 1;
+  return session_overrides(a, o, st);
 }
 
-static int new_settings(el__pt_opts *o) {
-  const el__preset *p = el__preset_find(a_preset ? a_preset : "tiny");
-  el__pt_opts_defaults(o, p);
-  o->mlm = a_objective && !strcmp(a_objective, "mlm");
-  o->bias_init_zero = a_bias_init && !strcmp(a_bias_init, "zero");
-  o->disc_skip_special = a_disc_special && !strcmp(a_disc_special, "exclude");
-  o->relative_positions = a_position && !strcmp(a_position, "relative_key");
-  o->corruption_rate = a_corruption_rate;
-  if (seen("--max-steps")) o->max_steps = a_max_steps;
-  else if (a_time_limit > 0) o->max_steps = EL__STEPS_UNBOUNDED; /* the time decides */
-  if (seen("--batch-size")) o->batch_size = a_batch;
-  if (seen("--seq-len")) o->seq_len = a_seq_len;
-  if (seen("--lr")) o->lr = a_lr;
-  o->warmup_auto = !seen("--warmup-steps");
-  if (seen("--warmup-steps")) o->warmup_steps = a_warmup;
+/* The model and optimisation options given (>= 0) over the preset's. */
+static void model_options(const el__pt_args *a, el__pt_opts *o) {
+  if (a->max_steps >= 0) o->max_steps = a->max_steps;
+  else if (a->time_limit > 0) o->max_steps = EL__STEPS_UNBOUNDED; /* the time decides */
+  if (a->batch >= 0) o->batch_size = a->batch;
+  if (a->seq_len >= 0) o->seq_len = a->seq_len;
+  if (a->lr >= 0) o->lr = a->lr;
+  o->warmup_auto = a->warmup < 0;
+  if (a->warmup >= 0) o->warmup_steps = a->warmup;
   else if (o->warmup_steps > o->max_steps / 10) o->warmup_steps = o->max_steps / 10;
-  if (seen("--weight-decay")) o->weight_decay = a_wd;
-  if (seen("--generator-size")) o->gen_size = a_gen_size;
-  o->tie_generator = a_tie_generator && !o->mlm;
+  if (a->wd >= 0) o->weight_decay = a->wd;
+  if (a->gen_size >= 0) o->gen_size = a->gen_size;
+  if (a->disc_weight >= 0) o->disc_weight = a->disc_weight;
+  if (a->mask_prob >= 0) o->mask_prob = a->mask_prob;
+  if (a->seed >= 0) o->seed = a->seed;
+  if (a->val_fraction >= 0) o->val_fraction = a->val_fraction;
+  if (a->val_examples >= 0) o->val_examples = a->val_examples;
+}
+
+/* A new run's settings: the preset's, with what a gives. Returns 1 after
+ * saying why when they do not make a run, -1 when out of memory. */
+static int new_settings(const el__pt_args *a, double rate, el__pt_opts *o) {
+  el__pt_opts_defaults(o, el__preset_find(a->preset ? a->preset : "tiny"));
+  o->mlm = a->objective && !strcmp(a->objective, "mlm");
+  o->bias_init_zero = a->bias_init && !strcmp(a->bias_init, "zero");
+  o->disc_skip_special = a->disc_special && !strcmp(a->disc_special, "exclude");
+  o->relative_positions = a->position && !strcmp(a->position, "relative_key");
+  o->corruption_rate = rate;
+  model_options(a, o);
+  o->tie_generator = a->tie_generator && !o->mlm;
   if (o->tie_generator) {
-    if (seen("--generator-size") && a_gen_size != 1.0) {
+    if (a->gen_size >= 0 && a->gen_size != 1.0) {
       fprintf(stderr, PROG ": --tie-generator shares the whole encoder, so the generator has the "
-                      "discriminator's size: drop --generator-size %g (or give 1)\n", a_gen_size);
+                      "discriminator's size: drop --generator-size %g (or give 1)\n", a->gen_size);
       return 1;
     }
     o->gen_size = 1.0;
   }
-  if (seen("--disc-weight")) o->disc_weight = a_disc_weight;
-  if (seen("--mask-prob")) o->mask_prob = a_mask_prob;
-  if (seen("--seed")) o->seed = a_seed;
-  if (seen("--save-every")) o->save_every = a_save_every;
-  if (seen("--threads")) o->threads = a_threads;
-  if (seen("--log-every")) o->log_every = a_log_every;
-  if (seen("--val-every")) o->val_every = a_val_every;
-  if (seen("--val-fraction")) o->val_fraction = a_val_fraction;
-  if (seen("--val-examples")) o->val_examples = a_val_examples;
-  if (seen("--time-limit")) o->time_limit = a_time_limit;
-  if (set_inputs(o)) return 1;
-  o->vocab = dup_or_null(a_vocab);
-  o->out = dup_or_null(a_out);
-  o->cache = dup_or_null(a_cache);
-  if (o->mlm && seen("--generator-size"))
+  run_control(a, o);
+  if (set_inputs(o, &a->inputs)) return -1;
+  o->vocab = dup_or_null(a->vocab);
+  o->out = dup_or_null(a->out);
+  o->cache = dup_or_null(a->cache);
+  if (o->mlm && a->gen_size >= 0)
     fprintf(stderr, "note: --generator-size has no effect with --objective mlm\n");
-  if (o->mlm && a_tie_generator)
+  if (o->mlm && a->tie_generator)
     fprintf(stderr, "note: --tie-generator has no effect with --objective mlm\n");
   return 0;
 }
 
-/* The option variables are file-scope (the table points at them): clear them
- * so that a second call in one process (tests) starts afresh. */
-static void reset_args(void) {
-  memset(&a_inputs, 0, sizeof a_inputs);
-  a_vocab = a_out = a_cache = a_preset = a_objective = a_bias_init = a_disc_special = NULL;
-  a_position = NULL;
-  a_accumulate = 0;
-  a_max_steps = a_batch = a_seq_len = a_warmup = a_seed = a_save_every = a_threads = 0;
-  a_log_every = a_val_every = a_val_examples = 0;
-  a_time_limit = a_lr = a_wd = a_gen_size = a_disc_weight = a_mask_prob = a_val_fraction = 0;
-  a_resume = a_tie_generator = 0;
-  a_corruption = NULL;
-  a_corruption_rate = 0;
+int el__pretrain_parse(int argc, char **argv, el__pt_args *a) {
+  el__pt_args_init(a);
+  el_opt t[EL_PT_N_OPTS];
+  el__pt_cli_table(a, t);
+  return el__cli_parse(PROG, t, EL_PT_N_OPTS, argc, argv, usage);
 }
 
-static int pretrain(void);
+/* --corruption's rate into *rate, and the options that need one another.
+ * Prints why and returns 2 (the exit status) when they do not fit. */
+static int check_args(const el__pt_args *a, double *rate) {
+  *rate = 0;
+  if (a->corruption && el__lids_parse_option(a->corruption, rate)) {
+    fprintf(stderr, PROG ": --corruption '%s': expected none, learner or learner:RATE with RATE in (0, 1]\n",
+            a->corruption);
+    return 2;
+  }
+  if (*rate > 0 && a->objective && !strcmp(a->objective, "mlm")) {
+    fprintf(stderr, PROG ": --corruption needs a discriminator (--objective electra)\n");
+    return 2;
+  }
+  if (!a->out) {
+    fprintf(stderr, PROG ": --out RUN is required (see --help)\n");
+    return 2;
+  }
+  if (!a->resume && (!a->inputs.n || !a->vocab)) {
+    fprintf(stderr, PROG ": --input and --vocab are required (see --help)\n");
+    return 2;
+  }
+  return 0;
+}
 
-int el__cmd_pretrain(int argc, char **argv) {
-  reset_args();
-  int rc = el__cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
-  if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+/* The run's settings (new, or a saved run's with this session's changes)
+ * into o and, resuming, the saved state into st. Returns 0 or the exit
+ * status after saying why. */
+static int settings(const el__pt_args *a, double rate, el__pt_opts *o, el__state *st) {
+  char state_file[4200];
+  snprintf(state_file, sizeof state_file, "%s/state/state.bin", a->out);
+  struct stat sb;
+  int has_state = stat(state_file, &sb) == 0;
+  if (a->resume && !has_state) {
+    fprintf(stderr, PROG ": %s holds no saved run (%s is missing): nothing to resume\n", a->out,
+            state_file);
+    return 1;
+  }
+  if (!a->resume && has_state) {
+    fprintf(stderr,
+            PROG ": %s already holds a run (%s); add --resume to continue it, or choose "
+            "another --out\n",
+            a->out, state_file);
+    return 1;
+  }
+  if (a->resume) return resume_settings(a, rate, o, st);
+  int rc = new_settings(a, rate, o);
+  if (rc < 0) fprintf(stderr, PROG ": out of memory\n");
+  return rc ? 1 : 0;
+}
+
+int el__pretrain_run(const el__pt_args *a) {
+  double rate;
+  int code = check_args(a, &rate);
+  if (code) return code;
   el_error err = {0};
   if (el__dist_init(&err)) {
     fprintf(stderr, PROG ": %s\n", err.msg);
     return 1;
   }
-  int code = pretrain();
-  el__dist_finalize();
-  return code;
-}
-
-/* The parsed command line to a run. */
-static int pretrain(void) {
-  if (a_corruption && el__lids_parse_option(a_corruption, &a_corruption_rate)) {
-    fprintf(stderr, PROG ": --corruption '%s': expected none, learner or learner:RATE with RATE in (0, 1]\n",
-            a_corruption);
-    return 2;
-  }
-  if (a_corruption_rate > 0 && a_objective && !strcmp(a_objective, "mlm")) {
-    fprintf(stderr, PROG ": --corruption needs a discriminator (--objective electra)\n");
-    return 2;
-  }
-  if (!a_out) {
-    fprintf(stderr, PROG ": --out RUN is required (see --help)\n");
-    return 2;
-  }
-  char state_file[4200];
-  snprintf(state_file, sizeof state_file, "%s/state/state.bin", a_out);
-  struct stat sb;
-  int has_state = stat(state_file, &sb) == 0;
   el__pt_opts o;
   memset(&o, 0, sizeof o);
   el__state st;
   memset(&st, 0, sizeof st);
-  int code;
-  if (a_resume) {
-    if (!has_state) {
-      fprintf(stderr, PROG ": %s holds no saved run (%s is missing): nothing to resume\n", a_out,
-              state_file);
-      return 1;
-    }
-    if (resume_settings(&o, &st)) {
-      code = 1;
-      goto done;
-    }
-  } else {
-    if (!a_inputs.n || !a_vocab) {
-      fprintf(stderr, PROG ": --input and --vocab are required (see --help)\n");
-      return 2;
-    }
-    if (has_state) {
-      fprintf(stderr,
-              PROG ": %s already holds a run (%s); add --resume to continue it, or choose "
-              "another --out\n",
-              a_out, state_file);
-      return 1;
-    }
-    if (new_settings(&o)) {
-      fprintf(stderr, PROG ": out of memory\n");
-      code = 1;
-      goto done;
-    }
-  }
-  code = el__pretrain_main(&o, a_resume, a_resume ? &st : NULL, (int)a_accumulate);
-done:
+  code = settings(a, rate, &o, &st);
+  if (!code) code = el__pretrain_main(&o, a->resume, a->resume ? &st : NULL, (int)a->accumulate);
   free(st.settings_json);
   el__pt_opts_free(&o);
+  el__dist_finalize();
   return code;
+}
+
+int el__cmd_pretrain(int argc, char **argv) {
+  el__pt_args a;
+  int rc = el__pretrain_parse(argc, argv, &a);
+  if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+  return el__pretrain_run(&a);
 }

@@ -14,20 +14,20 @@
 
 #define PROG "electra-train vocab"
 
-static el_strlist inputs;
-static long vocab_size = 0, min_frequency = 2;
-static const char *out_path = NULL;
-static int no_lower_case = 0, british = 0;
+/* One entry per option, read as data; --help lists them in this order. */
+void el__vocab_table(el__vocab_args *a, el_opt t[EL_VOCAB_N_OPTS]) {
+  const el_opt d[EL_VOCAB_N_OPTS] = {
+      {"--input", EL_OPT_STRS, &a->inputs, 0, 0, "PATH...", "text files (UTF-8, one sentence or paragraph per line)", 0},
+      {"--vocab-size", EL_OPT_INT, &a->vocab_size, 6, 1 << 24, "N", "vocabulary entries including the 5 special tokens (required)", 0},
+      {"--out", EL_OPT_STR, &a->out, 0, 0, "vocab.txt", "where to write the vocabulary (written atomically; required)", 0},
+      {"--min-frequency", EL_OPT_INT, &a->min_frequency, 1, 1e15, "N", "minimum count of a character and of a merged pair (2)", 0},
+      {"--no-lower-case", EL_OPT_FLAG, &a->no_lower_case, 0, 0, NULL, "keep case and accents (default: lower-case and strip accents)", 0},
+      {"--british", EL_OPT_FLAG, &a->british, 0, 0, NULL, "count each word with a British spelling (color) half again under it (colour), as if half the text were British; pairs from Debian's wamerican + wbritish word lists", 0},
+  };
+  memcpy(t, d, sizeof d);
+}
 
-static el_opt opts[] = {
-    {"--input", EL_OPT_STRS, &inputs, 0, 0, "PATH...", "text files (UTF-8, one sentence or paragraph per line)", 0},
-    {"--vocab-size", EL_OPT_INT, &vocab_size, 6, 1 << 24, "N", "vocabulary entries including the 5 special tokens (required)", 0},
-    {"--out", EL_OPT_STR, &out_path, 0, 0, "vocab.txt", "where to write the vocabulary (written atomically; required)", 0},
-    {"--min-frequency", EL_OPT_INT, &min_frequency, 1, 1e15, "N", "minimum count of a character and of a merged pair (2)", 0},
-    {"--no-lower-case", EL_OPT_FLAG, &no_lower_case, 0, 0, NULL, "keep case and accents (default: lower-case and strip accents)", 0},
-    {"--british", EL_OPT_FLAG, &british, 0, 0, NULL, "count each word with a British spelling (color) half again under it (colour), as if half the text were British; pairs from Debian's wamerican + wbritish word lists", 0},
-};
-#define N_OPTS ((int)(sizeof opts / sizeof opts[0]))
+void el__vocab_args_init(el__vocab_args *a) { *a = (el__vocab_args){.min_frequency = 2}; }
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -47,35 +47,39 @@ static void usage(FILE *f) {
           "the order they were made. The same input always gives the same file.\n"
           "\n"
           "options:\n");
-  el__cli_print_options(f, opts, N_OPTS);
+  el__vocab_args unused;
+  el_opt t[EL_VOCAB_N_OPTS];
+  el__vocab_table(&unused, t);
+  el__cli_print_options(f, t, EL_VOCAB_N_OPTS);
 }
 
 /* Counts the words of every --input file into wc. A line that is not valid
  * UTF-8 is skipped and counted in *bad_lines; the first one is named in
  * first_bad. */
-static int count_words(el__word_counts *wc, long *bad_lines, char *first_bad, size_t first_cap,
+static int count_words(const el__vocab_args *a, el__word_counts *wc, long *bad_lines, char *first_bad, size_t first_cap,
                        el_error *err) {
   char *line = NULL;
   size_t cap = 0;
   int rc = EL_OK;
-  for (int i = 0; i < inputs.n && !rc; i++) {
-    FILE *f = fopen(inputs.v[i], "rb");
+  const el_strlist *inputs = &a->inputs;
+  for (int i = 0; i < inputs->n && !rc; i++) {
+    FILE *f = fopen(inputs->v[i], "rb");
     if (!f) {
-      rc = el_error_set(err, EL_EIO, "cannot open %s", inputs.v[i]);
+      rc = el_error_set(err, EL_EIO, "cannot open %s", inputs->v[i]);
       break;
     }
     ssize_t len;
     long line_no = 0;
     while (!rc && (len = getline(&line, &cap, f)) > 0) {
       line_no++;
-      rc = el__wc_add_text(wc, line, (size_t)len, !no_lower_case, err);
+      rc = el__wc_add_text(wc, line, (size_t)len, !a->no_lower_case, err);
       if (rc == EL_EINVAL) {
         if (!(*bad_lines)++)
-          snprintf(first_bad, first_cap, "%s:%ld: %s", inputs.v[i], line_no, err->msg);
+          snprintf(first_bad, first_cap, "%s:%ld: %s", inputs->v[i], line_no, err->msg);
         rc = EL_OK;
       }
     }
-    if (!rc && ferror(f)) rc = el_error_set(err, EL_EIO, "read error in %s", inputs.v[i]);
+    if (!rc && ferror(f)) rc = el_error_set(err, EL_EIO, "read error in %s", inputs->v[i]);
     fclose(f);
   }
   free(line);
@@ -91,23 +95,29 @@ static int add_british(el__word_counts *wc, el_error *err) {
   return rc;
 }
 
+int el__vocab_parse(int argc, char **argv, el__vocab_args *a) {
+  el__vocab_args_init(a);
+  el_opt t[EL_VOCAB_N_OPTS];
+  el__vocab_table(a, t);
+  return el__cli_parse(PROG, t, EL_VOCAB_N_OPTS, argc, argv, usage);
+}
+
 int el__cmd_vocab(int argc, char **argv) {
-  memset(&inputs, 0, sizeof inputs);
-  vocab_size = 0;
-  min_frequency = 2;
-  out_path = NULL;
-  no_lower_case = 0;
-  british = 0;
-  int rc = el__cli_parse(PROG, opts, N_OPTS, argc, argv, usage);
+  el__vocab_args a;
+  int rc = el__vocab_parse(argc, argv, &a);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
-  if (!inputs.n || !vocab_size || !out_path) {
+  return el__vocab_run(&a);
+}
+
+int el__vocab_run(const el__vocab_args *a) {
+  if (!a->inputs.n || !a->vocab_size || !a->out) {
     fprintf(stderr, PROG ": --input, --vocab-size and --out are required (see --help)\n");
     return 2;
   }
   el_error err = {0};
   uint64_t bytes = 0;
-  if (el__inputs_check(inputs.v, inputs.n, &bytes, &err) ||
-      el__prepare_output(out_path, 0, &err)) { /* before reading: a bad --out fails at once */
+  if (el__inputs_check(a->inputs.v, a->inputs.n, &bytes, &err) ||
+      el__prepare_output(a->out, 0, &err)) { /* before reading: a bad --out fails at once */
     fprintf(stderr, PROG ": %s\n", err.msg);
     return 1;
   }
@@ -116,31 +126,31 @@ int el__cmd_vocab(int argc, char **argv) {
   if (el__wc_new(&wc, &err)) goto fail;
   long bad_lines = 0;
   char first_bad[sizeof err.msg + 64] = "";
-  if (count_words(wc, &bad_lines, first_bad, sizeof first_bad, &err)) goto fail;
+  if (count_words(a, wc, &bad_lines, first_bad, sizeof first_bad, &err)) goto fail;
   double t1 = el__mono_s();
-  fprintf(stderr, "read %d file(s), %.1f MB: %llu words, %zu distinct (%.1fs)\n", inputs.n,
+  fprintf(stderr, "read %d file(s), %.1f MB: %llu words, %zu distinct (%.1fs)\n", a->inputs.n,
           (double)bytes / 1e6, (unsigned long long)el__wc_total(wc), el__wc_distinct(wc),
           t1 - t0);
   if (bad_lines)
     fprintf(stderr, "skipped %ld line(s) that are not valid UTF-8; the first: %s\n", bad_lines,
             first_bad);
   /* after the report: its counts are those of the text read */
-  if (british && add_british(wc, &err)) goto fail;
-  el__vb_opts vo = {(int)vocab_size, min_frequency, EL_VOCAB_SCORE_FREQ};
+  if (a->british && add_british(wc, &err)) goto fail;
+  el__vb_opts vo = {(int)a->vocab_size, a->min_frequency, EL_VOCAB_SCORE_FREQ};
   el__vb_vocab v;
   if (el__vb_learn(wc, &vo, &v, &err)) goto fail;
   double t2 = el__mono_s();
-  if (el__vb_write(&v, out_path, &err)) {
+  if (el__vb_write(&v, a->out, &err)) {
     el__vb_free(&v);
     goto fail;
   }
   fprintf(stderr, "wrote %s: %d tokens (5 special, %d characters, %d from %d merges) in %.1fs\n",
-          out_path, v.n, v.n_alphabet, v.n - 5 - v.n_alphabet, v.n_merges, t2 - t1);
-  if (v.n < vocab_size)
+          a->out, v.n, v.n_alphabet, v.n - 5 - v.n_alphabet, v.n_merges, t2 - t1);
+  if (v.n < a->vocab_size)
     fprintf(stderr,
             "note: fewer than --vocab-size %ld entries: no more pairs occur --min-frequency %ld "
             "times\n",
-            vocab_size, min_frequency);
+            a->vocab_size, a->min_frequency);
   el__vb_free(&v);
   el__wc_free(wc);
   return 0;

@@ -26,6 +26,7 @@
 #include "dist.h"
 #include "finetune_heads.h"
 #include "finetune_run.h"
+#include "keep_generator.h"
 #include "metrics_log.h"
 #include "optim.h"
 #include "params.h"
@@ -573,14 +574,19 @@ static int end_epoch(ft_run *r, long ep, double t_ep, double loss_sum, long n_lo
   return EL_OK;
 }
 
-/* eval.json, then the curves once more (after the final save). */
-static int finish(ft_run *r, el_error *err) {
+/* The outcome into *res and eval.json, then the curves once more (after
+ * the final save). */
+static int finish(ft_run *r, el__ft_result *res, el_error *err) {
   el__ft_run_summary sum = {r->best_epoch, &r->best_m, r->epochs, n_examples(r->t, &r->tr), r->step,
                             steps_per_epoch(r), el__mono_s() - r->wall0, now_cpu() - r->cpu0,
                             r->train_s, r->mdir};
+  *res = (el__ft_result){r->best_epoch, r->best_m, r->step, steps_per_epoch(r), r->train_s};
   if (r->rank) return EL_OK; /* rank 0 writes */
   int rc = write_eval_json(r->o, &sum, err);
-  if (rc) return rc;
+  int kept = rc ? 0 : el__ft_keep_generator(r->o->init, r->o->out, err);
+  if (rc || kept < 0) return rc ? rc : kept;
+  if (kept) el__progress_note(&r->prog, "finetune: kept %s/generator/ as %s/generator/", r->o->init,
+                              r->o->out);
   char mj[1024];
   el__ft_metrics_json(r->t, &r->best_m, mj, sizeof mj);
   write_curves(r->o, &r->ml, &r->prog, 1);
@@ -608,7 +614,7 @@ static void ft_run_free(ft_run *r) {
   el_model_free(r->src);
 }
 
-int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
+int el__ft_run(const el__ft_opts *o, FILE *log, el__ft_result *res, el_error *err) {
   if (o->threads > 0) el_set_threads((int)o->threads);
   int rc = el__dist_rank() ? EL_OK : check_out(o->out, err);
   if (rc) return rc;
@@ -638,7 +644,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err) {
     if (!rc) rc = end_epoch(r, ep, t_ep, loss_sum, n_loss, err);
     if (r->pl && r->plan_over) break;
   }
-  if (!rc) rc = finish(r, err);
+  if (!rc) rc = finish(r, res, err);
   ft_run_free(r);
   free(r);
   return rc;

@@ -26,9 +26,18 @@ typedef struct el__ft_opts {
   el__synth_opts synth;    /* ged: n_paths > 0 -> synthetic training data instead of train */
 } el__ft_opts;
 
-/* Runs everything; progress and notes go to log. Returns EL_OK or an error
- * (err names file/line/field). */
-int el__ft_run(const el__ft_opts *o, FILE *log, el_error *err);
+/* What a run found, as DIR/eval.json records it: for a caller that goes on
+ * from it (electra-train recipe) without reading the file back. */
+typedef struct el__ft_result {
+  int best_epoch;
+  el__ft_metrics dev; /* the best epoch's dev metrics */
+  long steps, steps_per_epoch;
+  double train_seconds; /* inside training steps: with steps, the step time */
+} el__ft_result;
+
+/* Runs everything; progress and notes go to log, the outcome to *res.
+ * Returns EL_OK or an error (err names file/line/field). */
+int el__ft_run(const el__ft_opts *o, FILE *log, el__ft_result *res, el_error *err);
 
 /* The directory holding config.json: dir itself, or dir/discriminator for a
  * pretraining run directory. Writes into buf (n bytes). */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "json_num.h"
+#include "pretrain_cli.h"
 #include "pretrain_opts.h"
 
 /* small/base/large: docs/MODEL.md §3 (GR get_bert_config, paper Table 6).
@@ -182,13 +183,17 @@ static int read_added_fields(const cJSON *j, el__pt_opts *o, const char *where, 
 }
 
 /* One numeric setting, within the range its command-line option accepts
- * (electra-train pretrain's table: "seq_len" is --seq-len, an integer from 8
- * to 4096); a value outside it is a damaged or hand-edited file. */
+ * (electra-train pretrain's table, pretrain_cli.h: "seq_len" is --seq-len,
+ * an integer from 8 to 4096); a value outside it is a damaged or
+ * hand-edited file. */
 static int read_number(const cJSON *j, const char *key, double *v, const char *where,
                        el_error *err) {
   char name[48] = "--";
   for (size_t i = 0; key[i] && i + 3 < sizeof name; i++) name[i + 2] = key[i] == '_' ? '-' : key[i];
-  const el_opt *opt = el__pt_cli_option(name);
+  el__pt_args unused; /* the table's ranges are wanted, not its destinations */
+  el_opt table[EL_PT_N_OPTS];
+  el__pt_cli_table(&unused, table);
+  const el_opt *opt = el__cli_find(table, EL_PT_N_OPTS, name);
   if (!opt) /* every saved number is an option's: the settings round trip tests it */
     return el_error_set(err, EL_EINVAL, "%s: \"%s\" has no option %s (a bug)", where, key, name);
   int integer = opt->kind == EL_OPT_INT || opt->kind == EL_OPT_INT32;

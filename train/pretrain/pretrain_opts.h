@@ -4,7 +4,6 @@
 #ifndef EL_TRAIN_PRETRAIN_OPTS_H
 #define EL_TRAIN_PRETRAIN_OPTS_H
 
-#include "el_cli.h"
 #include "electra/error.h"
 #include "electra/model.h"
 
@@ -66,10 +65,5 @@ int el__pt_model_config(const el__pt_opts *o, int vocab_size, int pad_id, int lo
  * (the state file the JSON came from) and the field. */
 char *el__pt_opts_to_json(const el__pt_opts *o);
 int el__pt_opts_from_json(const char *json, el__pt_opts *o, const char *file, el_error *err);
-
-/* electra-train pretrain's option called name ("--seq-len") in its table
- * (train/cmd/cmd_pretrain.c), or NULL: the saved settings are checked against
- * the same ranges as the command line. */
-const el_opt *el__pt_cli_option(const char *name);
 
 #endif
