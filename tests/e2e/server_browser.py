@@ -7,8 +7,8 @@ corrected and checked again.
 Two servers: the checker's test double (build/tests/electra-server-checkdouble,
 EL_DOUBLE_BIN: it flags "go" after "She" -> "goes" and "becouse" ->
 "because", so every step is exact) on a random model; then the real checker
-on a trained model when one is present (EL_CHECK_MODEL=DIR, its generator in
-DIR/generator/ or EL_CHECK_GENERATOR=GEN_DIR; default: `make run`'s
+on a trained model when one is present (ELECTRA_CHECK_MODEL=DIR, its generator in
+DIR/generator/ or ELECTRA_CHECK_GENERATOR=GEN_DIR; default: `make run`'s
 models/default), which must underline something in "She go to school
 yesterday." and correct it by its first suggestion; SKIPped with the reason
 without such a model. Screenshots go to /tmp (not the repo). SKIPs when
@@ -266,18 +266,19 @@ def with_double(b, work):
 
 def real_model():
     """The trained model (and its generator) for the real checker, or None."""
-    d = os.environ.get("EL_CHECK_MODEL") or os.path.join(ROOT, "models", "default")
+    d = os.environ.get("ELECTRA_CHECK_MODEL") or os.path.join(ROOT, "models", "default")
     if not os.path.exists(os.path.join(d, "config.json")):
         return None, None
-    return d, os.environ.get("EL_CHECK_GENERATOR")
+    return d, os.environ.get("ELECTRA_CHECK_GENERATOR")
 
 
 def with_real_checker(b, work):
     d, gen = real_model()
     if not d:
-        return skip("the real checker in the page: no trained model (set EL_CHECK_MODEL=DIR, "
-                    "or `make run` to make models/default); a random model flags nothing a "
-                    "writer would recognise")
+        return skip("the real checker in the page: no trained model at %s (set "
+                    "ELECTRA_CHECK_MODEL=DIR, or `make run` to make models/default); a random "
+                    "model flags nothing a writer would recognise"
+                    % (os.environ.get("ELECTRA_CHECK_MODEL") or "models/default"))
     args = ["--generator", "ged=" + gen] if gen else []
     srv = Server([("ged", d)], args=args, workdir=work, log_name="real.log").start()
     try:

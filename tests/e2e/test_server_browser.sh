@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # GET / in headless Chromium: type a sentence with errors, Check, click an underline and its
 # suggestion, see the text corrected; with the checker's double, then with the real checker
-# when a trained model is present (EL_CHECK_MODEL). SKIPs without chromium.
+# when a trained model is present (ELECTRA_CHECK_MODEL). SKIPs without chromium.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
