@@ -4,8 +4,11 @@
 #include <string.h>
 
 #include "check_internal.h"
+#include "support_api.h"
 
 #define DEFAULT_MAX_TOKENS 4096
+/* flagged words corrected together (check_text) */
+#define FLAGS_PER_ROUND 64
 
 static int check_models(const el__checker_opts *o, el_error *err) {
   if (!o || !o->detector) return el_error_set(err, EL_EINVAL, "check: no detector model");
@@ -86,6 +89,7 @@ void el__checker_free(el__checker *c) {
   free(c->word_sent);
   free(c->word_p);
   free(c->flags);
+  free(c->all_flags);
   free(c->cands);
   free(c->pool);
   free(c->lp);
@@ -95,7 +99,9 @@ void el__checker_free(el__checker *c) {
   free(c);
 }
 
-int el__check_propose(el__checker *c, const char *text, size_t len, el_error *err) {
+/* Tokens, words, sentences and the detection pass: every flag of the
+ * text into c->flags. */
+static int detect(el__checker *c, const char *text, size_t len, el_error *err) {
   c->text = text;
   c->len = len;
   c->n_flags = 0;
@@ -103,16 +109,36 @@ int el__check_propose(el__checker *c, const char *text, size_t len, el_error *er
   if (!rc) rc = el__text_words_group(text, len, &c->tk, &c->words, err);
   if (!rc) rc = el__check_sentences(c, err);
   if (!rc && c->n_sents) rc = el__check_detect(c, err);
+  return rc;
+}
+
+int el__check_propose(el__checker *c, const char *text, size_t len, el_error *err) {
+  int rc = detect(c, text, len, err);
   if (rc || !c->n_flags) return rc;
+  if (c->n_flags > FLAGS_PER_ROUND) c->n_flags = FLAGS_PER_ROUND;
   rc = el__check_generate(c, err);
   return rc ? rc : el__check_candidates(c, err);
 }
 
+/* The flags go through the generator, candidates, verification and
+ * matches FLAGS_PER_ROUND at a time: the generator's rows take
+ * 2 x vocabulary floats per flag, which a whole book would not fit. */
 int el__check_text(el__checker *c, const char *text, size_t len, el__matches *out, el_error *err) {
   el_error local;
   if (!err) err = &local;
-  int rc = el__check_propose(c, text, len, err);
-  if (rc || !c->n_flags) return rc;
-  rc = el__check_verify(c, err);
-  return rc ? rc : el__check_matches(c, out, err);
+  int rc = detect(c, text, len, err);
+  int all = c->n_flags;
+  if (rc || !all) return rc;
+  if (el__grow((void **)&c->all_flags, &c->all_flags_cap, (size_t)all, sizeof *c->flags))
+    return el_error_set(err, EL_ENOMEM, "check: out of memory");
+  memcpy(c->all_flags, c->flags, (size_t)all * sizeof *c->flags);
+  for (int r = 0; !rc && r < all; r += FLAGS_PER_ROUND) {
+    c->n_flags = all - r < FLAGS_PER_ROUND ? all - r : FLAGS_PER_ROUND;
+    memcpy(c->flags, c->all_flags + r, (size_t)c->n_flags * sizeof *c->flags);
+    rc = el__check_generate(c, err);
+    if (!rc) rc = el__check_candidates(c, err);
+    if (!rc) rc = el__check_verify(c, err);
+    if (!rc) rc = el__check_matches(c, out, err);
+  }
+  return rc;
 }

@@ -114,6 +114,7 @@ static int flag_candidates(el__checker *c, el__flag *f, el_error *err) {
     if (has_low && add_variants(c, f, word, low, err)) return err->code;
     if (add_spelling(c, f, word, err) || add_case(c, f, word, start, err)) return err->code;
   }
+  if (f->rejected) return el__gen_candidates(c, f, err); /* a misspelling stays one otherwise */
   if (has_low && add_deletion(c, f, low, err)) return err->code;
   if (add_insertions(c, f, err)) return err->code;
   return el__gen_candidates(c, f, err);

@@ -53,7 +53,7 @@ int el__gen_candidates(el__checker *c, el__flag *f, el_error *err) {
     el__learner_recase(pattern, el_tokenizer_token(c->tok, best[i]), cased);
     if (el__cand_add(c, f, EL__EDIT_REPLACE, -1, cased, err) < 0) return err->code;
   }
-  k = top_k(c, row + c->vocab, 0, best, K_INSERT);
+  k = f->rejected ? 0 : top_k(c, row + c->vocab, 0, best, K_INSERT);
   for (int i = 0; i < k && row[c->vocab + best[i]] >= MIN_LP; i++)
     if (el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, el_tokenizer_token(c->tok, best[i]), err) < 0)
       return err->code;

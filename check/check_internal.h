@@ -78,9 +78,11 @@ struct el__checker {
   size_t word_sent_cap;
   float *word_p;
   size_t word_p_cap;
-  el__flag *flags;
+  el__flag *flags; /* the flags being corrected (a round of all_flags) */
   size_t flags_cap;
   int n_flags;
+  el__flag *all_flags;
+  size_t all_flags_cap;
   el__cand *cands;
   size_t cands_cap;
   int n_cands;
@@ -112,8 +114,8 @@ int el__word_text(const el__checker *c, int w, char *out, size_t cap);
 typedef int (*el__chunk_fn)(el__checker *c, int s0, int s1, size_t id0, el_error *err);
 int el__seqs_chunks(el__checker *c, int max_per_call, el__chunk_fn run, el_error *err);
 
-/* el__check_text up to the candidates (c->flags, c->cands): the unit
- * tests look at them before verification. */
+/* el__check_text up to the candidates (c->flags, c->cands) of the first
+ * round of flags: the unit tests look at them before verification. */
 int el__check_propose(el__checker *c, const char *text, size_t len, el_error *err);
 int el__check_sentences(el__checker *c, el_error *err);
 /* Detector P(error) for every id of c->seqs into c->prob. */

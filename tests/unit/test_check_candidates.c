@@ -45,6 +45,7 @@ static void test_rules(void) {
   expect("school", EL__EDIT_INSERT, "to", EL__ET_MISSING);
   expect("school", EL__EDIT_INSERT, ",", EL__ET_MISSING);
   absent("she", EL__EDIT_INSERT, ",", "no comma before a sentence's first word");
+  absent("recieve", EL__EDIT_INSERT, "the", "a misspelling is corrected, not kept with a word before it");
   expect("to", EL__EDIT_DELETE, "", EL__ET_UNNECESSARY);
   absent("school", EL__EDIT_DELETE, "", "an open-class word is not deleted");
   absent("yesterday", EL__EDIT_REPLACE, "yesterday", "never the word itself");

@@ -84,6 +84,14 @@ static void test_full(void) {
   CHECK(!rc && ms.n == 11 && ms.m[1].type == EL__ET_OTHER && strstr(ms.m[1].message, "\"go\""),
         "go without one: OTHER, \"%s\"", ms.n == 11 ? ms.m[1].message : "");
   el__matches_free(&ms);
+  char big[2048] = "";
+  for (int i = 0; i < 40; i++) strcat(big, "She go to school. "); /* 200 words: four rounds */
+  rc = el__check_text(C, big, strlen(big), &ms, &err);
+  ordered = 1;
+  for (int i = 1; i < ms.n; i++) ordered &= ms.m[i].offset > ms.m[i - 1].offset;
+  CHECK(!rc && ms.n == 200 && ordered, "200 flagged words, corrected 64 at a time: 200 matches in order (%d)",
+        ms.n);
+  el__matches_free(&ms);
   static const struct {
     const char *text;
     int n;
