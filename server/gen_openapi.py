@@ -272,7 +272,17 @@ TOKENIZE_EXAMPLE = {"model": "default", "tokens": [
 
 SCORE_FIELDS = {
     "tokens": arr(obj({"token": S, "start": OFFSET, "end": OFFSET, "prob": PROB})),
-    "words": arr(obj({"word": S, "start": OFFSET, "end": OFFSET, "prob": PROB, "flagged": B})),
+    "words": arr(obj({
+        "word": S, "start": OFFSET, "end": OFFSET, "prob": PROB, "flagged": B,
+        "suggestions": arr(S, description="with \"suggestions\": true, on flagged words only: "
+                           "the grammar checker's replacements for the word's text, best "
+                           "first (may be empty)"),
+        "type": {"type": ["string", "null"],
+                 "description": "with \"suggestions\": true, on flagged words only: the "
+                                "checker's ERRANT coarse type (SPELL, VERB:SVA, ... as in "
+                                "docs/CHECKER.md), null when it found nothing there"}},
+        required=["word", "start", "end", "prob", "flagged"],
+        dependentRequired={"suggestions": ["type"], "type": ["suggestions"]})),
     "max_prob": PROB}
 SCORE_ITEM = obj(SCORE_FIELDS)
 SCORE_SINGLE = obj({"model": S} | SCORE_FIELDS)
@@ -284,7 +294,10 @@ SCORE_REQ = obj({
     "model": MODEL,
     "threshold": opt({"type": "number", "minimum": 0, "maximum": 1,
                       "description": "default: the model's score_threshold (GET /info), 0.5 when it has none"}),
-    "truncate": TRUNCATE, "special_tokens_in_text": SPECIALS}, required=[],
+    "truncate": TRUNCATE,
+    "suggestions": opt({"type": "boolean", "default": False,
+                        "description": "true: each flagged word also carries suggestions and type from the grammar checker (as /v2/check's); costs a check's passes per text; 503 when the model has no checker"}),
+    "special_tokens_in_text": SPECIALS}, required=[],
     oneOf=[{"required": ["text"], "properties": {"text": {"type": "string"}}},
            {"required": ["texts"], "properties": {"texts": {"type": "array"}}}])
 SCORE_RESULT_EXAMPLE = {
@@ -295,7 +308,8 @@ SCORE_RESULT_EXAMPLE = {
                {"token": "yesterday", "start": 17, "end": 26, "prob": 0.05},
                {"token": ".", "start": 26, "end": 27, "prob": 0.01}],
     "words": [{"word": "She", "start": 0, "end": 3, "prob": 0.02, "flagged": False},
-              {"word": "go", "start": 4, "end": 6, "prob": 0.91, "flagged": True},
+              {"word": "go", "start": 4, "end": 6, "prob": 0.91, "flagged": True,
+               "suggestions": ["went", "goes"], "type": "VERB:TENSE"},
               {"word": "to", "start": 7, "end": 9, "prob": 0.03, "flagged": False},
               {"word": "school", "start": 10, "end": 16, "prob": 0.01, "flagged": False},
               {"word": "yesterday", "start": 17, "end": 26, "prob": 0.05, "flagged": False},
@@ -363,7 +377,7 @@ spec = {
  "info": {"title": "electra-server", "version": "0.1.0",
           "description": "Batched REST inference for ELECTRA checkpoints. Offsets are Unicode code-point offsets into the request strings, end exclusive. Request bodies take only the fields listed (an unknown field is 400 naming it); a value out of range is 422 naming the range. Every non-2xx answer is an Error object. Every answer carries X-Request-Id: the request's own (1 to 128 printable ASCII characters, no spaces), else one the server generated; the access log line carries it and the client's address. When the server runs with --api-key-file, every route except /, /health, /ready, /v2/health/live, /v2/health/ready and /metrics needs Authorization: Bearer KEY."},
  "paths": {
-  "/": get("Interactive page for /score (self-contained HTML)", "text/html", S,
+  "/": get("A grammar checker for writers over /v2/check (self-contained HTML)", "text/html", S,
            "<!doctype html><html>...</html>"),
   "/health": get("Liveness: 200 while the process runs", "application/json", STATUS_OK,
                  {"status": "ok"}),
@@ -382,8 +396,8 @@ spec = {
       "Special tokens ([CLS], [SEP]) have start = end = 0. Any model may be named.",
       TOKENIZE_REQ, {"text": "Unaffable!"}, TOKENIZE, TOKENIZE_EXAMPLE),
   "/score": post("Per-token error probabilities (ElectraForPreTraining and ElectraForTokenClassification models)",
-      "Give text or texts. A token's prob is the discriminator's replaced-token probability (ElectraForPreTraining) or 1 - P(correct label) under the softmax over the labels (ElectraForTokenClassification). [CLS]/[SEP] are left out; a word is a BasicTokenizer word, its prob by the model's score_aggregation over its pieces: max (default), first or mean; flagged = prob >= threshold. A model read beside hunspell (GET /info: score_dictionary_weight not null) gives a word the dictionary rejects prob 1 - (1 - p)(1 - weight) and a word it reads as a name p * name_weight, and its default threshold is the one chosen for the two. A threshold outside [0, 1] or a text longer than the model's max_seq_len without truncate: 422. text answers ScoreSingle, texts answers ScoreBatch.",
-      SCORE_REQ, {"text": "She go to school yesterday.", "threshold": 0.5},
+      "Give text or texts. A token's prob is the discriminator's replaced-token probability (ElectraForPreTraining) or 1 - P(correct label) under the softmax over the labels (ElectraForTokenClassification). [CLS]/[SEP] are left out; a word is a writer's word (a contraction, possessive or hyphenated word is one word: \"don't\"; FCE's pre-split \"do n't\" two; punctuation alone), its prob by the model's score_aggregation over its pieces: max (default), first or mean; flagged = prob >= threshold. A model read beside hunspell (GET /info: score_dictionary_weight not null) gives a word the dictionary rejects prob 1 - (1 - p)(1 - weight) and a word it reads as a name p * name_weight, and its default threshold is the one chosen for the two. With suggestions: true each flagged word also carries suggestions and type from the grammar checker run on the same text (the latency of a /v2/check on top). A threshold outside [0, 1] or a text longer than the model's max_seq_len without truncate: 422. text answers ScoreSingle, texts answers ScoreBatch.",
+      SCORE_REQ, {"text": "She go to school yesterday.", "threshold": 0.5, "suggestions": True},
       ref("ScoreResponse"), dict(model="default", **SCORE_RESULT_EXAMPLE)),
   "/classify": post("Sequence classification or regression (ElectraForSequenceClassification models)",
       "Give text (+ text_pair) or inputs. scores are softmax probabilities sorted highest first; a regression model answers value instead. text answers one result object with model, inputs answers ClassifyBatch.",

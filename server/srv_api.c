@@ -13,6 +13,7 @@
 #include "srv_dict.h"
 #include "srv_metrics.h"
 #include "srv_request.h"
+#include "srv_score.h"
 
 #define QA_MAX_TOP_K 100
 
@@ -30,6 +31,7 @@ typedef struct item {
   text_in a, b;
   int has_b;
   el_encoding enc;   /* /score, /classify */
+  el__score_text words; /* /score: its words (and suggestions) */
   el_qa_windows win; /* /qa */
   float *out;        /* outputs of this item's sequences, back to back */
   int seq0, nseq;
@@ -46,6 +48,7 @@ struct el__api_req {
   int n_seqs;
   float *outbuf;
   double threshold;
+  int suggestions; /* /score: each text also checked (a work job beside its forward pass) */
   int truncate;
   int add_special;
   int tok_flags; /* el_tokenize_opts flags: special_tokens_in_text false -> SPECIALS_AS_TEXT */
@@ -72,6 +75,7 @@ void el__api_free(el__api_req *r) {
     text_free(&it->a);
     text_free(&it->b);
     el_encoding_free(&it->enc);
+    el__score_text_free(&it->words);
     el_qa_windows_free(&it->win);
   }
   free(r->items);
@@ -145,11 +149,24 @@ static el__http_err take_items(el__api_req *r, const char *single, const char *l
   return EL_HERR_NONE;
 }
 
+/* The item's writer's words, and its checker when suggestions are asked. */
+static el__http_err score_words(el__api_req *r, item *it, el__fail *f) {
+  el_error er = {0};
+  if (el__score_text_words(&it->words, it->a.s, it->a.len, &it->a.toks, &er))
+    return el__failf(f, EL_HERR_INTERNAL, "words: %s", er.msg);
+  if (r->suggestions) it->words.checker = r->entry->checker;
+  return EL_HERR_NONE;
+}
+
 static el__http_err prepare_score(el__api_req *r, const el__api_limits *lim, el__fail *f) {
   el__http_err e;
   r->threshold = r->entry->threshold; /* the model's score_threshold, else 0.5 */
   if ((e = el__req_fraction(r->root, "threshold", &r->threshold, f))) return e;
   if ((e = el__req_bool(r->root, "truncate", &r->truncate, f))) return e;
+  if ((e = el__req_bool(r->root, "suggestions", &r->suggestions, f))) return e;
+  if (r->suggestions && !r->entry->checker) /* as /v2/check answers without one */
+    return el__failf(f, EL_HERR_UNAVAILABLE, "\"suggestions\": %s",
+                     r->entry->check_err[0] ? r->entry->check_err : "no grammar checker");
   const cJSON **nodes = NULL;
   if ((e = take_items(r, "text", "texts", 1, lim->max_inputs, &nodes, f))) return e;
   for (int i = 0; i < r->n_items && !e; i++) {
@@ -162,6 +179,7 @@ static el__http_err prepare_score(el__api_req *r, const el__api_limits *lim, el_
       snprintf(what, sizeof what, "\"texts\"[%d]", i);
     }
     if ((e = load_text(r, v, what, &r->items[i].a, f))) break;
+    if ((e = score_words(r, &r->items[i], f))) break;
     e = encode_item(r, &r->items[i], i, f);
   }
   free(nodes);
@@ -295,6 +313,8 @@ static el__http_err build_seqs(el__api_req *r, el__fail *f) {
     }
     nseq += it->nseq;
   }
+  int checks = r->suggestions ? r->n_items : 0; /* after the forward sequences */
+  nseq += checks;
   r->outbuf = malloc((floats ? floats : 1) * sizeof(float));
   r->seqs = calloc((size_t)(nseq ? nseq : 1), sizeof *r->seqs);
   if (!r->outbuf || !r->seqs) return el__failf(f, EL_HERR_INTERNAL, "out of memory");
@@ -319,6 +339,12 @@ static el__http_err build_seqs(el__api_req *r, el__fail *f) {
       s->out = r->outbuf + off;
       off += r->route == EL_ROUTE_CLASSIFY ? (size_t)labels : (size_t)it->enc.n;
     }
+  }
+  for (int i = 0; i < checks; i++) {
+    el__seq *s = &r->seqs[nseq - checks + i];
+    s->work = el__score_text_check;
+    s->arg = &r->items[i].words;
+    s->len = r->items[i].enc.n; /* its cost in the batch budget: a pass's worth */
   }
   r->n_seqs = nseq;
   return EL_HERR_NONE;
@@ -358,9 +384,9 @@ el__http_err el__api_prepare(int route, const char *body, size_t len, el__model_
 
 /* ---- rendering ---- */
 
-static void render_score_item(el__sb *b, const el__api_req *r, const item *it) {
+static el__http_err render_score_item(el__sb *b, const el__api_req *r, const item *it,
+                                      el__fail *f) {
   const el_encoding *en = &it->enc;
-  const text_in *t = &it->a;
   const float *prob = it->out;
   float max_prob = 0;
   el__sb_puts(b, "\"tokens\":[");
@@ -377,42 +403,14 @@ static void render_score_item(el__sb *b, const el__api_req *r, const item *it) {
     if (prob[k] > max_prob) max_prob = prob[k];
   }
   el__sb_puts(b, "],\"words\":[");
-  first = 1;
-  /* pieces of a word are contiguous: fold runs of equal word index by the
-   * model's rule (the same function the trainer's GED evaluation uses), then
-   * add the dictionary's verdict when the model is read beside it */
-  const el_score_rule rule = r->entry->cfg->score_rule;
-  unsigned char *rej = r->entry->dict ? el__srv_dict_words(r->entry->dict, t->s, t->len, t->cp_byte,
-                                                           t->n_cp, &t->toks)
-                                      : NULL;
-  for (int k = 0; k < en->n;) {
-    if (en->segment[k] < 0 || en->word[k] < 0) {
-      k++;
-      continue;
-    }
-    int w = en->word[k];
-    int j = k + 1;
-    while (j < en->n && en->segment[j] >= 0 && en->word[j] == w) j++;
-    float p = el_word_prob(rule, prob + k, j - k);
-    if (rej && w < t->toks.n_words)
-      p = el_word_prob_dict(p, (el_dict_verdict)rej[w], r->entry->cfg->score_dictionary_weight,
-                            r->entry->cfg->score_dictionary_name_weight);
-    int ws = en->start[k], we = en->end[j - 1];
-    if (w < t->toks.n_words) {
-      ws = t->toks.word_start[w];
-      we = t->toks.word_end[w];
-    }
-    el__sb_puts(b, first ? "{\"word\":" : ",{\"word\":");
-    first = 0;
-    put_slice(b, t, ws, we);
-    el__sb_printf(b, ",\"start\":%d,\"end\":%d,\"prob\":", ws, we);
-    el__sb_json_num(b, p);
-    el__sb_printf(b, ",\"flagged\":%s}", p >= r->threshold ? "true" : "false");
-    k = j;
-  }
-  free(rej);
+  const el_config *c = r->entry->cfg;
+  el__score_view v = {en, prob, c->score_rule, r->threshold, r->entry->dict,
+                      c->score_dictionary_weight, c->score_dictionary_name_weight};
+  el__http_err e = el__score_text_render(b, &it->words, &v, f);
+  if (e) return e;
   el__sb_puts(b, "],\"max_prob\":");
   el__sb_json_num(b, max_prob);
+  return EL_HERR_NONE;
 }
 
 static void render_classify_item(el__sb *b, const el__api_req *r, const item *it) {
@@ -569,14 +567,14 @@ el__http_err el__api_render(el__api_req *r, el__sb *b, el__fail *f) {
   for (int i = 0; i < r->n_items; i++) {
     if (r->batch_form) el__sb_puts(b, i ? ",{" : "{");
     const item *it = &r->items[i];
-    if (r->route == EL_ROUTE_SCORE) {
-      render_score_item(b, r, it);
-    } else if (r->route == EL_ROUTE_CLASSIFY) {
+    el__http_err e = EL_HERR_NONE;
+    if (r->route == EL_ROUTE_SCORE)
+      e = render_score_item(b, r, it, f);
+    else if (r->route == EL_ROUTE_CLASSIFY)
       render_classify_item(b, r, it);
-    } else {
-      el__http_err e = render_qa_item(b, r, it, f);
-      if (e) return e;
-    }
+    else
+      e = render_qa_item(b, r, it, f);
+    if (e) return e;
     if (r->batch_form) el__sb_puts(b, "}");
   }
   el__sb_puts(b, r->batch_form ? "]}" : "}");

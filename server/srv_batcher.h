@@ -38,8 +38,9 @@ typedef struct el__seq {
    * passes of its own): when set, the inference thread calls work(arg)
    * instead of packing the sequence, and ids is unused; len is still its
    * cost in tokens for the batch budget. work keeps its own errors in arg
-   * (one failed check must not fail the others in its batch). The jobs of
-   * one model key are all of one kind. */
+   * (one failed check must not fail the others in its batch). A batch may
+   * mix both kinds: the runner makes the forward pass, then the work (a
+   * /score with "suggestions" queues its check beside its texts). */
   void (*work)(void *arg);
   void *arg;
 } el__seq;

@@ -18,21 +18,18 @@ static int *rejected_spans(el__dict *d, const char *text, size_t len, int *n) {
   return NULL;
 }
 
-unsigned char *el__srv_dict_words(el__dict *d, const char *text, size_t len, const size_t *cp_byte,
-                                  int n_cp, const el_tokens *tk) {
-  unsigned char *out = calloc((size_t)tk->n_words + 1, 1);
-  int n = 0, *spans = out ? rejected_spans(d, text, len, &n) : NULL;
+unsigned char *el__srv_dict_spans(el__dict *d, const char *text, size_t len, const size_t *start,
+                                  const size_t *end, int n) {
+  unsigned char *out = calloc((size_t)n + 1, 1);
+  int m = 0, *spans = out ? rejected_spans(d, text, len, &m) : NULL;
   if (!spans) {
     free(out);
     return NULL;
   }
   /* words and spans both run left to right */
-  for (int w = 0, j = 0; w < tk->n_words && j < n; w++) {
-    int ws = tk->word_start[w], we = tk->word_end[w];
-    if (ws < 0 || we > n_cp || we < ws) continue;
-    size_t a = cp_byte[ws], b = cp_byte[we];
-    while (j < n && (size_t)spans[3 * j + 1] <= a) j++;
-    if (j < n && (size_t)spans[3 * j] <= a && b <= (size_t)spans[3 * j + 1])
+  for (int w = 0, j = 0; w < n && j < m; w++) {
+    while (j < m && (size_t)spans[3 * j + 1] <= start[w]) j++;
+    if (j < m && (size_t)spans[3 * j] <= start[w] && end[w] <= (size_t)spans[3 * j + 1])
       out[w] = (unsigned char)spans[3 * j + 2];
   }
   free(spans);

@@ -107,7 +107,7 @@ el__http_err el__req_parse(const char *body, size_t len, int max_depth, cJSON **
 static const char *const TOKENIZE_FIELDS[] = {"text", "model", "add_special_tokens",
                                               "special_tokens_in_text"};
 static const char *const SCORE_FIELDS[] = {"text", "texts", "model", "threshold", "truncate",
-                                           "special_tokens_in_text"};
+                                           "suggestions", "special_tokens_in_text"};
 static const char *const CLASSIFY_FIELDS[] = {"text", "text_pair", "inputs", "model", "truncate",
                                               "special_tokens_in_text"};
 static const char *const CLASSIFY_ITEM_FIELDS[] = {"text", "text_pair"};

@@ -15,8 +15,9 @@
 struct el__runner_ctx {
   int threads;
   int *ids, *types, *lens;
+  el__seq **fwd; /* the batch's forward-pass sequences (its work jobs left out) */
   el__head_scratch out;
-  size_t cap_tok, cap_types, cap_seq;
+  size_t cap_tok, cap_types, cap_seq, cap_fwd;
   long test_us_per_token; /* el__runner_test_delay */
 };
 
@@ -31,6 +32,7 @@ void el__runner_free(el__runner_ctx *r) {
   free(r->ids);
   free(r->types);
   free(r->lens);
+  free(r->fwd);
   free(r->out.a);
   free(r->out.b);
   free(r);
@@ -41,14 +43,9 @@ static void thread_init(void *ctx) {
   el_set_threads(r->threads);
 }
 
-static int run(void *ctx, void *model, el__seq *const *seqs, int n, int n_tokens, char *err,
-               size_t errcap) {
-  el__runner_ctx *r = ctx;
-  if (n > 0 && seqs[0]->work) { /* checks: each runs its own passes (srv_batcher.h) */
-    for (int i = 0; i < n; i++) seqs[i]->work(seqs[i]->arg);
-    return 0;
-  }
-  el__model_entry *e = model;
+/* One packed forward pass over n sequences of n_tokens tokens in all. */
+static int forward(el__runner_ctx *r, el__model_entry *e, el__seq *const *seqs, int n,
+                   int n_tokens, char *err, size_t errcap) {
   size_t T = (size_t)n_tokens;
   if (el__grow((void **)&r->ids, &r->cap_tok, T, sizeof(int)) ||
       el__grow((void **)&r->types, &r->cap_types, T, sizeof(int)) ||
@@ -79,6 +76,29 @@ static int run(void *ctx, void *model, el__seq *const *seqs, int n, int n_tokens
     snprintf(err, errcap, "%s", er.msg);
     return -1;
   }
+  return 0;
+}
+
+/* A batch may mix forward-pass sequences with work jobs (a /score with
+ * "suggestions" queues its check beside its texts, srv_batcher.h): the
+ * forward pass runs first over the others, then each work job. */
+static int run(void *ctx, void *model, el__seq *const *seqs, int n, int n_tokens, char *err,
+               size_t errcap) {
+  el__runner_ctx *r = ctx;
+  if (el__grow((void **)&r->fwd, &r->cap_fwd, (size_t)(n ? n : 1), sizeof *r->fwd)) {
+    snprintf(err, errcap, "out of memory for %d sequences", n);
+    return -1;
+  }
+  int nf = 0, tokens = 0;
+  for (int i = 0; i < n; i++)
+    if (!seqs[i]->work) {
+      r->fwd[nf++] = seqs[i];
+      tokens += seqs[i]->len;
+    }
+  (void)n_tokens; /* counts the work jobs' cost too */
+  if (nf && forward(r, model, r->fwd, nf, tokens, err, errcap)) return -1;
+  for (int i = 0; i < n; i++)
+    if (seqs[i]->work) seqs[i]->work(seqs[i]->arg);
   return 0;
 }
 

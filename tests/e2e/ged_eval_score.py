@@ -107,7 +107,8 @@ def served_flags(srv, model, sents):
         words = j["words"]
         if [w["word"] for w in words] != [w for w, _ in s]:
             aligned = False
-            # a token the server splits further (e.g. "n't"): flagged if any part is,
+            # a token the server splits further (e.g. "£50": a currency sign stands
+            # alone; "n't" is one word since /score's words are a writer's): flagged if any part is,
             # which is the max rule; only used for the FCE check with rule max
             pos, k = 0, 0
             for w, _ in s:

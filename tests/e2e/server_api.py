@@ -94,6 +94,14 @@ def check_score(text, model="disc", threshold=0.5, result=None, label=""):
 texts = ["The chef cooked the meal.", "Zoë's café in Köln — naïve résumé!",
          "日本語のテキストと emoji 😀 mixed", "a"]
 single = [check_score(t, label=" #%d" % i) for i, t in enumerate(texts)]
+# a writer's words (check/words.h): a contraction, a possessive and a hyphenated word are one
+# word each; FCE's pre-split "do n't" keeps the writer's space, so two words
+for text, want in (("He don't like apples.", ["He", "don't", "like", "apples", "."]),
+                   ("Zoë's well-known café", ["Zoë's", "well-known", "café"]),
+                   ("He do n't like it", ["He", "do", "n't", "like", "it"])):
+    r = check_score(text, label=" words %r" % text)
+    ok(r is not None and [w["word"] for w in r["words"]] == want,
+       "score: %r is the words %s" % (text, want), r and [w["word"] for w in r["words"]])
 check_score("The chef ate the meal.", threshold=0.503, label=" threshold")
 st, _, batch = srv.post("/score", {"texts": texts})
 ok(st == 200 and len(batch["results"]) == len(texts), "score: texts batch answers results[]")
@@ -349,8 +357,11 @@ st, _, data = srv.get("/openapi.json")
 spec = json.loads(data)
 served = {"/": "get", "/health": "get", "/ready": "get", "/v2/health/live": "get",
           "/v2/health/ready": "get", "/info": "get", "/metrics": "get", "/openapi.json": "get",
-          "/tokenize": "post", "/score": "post", "/classify": "post", "/qa": "post"}
-methods = {"get": ["get", "head", "options"], "post": ["post", "options"]}
+          "/tokenize": "post", "/score": "post", "/classify": "post", "/qa": "post",
+          "/v2/languages": "get", "/v2/check": "check"}
+# /v2/check takes LanguageTool's form by POST and its query string by GET
+methods = {"get": ["get", "head", "options"], "post": ["post", "options"],
+           "check": ["get", "options", "post"]}
 ok(st == 200 and spec["openapi"].startswith("3.") and
    {p: sorted(v) for p, v in spec["paths"].items()} ==
    {p: sorted(methods[m]) for p, m in served.items()},
@@ -358,9 +369,10 @@ ok(st == 200 and spec["openapi"].startswith("3.") and
    "HEAD, every route OPTIONS)", sorted(spec["paths"]))
 truthful = True
 for p, m in served.items():
-    st, h, _ = srv.request(m.upper(), p, b"{}" if m == "post" else None,
+    call = "POST" if m in ("post", "check") else "GET"
+    st, h, _ = srv.request(call, p, b"{}" if call == "POST" else None,
                            {"Content-Type": "application/json"})
-    other = "GET" if m == "post" else "POST"
+    other = {"post": "GET", "get": "POST", "check": "PUT"}[m]
     st2, h2, _ = srv.request(other, p, b"{}", {"Content-Type": "application/json"})
     st3, _, _ = srv.request("OPTIONS", p)
     st4 = srv.request("HEAD", p)[0] if m == "get" else 200

@@ -132,8 +132,10 @@ SMALL = ["--hidden", "32", "--layers", "2", "--heads", "2", "--intermediate", "6
 
 
 class Server:
-    def __init__(self, models, args=(), env=None, workdir=None, log_name="server.log"):
+    def __init__(self, models, args=(), env=None, workdir=None, log_name="server.log",
+                 binary=None):
         self.models = models  # list of (name, dir)
+        self.binary = binary or BIN  # another build of the daemon (e.g. the checker's double)
         self.args = list(args)
         self.env = dict(os.environ)
         self.env.update(env or {})
@@ -144,7 +146,7 @@ class Server:
         _servers.append(self)
 
     def start(self, wait_ready=True):
-        cmd = list(WRAPPER) + [BIN, "--host", "127.0.0.1", "--port", "0"]
+        cmd = list(WRAPPER) + [self.binary, "--host", "127.0.0.1", "--port", "0"]
         for name, d in self.models:
             cmd += ["--model", "%s=%s" % (name, d)]
         cmd += self.args

@@ -115,6 +115,37 @@ def test_npm_client(srv):
         ok("en-US" in out["codes"] and out["language"] == "en-US", "codes() and language", out)
 
 
+def test_score_suggestions(srv):
+    """/score's opt-in suggestions: the checker's replacements and type on flagged words."""
+    def words(body):
+        st, _, j = srv.post("/score", body)
+        return st, j if st != 200 else j["words"]
+
+    text = "She go home becouse."
+    st, ws = words({"text": text, "threshold": 0, "suggestions": True})
+    ok(st == 200 and all(w["flagged"] and "suggestions" in w and "type" in w for w in ws),
+       "/score suggestions at threshold 0: every word flagged carries suggestions and type", ws)
+    if st == 200 and DOUBLE:
+        got = {w["word"]: (w["suggestions"], w["type"]) for w in ws}
+        ok(got == {"She": ([], None), "go": (["goes"], "VERB:SVA"), "home": ([], None),
+                   "becouse": (["because"], "SPELL"), ".": ([], None)},
+           "/score suggestions: go -> goes (VERB:SVA), becouse -> because (SPELL), others none",
+           got)
+    st, ws = words({"text": text, "threshold": 1, "suggestions": True})
+    ok(st == 200 and all("suggestions" not in w for w in ws if not w["flagged"]),
+       "/score suggestions: words not flagged carry none", ws)
+    st, ws = words({"text": text, "threshold": 0})
+    ok(st == 200 and all("suggestions" not in w and "type" not in w for w in ws),
+       "/score without \"suggestions\": no suggestions or type (no check run)", ws)
+    st, _, j = srv.post("/score", {"texts": [text, "He go."], "threshold": 0, "suggestions": True})
+    if ok(st == 200 and len(j["results"]) == 2, "/score texts with suggestions: 200", j) and DOUBLE:
+        second = {w["word"]: w["suggestions"] for w in j["results"][1]["words"]}
+        ok(second == {"He": [], "go": ["goes"], ".": []},
+           "/score texts: each text checked on its own", second)
+    st, _, j = srv.post("/score", {"text": text, "suggestions": "yes"})
+    ok(st in (400, 422), "/score suggestions not a boolean: refused", j)
+
+
 def main():
     work = scratch("electra-ltapi-")
     models = make_models(work, {"ged": ["--arch", "pretraining"] + SMALL})
@@ -124,6 +155,7 @@ def main():
     test_errors(srv)
     test_filters(srv)
     test_npm_client(srv)
+    test_score_suggestions(srv)
     srv.stop()
     done()
 
