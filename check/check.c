@@ -1,7 +1,9 @@
 /* The checker's life and one check (check.h): detection, the generator's
  * masked pass, candidates, the verification pass, matches. */
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "check_internal.h"
 #include "support_api.h"
@@ -145,4 +147,12 @@ int el__check_text(el__checker *c, const char *text, size_t len, el__matches *ou
     if (!rc) rc = el__check_matches(c, out, err);
   }
   return rc;
+}
+
+const char *el__checker_generator_dir(const char *model_dir, char *buf, size_t cap) {
+  struct stat st;
+  snprintf(buf, cap, "%s/generator/config.json", model_dir);
+  if (stat(buf, &st) || !S_ISREG(st.st_mode)) return NULL;
+  snprintf(buf, cap, "%s/generator", model_dir);
+  return buf;
 }

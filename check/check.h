@@ -36,6 +36,11 @@ typedef struct el__checker_opts {
 int el__checker_new(const el__checker_opts *o, el__checker **out, el_error *err);
 void el__checker_free(el__checker *c);
 
+/* A model directory's generator: DIR/generator/ when it holds a config.json
+ * (`recipe ged`, `make run` and `finetune --init RUN` keep it there). Writes
+ * it to buf and returns buf, else NULL. */
+const char *el__checker_generator_dir(const char *model_dir, char *buf, size_t cap);
+
 /* Checks text (UTF-8, len bytes) and appends its matches to out, in text
  * order. Costs a few batched forward passes whatever the number of flagged
  * words: the detector over the text's sentences, the generator over the

@@ -3,24 +3,16 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "check.h"
 
-/* The generator's directory: the option's, else DIR/generator/ when it
- * holds a config.json (recipe ged, make run and finetune --init keep it
- * there); "" for none. */
+/* The generator's directory: the option's, else the model directory's own
+ * (el__checker_generator_dir); "" for none. */
 static void generator_dir_of(const el__model_entry *e, const char *option, char *out,
                              size_t cap) {
-  struct stat st;
   out[0] = 0;
-  if (option && option[0]) {
-    snprintf(out, cap, "%s", option);
-    return;
-  }
-  char probe[1100];
-  snprintf(probe, sizeof probe, "%s/generator/config.json", e->dir);
-  if (!stat(probe, &st)) snprintf(out, cap, "%s/generator", e->dir);
+  if (option && option[0]) snprintf(out, cap, "%s", option);
+  else if (!el__checker_generator_dir(e->dir, out, cap)) out[0] = 0;
 }
 
 static int load_generator(el__model_entry *e, const char *dir) {

@@ -3,8 +3,9 @@
 # hand-made M2 file, for hunspell's first suggestions (docs/GED.md §6):
 # the figures printed and written to --out as JSON agree with a count by
 # hand, UNK and noop edits and the second annotator left out, a malformed
-# file refused naming its line, and --m2 with --data refused. Needs Debian's
-# hunspell-en-gb/en-us (SKIP without). Runtime: < 1 s.
+# file refused naming its line, and --m2 with --data refused; with
+# EL_M2_MODEL (a GED model directory) the checker's column beside it. Needs
+# Debian's hunspell-en-gb/en-us (SKIP without). Runtime: < 1 s (a few with a model).
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -75,5 +76,22 @@ out=$("$ET" eval --task ged --m2 "$T/gold.m2" --data x.tsv 2>&1); rc=$?
 check "--m2 with --data refused (rc $rc)" bash -c '[ "$0" -eq 2 ] && grep -q "without --data" <<<"$1"' "$rc" "$out"
 out=$("$ET" eval --task cola --m2 "$T/gold.m2" 2>&1); rc=$?
 check "--m2 with another task refused (rc $rc)" [ "$rc" -eq 2 ]
+
+# The checker's column: needs a GED model directory (EL_M2_MODEL, e.g. the
+# FCE recipe's; its generator from MODEL/generator or EL_M2_GENERATOR).
+if [ -z "${EL_M2_MODEL:-}" ] || [ ! -r "$EL_M2_MODEL/config.json" ]; then
+  skip "no model: set EL_M2_MODEL to a GED model directory to score the checker's column"
+else
+  gen=()
+  [ -n "${EL_M2_GENERATOR:-}" ] && gen=(--generator "$EL_M2_GENERATOR")
+  out=$("$ET" eval --task ged --m2 "$T/gold.m2" --model "$EL_M2_MODEL" "${gen[@]}" \
+        --out "$T/m.json" 2>&1); rc=$?
+  echo "$out" | sed 's/^/# /'
+  check "eval --m2 --model exits 0 (rc $rc)" [ "$rc" -eq 0 ]
+  check "model and hunspell side by side" grep -qE '^ +model +hunspell$' <<<"$out"
+  js=$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));
+print("ok" if d["model"]["gold"] == 6 and d["hunspell"]["matched"] == 2 else d)' "$T/m.json" 2>&1)
+  check "--out JSON has both systems on the same 6 gold edits ($js)" [ "$js" = ok ]
+fi
 echo "# $fails failed"
 [ $fails -eq 0 ]

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "checker_open.h"
 #include "commands.h"
 #include "el_cli.h"
 #include "lt_format.h"
@@ -138,57 +139,21 @@ static int check_file(el__checker *ck, const char *path, int json) {
   return found;
 }
 
-/* DIR/generator/ when it holds a model: a model directory may carry the
- * generator it was pretrained with. */
-static const char *default_generator(const char *model, char *buf, size_t cap) {
-  struct stat st;
-  snprintf(buf, cap, "%s/generator/config.json", model);
-  if (stat(buf, &st) || !S_ISREG(st.st_mode)) return NULL;
-  snprintf(buf, cap, "%s/generator", model);
-  return buf;
-}
-
-/* The checker's options from the models and the command line. */
-static int checker_opts(const check_args *a, el_model *det, el_model *gen, el__checker_opts *o,
-                        el_error *err) {
-  const el_config *cfg = el_model_config(det);
-  memset(o, 0, sizeof *o);
-  o->detector = det;
-  o->generator = gen;
-  o->threshold = a->threshold >= 0 ? (float)a->threshold
-                 : cfg->has_score_threshold ? cfg->score_threshold : 0.5f;
-  o->suggest_threshold = a->suggest >= 0 ? (float)a->suggest : 0.0f;
-  o->rule = cfg->score_rule;
-  o->correct_label = -1;
-  if (cfg->arch == EL_ARCH_TOKEN_CLS)
-    return el_correct_label(cfg->id2label, cfg->num_labels, a->correct, &o->correct_label, err);
-  return 0;
-}
-
 /* Loads the models, makes the checker and checks every file. */
 static int run_check(const check_args *a, char **files, int n_files) {
   el_error err = {0};
-  el_model *det = NULL, *gen = NULL;
-  el__checker *ck = NULL;
-  el__checker_opts o;
-  char buf[4096];
-  const char *gdir = a->generator ? a->generator : default_generator(a->model, buf, sizeof buf);
-  int rc = el_model_load(a->model, &det, &err);
-  if (!rc && gdir) rc = el_model_load(gdir, &gen, &err);
-  if (!rc) rc = checker_opts(a, det, gen, &o, &err);
-  if (!rc) rc = el__checker_new(&o, &ck, &err);
-  int status = 0;
+  el__checker_set set;
+  el__checker_args ca = {a->model, a->generator, a->correct, a->threshold, a->suggest, NULL};
+  int rc = el__checker_open(&ca, &set, &err), status = 0;
   if (rc) {
     fprintf(stderr, PROG ": %s\n", err.msg);
     status = 2;
   }
   for (int i = 0; !rc && i < n_files; i++) {
-    int s = check_file(ck, files[i], !strcmp(a->format, "json"));
+    int s = check_file(set.checker, files[i], !strcmp(a->format, "json"));
     status = s == 2 || status == 2 ? 2 : s > status ? s : status;
   }
-  el__checker_free(ck);
-  el_model_free(gen);
-  el_model_free(det);
+  el__checker_close(&set);
   return status;
 }
 

@@ -20,12 +20,13 @@ static int g_nopts;
 static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " --task TASK --data FILE --model DIR [--out FILE] [options]\n"
-          "       " PROG " --task ged --m2 FILE [--out FILE] [options]\n\n"
+          "       " PROG " --task ged --m2 FILE [--model DIR [--generator DIR]] [--out FILE]\n\n"
           "Prints metrics JSON: MCC/accuracy/F1 (classification), Pearson/Spearman (stsb),\n"
           "token precision/recall/F0.5 of the error class (ged), EM/F1 (squad, squad2).\n"
           "--m2: corrections scored as GEC is (M2/ERRANT convention: minimal token edits,\n"
-          "exact match against annotator 0), P/R/F0.5 and recall per ERRANT type, for\n"
-          "hunspell's first suggestions (en_GB + en_US); --out writes them as JSON.\n"
+          "exact match against annotator 0), P/R/F0.5 and recall per ERRANT type, for the\n"
+          "checker over --model (each match's first replacement, if --model is given) and\n"
+          "for hunspell's first suggestions (en_GB + en_US) side by side; --out: JSON.\n"
           "TASK: %s\n\noptions:\n",
           el__task_names());
   el__cli_print_options(f, g_opts, g_nopts);
@@ -49,7 +50,7 @@ static float ged_threshold(const el_config *c, double given) {
 /* The command line's values. */
 typedef struct eval_args {
   const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype, *dict, *m2,
-      *dict_dir;
+      *dict_dir, *generator;
   long batch, max_len, stride, max_query, threads, max_ex;
   double threshold, dict_weight, dict_threshold;
 } eval_args;
@@ -188,7 +189,8 @@ static int eval_m2(const eval_args *a) {
     fprintf(stderr, PROG ": --m2 goes with --task ged and without --data (see --help)\n");
     return 2;
   }
-  el__eval_m2_args m = {a->m2, a->outp, a->dict_dir, a->max_ex};
+  el__eval_m2_args m = {a->m2, a->outp, a->max_ex,
+                        {a->model, a->generator, a->correct, a->threshold, -1, a->dict_dir}};
   return el__eval_m2(&m);
 }
 
@@ -202,6 +204,9 @@ int el__cmd_eval(int argc, char **argv) {
       {"--out", EL_OPT_STR, &a.outp, 0, 0, "FILE", "write predictions here (--m2: the scores, JSON)", 0},
       {"--m2", EL_OPT_STR, &a.m2, 0, 0, "FILE",
        "ged: score corrections against this M2 file's edits instead (no --data)", 0},
+      {"--generator", EL_OPT_STR, &a.generator, 0, 0, "DIR",
+       "--m2: the checker's generator (ElectraForMaskedLM, the model's vocabulary;\n"
+       "      default: DIR/generator when there is one, else none)", 0},
       {"--dict-dir", EL_OPT_STR, &a.dict_dir, 0, 0, "DIR",
        "--m2: hunspell's en_GB/en_US dictionaries (/usr/share/hunspell)", 0},
       {"--batch-size", EL_OPT_INT, &a.batch, 1, 4096, "N", "sequences per forward (32)", 0},

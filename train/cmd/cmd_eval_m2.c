@@ -18,17 +18,36 @@ typedef struct m2_system {
   el__m2_scores sc;
 } m2_system;
 
-/* The spellchecker's edits for every sentence, scored. */
-static int score_hunspell(const el__m2 *m, const char *dict_dir, el__m2_scores *sc, el_error *err) {
+/* The spellchecker's edits for every sentence. */
+static int propose_hunspell(const el__m2 *m, const char *dict_dir, el__m2_edits *prop,
+                            el_error *err) {
   el__dict *d = NULL;
-  el__m2_edits *prop = calloc((size_t)m->n + 1, sizeof *prop);
-  int rc = prop ? el__dict_load(dict_dir, &d, err)
-                : el_error_set(err, EL_ENOMEM, "out of memory");
+  int rc = el__dict_load(dict_dir, &d, err);
   for (int i = 0; rc == EL_OK && i < m->n; i++) rc = el__m2_spell_propose(d, &m->s[i], &prop[i], err);
+  el__dict_free(d);
+  return rc;
+}
+
+/* The model's edits for every sentence, through the checker. */
+static int propose_model(const el__m2 *m, const el__checker_args *ck, el__m2_edits *prop,
+                         el_error *err) {
+  el__checker_set cs;
+  int rc = el__checker_open(ck, &cs, err);
+  if (rc == EL_OK) rc = el__eval_m2_check(cs.checker, m, prop, err);
+  el__checker_close(&cs);
+  return rc;
+}
+
+/* One system's edits (model: the checker's, else hunspell's), scored. */
+static int score_system(const el__m2 *m, const el__eval_m2_args *a, int model, el__m2_scores *sc,
+                        el_error *err) {
+  el__m2_edits *prop = calloc((size_t)m->n + 1, sizeof *prop);
+  int rc = !prop   ? el_error_set(err, EL_ENOMEM, "out of memory")
+           : model ? propose_model(m, &a->ck, prop, err)
+                   : propose_hunspell(m, a->ck.dict_dir, prop, err);
   if (rc == EL_OK) rc = el__m2_score(m, prop, sc, err);
   for (int i = 0; prop && i < m->n; i++) el__m2_edits_free(&prop[i]);
   free(prop);
-  el__dict_free(d);
   return rc;
 }
 
@@ -114,8 +133,10 @@ int el__eval_m2(const el__eval_m2_args *a) {
   if (el__m2_read(a->m2, &m, &err)) goto fail;
   all = m.n;
   if (a->max_sents > 0 && a->max_sents < m.n) m.n = (int)a->max_sents; /* all freed at the end */
-  sys[n_sys].name = "hunspell";
-  if (score_hunspell(&m, a->dict_dir, &sys[n_sys++].sc, &err)) goto fail;
+  for (int model = a->ck.model ? 1 : 0; model >= 0; model--) {
+    sys[n_sys].name = model ? "model" : "hunspell";
+    if (score_system(&m, a, model, &sys[n_sys++].sc, &err)) goto fail;
+  }
   print_table(a->m2, m.n, sys, n_sys);
   status = a->outp ? write_json(a->outp, a->m2, m.n, sys, n_sys) : 0;
   goto out;

@@ -1,0 +1,35 @@
+/* Opening a checker over model directories (checker_open.h). */
+#include "checker_open.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int el__checker_open(const el__checker_args *a, el__checker_set *out, el_error *err) {
+  memset(out, 0, sizeof *out);
+  char buf[4096];
+  const char *gdir = a->generator ? a->generator : el__checker_generator_dir(a->model, buf, sizeof buf);
+  int rc = el_model_load(a->model, &out->det, err);
+  if (!rc && gdir) rc = el_model_load(gdir, &out->gen, err);
+  if (rc) return rc;
+  const el_config *cfg = el_model_config(out->det);
+  el__checker_opts o = {.detector = out->det, .generator = out->gen, .rule = cfg->score_rule,
+                        .correct_label = -1, .dict_dir = a->dict_dir};
+  /* the threshold /score flags at: the combination's for a model read beside
+   * hunspell (the checker adds the dictionary's rejections itself) */
+  o.threshold = a->threshold >= 0             ? (float)a->threshold
+                : cfg->has_score_dictionary ? cfg->score_dictionary_threshold
+                : cfg->has_score_threshold  ? cfg->score_threshold
+                                            : 0.5f;
+  o.suggest_threshold = a->suggest_threshold >= 0 ? (float)a->suggest_threshold : 0.0f;
+  if (cfg->arch == EL_ARCH_TOKEN_CLS &&
+      (rc = el_correct_label(cfg->id2label, cfg->num_labels, a->correct, &o.correct_label, err)))
+    return rc;
+  return el__checker_new(&o, &out->checker, err);
+}
+
+void el__checker_close(el__checker_set *s) {
+  el__checker_free(s->checker);
+  el_model_free(s->gen);
+  el_model_free(s->det);
+  memset(s, 0, sizeof *s);
+}
