@@ -174,7 +174,7 @@ LIB_SHARED := $(BUILD)/lib/libelectra.so.$(EL_VERSION)
 .PHONY: all lib deps test bench run install uninstall clean results results-ged results-ged-table fresh-test
 # keep intermediate objects so a second make does not rebuild every test
 .SECONDARY:
-all: $(BINS) $(TEST_BIN) $(BENCH_BIN) $(CKPT_DRIVER)
+all: $(BINS) $(TEST_BIN) $(BENCH_BIN) $(CKPT_DRIVER) $(BUILD)/tests/electra-server-checkdouble
 
 deps:
 	@deploy/install-deps.sh --check >/dev/null 2>&1 || deploy/install-deps.sh

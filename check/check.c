@@ -148,11 +148,3 @@ int el__check_text(el__checker *c, const char *text, size_t len, el__matches *ou
   }
   return rc;
 }
-
-const char *el__checker_generator_dir(const char *model_dir, char *buf, size_t cap) {
-  struct stat st;
-  snprintf(buf, cap, "%s/generator/config.json", model_dir);
-  if (stat(buf, &st) || !S_ISREG(st.st_mode)) return NULL;
-  snprintf(buf, cap, "%s/generator", model_dir);
-  return buf;
-}

@@ -1,8 +1,10 @@
 /* A test double of check/check.h, linked ONLY into the test server
  * build/tests/electra-server-checkdouble (Makefile), so the LanguageTool
- * layer's e2e test runs before the real checker exists: it flags "go"
- * after "She"/"He" (VERB:SVA, "goes") and "becouse" (SPELL, "because"),
- * deterministic and model-free. Remove once check/check.c lands. */
+ * layer's e2e tests and the page's browser test check exact offsets and
+ * clicks without a trained model: it flags "go" after "She"/"He"
+ * (VERB:SVA, "goes") and "becouse" (SPELL, "because"), deterministic and
+ * model-free. The real checker is tested by tests/unit/test_check_* and
+ * tests/e2e/test_check_cli.sh. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -2,9 +2,10 @@
 # LanguageTool's API on electra-server (/v2/check, /v2/languages): the contract
 # (every answer validated against /openapi.json), UTF-16 offsets, annotated
 # data, errors, filters, and npm's languagetool-api as an independent client.
-# Runs the test server with the checker's test double
-# (build/tests/electra-server-checkdouble) while check/check.c is not on the
-# branch, so the matches are known. Needs python3 with torch (test models).
+# Runs the server linked with the checker's test double
+# (build/tests/electra-server-checkdouble, tests/double/), so the matches are
+# known and the protocol is tested apart from a model's quality. Needs python3
+# with torch (test models).
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
