@@ -71,8 +71,10 @@ int el__checker_new(const el__checker_opts *o, el__checker **out, el_error *err)
   c->vocab = el_tokenizer_vocab_size(c->tok);
   c->lower = el_tokenizer_lower_case(c->tok);
   rc = make_workspaces(c, err);
-  if (!rc) rc = el__learner_load(o->wordnet_dir, &c->lang, err);
-  if (!rc) rc = el__dict_load(o->dict_dir, &c->dict, err);
+  c->lang = o->learner, c->dict = o->dict;
+  c->owns_lang = !c->lang, c->owns_dict = !c->dict;
+  if (!rc && c->owns_lang) rc = el__learner_load(o->wordnet_dir, &c->lang, err);
+  if (!rc && c->owns_dict) rc = el__dict_load(o->dict_dir, &c->dict, err);
   if (rc) {
     el__checker_free(c);
     return rc;
@@ -85,8 +87,8 @@ void el__checker_free(el__checker *c) {
   if (!c) return;
   el_workspace_free(c->ws_det);
   el_workspace_free(c->ws_gen);
-  el__learner_free(c->lang);
-  el__dict_free(c->dict);
+  if (c->owns_lang) el__learner_free(c->lang);
+  if (c->owns_dict) el__dict_free(c->dict);
   el_tokens_free(&c->tk);
   el_tokens_free(&c->scratch);
   el__text_words_free(&c->words);

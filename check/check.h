@@ -9,6 +9,8 @@
 #define EL_CHECK_CHECK_H
 
 #include "electra/electra.h"
+#include "dict.h"
+#include "learner.h"
 #include "match.h"
 
 typedef struct el__checker el__checker;
@@ -27,6 +29,11 @@ typedef struct el__checker_opts {
   int correct_label;          /* token classifier: the label meaning "correct"; else -1 */
   const char *wordnet_dir;    /* NULL: /usr/share/wordnet */
   const char *dict_dir;       /* hunspell dictionaries; NULL: /usr/share/hunspell */
+  /* The English of lang/ (~5 MB resident) and the dictionaries (~19 MB): borrowed when
+   * given (a server shares one of each between its models and reloads), else loaded from
+   * the two folders above and owned by the checker. */
+  el__learner *learner;
+  el__dict *dict;
   int max_suggestions;        /* per match, 1..EL__MATCH_MAX_REPL (0: EL__MATCH_MAX_REPL) */
   int max_tokens;             /* the longest batch it runs (0: 4096) */
 } el__checker_opts;

@@ -64,6 +64,7 @@ struct el__checker {
   int vocab, max_pos, lower, num_labels;
   el__learner *lang;
   el__dict *dict;
+  int owns_lang, owns_dict; /* loaded by the checker (not given in its options) */
   el_workspace *ws_det, *ws_gen;
   int max_tokens, max_seqs;
   /* one call's text and working storage (reused across calls) */

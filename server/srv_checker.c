@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "srv_lang.h"
 
 /* The generator's directory: the option's, else the model directory's own
  * (el__checker_generator_dir); "" for none. */
@@ -39,6 +40,7 @@ void el__srv_checker_attach(el__model_entry *e, const char *generator_option) {
     el__srv_checker_detach(e);
     return;
   }
+  el_error er = {0};
   el__checker_opts o = {
       .detector = e->model,
       .generator = e->generator,
@@ -46,9 +48,9 @@ void el__srv_checker_attach(el__model_entry *e, const char *generator_option) {
       .rule = e->cfg->score_rule,
       .correct_label = e->correct_label,
   };
-  el_error er = {0};
   el__checker *c = NULL;
-  if (el__checker_new(&o, &c, &er)) {
+  if (el__srv_lang_learner(&o.learner, &er) || el__srv_lang_dict(&o.dict, &er) ||
+      el__checker_new(&o, &c, &er)) {
     snprintf(e->check_err, sizeof e->check_err, "no grammar checker for model \"%s\": %s",
              e->name, er.msg);
     el__srv_checker_detach(e);

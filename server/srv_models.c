@@ -10,6 +10,7 @@
 #include <time.h>
 
 #include "srv_checker.h"
+#include "srv_lang.h"
 #include "srv_jsonscan.h"
 #include "srv_sbuf.h"
 
@@ -44,7 +45,6 @@ static void set_free(el__model_set *s) {
     el_workspace_free(s->e[i].ws);
     el_model_free(s->e[i].model);
   }
-  el__dict_free(s->dict);
   free(s);
 }
 
@@ -74,7 +74,7 @@ static int use_dictionary(el__model_set *s, el__model_entry *e, const el__model_
                           char *err, size_t cap) {
   if (!e->cfg->has_score_dictionary || spec->no_dictionary || e->task != EL_TASK_SCORE) return 0;
   el_error er = {0};
-  if (!s->dict && el__dict_load(NULL, &s->dict, &er)) {
+  if (!s->dict && el__srv_lang_dict(&s->dict, &er)) {
     snprintf(err, cap, "model \"%s\" is calibrated with a spelling dictionary: %s (or start "
              "with --no-dictionary)", e->name, er.msg);
     return -1;
@@ -126,7 +126,10 @@ int el__model_set_load(const el__model_spec *specs, int n, int ws_tokens, int ws
       set_free(s);
       return -1;
     }
-    el__srv_checker_attach(e, specs[i].generator);
+    if (specs[i].no_checker)
+      snprintf(e->check_err, sizeof e->check_err, "the server runs with --no-checker");
+    else
+      el__srv_checker_attach(e, specs[i].generator);
     if (e->task >= 0 && s->task_default[e->task] < 0) s->task_default[e->task] = i;
   }
   *out = s;

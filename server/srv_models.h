@@ -55,7 +55,7 @@ struct el__model_set {
   int n;
   el__model_entry e[EL_SRV_MAX_MODELS];
   int task_default[EL_TASK_COUNT]; /* index into e, or -1 */
-  el__dict *dict; /* loaded once for the models that use it, else NULL */
+  el__dict *dict; /* the process's hunspell (srv_lang.h) when a model uses it, else NULL; borrowed */
 };
 
 /* Loads every model (no BLAS call: safe off the inference thread) with a

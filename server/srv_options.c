@@ -25,7 +25,7 @@ extern char **environ;
  * pointers. --model, --correct-label, --cors-origin and --log-format are
  * EL_OPT_CUSTOM, stored by set_value below. Long because it is the table:
  * one entry per option, read as data (--help prints it in this order). */
-enum { N_DEFS = 35 };
+enum { N_DEFS = 36 };
 static int build_table(el__srv_options *o, el_opt *t) {
   const el_opt d[N_DEFS] = {
       {"--model", EL_OPT_CUSTOM, o, 0, 0, "[NAME=]DIR",
@@ -117,6 +117,10 @@ static int build_table(el__srv_options *o, el_opt *t) {
       {"--no-dictionary", EL_OPT_FLAG, &o->no_dictionary, 0, 0, NULL,
        "/score with the models alone: no hunspell verdicts beside a model whose config.json\n"
        "      has score_dictionary_weight (its score_threshold then applies)", 0},
+      {"--no-checker", EL_OPT_FLAG, &o->no_checker, 0, 0, NULL,
+       "no grammar checker: /v2/check and /score's suggestions answer 503; saves the\n"
+       "      checker's English (~24 MB resident: hunspell's dictionaries, WordNet's forms,\n"
+       "      shared by every model) and its workspaces", 0},
       {"--no-access-log", EL_OPT_FLAG, &o->no_access_log, 0, 0, NULL, "no log line per request", 0},
       {"--healthcheck", EL_OPT_FLAG, &o->healthcheck, 0, 0, NULL,
        "probe http://HOST:PORT/health and exit 0 when it answers 200, else 1", 0},
@@ -368,7 +372,10 @@ static int apply_generators(el__srv_options *o, char *err, size_t cap) {
  * model that is given, as a correct label must). */
 static int apply_dtypes(el__srv_options *o, char *err, size_t cap) {
   for (int k = 0; k < o->n_models; k++) o->models[k].dtype = o->dtype;
-  for (int k = 0; k < o->n_models; k++) o->models[k].no_dictionary = o->no_dictionary;
+  for (int k = 0; k < o->n_models; k++) {
+    o->models[k].no_dictionary = o->no_dictionary;
+    o->models[k].no_checker = o->no_checker;
+  }
   for (int i = 0; i < o->n_model_dtypes; i++) {
     const el__label_spec *l = &o->model_dtypes[i];
     el__model_spec *m = NULL;

@@ -22,6 +22,7 @@ typedef struct el__model_spec {
   int dtype; /* el_dtype: --model-dtype NAME=..., else --dtype (set once parsing ends) */
   int no_dictionary; /* --no-dictionary: the model alone even when config.json has a
                         score_dictionary_weight (set once parsing ends) */
+  int no_checker;    /* --no-checker: no grammar checker (set once parsing ends) */
 } el__model_spec;
 
 /* One --correct-label NAME=LABEL as given; applied to models[] once every
@@ -66,6 +67,7 @@ typedef struct el__srv_options {
   int access_log;    /* 0 with --no-access-log */
   int no_access_log; /* --no-access-log as given (access_log is its negation) */
   int no_dictionary; /* --no-dictionary: copied to every model's spec */
+  int no_checker;    /* --no-checker: copied to every model's spec */
   int healthcheck;   /* --healthcheck: probe /health and exit */
   int help, version;
 } el__srv_options;

@@ -106,6 +106,9 @@ def plan_checks(work, text):
     ok(not os.path.exists(os.path.join(out, "config.json")) and
        not os.path.exists(os.path.join(out + ".work", "pretrain")), "--plan-only trains nothing and writes no model")
     r = run(*(base + ["--time-limit", "10s"]))
+    ok(r.returncode == 1 and "plan.work already exists (an earlier recipe's stages): remove it or pass --overwrite" in r.stderr,
+       "a second recipe into the same DIR is refused before any work", r.stderr[-800:])
+    r = run(*(base + ["--time-limit", "10s", "--overwrite"]))
     plan, measured = plan_of(r.stderr)
     ok(r.returncode == 0 and plan and measured and measured[2] == 0 and plan[2] == 5,
        "10s: the GED stage's 30 % (3 s, run as the 5 s floor) is below what its epochs take: nothing moved",

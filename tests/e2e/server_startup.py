@@ -108,7 +108,7 @@ ok(all(lines.values()), "start-up log: a line per model before \"listening\"", h
 if all(lines.values()):
     c, g, d = (lines[m].group(1) for m in ("cls", "mlm", "disc"))
     ok(c.startswith("/classify ElectraForSequenceClassification from " + M["cls"]) and
-       "labels negative,positive" in c and re.search(r"\d+ parameters \(\d+\.\d MB\)", c) and
+       "labels negative,positive" in c and re.search(r"\d+ parameters \((?:fp32|int8), \d+\.\d MB\)", c) and
        "default" in c,
        "start-up log: a classifier's route, architecture, directory, labels, size", c)
     ok(d.startswith("/score ElectraForPreTraining") and "threshold 0.5" in d and

@@ -1,0 +1,91 @@
+#!/usr/bin/python3
+"""/v2/check against /score on a 200-word paragraph of learner English with
+errors, on one electra-server: BENCH_ROUNDS (20) rounds, each a /score then a
+/v2/check of the same text (alternating, so both see the same machine), after
+3 warm-up rounds. Prints median and p90 latency of each, the ratio of the
+medians, and how many words /score flagged and /v2/check matched."""
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import time
+import urllib.parse
+import urllib.request
+
+PARAGRAPH = (
+    "Dear Mrs Smith, I am writing to you becouse I want to complain about the trip to London "
+    "which I have went last week. First of all, the bus was late and we has to wait for two "
+    "hours in the rain. When we arrive to the hotel, the rooms was not ready and nobody "
+    "could tell us why. The guide said that the museum is closed, so we goes to a shopping "
+    "centre instead, wich was not in the programme. In the evening we had dinner in a "
+    "restaurant, but the food were cold and the waiter was very rude with us. I think that "
+    "the advertisement was not true, because it says that the trip include a visit to the "
+    "theatre and a boat trip on the river, but we did not do neither of them. My friends and "
+    "me were very disappointed, and we want to have our money back. I hope you will "
+    "understand our problem and give us an answer as soon as possible. I am looking forward "
+    "to hear from you. Yours sincerely, Maria Lopez. P.S. I also lost my umbrella on the bus "
+    "and I would be gratefull if you could help me to find it, becouse it was a present from "
+    "my mother and it is very important to me. Thank you very much for you help and your time."
+)
+
+
+def free_port():
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def post(url, body, ctype):
+    req = urllib.request.Request(url, data=body, headers={"Content-Type": ctype})
+    t = time.perf_counter()
+    with urllib.request.urlopen(req, timeout=120) as r:
+        data = r.read()
+    return time.perf_counter() - t, json.loads(data)
+
+
+def main(model):
+    build = os.environ.get("BUILD", "build")
+    rounds = int(os.environ.get("BENCH_ROUNDS", "20"))
+    port = free_port()
+    srv = subprocess.Popen([f"{build}/bin/electra-server", "--model", f"ged={model}", "--port",
+                            str(port), "--no-access-log"], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE)
+    base = f"http://127.0.0.1:{port}"
+    try:
+        for _ in range(600):
+            try:
+                with urllib.request.urlopen(base + "/ready", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except Exception:
+                time.sleep(0.1)
+        score_body = json.dumps({"text": PARAGRAPH}).encode()
+        check_body = urllib.parse.urlencode({"text": PARAGRAPH, "language": "en-GB"}).encode()
+        ts, tc, flagged, matched = [], [], 0, 0
+        for i in range(rounds + 3):
+            a, s = post(base + "/score", score_body, "application/json")
+            b, c = post(base + "/v2/check", check_body, "application/x-www-form-urlencoded")
+            if i >= 3:
+                ts.append(a)
+                tc.append(b)
+            flagged = sum(w["flagged"] for w in s["words"])
+            matched = len(c["matches"])
+    finally:
+        srv.terminate()
+        srv.wait(timeout=30)
+    med = lambda v: statistics.median(v) * 1e3
+    p90 = lambda v: sorted(v)[int(0.9 * (len(v) - 1))] * 1e3
+    words = len(PARAGRAPH.split())
+    print(f"bench_check: {words}-word paragraph, model {model}, {rounds} alternating rounds")
+    print(f"{'route':<12}{'median ms':>12}{'p90 ms':>10}")
+    print(f"{'/score':<12}{med(ts):>12.1f}{p90(ts):>10.1f}   {flagged} words flagged")
+    print(f"{'/v2/check':<12}{med(tc):>12.1f}{p90(tc):>10.1f}   {matched} matches")
+    print(f"ratio /v2/check / /score (medians): {med(tc) / med(ts):.2f}x (target <= 2x)")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1])
