@@ -21,7 +21,8 @@ typedef struct el__checker_opts {
                                  the other candidate sources still apply; borrowed */
   float threshold;            /* a word whose P(error) >= threshold is flagged */
   float suggest_threshold;    /* a flagged word gets replacements only when its P(error) >=
-                                 this (a misspelling always does); 0: threshold. Higher trades
+                                 this (a misspelling always does); 0: 0.9, or the threshold
+                                 when that is higher (check.c says why). Higher trades
                                  suggestions for precision: the detector is surer of the words
                                  it scores higher, and a doubtful word's best verified edit is
                                  seldom the writer's */

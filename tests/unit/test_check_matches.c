@@ -123,6 +123,12 @@ int main(void) {
   ck_env env;
   if (ck_open(&env, "/tmp/el_test_check_match_XXXXXX")) {
     C = env.rules;
+    float want = C->o.threshold > 0.9f ? C->o.threshold : 0.9f;
+    CHECK(C->o.suggest_threshold == want, "suggest_threshold not given: max(threshold %g, 0.9) (%g)",
+          (double)C->o.threshold, (double)C->o.suggest_threshold);
+    /* every flagged word gets its replacements here (the default, 0.9, is
+     * about a trained detector's confidence; test_suggest_threshold tests it) */
+    C->o.suggest_threshold = 1e-6f;
     const char *s = "She go to school yesterday.";
     test_thresholds();
     expect(s, "go", EL__EDIT_REPLACE, "goes", "She goes to school yesterday.", EL__ET_VERB_SVA,

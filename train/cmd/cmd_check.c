@@ -167,8 +167,9 @@ int el__cmd_check(int argc, char **argv) {
       {"--threshold", EL_OPT_FLOAT, &a.threshold, 0, 1, "X",
        "flag words with P(error) >= X (the model's score_threshold, else 0.5, as /score)", 0},
       {"--suggest-threshold", EL_OPT_FLOAT, &a.suggest, 0, 1, "X",
-       "offer replacements only for words with P(error) >= X (the threshold); a\n"
-       "      misspelling always gets them: higher trades suggestions for precision", 0},
+       "offer replacements only for words with P(error) >= X (0.9, or the threshold\n"
+       "      when higher); a misspelling always gets them: higher trades suggestions for\n"
+       "      precision", 0},
       {"--format", EL_OPT_CHOICE, &a.format, 0, 0, "text|json",
        "text: file:line:col lines (default); json: LanguageTool's /v2/check answer per file", 0},
       {"--correct-label", EL_OPT_STR, &a.correct, 0, 0, "LABEL",

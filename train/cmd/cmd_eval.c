@@ -52,7 +52,7 @@ typedef struct eval_args {
   const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype, *dict, *m2,
       *dict_dir, *generator;
   long batch, max_len, stride, max_query, threads, max_ex;
-  double threshold, dict_weight, dict_threshold;
+  double threshold, dict_weight, dict_threshold, suggest;
 } eval_args;
 
 /* --dictionary: the spelling dictionary beside a GED model as /score combines
@@ -190,13 +190,13 @@ static int eval_m2(const eval_args *a) {
     return 2;
   }
   el__eval_m2_args m = {a->m2, a->outp, a->max_ex,
-                        {a->model, a->generator, a->correct, a->threshold, -1, a->dict_dir}};
+                        {a->model, a->generator, a->correct, a->threshold, a->suggest, a->dict_dir}};
   return el__eval_m2(&m);
 }
 
 int el__cmd_eval(int argc, char **argv) {
   eval_args a = {.batch = 32, .max_len = 128, .stride = 128, .max_query = 64, .threshold = -1,
-                 .dtype = "fp32", .dict_weight = -1, .dict_threshold = -1};
+                 .dtype = "fp32", .dict_weight = -1, .dict_threshold = -1, .suggest = -1};
   el_opt opts[] = {
       {"--task", EL_OPT_STR, &a.task, 0, 0, "TASK", "task; required", 0},
       {"--data", EL_OPT_STR, &a.data, 0, 0, "FILE", "labelled file to score; required", 0},
@@ -226,6 +226,9 @@ int el__cmd_eval(int argc, char **argv) {
        "      the model's own and hunspell's alone", 0},
       {"--dictionary-weight", EL_OPT_FLOAT, &a.dict_weight, 0, 1, "Q",
        "ged: the dictionary's weight (the model's score_dictionary_weight)", 0},
+      {"--suggest-threshold", EL_OPT_FLOAT, &a.suggest, 0, 1, "X",
+       "ged --m2: the checker offers replacements only for words with P(error) >= X (as\n"
+       "      electra-train check --suggest-threshold: 0.9, or the threshold when higher)", 0},
       {"--dictionary-threshold", EL_OPT_FLOAT, &a.dict_threshold, 0, 1, "X",
        "ged: the combination's threshold (the model's score_dictionary_threshold)", 0},
       {"--correct-label", EL_OPT_STR, &a.correct, 0, 0, "LABEL",
