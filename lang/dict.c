@@ -3,6 +3,7 @@
 
 #include <hunspell.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,9 +13,22 @@
 static const char *const LANGS[] = {"en_GB", "en_US"};
 #define N_LANGS 2
 
+/* hunspell's suggest takes 10-45 ms a word (both dictionaries searched);
+ * a checker sees the same misspellings again and again (an editor client
+ * re-sends the whole document after each change), so the last answers are
+ * kept: a direct-mapped table keyed by the word. */
+#define CACHE_SLOTS 1024
+#define CACHE_SUGG 5
+typedef struct cache_slot {
+  char word[EL__DICT_WORD_MAX]; /* "" when empty */
+  int n;                        /* suggestions kept (asked for at least CACHE_SUGG or got fewer) */
+  char sugg[CACHE_SUGG][EL__DICT_WORD_MAX];
+} cache_slot;
+
 struct el__dict {
   Hunhandle *h[N_LANGS]; /* NULL where that dictionary is not installed */
   pthread_mutex_t lock;
+  cache_slot *cache;     /* [CACHE_SLOTS], or NULL (no memory: no cache) */
 };
 
 static Hunhandle *open_one(const char *dir, const char *lang) {
@@ -39,6 +53,7 @@ int el__dict_load(const char *dir, el__dict **out, el_error *err) {
                         dir, dir);
   }
   pthread_mutex_init(&d->lock, NULL);
+  d->cache = calloc(CACHE_SLOTS, sizeof *d->cache);
   *out = d;
   return EL_OK;
 }
@@ -48,6 +63,7 @@ void el__dict_free(el__dict *d) {
   for (int i = 0; i < N_LANGS; i++)
     if (d->h[i]) Hunspell_destroy(d->h[i]);
   pthread_mutex_destroy(&d->lock);
+  free(d->cache);
   free(d);
 }
 
@@ -123,9 +139,15 @@ static int seen(char out[][EL__DICT_WORD_MAX], int n, const char *s) {
   return 0;
 }
 
-int el__dict_suggest(el__dict *d, const char *word, char out[][EL__DICT_WORD_MAX], int max) {
+static cache_slot *slot_of(el__dict *d, const char *word) {
+  uint32_t h = 2166136261u;
+  for (const unsigned char *p = (const unsigned char *)word; *p; p++) h = (h ^ *p) * 16777619u;
+  return d->cache ? &d->cache[h % CACHE_SLOTS] : NULL;
+}
+
+/* Both dictionaries' suggestions, en_GB's first, duplicates dropped. */
+static int suggest_locked(el__dict *d, const char *word, char out[][EL__DICT_WORD_MAX], int max) {
   int n = 0;
-  pthread_mutex_lock(&d->lock);
   for (int i = 0; i < N_LANGS && n < max; i++) {
     if (!d->h[i]) continue;
     char **list = NULL;
@@ -133,6 +155,28 @@ int el__dict_suggest(el__dict *d, const char *word, char out[][EL__DICT_WORD_MAX
     for (int j = 0; j < k && n < max; j++)
       if (strlen(list[j]) < EL__DICT_WORD_MAX && !seen(out, n, list[j])) strcpy(out[n++], list[j]);
     if (list) Hunspell_free_list(d->h[i], &list, k);
+  }
+  return n;
+}
+
+int el__dict_suggest(el__dict *d, const char *word, char out[][EL__DICT_WORD_MAX], int max) {
+  if (max <= 0) return 0;
+  pthread_mutex_lock(&d->lock);
+  cache_slot *c = strlen(word) < EL__DICT_WORD_MAX ? slot_of(d, word) : NULL;
+  int n;
+  if (c && c->word[0] && !strcmp(c->word, word) && (max <= CACHE_SUGG || c->n < CACHE_SUGG)) {
+    n = c->n < max ? c->n : max; /* the same answer hunspell gave before */
+    for (int i = 0; i < n; i++) strcpy(out[i], c->sugg[i]);
+  } else {
+    n = suggest_locked(d, word, out, max);
+    if (c) {
+      strcpy(c->word, word);
+      c->n = n < CACHE_SUGG ? n : CACHE_SUGG;
+      for (int i = 0; i < c->n; i++) strcpy(c->sugg[i], out[i]);
+      /* fewer than asked for, but asked for fewer than the slot holds: the
+       * slot cannot say whether more exist */
+      if (n == max && max < CACHE_SUGG) c->word[0] = 0;
+    }
   }
   pthread_mutex_unlock(&d->lock);
   return n;

@@ -102,6 +102,23 @@ static void test_words(void) {
         "dictionary's call");
 }
 
+/* The cache of suggestions gives hunspell's answer whatever was asked
+ * before: a list asked for in full, then its first; a first asked for alone,
+ * then the full list (not the one cached entry). */
+static void test_suggest_cache(void) {
+  char a[5][EL__DICT_WORD_MAX], b[5][EL__DICT_WORD_MAX], c[5][EL__DICT_WORD_MAX];
+  int na = el__dict_suggest(D, "gratefull", a, 5);
+  int nb = el__dict_suggest(D, "gratefull", b, 5);
+  int same = na == nb;
+  for (int i = 0; same && i < na; i++) same = !strcmp(a[i], b[i]);
+  CHECK(na >= 2 && same, "suggest(gratefull) twice: the same %d suggestions", na);
+  CHECK(el__dict_suggest(D, "gratefull", c, 1) == 1 && !strcmp(c[0], a[0]),
+        "then max 1: its first (%s)", c[0]);
+  CHECK(el__dict_suggest(D, "leter", c, 1) == 1, "leter, max 1 first");
+  int n = el__dict_suggest(D, "leter", b, 5);
+  CHECK(n >= 2 && !strcmp(b[0], c[0]), "then max 5: the full list (%d), not the cached one", n);
+}
+
 static void test_missing(void) {
   el__dict *d = NULL;
   el_error err = {0};
@@ -121,6 +138,7 @@ int main(void) {
   if (rc) return el_test_done();
   test_verdicts();
   test_suggest();
+  test_suggest_cache();
   test_text();
   test_words();
   test_missing();
