@@ -147,7 +147,7 @@ if m:
             continue
         for s in sentences(t):
             if re.search(r"F0\.5", s) and re.search(r"default model|make run", s) \
-               and re.search(r"\bdev\b|FCE", s) and not re.search(r"int8", s):
+               and re.search(r"\bdev\b|FCE", s) and not re.search(r"int8|correction", s):
                 nums = re.findall(r"\b0\.\d{3}\b", s)
                 if not nums:
                     continue
