@@ -165,7 +165,8 @@ int el__cmd_check(int argc, char **argv) {
        "a generator (ElectraForMaskedLM) with the detector's vocabulary, for more\n"
        "      suggestions (default: DIR/generator when there is one, else none)", 0},
       {"--threshold", EL_OPT_FLOAT, &a.threshold, 0, 1, "X",
-       "flag words with P(error) >= X (the model's score_threshold, else 0.5, as /score)", 0},
+       "flag words with P(error) >= X (the threshold /score flags at: the dictionary\n"
+       "      combination's, else the model's score_threshold, else 0.5)", 0},
       {"--suggest-threshold", EL_OPT_FLOAT, &a.suggest, 0, 1, "X",
        "offer replacements only for words with P(error) >= X (0.9, or the threshold\n"
        "      when higher); a misspelling always gets them: higher trades suggestions for\n"
