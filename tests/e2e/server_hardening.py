@@ -23,12 +23,10 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from server_lib import (SANITIZED, SLOW, SMALL, Server, done, make_models, ok, scratch,  # noqa: E402
+from server_lib import (SANITIZED, SLOW, BIGGER, SMALL, Server, done, make_models, ok, scratch,  # noqa: E402
                         skip, status_line)
 
 work = scratch("electra-e2e-hardening-")
-BIGGER = ["--hidden", "64", "--layers", "2", "--heads", "2", "--intermediate", "128",
-          "--embedding", "32", "--max-position", "512", "--std", "0.3"]
 M = make_models(os.path.join(work, "models"), {
     "disc": ["--arch", "pretraining", "--seed", "1"] + SMALL,
     "slow": ["--arch", "pretraining", "--seed", "2"] + BIGGER,

@@ -129,6 +129,9 @@ def make_models(workdir, specs):
 
 SMALL = ["--hidden", "32", "--layers", "2", "--heads", "2", "--intermediate", "64",
          "--embedding", "16", "--max-position", "64", "--std", "0.3"]
+# 512 positions: long texts make forward passes slow enough to queue behind
+BIGGER = ["--hidden", "64", "--layers", "2", "--heads", "2", "--intermediate", "128",
+          "--embedding", "32", "--max-position", "512", "--std", "0.3"]
 
 
 class Server:
