@@ -161,10 +161,52 @@ static void vocab_stage(void) {
   free(buf);
 }
 
+/* eval --m2 as a script would fill it; --max-seq-len not given stays 0 (the
+ * task's length then applies). */
+static void eval_struct(void) {
+  el__eval_args a, dflt, back;
+  el__eval_args_init(&a);
+  el__eval_args_init(&dflt);
+  a.task = "ged";
+  a.m2 = "fce.dev.m2";
+  a.model = "models/ged";
+  a.suggest = 0.85;
+  a.threshold = 0.1 + 0.2; /* not a round decimal: the printer must round-trip it */
+  el_opt t[EL_EVAL_N_OPTS], d[EL_EVAL_N_OPTS], tb[EL_EVAL_N_OPTS];
+  el__eval_table(&a, t);
+  el__eval_table(&dflt, d);
+  char *buf = NULL, *argv[64];
+  int argc = command_line("eval", t, d, EL_EVAL_N_OPTS, &buf, argv, 64);
+  CHECK(el__eval_parse(argc, argv, &back) == EL_CLI_OK, "eval: the printed line parses");
+  el__eval_table(&back, tb);
+  check_same("eval", t, tb, EL_EVAL_N_OPTS);
+  CHECK(back.max_len == 0, "eval: --max-seq-len not given stays 0 (%ld)", back.max_len);
+  free(buf);
+}
+
+/* check's FILE operands are kept apart from the options and their values. */
+static void check_argv(void) {
+  char *argv[] = {"check", "a.txt", "--model", "M", "-", "--suggest-threshold=0.5",
+                  "--format", "json", "b.txt", NULL};
+  el__check_args a;
+  int rc = el__check_parse(9, argv, &a);
+  CHECK(rc == EL_CLI_OK && a.n_files == 3 && !strcmp(a.files[0], "a.txt") &&
+            !strcmp(a.files[1], "-") && !strcmp(a.files[2], "b.txt"),
+        "check: three FILE operands in order (%d)", a.n_files);
+  CHECK(!strcmp(a.model, "M") && a.suggest == 0.5 && !strcmp(a.format, "json") && a.threshold == -1,
+        "check: the options' values, the threshold not given");
+  el__check_args_free(&a);
+  char *none[] = {"check", "--model", "M", NULL};
+  CHECK(el__check_parse(3, none, &a) == EL_CLI_ERROR, "check without FILE: a usage error");
+  el__check_args_free(&a);
+}
+
 int main(void) {
   pretrain_stage();
   pretrain_argv();
   finetune_stage();
   vocab_stage();
+  eval_struct();
+  check_argv();
   return el_test_done();
 }

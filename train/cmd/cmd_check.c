@@ -20,9 +20,6 @@
 #define PROG "electra-train check"
 #define MAX_FILE_BYTES ((size_t)64 << 20)
 
-static el_opt *g_opts;
-static int g_nopts;
-
 static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " [--model DIR] [--generator DIR] [--threshold X] [--format text|json] FILE...\n\n"
@@ -30,18 +27,17 @@ static void usage(FILE *f) {
           "match, file:line:col: TYPE: message [suggestions] (col in characters), or\n"
           "LanguageTool's /v2/check answer as JSON. Exit status: 1 when something is found,\n"
           "0 when the files are clean, 2 on a usage or I/O error.\n\noptions:\n");
-  el__cli_print_options(f, g_opts, g_nopts);
+  el__check_args unused;
+  el_opt t[EL_CHECK_N_OPTS];
+  el__check_args_init(&unused);
+  el__check_table(&unused, t);
+  el__cli_print_options(f, t, EL_CHECK_N_OPTS);
 }
-
-typedef struct check_args {
-  const char *model, *generator, *format, *correct;
-  double threshold, suggest;
-  long threads;
-} check_args;
 
 /* Splits argv into options (for the table) and FILE operands; an option
  * that takes a value keeps the argument after it. */
-static int split_args(int argc, char **argv, char **opts, char **files, int *n_files) {
+static int split_args(int argc, char **argv, el_opt *t, char **opts, char **files,
+                      int *n_files) {
   int n = 0;
   *n_files = 0;
   opts[n++] = argv[0];
@@ -52,7 +48,7 @@ static int split_args(int argc, char **argv, char **opts, char **files, int *n_f
       continue;
     }
     opts[n++] = argv[i];
-    el_opt *o = strchr(a, '=') ? NULL : el__cli_find(g_opts, g_nopts, a);
+    el_opt *o = strchr(a, '=') ? NULL : el__cli_find(t, EL_CHECK_N_OPTS, a);
     if (o && o->kind != EL_OPT_FLAG && i + 1 < argc) opts[n++] = argv[++i];
   }
   return n;
@@ -140,7 +136,7 @@ static int check_file(el__checker *ck, const char *path, int json) {
 }
 
 /* Loads the models, makes the checker and checks every file. */
-static int run_check(const check_args *a, char **files, int n_files) {
+static int run_check(const el__check_args *a, char **files, int n_files) {
   el_error err = {0};
   el__checker_set set;
   el__checker_args ca = {a->model, a->generator, a->correct, a->threshold, a->suggest, NULL};
@@ -157,44 +153,71 @@ static int run_check(const check_args *a, char **files, int n_files) {
   return status;
 }
 
-int el__cmd_check(int argc, char **argv) {
-  check_args a = {.model = "models/default", .format = "text", .threshold = -1, .suggest = -1};
-  el_opt opts[] = {
-      {"--model", EL_OPT_STR, &a.model, 0, 0, "DIR", "the detector's model directory (models/default)", 0},
-      {"--generator", EL_OPT_STR, &a.generator, 0, 0, "DIR",
+void el__check_args_init(el__check_args *a) {
+  *a = (el__check_args){.model = "models/default", .format = "text", .threshold = -1, .suggest = -1};
+}
+
+/* The option table, on the struct being filled (--help prints it in this order). */
+void el__check_table(el__check_args *a, el_opt t[EL_CHECK_N_OPTS]) {
+  const el_opt d[EL_CHECK_N_OPTS] = {
+      {"--model", EL_OPT_STR, &a->model, 0, 0, "DIR", "the detector's model directory (models/default)", 0},
+      {"--generator", EL_OPT_STR, &a->generator, 0, 0, "DIR",
        "a generator (ElectraForMaskedLM) with the detector's vocabulary, for more\n"
        "      suggestions (default: DIR/generator when there is one, else none)", 0},
-      {"--threshold", EL_OPT_FLOAT, &a.threshold, 0, 1, "X",
+      {"--threshold", EL_OPT_FLOAT, &a->threshold, 0, 1, "X",
        "flag words with P(error) >= X (the threshold /score flags at: the dictionary\n"
        "      combination's, else the model's score_threshold, else 0.5)", 0},
-      {"--suggest-threshold", EL_OPT_FLOAT, &a.suggest, 0, 1, "X",
+      {"--suggest-threshold", EL_OPT_FLOAT, &a->suggest, 0, 1, "X",
        "offer replacements only for words with P(error) >= X (0.9, or the threshold\n"
        "      when higher); a misspelling always gets them: higher trades suggestions for\n"
        "      precision", 0},
-      {"--format", EL_OPT_CHOICE, &a.format, 0, 0, "text|json",
+      {"--format", EL_OPT_CHOICE, &a->format, 0, 0, "text|json",
        "text: file:line:col lines (default); json: LanguageTool's /v2/check answer per file", 0},
-      {"--correct-label", EL_OPT_STR, &a.correct, 0, 0, "LABEL",
+      {"--correct-label", EL_OPT_STR, &a->correct, 0, 0, "LABEL",
        "an ElectraForTokenClassification detector's \"no error\" label (found by name)", 0},
-      {"--threads", EL_OPT_INT, &a.threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
+      {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
   };
-  g_opts = opts;
-  g_nopts = (int)(sizeof opts / sizeof opts[0]);
-  char **oargv = calloc((size_t)argc + 1, sizeof *oargv), **files = calloc((size_t)argc + 1, sizeof *files);
-  if (!oargv || !files) {
+  memcpy(t, d, sizeof d);
+}
+
+/* The options, and the FILE operands into a->files (a->n_files; the array is
+ * the caller's to free with el__check_args_free). */
+int el__check_parse(int argc, char **argv, el__check_args *a) {
+  el__check_args_init(a);
+  el_opt t[EL_CHECK_N_OPTS];
+  el__check_table(a, t);
+  char **oargv = calloc((size_t)argc + 1, sizeof *oargv);
+  a->files = calloc((size_t)argc + 1, sizeof *a->files);
+  if (!oargv || !a->files) {
     fprintf(stderr, PROG ": out of memory\n");
     free(oargv);
-    free(files);
-    return 2;
+    return EL_CLI_ERROR;
   }
-  int n_files = 0, oargc = split_args(argc, argv, oargv, files, &n_files);
-  int rc = el__cli_parse(PROG, opts, g_nopts, oargc, oargv, usage);
-  int status = rc == EL_CLI_HELP ? 0 : 2;
-  if (rc == EL_CLI_OK && !n_files) fprintf(stderr, PROG ": no FILE to check (- reads stdin; see --help)\n");
-  if (rc == EL_CLI_OK && n_files) {
-    if (a.threads > 0) el_set_threads((int)a.threads);
-    status = run_check(&a, files, n_files);
-  }
+  int oargc = split_args(argc, argv, t, oargv, a->files, &a->n_files);
+  int rc = el__cli_parse(PROG, t, EL_CHECK_N_OPTS, oargc, oargv, usage);
   free(oargv);
-  free(files);
+  if (rc == EL_CLI_OK && !a->n_files) {
+    fprintf(stderr, PROG ": no FILE to check (- reads stdin; see --help)\n");
+    rc = EL_CLI_ERROR;
+  }
+  return rc;
+}
+
+void el__check_args_free(el__check_args *a) {
+  free(a->files);
+  a->files = NULL;
+  a->n_files = 0;
+}
+
+int el__cmd_check(int argc, char **argv) {
+  el__check_args a;
+  int rc = el__check_parse(argc, argv, &a);
+  int status = rc == EL_CLI_OK ? el__check_run(&a) : rc == EL_CLI_HELP ? 0 : 2;
+  el__check_args_free(&a);
   return status;
+}
+
+int el__check_run(const el__check_args *a) {
+  if (a->threads > 0) el_set_threads((int)a->threads);
+  return run_check(a, a->files, a->n_files);
 }

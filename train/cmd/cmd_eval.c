@@ -14,9 +14,6 @@
 
 #define PROG "electra-train eval"
 
-static el_opt *g_opts;
-static int g_nopts;
-
 static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " --task TASK --data FILE --model DIR [--out FILE] [options]\n"
@@ -29,7 +26,11 @@ static void usage(FILE *f) {
           "for hunspell's first suggestions (en_GB + en_US) side by side; --out: JSON.\n"
           "TASK: %s\n\noptions:\n",
           el__task_names());
-  el__cli_print_options(f, g_opts, g_nopts);
+  el__eval_args unused;
+  el_opt t[EL_EVAL_N_OPTS];
+  el__eval_args_init(&unused);
+  el__eval_table(&unused, t);
+  el__cli_print_options(f, t, EL_EVAL_N_OPTS);
 }
 
 static int arch_ok(const el__task *t, const el_config *c) {
@@ -47,18 +48,11 @@ static float ged_threshold(const el_config *c, double given) {
   return c->has_score_threshold ? c->score_threshold : 0.5f;
 }
 
-/* The command line's values. */
-typedef struct eval_args {
-  const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype, *dict, *m2,
-      *dict_dir, *generator;
-  long batch, max_len, stride, max_query, threads, max_ex;
-  double threshold, dict_weight, dict_threshold, suggest;
-} eval_args;
 
 /* --dictionary: the spelling dictionary beside a GED model as /score combines
  * them (on when the model's config.json carries its weight; --dictionary-weight
  * turns it on for any model). Loads it into s->dict; 0, or 1 after a message. */
-static int ged_dictionary(const eval_args *a, const el_config *c, el__ft_shape *s) {
+static int ged_dictionary(const el__eval_args *a, const el_config *c, el__ft_shape *s) {
   int on = a->dict ? !strcmp(a->dict, "on") : c->has_score_dictionary || a->dict_weight >= 0;
   if (!on) return 0;
   if (!c->has_score_dictionary && a->dict_weight < 0) {
@@ -103,7 +97,7 @@ static int model_fits(const el__task *t, const el_config *cfg, const char *model
 
 /* Loads the model, reads and featurizes the data, runs the engine over it and
  * prints the metrics as JSON (predictions to --out). Returns the exit status. */
-static int run_eval(const eval_args *a, const el__task *t) {
+static int run_eval(const el__eval_args *a, const el__task *t) {
   long max_len = a->max_len;
   el_error err = {0};
   el_model *m = NULL;
@@ -184,7 +178,7 @@ out:
 }
 
 /* --m2: corrections against an M2 file (cmd_eval_m2.c). */
-static int eval_m2(const eval_args *a) {
+static int eval_m2(const el__eval_args *a) {
   if (!a->task || strcmp(a->task, "ged") || a->data) {
     fprintf(stderr, PROG ": --m2 goes with --task ged and without --data (see --help)\n");
     return 2;
@@ -194,81 +188,101 @@ static int eval_m2(const eval_args *a) {
   return el__eval_m2(&m);
 }
 
-int el__cmd_eval(int argc, char **argv) {
-  eval_args a = {.batch = 32, .max_len = 128, .stride = 128, .max_query = 64, .threshold = -1,
-                 .dtype = "fp32", .dict_weight = -1, .dict_threshold = -1, .suggest = -1};
-  el_opt opts[] = {
-      {"--task", EL_OPT_STR, &a.task, 0, 0, "TASK", "task; required", 0},
-      {"--data", EL_OPT_STR, &a.data, 0, 0, "FILE", "labelled file to score; required", 0},
-      {"--model", EL_OPT_STR, &a.model, 0, 0, "DIR", "fine-tuned checkpoint directory; required", 0},
-      {"--out", EL_OPT_STR, &a.outp, 0, 0, "FILE", "write predictions here (--m2: the scores, JSON)", 0},
-      {"--m2", EL_OPT_STR, &a.m2, 0, 0, "FILE",
+void el__eval_args_init(el__eval_args *a) {
+  *a = (el__eval_args){.batch = 32, .stride = 128, .max_query = 64, .threshold = -1, .dtype = "fp32",
+                       .dict_weight = -1, .dict_threshold = -1, .suggest = -1};
+}
+
+/* The option table, on the struct being filled. Long because it is the
+ * table: one entry per option, read as data (--help prints it in this order). */
+void el__eval_table(el__eval_args *a, el_opt t[EL_EVAL_N_OPTS]) {
+  const el_opt d[EL_EVAL_N_OPTS] = {
+      {"--task", EL_OPT_STR, &a->task, 0, 0, "TASK", "task; required", 0},
+      {"--data", EL_OPT_STR, &a->data, 0, 0, "FILE", "labelled file to score; required", 0},
+      {"--model", EL_OPT_STR, &a->model, 0, 0, "DIR", "fine-tuned checkpoint directory; required", 0},
+      {"--out", EL_OPT_STR, &a->outp, 0, 0, "FILE", "write predictions here (--m2: the scores, JSON)", 0},
+      {"--m2", EL_OPT_STR, &a->m2, 0, 0, "FILE",
        "ged: score corrections against this M2 file's edits instead (no --data)", 0},
-      {"--generator", EL_OPT_STR, &a.generator, 0, 0, "DIR",
+      {"--generator", EL_OPT_STR, &a->generator, 0, 0, "DIR",
        "--m2: the checker's generator (ElectraForMaskedLM, the model's vocabulary;\n"
        "      default: DIR/generator when there is one, else none)", 0},
-      {"--dict-dir", EL_OPT_STR, &a.dict_dir, 0, 0, "DIR",
+      {"--dict-dir", EL_OPT_STR, &a->dict_dir, 0, 0, "DIR",
        "--m2: hunspell's en_GB/en_US dictionaries (/usr/share/hunspell)", 0},
-      {"--batch-size", EL_OPT_INT, &a.batch, 1, 4096, "N", "sequences per forward (32)", 0},
-      {"--max-seq-len", EL_OPT_INT, &a.max_len, 8, 4096, "N", "tokens per sequence (128; 384 squad)", 0},
-      {"--doc-stride", EL_OPT_INT, &a.stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
-      {"--max-query-len", EL_OPT_INT, &a.max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
-      {"--threads", EL_OPT_INT, &a.threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
-      {"--dtype", EL_OPT_STR, &a.dtype, 0, 0, "fp32|int8",
+      {"--batch-size", EL_OPT_INT, &a->batch, 1, 4096, "N", "sequences per forward (32)", 0},
+      {"--max-seq-len", EL_OPT_INT, &a->max_len, 8, 4096, "N", "tokens per sequence (the task's: 128; 384 squad)", 0},
+      {"--doc-stride", EL_OPT_INT, &a->stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
+      {"--max-query-len", EL_OPT_INT, &a->max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
+      {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
+      {"--dtype", EL_OPT_STR, &a->dtype, 0, 0, "fp32|int8",
        "dense-layer arithmetic, as electra-server --dtype (fp32): see the metric an int8\n"
        "      server would give (needs a build with oneDNN)", 0},
-      {"--max-examples", EL_OPT_INT, &a.max_ex, 0, 1e9, "N", "score the first N only (all; --m2: sentences)", 0},
-      {"--threshold", EL_OPT_FLOAT, &a.threshold, 0, 1, "X",
+      {"--max-examples", EL_OPT_INT, &a->max_ex, 0, 1e9, "N", "score the first N only (all; --m2: sentences)", 0},
+      {"--threshold", EL_OPT_FLOAT, &a->threshold, 0, 1, "X",
        "ged: flag words with P(error) >= X (the model's score_threshold, else 0.5, as /score)", 0},
-      {"--dictionary", EL_OPT_STR, &a.dict, 0, 0, "on|off",
+      {"--dictionary", EL_OPT_STR, &a->dict, 0, 0, "on|off",
        "ged: combine the model with hunspell's verdicts as /score does (on when config.json\n"
        "      has score_dictionary_weight); scores under \"dictionary\" in the JSON, beside\n"
        "      the model's own and hunspell's alone", 0},
-      {"--dictionary-weight", EL_OPT_FLOAT, &a.dict_weight, 0, 1, "Q",
+      {"--dictionary-weight", EL_OPT_FLOAT, &a->dict_weight, 0, 1, "Q",
        "ged: the dictionary's weight (the model's score_dictionary_weight)", 0},
-      {"--suggest-threshold", EL_OPT_FLOAT, &a.suggest, 0, 1, "X",
+      {"--suggest-threshold", EL_OPT_FLOAT, &a->suggest, 0, 1, "X",
        "ged --m2: the checker offers replacements only for words with P(error) >= X (as\n"
        "      electra-train check --suggest-threshold: 0.9, or the threshold when higher)", 0},
-      {"--dictionary-threshold", EL_OPT_FLOAT, &a.dict_threshold, 0, 1, "X",
+      {"--dictionary-threshold", EL_OPT_FLOAT, &a->dict_threshold, 0, 1, "X",
        "ged: the combination's threshold (the model's score_dictionary_threshold)", 0},
-      {"--correct-label", EL_OPT_STR, &a.correct, 0, 0, "LABEL",
+      {"--correct-label", EL_OPT_STR, &a->correct, 0, 0, "LABEL",
        "ged with an ElectraForTokenClassification model: its \"no error\" label (found by name: "
        "CORRECT, C, O, OK or KEEP); P(error) = 1 - P(LABEL), as /score", 0},
-      {"--text-column", EL_OPT_STR, &a.tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
-      {"--pair-column", EL_OPT_STR, &a.pcol, 0, 0, "NAME|N", "tsv: second text column", 0},
-      {"--label-column", EL_OPT_STR, &a.lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},
+      {"--text-column", EL_OPT_STR, &a->tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
+      {"--pair-column", EL_OPT_STR, &a->pcol, 0, 0, "NAME|N", "tsv: second text column", 0},
+      {"--label-column", EL_OPT_STR, &a->lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},
   };
-  g_opts = opts;
-  g_nopts = (int)(sizeof opts / sizeof opts[0]);
-  int rc = el__cli_parse(PROG, opts, g_nopts, argc, argv, usage);
+  memcpy(t, d, sizeof d);
+}
+
+int el__eval_parse(int argc, char **argv, el__eval_args *a) {
+  el__eval_args_init(a);
+  el_opt t[EL_EVAL_N_OPTS];
+  el__eval_table(a, t);
+  return el__cli_parse(PROG, t, EL_EVAL_N_OPTS, argc, argv, usage);
+}
+
+int el__cmd_eval(int argc, char **argv) {
+  el__eval_args a;
+  int rc = el__eval_parse(argc, argv, &a);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
-  if (a.m2) return eval_m2(&a);
-  const char *miss = !a.task ? "--task" : !a.data ? "--data" : !a.model ? "--model" : NULL;
+  return el__eval_run(&a);
+}
+
+int el__eval_run(const el__eval_args *a) {
+  if (a->m2) return eval_m2(a);
+  const char *miss = !a->task ? "--task" : !a->data ? "--data" : !a->model ? "--model" : NULL;
   if (miss) {
     fprintf(stderr, PROG ": %s is required (see --help)\n", miss);
     return 2;
   }
-  const el__task *t = el__task_find(a.task);
+  const el__task *t = el__task_find(a->task);
   if (!t) {
     char msg[256];
-    fprintf(stderr, PROG ": %s\n", el__task_unknown(a.task, msg, sizeof msg));
+    fprintf(stderr, PROG ": %s\n", el__task_unknown(a->task, msg, sizeof msg));
     return 2;
   }
-  if (a.dict && strcmp(a.dict, "on") && strcmp(a.dict, "off")) {
-    fprintf(stderr, PROG ": --dictionary must be on or off, got '%s'\n", a.dict);
+  if (a->dict && strcmp(a->dict, "on") && strcmp(a->dict, "off")) {
+    fprintf(stderr, PROG ": --dictionary must be on or off, got '%s'\n", a->dict);
     return 2;
   }
-  int dt = el_dtype_from_name(a.dtype);
+  int dt = el_dtype_from_name(a->dtype);
   if (dt < 0) {
-    fprintf(stderr, PROG ": --dtype must be one of fp32|int8, got '%s'\n", a.dtype);
+    fprintf(stderr, PROG ": --dtype must be one of fp32|int8, got '%s'\n", a->dtype);
     return 2;
   }
   if (!el_dtype_available((el_dtype)dt)) {
     fprintf(stderr, PROG ": --dtype %s: this build has no int8 path (it needs oneDNN: install "
-            "libdnnl-dev and rebuild)\n", a.dtype);
+            "libdnnl-dev and rebuild)\n", a->dtype);
     return 2;
   }
-  if (!el__cli_find(opts, g_nopts, "--max-seq-len")->seen) a.max_len = t->max_seq_len;
-  if (a.threads > 0) el_set_threads((int)a.threads);
-  return run_eval(&a, t);
+  if (a->threads > 0) el_set_threads((int)a->threads);
+  el__eval_args r = *a;
+  if (!r.max_len) r.max_len = t->max_seq_len; /* not given: the task's */
+  return run_eval(&r, t);
 }

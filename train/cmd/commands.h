@@ -71,4 +71,32 @@ int el__finetune_parse(int argc, char **argv, el__ft_args *a);
 /* The run's outcome (best dev metrics, step time) into *res. */
 int el__finetune_run(const el__ft_args *a, el__ft_result *res);
 
+/* eval: max_len 0 when not given (the task's then applies). */
+typedef struct el__eval_args {
+  const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype, *dict, *m2,
+      *dict_dir, *generator;
+  long batch, max_len, stride, max_query, threads, max_ex;
+  double threshold, dict_weight, dict_threshold, suggest;
+} el__eval_args;
+enum { EL_EVAL_N_OPTS = 23 };
+void el__eval_args_init(el__eval_args *a);
+void el__eval_table(el__eval_args *a, el_opt t[EL_EVAL_N_OPTS]);
+int el__eval_parse(int argc, char **argv, el__eval_args *a);
+int el__eval_run(const el__eval_args *a);
+
+/* check: FILE operands in files (allocated by el__check_parse). */
+typedef struct el__check_args {
+  const char *model, *generator, *format, *correct;
+  double threshold, suggest;
+  long threads;
+  char **files;
+  int n_files;
+} el__check_args;
+enum { EL_CHECK_N_OPTS = 7 };
+void el__check_args_init(el__check_args *a);
+void el__check_table(el__check_args *a, el_opt t[EL_CHECK_N_OPTS]);
+int el__check_parse(int argc, char **argv, el__check_args *a);
+int el__check_run(const el__check_args *a);
+void el__check_args_free(el__check_args *a);
+
 #endif
