@@ -105,7 +105,7 @@ INC_train/finetune := $(TRAIN_BASE) -Icommon -Itrain/report -Itrain/data -Itrain
 INC_train/cmd := $(TRAIN_BASE) -Icheck -Icommon -Itrain/report -Itrain/data -Itrain/model -Itrain/vocab -Itrain/pretrain -Itrain/finetune -Itrain/cmd
 TRAIN_SUBS := report data model vocab pretrain finetune cmd
 INC_server := -Iinclude -Icommon -Ilang -Icheck -Iserver -iquote engine/shared
-INC_tests := -Iinclude -Inn -Iengine -Iengine/internal -Icommon -Ilang -Icheck $(TRAIN_SUBS:%=-Itrain/%) -Iserver
+INC_tests := -Iinclude -Inn -Iengine -Iengine/internal -Iengine/shared -Icommon -Ilang -Icheck $(TRAIN_SUBS:%=-Itrain/%) -Iserver
 # nn/ and engine/ are built with hidden visibility: only what the public
 # headers mark (#pragma GCC visibility in include/electra/) has default
 # visibility, so a shared build of libelectra would export the public API
