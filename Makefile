@@ -312,6 +312,7 @@ install: $(BINS) $(LIB_STATIC) $(LIB_SHARED)
 	sed 's|/usr/local/|$(PREFIX)/|g' deploy/electra-server.service >$(DESTDIR)$(SYSTEMDUNITDIR)/electra-server.service
 	chmod 644 $(DESTDIR)$(SYSTEMDUNITDIR)/electra-server.service
 	install -m 644 deploy/electra-server.env $(DESTDIR)$(EL_SHAREDIR)/electra-server.env
+	install -m 644 deploy/electra-server-int8.conf $(DESTDIR)$(EL_SHAREDIR)/electra-server-int8.conf
 	deploy/help-docs.sh $(BUILD)/bin $(DESTDIR)$(EL_DOCDIR)
 	chmod 644 $(DESTDIR)$(EL_DOCDIR)/*.txt
 	deploy/man-page.sh $(DESTDIR)$(EL_DOCDIR)/electra-train.txt electra-train $(EL_VERSION) \
@@ -332,7 +333,7 @@ install: $(BINS) $(LIB_STATIC) $(LIB_SHARED)
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/bin/electra-train $(DESTDIR)$(PREFIX)/bin/electra-server
 	rm -f $(DESTDIR)$(SYSTEMDUNITDIR)/electra-server.service
-	rm -f $(DESTDIR)$(EL_SHAREDIR)/electra-server.env
+	rm -f $(DESTDIR)$(EL_SHAREDIR)/electra-server.env $(DESTDIR)$(EL_SHAREDIR)/electra-server-int8.conf
 	rm -f $(DESTDIR)$(EL_DOCDIR)/electra-server.txt $(DESTDIR)$(EL_DOCDIR)/electra-train.txt
 	rm -f $(DESTDIR)$(MANDIR)/man1/electra-server.1 $(DESTDIR)$(MANDIR)/man1/electra-train.1
 	rm -f $(EL_HEADERS:include/%=$(DESTDIR)$(PREFIX)/include/%)

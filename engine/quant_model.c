@@ -47,9 +47,29 @@ static int quant_word(el_model *m, el_error *err) {
   return EL_OK;
 }
 
+/* oneDNN writes its int8 kernels at run time into memory it then executes.
+ * A process denied writable+executable mappings (systemd's
+ * MemoryDenyWriteExecute=yes, a seccomp filter; the kernel's PR_SET_MDWE)
+ * gets only oneDNN's "runtime_error" from the first reorder: asking for one
+ * such page first gives the reason instead. */
+static int jit_memory_allowed(el_error *err) {
+  void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (p != MAP_FAILED) {
+    munmap(p, 4096);
+    return EL_OK;
+  }
+  return el_error_set(err, EL_EUNSUPPORTED,
+                      "dtype int8: oneDNN builds its int8 kernels at run time, and this process "
+                      "may not map writable and executable memory (systemd's "
+                      "MemoryDenyWriteExecute=yes, or prctl PR_SET_MDWE): allow it for int8 "
+                      "(deploy/electra-server-int8.conf is the systemd drop-in) or serve fp32");
+}
+
 int el__quant_build(el_model *m, el_error *err) {
   const el_config *c = &m->cfg;
   const int H = c->hidden_size, I = c->intermediate_size;
+  int jit = jit_memory_allowed(err);
+  if (jit) return jit;
   if (H > EL_QUANT_MAX_K || I > EL_QUANT_MAX_K)
     return el_error_set(err, EL_EUNSUPPORTED,
                         "dtype int8: hidden_size %d / intermediate_size %d above %d would "

@@ -66,6 +66,44 @@ if not has_int8:
     skip("int8 serving: this build has no oneDNN (libdnnl-dev absent or make DNNL=0)")
     done()
 
+# ---- no writable+executable memory (the unit's MemoryDenyWriteExecute) ----------------
+# The kernel's own switch, prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN), set in the child
+# before exec: int8 is refused at start-up with the reason and the systemd drop-in that
+# lifts it; fp32 starts as ever.
+PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN = 65, 1
+
+
+def mdwe():
+    import ctypes
+    if ctypes.CDLL(None, use_errno=True).prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN, 0, 0, 0):
+        os._exit(77)
+
+
+def mdwe_supported():
+    try:
+        r = subprocess.run(["true"], preexec_fn=mdwe, timeout=10)
+        return r.returncode == 0
+    except OSError:
+        return False
+
+
+if mdwe_supported():
+    r = subprocess.run([BIN, "--port", "0", "--model", "d=" + M["disc"], "--dtype", "int8"],
+                       capture_output=True, text=True, timeout=60, preexec_fn=mdwe)
+    out = r.stdout + r.stderr
+    ok(r.returncode == 1 and "may not map writable and executable memory" in out and
+       "electra-server-int8.conf" in out,
+       "int8 without writable+executable memory: exit 1, the reason and the drop-in named", out[-600:])
+    mdwe_srv = subprocess.Popen([BIN, "--port", "0", "--model", "d=" + M["disc"]],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=mdwe)
+    time.sleep(3)
+    alive = mdwe_srv.poll() is None
+    mdwe_srv.terminate()
+    mdwe_srv.wait(timeout=30)
+    ok(alive, "fp32 under the same restriction starts and serves")
+else:
+    skip("PR_SET_MDWE: this kernel cannot deny writable+executable memory (Linux 6.3+)")
+
 models = [("disc", M["disc"]), ("disc32", M["disc"]), ("cls", M["cls"]),
           ("cls32", M["cls"])]
 srv = Server(models, args=["--dtype", "int8", "--model-dtype", "disc32=fp32",

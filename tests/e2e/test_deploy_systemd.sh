@@ -28,6 +28,11 @@ check "unit: Type=notify" test "$(key Type)" = notify
 check "unit: ExecReload sends SIGHUP" grep -Eq '^ExecReload=/bin/kill -HUP \$MAINPID$' "$UNIT"
 check "unit: DynamicUser=yes" test "$(key DynamicUser)" = yes
 check "unit: Restart=on-failure" test "$(key Restart)" = on-failure
+# the int8 drop-in lifts MemoryDenyWriteExecute alone (oneDNN's run-time kernels) and
+# asks for int8; every other hardening setting stays the unit's
+DROPIN=deploy/electra-server-int8.conf
+check "int8 drop-in: [Service] with MemoryDenyWriteExecute=no and ELECTRA_DTYPE=int8, nothing else" \
+  eval "[ \"\$(grep -v '^#' $DROPIN | grep -v '^\$')\" = \"\$(printf '[Service]\nMemoryDenyWriteExecute=no\nEnvironment=ELECTRA_DTYPE=int8')\" ]"
 check "unit: EnvironmentFile is optional /etc/electra/electra-server.env" \
   test "$(key EnvironmentFile)" = "-/etc/electra/electra-server.env"
 for k in MemoryMax LimitNOFILE WatchdogSec ProtectSystem CapabilityBoundingSet SystemCallFilter \
