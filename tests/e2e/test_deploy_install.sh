@@ -43,6 +43,8 @@ one_prefix() { # PREFIX UNITDIR-relative-to-DESTDIR [extra make args]
     cmp -s "$unit" <(sed "s|/usr/local/|$prefix/|g" deploy/electra-server.service)
   local env=$d$prefix/share/electra/electra-server.env
   check "example env file at $prefix/share/electra/" cmp -s "$env" deploy/electra-server.env
+  check "int8 drop-in at $prefix/share/electra/" \
+    cmp -s "$d$prefix/share/electra/electra-server-int8.conf" deploy/electra-server-int8.conf
   local doc=$d$prefix/share/doc/electra
   check "electra-server.txt is the --help text" \
     grep -q -- '--model' "$doc/electra-server.txt"
@@ -51,9 +53,9 @@ one_prefix() { # PREFIX UNITDIR-relative-to-DESTDIR [extra make args]
   check "electra-train.txt has the command list" grep -q 'pretrain' "$doc/electra-train.txt"
   local n
   n=$(find "$d" -type f | wc -l)
-  # 2 binaries, unit, env, 2 help texts, 2 man pages, 7 headers, libelectra.a,
-  # libelectra.so.VERSION, electra.pc (test_install_lib.sh checks the library)
-  check "install wrote 18 files (got $n)" test "$n" -eq 18
+  # 2 binaries, unit, env, int8 drop-in, 2 help texts, 2 man pages, 7 headers,
+  # libelectra.a, libelectra.so.VERSION, electra.pc (test_install_lib.sh checks the library)
+  check "install wrote 19 files (got $n)" test "$n" -eq 19
   check "man pages installed" test -f "$d$prefix/share/man/man1/electra-train.1" -a \
     -f "$d$prefix/share/man/man1/electra-server.1"
   check "electra-train.txt has recipe's and corrupt's --help" \
