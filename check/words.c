@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "support_api.h"
 
@@ -83,6 +84,20 @@ static int joined_after(const ctx *x, int p) {
   return 0;
 }
 
+/* An English clitic written apart, as FCE's tokens are ("I 've", "John 's"):
+ * an apostrophe at a word's start touching s, m, re, ve, ll, d or t ("n't"
+ * is a word piece already) and nothing after. It is one word, as "n't" is:
+ * split into "'" and "ve" the dictionary would call "ve" a misspelling. */
+static int split_clitic(const ctx *x, int p) {
+  static const char *const CLITICS[] = {"s", "m", "re", "ve", "ll", "d", "t"};
+  if (kind(x, p) != K_APOS || !touching(x, p) || kind(x, p + 1) != K_WORD) return 0;
+  if (touching(x, p + 1) && kind(x, p + 2) == K_WORD) return 0;
+  size_t b0 = x->cpb[x->t->tok[p + 1].start], b1 = x->cpb[x->t->tok[p + 1].end];
+  for (size_t i = 0; i < sizeof CLITICS / sizeof *CLITICS; i++)
+    if (strlen(CLITICS[i]) == b1 - b0 && !strncasecmp(CLITICS[i], x->text + b0, b1 - b0)) return 1;
+  return 0;
+}
+
 static int push(el__text_words *out, const ctx *x, int p0, int p1, el_error *err) {
   size_t cap = (size_t)out->cap;
   if (el__grow((void **)&out->w, &cap, (size_t)out->n + 1, sizeof *out->w))
@@ -107,8 +122,8 @@ int el__text_words_group(const char *text, size_t len, const el_tokens *t, el__t
   el_utf8_offsets(text, len, out->cp_bytes);
   ctx x = {text, len, t, out->cp_bytes};
   for (int p = 0; p < t->n;) {
-    int end = p + 1;
-    if (kind(&x, p) != K_WORD) { /* punctuation stands alone */
+    int clitic = split_clitic(&x, p), end = p + 1 + clitic;
+    if (clitic || kind(&x, p) != K_WORD) { /* a clitic written apart is a word; punctuation stands alone */
       int rc = push(out, &x, p, end, err);
       if (rc) return rc;
       p = end;

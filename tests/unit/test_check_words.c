@@ -62,6 +62,12 @@ int main(void) {
   if (rc) return el_test_done();
   expect("He don't like apples.", "He|don't|like|apples|.");
   expect("He do n't like apples .", "He|do|n't|like|apples|.");
+  /* FCE's clitics written apart are words of their own, as "n't" is */
+  expect("I 've seen John 's car , I 'm sure .", "I|'ve|seen|John|'s|car|,|I|'m|sure|.");
+  expect("we 'll go", "we|'ll|go");
+  expect("' tis", "'|tis");        /* a quote, then a word: not a clitic */
+  expect("'til then", "'|til|then"); /* not one of the clitics */
+  expect("'ve,", "'ve|,");
   expect("it's", "it's");
   expect("it\xe2\x80\x99s", "it\xe2\x80\x99s"); /* curly apostrophe */
   expect("students' apples", "students'|apples");
