@@ -26,7 +26,10 @@ runtime_pkgs="libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 lib
 # time (/usr/bin/time): scripts/ged_table.sh times its runs with it (test_ged_table).
 # libopenmpi-dev + openmpi-bin: the data-parallel trainer (make MPI=1) and its
 # mpirun tests (tests/e2e/test_train_mpi.sh); the build stays MPI-free without them.
-test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema curl fortunes-min fortunes wordnet-base wamerican wbritish trans-de-en chromium libopenmpi-dev openmpi-bin time"
+# nodejs + npm: test_server_ltapi.sh runs npm's languagetool-api client against
+# /v2/check (a node and npm already on the PATH, e.g. NodeSource's, count as
+# installed: Debian's npm package would conflict with them).
+test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema curl fortunes-min fortunes wordnet-base wamerican wbritish trans-de-en chromium libopenmpi-dev openmpi-bin time nodejs npm"
 # make fresh-test / make docker-check: debootstrap builds Debian roots, git clones the repo
 # into them; systemd brings systemd-analyze (absent in containers and minimal roots).
 deploy_pkgs="debootstrap git systemd"
@@ -52,6 +55,10 @@ else wanted="$build_pkgs $test_pkgs"; fi
 
 missing=""
 for p in $wanted; do
+  case $p in # a command that is there, whoever installed it
+    nodejs) command -v node >/dev/null 2>&1 && continue ;;
+    npm) command -v npm >/dev/null 2>&1 && continue ;;
+  esac
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
     missing="$missing $p"
   fi

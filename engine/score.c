@@ -4,6 +4,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "electra/model.h"
 #include "electra/score.h"
 
 static const char *const RULE_NAMES[] = {"max", "first", "mean"};
@@ -30,6 +31,11 @@ float el_word_prob_dict(float p, el_dict_verdict v, float q, float e) {
   if (v == EL_DICT_REJECTS) return 1.0f - (1.0f - p) * (1.0f - unit(q));
   if (v == EL_DICT_NAME) return p * unit(e);
   return p;
+}
+
+float el_score_threshold(const el_config *c, int dictionary) {
+  if (dictionary && c->has_score_dictionary) return c->score_dictionary_threshold;
+  return c->has_score_threshold ? c->score_threshold : 0.5f;
 }
 
 const char *el_score_rule_name(el_score_rule r) {

@@ -80,7 +80,7 @@ static int use_dictionary(el__model_set *s, el__model_entry *e, const el__model_
     return -1;
   }
   e->dict = s->dict;
-  e->threshold = e->cfg->score_dictionary_threshold;
+  e->threshold = el_score_threshold(e->cfg, 1);
   return 0;
 }
 
@@ -110,7 +110,7 @@ int el__model_set_load(const el__model_spec *specs, int n, int ws_tokens, int ws
     e->tok = el_model_tokenizer(e->model);
     e->task = el__srv_head_of(e->cfg->arch)->task;
     e->max_len = e->cfg->max_position_embeddings;
-    e->threshold = e->cfg->has_score_threshold ? e->cfg->score_threshold : 0.5;
+    e->threshold = el_score_threshold(e->cfg, 0);
     read_quality(e);
     if (use_dictionary(s, e, &specs[i], err, cap)) {
       set_free(s);

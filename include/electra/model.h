@@ -95,6 +95,13 @@ int el_dtype_from_name(const char *name);
 int el_dtype_available(el_dtype d);
 void el_model_free(el_model *m);
 
+/* The threshold /score flags at for the model configured by c, a request
+ * giving none: with dictionary != 0 and the calibration in its config.json,
+ * score_dictionary_threshold (chosen for the model read beside hunspell);
+ * else its score_threshold; else 0.5. The server, eval and the checker all
+ * ask this. */
+float el_score_threshold(const el_config *c, int dictionary);
+
 /* Borrowed pointers, valid while m lives. */
 const el_config *el_model_config(const el_model *m);
 const el_tokenizer *el_model_tokenizer(const el_model *m);

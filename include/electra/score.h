@@ -41,6 +41,7 @@ typedef enum el_dict_verdict {
  * - otherwise p: a known word's grammar is the model's to judge.
  * q and e outside [0, 1] act as the nearest end. */
 float el_word_prob_dict(float p, el_dict_verdict v, float q, float e);
+
 /* "max", "first", "mean"; NULL for an invalid value. */
 const char *el_score_rule_name(el_score_rule r);
 /* Inverse of el_score_rule_name (exact, lower case); -1 if unknown or NULL. */

@@ -16,10 +16,7 @@ int el__checker_open(const el__checker_args *a, el__checker_set *out, el_error *
                         .correct_label = -1, .dict_dir = a->dict_dir};
   /* the threshold /score flags at: the combination's for a model read beside
    * hunspell (the checker adds the dictionary's rejections itself) */
-  o.threshold = a->threshold >= 0             ? (float)a->threshold
-                : cfg->has_score_dictionary ? cfg->score_dictionary_threshold
-                : cfg->has_score_threshold  ? cfg->score_threshold
-                                            : 0.5f;
+  o.threshold = a->threshold >= 0 ? (float)a->threshold : el_score_threshold(cfg, 1);
   o.suggest_threshold = a->suggest_threshold >= 0 ? (float)a->suggest_threshold : 0.0f;
   if (cfg->arch == EL_ARCH_TOKEN_CLS &&
       (rc = el_correct_label(cfg->id2label, cfg->num_labels, a->correct, &o.correct_label, err)))

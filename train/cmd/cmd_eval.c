@@ -45,7 +45,7 @@ static int arch_ok(const el__task *t, const el_config *c) {
 /* The threshold /score would apply to a request without one. */
 static float ged_threshold(const el_config *c, double given) {
   if (given >= 0) return (float)given;
-  return c->has_score_threshold ? c->score_threshold : 0.5f;
+  return el_score_threshold(c, 0);
 }
 
 
@@ -63,8 +63,8 @@ static int ged_dictionary(const el__eval_args *a, const el_config *c, el__ft_sha
   s->dict_weight = a->dict_weight >= 0 ? a->dict_weight : c->score_dictionary_weight;
   /* a weight given without the model's: names read as the model reads them */
   s->dict_name_weight = c->has_score_dictionary ? c->score_dictionary_name_weight : 1.0;
-  s->dict_threshold = a->dict_threshold >= 0 ? a->dict_threshold
-                      : c->has_score_dictionary ? c->score_dictionary_threshold
+  s->dict_threshold = a->dict_threshold >= 0   ? a->dict_threshold
+                      : c->has_score_dictionary ? el_score_threshold(c, 1)
                                                 : ged_threshold(c, a->threshold);
   el_error err = {0};
   if (el__dict_load(NULL, &s->dict, &err)) {
