@@ -1,0 +1,275 @@
+#!/usr/bin/env bash
+# Data-parallel training across hosts: two "hosts" are network namespaces on
+# this machine (h1 10.77.0.1, h2 10.77.0.2, each with its own hostname,
+# joined by veth pairs to a bridge in a third namespace where mpirun runs).
+# mpirun starts an orted on each through a launch agent that enters the
+# host's namespace with a clean environment, as ssh would, and the ranks talk
+# over TCP only (btl self,tcp: no shared memory; btl/oob on 10.77.0.0/24).
+#  - equivalence: 8 steps of `pretrain` on 2 hosts end within TOL of one
+#    process, as tests/e2e/test_train_mpi.sh checks for 2 ranks on one
+#    machine, and bit for bit like those 2 ranks through shared memory (two
+#    ranks' sums are one float addition, in either order the same); the
+#    gradients crossed the link (h2's eth0 counted at least steps x the
+#    block);
+#  - the gradient sum over the link: the trainer's closing line (time in
+#    MPI_Allreduce, MB per step) and bench_allreduce alone, unshaped and with
+#    both hosts' eth0 shaped to 1 Gb/s (tc tbf), printed beside the model
+#    of docs/TRAINING.md ("What to expect"); shaped, the sum cannot beat
+#    bytes / 125 MB/s, which fails if the data took another way;
+#  - a lost rank: rank 1 killed with SIGKILL inside h2 mid-run ends the job on
+#    both hosts (no hang), and --resume on the two hosts ends bit-identical to
+#    an uninterrupted 2-host run; resumed on h1 alone (the host does not come
+#    back) it computes the same steps, within TOL.
+# Skips (with the reason) when not root, without ip/unshare/mpirun, without
+# an MPI build, or where network namespaces, veth pairs or bridges cannot be
+# created. The namespaces (and the veths in them) are removed on any exit.
+# ~60 s on 2 cores.
+set -u
+cd "$(dirname "$0")/../.."
+BUILD=${BUILD:-build}
+PY=${PYTHON:-/usr/bin/python3}
+BIN=$BUILD/bin/electra-train
+. tests/tap.sh
+TOL=1e-4
+NET=10.77.0
+P=elh$$ # namespace prefix: $P-head, $P-h1, $P-h2
+
+[ -x "$BIN" ] || { bad "$BIN not built"; exit 1; }
+if "$BIN" --version | grep -q "data-parallel: not built"; then
+  skip "electra-train built without MPI (make MPI=1 with libopenmpi-dev)"; exit 0
+fi
+command -v mpirun >/dev/null || { skip "mpirun not found (Debian openmpi-bin)"; exit 0; }
+command -v ip >/dev/null || { skip "no ip command (Debian iproute2)"; exit 0; }
+command -v unshare >/dev/null || { skip "no unshare (Debian util-linux)"; exit 0; }
+[ "$(id -u)" -eq 0 ] || { skip "network namespaces need root (uid $(id -u))"; exit 0; }
+"$PY" -c 'import numpy' 2>/dev/null || { skip "no numpy at $PY"; exit 0; }
+
+T=$(mktemp -d /tmp/el_train_mpi_hosts.XXXXXX)
+NSS=()
+cleanup() {
+  kill -9 $(jobs -p) 2>/dev/null
+  local ns
+  for ns in "${NSS[@]}"; do # what still runs in a host, then the host and its veths
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+    ip netns del "$ns" 2>/dev/null
+  done
+  rm -rf "$T"
+}
+trap cleanup EXIT
+trap 'exit 1' INT TERM
+
+# ---- the hosts: a bridge in $P-head, a veth from it to eth0 of each host ----
+netns_add() { ip netns add "$1" 2>"$T/ip.err" && NSS+=("$1"); }
+build_hosts() {
+  netns_add $P-head || return 1
+  ip -n $P-head link add br0 type bridge &&
+    ip -n $P-head addr add $NET.254/24 dev br0 &&
+    ip -n $P-head link set br0 up && ip -n $P-head link set lo up || return 1
+  local i
+  for i in 1 2; do
+    netns_add $P-h$i &&
+      ip -n $P-head link add p$i type veth peer name eth0 netns $P-h$i &&
+      ip -n $P-head link set p$i master br0 up &&
+      ip -n $P-h$i addr add $NET.$i/24 dev eth0 &&
+      ip -n $P-h$i link set eth0 up && ip -n $P-h$i link set lo up || return 1
+  done
+  ip netns exec $P-h1 unshare --uts true || return 1
+} 2>>"$T/ip.err"
+# the hosts of an earlier run of this test that was killed before its trap ran
+for ns in $(ip netns list 2>/dev/null | grep -o '^elh[0-9]*-[a-z0-9]*'); do
+  pid=${ns#elh}; pid=${pid%%-*}
+  kill -0 "$pid" 2>/dev/null || ip netns del "$ns" 2>/dev/null
+done
+if ! build_hosts; then
+  skip "cannot build network namespaces here: $(tr '\n' ' ' <"$T/ip.err")"; exit 0
+fi
+ok "2 hosts as network namespaces ($NET.1, $NET.2) on a bridge"
+
+# mpirun's launch agent, called as "agent [options] HOST COMMAND...": COMMAND
+# in HOST's namespace with its own hostname and, as over ssh, none of mpirun's
+# environment (what the ranks need must come through mpirun).
+cat >"$T/agent" <<EOF
+#!/bin/sh
+while [ \$# -gt 0 ] && [ "\${1#-}" != "\$1" ]; do shift; done
+host=\$1; shift
+echo "\$host" >>"$T/agent.log"
+exec ip netns exec "$P-h\${host##*.}" unshare --uts sh -c \\
+  'hostname "\$0" && exec env -i PATH="\$PATH" HOME=/ sh -c "\$1"' "host\${host##*.}" "\$*"
+EOF
+chmod +x "$T/agent"
+printf '%s slots=1\n' $NET.1 $NET.2 >"$T/hosts"
+
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Under SANITIZE=address the ranks run without LeakSanitizer (Open MPI's own
+# allocations at MPI_Finalize; see test_train_mpi.sh).
+HOSTS=(ip netns exec $P-head mpirun --hostfile "$T/hosts" -np 2 --bind-to none
+       --mca plm_rsh_agent "$T/agent" --mca btl self,tcp
+       --mca btl_tcp_if_include $NET.0/24 --mca oob_tcp_if_include $NET.0/24
+       -x "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0")
+# OpenBLAS picks its kernels by CPU unless OPENBLAS_CORETYPE says; other
+# kernels round otherwise, so every rank gets this shell's choice (-x), as
+# the ranks started here inherit it
+for v in $(compgen -e | grep '^OPENBLAS_'); do HOSTS+=(-x "$v"); done
+# the same two ranks on this machine through shared memory
+LOCAL=(env OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo
+       "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
+       mpirun --oversubscribe --bind-to none -np 2)
+
+"$PY" - "$T/text.txt" <<'EOF'
+import random, sys
+r = random.Random(7)
+words = ("time person year way day thing man world life hand part child eye woman place work "
+         "week case point government company number group problem fact be have do say get make "
+         "go know take see come think look want give use find tell ask seem feel try leave call").split()
+with open(sys.argv[1], "w") as f:
+    for _ in range(300):
+        for _ in range(r.randint(1, 5)):
+            f.write(" ".join(r.choice(words) for _ in range(r.randint(5, 15))) + " .\n")
+        f.write("\n")
+EOF
+"$BIN" vocab --input "$T/text.txt" --vocab-size 100 --out "$T/vocab.txt" 2>/dev/null ||
+  { bad "vocab failed"; exit 1; }
+
+# within A B: the largest weight difference of two checkpoints is below TOL
+within() {
+  local out
+  out=$("$PY" tests/e2e/weights_diff.py "$1/model.safetensors" "$2/model.safetensors") || return 1
+  echo "#   $(basename "$(dirname "$1")")/$(basename "$1") vs $(basename "$(dirname "$2")"): $out"
+  "$PY" -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' \
+    "$(echo "$out" | awk '{print $2}')" "$TOL"
+}
+beyond() { ! within "$@"; }
+# eth0 bytes (received + sent) of a host
+link_bytes() {
+  ip netns exec "$1" cat /sys/class/net/eth0/statistics/{rx,tx}_bytes | awk '{s += $1} END {print s}'
+}
+# shape on|off: both hosts send at most 1 Gb/s (a token bucket queueing up to
+# 16 MB, like a NIC's queue: no drops), or at veth speed
+shape() {
+  local i
+  for i in 1 2; do
+    if [ "$1" = on ]; then
+      ip netns exec $P-h$i tc qdisc add dev eth0 root tbf rate 1gbit burst 256kb limit 16mb || return 1
+    else
+      ip netns exec $P-h$i tc qdisc del dev eth0 root 2>/dev/null
+    fi
+  done
+} 2>>"$T/tc.err"
+# trainers NS: pids of electra-train running in namespace NS
+trainers() {
+  local p
+  for p in $(ip netns pids "$1"); do
+    [ "$(cat /proc/$p/comm 2>/dev/null)" = electra-train ] && echo "$p"
+  done
+}
+
+# ---- equivalence: 1 process, 2 ranks through shared memory, 2 hosts over TCP ----
+PT=(pretrain --input "$T/text.txt" --vocab "$T/vocab.txt" --preset tiny --max-steps 8
+    --batch-size 8 --seq-len 40 --save-every 0 --val-every 0 --log-every 4 --threads 1)
+"$BIN" "${PT[@]}" --seed 5 --out "$T/p1" 2>"$T/p1.log" || { bad "pretrain, 1 process"; tail -3 "$T/p1.log"; }
+"$BIN" "${PT[@]}" --seed 6 --out "$T/p1s" 2>/dev/null || bad "pretrain, 1 process, seed 6"
+"${LOCAL[@]}" "$BIN" "${PT[@]}" --seed 5 --out "$T/pl" 2>"$T/pl.log" ||
+  { bad "pretrain, 2 ranks through shared memory"; sed 's/^/#   /' "$T/pl.log" | tail -5; }
+b0=$(link_bytes $P-h2)
+"${HOSTS[@]}" "$BIN" "${PT[@]}" --seed 5 --out "$T/ph" 2>"$T/ph.log" ||
+  { bad "pretrain on 2 hosts"; sed 's/^/#   /' "$T/ph.log" | tail -8; }
+moved=$(( $(link_bytes $P-h2) - b0 ))
+check "mpirun started an orted on each host through the agent" \
+  [ "$(sort -u "$T/agent.log" | tr '\n' ' ')" = "$NET.1 $NET.2 " ]
+check "the run says it is data parallel over 2 ranks" grep -q "data parallel: 2 rank(s) x 1" "$T/ph.log"
+for m in discriminator generator; do
+  check "2 hosts over TCP = 1 process ($m, max |diff| < $TOL)" within "$T/p1/$m" "$T/ph/$m"
+  check "2 hosts over TCP = 2 ranks through shared memory ($m, cmp)" \
+    cmp "$T/pl/$m/model.safetensors" "$T/ph/$m/model.safetensors"
+done
+check "another seed is far apart (the check can fail)" beyond "$T/p1/discriminator" "$T/p1s/discriminator"
+mb=$(grep -o "[0-9.]* MB per step per rank" "$T/ph.log" | head -1 | awk '{print $1}')
+need=$("$PY" -c "print(int(8 * ${mb:-0} * 1e6))")
+echo "# h2's eth0 moved $moved bytes for 8 steps of a ${mb:-?} MB gradient block"
+check "the gradients crossed the link (h2's eth0: $moved >= 8 x ${mb:-?} MB)" [ "$moved" -ge "$need" ]
+grep "gradient sums" "$T/ph.log" | sed 's/^/# 2 hosts, unshaped veth: /'
+
+# ---- the gradient sum over the link, beside the model ----
+ABENCH=$BUILD/bench/bench_allreduce
+if [ -x "$ABENCH" ] && [ -n "$mb" ]; then
+  fast=$("${HOSTS[@]}" "$ABENCH" "$mb" 20 2>&1 | grep '^{')
+  echo "# bench_allreduce of $mb MB on 2 hosts, unshaped veth: $fast"
+  if shape on; then
+    slow=$("${HOSTS[@]}" "$ABENCH" "$mb" 10 2>&1 | grep '^{')
+    "$PY" - "$slow" "$mb" <<'EOF'
+import json, sys
+r = json.loads(sys.argv[1]); mb = float(sys.argv[2])
+print("# bench_allreduce of %.2f MB on 2 hosts, eth0 shaped to 1 Gb/s: %.1f ms (%.3f GB/s of the block);"
+      " docs/TRAINING.md's 2 x bytes / 0.11 GB/s: %.1f ms" % (
+      mb, 1e3 * r["seconds_per_call"], r["GB_per_s"], 2 * mb / 0.11))
+EOF
+    floor=$("$PY" -c "print($mb * 1e6 / 125e6)")
+    check "shaped to 1 Gb/s, the sum takes at least bytes / 125 MB/s ($floor s)" "$PY" -c \
+      "import json, sys; sys.exit(json.loads(sys.argv[1])['seconds_per_call'] < $floor)" "$slow"
+    "${HOSTS[@]}" "$BIN" "${PT[@]}" --seed 5 --out "$T/pt" 2>"$T/pt.log" || bad "pretrain on 2 hosts at 1 Gb/s"
+    grep "gradient sums" "$T/pt.log" | sed 's/^/# 2 hosts, eth0 shaped to 1 Gb\/s: /'
+    shape off
+  else
+    skip "no tc tbf here, the link is not shaped: $(tr '\n' ' ' <"$T/tc.err")"
+  fi
+else
+  skip "$ABENCH not built: no timing of the sum alone"
+fi
+
+# ---- a rank lost mid-run; --resume ----
+LONG=(pretrain --input "$T/text.txt" --vocab "$T/vocab.txt" --preset tiny --max-steps 60
+      --batch-size 8 --seq-len 40 --save-every 10 --val-every 0 --log-every 10 --seed 5 --threads 1)
+"${HOSTS[@]}" "$BIN" "${LONG[@]}" --out "$T/ka" >/dev/null 2>"$T/ka.log" ||
+  { bad "uninterrupted run on 2 hosts"; sed 's/^/#   /' "$T/ka.log" | tail -5; }
+# killed over a 1 Gb/s link (where tc can shape it): each step then takes at
+# least the block's transfer (~30 ms), the 50 steps after the first checkpoint
+# outlast the kill on any machine
+shape on
+"${HOSTS[@]}" "$BIN" "${LONG[@]}" --out "$T/kb" >/dev/null 2>"$T/kb.log" &
+mpid=$!
+for _ in $(seq 1 600); do
+  grep -q "^saved step" "$T/kb.log" 2>/dev/null && break
+  kill -0 $mpid 2>/dev/null || break
+  sleep 0.05
+done
+victim=""
+for p in $(trainers $P-h2); do
+  tr '\0' '\n' </proc/$p/environ 2>/dev/null | grep -qx OMPI_COMM_WORLD_RANK=1 && victim=$p
+done
+check "rank 1 runs in h2, rank 0 in h1" [ -n "$victim" ] && [ -n "$(trainers $P-h1)" ]
+[ -n "$victim" ] && ip netns exec $P-h2 kill -9 "$victim"
+t0=$(date +%s)
+for _ in $(seq 1 600); do kill -0 $mpid 2>/dev/null || break; sleep 0.1; done
+alive=0; kill -0 $mpid 2>/dev/null && alive=1
+wait $mpid 2>/dev/null
+rc=$?
+check "both hosts' ranks exit after rank 1 is killed (within $(( $(date +%s) - t0 )) s, no hang)" \
+  [ $alive -eq 0 ]
+shape off
+check "no trainer left on h1 or h2" [ -z "$(trainers $P-h1)$(trainers $P-h2)" ]
+check "mpirun exits non-zero (rc $rc)" [ $rc -ne 0 ]
+check "the job reports the killed rank" grep -qiE "signal 9|killed" "$T/kb.log"
+check "the run had not finished" sh -c "! grep -q '^finished' '$T/kb.log'"
+at=$(grep -o "^saved step [0-9]*" "$T/kb.log" | tail -1 | awk '{print $3}')
+cp -r "$T/kb" "$T/kc"
+cp -r "$T/kb" "$T/kd"
+"${HOSTS[@]}" "$BIN" pretrain --out "$T/kb" --resume >/dev/null 2>"$T/kb2.log"
+rc=$?
+check "--resume on the 2 hosts exits 0 (rc $rc)" [ $rc -eq 0 ]
+check "... from the saved step $at" grep -q "resuming after step $at" "$T/kb2.log"
+for m in discriminator generator; do
+  check "resumed on 2 hosts: $m identical to the uninterrupted 2-host run (cmp)" \
+    cmp "$T/ka/$m/model.safetensors" "$T/kb/$m/model.safetensors"
+done
+# h2 does not come back: 4 more steps on h1 alone against the same 4 on both
+# hosts (the same run summed in another order: within TOL, as in
+# test_train_mpi.sh)
+ip netns exec $P-h1 "$BIN" pretrain --out "$T/kc" --resume --max-steps $((at + 4)) \
+  >/dev/null 2>"$T/kc2.log"
+rc=$?
+check "--resume on h1 alone exits 0 (rc $rc)" [ $rc -eq 0 ]
+"${HOSTS[@]}" "$BIN" pretrain --out "$T/kd" --resume --max-steps $((at + 4)) >/dev/null 2>"$T/kd2.log"
+for m in discriminator generator; do
+  check "4 resumed steps: h1 alone within $TOL of 2 hosts ($m)" within "$T/kd/$m" "$T/kc/$m"
+done
+[ $fails -eq 0 ]
