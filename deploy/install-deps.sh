@@ -26,10 +26,11 @@ runtime_pkgs="libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 lib
 # time (/usr/bin/time): scripts/ged_table.sh times its runs with it (test_ged_table).
 # libopenmpi-dev + openmpi-bin: the data-parallel trainer (make MPI=1) and its
 # mpirun tests (tests/e2e/test_train_mpi.sh); the build stays MPI-free without them.
+# iproute2 (ip, tc): test_train_mpi_hosts.sh builds its hosts as network namespaces.
 # nodejs + npm: test_server_ltapi.sh runs npm's languagetool-api client against
 # /v2/check (a node and npm already on the PATH, e.g. NodeSource's, count as
 # installed: Debian's npm package would conflict with them).
-test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema curl fortunes-min fortunes wordnet-base wamerican wbritish trans-de-en chromium libopenmpi-dev openmpi-bin time nodejs npm"
+test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema curl fortunes-min fortunes wordnet-base wamerican wbritish trans-de-en chromium libopenmpi-dev openmpi-bin iproute2 time nodejs npm"
 # make fresh-test / make docker-check: debootstrap builds Debian roots, git clones the repo
 # into them; systemd brings systemd-analyze (absent in containers and minimal roots).
 deploy_pkgs="debootstrap git systemd"

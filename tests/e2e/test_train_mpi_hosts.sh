@@ -32,6 +32,7 @@ BUILD=${BUILD:-build}
 PY=${PYTHON:-/usr/bin/python3}
 BIN=$BUILD/bin/electra-train
 . tests/tap.sh
+. tests/e2e/train_lib.sh
 TOL=1e-4
 NET=10.77.0
 P=elh$$ # namespace prefix: $P-head, $P-h1, $P-h2
@@ -117,30 +118,8 @@ LOCAL=(env OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo
        "ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0"
        mpirun --oversubscribe --bind-to none -np 2)
 
-"$PY" - "$T/text.txt" <<'EOF'
-import random, sys
-r = random.Random(7)
-words = ("time person year way day thing man world life hand part child eye woman place work "
-         "week case point government company number group problem fact be have do say get make "
-         "go know take see come think look want give use find tell ask seem feel try leave call").split()
-with open(sys.argv[1], "w") as f:
-    for _ in range(300):
-        for _ in range(r.randint(1, 5)):
-            f.write(" ".join(r.choice(words) for _ in range(r.randint(5, 15))) + " .\n")
-        f.write("\n")
-EOF
-"$BIN" vocab --input "$T/text.txt" --vocab-size 100 --out "$T/vocab.txt" 2>/dev/null ||
-  { bad "vocab failed"; exit 1; }
+tiny_corpus || { bad "corpus or vocab failed"; exit 1; }
 
-# within A B: the largest weight difference of two checkpoints is below TOL
-within() {
-  local out
-  out=$("$PY" tests/e2e/weights_diff.py "$1/model.safetensors" "$2/model.safetensors") || return 1
-  echo "#   $(basename "$(dirname "$1")")/$(basename "$1") vs $(basename "$(dirname "$2")"): $out"
-  "$PY" -c 'import sys; sys.exit(0 if float(sys.argv[1]) < float(sys.argv[2]) else 1)' \
-    "$(echo "$out" | awk '{print $2}')" "$TOL"
-}
-beyond() { ! within "$@"; }
 # eth0 bytes (received + sent) of a host
 link_bytes() {
   ip netns exec "$1" cat /sys/class/net/eth0/statistics/{rx,tx}_bytes | awk '{s += $1} END {print s}'
@@ -307,29 +286,9 @@ check "rank 1 runs in h2, rank 0 in h1" [ -n "$victim" ] && [ -n "$(trainers $P-
 ends_within 60 "rank 1 killed inside h2"
 shape off
 logged "the job reports the killed rank" "$T/kb.log" "signal 9|[Kk]illed"
-check "the run had not finished" sh -c "! grep -q '^finished' '$T/kb.log'"
-at=$(grep -o "^saved step [0-9]*" "$T/kb.log" | tail -1 | awk '{print $3}')
-cp -r "$T/kb" "$T/kc"
-cp -r "$T/kb" "$T/kd"
-"${HOSTS[@]}" "$BIN" pretrain --out "$T/kb" --resume >/dev/null 2>"$T/kb2.log"
-rc=$?
-check "--resume on the 2 hosts exits 0 (rc $rc)" [ $rc -eq 0 ]
-check "... from the saved step $at" grep -q "resuming after step $at" "$T/kb2.log"
-for m in discriminator generator; do
-  check "resumed on 2 hosts: $m identical to the uninterrupted 2-host run (cmp)" \
-    cmp "$T/ka/$m/model.safetensors" "$T/kb/$m/model.safetensors"
-done
-# h2 does not come back: 4 more steps on h1 alone against the same 4 on both
-# hosts (the same run summed in another order: within TOL, as in
-# test_train_mpi.sh)
-ip netns exec $P-h1 "$BIN" pretrain --out "$T/kc" --resume --max-steps $((at + 4)) \
-  >/dev/null 2>"$T/kc2.log"
-rc=$?
-check "--resume on h1 alone exits 0 (rc $rc)" [ $rc -eq 0 ]
-"${HOSTS[@]}" "$BIN" pretrain --out "$T/kd" --resume --max-steps $((at + 4)) >/dev/null 2>"$T/kd2.log"
-for m in discriminator generator; do
-  check "4 resumed steps: h1 alone within $TOL of 2 hosts ($m)" within "$T/kd/$m" "$T/kc/$m"
-done
+# the host does not come back: the other split is h1 alone
+H1=(ip netns exec $P-h1)
+check_resume ka kb "on the 2 hosts" HOSTS H1 "on h1 alone"
 
 # ---- a host lost: crashed (every process of h2 gone), cut off (its link down) ----
 shape on
@@ -347,6 +306,9 @@ for ns in $P-head $P-h1 $P-h2; do ip netns exec $ns sysctl -q -w net.ipv4.tcp_re
 start_long kp
 ip -n $P-h2 link set eth0 down
 ends_within 60 "h2 cut off (its link down)"
-logged "h2 cut off: rank 0 reports the connection timed out" "$T/kp.log" "timed out"
+# rank 0's connection to rank 1 times out, or mpirun's to h2's daemon first
+# (which Open MPI 4.1 words as a daemon that did not start)
+logged "h2 cut off: the job reports the timeout or the lost daemon" "$T/kp.log" \
+  "Connection timed out|unable to reliably start one or more daemons"
 shape off
 [ $fails -eq 0 ]

@@ -15,23 +15,11 @@ BIN=$BUILD/bin/electra-train
 T=$(mktemp -d /tmp/el_train_resume.XXXXXX)
 trap 'kill -9 $(jobs -p) 2>/dev/null; rm -rf "$T"' EXIT
 . tests/tap.sh
+. tests/e2e/train_lib.sh
 
 [ -x "$BIN" ] || { bad "$BIN not built"; exit 1; }
 
-"$PY" - "$T/text.txt" <<'EOF'
-import random, sys
-r = random.Random(7)
-words = ("time person year way day thing man world life hand part child eye woman place work "
-         "week case point government company number group problem fact be have do say get make "
-         "go know take see come think look want give use find tell ask seem feel try leave call").split()
-with open(sys.argv[1], "w") as f:
-    for d in range(300):
-        for s in range(r.randint(1, 5)):
-            f.write(" ".join(r.choice(words) for _ in range(r.randint(5, 15))) + " .\n")
-        f.write("\n")
-EOF
-"$BIN" vocab --input "$T/text.txt" --vocab-size 100 --out "$T/vocab.txt" 2>/dev/null ||
-  { bad "vocab failed"; exit 1; }
+tiny_corpus || { bad "corpus or vocab failed"; exit 1; }
 
 # run NAME THREADS [extra pretrain options...]: uninterrupted vs killed + resumed
 run_pair() {
