@@ -9,12 +9,13 @@
 #    process, as tests/e2e/test_train_mpi.sh checks for 2 ranks on one
 #    machine, and bit for bit like those 2 ranks through shared memory (the
 #    sum of two ranks is one float addition, the same in either order); the
-#    gradients crossed the link (counted on h2's eth0);
+#    gradients crossed the link, once each way per step (h2's eth0 counts);
 #  - the gradient sum over the link, printed beside the model of
 #    docs/TRAINING.md ("What to expect"): the trainer's closing line (time in
 #    MPI_Allreduce, MB per step) and bench_allreduce alone, over the bare veth
-#    and with both hosts' eth0 shaped to 1 Gb/s (tc tbf); shaped, the sum
-#    cannot beat bytes / 125 MB/s, which fails if the data took another way;
+#    and with both hosts' eth0 shaped to 1 Gb/s (tc tbf); shaped, a TCP
+#    stream and the sum cannot beat the block's transfer at that rate, which
+#    fails if the data took another way;
 #  - a lost rank: rank 1 killed with SIGKILL inside h2 mid-run ends the job on
 #    both hosts (no hang), and --resume on the two hosts ends bit-identical to
 #    an uninterrupted 2-host run; resumed on h1 alone (the host does not come
@@ -136,6 +137,9 @@ shape() {
     fi
   done
 } 2>>"$T/tc.err"
+SHAPED=0
+shape on && SHAPED=1
+shape off
 # trainers NS: pids of electra-train running in namespace NS
 trainers() {
   local p
@@ -165,9 +169,12 @@ for m in discriminator generator; do
 done
 check "another seed is far apart (the check can fail)" beyond "$T/p1/discriminator" "$T/p1s/discriminator"
 mb=$(grep -o "[0-9.]* MB per step per rank" "$T/ph.log" | tail -1 | awk '{print $1}')
-need=$("$PY" -c "print(int(8 * ${mb:-0} * 1e6))")
-echo "# h2's eth0 moved $moved bytes for 8 steps of a ${mb:-?} MB gradient block"
-check "the gradients crossed the link (h2's eth0: $moved >= 8 x ${mb:-?} MB)" [ "$moved" -ge "$need" ]
+# two ranks' sum sends and receives the block once each (2 (N - 1) / N);
+# 2 % off for the rounding of the MB
+need=$("$PY" -c "print(int(0.98 * 2 * 8 * ${mb:-0} * 1e6))")
+echo "# h2's eth0 received + sent $moved bytes in 8 steps of a ${mb:-?} MB gradient block"
+check "the gradients crossed the link, once each way per step ($moved >= $need bytes)" \
+  [ "$moved" -ge "$need" ]
 grep "gradient sums" "$T/ph.log" | sed 's/^/# 2 hosts, bare veth: /'
 
 # ---- the gradient sum over the link, beside the model ----
@@ -221,14 +228,15 @@ if [ -x "$ABENCH" ] && [ -n "$mb" ]; then
   echo "# one TCP stream of $mb MB, h1 to h2, bare veth: $(stream "$mb") s"
   sum "2 ranks through shared memory on one host" "${LOCAL[@]}"
   sum "2 hosts, bare veth" "${HOSTS[@]}"
-  if shape on; then
+  if [ $SHAPED = 1 ] && shape on; then
     one=$(stream "$mb")
     echo "# one TCP stream of $mb MB, h1 to h2, eth0 shaped to 1 Gb/s: $one s"
-    check "the shaped link holds a TCP stream to 1 Gb/s ($one s >= $mb MB / 131 MB/s)" \
-      "$PY" -c "import sys; sys.exit(${one:-0} < $mb / 131)"
+    # floors below: 1 Gb/s, less the bucket's 256 KB burst and some slack
+    check "the shaped link holds a TCP stream to 1 Gb/s ($one s >= $mb MB / 140 MB/s)" \
+      "$PY" -c "import sys; sys.exit(${one:-0} < $mb / 140)"
     sum "2 hosts, eth0 shaped to 1 Gb/s" "${HOSTS[@]}"
-    check "shaped to 1 Gb/s, the sum takes at least the block's transfer at 125 MB/s (${secs:-?} s)" \
-      "$PY" -c "import sys; sys.exit(${secs:-0} < $mb / 125)"
+    check "shaped to 1 Gb/s, the sum takes at least the block's transfer ($secs s >= $mb MB / 140 MB/s)" \
+      "$PY" -c "import sys; sys.exit(${secs:-0} < $mb / 140)"
     "${HOSTS[@]}" "$BIN" "${PT[@]}" --seed 5 --out "$T/pt" 2>"$T/pt.log" || bad "pretrain on 2 hosts at 1 Gb/s"
     grep "gradient sums" "$T/pt.log" | sed 's/^/# 2 hosts, eth0 shaped to 1 Gb\/s: /'
     shape off
@@ -240,13 +248,15 @@ else
 fi
 
 # ---- a rank lost mid-run; --resume ----
-LONG=(pretrain --input "$T/text.txt" --vocab "$T/vocab.txt" --preset tiny --max-steps 40
-      --batch-size 8 --seq-len 40 --save-every 10 --val-every 0 --log-every 10 --seed 5 --threads 1)
+# The runs that are cut short go over a 1 Gb/s link where tc can shape it:
+# each step then takes at least the block's transfer (~30 ms), and the 30
+# steps after the first checkpoint outlast the loss on any machine; else 150
+# steps.
+LONG=(pretrain --input "$T/text.txt" --vocab "$T/vocab.txt" --preset tiny
+      --max-steps $([ $SHAPED = 1 ] && echo 40 || echo 150) --batch-size 8 --seq-len 40
+      --save-every 10 --val-every 0 --log-every 10 --seed 5 --threads 1)
 # start_long NAME: a LONG run on the 2 hosts in the background (pid in
-# $mpid), returned once it has saved step 10. The runs that are cut short go
-# over a 1 Gb/s link (where tc can shape it): each step then takes at least
-# the block's transfer (~30 ms), the 30 steps after the checkpoint outlast the
-# loss on any machine.
+# $mpid), returned once it has saved step 10
 start_long() {
   "${HOSTS[@]}" "$BIN" "${LONG[@]}" --out "$T/$1" >/dev/null 2>"$T/$1.log" &
   mpid=$!
@@ -275,7 +285,7 @@ logged() {
 
 "${HOSTS[@]}" "$BIN" "${LONG[@]}" --out "$T/ka" >/dev/null 2>"$T/ka.log" ||
   { bad "uninterrupted run on 2 hosts"; sed 's/^/#   /' "$T/ka.log" | tail -5; }
-shape on
+[ $SHAPED = 1 ] && shape on
 start_long kb
 victim=""
 for p in $(trainers $P-h2); do
@@ -291,7 +301,7 @@ H1=(ip netns exec $P-h1)
 check_resume ka kb "on the 2 hosts" HOSTS H1 "on h1 alone"
 
 # ---- a host lost: crashed (every process of h2 gone), cut off (its link down) ----
-shape on
+[ $SHAPED = 1 ] && shape on
 start_long kx
 ip netns exec $P-h2 kill -9 $(ip netns pids $P-h2)
 ends_within 30 "h2 crashed (its orted and rank killed)"
