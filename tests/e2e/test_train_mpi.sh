@@ -121,11 +121,7 @@ LONG=(pretrain --input "$T/text.txt" --vocab "$T/vocab.txt" --max-steps 150 --ba
   { bad "uninterrupted 2-rank run"; sed 's/^/#   /' "$T/ka.log" | tail -5; }
 "${MPIRUN[@]}" "$BIN" "${LONG[@]}" --out "$T/kb" >/dev/null 2>"$T/kb.log" &
 mpid=$!
-for _ in $(seq 1 600); do
-  grep -q "^saved step" "$T/kb.log" 2>/dev/null && break
-  kill -0 $mpid 2>/dev/null || break
-  sleep 0.05
-done
+until_saved "$T/kb.log" $mpid
 victim=""
 for p in $(pgrep -P $mpid); do # mpirun's children: the two ranks
   [ "$(tr '\0' ' ' </proc/$p/environ 2>/dev/null | grep -o 'OMPI_COMM_WORLD_RANK=1')" ] && victim=$p

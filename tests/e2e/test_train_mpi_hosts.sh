@@ -260,11 +260,7 @@ LONG=(pretrain --input "$T/text.txt" --vocab "$T/vocab.txt" --preset tiny
 start_long() {
   "${HOSTS[@]}" "$BIN" "${LONG[@]}" --out "$T/$1" >/dev/null 2>"$T/$1.log" &
   mpid=$!
-  for _ in $(seq 1 600); do
-    grep -q "^saved step" "$T/$1.log" 2>/dev/null && break
-    kill -0 $mpid 2>/dev/null || break
-    sleep 0.05
-  done
+  until_saved "$T/$1.log" $mpid
 }
 # ends_within S WHAT: mpirun ($mpid) gone within S seconds, non-zero, and no
 # trainer left on h1

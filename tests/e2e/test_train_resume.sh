@@ -33,11 +33,7 @@ run_pair() {
   # (a checkpoint is only reported once state.bin has been renamed into place).
   "$BIN" pretrain "${args[@]}" --out "$T/$name-b" >/dev/null 2>"$T/$name-b.log" &
   local pid=$!
-  for _ in $(seq 1 600); do
-    grep -q "^saved step" "$T/$name-b.log" 2>/dev/null && break
-    kill -0 $pid 2>/dev/null || break
-    sleep 0.05
-  done
+  until_saved "$T/$name-b.log" $pid
   kill -9 $pid 2>/dev/null
   wait $pid 2>/dev/null
   local at

@@ -21,6 +21,17 @@ EOF
   "$BIN" vocab --input "$T/text.txt" --vocab-size 100 --out "$T/vocab.txt" 2>/dev/null
 }
 
+# until_saved LOG PID: wait (up to 30 s) until the run PID has reported a
+# checkpoint in LOG ("saved step N", printed once state.bin is in place) or
+# has ended
+until_saved() {
+  for _ in $(seq 1 600); do
+    grep -q "^saved step" "$1" 2>/dev/null && break
+    kill -0 "$2" 2>/dev/null || break
+    sleep 0.05
+  done
+}
+
 # within A B: the largest weight difference of two checkpoints is below TOL
 within() {
   local out
