@@ -6,9 +6,12 @@
  * 503) are queued there; body chunks are copied (or counted and dropped past
  * the limit for chunked bodies); the final call (no data) parses, submits and
  * suspends; after the batcher resumes the connection the handler runs once
- * more and queues the answer. NOTIFY_COMPLETED logs, counts and frees. */
+ * more and queues the answer. NOTIFY_COMPLETED logs, counts and frees.
+ *
+ * What every answer carries is in srv_reply.c; the answers libmicrohttpd
+ * 0.9.75 cannot give (a Content-Length it refuses, a half-closed client) are
+ * written on the socket by srv_mhd_quirks.c. */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -18,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -27,23 +29,13 @@
 #include "srv_check.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
+#include "srv_conn_req.h"
 #include "srv_conns.h"
 #include "srv_http.h"
 #include "srv_info.h"
 #include "srv_workq.h"
 
-enum { ST_NEW = 0, ST_BODY, ST_WAITING, ST_DONE };
-
-typedef struct route_def {
-  const char *path;
-  int route;
-  int post;     /* POST route (else GET/HEAD) */
-  int open;     /* no API key needed */
-  int get_too;  /* a POST route that also answers GET, its fields in the query string
-                 * (LanguageTool's /v2/check: some clients send GET) */
-} route_def;
-
-static const route_def routes[] = {
+static const el__route_def routes[] = {
     {"/", EL_ROUTE_ROOT, 0, 1, 0},
     {"/health", EL_ROUTE_HEALTH, 0, 1, 0},
     {"/ready", EL_ROUTE_READY, 0, 1, 0},
@@ -61,95 +53,13 @@ static const route_def routes[] = {
 };
 #define N_ROUTES ((int)(sizeof routes / sizeof routes[0]))
 
-typedef struct conn_req conn_req;
-struct conn_req {
-  el__server *srv;
-  struct MHD_Connection *conn;
-  const route_def *rt; /* NULL: unknown route */
-  char method[16];
-  char path[256];
-  double t0;
-  int state;
-  el__sb body;
-  el__sb query;     /* the raw query string (after '?'), for a get_too route */
-  size_t body_seen;
-  int body_over;
-  el__model_set *set;
-  el__api_req *api;
-  el__check_req *check; /* /v2/check instead of api */
-  el__job job;
-  int status;
-  const char *err_type;
-  char origin[256]; /* allowed Origin to echo, or "" */
-  const char *model;
-  int started;      /* the access handler has seen this request */
-  int bad_path;     /* the raw path holds a control character (raw or %-escaped) */
-  char rid[129];    /* X-Request-Id: the client's, else generated */
-  char client[64];  /* the client's address */
-  int fd;           /* the connection's socket (probed while the request waits) */
-  el__conn *track;  /* the connection's deadlines (srv_conns.h); may be NULL */
-  long admitted_tokens; /* /tokenize: the tokens it holds in the queue's bound */
-  int holds_place;  /* /tokenize: holds a queue place until answered */
-  int suspended_here; /* suspended for the pool or the batcher, not yet back */
-  el__http_err perr; /* the prepare step's error, else NONE */
-  char pmsg[256];
-  char *pbody;       /* the prepare step's answer (/tokenize) */
-  size_t plen;
-  el__workq_node prep_node; /* its place in the prepare threads' queue (srv_workq.h) */
-  /* on the list of requests whose header is still arriving (bad_length_answer) */
-  int header_pending;
-  pthread_t thread; /* the libmicrohttpd thread serving the connection */
-  conn_req *hp_prev, *hp_next;
-  /* Owners: libmicrohttpd until NOTIFY_COMPLETED, and the batcher from the
-   * submit until job.release. The batcher may answer at the deadline while
-   * the request's sequences are still in the running batch: the connection
-   * then completes first, and the request (its job, sequences, outputs and
-   * model set) lives until the batch has returned. The last owner frees. */
-  atomic_int refs;
-};
-
 /* ---- responses ---- */
-
-typedef void (*put_header)(void *ctx, const char *name, const char *value);
 
 static void put_mhd(void *ctx, const char *name, const char *value) {
   MHD_add_response_header(ctx, name, value);
 }
 
-/* Every header of an answer but its Content-Type and framing, for the
- * answers libmicrohttpd sends and for those written on the socket
- * (raw_answer). e: the error answered, else EL_HERR_NONE; timing: with the
- * request's queue and inference times. */
-/* The Allow header of a route. */
-static const char *allowed(const route_def *rt) {
-  if (rt && rt->get_too) return "GET, POST, OPTIONS";
-  return rt && rt->post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS";
-}
-
-static void answer_headers(conn_req *r, el__http_err e, int timing, put_header put, void *ctx) {
-  if (r->rid[0]) put(ctx, "X-Request-Id", r->rid);
-  if (r->origin[0]) {
-    put(ctx, "Access-Control-Allow-Origin", r->origin);
-    put(ctx, "Access-Control-Expose-Headers", "X-Request-Id, x-queue-time, x-inference-time");
-    put(ctx, "Vary", "Origin");
-  }
-  if (atomic_load(&r->srv->draining)) put(ctx, "Connection", "close");
-  if (timing && r->state == ST_DONE && r->job.t_enqueue > 0) {
-    char v[32];
-    double q = (r->job.t_first_run > 0 ? r->job.t_first_run : r->job.t_done) - r->job.t_enqueue;
-    double inf = r->job.t_first_run > 0 ? r->job.t_done - r->job.t_first_run : 0;
-    snprintf(v, sizeof v, "%.3f", q * 1e3);
-    put(ctx, "x-queue-time", v);
-    snprintf(v, sizeof v, "%.3f", inf * 1e3);
-    put(ctx, "x-inference-time", v);
-  }
-  if (e == EL_HERR_METHOD)
-    put(ctx, "Allow", allowed(r->rt));
-  if (e == EL_HERR_OVERLOADED || e == EL_HERR_UNAVAILABLE) put(ctx, "Retry-After", "1");
-  if (e == EL_HERR_UNAUTHORIZED) put(ctx, "WWW-Authenticate", "Bearer");
-}
-
-static enum MHD_Result send_buf(conn_req *r, int status, const char *ctype, char *data,
+static enum MHD_Result send_buf(el__conn_req *r, int status, const char *ctype, char *data,
                                 size_t len, int must_free) {
   struct MHD_Response *resp = MHD_create_response_from_buffer(
       len, data, must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
@@ -158,85 +68,30 @@ static enum MHD_Result send_buf(conn_req *r, int status, const char *ctype, char
     return MHD_NO;
   }
   MHD_add_response_header(resp, "Content-Type", ctype);
-  answer_headers(r, EL_HERR_NONE, 1, put_mhd, resp);
+  el__reply_headers(r, EL_HERR_NONE, 1, put_mhd, resp);
   r->status = status;
   enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)status, resp);
   MHD_destroy_response(resp);
   return ret;
 }
 
-static enum MHD_Result send_json(conn_req *r, int status, char *data, size_t len) {
+static enum MHD_Result send_json(el__conn_req *r, int status, char *data, size_t len) {
   return send_buf(r, status, "application/json", data, len, 1);
 }
 
 /* The one function that turns an error into a reply. */
-static enum MHD_Result send_error(conn_req *r, el__http_err e, const char *msg) {
+static enum MHD_Result send_error(el__conn_req *r, el__http_err e, const char *msg) {
   char buf[512];
   size_t n = el__error_body(e, msg, buf, sizeof buf);
   struct MHD_Response *resp = MHD_create_response_from_buffer(n, buf, MHD_RESPMEM_MUST_COPY);
   if (!resp) return MHD_NO;
   MHD_add_response_header(resp, "Content-Type", "application/json");
-  answer_headers(r, e, 0, put_mhd, resp);
+  el__reply_headers(r, e, 0, put_mhd, resp);
   r->status = el__herr_status(e);
   r->err_type = el__herr_type(e);
   enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
   MHD_destroy_response(resp);
   return ret;
-}
-
-/* ---- answers written on the socket ----
- * For the two cases libmicrohttpd 0.9.75 cannot answer: a Content-Length it
- * refuses itself (bad_length_answer), and a half-closed client whose
- * end-of-file it read before writing the answer (answer_half_closed). The
- * connection closes after such an answer. */
-
-typedef struct raw_head {
-  char buf[2048];
-  size_t n;
-} raw_head;
-
-static void put_raw(void *ctx, const char *name, const char *value) {
-  raw_head *h = ctx;
-  if (!strcmp(name, "Connection")) return; /* sent already: these answers close */
-  if (h->n < sizeof h->buf)
-    h->n += (size_t)snprintf(h->buf + h->n, sizeof h->buf - h->n, "%s: %s\r\n", name, value);
-}
-
-/* 1 when all n bytes went out before the deadline (el__now() time). */
-static int write_all(int fd, const char *p, size_t n, double deadline) {
-  while (n) {
-    ssize_t k = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (k > 0) {
-      p += k;
-      n -= (size_t)k;
-      continue;
-    }
-    if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return 0;
-    double left = deadline - el__now();
-    if (left <= 0) return 0;
-    struct pollfd w = {.fd = fd, .events = POLLOUT};
-    poll(&w, 1, (int)(left * 1000) + 1);
-  }
-  return 1;
-}
-
-/* Writes a JSON answer (status 200, or e's) within wait seconds; the access
- * log then records its status. */
-static void raw_answer(conn_req *r, el__http_err e, const char *body, size_t n, int timing,
-                       double wait) {
-  int status = e ? el__herr_status(e) : 200;
-  raw_head h;
-  int k = snprintf(h.buf, sizeof h.buf, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
-                   "Content-Length: %zu\r\nConnection: close\r\n", status,
-                   MHD_get_reason_phrase_for((unsigned)status), n);
-  h.n = k > 0 ? (size_t)k : 0;
-  answer_headers(r, e, timing, put_raw, &h);
-  if (h.n + 2 >= sizeof h.buf) return;
-  memcpy(h.buf + h.n, "\r\n", 2);
-  double deadline = el__now() + wait;
-  if (!write_all(r->fd, h.buf, h.n + 2, deadline) || !write_all(r->fd, body, n, deadline)) return;
-  r->status = status;
-  r->err_type = e ? el__herr_type(e) : NULL;
 }
 
 /* ---- checks on the first call ---- */
@@ -260,7 +115,7 @@ static int path_has_control(const char *uri) {
   return 0;
 }
 
-static const route_def *find_route(const char *url) {
+static const el__route_def *find_route(const char *url) {
   for (int i = 0; i < N_ROUTES; i++)
     if (!strcmp(url, routes[i].path)) return &routes[i];
   return NULL;
@@ -277,7 +132,7 @@ static int key_equal(const char *given, size_t glen, const char *key) {
   return diff == 0;
 }
 
-static int authorized(conn_req *r) {
+static int authorized(el__conn_req *r) {
   const char *key = r->srv->opt.api_key;
   if (!key[0] || r->rt->open) return 1;
   const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
@@ -289,7 +144,7 @@ static int authorized(conn_req *r) {
   return key_equal(h, n, key);
 }
 
-static void check_origin(conn_req *r) {
+static void check_origin(el__conn_req *r) {
   const el__srv_options *o = &r->srv->opt;
   if (!o->n_cors) return;
   const char *origin = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Origin");
@@ -336,7 +191,7 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const c
 
 /* GET on a get_too route: its query string is the form body, and the
  * request goes on as a POST whose body has been read. */
-static enum MHD_Result query_as_body(conn_req *r) {
+static enum MHD_Result query_as_body(el__conn_req *r) {
   el__server *s = r->srv;
   if (atomic_load(&s->draining))
     return send_error(r, EL_HERR_UNAVAILABLE, "the server is draining");
@@ -344,11 +199,11 @@ static enum MHD_Result query_as_body(conn_req *r) {
     return send_error(r, EL_HERR_UNAVAILABLE, "models are loading");
   if (r->query.len) el__sb_put(&r->body, r->query.data, r->query.len);
   if (r->body.oom) return send_error(r, EL_HERR_INTERNAL, "out of memory");
-  r->state = ST_BODY;
+  r->state = EL_REQ_BODY;
   return MHD_YES;
 }
 
-static enum MHD_Result first_call(conn_req *r) {
+static enum MHD_Result first_call(el__conn_req *r) {
   el__server *s = r->srv;
   check_origin(r);
   if (r->bad_path)
@@ -358,14 +213,14 @@ static enum MHD_Result first_call(conn_req *r) {
   if (!strcmp(r->method, "OPTIONS")) {
     struct MHD_Response *resp = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
     if (!resp) return MHD_NO;
-    MHD_add_response_header(resp, "Allow", allowed(r->rt));
+    MHD_add_response_header(resp, "Allow", el__reply_allowed(r->rt));
     if (r->origin[0]) {
-      MHD_add_response_header(resp, "Access-Control-Allow-Methods", allowed(r->rt));
+      MHD_add_response_header(resp, "Access-Control-Allow-Methods", el__reply_allowed(r->rt));
       MHD_add_response_header(resp, "Access-Control-Allow-Headers",
                               "Content-Type, Authorization, X-Request-Id");
       MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
     }
-    answer_headers(r, EL_HERR_NONE, 0, put_mhd, resp);
+    el__reply_headers(r, EL_HERR_NONE, 0, put_mhd, resp);
     r->status = 204;
     enum MHD_Result ret = MHD_queue_response(r->conn, 204, resp);
     MHD_destroy_response(resp);
@@ -423,14 +278,14 @@ static enum MHD_Result first_call(conn_req *r) {
     return send_error(r, EL_HERR_UNAVAILABLE, "models are loading");
   if (el__sched_depth(s->sched) >= s->opt.max_queue)
     return send_error(r, EL_HERR_OVERLOADED, "the request queue is full");
-  r->state = ST_BODY;
+  r->state = EL_REQ_BODY;
   el__conns_phase(s->conns, r->track, EL_CONN_BODY);
   return MHD_YES;
 }
 
 /* ---- GET routes ---- */
 
-static enum MHD_Result handle_get(conn_req *r) {
+static enum MHD_Result handle_get(el__conn_req *r) {
   el__server *s = r->srv;
   switch (r->rt->route) {
     case EL_ROUTE_ROOT:
@@ -477,7 +332,7 @@ static enum MHD_Result handle_get(conn_req *r) {
 
 /* ---- POST routes ---- */
 
-static void req_unref(conn_req *r) {
+static void req_unref(el__conn_req *r) {
   if (atomic_fetch_sub(&r->refs, 1) != 1) return;
   el__api_free(r->api);
   el__check_free(r->check);
@@ -489,8 +344,8 @@ static void req_unref(conn_req *r) {
 }
 
 static void job_done(el__job *j) {
-  conn_req *r = j->user;
-  r->state = ST_DONE;
+  el__conn_req *r = j->user;
+  r->state = EL_REQ_DONE;
   /* the connection may complete at once: only the batcher's reference
    * (job_release) keeps r, and nothing here touches it after this */
   MHD_resume_connection(r->conn);
@@ -510,75 +365,19 @@ static void job_release(el__job *j) { req_unref(j->user); }
  * written. Polling consumes nothing, pending bytes (a pipelined request)
  * stay for libmicrohttpd. */
 static int client_gone(el__job *j) {
-  conn_req *r = j->user;
+  el__conn_req *r = j->user;
   if (r->fd < 0) return 0;
   struct pollfd p = {.fd = r->fd, .events = POLLRDHUP};
   if (poll(&p, 1, 0) <= 0) return 0;
   return (p.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0;
 }
 
-/* The answer of a request whose work is done: EL_HERR_NONE and *body (its
- * 200 JSON, the caller frees), or the error and msg. */
-static el__http_err result_of(conn_req *r, char **body, size_t *n, char *msg, size_t cap) {
-  *body = NULL;
-  if (r->perr) return snprintf(msg, cap, "%s", r->pmsg), r->perr;
-  if (r->pbody) {
-    *body = r->pbody;
-    *n = r->plen;
-    r->pbody = NULL;
-    return EL_HERR_NONE;
-  }
-  if (r->job.status != EL_HERR_NONE) return snprintf(msg, cap, "%s", r->job.errmsg), r->job.status;
-  el__fail f = {0};
-  if (r->check) {
-    el__http_err ce = el__check_render(r->check, body, n, &f);
-    if (ce) snprintf(msg, cap, "%s", f.msg);
-    return ce;
-  }
-  el__sb b = {0};
-  el__http_err e = el__api_render(r->api, &b, &f);
-  if (!e && b.len > (size_t)r->srv->opt.max_response_bytes)
-    e = el__failf(&f, EL_HERR_VALIDATION, "the answer would be %zu bytes, over "
-                  "--max-response-bytes %ld; send less text", b.len,
-                  r->srv->opt.max_response_bytes);
-  if (!e && !(*body = el__sb_take(&b, n))) e = el__failf(&f, EL_HERR_INTERNAL, "out of memory");
-  if (e) {
-    el__sb_free(&b);
-    snprintf(msg, cap, "%s", f.msg);
-  }
-  return e;
-}
-
-static enum MHD_Result respond_result(conn_req *r) {
+static enum MHD_Result respond_result(el__conn_req *r) {
   if (!r->perr && !r->pbody && r->job.cancelled) return MHD_NO; /* nobody to answer: close */
   char msg[256], *body;
   size_t n = 0;
-  el__http_err e = result_of(r, &body, &n, msg, sizeof msg);
+  el__http_err e = el__reply_result(r, &body, &n, msg, sizeof msg);
   return e ? send_error(r, e, msg) : send_json(r, 200, body, n);
-}
-
-/* libmicrohttpd 0.9.75 closes a connection when it reads end-of-file before
- * it has written the answer, and on a resume it may read first (a third of
- * the half-closed clients of a test under load lost their answer so). It
- * calls NOTIFY_COMPLETED before it shuts the socket: the answer of a done
- * request whose client half-closed but still reads (no reset) is written
- * there, waiting at most a second for the socket. */
-static void answer_half_closed(conn_req *r) {
-  if (r->state != ST_DONE || r->status || r->fd < 0 || (r->job.cancelled && !r->perr))
-    return;
-  struct pollfd p = {.fd = r->fd, .events = POLLRDHUP};
-  if (poll(&p, 1, 0) <= 0 || !(p.revents & POLLRDHUP) || (p.revents & (POLLERR | POLLHUP)))
-    return;
-  char msg[256], err[512], *body;
-  size_t n = 0;
-  el__http_err e = result_of(r, &body, &n, msg, sizeof msg);
-  if (e) {
-    n = el__error_body(e, msg, err, sizeof err);
-    raw_answer(r, e, err, n, 0, 1.0);
-  } else {
-    raw_answer(r, EL_HERR_NONE, body, n, 1, 1.0);
-    free(body);
-  }
 }
 
 /* ---- the prepare pool ----
@@ -590,18 +389,18 @@ static void answer_half_closed(conn_req *r) {
 
 /* Ends the prepare step without a job: the answer (r->perr or r->pbody) is
  * queued when the connection is back in its handler. */
-static void prep_answer(conn_req *r, el__http_err e, const char *msg) {
+static void prep_answer(el__conn_req *r, el__http_err e, const char *msg) {
   r->perr = e;
   if (e) snprintf(r->pmsg, sizeof r->pmsg, "%s", msg);
-  r->state = ST_DONE;
+  r->state = EL_REQ_DONE;
   MHD_resume_connection(r->conn); /* nothing may touch r after this */
 }
 
-static void prepare(conn_req *r);
-static void submit(conn_req *r, void *model, el__seq *seqs, int n);
+static void prepare(el__conn_req *r);
+static void submit(el__conn_req *r, void *model, el__seq *seqs, int n);
 
 /* /v2/check: the form parsed here, the check itself on the inference thread. */
-static void prepare_check(conn_req *r) {
+static void prepare_check(el__conn_req *r) {
   el__fail f = {0};
   el__http_err e = el__check_prepare(r->body.data ? r->body.data : "", r->body.len, r->set,
                                      &r->check, &f);
@@ -612,10 +411,10 @@ static void prepare_check(conn_req *r) {
 }
 
 static void prepare_item(el__workq_node *node) {
-  prepare((conn_req *)((char *)node - offsetof(conn_req, prep_node)));
+  prepare((el__conn_req *)((char *)node - offsetof(el__conn_req, prep_node)));
 }
 
-static void prepare(conn_req *r) {
+static void prepare(el__conn_req *r) {
   el__server *s = r->srv;
   /* waited past its deadline for a prepare thread: no work for it */
   if (s->opt.request_timeout > 0 && el__now() >= r->t0 + s->opt.request_timeout)
@@ -663,7 +462,7 @@ static void prepare(conn_req *r) {
 
 /* Hands the request's sequences to the batcher under queue key `model`;
  * job_done resumes the connection. */
-static void submit(conn_req *r, void *model, el__seq *seqs, int n) {
+static void submit(el__conn_req *r, void *model, el__seq *seqs, int n) {
   el__server *s = r->srv;
   long tokens = 0;
   for (int i = 0; i < n; i++) tokens += seqs[i].len;
@@ -685,7 +484,7 @@ static void submit(conn_req *r, void *model, el__seq *seqs, int n) {
   el__sched_submit(s->sched, &r->job); /* job_done resumes the connection */
 }
 
-static enum MHD_Result handle_post(conn_req *r) {
+static enum MHD_Result handle_post(el__conn_req *r) {
   el__server *s = r->srv;
   if (r->body_over) {
     char msg[128];
@@ -693,7 +492,7 @@ static enum MHD_Result handle_post(conn_req *r) {
     return send_error(r, EL_HERR_TOO_LARGE, msg);
   }
   el__conns_phase(s->conns, r->track, EL_CONN_BUSY);
-  r->state = ST_WAITING;
+  r->state = EL_REQ_WAITING;
   /* suspend first: the pool or the batcher can then only resume a
    * suspended connection */
   r->suspended_here = 1;
@@ -715,99 +514,8 @@ static void client_address(struct MHD_Connection *conn, char *out, size_t cap) {
     inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)cap);
 }
 
-/* The request's id: its X-Request-Id when that is 1 to 128 printable ASCII
- * characters (no spaces), as proxies and clients send them; else 32 random
- * hex digits. */
-static void request_id(conn_req *r) {
-  const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Request-Id");
-  size_t n = h ? strlen(h) : 0;
-  int good = n > 0 && n < sizeof r->rid;
-  for (size_t i = 0; good && i < n; i++) good = h[i] > 0x20 && h[i] < 0x7f;
-  if (good) {
-    memcpy(r->rid, h, n + 1);
-    return;
-  }
-  unsigned char raw[16];
-  if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) { /* no getrandom: still unique */
-    static atomic_ullong counter;
-    unsigned long long c = atomic_fetch_add(&counter, 1) + 1;
-    unsigned long long t = (unsigned long long)(el__now() * 1e9);
-    memcpy(raw, &t, 8);
-    memcpy(raw + 8, &c, 8);
-  }
-  for (size_t i = 0; i < sizeof raw; i++) snprintf(r->rid + 2 * i, 3, "%02x", raw[i]);
-}
-
-/* ---- a Content-Length libmicrohttpd cannot read ----
- * libmicrohttpd 0.9.75 reads Content-Length itself once a header is in,
- * before any callback of ours, and answers a malformed one (`23, 23`, `abc`,
- * `+2`) with two 400 header blocks and an HTML body (413 for one past 64
- * bits). Its only sign is its log line, written on the thread serving that
- * connection just before its answer. So the requests whose header is still
- * arriving are listed with their thread; on that line, the one request of
- * this thread whose Content-Length libmicrohttpd cannot read gets the
- * documented JSON error on its socket, which is then shut for writing so that
- * libmicrohttpd's own answer is dropped. With no single match (two requests
- * of one thread holding such a header) libmicrohttpd's answer stands. */
-static pthread_mutex_t hp_mu = PTHREAD_MUTEX_INITIALIZER;
-static conn_req *hp_head;
-
-static void header_pending(conn_req *r, int on) {
-  pthread_mutex_lock(&hp_mu);
-  if (on && !r->header_pending) {
-    r->thread = pthread_self();
-    r->hp_next = hp_head;
-    if (hp_head) hp_head->hp_prev = r;
-    hp_head = r;
-  } else if (!on && r->header_pending) {
-    if (r->hp_prev) r->hp_prev->hp_next = r->hp_next;
-    else hp_head = r->hp_next;
-    if (r->hp_next) r->hp_next->hp_prev = r->hp_prev;
-    r->hp_prev = r->hp_next = NULL;
-  }
-  r->header_pending = on;
-  pthread_mutex_unlock(&hp_mu);
-}
-
-/* How libmicrohttpd 0.9.75 reads a request's Content-Length: 0 a number
- * (or not read: none, or Transfer-Encoding given), 1 malformed (not only
- * digits, or empty), 2 past 64 bits. */
-static int length_kind(struct MHD_Connection *conn) {
-  if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding")) return 0;
-  const char *v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-  if (!v) return 0;
-  if (!*v) return 1;
-  unsigned long long n = 0;
-  for (; *v; v++) {
-    if (*v < '0' || *v > '9') return 1;
-    unsigned d = (unsigned)(*v - '0');
-    if (n > (~0ULL - d) / 10) return 2;
-    n = n * 10 + d;
-  }
-  return 0;
-}
-
-/* libmicrohttpd logged that it cannot read a Content-Length (kind 1, 400) or
- * that it is past 64 bits (kind 2, 413): answer that request in JSON. */
-static void bad_length_answer(int kind) {
-  conn_req *hit = NULL;
-  int hits = 0;
-  pthread_mutex_lock(&hp_mu);
-  for (conn_req *r = hp_head; r; r = r->hp_next)
-    if (pthread_equal(r->thread, pthread_self()) && length_kind(r->conn) == kind) hit = r, hits++;
-  pthread_mutex_unlock(&hp_mu); /* the entries of this thread change only on it */
-  if (hits != 1 || hit->fd < 0) return;
-  el__http_err e = kind == 1 ? EL_HERR_INVALID_REQUEST : EL_HERR_TOO_LARGE;
-  char body[512];
-  size_t n = el__error_body(e, kind == 1 ? "malformed Content-Length (it must be digits only)"
-                                         : "Content-Length is past 64 bits", body, sizeof body);
-  request_id(hit);
-  raw_answer(hit, e, body, n, 0, 0.2);
-  shutdown(hit->fd, SHUT_WR); /* libmicrohttpd's answer goes nowhere */
-}
-
-static conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
-  conn_req *r = calloc(1, sizeof *r);
+static el__conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
+  el__conn_req *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   r->srv = s;
   r->conn = conn;
@@ -829,11 +537,11 @@ static conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
  * request's *con_cls (NOTIFY_COMPLETED frees it, even when the handler never
  * runs). The raw path is checked here, where a %00 is still visible. */
 static void *uri_started(void *cls, const char *uri, struct MHD_Connection *conn) {
-  conn_req *r = new_req(cls, conn);
+  el__conn_req *r = new_req(cls, conn);
   if (!r) return NULL;
   r->bad_path = path_has_control(uri);
   el__conns_request(r->srv->conns, r->track); /* a drain now closes it until it is in */
-  header_pending(r, 1);
+  el__quirk_header_pending(r, 1);
   const char *q = strchr(uri, '?');
   if (q && q[1]) el__sb_put(&r->query, q + 1, strlen(q + 1));
   return r;
@@ -845,28 +553,28 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
                                       void **con_cls) {
   (void)version;
   el__server *s = cls;
-  conn_req *r = *con_cls;
+  el__conn_req *r = *con_cls;
   if (!r && !(r = *con_cls = new_req(s, conn))) return MHD_NO;
   if (!r->started) {
     r->started = 1;
-    header_pending(r, 0);
-    request_id(r);
+    el__quirk_header_pending(r, 0);
+    el__reply_request_id(r);
     r->rt = r->bad_path ? NULL : find_route(url);
     snprintf(r->method, sizeof r->method, "%s", method);
     snprintf(r->path, sizeof r->path, "%s", r->rt ? r->rt->path : url);
     el__conns_phase(s->conns, r->track, EL_CONN_BUSY); /* the header is in */
     return first_call(r);
   }
-  if (r->state == ST_DONE) {
+  if (r->state == EL_REQ_DONE) {
     if (r->suspended_here) atomic_fetch_sub(&s->suspended, 1);
     r->suspended_here = 0; /* count the resume once */
     return respond_result(r);
   }
-  if (r->state == ST_WAITING) return MHD_YES; /* spurious call while suspended */
+  if (r->state == EL_REQ_WAITING) return MHD_YES; /* spurious call while suspended */
   if (*upload_data_size) {
     size_t n = *upload_data_size;
     *upload_data_size = 0;
-    if (!r->rt || !r->rt->post || r->state != ST_BODY) return MHD_YES; /* discard */
+    if (!r->rt || !r->rt->post || r->state != EL_REQ_BODY) return MHD_YES; /* discard */
     r->body_seen += n;
     if (r->body_seen > (size_t)s->opt.max_body_bytes) {
       /* chunked body past the limit: stop storing, answer 413 at the end */
@@ -890,11 +598,11 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                       enum MHD_RequestTerminationCode toe) {
   (void)conn;
   el__server *s = cls;
-  conn_req *r = *con_cls;
+  el__conn_req *r = *con_cls;
   if (!r) return;
   *con_cls = NULL;
-  header_pending(r, 0);
-  if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK) answer_half_closed(r);
+  el__quirk_header_pending(r, 0);
+  if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK) el__quirk_answer_half_closed(r);
   double dt = el__now() - r->t0;
   int status = r->status ? r->status : 499; /* 499: closed before an answer */
   if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && r->status == 0) r->err_type = "aborted";
@@ -949,11 +657,7 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap) {
   size_t n = strlen(msg);
   while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r')) msg[--n] = 0;
   el__log("warn", "libmicrohttpd: %s", msg);
-  /* its lines for a Content-Length it refuses (0.9.75's wording) */
-  if (strstr(msg, "Content-Length")) {
-    if (strstr(msg, "Failed to parse")) bad_length_answer(1);
-    else if (strstr(msg, "Too large value")) bad_length_answer(2);
-  }
+  el__quirk_mhd_log(msg); /* a Content-Length it refused gets a JSON answer */
 }
 
 int el__http_start(el__server *s, char *err, size_t cap) {
