@@ -36,20 +36,20 @@
 #include "srv_workq.h"
 
 static const el__route_def routes[] = {
-    {"/", EL_ROUTE_ROOT, 0, 1, 0},
-    {"/health", EL_ROUTE_HEALTH, 0, 1, 0},
-    {"/ready", EL_ROUTE_READY, 0, 1, 0},
-    {"/v2/health/live", EL_ROUTE_LIVE_V2, 0, 1, 0},
-    {"/v2/health/ready", EL_ROUTE_READY_V2, 0, 1, 0},
-    {"/info", EL_ROUTE_INFO, 0, 0, 0},
-    {"/metrics", EL_ROUTE_METRICS, 0, 1, 0},
-    {"/openapi.json", EL_ROUTE_OPENAPI, 0, 0, 0},
-    {"/tokenize", EL_ROUTE_TOKENIZE, 1, 0, 0},
-    {"/score", EL_ROUTE_SCORE, 1, 0, 0},
-    {"/classify", EL_ROUTE_CLASSIFY, 1, 0, 0},
-    {"/qa", EL_ROUTE_QA, 1, 0, 0},
-    {"/v2/check", EL_ROUTE_CHECK, 1, 0, 1},
-    {"/v2/languages", EL_ROUTE_LANGUAGES, 0, 0, 0},
+    {"/", EL_ROUTE_ROOT, 0, 1, 0, 0},
+    {"/health", EL_ROUTE_HEALTH, 0, 1, 0, 1},
+    {"/ready", EL_ROUTE_READY, 0, 1, 0, 1},
+    {"/v2/health/live", EL_ROUTE_LIVE_V2, 0, 1, 0, 1},
+    {"/v2/health/ready", EL_ROUTE_READY_V2, 0, 1, 0, 1},
+    {"/info", EL_ROUTE_INFO, 0, 0, 0, 0},
+    {"/metrics", EL_ROUTE_METRICS, 0, 1, 0, 1},
+    {"/openapi.json", EL_ROUTE_OPENAPI, 0, 0, 0, 0},
+    {"/tokenize", EL_ROUTE_TOKENIZE, 1, 0, 0, 0},
+    {"/score", EL_ROUTE_SCORE, 1, 0, 0, 0},
+    {"/classify", EL_ROUTE_CLASSIFY, 1, 0, 0, 0},
+    {"/qa", EL_ROUTE_QA, 1, 0, 0, 0},
+    {"/v2/check", EL_ROUTE_CHECK, 1, 0, 1, 0},
+    {"/v2/languages", EL_ROUTE_LANGUAGES, 0, 0, 0, 0},
 };
 #define N_ROUTES ((int)(sizeof routes / sizeof routes[0]))
 
@@ -115,9 +115,11 @@ static int path_has_control(const char *uri) {
   return 0;
 }
 
-static const el__route_def *find_route(const char *url) {
+/* The route of url on listener l (the probe port has the probe routes
+ * only); NULL: none. */
+static const el__route_def *find_route(const el__listener *l, const char *url) {
   for (int i = 0; i < N_ROUTES; i++)
-    if (!strcmp(url, routes[i].path)) return &routes[i];
+    if (!strcmp(url, routes[i].path)) return !l->probes_only || routes[i].probe ? &routes[i] : NULL;
   return NULL;
 }
 
@@ -189,6 +191,31 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const c
   return MHD_YES;
 }
 
+/* ---- the memory budget of requests in flight (--max-bytes-in-flight) ---- */
+
+static int hold(el__conn_req *r, long n) {
+  if (el__server_hold(r->srv, n)) {
+    r->held += n;
+    return 1;
+  }
+  atomic_fetch_add(&r->srv->budget_refused, 1);
+  return 0;
+}
+
+/* Frees the body and gives back what the request holds. */
+static void drop_body(el__conn_req *r) {
+  el__sb_free(&r->body);
+  el__server_release(r->srv, r->held);
+  r->held = 0;
+}
+
+static const char *budget_msg(const el__server *s) {
+  static _Thread_local char msg[160];
+  snprintf(msg, sizeof msg, "the request bodies and answers in flight fill --max-bytes-in-flight "
+           "(%ld bytes); retry", s->opt.max_bytes_in_flight);
+  return msg;
+}
+
 /* GET on a get_too route: its query string is the form body, and the
  * request goes on as a POST whose body has been read. */
 static enum MHD_Result query_as_body(el__conn_req *r) {
@@ -253,9 +280,10 @@ static enum MHD_Result first_call(el__conn_req *r) {
                       "Transfer-Encoding and Content-Length must not both be sent");
   if (te && strcasecmp(te, "chunked"))
     return send_error(r, EL_HERR_INVALID_REQUEST, "unsupported Transfer-Encoding");
+  unsigned long long n = 0;
   if (cl) {
     char *end;
-    unsigned long long n = strtoull(cl, &end, 10);
+    n = strtoull(cl, &end, 10);
     if (end == cl || *end) return send_error(r, EL_HERR_INVALID_REQUEST, "bad Content-Length");
     if (n > (unsigned long long)s->opt.max_body_bytes) {
       char msg[128];
@@ -278,8 +306,12 @@ static enum MHD_Result first_call(el__conn_req *r) {
     return send_error(r, EL_HERR_UNAVAILABLE, "models are loading");
   if (el__sched_depth(s->sched) >= s->opt.max_queue)
     return send_error(r, EL_HERR_OVERLOADED, "the request queue is full");
+  /* the body's bytes are held before it is read: past the budget it is
+   * refused now, and never buffered (a chunked body is held as it comes) */
+  r->chunked = !cl;
+  if (n && !hold(r, (long)n)) return send_error(r, EL_HERR_UNAVAILABLE, budget_msg(s));
   r->state = EL_REQ_BODY;
-  el__conns_phase(s->conns, r->track, EL_CONN_BODY);
+  el__conns_phase(r->lst->conns, r->track, EL_CONN_BODY);
   return MHD_YES;
 }
 
@@ -377,7 +409,13 @@ static enum MHD_Result respond_result(el__conn_req *r) {
   char msg[256], *body;
   size_t n = 0;
   el__http_err e = el__reply_result(r, &body, &n, msg, sizeof msg);
-  return e ? send_error(r, e, msg) : send_json(r, 200, body, n);
+  if (e) return send_error(r, e, msg);
+  /* the answer is held until it is sent (NOTIFY_COMPLETED gives it back) */
+  if (!hold(r, (long)n)) {
+    free(body);
+    return send_error(r, EL_HERR_UNAVAILABLE, budget_msg(r->srv));
+  }
+  return send_json(r, 200, body, n);
 }
 
 /* ---- the prepare pool ----
@@ -404,7 +442,7 @@ static void prepare_check(el__conn_req *r) {
   el__fail f = {0};
   el__http_err e = el__check_prepare(r->body.data ? r->body.data : "", r->body.len, r->set,
                                      &r->check, &f);
-  el__sb_free(&r->body);
+  drop_body(r);
   if (e) return prep_answer(r, e, f.msg);
   r->model = el__check_model_name(r->check);
   submit(r, el__check_queue(r->check), el__check_seq(r->check), 1);
@@ -437,7 +475,7 @@ static void prepare(el__conn_req *r) {
   el__fail f = {0};
   el__http_err e = el__api_prepare(r->rt->route, r->body.data ? r->body.data : "", r->body.len,
                                    r->set, &s->lim, &r->api, &f);
-  el__sb_free(&r->body);
+  drop_body(r);
   if (e) return prep_answer(r, e, f.msg);
   r->model = el__api_entry(r->api)->name;
   int n;
@@ -491,7 +529,8 @@ static enum MHD_Result handle_post(el__conn_req *r) {
     snprintf(msg, sizeof msg, "body is over the limit of %ld bytes", s->opt.max_body_bytes);
     return send_error(r, EL_HERR_TOO_LARGE, msg);
   }
-  el__conns_phase(s->conns, r->track, EL_CONN_BUSY);
+  if (r->budget_over) return send_error(r, EL_HERR_UNAVAILABLE, budget_msg(s));
+  el__conns_phase(r->lst->conns, r->track, EL_CONN_BUSY);
   r->state = EL_REQ_WAITING;
   /* suspend first: the pool or the batcher can then only resume a
    * suspended connection */
@@ -514,10 +553,12 @@ static void client_address(struct MHD_Connection *conn, char *out, size_t cap) {
     inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)cap);
 }
 
-static el__conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
+static el__conn_req *new_req(el__listener *l, struct MHD_Connection *conn) {
+  el__server *s = l->srv;
   el__conn_req *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   r->srv = s;
+  r->lst = l;
   r->conn = conn;
   r->t0 = el__now();
   atomic_init(&r->refs, 1); /* libmicrohttpd's, until NOTIFY_COMPLETED */
@@ -540,7 +581,7 @@ static void *uri_started(void *cls, const char *uri, struct MHD_Connection *conn
   el__conn_req *r = new_req(cls, conn);
   if (!r) return NULL;
   r->bad_path = path_has_control(uri);
-  el__conns_request(r->srv->conns, r->track); /* a drain now closes it until it is in */
+  el__conns_request(r->lst->conns, r->track); /* a drain now closes it until it is in */
   el__quirk_header_pending(r, 1);
   const char *q = strchr(uri, '?');
   if (q && q[1]) el__sb_put(&r->query, q + 1, strlen(q + 1));
@@ -552,17 +593,18 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
                                       const char *upload_data, size_t *upload_data_size,
                                       void **con_cls) {
   (void)version;
-  el__server *s = cls;
+  el__listener *l = cls;
+  el__server *s = l->srv;
   el__conn_req *r = *con_cls;
-  if (!r && !(r = *con_cls = new_req(s, conn))) return MHD_NO;
+  if (!r && !(r = *con_cls = new_req(l, conn))) return MHD_NO;
   if (!r->started) {
     r->started = 1;
     el__quirk_header_pending(r, 0);
     el__reply_request_id(r);
-    r->rt = r->bad_path ? NULL : find_route(url);
+    r->rt = r->bad_path ? NULL : find_route(l, url);
     snprintf(r->method, sizeof r->method, "%s", method);
     snprintf(r->path, sizeof r->path, "%s", r->rt ? r->rt->path : url);
-    el__conns_phase(s->conns, r->track, EL_CONN_BUSY); /* the header is in */
+    el__conns_phase(r->lst->conns, r->track, EL_CONN_BUSY); /* the header is in */
     return first_call(r);
   }
   if (r->state == EL_REQ_DONE) {
@@ -576,16 +618,22 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
     *upload_data_size = 0;
     if (!r->rt || !r->rt->post || r->state != EL_REQ_BODY) return MHD_YES; /* discard */
     r->body_seen += n;
+    if (r->body_over || r->budget_over) return MHD_YES; /* read and dropped */
     if (r->body_seen > (size_t)s->opt.max_body_bytes) {
       /* chunked body past the limit: stop storing, answer 413 at the end */
       r->body_over = 1;
-      el__sb_free(&r->body);
+      drop_body(r);
+      return MHD_YES;
+    }
+    if (r->chunked && !hold(r, (long)n)) {
+      r->budget_over = 1; /* stop storing, answer 503 at the end */
+      drop_body(r);
       return MHD_YES;
     }
     el__sb_put(&r->body, upload_data, n);
     if (r->body.oom) {
       r->body_over = 1;
-      el__sb_free(&r->body);
+      drop_body(r);
     }
     return MHD_YES;
   }
@@ -597,7 +645,8 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                       enum MHD_RequestTerminationCode toe) {
   (void)conn;
-  el__server *s = cls;
+  el__listener *l = cls;
+  el__server *s = l->srv;
   el__conn_req *r = *con_cls;
   if (!r) return;
   *con_cls = NULL;
@@ -615,38 +664,40 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     el__log_access(r->method, r->path, status, dt, r->job.max_batch_seqs, r->model,
                    r->err_type, r->rid[0] ? r->rid : "-", r->client);
   if (r->holds_place) el__sched_unadmit_cost(s->sched, r->admitted_tokens);
+  drop_body(r); /* the body not yet parsed, or the answer now sent */
   /* a kept-alive connection waits for its next header from now */
-  if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) el__conns_phase(s->conns, r->track, EL_CONN_HEADER);
+  if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) el__conns_phase(r->lst->conns, r->track, EL_CONN_HEADER);
   req_unref(r); /* freed here, or by job_release when its batch returns */
   /* idle: the bodies, token lists and answers of a burst (a 1 MB /tokenize
    * answers 12 MB) go back to the system instead of staying in glibc's
    * arenas */
-  if (atomic_fetch_sub(&s->inflight, 1) == 1) el__conns_trim_soon(s->conns);
+  if (atomic_fetch_sub(&s->inflight, 1) == 1) el__conns_trim_soon(l->conns);
 }
 
 /* libmicrohttpd's connection notification: track each connection's
  * deadlines from its start to its close (srv_conns.h). */
 static void connection_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
                               enum MHD_ConnectionNotificationCode toe) {
-  el__server *s = cls;
+  el__listener *l = cls;
   if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-    *socket_context = ci ? el__conns_open(s->conns, ci->connect_fd) : NULL;
+    *socket_context = ci ? el__conns_open(l->conns, ci->connect_fd) : NULL;
   } else {
-    el__conns_close(s->conns, *socket_context);
+    el__conns_close(l->conns, *socket_context);
     *socket_context = NULL;
   }
 }
 
 /* libmicrohttpd's accept policy: a new client is refused at once (closed)
- * when --max-connections are open, instead of waiting unanswered in the
- * listen backlog as it would at libmicrohttpd's own limit. */
+ * when the listener's connections (--max-connections on the API port) are
+ * open, instead of waiting unanswered in the listen backlog as it would at
+ * libmicrohttpd's own limit. */
 static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen) {
   (void)addr, (void)addrlen;
-  el__server *s = cls;
-  if (el__conns_count(s->conns) < s->opt.max_connections) return MHD_YES;
-  atomic_fetch_add(&s->refused, 1);
+  el__listener *l = cls;
+  if (el__conns_count(l->conns) < l->max_connections) return MHD_YES;
+  if (!l->probes_only) atomic_fetch_add(&l->srv->refused, 1);
   return MHD_NO;
 }
 
@@ -660,97 +711,128 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap) {
   el__quirk_mhd_log(msg); /* a Content-Length it refused gets a JSON answer */
 }
 
-int el__http_start(el__server *s, char *err, size_t cap) {
-  const el__srv_options *o = &s->opt;
-  struct sockaddr_storage ss;
-  memset(&ss, 0, sizeof ss);
-  socklen_t slen;
-  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
-                   MHD_USE_ERROR_LOG;
-  struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
-  struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+/* The socket address of o->host at port; 0, or -1 with err. */
+static int listen_address(const el__srv_options *o, int port, struct sockaddr_storage *ss,
+                          unsigned *flags, char *err, size_t cap) {
+  memset(ss, 0, sizeof *ss);
+  struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+  struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
   if (inet_pton(AF_INET, o->host, &a4->sin_addr) == 1) {
     a4->sin_family = AF_INET;
-    a4->sin_port = htons((uint16_t)o->port);
-    slen = sizeof *a4;
+    a4->sin_port = htons((uint16_t)port);
   } else if (inet_pton(AF_INET6, o->host, &a6->sin6_addr) == 1) {
     a6->sin6_family = AF_INET6;
-    a6->sin6_port = htons((uint16_t)o->port);
-    slen = sizeof *a6;
-    flags |= MHD_USE_IPv6;
+    a6->sin6_port = htons((uint16_t)port);
+    *flags |= MHD_USE_IPv6;
   } else if (!strcmp(o->host, "localhost")) {
     a4->sin_family = AF_INET;
     a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a4->sin_port = htons((uint16_t)o->port);
-    slen = sizeof *a4;
+    a4->sin_port = htons((uint16_t)port);
   } else {
     snprintf(err, cap, "--host \"%s\" is not an IPv4 or IPv6 address", o->host);
     return -1;
   }
-  (void)slen;
+  return 0;
+}
+
+/* The probe port's connections: probes and a metrics scraper need few. */
+enum { PROBE_CONNECTIONS = 64 };
+
+/* Starts listener l on port: pool threads of libmicrohttpd (0: one thread),
+ * at most max_conns connections, per_client from one address (0: any). */
+static int start_listener(el__listener *l, el__server *s, int port, int probes_only,
+                          unsigned pool, int max_conns, int per_client, char *err, size_t cap) {
+  const el__srv_options *o = &s->opt;
+  struct sockaddr_storage ss;
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+  if (!probes_only) flags |= MHD_ALLOW_SUSPEND_RESUME;
+  if (listen_address(o, port, &ss, &flags, err, cap)) return -1;
+  l->srv = s;
+  l->probes_only = probes_only;
+  l->max_connections = max_conns;
+  l->conns = el__conns_new(o->header_timeout, o->body_timeout);
+  if (!l->conns) {
+    snprintf(err, cap, "cannot start the connection watcher");
+    return -1;
+  }
+  /* libmicrohttpd's own limit sits above ours: at it, it stops accepting and
+   * new clients hang in the backlog; accept_policy refuses them at ours. */
+  unsigned conn_limit = (unsigned)max_conns + 4 * (pool ? pool : 1) + 16;
+  l->mhd = MHD_start_daemon(
+      flags, (uint16_t)port, accept_policy, l, access_handler, l, MHD_OPTION_EXTERNAL_LOGGER,
+      mhd_logger, s, MHD_OPTION_SOCK_ADDR, &ss,
+      MHD_OPTION_THREAD_POOL_SIZE, pool, MHD_OPTION_CONNECTION_LIMIT, conn_limit,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->connection_timeout,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+      (unsigned)1024, MHD_OPTION_URI_LOG_CALLBACK, uri_started, l,
+      MHD_OPTION_NOTIFY_COMPLETED, completed, l, MHD_OPTION_NOTIFY_CONNECTION,
+      connection_notify, l, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)per_client,
+      MHD_OPTION_END);
+  if (!l->mhd) {
+    el__conns_free(l->conns);
+    l->conns = NULL;
+    snprintf(err, cap, "cannot listen on %s:%d (address in use, or not permitted)", o->host,
+             port);
+    return -1;
+  }
+  const union MHD_DaemonInfo *di = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_BIND_PORT);
+  l->port = di ? di->port : (unsigned)port;
+  return 0;
+}
+
+static void stop_listener(el__listener *l) {
+  if (!l->mhd) return;
+  MHD_stop_daemon(l->mhd);
+  l->mhd = NULL;
+  el__conns_free(l->conns);
+  l->conns = NULL;
+}
+
+int el__http_start(el__server *s, char *err, size_t cap) {
+  const el__srv_options *o = &s->opt;
   unsigned pool = (unsigned)o->http_threads;
   if (pool == 0) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     pool = n < 2 ? 2 : n > 4 ? 4 : (unsigned)n;
   }
   s->http_threads = (int)pool;
-  /* libmicrohttpd's own limit sits above ours: at it, it stops accepting and
-   * new clients hang in the backlog; accept_policy refuses them at ours. */
-  unsigned conn_limit = (unsigned)o->max_connections + 4 * pool + 16;
-  s->conns = el__conns_new(o->header_timeout, o->body_timeout);
-  if (!s->conns) {
-    snprintf(err, cap, "cannot start the connection watcher");
-    return -1;
-  }
+  s->listen_fd = -1;
   s->prep = el__workq_start((int)pool, prepare_item);
   if (!s->prep || !el__workq_threads(s->prep)) {
     el__workq_stop(s->prep);
     s->prep = NULL;
-    el__conns_free(s->conns);
-    s->conns = NULL;
     snprintf(err, cap, "cannot start the prepare threads");
     return -1;
   }
-  s->mhd = MHD_start_daemon(
-      flags, (uint16_t)o->port, accept_policy, s, access_handler, s, MHD_OPTION_EXTERNAL_LOGGER,
-      mhd_logger, s, MHD_OPTION_SOCK_ADDR, &ss,
-      MHD_OPTION_THREAD_POOL_SIZE, pool, MHD_OPTION_CONNECTION_LIMIT, conn_limit,
-      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->connection_timeout,
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_LISTEN_BACKLOG_SIZE,
-      (unsigned)1024, MHD_OPTION_URI_LOG_CALLBACK, uri_started, s,
-      MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_NOTIFY_CONNECTION,
-      connection_notify, s, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-      (unsigned)o->max_connections_per_client, MHD_OPTION_END);
-  if (!s->mhd) {
+  if (start_listener(&s->api, s, o->port, 0, pool, o->max_connections,
+                     o->max_connections_per_client, err, cap) ||
+      (o->health_port && start_listener(&s->probe, s, o->health_port, 1, 0, PROBE_CONNECTIONS, 0,
+                                        err, cap))) {
+    stop_listener(&s->api);
     el__workq_stop(s->prep);
     s->prep = NULL;
-    el__conns_free(s->conns);
-    s->conns = NULL;
-    snprintf(err, cap, "cannot listen on %s:%d (address in use, or not permitted)", o->host,
-             o->port);
     return -1;
   }
-  const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
-  s->port = di ? di->port : (unsigned)o->port;
-  s->listen_fd = -1;
+  s->port = s->api.port;
   return 0;
 }
 
-int el__http_open_connections(el__server *s) { return s->conns ? el__conns_count(s->conns) : 0; }
+int el__http_open_connections(el__server *s) {
+  return s->api.conns ? el__conns_count(s->api.conns) : 0;
+}
 
+/* The probe port keeps answering: /ready says 503 "draining" until the end. */
 void el__http_quiesce(el__server *s, double grace) {
-  if (s->mhd && s->listen_fd < 0) s->listen_fd = MHD_quiesce_daemon(s->mhd);
-  if (s->conns) el__conns_drain(s->conns, grace);
+  if (s->api.mhd && s->listen_fd < 0) s->listen_fd = MHD_quiesce_daemon(s->api.mhd);
+  if (s->api.conns) el__conns_drain(s->api.conns, grace);
 }
 
 void el__http_stop(el__server *s) {
-  if (!s->mhd) return;
-  MHD_stop_daemon(s->mhd);
-  s->mhd = NULL;
+  if (!s->api.mhd) return;
+  stop_listener(&s->probe);
+  stop_listener(&s->api);
   el__workq_stop(s->prep);
   s->prep = NULL;
-  el__conns_free(s->conns);
-  s->conns = NULL;
   if (s->listen_fd >= 0) close(s->listen_fd);
   s->listen_fd = -1;
 }

@@ -28,11 +28,13 @@ typedef struct el__route_def {
   int open;     /* no API key needed */
   int get_too;  /* a POST route that also answers GET, its fields in the query string
                  * (LanguageTool's /v2/check: some clients send GET) */
+  int probe;    /* also served on the probe port (--health-port) */
 } el__route_def;
 
 typedef struct el__conn_req el__conn_req;
 struct el__conn_req {
   el__server *srv;
+  el__listener *lst; /* the port it came in on (srv_state.h) */
   struct MHD_Connection *conn;
   const el__route_def *rt; /* NULL: unknown route */
   char method[16];
@@ -43,6 +45,9 @@ struct el__conn_req {
   el__sb query;     /* the raw query string (after '?'), for a get_too route */
   size_t body_seen;
   int body_over;    /* a chunked body past --max-body-bytes: 413 once read */
+  int budget_over;  /* a chunked body past --max-bytes-in-flight: 503 once read */
+  int chunked;      /* its body has no Content-Length: held chunk by chunk */
+  long held;        /* bytes of --max-bytes-in-flight it holds (its body, then its answer) */
   el__model_set *set;
   el__api_req *api;
   el__check_req *check; /* /v2/check instead of api */

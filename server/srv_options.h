@@ -46,10 +46,12 @@ typedef struct el__srv_options {
   char config[1024];
   char host[256];
   int port;
+  int health_port;   /* a second port for the probes and /metrics; 0 = none */
   int threads;       /* engine compute threads; 0 = CPU quota */
   int http_threads;  /* libmicrohttpd pool size; 0 = min(cores, 4), at least 2 */
   int max_batch_tokens, max_batch_size, max_wait_us, max_queue, max_inputs, max_qa_windows;
   long max_body_bytes;
+  long max_bytes_in_flight; /* request bodies and answers held at once, all requests */
   double request_timeout, drain_timeout; /* seconds */
   int connection_timeout;                /* idle seconds before a connection closes */
   int max_connections;
