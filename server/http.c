@@ -230,6 +230,37 @@ static enum MHD_Result query_as_body(el__conn_req *r) {
   return MHD_YES;
 }
 
+/* The body's framing headers: EL_HERR_NONE and *n its Content-Length (0
+ * when chunked), else the error and msg. */
+static el__http_err framing_error(el__conn_req *r, unsigned long long *n, char *msg, size_t cap) {
+  const el__server *s = r->srv;
+  const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Transfer-Encoding");
+  const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Length");
+  /* libmicrohttpd 0.9.75 frames the body by the first Content-Length or
+   * Transfer-Encoding header and ignores repeats, where a proxy may read the
+   * last one (request smuggling): a repeated framing header is refused, as
+   * is both kinds together. */
+  framing fr = {0};
+  MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_framing, &fr);
+  if (fr.n_cl > 1 && fr.cl_differ)
+    return snprintf(msg, cap, "conflicting Content-Length headers"), EL_HERR_INVALID_REQUEST;
+  if (fr.n_te > 1)
+    return snprintf(msg, cap, "Transfer-Encoding sent more than once"), EL_HERR_INVALID_REQUEST;
+  if (te && cl)
+    return snprintf(msg, cap, "Transfer-Encoding and Content-Length must not both be sent"),
+           EL_HERR_INVALID_REQUEST;
+  if (te && strcasecmp(te, "chunked"))
+    return snprintf(msg, cap, "unsupported Transfer-Encoding"), EL_HERR_INVALID_REQUEST;
+  if (!cl) return EL_HERR_NONE;
+  char *end;
+  *n = strtoull(cl, &end, 10);
+  if (end == cl || *end) return snprintf(msg, cap, "bad Content-Length"), EL_HERR_INVALID_REQUEST;
+  if (*n > (unsigned long long)s->opt.max_body_bytes)
+    return snprintf(msg, cap, "body of %llu bytes is over the limit of %ld", *n,
+                    s->opt.max_body_bytes), EL_HERR_TOO_LARGE;
+  return EL_HERR_NONE;
+}
+
 static enum MHD_Result first_call(el__conn_req *r) {
   el__server *s = r->srv;
   check_origin(r);
@@ -263,40 +294,14 @@ static enum MHD_Result first_call(el__conn_req *r) {
   if (!r->rt->post) return MHD_YES;
   if (query_form) return query_as_body(r);
 
-  const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Transfer-Encoding");
-  const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Length");
-  /* libmicrohttpd 0.9.75 frames the body by the first Content-Length or
-   * Transfer-Encoding header and ignores repeats, where a proxy may read the
-   * last one (request smuggling): a repeated framing header is refused, as
-   * is both kinds together. */
-  framing fr = {0};
-  MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_framing, &fr);
-  if (fr.n_cl > 1 && fr.cl_differ)
-    return send_error(r, EL_HERR_INVALID_REQUEST, "conflicting Content-Length headers");
-  if (fr.n_te > 1)
-    return send_error(r, EL_HERR_INVALID_REQUEST, "Transfer-Encoding sent more than once");
-  if (te && cl)
-    return send_error(r, EL_HERR_INVALID_REQUEST,
-                      "Transfer-Encoding and Content-Length must not both be sent");
-  if (te && strcasecmp(te, "chunked"))
-    return send_error(r, EL_HERR_INVALID_REQUEST, "unsupported Transfer-Encoding");
-  unsigned long long n = 0;
-  if (cl) {
-    char *end;
-    n = strtoull(cl, &end, 10);
-    if (end == cl || *end) return send_error(r, EL_HERR_INVALID_REQUEST, "bad Content-Length");
-    if (n > (unsigned long long)s->opt.max_body_bytes) {
-      char msg[128];
-      snprintf(msg, sizeof msg, "body of %llu bytes is over the limit of %ld", n,
-               s->opt.max_body_bytes);
-      return send_error(r, EL_HERR_TOO_LARGE, msg);
-    }
-  }
+  unsigned long long n = 0; /* the body's Content-Length */
+  char msg[128];
+  el__http_err fe = framing_error(r, &n, msg, sizeof msg);
+  if (fe) return send_error(r, fe, msg);
   /* /v2/check takes a form, as LanguageTool does; the other routes JSON */
   const char *want = r->rt->route == EL_ROUTE_CHECK ? "application/x-www-form-urlencoded"
                                                     : "application/json";
   if (!is_type(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Type"), want)) {
-    char msg[96];
     snprintf(msg, sizeof msg, "Content-Type must be %s", want);
     return send_error(r, EL_HERR_MEDIA_TYPE, msg);
   }
@@ -308,7 +313,7 @@ static enum MHD_Result first_call(el__conn_req *r) {
     return send_error(r, EL_HERR_OVERLOADED, "the request queue is full");
   /* the body's bytes are held before it is read: past the budget it is
    * refused now, and never buffered (a chunked body is held as it comes) */
-  r->chunked = !cl;
+  r->chunked = !MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Length");
   if (n && !hold(r, (long)n)) return send_error(r, EL_HERR_UNAVAILABLE, budget_msg(s));
   r->state = EL_REQ_BODY;
   el__conns_phase(r->lst->conns, r->track, EL_CONN_BODY);
