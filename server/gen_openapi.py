@@ -238,7 +238,7 @@ INFO_EXAMPLE = {
     "version": "0.1.0", "pid": 4242, "ready": True,
     "limits": {"max_batch_tokens": 8192, "max_batch_size": 64, "max_wait_us": 0, "max_queue": 1024,
                "max_queue_tokens": 262144, "max_inputs": 64, "max_qa_windows": 256,
-               "max_body_bytes": 1048576, "max_bytes_in_flight": 67108864,
+               "max_body_bytes": 1048576, "max_bytes_in_flight": 268435456,
                "max_response_bytes": 8388608, "max_connections": 1000,
                "max_connections_per_client": 256, "request_timeout": 30, "header_timeout": 10,
                "body_timeout": 30},
@@ -442,15 +442,16 @@ spec = {
                     "message": "unknown field \"treshold\" (did you mean \"threshold\"?)"}}}}},
       "Unavailable": {
       "description": "unavailable: models are loading, the server is draining, or the request's "
-                     "body or answer would pass --max-bytes-in-flight (the request bodies and "
-                     "answers held at once; a body whose Content-Length does not fit is refused "
-                     "before it is read). Retry after Retry-After seconds.",
+                     "body or answer would pass --max-bytes-in-flight (the memory of the "
+                     "requests in flight, a body counting 40 times its size until answered; a "
+                     "body whose Content-Length does not fit is refused before it is read). "
+                     "Retry after Retry-After seconds.",
       "headers": RID | {"Retry-After": {"required": True, "schema": {"type": "string"},
                                         "description": "seconds to wait: 1"}},
       "content": {"application/json": {"schema": ref("Error"), "example": {
           "error": {"code": 503, "type": "unavailable",
-                    "message": "the request bodies and answers in flight fill "
-                               "--max-bytes-in-flight (67108864 bytes); retry"}}}}}},
+                    "message": "the requests in flight fill --max-bytes-in-flight "
+                               "(268435456 bytes); retry"}}}}}},
  },
 }
 

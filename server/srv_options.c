@@ -88,9 +88,11 @@ static int build_table(el__srv_options *o, el_opt *t) {
       {"--max-body-bytes", EL_OPT_INT, &o->max_body_bytes, 16, 1L << 30, "N",
        "largest request body (1048576; larger is 413 before reading it)", 0},
       {"--max-bytes-in-flight", EL_OPT_INT, &o->max_bytes_in_flight, 1024, 1L << 40, "N",
-       "request bodies and answers held at once, all connections together (67108864;\n"
-       "      a body that would pass it is 503 before it is read; at least --max-body-bytes\n"
-       "      and --max-response-bytes)", 0},
+       "memory of the requests in flight, all connections together (268435456): each\n"
+       "      request's body counts 40 times its size from its header to its answer (the\n"
+       "      body, then the parsed request), each answer its size until sent; a body that\n"
+       "      would pass it is 503 before it is read. At least 40 x --max-body-bytes and\n"
+       "      --max-response-bytes", 0},
       {"--request-timeout", EL_OPT_DURATION, &o->request_timeout, 0, 86400, "SECONDS",
        "longest wait for a result: 504 at this deadline, also while its batch runs\n"
        "      (30; fractions allowed)", 0},
@@ -178,7 +180,7 @@ void el__options_defaults(el__srv_options *o) {
   o->max_inputs = 64;
   o->max_qa_windows = 256;
   o->max_body_bytes = 1048576;
-  o->max_bytes_in_flight = 67108864;
+  o->max_bytes_in_flight = 268435456;
   o->request_timeout = 30;
   o->drain_timeout = 30;
   o->connection_timeout = 30;
@@ -774,10 +776,10 @@ int el__options_parse(el__srv_options *o, int argc, char **argv, char **envp, ch
   if (o->health_port && o->health_port == o->port)
     return fail(err, errcap, "--health-port %d is --port: give another port", o->health_port);
   /* a request alone must fit the budget, or it could never be served */
-  if (o->max_bytes_in_flight < o->max_body_bytes ||
+  if (o->max_bytes_in_flight / EL_SRV_BODY_WEIGHT < o->max_body_bytes ||
       o->max_bytes_in_flight < o->max_response_bytes)
-    return fail(err, errcap, "--max-bytes-in-flight %ld must be at least --max-body-bytes %ld "
-                "and --max-response-bytes %ld", o->max_bytes_in_flight, o->max_body_bytes,
-                o->max_response_bytes);
+    return fail(err, errcap, "--max-bytes-in-flight %ld must be at least %d x --max-body-bytes "
+                "%ld and --max-response-bytes %ld", o->max_bytes_in_flight, EL_SRV_BODY_WEIGHT,
+                o->max_body_bytes, o->max_response_bytes);
   return 0;
 }
