@@ -15,6 +15,7 @@ import os
 import sys
 
 ERR = {"$ref": "#/components/responses/Error"}
+UNAVAILABLE = {"$ref": "#/components/responses/Unavailable"}
 RID = {"X-Request-Id": {"$ref": "#/components/headers/X-Request-Id"}}
 
 
@@ -67,7 +68,8 @@ def ok_json(schema, example, desc="OK"):
 
 def post(summary, desc, req_schema, req_example, resp_schema, resp_example):
     r = {"200": ok_json(resp_schema, resp_example)}
-    r.update({str(c): ERR for c in (400, 401, 404, 405, 413, 415, 422, 429, 500, 503, 504)})
+    r.update({str(c): ERR for c in (400, 401, 404, 405, 413, 415, 422, 429, 500, 504)})
+    r["503"] = UNAVAILABLE
     return {"post": {"summary": summary, "description": desc,
                      "security": [{"bearer": []}, {}],
                      "requestBody": {"required": True, "content": {"application/json": {
@@ -156,7 +158,8 @@ def lt_check():
             "400. 503 when no /score model has a checker. GET takes the same fields in the "
             "query string.")
     r = {"200": ok_json(LT_CHECK, LT_CHECK_EXAMPLE)}
-    r.update({str(c): ERR for c in (400, 401, 404, 405, 413, 415, 429, 500, 503, 504)})
+    r.update({str(c): ERR for c in (400, 401, 404, 405, 413, 415, 429, 500, 504)})
+    r["503"] = UNAVAILABLE
     post_op = {"summary": "Check a text for grammar and spelling (LanguageTool's API)",
                "description": desc, "security": [{"bearer": []}, {}],
                "requestBody": {"required": True, "content": {
@@ -218,8 +221,8 @@ INFO = obj({
     "ready": B,
     "limits": obj({k: I for k in ("max_batch_tokens", "max_batch_size", "max_wait_us", "max_queue",
                                   "max_queue_tokens", "max_inputs", "max_qa_windows",
-                                  "max_body_bytes", "max_response_bytes", "max_connections",
-                                  "max_connections_per_client")}
+                                  "max_body_bytes", "max_bytes_in_flight", "max_response_bytes",
+                                  "max_connections", "max_connections_per_client")}
                   | {"request_timeout": N, "header_timeout": N, "body_timeout": N}),
     "models": arr(INFO_MODEL),
     "reload": obj({
@@ -235,8 +238,9 @@ INFO_EXAMPLE = {
     "version": "0.1.0", "pid": 4242, "ready": True,
     "limits": {"max_batch_tokens": 8192, "max_batch_size": 64, "max_wait_us": 0, "max_queue": 1024,
                "max_queue_tokens": 262144, "max_inputs": 64, "max_qa_windows": 256,
-               "max_body_bytes": 1048576, "max_response_bytes": 8388608, "max_connections": 1000,
-               "max_connections_per_client": 0, "request_timeout": 30, "header_timeout": 10,
+               "max_body_bytes": 1048576, "max_bytes_in_flight": 268435456,
+               "max_response_bytes": 8388608, "max_connections": 1000,
+               "max_connections_per_client": 256, "request_timeout": 30, "header_timeout": 10,
                "body_timeout": 30},
     "models": [{"name": "default", "task": "score", "route": "/score",
                 "architecture": "ElectraForPreTraining", "default": True, "max_seq_len": 512,
@@ -435,7 +439,19 @@ spec = {
       "description": "An error (see error.type)", "headers": RID,
       "content": {"application/json": {"schema": ref("Error"), "example": {
           "error": {"code": 400, "type": "invalid_request",
-                    "message": "unknown field \"treshold\" (did you mean \"threshold\"?)"}}}}}},
+                    "message": "unknown field \"treshold\" (did you mean \"threshold\"?)"}}}}},
+      "Unavailable": {
+      "description": "unavailable: models are loading, the server is draining, or the request's "
+                     "body or answer would pass --max-bytes-in-flight (the memory of the "
+                     "requests in flight, a body counting 40 times its size until answered; a "
+                     "body whose Content-Length does not fit is refused before it is read). "
+                     "Retry after Retry-After seconds.",
+      "headers": RID | {"Retry-After": {"required": True, "schema": {"type": "string"},
+                                        "description": "seconds to wait: 1"}},
+      "content": {"application/json": {"schema": ref("Error"), "example": {
+          "error": {"code": 503, "type": "unavailable",
+                    "message": "the requests in flight fill --max-bytes-in-flight "
+                               "(268435456 bytes); retry"}}}}}},
  },
 }
 

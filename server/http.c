@@ -6,9 +6,12 @@
  * 503) are queued there; body chunks are copied (or counted and dropped past
  * the limit for chunked bodies); the final call (no data) parses, submits and
  * suspends; after the batcher resumes the connection the handler runs once
- * more and queues the answer. NOTIFY_COMPLETED logs, counts and frees. */
+ * more and queues the answer. NOTIFY_COMPLETED logs, counts and frees.
+ *
+ * What every answer carries is in srv_reply.c; the answers libmicrohttpd
+ * 0.9.75 cannot give (a Content-Length it refuses, a half-closed client) are
+ * written on the socket by srv_mhd_quirks.c. */
 #include <arpa/inet.h>
-#include <errno.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <poll.h>
@@ -18,7 +21,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/random.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -27,129 +29,37 @@
 #include "srv_check.h"
 #include "srv_log.h"
 #include "srv_metrics.h"
+#include "srv_conn_req.h"
 #include "srv_conns.h"
 #include "srv_http.h"
 #include "srv_info.h"
 #include "srv_workq.h"
 
-enum { ST_NEW = 0, ST_BODY, ST_WAITING, ST_DONE };
-
-typedef struct route_def {
-  const char *path;
-  int route;
-  int post;     /* POST route (else GET/HEAD) */
-  int open;     /* no API key needed */
-  int get_too;  /* a POST route that also answers GET, its fields in the query string
-                 * (LanguageTool's /v2/check: some clients send GET) */
-} route_def;
-
-static const route_def routes[] = {
-    {"/", EL_ROUTE_ROOT, 0, 1, 0},
-    {"/health", EL_ROUTE_HEALTH, 0, 1, 0},
-    {"/ready", EL_ROUTE_READY, 0, 1, 0},
-    {"/v2/health/live", EL_ROUTE_LIVE_V2, 0, 1, 0},
-    {"/v2/health/ready", EL_ROUTE_READY_V2, 0, 1, 0},
-    {"/info", EL_ROUTE_INFO, 0, 0, 0},
-    {"/metrics", EL_ROUTE_METRICS, 0, 1, 0},
-    {"/openapi.json", EL_ROUTE_OPENAPI, 0, 0, 0},
-    {"/tokenize", EL_ROUTE_TOKENIZE, 1, 0, 0},
-    {"/score", EL_ROUTE_SCORE, 1, 0, 0},
-    {"/classify", EL_ROUTE_CLASSIFY, 1, 0, 0},
-    {"/qa", EL_ROUTE_QA, 1, 0, 0},
-    {"/v2/check", EL_ROUTE_CHECK, 1, 0, 1},
-    {"/v2/languages", EL_ROUTE_LANGUAGES, 0, 0, 0},
+static const el__route_def routes[] = {
+    {"/", EL_ROUTE_ROOT, 0, 1, 0, 0},
+    {"/health", EL_ROUTE_HEALTH, 0, 1, 0, 1},
+    {"/ready", EL_ROUTE_READY, 0, 1, 0, 1},
+    {"/v2/health/live", EL_ROUTE_LIVE_V2, 0, 1, 0, 1},
+    {"/v2/health/ready", EL_ROUTE_READY_V2, 0, 1, 0, 1},
+    {"/info", EL_ROUTE_INFO, 0, 0, 0, 0},
+    {"/metrics", EL_ROUTE_METRICS, 0, 1, 0, 1},
+    {"/openapi.json", EL_ROUTE_OPENAPI, 0, 0, 0, 0},
+    {"/tokenize", EL_ROUTE_TOKENIZE, 1, 0, 0, 0},
+    {"/score", EL_ROUTE_SCORE, 1, 0, 0, 0},
+    {"/classify", EL_ROUTE_CLASSIFY, 1, 0, 0, 0},
+    {"/qa", EL_ROUTE_QA, 1, 0, 0, 0},
+    {"/v2/check", EL_ROUTE_CHECK, 1, 0, 1, 0},
+    {"/v2/languages", EL_ROUTE_LANGUAGES, 0, 0, 0, 0},
 };
 #define N_ROUTES ((int)(sizeof routes / sizeof routes[0]))
 
-typedef struct conn_req conn_req;
-struct conn_req {
-  el__server *srv;
-  struct MHD_Connection *conn;
-  const route_def *rt; /* NULL: unknown route */
-  char method[16];
-  char path[256];
-  double t0;
-  int state;
-  el__sb body;
-  el__sb query;     /* the raw query string (after '?'), for a get_too route */
-  size_t body_seen;
-  int body_over;
-  el__model_set *set;
-  el__api_req *api;
-  el__check_req *check; /* /v2/check instead of api */
-  el__job job;
-  int status;
-  const char *err_type;
-  char origin[256]; /* allowed Origin to echo, or "" */
-  const char *model;
-  int started;      /* the access handler has seen this request */
-  int bad_path;     /* the raw path holds a control character (raw or %-escaped) */
-  char rid[129];    /* X-Request-Id: the client's, else generated */
-  char client[64];  /* the client's address */
-  int fd;           /* the connection's socket (probed while the request waits) */
-  el__conn *track;  /* the connection's deadlines (srv_conns.h); may be NULL */
-  long admitted_tokens; /* /tokenize: the tokens it holds in the queue's bound */
-  int holds_place;  /* /tokenize: holds a queue place until answered */
-  int suspended_here; /* suspended for the pool or the batcher, not yet back */
-  el__http_err perr; /* the prepare step's error, else NONE */
-  char pmsg[256];
-  char *pbody;       /* the prepare step's answer (/tokenize) */
-  size_t plen;
-  el__workq_node prep_node; /* its place in the prepare threads' queue (srv_workq.h) */
-  /* on the list of requests whose header is still arriving (bad_length_answer) */
-  int header_pending;
-  pthread_t thread; /* the libmicrohttpd thread serving the connection */
-  conn_req *hp_prev, *hp_next;
-  /* Owners: libmicrohttpd until NOTIFY_COMPLETED, and the batcher from the
-   * submit until job.release. The batcher may answer at the deadline while
-   * the request's sequences are still in the running batch: the connection
-   * then completes first, and the request (its job, sequences, outputs and
-   * model set) lives until the batch has returned. The last owner frees. */
-  atomic_int refs;
-};
-
 /* ---- responses ---- */
-
-typedef void (*put_header)(void *ctx, const char *name, const char *value);
 
 static void put_mhd(void *ctx, const char *name, const char *value) {
   MHD_add_response_header(ctx, name, value);
 }
 
-/* Every header of an answer but its Content-Type and framing, for the
- * answers libmicrohttpd sends and for those written on the socket
- * (raw_answer). e: the error answered, else EL_HERR_NONE; timing: with the
- * request's queue and inference times. */
-/* The Allow header of a route. */
-static const char *allowed(const route_def *rt) {
-  if (rt && rt->get_too) return "GET, POST, OPTIONS";
-  return rt && rt->post ? "POST, OPTIONS" : "GET, HEAD, OPTIONS";
-}
-
-static void answer_headers(conn_req *r, el__http_err e, int timing, put_header put, void *ctx) {
-  if (r->rid[0]) put(ctx, "X-Request-Id", r->rid);
-  if (r->origin[0]) {
-    put(ctx, "Access-Control-Allow-Origin", r->origin);
-    put(ctx, "Access-Control-Expose-Headers", "X-Request-Id, x-queue-time, x-inference-time");
-    put(ctx, "Vary", "Origin");
-  }
-  if (atomic_load(&r->srv->draining)) put(ctx, "Connection", "close");
-  if (timing && r->state == ST_DONE && r->job.t_enqueue > 0) {
-    char v[32];
-    double q = (r->job.t_first_run > 0 ? r->job.t_first_run : r->job.t_done) - r->job.t_enqueue;
-    double inf = r->job.t_first_run > 0 ? r->job.t_done - r->job.t_first_run : 0;
-    snprintf(v, sizeof v, "%.3f", q * 1e3);
-    put(ctx, "x-queue-time", v);
-    snprintf(v, sizeof v, "%.3f", inf * 1e3);
-    put(ctx, "x-inference-time", v);
-  }
-  if (e == EL_HERR_METHOD)
-    put(ctx, "Allow", allowed(r->rt));
-  if (e == EL_HERR_OVERLOADED || e == EL_HERR_UNAVAILABLE) put(ctx, "Retry-After", "1");
-  if (e == EL_HERR_UNAUTHORIZED) put(ctx, "WWW-Authenticate", "Bearer");
-}
-
-static enum MHD_Result send_buf(conn_req *r, int status, const char *ctype, char *data,
+static enum MHD_Result send_buf(el__conn_req *r, int status, const char *ctype, char *data,
                                 size_t len, int must_free) {
   struct MHD_Response *resp = MHD_create_response_from_buffer(
       len, data, must_free ? MHD_RESPMEM_MUST_FREE : MHD_RESPMEM_PERSISTENT);
@@ -158,85 +68,30 @@ static enum MHD_Result send_buf(conn_req *r, int status, const char *ctype, char
     return MHD_NO;
   }
   MHD_add_response_header(resp, "Content-Type", ctype);
-  answer_headers(r, EL_HERR_NONE, 1, put_mhd, resp);
+  el__reply_headers(r, EL_HERR_NONE, 1, put_mhd, resp);
   r->status = status;
   enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)status, resp);
   MHD_destroy_response(resp);
   return ret;
 }
 
-static enum MHD_Result send_json(conn_req *r, int status, char *data, size_t len) {
+static enum MHD_Result send_json(el__conn_req *r, int status, char *data, size_t len) {
   return send_buf(r, status, "application/json", data, len, 1);
 }
 
 /* The one function that turns an error into a reply. */
-static enum MHD_Result send_error(conn_req *r, el__http_err e, const char *msg) {
+static enum MHD_Result send_error(el__conn_req *r, el__http_err e, const char *msg) {
   char buf[512];
   size_t n = el__error_body(e, msg, buf, sizeof buf);
   struct MHD_Response *resp = MHD_create_response_from_buffer(n, buf, MHD_RESPMEM_MUST_COPY);
   if (!resp) return MHD_NO;
   MHD_add_response_header(resp, "Content-Type", "application/json");
-  answer_headers(r, e, 0, put_mhd, resp);
+  el__reply_headers(r, e, 0, put_mhd, resp);
   r->status = el__herr_status(e);
   r->err_type = el__herr_type(e);
   enum MHD_Result ret = MHD_queue_response(r->conn, (unsigned)r->status, resp);
   MHD_destroy_response(resp);
   return ret;
-}
-
-/* ---- answers written on the socket ----
- * For the two cases libmicrohttpd 0.9.75 cannot answer: a Content-Length it
- * refuses itself (bad_length_answer), and a half-closed client whose
- * end-of-file it read before writing the answer (answer_half_closed). The
- * connection closes after such an answer. */
-
-typedef struct raw_head {
-  char buf[2048];
-  size_t n;
-} raw_head;
-
-static void put_raw(void *ctx, const char *name, const char *value) {
-  raw_head *h = ctx;
-  if (!strcmp(name, "Connection")) return; /* sent already: these answers close */
-  if (h->n < sizeof h->buf)
-    h->n += (size_t)snprintf(h->buf + h->n, sizeof h->buf - h->n, "%s: %s\r\n", name, value);
-}
-
-/* 1 when all n bytes went out before the deadline (el__now() time). */
-static int write_all(int fd, const char *p, size_t n, double deadline) {
-  while (n) {
-    ssize_t k = send(fd, p, n, MSG_NOSIGNAL | MSG_DONTWAIT);
-    if (k > 0) {
-      p += k;
-      n -= (size_t)k;
-      continue;
-    }
-    if (k < 0 && errno != EAGAIN && errno != EWOULDBLOCK && errno != EINTR) return 0;
-    double left = deadline - el__now();
-    if (left <= 0) return 0;
-    struct pollfd w = {.fd = fd, .events = POLLOUT};
-    poll(&w, 1, (int)(left * 1000) + 1);
-  }
-  return 1;
-}
-
-/* Writes a JSON answer (status 200, or e's) within wait seconds; the access
- * log then records its status. */
-static void raw_answer(conn_req *r, el__http_err e, const char *body, size_t n, int timing,
-                       double wait) {
-  int status = e ? el__herr_status(e) : 200;
-  raw_head h;
-  int k = snprintf(h.buf, sizeof h.buf, "HTTP/1.1 %d %s\r\nContent-Type: application/json\r\n"
-                   "Content-Length: %zu\r\nConnection: close\r\n", status,
-                   MHD_get_reason_phrase_for((unsigned)status), n);
-  h.n = k > 0 ? (size_t)k : 0;
-  answer_headers(r, e, timing, put_raw, &h);
-  if (h.n + 2 >= sizeof h.buf) return;
-  memcpy(h.buf + h.n, "\r\n", 2);
-  double deadline = el__now() + wait;
-  if (!write_all(r->fd, h.buf, h.n + 2, deadline) || !write_all(r->fd, body, n, deadline)) return;
-  r->status = status;
-  r->err_type = e ? el__herr_type(e) : NULL;
 }
 
 /* ---- checks on the first call ---- */
@@ -260,9 +115,11 @@ static int path_has_control(const char *uri) {
   return 0;
 }
 
-static const route_def *find_route(const char *url) {
+/* The route of url on listener l (the probe port has the probe routes
+ * only); NULL: none. */
+static const el__route_def *find_route(const el__listener *l, const char *url) {
   for (int i = 0; i < N_ROUTES; i++)
-    if (!strcmp(url, routes[i].path)) return &routes[i];
+    if (!strcmp(url, routes[i].path)) return !l->probes_only || routes[i].probe ? &routes[i] : NULL;
   return NULL;
 }
 
@@ -277,7 +134,7 @@ static int key_equal(const char *given, size_t glen, const char *key) {
   return diff == 0;
 }
 
-static int authorized(conn_req *r) {
+static int authorized(el__conn_req *r) {
   const char *key = r->srv->opt.api_key;
   if (!key[0] || r->rt->open) return 1;
   const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Authorization");
@@ -289,7 +146,7 @@ static int authorized(conn_req *r) {
   return key_equal(h, n, key);
 }
 
-static void check_origin(conn_req *r) {
+static void check_origin(el__conn_req *r) {
   const el__srv_options *o = &r->srv->opt;
   if (!o->n_cors) return;
   const char *origin = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Origin");
@@ -334,21 +191,87 @@ static enum MHD_Result count_framing(void *cls, enum MHD_ValueKind kind, const c
   return MHD_YES;
 }
 
+/* ---- the memory budget of requests in flight (--max-bytes-in-flight) ----
+ * A request holds its body's bytes BODY_WEIGHT times from its header to its
+ * answer: the body, then the parsed request it becomes (its JSON tree, every
+ * token with its offsets, a code-point map of 8 bytes a character) stay
+ * until it is answered, and that is what piles up while requests wait in
+ * the queue (a 1 MiB /score text with "truncate" keeps ~34 MiB, measured).
+ * Its answer is held once made, until sent. */
+enum { BODY_WEIGHT = EL_SRV_BODY_WEIGHT };
+
+static int hold(el__conn_req *r, long n) {
+  if (el__server_hold(r->srv, n)) {
+    r->held += n;
+    return 1;
+  }
+  atomic_fetch_add(&r->srv->budget_refused, 1);
+  return 0;
+}
+
+static int hold_body(el__conn_req *r, long n) { return hold(r, n * BODY_WEIGHT); }
+
+/* Frees the body and gives back what the request holds. */
+static void drop_body(el__conn_req *r) {
+  el__sb_free(&r->body);
+  el__server_release(r->srv, r->held);
+  r->held = 0;
+}
+
+static const char *budget_msg(const el__server *s) {
+  static _Thread_local char msg[160];
+  snprintf(msg, sizeof msg, "the requests in flight fill --max-bytes-in-flight (%ld bytes); "
+           "retry", s->opt.max_bytes_in_flight);
+  return msg;
+}
+
 /* GET on a get_too route: its query string is the form body, and the
  * request goes on as a POST whose body has been read. */
-static enum MHD_Result query_as_body(conn_req *r) {
+static enum MHD_Result query_as_body(el__conn_req *r) {
   el__server *s = r->srv;
   if (atomic_load(&s->draining))
     return send_error(r, EL_HERR_UNAVAILABLE, "the server is draining");
   if (!atomic_load(&s->loaded))
     return send_error(r, EL_HERR_UNAVAILABLE, "models are loading");
+  if (!hold_body(r, (long)r->query.len)) return send_error(r, EL_HERR_UNAVAILABLE, budget_msg(s));
   if (r->query.len) el__sb_put(&r->body, r->query.data, r->query.len);
   if (r->body.oom) return send_error(r, EL_HERR_INTERNAL, "out of memory");
-  r->state = ST_BODY;
+  r->state = EL_REQ_BODY;
   return MHD_YES;
 }
 
-static enum MHD_Result first_call(conn_req *r) {
+/* The body's framing headers: EL_HERR_NONE and *n its Content-Length (0
+ * when chunked), else the error and msg. */
+static el__http_err framing_error(el__conn_req *r, unsigned long long *n, char *msg, size_t cap) {
+  const el__server *s = r->srv;
+  const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Transfer-Encoding");
+  const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Length");
+  /* libmicrohttpd 0.9.75 frames the body by the first Content-Length or
+   * Transfer-Encoding header and ignores repeats, where a proxy may read the
+   * last one (request smuggling): a repeated framing header is refused, as
+   * is both kinds together. */
+  framing fr = {0};
+  MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_framing, &fr);
+  if (fr.n_cl > 1 && fr.cl_differ)
+    return snprintf(msg, cap, "conflicting Content-Length headers"), EL_HERR_INVALID_REQUEST;
+  if (fr.n_te > 1)
+    return snprintf(msg, cap, "Transfer-Encoding sent more than once"), EL_HERR_INVALID_REQUEST;
+  if (te && cl)
+    return snprintf(msg, cap, "Transfer-Encoding and Content-Length must not both be sent"),
+           EL_HERR_INVALID_REQUEST;
+  if (te && strcasecmp(te, "chunked"))
+    return snprintf(msg, cap, "unsupported Transfer-Encoding"), EL_HERR_INVALID_REQUEST;
+  if (!cl) return EL_HERR_NONE;
+  char *end;
+  *n = strtoull(cl, &end, 10);
+  if (end == cl || *end) return snprintf(msg, cap, "bad Content-Length"), EL_HERR_INVALID_REQUEST;
+  if (*n > (unsigned long long)s->opt.max_body_bytes)
+    return snprintf(msg, cap, "body of %llu bytes is over the limit of %ld", *n,
+                    s->opt.max_body_bytes), EL_HERR_TOO_LARGE;
+  return EL_HERR_NONE;
+}
+
+static enum MHD_Result first_call(el__conn_req *r) {
   el__server *s = r->srv;
   check_origin(r);
   if (r->bad_path)
@@ -358,14 +281,14 @@ static enum MHD_Result first_call(conn_req *r) {
   if (!strcmp(r->method, "OPTIONS")) {
     struct MHD_Response *resp = MHD_create_response_from_buffer(0, "", MHD_RESPMEM_PERSISTENT);
     if (!resp) return MHD_NO;
-    MHD_add_response_header(resp, "Allow", allowed(r->rt));
+    MHD_add_response_header(resp, "Allow", el__reply_allowed(r->rt));
     if (r->origin[0]) {
-      MHD_add_response_header(resp, "Access-Control-Allow-Methods", allowed(r->rt));
+      MHD_add_response_header(resp, "Access-Control-Allow-Methods", el__reply_allowed(r->rt));
       MHD_add_response_header(resp, "Access-Control-Allow-Headers",
                               "Content-Type, Authorization, X-Request-Id");
       MHD_add_response_header(resp, "Access-Control-Max-Age", "600");
     }
-    answer_headers(r, EL_HERR_NONE, 0, put_mhd, resp);
+    el__reply_headers(r, EL_HERR_NONE, 0, put_mhd, resp);
     r->status = 204;
     enum MHD_Result ret = MHD_queue_response(r->conn, 204, resp);
     MHD_destroy_response(resp);
@@ -381,39 +304,14 @@ static enum MHD_Result first_call(conn_req *r) {
   if (!r->rt->post) return MHD_YES;
   if (query_form) return query_as_body(r);
 
-  const char *te = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Transfer-Encoding");
-  const char *cl = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Length");
-  /* libmicrohttpd 0.9.75 frames the body by the first Content-Length or
-   * Transfer-Encoding header and ignores repeats, where a proxy may read the
-   * last one (request smuggling): a repeated framing header is refused, as
-   * is both kinds together. */
-  framing fr = {0};
-  MHD_get_connection_values(r->conn, MHD_HEADER_KIND, count_framing, &fr);
-  if (fr.n_cl > 1 && fr.cl_differ)
-    return send_error(r, EL_HERR_INVALID_REQUEST, "conflicting Content-Length headers");
-  if (fr.n_te > 1)
-    return send_error(r, EL_HERR_INVALID_REQUEST, "Transfer-Encoding sent more than once");
-  if (te && cl)
-    return send_error(r, EL_HERR_INVALID_REQUEST,
-                      "Transfer-Encoding and Content-Length must not both be sent");
-  if (te && strcasecmp(te, "chunked"))
-    return send_error(r, EL_HERR_INVALID_REQUEST, "unsupported Transfer-Encoding");
-  if (cl) {
-    char *end;
-    unsigned long long n = strtoull(cl, &end, 10);
-    if (end == cl || *end) return send_error(r, EL_HERR_INVALID_REQUEST, "bad Content-Length");
-    if (n > (unsigned long long)s->opt.max_body_bytes) {
-      char msg[128];
-      snprintf(msg, sizeof msg, "body of %llu bytes is over the limit of %ld", n,
-               s->opt.max_body_bytes);
-      return send_error(r, EL_HERR_TOO_LARGE, msg);
-    }
-  }
+  unsigned long long n = 0; /* the body's Content-Length */
+  char msg[128];
+  el__http_err fe = framing_error(r, &n, msg, sizeof msg);
+  if (fe) return send_error(r, fe, msg);
   /* /v2/check takes a form, as LanguageTool does; the other routes JSON */
   const char *want = r->rt->route == EL_ROUTE_CHECK ? "application/x-www-form-urlencoded"
                                                     : "application/json";
   if (!is_type(MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Type"), want)) {
-    char msg[96];
     snprintf(msg, sizeof msg, "Content-Type must be %s", want);
     return send_error(r, EL_HERR_MEDIA_TYPE, msg);
   }
@@ -423,14 +321,18 @@ static enum MHD_Result first_call(conn_req *r) {
     return send_error(r, EL_HERR_UNAVAILABLE, "models are loading");
   if (el__sched_depth(s->sched) >= s->opt.max_queue)
     return send_error(r, EL_HERR_OVERLOADED, "the request queue is full");
-  r->state = ST_BODY;
-  el__conns_phase(s->conns, r->track, EL_CONN_BODY);
+  /* the body's bytes are held before it is read: past the budget it is
+   * refused now, and never buffered (a chunked body is held as it comes) */
+  r->chunked = !MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "Content-Length");
+  if (n && !hold_body(r, (long)n)) return send_error(r, EL_HERR_UNAVAILABLE, budget_msg(s));
+  r->state = EL_REQ_BODY;
+  el__conns_phase(r->lst->conns, r->track, EL_CONN_BODY);
   return MHD_YES;
 }
 
 /* ---- GET routes ---- */
 
-static enum MHD_Result handle_get(conn_req *r) {
+static enum MHD_Result handle_get(el__conn_req *r) {
   el__server *s = r->srv;
   switch (r->rt->route) {
     case EL_ROUTE_ROOT:
@@ -477,7 +379,7 @@ static enum MHD_Result handle_get(conn_req *r) {
 
 /* ---- POST routes ---- */
 
-static void req_unref(conn_req *r) {
+static void req_unref(el__conn_req *r) {
   if (atomic_fetch_sub(&r->refs, 1) != 1) return;
   el__api_free(r->api);
   el__check_free(r->check);
@@ -489,8 +391,8 @@ static void req_unref(conn_req *r) {
 }
 
 static void job_done(el__job *j) {
-  conn_req *r = j->user;
-  r->state = ST_DONE;
+  el__conn_req *r = j->user;
+  r->state = EL_REQ_DONE;
   /* the connection may complete at once: only the batcher's reference
    * (job_release) keeps r, and nothing here touches it after this */
   MHD_resume_connection(r->conn);
@@ -510,75 +412,25 @@ static void job_release(el__job *j) { req_unref(j->user); }
  * written. Polling consumes nothing, pending bytes (a pipelined request)
  * stay for libmicrohttpd. */
 static int client_gone(el__job *j) {
-  conn_req *r = j->user;
+  el__conn_req *r = j->user;
   if (r->fd < 0) return 0;
   struct pollfd p = {.fd = r->fd, .events = POLLRDHUP};
   if (poll(&p, 1, 0) <= 0) return 0;
   return (p.revents & (POLLERR | POLLHUP | POLLNVAL)) != 0;
 }
 
-/* The answer of a request whose work is done: EL_HERR_NONE and *body (its
- * 200 JSON, the caller frees), or the error and msg. */
-static el__http_err result_of(conn_req *r, char **body, size_t *n, char *msg, size_t cap) {
-  *body = NULL;
-  if (r->perr) return snprintf(msg, cap, "%s", r->pmsg), r->perr;
-  if (r->pbody) {
-    *body = r->pbody;
-    *n = r->plen;
-    r->pbody = NULL;
-    return EL_HERR_NONE;
-  }
-  if (r->job.status != EL_HERR_NONE) return snprintf(msg, cap, "%s", r->job.errmsg), r->job.status;
-  el__fail f = {0};
-  if (r->check) {
-    el__http_err ce = el__check_render(r->check, body, n, &f);
-    if (ce) snprintf(msg, cap, "%s", f.msg);
-    return ce;
-  }
-  el__sb b = {0};
-  el__http_err e = el__api_render(r->api, &b, &f);
-  if (!e && b.len > (size_t)r->srv->opt.max_response_bytes)
-    e = el__failf(&f, EL_HERR_VALIDATION, "the answer would be %zu bytes, over "
-                  "--max-response-bytes %ld; send less text", b.len,
-                  r->srv->opt.max_response_bytes);
-  if (!e && !(*body = el__sb_take(&b, n))) e = el__failf(&f, EL_HERR_INTERNAL, "out of memory");
-  if (e) {
-    el__sb_free(&b);
-    snprintf(msg, cap, "%s", f.msg);
-  }
-  return e;
-}
-
-static enum MHD_Result respond_result(conn_req *r) {
+static enum MHD_Result respond_result(el__conn_req *r) {
   if (!r->perr && !r->pbody && r->job.cancelled) return MHD_NO; /* nobody to answer: close */
   char msg[256], *body;
   size_t n = 0;
-  el__http_err e = result_of(r, &body, &n, msg, sizeof msg);
-  return e ? send_error(r, e, msg) : send_json(r, 200, body, n);
-}
-
-/* libmicrohttpd 0.9.75 closes a connection when it reads end-of-file before
- * it has written the answer, and on a resume it may read first (a third of
- * the half-closed clients of a test under load lost their answer so). It
- * calls NOTIFY_COMPLETED before it shuts the socket: the answer of a done
- * request whose client half-closed but still reads (no reset) is written
- * there, waiting at most a second for the socket. */
-static void answer_half_closed(conn_req *r) {
-  if (r->state != ST_DONE || r->status || r->fd < 0 || (r->job.cancelled && !r->perr))
-    return;
-  struct pollfd p = {.fd = r->fd, .events = POLLRDHUP};
-  if (poll(&p, 1, 0) <= 0 || !(p.revents & POLLRDHUP) || (p.revents & (POLLERR | POLLHUP)))
-    return;
-  char msg[256], err[512], *body;
-  size_t n = 0;
-  el__http_err e = result_of(r, &body, &n, msg, sizeof msg);
-  if (e) {
-    n = el__error_body(e, msg, err, sizeof err);
-    raw_answer(r, e, err, n, 0, 1.0);
-  } else {
-    raw_answer(r, EL_HERR_NONE, body, n, 1, 1.0);
+  el__http_err e = el__reply_result(r, &body, &n, msg, sizeof msg);
+  if (e) return send_error(r, e, msg);
+  /* the answer is held until it is sent (NOTIFY_COMPLETED gives it back) */
+  if (!hold(r, (long)n)) {
     free(body);
+    return send_error(r, EL_HERR_UNAVAILABLE, budget_msg(r->srv));
   }
+  return send_json(r, 200, body, n);
 }
 
 /* ---- the prepare pool ----
@@ -590,32 +442,32 @@ static void answer_half_closed(conn_req *r) {
 
 /* Ends the prepare step without a job: the answer (r->perr or r->pbody) is
  * queued when the connection is back in its handler. */
-static void prep_answer(conn_req *r, el__http_err e, const char *msg) {
+static void prep_answer(el__conn_req *r, el__http_err e, const char *msg) {
   r->perr = e;
   if (e) snprintf(r->pmsg, sizeof r->pmsg, "%s", msg);
-  r->state = ST_DONE;
+  r->state = EL_REQ_DONE;
   MHD_resume_connection(r->conn); /* nothing may touch r after this */
 }
 
-static void prepare(conn_req *r);
-static void submit(conn_req *r, void *model, el__seq *seqs, int n);
+static void prepare(el__conn_req *r);
+static void submit(el__conn_req *r, void *model, el__seq *seqs, int n);
 
 /* /v2/check: the form parsed here, the check itself on the inference thread. */
-static void prepare_check(conn_req *r) {
+static void prepare_check(el__conn_req *r) {
   el__fail f = {0};
   el__http_err e = el__check_prepare(r->body.data ? r->body.data : "", r->body.len, r->set,
                                      &r->check, &f);
-  el__sb_free(&r->body);
+  el__sb_free(&r->body); /* its hold stays: the parsed request lives on */
   if (e) return prep_answer(r, e, f.msg);
   r->model = el__check_model_name(r->check);
   submit(r, el__check_queue(r->check), el__check_seq(r->check), 1);
 }
 
 static void prepare_item(el__workq_node *node) {
-  prepare((conn_req *)((char *)node - offsetof(conn_req, prep_node)));
+  prepare((el__conn_req *)((char *)node - offsetof(el__conn_req, prep_node)));
 }
 
-static void prepare(conn_req *r) {
+static void prepare(el__conn_req *r) {
   el__server *s = r->srv;
   /* waited past its deadline for a prepare thread: no work for it */
   if (s->opt.request_timeout > 0 && el__now() >= r->t0 + s->opt.request_timeout)
@@ -638,7 +490,7 @@ static void prepare(conn_req *r) {
   el__fail f = {0};
   el__http_err e = el__api_prepare(r->rt->route, r->body.data ? r->body.data : "", r->body.len,
                                    r->set, &s->lim, &r->api, &f);
-  el__sb_free(&r->body);
+  el__sb_free(&r->body); /* its hold stays: the parsed request lives on */
   if (e) return prep_answer(r, e, f.msg);
   r->model = el__api_entry(r->api)->name;
   int n;
@@ -663,7 +515,7 @@ static void prepare(conn_req *r) {
 
 /* Hands the request's sequences to the batcher under queue key `model`;
  * job_done resumes the connection. */
-static void submit(conn_req *r, void *model, el__seq *seqs, int n) {
+static void submit(el__conn_req *r, void *model, el__seq *seqs, int n) {
   el__server *s = r->srv;
   long tokens = 0;
   for (int i = 0; i < n; i++) tokens += seqs[i].len;
@@ -685,15 +537,16 @@ static void submit(conn_req *r, void *model, el__seq *seqs, int n) {
   el__sched_submit(s->sched, &r->job); /* job_done resumes the connection */
 }
 
-static enum MHD_Result handle_post(conn_req *r) {
+static enum MHD_Result handle_post(el__conn_req *r) {
   el__server *s = r->srv;
   if (r->body_over) {
     char msg[128];
     snprintf(msg, sizeof msg, "body is over the limit of %ld bytes", s->opt.max_body_bytes);
     return send_error(r, EL_HERR_TOO_LARGE, msg);
   }
-  el__conns_phase(s->conns, r->track, EL_CONN_BUSY);
-  r->state = ST_WAITING;
+  if (r->budget_over) return send_error(r, EL_HERR_UNAVAILABLE, budget_msg(s));
+  el__conns_phase(r->lst->conns, r->track, EL_CONN_BUSY);
+  r->state = EL_REQ_WAITING;
   /* suspend first: the pool or the batcher can then only resume a
    * suspended connection */
   r->suspended_here = 1;
@@ -715,101 +568,12 @@ static void client_address(struct MHD_Connection *conn, char *out, size_t cap) {
     inet_ntop(AF_INET6, &((const struct sockaddr_in6 *)sa)->sin6_addr, out, (socklen_t)cap);
 }
 
-/* The request's id: its X-Request-Id when that is 1 to 128 printable ASCII
- * characters (no spaces), as proxies and clients send them; else 32 random
- * hex digits. */
-static void request_id(conn_req *r) {
-  const char *h = MHD_lookup_connection_value(r->conn, MHD_HEADER_KIND, "X-Request-Id");
-  size_t n = h ? strlen(h) : 0;
-  int good = n > 0 && n < sizeof r->rid;
-  for (size_t i = 0; good && i < n; i++) good = h[i] > 0x20 && h[i] < 0x7f;
-  if (good) {
-    memcpy(r->rid, h, n + 1);
-    return;
-  }
-  unsigned char raw[16];
-  if (getrandom(raw, sizeof raw, 0) != (ssize_t)sizeof raw) { /* no getrandom: still unique */
-    static atomic_ullong counter;
-    unsigned long long c = atomic_fetch_add(&counter, 1) + 1;
-    unsigned long long t = (unsigned long long)(el__now() * 1e9);
-    memcpy(raw, &t, 8);
-    memcpy(raw + 8, &c, 8);
-  }
-  for (size_t i = 0; i < sizeof raw; i++) snprintf(r->rid + 2 * i, 3, "%02x", raw[i]);
-}
-
-/* ---- a Content-Length libmicrohttpd cannot read ----
- * libmicrohttpd 0.9.75 reads Content-Length itself once a header is in,
- * before any callback of ours, and answers a malformed one (`23, 23`, `abc`,
- * `+2`) with two 400 header blocks and an HTML body (413 for one past 64
- * bits). Its only sign is its log line, written on the thread serving that
- * connection just before its answer. So the requests whose header is still
- * arriving are listed with their thread; on that line, the one request of
- * this thread whose Content-Length libmicrohttpd cannot read gets the
- * documented JSON error on its socket, which is then shut for writing so that
- * libmicrohttpd's own answer is dropped. With no single match (two requests
- * of one thread holding such a header) libmicrohttpd's answer stands. */
-static pthread_mutex_t hp_mu = PTHREAD_MUTEX_INITIALIZER;
-static conn_req *hp_head;
-
-static void header_pending(conn_req *r, int on) {
-  pthread_mutex_lock(&hp_mu);
-  if (on && !r->header_pending) {
-    r->thread = pthread_self();
-    r->hp_next = hp_head;
-    if (hp_head) hp_head->hp_prev = r;
-    hp_head = r;
-  } else if (!on && r->header_pending) {
-    if (r->hp_prev) r->hp_prev->hp_next = r->hp_next;
-    else hp_head = r->hp_next;
-    if (r->hp_next) r->hp_next->hp_prev = r->hp_prev;
-    r->hp_prev = r->hp_next = NULL;
-  }
-  r->header_pending = on;
-  pthread_mutex_unlock(&hp_mu);
-}
-
-/* How libmicrohttpd 0.9.75 reads a request's Content-Length: 0 a number
- * (or not read: none, or Transfer-Encoding given), 1 malformed (not only
- * digits, or empty), 2 past 64 bits. */
-static int length_kind(struct MHD_Connection *conn) {
-  if (MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Transfer-Encoding")) return 0;
-  const char *v = MHD_lookup_connection_value(conn, MHD_HEADER_KIND, "Content-Length");
-  if (!v) return 0;
-  if (!*v) return 1;
-  unsigned long long n = 0;
-  for (; *v; v++) {
-    if (*v < '0' || *v > '9') return 1;
-    unsigned d = (unsigned)(*v - '0');
-    if (n > (~0ULL - d) / 10) return 2;
-    n = n * 10 + d;
-  }
-  return 0;
-}
-
-/* libmicrohttpd logged that it cannot read a Content-Length (kind 1, 400) or
- * that it is past 64 bits (kind 2, 413): answer that request in JSON. */
-static void bad_length_answer(int kind) {
-  conn_req *hit = NULL;
-  int hits = 0;
-  pthread_mutex_lock(&hp_mu);
-  for (conn_req *r = hp_head; r; r = r->hp_next)
-    if (pthread_equal(r->thread, pthread_self()) && length_kind(r->conn) == kind) hit = r, hits++;
-  pthread_mutex_unlock(&hp_mu); /* the entries of this thread change only on it */
-  if (hits != 1 || hit->fd < 0) return;
-  el__http_err e = kind == 1 ? EL_HERR_INVALID_REQUEST : EL_HERR_TOO_LARGE;
-  char body[512];
-  size_t n = el__error_body(e, kind == 1 ? "malformed Content-Length (it must be digits only)"
-                                         : "Content-Length is past 64 bits", body, sizeof body);
-  request_id(hit);
-  raw_answer(hit, e, body, n, 0, 0.2);
-  shutdown(hit->fd, SHUT_WR); /* libmicrohttpd's answer goes nowhere */
-}
-
-static conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
-  conn_req *r = calloc(1, sizeof *r);
+static el__conn_req *new_req(el__listener *l, struct MHD_Connection *conn) {
+  el__server *s = l->srv;
+  el__conn_req *r = calloc(1, sizeof *r);
   if (!r) return NULL;
   r->srv = s;
+  r->lst = l;
   r->conn = conn;
   r->t0 = el__now();
   atomic_init(&r->refs, 1); /* libmicrohttpd's, until NOTIFY_COMPLETED */
@@ -829,11 +593,11 @@ static conn_req *new_req(el__server *s, struct MHD_Connection *conn) {
  * request's *con_cls (NOTIFY_COMPLETED frees it, even when the handler never
  * runs). The raw path is checked here, where a %00 is still visible. */
 static void *uri_started(void *cls, const char *uri, struct MHD_Connection *conn) {
-  conn_req *r = new_req(cls, conn);
+  el__conn_req *r = new_req(cls, conn);
   if (!r) return NULL;
   r->bad_path = path_has_control(uri);
-  el__conns_request(r->srv->conns, r->track); /* a drain now closes it until it is in */
-  header_pending(r, 1);
+  el__conns_request(r->lst->conns, r->track); /* a drain now closes it until it is in */
+  el__quirk_header_pending(r, 1);
   const char *q = strchr(uri, '?');
   if (q && q[1]) el__sb_put(&r->query, q + 1, strlen(q + 1));
   return r;
@@ -844,40 +608,47 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
                                       const char *upload_data, size_t *upload_data_size,
                                       void **con_cls) {
   (void)version;
-  el__server *s = cls;
-  conn_req *r = *con_cls;
-  if (!r && !(r = *con_cls = new_req(s, conn))) return MHD_NO;
+  el__listener *l = cls;
+  el__server *s = l->srv;
+  el__conn_req *r = *con_cls;
+  if (!r && !(r = *con_cls = new_req(l, conn))) return MHD_NO;
   if (!r->started) {
     r->started = 1;
-    header_pending(r, 0);
-    request_id(r);
-    r->rt = r->bad_path ? NULL : find_route(url);
+    el__quirk_header_pending(r, 0);
+    el__reply_request_id(r);
+    r->rt = r->bad_path ? NULL : find_route(l, url);
     snprintf(r->method, sizeof r->method, "%s", method);
     snprintf(r->path, sizeof r->path, "%s", r->rt ? r->rt->path : url);
-    el__conns_phase(s->conns, r->track, EL_CONN_BUSY); /* the header is in */
+    el__conns_phase(r->lst->conns, r->track, EL_CONN_BUSY); /* the header is in */
     return first_call(r);
   }
-  if (r->state == ST_DONE) {
+  if (r->state == EL_REQ_DONE) {
     if (r->suspended_here) atomic_fetch_sub(&s->suspended, 1);
     r->suspended_here = 0; /* count the resume once */
     return respond_result(r);
   }
-  if (r->state == ST_WAITING) return MHD_YES; /* spurious call while suspended */
+  if (r->state == EL_REQ_WAITING) return MHD_YES; /* spurious call while suspended */
   if (*upload_data_size) {
     size_t n = *upload_data_size;
     *upload_data_size = 0;
-    if (!r->rt || !r->rt->post || r->state != ST_BODY) return MHD_YES; /* discard */
+    if (!r->rt || !r->rt->post || r->state != EL_REQ_BODY) return MHD_YES; /* discard */
     r->body_seen += n;
+    if (r->body_over || r->budget_over) return MHD_YES; /* read and dropped */
     if (r->body_seen > (size_t)s->opt.max_body_bytes) {
       /* chunked body past the limit: stop storing, answer 413 at the end */
       r->body_over = 1;
-      el__sb_free(&r->body);
+      drop_body(r);
+      return MHD_YES;
+    }
+    if (r->chunked && !hold_body(r, (long)n)) {
+      r->budget_over = 1; /* stop storing, answer 503 at the end */
+      drop_body(r);
       return MHD_YES;
     }
     el__sb_put(&r->body, upload_data, n);
     if (r->body.oom) {
       r->body_over = 1;
-      el__sb_free(&r->body);
+      drop_body(r);
     }
     return MHD_YES;
   }
@@ -889,12 +660,13 @@ static enum MHD_Result access_handler(void *cls, struct MHD_Connection *conn, co
 static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
                       enum MHD_RequestTerminationCode toe) {
   (void)conn;
-  el__server *s = cls;
-  conn_req *r = *con_cls;
+  el__listener *l = cls;
+  el__server *s = l->srv;
+  el__conn_req *r = *con_cls;
   if (!r) return;
   *con_cls = NULL;
-  header_pending(r, 0);
-  if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK) answer_half_closed(r);
+  el__quirk_header_pending(r, 0);
+  if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK) el__quirk_answer_half_closed(r);
   double dt = el__now() - r->t0;
   int status = r->status ? r->status : 499; /* 499: closed before an answer */
   if (toe != MHD_REQUEST_TERMINATED_COMPLETED_OK && r->status == 0) r->err_type = "aborted";
@@ -907,38 +679,40 @@ static void completed(void *cls, struct MHD_Connection *conn, void **con_cls,
     el__log_access(r->method, r->path, status, dt, r->job.max_batch_seqs, r->model,
                    r->err_type, r->rid[0] ? r->rid : "-", r->client);
   if (r->holds_place) el__sched_unadmit_cost(s->sched, r->admitted_tokens);
+  drop_body(r); /* the request and its answer are done */
   /* a kept-alive connection waits for its next header from now */
-  if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) el__conns_phase(s->conns, r->track, EL_CONN_HEADER);
+  if (toe == MHD_REQUEST_TERMINATED_COMPLETED_OK) el__conns_phase(r->lst->conns, r->track, EL_CONN_HEADER);
   req_unref(r); /* freed here, or by job_release when its batch returns */
   /* idle: the bodies, token lists and answers of a burst (a 1 MB /tokenize
    * answers 12 MB) go back to the system instead of staying in glibc's
    * arenas */
-  if (atomic_fetch_sub(&s->inflight, 1) == 1) el__conns_trim_soon(s->conns);
+  if (atomic_fetch_sub(&s->inflight, 1) == 1) el__conns_trim_soon(l->conns);
 }
 
 /* libmicrohttpd's connection notification: track each connection's
  * deadlines from its start to its close (srv_conns.h). */
 static void connection_notify(void *cls, struct MHD_Connection *conn, void **socket_context,
                               enum MHD_ConnectionNotificationCode toe) {
-  el__server *s = cls;
+  el__listener *l = cls;
   if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
     const union MHD_ConnectionInfo *ci =
         MHD_get_connection_info(conn, MHD_CONNECTION_INFO_CONNECTION_FD);
-    *socket_context = ci ? el__conns_open(s->conns, ci->connect_fd) : NULL;
+    *socket_context = ci ? el__conns_open(l->conns, ci->connect_fd) : NULL;
   } else {
-    el__conns_close(s->conns, *socket_context);
+    el__conns_close(l->conns, *socket_context);
     *socket_context = NULL;
   }
 }
 
 /* libmicrohttpd's accept policy: a new client is refused at once (closed)
- * when --max-connections are open, instead of waiting unanswered in the
- * listen backlog as it would at libmicrohttpd's own limit. */
+ * when the listener's connections (--max-connections on the API port) are
+ * open, instead of waiting unanswered in the listen backlog as it would at
+ * libmicrohttpd's own limit. */
 static enum MHD_Result accept_policy(void *cls, const struct sockaddr *addr, socklen_t addrlen) {
   (void)addr, (void)addrlen;
-  el__server *s = cls;
-  if (el__conns_count(s->conns) < s->opt.max_connections) return MHD_YES;
-  atomic_fetch_add(&s->refused, 1);
+  el__listener *l = cls;
+  if (el__conns_count(l->conns) < l->max_connections) return MHD_YES;
+  if (!l->probes_only) atomic_fetch_add(&l->srv->refused, 1);
   return MHD_NO;
 }
 
@@ -949,104 +723,131 @@ static void mhd_logger(void *cls, const char *fmt, va_list ap) {
   size_t n = strlen(msg);
   while (n && (msg[n - 1] == '\n' || msg[n - 1] == '\r')) msg[--n] = 0;
   el__log("warn", "libmicrohttpd: %s", msg);
-  /* its lines for a Content-Length it refuses (0.9.75's wording) */
-  if (strstr(msg, "Content-Length")) {
-    if (strstr(msg, "Failed to parse")) bad_length_answer(1);
-    else if (strstr(msg, "Too large value")) bad_length_answer(2);
-  }
+  el__quirk_mhd_log(msg); /* a Content-Length it refused gets a JSON answer */
 }
 
-int el__http_start(el__server *s, char *err, size_t cap) {
-  const el__srv_options *o = &s->opt;
-  struct sockaddr_storage ss;
-  memset(&ss, 0, sizeof ss);
-  socklen_t slen;
-  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_ALLOW_SUSPEND_RESUME |
-                   MHD_USE_ERROR_LOG;
-  struct sockaddr_in *a4 = (struct sockaddr_in *)&ss;
-  struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)&ss;
+/* The socket address of o->host at port; 0, or -1 with err. */
+static int listen_address(const el__srv_options *o, int port, struct sockaddr_storage *ss,
+                          unsigned *flags, char *err, size_t cap) {
+  memset(ss, 0, sizeof *ss);
+  struct sockaddr_in *a4 = (struct sockaddr_in *)ss;
+  struct sockaddr_in6 *a6 = (struct sockaddr_in6 *)ss;
   if (inet_pton(AF_INET, o->host, &a4->sin_addr) == 1) {
     a4->sin_family = AF_INET;
-    a4->sin_port = htons((uint16_t)o->port);
-    slen = sizeof *a4;
+    a4->sin_port = htons((uint16_t)port);
   } else if (inet_pton(AF_INET6, o->host, &a6->sin6_addr) == 1) {
     a6->sin6_family = AF_INET6;
-    a6->sin6_port = htons((uint16_t)o->port);
-    slen = sizeof *a6;
-    flags |= MHD_USE_IPv6;
+    a6->sin6_port = htons((uint16_t)port);
+    *flags |= MHD_USE_IPv6;
   } else if (!strcmp(o->host, "localhost")) {
     a4->sin_family = AF_INET;
     a4->sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a4->sin_port = htons((uint16_t)o->port);
-    slen = sizeof *a4;
+    a4->sin_port = htons((uint16_t)port);
   } else {
     snprintf(err, cap, "--host \"%s\" is not an IPv4 or IPv6 address", o->host);
     return -1;
   }
-  (void)slen;
+  return 0;
+}
+
+/* The probe port's connections: probes and a metrics scraper need few. */
+enum { PROBE_CONNECTIONS = 64 };
+
+/* Starts listener l on port: pool threads of libmicrohttpd (0: one thread),
+ * at most max_conns connections, per_client from one address (0: any). */
+static int start_listener(el__listener *l, el__server *s, int port, int probes_only,
+                          unsigned pool, int max_conns, int per_client, char *err, size_t cap) {
+  const el__srv_options *o = &s->opt;
+  struct sockaddr_storage ss;
+  unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_EPOLL | MHD_USE_ERROR_LOG;
+  if (!probes_only) flags |= MHD_ALLOW_SUSPEND_RESUME;
+  if (listen_address(o, port, &ss, &flags, err, cap)) return -1;
+  l->srv = s;
+  l->probes_only = probes_only;
+  l->max_connections = max_conns;
+  l->conns = el__conns_new(o->header_timeout, o->body_timeout);
+  if (!l->conns) {
+    snprintf(err, cap, "cannot start the connection watcher");
+    return -1;
+  }
+  /* libmicrohttpd's own limit sits above ours: at it, it stops accepting and
+   * new clients hang in the backlog; accept_policy refuses them at ours. */
+  unsigned conn_limit = (unsigned)max_conns + 4 * (pool ? pool : 1) + 16;
+  l->mhd = MHD_start_daemon(
+      flags, (uint16_t)port, accept_policy, l, access_handler, l, MHD_OPTION_EXTERNAL_LOGGER,
+      mhd_logger, s, MHD_OPTION_SOCK_ADDR, &ss,
+      MHD_OPTION_THREAD_POOL_SIZE, pool, MHD_OPTION_CONNECTION_LIMIT, conn_limit,
+      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->connection_timeout,
+      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_LISTEN_BACKLOG_SIZE,
+      (unsigned)1024, MHD_OPTION_URI_LOG_CALLBACK, uri_started, l,
+      MHD_OPTION_NOTIFY_COMPLETED, completed, l, MHD_OPTION_NOTIFY_CONNECTION,
+      connection_notify, l, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)per_client,
+      MHD_OPTION_END);
+  if (!l->mhd) {
+    el__conns_free(l->conns);
+    l->conns = NULL;
+    snprintf(err, cap, "cannot listen on %s:%d (address in use, or not permitted)", o->host,
+             port);
+    return -1;
+  }
+  const union MHD_DaemonInfo *di = MHD_get_daemon_info(l->mhd, MHD_DAEMON_INFO_BIND_PORT);
+  l->port = di ? di->port : (unsigned)port;
+  return 0;
+}
+
+static void stop_listener(el__listener *l) {
+  if (!l->mhd) return;
+  MHD_stop_daemon(l->mhd);
+  l->mhd = NULL;
+  el__conns_free(l->conns);
+  l->conns = NULL;
+}
+
+int el__http_start(el__server *s, char *err, size_t cap) {
+  const el__srv_options *o = &s->opt;
   unsigned pool = (unsigned)o->http_threads;
   if (pool == 0) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     pool = n < 2 ? 2 : n > 4 ? 4 : (unsigned)n;
   }
   s->http_threads = (int)pool;
-  /* libmicrohttpd's own limit sits above ours: at it, it stops accepting and
-   * new clients hang in the backlog; accept_policy refuses them at ours. */
-  unsigned conn_limit = (unsigned)o->max_connections + 4 * pool + 16;
-  s->conns = el__conns_new(o->header_timeout, o->body_timeout);
-  if (!s->conns) {
-    snprintf(err, cap, "cannot start the connection watcher");
-    return -1;
-  }
+  s->listen_fd = -1;
   s->prep = el__workq_start((int)pool, prepare_item);
   if (!s->prep || !el__workq_threads(s->prep)) {
     el__workq_stop(s->prep);
     s->prep = NULL;
-    el__conns_free(s->conns);
-    s->conns = NULL;
     snprintf(err, cap, "cannot start the prepare threads");
     return -1;
   }
-  s->mhd = MHD_start_daemon(
-      flags, (uint16_t)o->port, accept_policy, s, access_handler, s, MHD_OPTION_EXTERNAL_LOGGER,
-      mhd_logger, s, MHD_OPTION_SOCK_ADDR, &ss,
-      MHD_OPTION_THREAD_POOL_SIZE, pool, MHD_OPTION_CONNECTION_LIMIT, conn_limit,
-      MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)o->connection_timeout,
-      MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_LISTEN_BACKLOG_SIZE,
-      (unsigned)1024, MHD_OPTION_URI_LOG_CALLBACK, uri_started, s,
-      MHD_OPTION_NOTIFY_COMPLETED, completed, s, MHD_OPTION_NOTIFY_CONNECTION,
-      connection_notify, s, MHD_OPTION_PER_IP_CONNECTION_LIMIT,
-      (unsigned)o->max_connections_per_client, MHD_OPTION_END);
-  if (!s->mhd) {
+  if (start_listener(&s->api, s, o->port, 0, pool, o->max_connections,
+                     o->max_connections_per_client, err, cap) ||
+      (o->health_port && start_listener(&s->probe, s, o->health_port, 1, 0, PROBE_CONNECTIONS, 0,
+                                        err, cap))) {
+    stop_listener(&s->api);
     el__workq_stop(s->prep);
     s->prep = NULL;
-    el__conns_free(s->conns);
-    s->conns = NULL;
-    snprintf(err, cap, "cannot listen on %s:%d (address in use, or not permitted)", o->host,
-             o->port);
     return -1;
   }
-  const union MHD_DaemonInfo *di = MHD_get_daemon_info(s->mhd, MHD_DAEMON_INFO_BIND_PORT);
-  s->port = di ? di->port : (unsigned)o->port;
-  s->listen_fd = -1;
+  s->port = s->api.port;
   return 0;
 }
 
-int el__http_open_connections(el__server *s) { return s->conns ? el__conns_count(s->conns) : 0; }
+int el__http_open_connections(el__server *s) {
+  return s->api.conns ? el__conns_count(s->api.conns) : 0;
+}
 
+/* The probe port keeps answering: /ready says 503 "draining" until the end. */
 void el__http_quiesce(el__server *s, double grace) {
-  if (s->mhd && s->listen_fd < 0) s->listen_fd = MHD_quiesce_daemon(s->mhd);
-  if (s->conns) el__conns_drain(s->conns, grace);
+  if (s->api.mhd && s->listen_fd < 0) s->listen_fd = MHD_quiesce_daemon(s->api.mhd);
+  if (s->api.conns) el__conns_drain(s->api.conns, grace);
 }
 
 void el__http_stop(el__server *s) {
-  if (!s->mhd) return;
-  MHD_stop_daemon(s->mhd);
-  s->mhd = NULL;
+  if (!s->api.mhd) return;
+  stop_listener(&s->probe);
+  stop_listener(&s->api);
   el__workq_stop(s->prep);
   s->prep = NULL;
-  el__conns_free(s->conns);
-  s->conns = NULL;
   if (s->listen_fd >= 0) close(s->listen_fd);
   s->listen_fd = -1;
 }

@@ -20,6 +20,7 @@ int main(int argc, char **argv) {
     printf("electra-server %s\n", EL_VERSION);
     return 0;
   }
-  if (opt.healthcheck) return el__healthcheck(opt.host, opt.port);
+  if (opt.healthcheck)
+    return el__healthcheck(opt.host, opt.health_port ? opt.health_port : opt.port);
   return el__server_main(&opt);
 }

@@ -9,11 +9,12 @@
 
 /* Start listening (err: why not); stop accepting and close the requests not
  * fully received (those begun later after grace seconds: el__conns_drain);
- * stop. */
+ * stop. A --health-port listener starts and stops with the API port but is
+ * not quiesced: its /ready says 503 through the drain. */
 int el__http_start(el__server *s, char *err, size_t cap);
 void el__http_quiesce(el__server *s, double grace);
 void el__http_stop(el__server *s);
-/* Connections open now (kept-alive ones included). */
+/* Connections open now on the API port (kept-alive ones included). */
 int el__http_open_connections(el__server *s);
 
 /* The bodies of GET / and GET /openapi.json (page.c, openapi.c). */

@@ -16,13 +16,14 @@ char *el__info_render(el__server *s, size_t *len) {
   el__sb_printf(&b,
                 "{\"version\":\"%s\",\"pid\":%ld,\"ready\":%s,\"limits\":{\"max_batch_tokens\":%d,"
                 "\"max_batch_size\":%d,\"max_wait_us\":%d,\"max_queue\":%d,\"max_inputs\":%d,"
-                "\"max_qa_windows\":%d,\"max_body_bytes\":%ld,\"request_timeout\":%g,"
+                "\"max_qa_windows\":%d,\"max_body_bytes\":%ld,\"max_bytes_in_flight\":%ld,"
+                "\"request_timeout\":%g,"
                 "\"max_queue_tokens\":%ld,\"max_response_bytes\":%ld,\"max_connections\":%d,"
                 "\"max_connections_per_client\":%d,\"header_timeout\":%g,\"body_timeout\":%g},"
                 "\"models\":[",
                 EL_VERSION, (long)getpid(), atomic_load(&s->ready) ? "true" : "false", o->max_batch_tokens,
                 o->max_batch_size, o->max_wait_us, o->max_queue, o->max_inputs,
-                o->max_qa_windows, o->max_body_bytes, o->request_timeout, o->max_queue_tokens,
+                o->max_qa_windows, o->max_body_bytes, o->max_bytes_in_flight, o->request_timeout, o->max_queue_tokens,
                 o->max_response_bytes, o->max_connections, o->max_connections_per_client,
                 o->header_timeout, o->body_timeout);
   for (int i = 0; set && i < set->n; i++) {
@@ -66,9 +67,18 @@ char *el__info_model_metrics(el__server *s) {
                 "# HELP electra_connections_timed_out_total Connections closed by "
                 "--header-timeout or --body-timeout.\n"
                 "# TYPE electra_connections_timed_out_total counter\n"
-                "electra_connections_timed_out_total %ld\n",
+                "electra_connections_timed_out_total %ld\n"
+                "# HELP electra_bytes_in_flight Bytes of request bodies and answers held "
+                "now (at most --max-bytes-in-flight).\n"
+                "# TYPE electra_bytes_in_flight gauge\n"
+                "electra_bytes_in_flight %ld\n"
+                "# HELP electra_requests_refused_memory_total Requests answered 503: their "
+                "body or answer would pass --max-bytes-in-flight.\n"
+                "# TYPE electra_requests_refused_memory_total counter\n"
+                "electra_requests_refused_memory_total %ld\n",
                 el__sched_cancelled(s->sched), (long)atomic_load(&s->refused),
-                s->conns ? el__conns_timed_out(s->conns) : 0L);
+                s->api.conns ? el__conns_timed_out(s->api.conns) : 0L,
+                (long)atomic_load(&s->bytes_held), (long)atomic_load(&s->budget_refused));
   el__sb_puts(&b, "# HELP electra_model_info Models served (value 1).\n"
                   "# TYPE electra_model_info gauge\n");
   for (int i = 0; i < set->n; i++)

@@ -25,7 +25,7 @@ extern char **environ;
  * pointers. --model, --correct-label, --cors-origin and --log-format are
  * EL_OPT_CUSTOM, stored by set_value below. Long because it is the table:
  * one entry per option, read as data (--help prints it in this order). */
-enum { N_DEFS = 36 };
+enum { N_DEFS = 38 };
 static int build_table(el__srv_options *o, el_opt *t) {
   const el_opt d[N_DEFS] = {
       {"--model", EL_OPT_CUSTOM, o, 0, 0, "[NAME=]DIR",
@@ -61,6 +61,10 @@ static int build_table(el__srv_options *o, el_opt *t) {
       {"--host", EL_OPT_TEXT, o->host, 0, sizeof o->host, "ADDR",
        "address to listen on (127.0.0.1)", 0},
       {"--port", EL_OPT_INT32, &o->port, 0, 65535, "N", "TCP port (8080; 0 picks a free port)", 0},
+      {"--health-port", EL_OPT_INT32, &o->health_port, 0, 65535, "N",
+       "also serve GET /health, /ready, /v2/health/* and /metrics (nothing else) on this\n"
+       "      port, with connections of its own (64), so probes are answered while the API\n"
+       "      port is full (0 = none; when given, --healthcheck probes it)", 0},
       {"--threads", EL_OPT_INT32, &o->threads, 0, 1024, "N",
        "compute threads of the inference thread's BLAS (0 = the CPU quota)", 0},
       {"--http-threads", EL_OPT_INT32, &o->http_threads, 0, 256, "N",
@@ -83,6 +87,12 @@ static int build_table(el__srv_options *o, el_opt *t) {
        "32k-piece context at the default doc_stride; more is 422 before any work)", 0},
       {"--max-body-bytes", EL_OPT_INT, &o->max_body_bytes, 16, 1L << 30, "N",
        "largest request body (1048576; larger is 413 before reading it)", 0},
+      {"--max-bytes-in-flight", EL_OPT_INT, &o->max_bytes_in_flight, 1024, 1L << 40, "N",
+       "memory of the requests in flight, all connections together (268435456): each\n"
+       "      request's body counts 40 times its size from its header to its answer (the\n"
+       "      body, then the parsed request), each answer its size until sent; a body that\n"
+       "      would pass it is 503 before it is read. At least 40 x --max-body-bytes and\n"
+       "      --max-response-bytes", 0},
       {"--request-timeout", EL_OPT_DURATION, &o->request_timeout, 0, 86400, "SECONDS",
        "longest wait for a result: 504 at this deadline, also while its batch runs\n"
        "      (30; fractions allowed)", 0},
@@ -93,8 +103,8 @@ static int build_table(el__srv_options *o, el_opt *t) {
       {"--max-connections", EL_OPT_INT32, &o->max_connections, 8, 1000000, "N",
        "open connections at once (1000)", 0},
       {"--max-connections-per-client", EL_OPT_INT32, &o->max_connections_per_client, 0,
-       1000000, "N", "open connections from one client address (0 = no limit; behind a\n"
-       "      proxy every client has the proxy's address)", 0},
+       1000000, "N", "open connections from one client address (256; 0 = no limit; behind\n"
+       "      a proxy every client has the proxy's address: raise it or set 0)", 0},
       {"--header-timeout", EL_OPT_DURATION, &o->header_timeout, 0, 86400, "SECONDS",
        "time to receive a request's whole header, from the connection's start or the\n"
        "      end of the previous answer (10; 0 = none)", 0},
@@ -123,7 +133,8 @@ static int build_table(el__srv_options *o, el_opt *t) {
        "      shared by every model) and its workspaces", 0},
       {"--no-access-log", EL_OPT_FLAG, &o->no_access_log, 0, 0, NULL, "no log line per request", 0},
       {"--healthcheck", EL_OPT_FLAG, &o->healthcheck, 0, 0, NULL,
-       "probe http://HOST:PORT/health and exit 0 when it answers 200, else 1", 0},
+       "probe http://HOST:PORT/health (HEALTH_PORT when given) and exit 0 when it\n"
+       "      answers 200, else 1", 0},
       {"--version", EL_OPT_FLAG, &o->version, 0, 0, NULL, "print the version and exit", 0},
       {"--help", EL_OPT_FLAG, &o->help, 0, 0, NULL, "this text", 0},
   };
@@ -141,7 +152,7 @@ const char *el__options_usage(void) {
   FILE *f = fmemopen(usage_buf, sizeof usage_buf - 1, "w");
   if (!f) return "electra-server: cannot build the --help text\n";
   fputs("usage: electra-server --model [NAME=]DIR [--model [NAME=]DIR ...] [options]\n"
-        "       electra-server --healthcheck [--host H] [--port P]\n\n"
+        "       electra-server --healthcheck [--host H] [--port P] [--health-port P]\n\n"
         "Batched REST inference for ELECTRA checkpoints:\n"
         "POST /score /classify /qa /tokenize; GET / /health /ready /info "
         "/metrics /openapi.json\n(and /v2/health/live, /v2/health/ready).\n\n"
@@ -169,10 +180,12 @@ void el__options_defaults(el__srv_options *o) {
   o->max_inputs = 64;
   o->max_qa_windows = 256;
   o->max_body_bytes = 1048576;
+  o->max_bytes_in_flight = 268435456;
   o->request_timeout = 30;
   o->drain_timeout = 30;
   o->connection_timeout = 30;
   o->max_connections = 1000;
+  o->max_connections_per_client = 256;
   o->max_queue_tokens = 262144;
   o->header_timeout = 10;
   o->body_timeout = 30;
@@ -760,5 +773,13 @@ int el__options_parse(el__srv_options *o, int argc, char **argv, char **envp, ch
       apply_dtypes(o, err, errcap))
     return -1;
   if (o->api_key_file[0] && read_api_key(o, err, errcap)) return -1;
+  if (o->health_port && o->health_port == o->port)
+    return fail(err, errcap, "--health-port %d is --port: give another port", o->health_port);
+  /* a request alone must fit the budget, or it could never be served */
+  if (o->max_bytes_in_flight / EL_SRV_BODY_WEIGHT < o->max_body_bytes ||
+      o->max_bytes_in_flight < o->max_response_bytes)
+    return fail(err, errcap, "--max-bytes-in-flight %ld must be at least %d x --max-body-bytes "
+                "%ld and --max-response-bytes %ld", o->max_bytes_in_flight, EL_SRV_BODY_WEIGHT,
+                o->max_body_bytes, o->max_response_bytes);
   return 0;
 }

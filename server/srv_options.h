@@ -9,6 +9,9 @@
 
 #define EL_SRV_MAX_MODELS 16
 #define EL_SRV_MAX_ORIGINS 16
+/* --max-bytes-in-flight counts a request body's bytes this many times: the
+ * body and the parsed request it becomes until answered (http.c) */
+#define EL_SRV_BODY_WEIGHT 40
 
 typedef struct el__model_spec {
   char name[64];
@@ -46,10 +49,13 @@ typedef struct el__srv_options {
   char config[1024];
   char host[256];
   int port;
+  int health_port;   /* a second port for the probes and /metrics; 0 = none */
   int threads;       /* engine compute threads; 0 = CPU quota */
   int http_threads;  /* libmicrohttpd pool size; 0 = min(cores, 4), at least 2 */
   int max_batch_tokens, max_batch_size, max_wait_us, max_queue, max_inputs, max_qa_windows;
   long max_body_bytes;
+  long max_bytes_in_flight; /* memory of requests in flight: bodies x EL_SRV_BODY_WEIGHT
+                             * from header to answer, plus answers */
   double request_timeout, drain_timeout; /* seconds */
   int connection_timeout;                /* idle seconds before a connection closes */
   int max_connections;

@@ -440,6 +440,9 @@ int el__server_main(const el__srv_options *opt) {
   el__log("info", "electra-server %s listening on %s:%u (http threads %d, max batch %d "
           "sequences / %d tokens)", EL_VERSION, opt->host, s->port, s->http_threads,
           opt->max_batch_size, opt->max_batch_tokens);
+  if (s->probe.mhd)
+    el__log("info", "probes (/health, /ready, /v2/health/*, /metrics) also on %s:%u",
+            opt->host, s->probe.port);
   start_loop_handlers(s);
   el__sd_notify("STATUS=warming up");
   G.ld.busy = 1; /* the start-up load, done above: warm it as a loader's result */

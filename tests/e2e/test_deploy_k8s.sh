@@ -121,15 +121,23 @@ expose = re.findall(r"(?m)^EXPOSE\s+(\d+)", open(dockerfile).read())
 check(str(port) in expose, f"containerPort {port} is the Dockerfile's EXPOSE {expose}")
 
 
+# the probes go to the probe port (ELECTRA_HEALTH_PORT), which a flood of the
+# API port does not reach
+hport = int(data.get("ELECTRA_HEALTH_PORT", "0"))
+health = next((p for p in cports if p.get("name") == "health"), {})
+check(hport > 0 and health.get("containerPort") == hport,
+      f"container port \"health\" {health.get('containerPort')} == ELECTRA_HEALTH_PORT {hport}")
+
+
 def probe_port_ok(p):
     pp = get(p, "httpGet.port")
-    return pp == http.get("containerPort") or (isinstance(pp, str) and pp == http.get("name"))
+    return pp == health.get("containerPort") or (isinstance(pp, str) and pp == health.get("name"))
 
 
 for name, path in (("startupProbe", "/ready"), ("readinessProbe", "/ready"), ("livenessProbe", "/health")):
     p = c.get(name) or {}
     check(get(p, "httpGet.path") == path, f"{name} GETs {path} (got {get(p, 'httpGet.path')})")
-    check(probe_port_ok(p), f"{name} port {get(p, 'httpGet.port')} is the container's port")
+    check(probe_port_ok(p), f"{name} port {get(p, 'httpGet.port')} is the probe port")
 st = c.get("startupProbe") or {}
 window = st.get("periodSeconds", 10) * st.get("failureThreshold", 3)
 check(window >= 120, f"startupProbe allows {window} s for model load (>= 120)")
