@@ -11,13 +11,23 @@
 # needed), cached in $BUILD/onnxruntime. Without node/npm, or when the install
 # fails, the table says so and the engine and PyTorch are still compared.
 #
-# The three run in turns (engine, ORT, PyTorch; BENCH_ROUNDS rounds, default 3,
-# of BENCH_SECONDS/BENCH_ROUNDS seconds per case each, default 3 s in all) so a
-# change in the machine's load hits all three alike; ms = the best run over all
-# rounds. The outputs (probabilities of the real tokens) are compared: max |Δ|.
+# int8: the engine's --dtype int8 (docs/QUANT.md) against ONNX Runtime on the
+# same model quantized as ORT's quantize_dynamic writes it (export_onnx.py
+# --int8: DynamicQuantizeLinear + MatMulInteger, int8 weights per output channel,
+# which ORT fuses into DynamicQuantizeMatMul; needs Debian's python3-onnx), same
+# inputs; each int8 side's probabilities are compared with its own fp32 ones
+# (target: within 0.02) and with each other.
+#
+# The sides run in turns (engine, ORT, engine int8, ORT int8, PyTorch;
+# BENCH_ROUNDS rounds, default 3, of BENCH_SECONDS/BENCH_ROUNDS seconds per case
+# each, default 3 s in all) so a change in the machine's load hits all alike;
+# ms = the best run over all rounds. The outputs (probabilities of the real
+# tokens) are compared: max |Δ|.
 # Knobs: BENCH_SECONDS, BENCH_ROUNDS, BENCH_THREADS (2), ORT_VERSION (1.30.0),
 # ORT_DIR ($BUILD/onnxruntime), BENCH_BASELINE (the bench_forward of another
-# build, e.g. before a change: timed in the same rounds, its own column).
+# build, e.g. before a change: timed in the same rounds, its own column),
+# BENCH_INT8=0 (fp32 only), ORT_INT8_PER_TENSOR=1 (one weight scale per matrix,
+# quantize_dynamic's default, instead of per channel).
 set -eu
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -75,9 +85,28 @@ fi
 [ $ort = 1 ] && echo "ONNX Runtime: onnxruntime-node $ORT_VERSION ($ORT_DIR)" ||
   echo "ONNX Runtime: not measured: $why"
 
+# int8 sides: the engine's (unless this build has no oneDNN) and ORT's quantized export.
+int8=1 ort8=0
+if [ "${BENCH_INT8:-1}" = 0 ]; then
+  int8=0
+elif ! "$bin" --load-only "$dir/small" --dtype int8 >/dev/null 2>"$dir/err8.txt"; then
+  echo "int8: not measured, this build has no int8 path: $(cat "$dir/err8.txt")"
+  int8=0
+elif [ $ort = 1 ]; then
+  per=(); [ "${ORT_INT8_PER_TENSOR:-0}" = 1 ] && per=(--per-tensor)
+  if "$PYTHON" tests/bench/export_onnx.py --quantize "$dir/small.onnx" \
+    --int8 "$dir/small8.onnx" "${per[@]}" >"$dir/export8.log" 2>&1; then
+    ort8=1
+    echo "ONNX Runtime int8: $(grep '^int8:' "$dir/export8.log" | sed "s|$dir/||g")"
+  else
+    echo "ONNX Runtime int8: not measured: $(tail -n 1 "$dir/export8.log")" \
+      "(Debian: apt-get install python3-onnx)"
+  fi
+fi
+
 per=$("$PYTHON" -c "print($SECONDS_TOTAL / $ROUNDS)")
 common=(--threads "$THREADS" --seconds "$per" --mixed "$mixed" --ids "$dir/ids.i32")
-mkdir -p "$dir/engine" "$dir/ort" "$dir/torch" "$dir/baseline"
+mkdir -p "$dir/engine" "$dir/ort" "$dir/torch" "$dir/baseline" "$dir/engine8" "$dir/ort8"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
   "AVX-512: $(grep -qw avx512f /proc/cpuinfo && echo yes || echo no)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other processes skew the numbers)"
@@ -92,9 +121,23 @@ for r in $(seq "$ROUNDS"); do
       "${common[@]}" --dump "$dir/ort" >>"$dir/ort.txt" ||
       { echo "bench_ort.js failed in round $r"; ort=0; }
   fi
+  if [ $int8 = 1 ]; then
+    "$bin" --model "$dir/small" --dtype int8 "${common[@]}" --dump "$dir/engine8" \
+      >>"$dir/engine8.txt"
+  fi
+  if [ $ort8 = 1 ]; then
+    NODE_PATH="$ORT_DIR/node_modules" node tests/bench/bench_ort.js --onnx "$dir/small8.onnx" \
+      "${common[@]}" --dump "$dir/ort8" >>"$dir/ort8.txt" ||
+      { echo "bench_ort.js (int8) failed in round $r"; ort8=0; }
+  fi
   "$PYTHON" tests/bench/bench_forward.py --model "$dir/small" "${common[@]}" \
     --dump "$dir/torch" >>"$dir/torch.txt"
 done
+if [ $ort8 = 1 ]; then # the graph ORT runs: its fusions of the quantized chains
+  NODE_PATH="$ORT_DIR/node_modules" node tests/bench/bench_ort.js --onnx "$dir/small8.onnx" \
+    --ids "$dir/ids.i32" --threads "$THREADS" --seconds 0 --batches 1 \
+    --optimized "$dir/opt8.onnx" >/dev/null 2>&1 || true
+fi
 echo "load average after: $(cut -d' ' -f1-3 /proc/loadavg)"
 echo
 
@@ -132,6 +175,7 @@ def maxdiff(a, b, name):
 
 
 eng, ort, tor, base = rows("engine"), rows("ort"), rows("torch"), rows("baseline")
+eng8, ort8 = rows("engine8"), rows("ort8")
 print("ELECTRA-Small-shaped discriminator, %s threads, %s alternating rounds; ms = best "
       "run; speed-up = other's ms / engine ms (> 1: the engine is faster); |Δ| = max "
       "abs difference of the replaced-token probabilities" % (threads, rounds))
@@ -171,10 +215,51 @@ if base:
         print("| %s | %s | %.1f | %s | %s | %s |" %
               (name, fmt(bm), e[2], fmt(speedup(bm, e[2]), "%.2fx"),
                fmt(speedup(om, bm), "%.2fx"), maxdiff("engine", "baseline", name)))
+
+
+def absdiff(a, b, name):
+    pa, pb = os.path.join(d, a, name + ".f32"), os.path.join(d, b, name + ".f32")
+    if not (os.path.exists(pa) and os.path.exists(pb)):
+        return None
+    x, y = np.fromfile(pa, dtype=np.float32), np.fromfile(pb, dtype=np.float32)
+    return float(np.abs(x - y).max()) if x.size == y.size else None
+
+
+if eng8:
+    print()
+    print("int8: the engine's --dtype int8 against ONNX Runtime's dynamic int8 export "
+          "(same rounds); |Δ| vs fp32 = max abs difference from the same side's fp32 "
+          "probabilities")
+    print()
+    print("| batch | tokens | engine int8 ms | ORT int8 ms | vs ORT int8 | engine int8/fp32 "
+          "| ORT int8/fp32 | |Δ| engine int8-fp32 | |Δ| ORT int8-fp32 | |Δ| engine-ORT int8 |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    for name, e in eng8.items():
+        em, om = e[2], ms(ort8, name)
+        print("| %s | %d | %.1f | %s | %s | %s | %s | %s | %s | %s |" %
+              (name, e[1], em, fmt(om), fmt(speedup(om, em), "%.2fx"),
+               fmt(speedup(ms(eng, name), em), "%.2fx"),
+               fmt(speedup(ms(ort, name), om), "%.2fx"),
+               maxdiff("engine8", "engine", name), maxdiff("ort8", "ort", name),
+               maxdiff("engine8", "ort8", name)))
+    opt = os.path.join(d, "opt8.onnx")
+    if os.path.exists(opt):
+        try:
+            import collections
+            import onnx
+            ops = collections.Counter(n.op_type for n in onnx.load(opt).graph.node)
+            print()
+            print("ONNX Runtime's optimised int8 graph: " + ", ".join(
+                "%d %s" % (ops[k], k) for k in ("DynamicQuantizeMatMul", "MatMulIntegerToFloat",
+                                                "DynamicQuantizeLinear", "MatMulInteger",
+                                                "MatMul", "FusedMatMul") if ops[k]))
+        except ImportError:
+            pass
 print()
 print("raw: side case seqs tokens best_ms [median ms per round]")
 for name in eng:
-    for label, side in (("engine", eng), ("base", base), ("ort", ort), ("pytorch", tor)):
+    for label, side in (("engine", eng), ("base", base), ("ort", ort), ("pytorch", tor),
+                        ("engine8", eng8), ("ort8", ort8)):
         if name in side:
             s = side[name]
             print("  %-7s %-8s %d %d %.3f %s" % (label, name, s[0], s[1], s[2],
@@ -190,4 +275,15 @@ if ort:
                                    target("mixed", 1.5)]))
 else:
     print("Targets vs ONNX Runtime: not measured (no ONNX Runtime)")
+if eng8 and ort8:
+    def target8(name, want):
+        r = speedup(ms(ort8, name), ms(eng8, name))
+        if r is None:
+            return "%s: -" % name
+        return "%s >= %.1fx ORT int8: %.2fx %s" % (name, want, r, "met" if r >= want else "MISSED")
+    worst = [absdiff(a, b, n) for n in eng8 for a, b in (("engine8", "engine"), ("ort8", "ort"))]
+    worst = max(w for w in worst if w is not None) if any(w is not None for w in worst) else None
+    print("int8 targets: " + "; ".join([target8("b1x128", 1.5), target8("b32x128", 1.5)]) +
+          "; probabilities within 0.02 of fp32 (both sides): %s" %
+          ("-" if worst is None else "%.4f %s" % (worst, "met" if worst <= 0.02 else "MISSED")))
 PY
