@@ -6,9 +6,8 @@
 # ONNX Runtime is what users deploy BERT-style encoders with on CPU: the model
 # is exported by tests/bench/export_onnx.py (Debian's python3-torch,
 # torch.onnx.export, opset 14) and run by tests/bench/bench_ort.js on
-# onnxruntime-node (npm; its package bundles the Linux x64/arm64 runtime, so it
-# is installed with --ignore-scripts and nothing but the npm registry is
-# needed), cached in $BUILD/onnxruntime. Without node/npm, or when the install
+# onnxruntime-node from npm (tests/bench/ort_lib.sh), cached in
+# $BUILD/onnxruntime. Without node/npm, or when the install
 # fails, the table says so and the engine and PyTorch are still compared.
 #
 # int8: the engine's --dtype int8 (docs/QUANT.md) against ONNX Runtime on the
@@ -35,8 +34,6 @@ PYTHON=${PYTHON:-/usr/bin/python3}
 SECONDS_TOTAL=${BENCH_SECONDS:-3}
 ROUNDS=${BENCH_ROUNDS:-3}
 THREADS=${BENCH_THREADS:-2}
-ORT_VERSION=${ORT_VERSION:-1.30.0}
-ORT_DIR=${ORT_DIR:-$BUILD/onnxruntime}
 bin=$BUILD/bench/bench_forward
 [ -x "$bin" ] || { echo "bench_ort.sh: $bin not built (run make)"; exit 1; }
 if ! "$PYTHON" -c 'import torch' 2>/dev/null; then
@@ -46,23 +43,7 @@ fi
 dir=$(mktemp -d "${TMPDIR:-/tmp}/electra-bench-ort.XXXXXX")
 trap 'rm -rf "$dir"' EXIT
 
-# onnxruntime-node $ORT_VERSION under $ORT_DIR, installed once; prints why not on failure.
-ort_install() {
-  command -v node >/dev/null && command -v npm >/dev/null ||
-    { echo "node and npm not found (Debian: apt-get install nodejs npm)"; return 1; }
-  local have
-  have=$(NODE_PATH="$ORT_DIR/node_modules" node -e \
-    'process.stdout.write(require("onnxruntime-node/package.json").version)' 2>/dev/null) || have=""
-  if [ "$have" != "$ORT_VERSION" ]; then
-    mkdir -p "$ORT_DIR"
-    timeout 600 npm install --prefix "$ORT_DIR" --ignore-scripts --no-audit --no-fund \
-      "onnxruntime-node@$ORT_VERSION" >"$dir/npm.log" 2>&1 ||
-      { echo "npm install onnxruntime-node@$ORT_VERSION failed: $(tail -n 1 "$dir/npm.log")"; return 1; }
-  fi
-  NODE_PATH="$ORT_DIR/node_modules" node -e 'require("onnxruntime-node")' >"$dir/node.log" 2>&1 ||
-    { echo "onnxruntime-node does not load: $(head -n 1 "$dir/node.log")"; return 1; }
-}
-
+. tests/bench/ort_lib.sh
 . tests/bench/forward_model.sh
 el_bench_model "$dir" >/dev/null
 mixed=$(el_bench_mixed)
