@@ -11,8 +11,8 @@
 # writes a 1.3 GB checkpoint and two ONNX files (cached in $TMPDIR/electra-bench-large)
 # and runs for 10-20 minutes on 2 idle cores.
 # Knobs: BENCH_ROUNDS (2), BENCH_SECONDS (per case and side each round, 4),
-# BENCH_SERVER_SECONDS (per /score measurement, 1 client 10 and 32 clients 30 s:
-# "10,30"), BENCH_THREADS (2), BENCH_LARGE_DIR (the cache).
+# BENCH_SERVER_SECONDS (per /score measurement, 1 client 10 and 32 clients 60 s:
+# "10,60"), BENCH_THREADS (2), BENCH_LARGE_DIR (the cache).
 set -eu
 cd "$(dirname "$0")/../.."
 if [ "${BENCH_LARGE:-0}" != 1 ]; then
