@@ -1,4 +1,4 @@
-# electra.c — see README.md. Targets: all test bench run install uninstall clean.
+# electra.c — see README.md. Targets: all test bench bench-large run install uninstall clean.
 # Switches: SANITIZE=address,undefined  PORTABLE=1 (no -march=native)  DEBUG=1
 #           MPI=1|0 (data-parallel electra-train over Open MPI; default: 1 when
 #           pkg-config finds ompi-c, i.e. Debian's libopenmpi-dev is installed)
@@ -171,7 +171,7 @@ PIC_OBJ := $(NN_SRC:%.c=$(BUILD)/pic/%.o) $(ENGINE_SRC:%.c=$(BUILD)/pic/%.o)
 LIB_STATIC := $(BUILD)/lib/libelectra.a
 LIB_SHARED := $(BUILD)/lib/libelectra.so.$(EL_VERSION)
 
-.PHONY: all lib deps test bench run install uninstall clean results results-ged results-ged-table fresh-test
+.PHONY: all lib deps test bench bench-large run install uninstall clean results results-ged results-ged-table fresh-test
 # keep intermediate objects so a second make does not rebuild every test
 .SECONDARY:
 all: $(BINS) $(TEST_BIN) $(BENCH_BIN) $(CKPT_DRIVER) $(BUILD)/tests/electra-server-checkdouble
@@ -279,6 +279,12 @@ test: deps
 bench: deps
 	@$(MAKE) --no-print-directory all
 	@BUILD=$(BUILD) PYTHON=$(PYTHON) tests/bench/run.sh
+
+# The ELECTRA-large-shaped model (tests/bench/bench_large.sh): 10-20 minutes, a 1.3 GB
+# checkpoint, so not part of `make bench` unless BENCH_LARGE=1.
+bench-large: deps
+	@$(MAKE) --no-print-directory all
+	@BENCH_LARGE=1 BUILD=$(BUILD) PYTHON=$(PYTHON) tests/bench/run.sh bench_large
 
 run: deps
 	@$(MAKE) --no-print-directory $(BINS)

@@ -30,7 +30,9 @@ runtime_pkgs="libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 lib
 # nodejs + npm: test_server_ltapi.sh runs npm's languagetool-api client against
 # /v2/check (a node and npm already on the PATH, e.g. NodeSource's, count as
 # installed: Debian's npm package would conflict with them).
-test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema curl fortunes-min fortunes wordnet-base wamerican wbritish trans-de-en chromium libopenmpi-dev openmpi-bin iproute2 time nodejs npm"
+# python3-onnx: tests/bench/export_onnx.py --int8 writes ONNX Runtime's dynamic-int8 peer
+# of the int8 engine for `make bench` (bench_ort.sh).
+test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema python3-onnx curl fortunes-min fortunes wordnet-base wamerican wbritish trans-de-en chromium libopenmpi-dev openmpi-bin iproute2 time nodejs npm"
 # make fresh-test / make docker-check: debootstrap builds Debian roots, git clones the repo
 # into them; systemd brings systemd-analyze (absent in containers and minimal roots).
 deploy_pkgs="debootstrap git systemd"

@@ -3,22 +3,29 @@
 //
 //   node bench_ort.js --onnx FILE --ids FILE [--threads 2] [--seconds 3] [--len 128]
 //                     [--batches 1,8,32] [--mixed 17,128,45,...] [--dump DIR]
+//                     [--optimized FILE]
 //
 // NODE_PATH must reach the onnxruntime-node install. --ids is the packed int32
 // token file every side reads (a case takes its first T ids). A mixed-length batch
 // is padded to its longest sequence with an attention mask, as users run it.
 // Session: intra-op threads = --threads, one inter-op thread, sequential
 // execution, all graph optimisations (ORT's defaults otherwise). Prints
-//   case NAME SEQS TOKENS MS_BEST MS_MEDIAN TOKENS_PER_S
+//   load RSS_KB RSS_BEFORE_KB            (the process after and before creating the session)
+//   case NAME SEQS TOKENS MS_BEST MS_MEDIAN TOKENS_PER_S CPU_MS_BEST
+// (CPU_MS_BEST: the least process CPU time of a run, all threads summed, as
+// bench_forward reports it: on a shared machine it does not grow while other
+// processes hold the cores)
 // and, with --dump, writes DIR/NAME.f32: the probabilities of the real tokens,
-// packed, float32.
+// packed, float32. --optimized FILE: ONNX Runtime writes the graph it runs
+// (after its fusions) there.
 "use strict";
 const fs = require("fs");
 const path = require("path");
 const ort = require("onnxruntime-node");
 
 function parseArgs(argv) {
-  const a = { threads: 2, seconds: 3, len: 128, batches: "1,8,32", mixed: "", dump: "" };
+  const a = { threads: 2, seconds: 3, len: 128, batches: "1,8,32", mixed: "", dump: "",
+              optimized: "" };
   for (let i = 0; i < argv.length; i += 2) {
     const k = argv[i].replace(/^--/, ""), v = argv[i + 1];
     if (!(k in a) && k !== "onnx" && k !== "ids") throw new Error("unknown option " + argv[i]);
@@ -68,17 +75,20 @@ async function benchCase(session, a, ids, name, lens) {
   const f = feeds(ids, lens);
   let out = await session.run(f); // warm-up
   const times = [];
+  let cpuBest = Infinity;
   const start = performance.now();
   while (times.length < 3 || performance.now() - start < a.seconds * 1000) {
-    const t0 = performance.now();
+    const t0 = performance.now(), c0 = process.cpuUsage();
     out = await session.run(f);
     times.push(performance.now() - t0);
+    const c = process.cpuUsage(c0);
+    cpuBest = Math.min(cpuBest, (c.user + c.system) / 1000);
   }
   times.sort((x, y) => x - y);
   const T = lens.reduce((x, y) => x + y, 0);
   const best = times[0], med = times[times.length >> 1];
   console.log(`case ${name} ${lens.length} ${T} ${best.toFixed(3)} ${med.toFixed(3)} ` +
-              `${(T / best * 1000).toFixed(1)}`);
+              `${(T / best * 1000).toFixed(1)} ${cpuBest.toFixed(3)}`);
   if (a.dump) {
     const p = packed(out.replaced.data, lens);
     fs.writeFileSync(path.join(a.dump, name + ".f32"), Buffer.from(p.buffer));
@@ -89,12 +99,15 @@ async function main() {
   const a = parseArgs(process.argv.slice(2));
   const raw = fs.readFileSync(a.ids);
   const ids = new Int32Array(raw.buffer, raw.byteOffset, raw.length >> 2);
+  const rssBefore = process.memoryUsage().rss;
   const session = await ort.InferenceSession.create(a.onnx, {
     intraOpNumThreads: Number(a.threads),
     interOpNumThreads: 1,
     executionMode: "sequential",
     graphOptimizationLevel: "all",
+    ...(a.optimized ? { optimizedModelFilePath: a.optimized } : {}),
   });
+  console.log(`load ${Math.round(process.memoryUsage().rss / 1024)} ${Math.round(rssBefore / 1024)}`);
   a.seconds = Number(a.seconds);
   const L = Number(a.len);
   for (const b of list(a.batches)) await benchCase(session, a, ids, `b${b}x${L}`, Array(b).fill(L));
