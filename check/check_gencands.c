@@ -2,7 +2,9 @@
  * words of the vocabulary at its [MASK] (replacement) and at a [MASK]
  * inserted before it (a missing word), in the writer's case. Pieces
  * ("##ing") and special tokens are not words a writer can be offered. */
+#include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "check_internal.h"
 
@@ -49,6 +51,9 @@ int el__gen_candidates(el__checker *c, el__flag *f, el_error *err) {
   int best[K_REPLACE];
   const float *row = c->lp + (size_t)f->gen_row * (size_t)c->vocab;
   int k = top_k(c, row, el__is_punct_word(c, f->word) ? 2 : 1, best, K_REPLACE);
+  f->gen_top = 0;
+  for (int i = 0; i < k && f->gen_top == 0; i++)
+    if (strcasecmp(el_tokenizer_token(c->tok, best[i]), pattern)) f->gen_top = expf(row[best[i]]);
   for (int i = 0; i < k && row[best[i]] >= MIN_LP; i++) {
     el__learner_recase(pattern, el_tokenizer_token(c->tok, best[i]), cased);
     if (el__cand_add(c, f, EL__EDIT_REPLACE, -1, cased, err) < 0) return err->code;

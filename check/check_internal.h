@@ -42,7 +42,8 @@ typedef struct el__cand {
   int type;                 /* el__etype; -1: decided when it wins (a generator word) */
   char text[EL__CAND_TEXT]; /* the word written instead or inserted, writer's case; "" deletes */
   int ids, n_ids;           /* its pieces in c->pool */
-  float gen_lp;             /* generator log-probability at the mask; NAN unknown */
+  float gen_lp;             /* generator log-probability of its first piece at the mask (the
+                               word's for one vocabulary entry); NAN: no generator, a deletion */
   float p_edit;             /* detector P(error) of the edited region */
   int by_rule;              /* a case change an uncased detector cannot see */
   float prior;              /* the source's own order (hunspell's), added to the rank */
@@ -56,6 +57,8 @@ typedef struct el__flag {
   int rejected;       /* the dictionaries reject the word */
   int cand0, n_cand;  /* its candidates, contiguous in c->cands */
   int gen_row;        /* rows gen_row (replace) and gen_row + 1 (insert) of c->lp; -1 none */
+  float gen_top;      /* the generator's likeliest whole word other than this one at the
+                         word's mask: its probability (0 without a generator) */
 } el__flag;
 
 struct el__checker {
