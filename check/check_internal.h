@@ -39,7 +39,8 @@ typedef struct el__csent {
 /* One proposed edit of a flagged word. */
 typedef struct el__cand {
   int kind;                 /* EL__EDIT_* */
-  int type;                 /* el__etype; -1: decided when it wins (a generator word) */
+  int type;                 /* el__etype */
+  int by_gen;               /* proposed by the generator */
   char text[EL__CAND_TEXT]; /* the word written instead or inserted, writer's case; "" deletes */
   int ids, n_ids;           /* its pieces in c->pool */
   float gen_lp;             /* generator log-probability of its first piece at the mask (the

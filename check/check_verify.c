@@ -14,10 +14,7 @@
  * plus LP_WEIGHT per nat of the generator's surprise (LP_UNKNOWN when it
  * has no say: a multi-piece word, a deletion, no generator), plus priors
  * measured on FCE dev's first 300 sentences with the 60-minute recipe's
- * synthetic-stage model: a generator word unrelated to the flagged one
- * (OTHER) fools the detector easily (a fluent word is what it was trained
- * to accept) and was never the annotators' word, so it comes after every
- * related edit; an insertion before the word wins too often (its precision
+ * synthetic-stage model: an insertion before the word wins too often (its precision
  * was ~10 %), so it needs a clearer verdict than a replacement; a word the
  * dictionaries reject is most likely misspelt (hunspell's first suggestion
  * is right for ~57 % of FCE's spelling edits, docs/GED.md), so its other
@@ -29,12 +26,13 @@
  * probability. Where it spreads its mass thinner its order among the
  * verified words is noise, and the detector's verdict alone ranks them
  * ("She go to school yesterday.": a small generator's best word has
- * p 0.016 there and it ranked "going" over "goes"). Chosen on FCE dev:
- * corrections F0.5 +0.004 with make run's model, -0.003 with the one-hour
- * recipe's (at 0, 0.02, 0.05, 0.1, 0.2; 0.05 the least that ranks "goes"
- * first). */
+ * p 0.016 there and it ranked "going" over "goes"). Chosen on FCE dev
+ * among 0, 0.02, 0.05, 0.1 and 0.2, replaying one run's verified
+ * candidates: 0.05 the least that ranks "goes" first; against 0 it costs
+ * corrections F0.5 0.003 with the one-hour recipe's model and 0.001 with
+ * make run's, a generator's order where it is unsure was that little worth
+ * there. */
 #define GEN_SURE 0.05f
-#define OTHER_PENALTY 10.0f
 #define INSERT_PENALTY 0.5f
 #define NOT_SPELL_PENALTY 1.0f
 
@@ -90,19 +88,10 @@ static void judge(el__checker *c, const el__flag *f, el__cand *e, size_t at) {
   e->ok = e->p_edit < bar && !worse;
 }
 
-static void rank(el__checker *c, const el__flag *f, el__cand *e) {
-  if (e->ok && e->type < 0) {
-    char orig[EL__LWORD_MAX], low[EL__CAND_TEXT];
-    int k = 0;
-    for (; e->text[k] && k < EL__CAND_TEXT - 1; k++)
-      low[k] = (char)(e->text[k] >= 'A' && e->text[k] <= 'Z' ? e->text[k] + 32 : e->text[k]);
-    low[k] = 0;
-    e->type = el__word_low(c, f->word, orig) ? el__type_of_replacement(c, orig, low) : EL__ET_OTHER;
-  }
+static void rank(const el__checker *c, const el__flag *f, el__cand *e) {
   float lp = isnan(e->gen_lp) ? LP_UNKNOWN : e->gen_lp;
   float w = f->gen_top >= GEN_SURE || f->gen_row < 0 ? LP_WEIGHT : 0.0f;
-  e->rank = e->prior + e->p_edit / c->o.threshold - w * lp + (e->type == EL__ET_OTHER ? OTHER_PENALTY : 0) +
-            (e->kind == EL__EDIT_INSERT ? INSERT_PENALTY : 0) +
+  e->rank = e->prior + e->p_edit / c->o.threshold - w * lp + (e->kind == EL__EDIT_INSERT ? INSERT_PENALTY : 0) +
             (f->rejected && e->type != EL__ET_SPELL && e->type != EL__ET_ORTH ? NOT_SPELL_PENALTY : 0);
 }
 

@@ -14,7 +14,7 @@ static void expect(const char *word, int kind, const char *text, int type) {
   el__cand *e = ck_cand(C, ck_flag(C, word), kind, text);
   CHECK(e && e->type == type, "%s: candidate %s\"%s\" typed %s (got %s)", word,
         kind == EL__EDIT_INSERT ? "insert " : kind == EL__EDIT_DELETE ? "delete " : "", text,
-        el__etype_name(type), e ? (e->type < 0 ? "the generator's" : el__etype_name(e->type)) : "none");
+        el__etype_name(type), e ? el__etype_name(e->type) : "none");
 }
 
 static void absent(const char *word, int kind, const char *text, const char *why) {
@@ -99,13 +99,15 @@ static void test_generator(el__checker *with, el__checker *without) {
         "with a generator, insertions it finds unlikely (< 1 %%) are not verified (%d of %d kept, %d below)",
         n_gen, n_rules, below);
   const el__flag *f = ck_flag(C, "go");
-  int gen = 0, bad = 0;
+  int gen = 0, bad = 0, other = 0;
   for (int j = f ? f->cand0 : 0; f && j < f->cand0 + f->n_cand; j++) {
     const el__cand *e = &C->cands[j];
-    gen += e->type < 0;
+    gen += e->by_gen;
+    other += e->type == EL__ET_OTHER;
     bad += !strncmp(e->text, "##", 2) || e->text[0] == '[';
   }
   CHECK(gen >= 1, "go: the generator proposes whole words (%d)", gen);
+  CHECK(!other, "no candidate unrelated to the word (OTHER: never offered, not worth verifying): %d", other);
   CHECK(!bad, "no ## piece or special token offered (%d)", bad);
   el__cand *e = ck_cand(C, ck_flag(C, "go"), EL__EDIT_REPLACE, "goes");
   CHECK(e && !isnan(e->gen_lp) && e->gen_lp < 0, "goes (one vocabulary entry) has its log-probability %g",
