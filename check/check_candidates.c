@@ -120,6 +120,7 @@ static int flag_candidates(el__checker *c, el__flag *f, el_error *err) {
   int start = f->word == c->sents[f->sent].w0;
   f->cand0 = c->n_cands;
   f->n_cand = 0;
+  if (!el__flag_suggests(c, f)) return 0;
   int has_low = el__word_low(c, f->word, low);
   if (el__word_text(c, f->word, word, sizeof word)) {
     if (has_low && add_variants(c, f, word, low, err)) return err->code;

@@ -126,6 +126,10 @@ int el__check_sentences(el__checker *c, el_error *err);
 /* Detector P(error) for every id of c->seqs into c->prob. */
 int el__detect_seqs(el__checker *c, el_error *err);
 int el__check_detect(el__checker *c, el_error *err);
+/* 1 when flag f gets replacements: a misspelling, or a P(error) at the
+ * suggest_threshold. The other flags are matches without suggestions and
+ * cost no generator row, candidate or verification sentence. */
+int el__flag_suggests(const el__checker *c, const el__flag *f);
 int el__check_generate(el__checker *c, el_error *err);
 int el__check_candidates(el__checker *c, el_error *err);
 /* Adds a candidate to the flag being built (the last), unless it is the

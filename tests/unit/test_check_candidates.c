@@ -114,9 +114,31 @@ static void test_generator(el__checker *with, el__checker *without) {
         e ? e->gen_lp : 0);
 }
 
+/* A flag below the suggestion threshold is a match without replacements:
+ * it costs no generator row and no candidate; a misspelling always gets
+ * them. */
+static void test_suggest_only(void) {
+  const char *text = "She go to recieve it.";
+  el_error err = {0};
+  float keep = C->o.suggest_threshold;
+  C->o.suggest_threshold = 1.0f;
+  int rc = el__check_propose(C, text, strlen(text), &err);
+  const el__flag *go = ck_flag(C, "go"), *rec = ck_flag(C, "recieve");
+  CHECK(!rc && go && go->n_cand == 0 && go->gen_row < 0, "go below the suggestion threshold: no candidate (%d)",
+        go ? go->n_cand : -1);
+  CHECK(!rc && rec && rec->n_cand > 0, "recieve (a misspelling): candidates all the same (%d)",
+        rec ? rec->n_cand : -1);
+  C->o.suggest_threshold = keep;
+}
+
 int main(void) {
   ck_env env;
   if (ck_open(&env, "/tmp/el_test_check_cand_XXXXXX")) {
+    /* every flagged word gets candidates here (a flag below the suggestion
+     * threshold gets none: test_suggest_only) */
+    env.c->o.suggest_threshold = env.rules->o.suggest_threshold = 1e-6f;
+    C = env.c;
+    test_suggest_only();
     C = env.rules;
     test_rules();
     test_case_and_number();
