@@ -1,5 +1,7 @@
-/* Verification: every candidate's sentence (its sentence with that one
- * edit) through the detector in one batched pass. A candidate is kept when
+/* Verification: each flag's most promising candidates (EL__VERIFY_CAP of them
+ * by source order and the generator's likelihood), each as its sentence
+ * with that one edit, through the detector in one batched pass. A
+ * candidate is kept when
  * the edited region no longer looks wrong and no other word of the
  * sentence starts to; survivors are ranked by how original the region looks
  * and by the generator's likelihood. */
@@ -63,8 +65,8 @@ static void judge(el__checker *c, const el__flag *f, el__cand *e, size_t at) {
   if (e->kind == EL__EDIT_REPLACE) {
     e->p_edit = piece_word(c, edit, e->n_ids);
   } else if (e->kind == EL__EDIT_INSERT) {
-    float a = piece_word(c, edit, e->n_ids), b = piece_word(c, edit + (size_t)e->n_ids, W[f->word].n_pieces);
-    e->p_edit = a > b ? a : b;
+    float pi = piece_word(c, edit, e->n_ids), pw = piece_word(c, edit + (size_t)e->n_ids, W[f->word].n_pieces);
+    e->p_edit = pi > pw ? pi : pw;
   } else {
     e->p_edit = next >= 0 ? piece_word(c, edit, W[next].n_pieces)
                 : prev >= 0 ? piece_word(c, at + 1 + (size_t)(W[prev].piece - p0), W[prev].n_pieces)
@@ -88,20 +90,44 @@ static void judge(el__checker *c, const el__flag *f, el__cand *e, size_t at) {
   e->ok = e->p_edit < bar && !worse;
 }
 
-static void rank(const el__checker *c, const el__flag *f, el__cand *e) {
+/* The rank before verification: all but the detector's verdict. */
+static float prior_rank(const el__flag *f, const el__cand *e) {
   float lp = isnan(e->gen_lp) ? LP_UNKNOWN : e->gen_lp;
   float w = f->gen_top >= GEN_SURE || f->gen_row < 0 ? LP_WEIGHT : 0.0f;
-  e->rank = e->prior + e->p_edit / c->o.threshold - w * lp + (e->kind == EL__EDIT_INSERT ? INSERT_PENALTY : 0) +
+  return e->prior - w * lp + (e->kind == EL__EDIT_INSERT ? INSERT_PENALTY : 0) +
             (f->rejected && e->type != EL__ET_SPELL && e->type != EL__ET_ORTH ? NOT_SPELL_PENALTY : 0);
 }
 
+static void rank(const el__checker *c, const el__flag *f, el__cand *e) {
+  e->rank = prior_rank(f, e) + e->p_edit / c->o.threshold;
+}
+
+/* Marks the candidates of f past the EL__VERIFY_CAP best by prior_rank as
+ * not verified (skip). */
+static void cap(el__checker *c, const el__flag *f) {
+  for (int j = f->cand0; j < f->cand0 + f->n_cand; j++) {
+    el__cand *e = &c->cands[j];
+    e->skip = 0;
+    if (e->by_rule) continue;
+    float r = prior_rank(f, e);
+    int better = 0;
+    for (int i = f->cand0; i < f->cand0 + f->n_cand; i++) {
+      if (i == j || c->cands[i].by_rule) continue;
+      float q = prior_rank(f, &c->cands[i]);
+      better += q < r || (q == r && i < j);
+    }
+    e->skip = better >= EL__VERIFY_CAP;
+  }
+}
+
 int el__check_verify(el__checker *c, el_error *err) {
+  for (int i = 0; i < c->n_flags; i++) cap(c, &c->flags[i]);
   el__seqs_reset(&c->seqs);
   if (el__grow((void **)&c->where, &c->where_cap, (size_t)c->n_cands + 1, sizeof(int)))
     return el_error_set(err, EL_ENOMEM, "check: out of memory");
   for (int i = 0; i < c->n_flags; i++)
     for (int j = c->flags[i].cand0; j < c->flags[i].cand0 + c->flags[i].n_cand; j++) {
-      if (c->cands[j].by_rule) continue;
+      if (c->cands[j].by_rule || c->cands[j].skip) continue;
       c->where[c->seqs.n] = j;
       if (put_candidate(c, &c->flags[i], &c->cands[j], err)) return err->code;
     }
@@ -115,6 +141,9 @@ int el__check_verify(el__checker *c, el_error *err) {
       if (e->by_rule) {
         e->p_edit = 0.5f * c->o.threshold;
         e->ok = 1;
+      } else if (e->skip) {
+        e->p_edit = 1;
+        e->ok = 0;
       } else {
         judge(c, &c->flags[i], e, at);
         at += (size_t)c->seqs.len[q++];
