@@ -1,10 +1,9 @@
-/* Verification: each flag's most promising candidates (EL__VERIFY_CAP of them
- * by source order and the generator's likelihood), each as its sentence
- * with that one edit, through the detector in one batched pass. A
- * candidate is kept when
- * the edited region no longer looks wrong and no other word of the
- * sentence starts to; survivors are ranked by how original the region looks
- * and by the generator's likelihood. */
+/* Verification: each flag's most promising candidates (EL__VERIFY_CAP of
+ * them, by source order and the generator's likelihood), each as its
+ * sentence with that one edit, through the detector in one batched pass. A
+ * candidate is kept when the edited region no longer looks wrong and no
+ * other word of the sentence starts to; survivors are ranked by how
+ * original the region looks and by the generator's likelihood. */
 #include <math.h>
 
 #include "check_internal.h"
