@@ -112,6 +112,23 @@ static void test_generator(el__checker *with, el__checker *without) {
   el__cand *e = ck_cand(C, ck_flag(C, "go"), EL__EDIT_REPLACE, "goes");
   CHECK(e && !isnan(e->gen_lp) && e->gen_lp < 0, "goes (one vocabulary entry) has its log-probability %g",
         e ? e->gen_lp : 0);
+  CHECK(f && f->gen_top > 0 && f->gen_top <= 1, "go: the generator's likeliest other word's probability (%g)",
+        f ? (double)f->gen_top : -1.0);
+  /* a word of several pieces is ranked by its first piece's log-probability
+   * at the mask, not left unknown */
+  int multi = 0, first_piece = 0;
+  for (int i = 0; i < C->n_flags; i++) {
+    const el__flag *g = &C->flags[i];
+    for (int j = g->cand0; g->gen_row >= 0 && j < g->cand0 + g->n_cand; j++) {
+      const el__cand *x = &C->cands[j];
+      if (x->n_ids < 2 || x->kind == EL__EDIT_DELETE) continue;
+      multi++;
+      size_t row = (size_t)(g->gen_row + (x->kind == EL__EDIT_INSERT)) * (size_t)C->vocab;
+      first_piece += !isnan(x->gen_lp) && x->gen_lp == C->lp[row + (size_t)C->pool[x->ids]];
+    }
+  }
+  CHECK(multi > 0 && first_piece == multi, "%d of %d multi-piece candidates carry their first piece's log-probability",
+        first_piece, multi);
 }
 
 /* A flag below the suggestion threshold is a match without replacements:
