@@ -76,8 +76,7 @@ int el__gen_candidates(el__checker *c, el__flag *f, el_error *err) {
     if (rc) c->cands[c->n_cands - 1].by_gen = 1;
   }
   k = f->rejected ? 0 : top_k(c, row + c->vocab, 0, best, K_INSERT);
-  for (int i = 0; i < k && row[c->vocab + best[i]] >= MIN_LP; i++)
-  {
+  for (int i = 0; i < k && row[c->vocab + best[i]] >= MIN_LP; i++) {
     int rc = el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, el_tokenizer_token(c->tok, best[i]), err);
     if (rc < 0) return err->code;
     if (rc) c->cands[c->n_cands - 1].by_gen = 1;

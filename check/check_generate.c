@@ -1,10 +1,9 @@
-/* The generator's one masked pass: for every flagged word that gets suggestions
- * (el__flag_suggests), its sentence
- * with the word replaced by [MASK] and with a [MASK] inserted before it,
- * all in one batch (chunked to the workspace). Each mask's distribution is
- * kept as log-probabilities: the generator's proposals come from it
- * (check_gencands.c), and so does the likelihood of every other candidate
- * that is one vocabulary entry. */
+/* The generator's one masked pass: for every flagged word that gets
+ * suggestions (el__flag_suggests), its sentence with the word replaced by
+ * [MASK] and with a [MASK] inserted before it, all in one batch (chunked to
+ * the workspace). Each mask's distribution is kept as log-probabilities:
+ * the generator's proposals come from it (check_gencands.c), and so does
+ * the likelihood of every other candidate (of its first piece). */
 #include <math.h>
 #include <stdlib.h>
 

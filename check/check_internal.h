@@ -17,11 +17,11 @@
 #define EL__CAND_TEXT 64
 
 /* Candidates verified per flag: the best by their rank before the
- * detector's verdict (check_verify.c's prior_rank). The verification pass costs a sentence
- * per candidate; the rest seldom win. Chosen on FCE dev: at 5 the
- * one-hour recipe model's corrections F0.5 stay 0.250 (288 of 587 edits
- * right, against 291 of 602 verifying all) for 22 % fewer verification
- * tokens, make run's stay 0.221; at 8, 0.250 for 6 % fewer. */
+ * detector's verdict (check_verify.c's prior_rank). The verification pass
+ * costs a sentence per candidate; the rest seldom win. Chosen on FCE dev:
+ * at 5 the one-hour recipe model's corrections F0.5 stay 0.250 (288 of 587
+ * edits right, against 291 of 602 verifying all) for 22 % fewer
+ * verification tokens, make run's stay 0.221; at 8, 0.250 for 6 % fewer. */
 #define EL__VERIFY_CAP 5
 
 enum { EL__EDIT_REPLACE, EL__EDIT_DELETE, EL__EDIT_INSERT };

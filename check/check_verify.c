@@ -13,13 +13,13 @@
 #define WORSE_MARGIN 0.10f
 /* Rank: P(error) of the region over the threshold (0..1 for survivors),
  * plus LP_WEIGHT per nat of the generator's surprise (LP_UNKNOWN when it
- * has no say: a multi-piece word, a deletion, no generator), plus priors
+ * has no say: a deletion, no generator), plus priors
  * measured on FCE dev's first 300 sentences with the 60-minute recipe's
- * synthetic-stage model: an insertion before the word wins too often (its precision
- * was ~10 %), so it needs a clearer verdict than a replacement; a word the
- * dictionaries reject is most likely misspelt (hunspell's first suggestion
- * is right for ~57 % of FCE's spelling edits, docs/GED.md), so its other
- * candidates wait. */
+ * synthetic-stage model: an insertion before the word wins too often (its
+ * precision was ~10 %), so it needs a clearer verdict than a replacement; a
+ * word the dictionaries reject is most likely misspelt (hunspell's first
+ * suggestion is right for ~57 % of FCE's spelling edits, docs/GED.md), so
+ * its other candidates wait. */
 #define LP_WEIGHT 0.1f
 #define LP_UNKNOWN (-6.0f)
 /* The generator's likelihood counts where it is sure of the position: its
