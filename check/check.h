@@ -52,8 +52,8 @@ const char *el__checker_generator_dir(const char *model_dir, char *buf, size_t c
 /* Checks text (UTF-8, len bytes) and appends its matches to out, in text
  * order. Costs a few batched forward passes whatever the number of flagged
  * words: the detector over the text's sentences, the generator over the
- * flagged words masked, the detector over all candidate sentences. Not
- * thread-safe (one checker per thread). */
+ * flagged words that get replacements masked, the detector over their best
+ * candidates' sentences. Not thread-safe (one checker per thread). */
 int el__check_text(el__checker *c, const char *text, size_t len, el__matches *out, el_error *err);
 
 #endif

@@ -1,6 +1,6 @@
 /* The candidate list of the flagged words (check_internal.h): each
  * candidate once per word, tokenized into the pool, with the generator's
- * log-probability when it is one vocabulary entry. */
+ * log-probability at the mask (check_internal.h). */
 #include <math.h>
 #include <string.h>
 
@@ -52,8 +52,14 @@ int el__cand_add(el__checker *c, el__flag *f, int kind, int type, const char *te
   e->n_ids = n_ids;
   c->n_pool += (size_t)n_ids;
   e->by_rule = by_rule;
+  /* The generator's log-probability of the word's first piece at the mask:
+   * exact for one vocabulary entry; for a longer word ("winch" = win ##ch)
+   * the probability that the position starts with it, which bounds the
+   * word's from above. Unknown (NAN), a multi-piece word looked likelier
+   * than most one-piece ones and won against the generator's own choice
+   * ("winch" over "which" for "wich"). */
   e->gen_lp = NAN;
-  if (f->gen_row >= 0 && n_ids == 1 && kind != EL__EDIT_DELETE) {
+  if (f->gen_row >= 0 && n_ids >= 1 && kind != EL__EDIT_DELETE) {
     int row = f->gen_row + (kind == EL__EDIT_INSERT);
     e->gen_lp = c->lp[(size_t)row * (size_t)c->vocab + (size_t)ids[0]];
   }

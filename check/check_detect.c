@@ -37,6 +37,10 @@ static int add_flag(el__checker *c, int w, float p, int rejected, el_error *err)
   return 0;
 }
 
+int el__flag_suggests(const el__checker *c, const el__flag *f) {
+  return f->rejected || f->prob >= c->o.suggest_threshold;
+}
+
 /* A word the dictionaries reject, as a spellchecker sees running text
  * (names inside a sentence left alone). */
 static int rejected(el__checker *c, int w, int start) {

@@ -1,8 +1,16 @@
 /* The generator's proposals for a flagged word: the most likely whole
  * words of the vocabulary at its [MASK] (replacement) and at a [MASK]
  * inserted before it (a missing word), in the writer's case. Pieces
- * ("##ing") and special tokens are not words a writer can be offered. */
+ * ("##ing") and special tokens are not words a writer can be offered. Nor
+ * is a replacement unrelated to the word (OTHER, check_types.c): it fools
+ * the detector easily (a fluent word is what it was trained to accept) and
+ * was almost never the annotators' word (on FCE dev with the one-hour
+ * recipe model, 2 of 151 such first suggestions), so it is not proposed:
+ * it would only cost a verification sentence. */
+#include <ctype.h>
+#include <math.h>
 #include <string.h>
+#include <strings.h>
 
 #include "check_internal.h"
 
@@ -49,13 +57,29 @@ int el__gen_candidates(el__checker *c, el__flag *f, el_error *err) {
   int best[K_REPLACE];
   const float *row = c->lp + (size_t)f->gen_row * (size_t)c->vocab;
   int k = top_k(c, row, el__is_punct_word(c, f->word) ? 2 : 1, best, K_REPLACE);
+  f->gen_top = 0;
+  for (int i = 0; i < k && f->gen_top == 0; i++)
+    if (strcasecmp(el_tokenizer_token(c->tok, best[i]), pattern)) f->gen_top = expf(row[best[i]]);
+  char orig[EL__LWORD_MAX];
+  int has_low = el__word_low(c, f->word, orig);
   for (int i = 0; i < k && row[best[i]] >= MIN_LP; i++) {
-    el__learner_recase(pattern, el_tokenizer_token(c->tok, best[i]), cased);
-    if (el__cand_add(c, f, EL__EDIT_REPLACE, -1, cased, err) < 0) return err->code;
+    const char *w = el_tokenizer_token(c->tok, best[i]);
+    char low[EL__LWORD_MAX];
+    size_t j = 0;
+    for (; w[j] && j < sizeof low - 1; j++) low[j] = (char)tolower((unsigned char)w[j]);
+    low[j] = 0;
+    int type = has_low ? el__type_of_replacement(c, orig, low) : EL__ET_OTHER;
+    if (type == EL__ET_OTHER) continue; /* never offered (check_matches.c): not worth verifying */
+    el__learner_recase(pattern, w, cased);
+    int rc = el__cand_add(c, f, EL__EDIT_REPLACE, type, cased, err);
+    if (rc < 0) return err->code;
+    if (rc) c->cands[c->n_cands - 1].by_gen = 1;
   }
   k = f->rejected ? 0 : top_k(c, row + c->vocab, 0, best, K_INSERT);
-  for (int i = 0; i < k && row[c->vocab + best[i]] >= MIN_LP; i++)
-    if (el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, el_tokenizer_token(c->tok, best[i]), err) < 0)
-      return err->code;
+  for (int i = 0; i < k && row[c->vocab + best[i]] >= MIN_LP; i++) {
+    int rc = el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, el_tokenizer_token(c->tok, best[i]), err);
+    if (rc < 0) return err->code;
+    if (rc) c->cands[c->n_cands - 1].by_gen = 1;
+  }
   return 0;
 }

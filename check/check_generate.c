@@ -1,9 +1,9 @@
-/* The generator's one masked pass: for every flagged word, its sentence
- * with the word replaced by [MASK] and with a [MASK] inserted before it,
- * all in one batch (chunked to the workspace). Each mask's distribution is
- * kept as log-probabilities: the generator's proposals come from it
- * (check_gencands.c), and so does the likelihood of every other candidate
- * that is one vocabulary entry. */
+/* The generator's one masked pass: for every flagged word that gets
+ * suggestions (el__flag_suggests), its sentence with the word replaced by
+ * [MASK] and with a [MASK] inserted before it, all in one batch (chunked to
+ * the workspace). Each mask's distribution is kept as log-probabilities:
+ * the generator's proposals come from it (check_gencands.c), and so does
+ * the likelihood of every other candidate (of its first piece). */
 #include <math.h>
 #include <stdlib.h>
 
@@ -56,8 +56,9 @@ int el__check_generate(el__checker *c, el_error *err) {
     return el_error_set(err, EL_ENOMEM, "check: out of memory for the generator's rows");
   el__seqs_reset(&c->seqs);
   for (int i = 0; i < c->n_flags; i++) {
-    c->flags[i].gen_row = 2 * i;
+    if (!el__flag_suggests(c, &c->flags[i])) continue;
+    c->flags[i].gen_row = c->seqs.n;
     if (put_masked(c, &c->flags[i], 0, err) || put_masked(c, &c->flags[i], 1, err)) return err->code;
   }
-  return el__seqs_chunks(c, MAX_POS_PER_CALL, gen_chunk, err);
+  return c->seqs.n ? el__seqs_chunks(c, MAX_POS_PER_CALL, gen_chunk, err) : 0;
 }

@@ -16,6 +16,14 @@
 
 #define EL__CAND_TEXT 64
 
+/* Candidates verified per flag: the best by their rank before the
+ * detector's verdict (check_verify.c's prior_rank). The verification pass
+ * costs a sentence per candidate; the rest seldom win. Chosen on FCE dev:
+ * at 5 the one-hour recipe model's corrections F0.5 stay 0.250 (288 of 587
+ * edits right, against 291 of 602 verifying all) for 22 % fewer
+ * verification tokens, make run's stay 0.221; at 8, 0.250 for 6 % fewer. */
+#define EL__VERIFY_CAP 5
+
 enum { EL__EDIT_REPLACE, EL__EDIT_DELETE, EL__EDIT_INSERT };
 
 /* Packed sequences for one engine call (or several, chunked). */
@@ -39,14 +47,17 @@ typedef struct el__csent {
 /* One proposed edit of a flagged word. */
 typedef struct el__cand {
   int kind;                 /* EL__EDIT_* */
-  int type;                 /* el__etype; -1: decided when it wins (a generator word) */
+  int type;                 /* el__etype */
+  int by_gen;               /* proposed by the generator */
   char text[EL__CAND_TEXT]; /* the word written instead or inserted, writer's case; "" deletes */
   int ids, n_ids;           /* its pieces in c->pool */
-  float gen_lp;             /* generator log-probability at the mask; NAN unknown */
+  float gen_lp;             /* generator log-probability of its first piece at the mask (the
+                               word's for one vocabulary entry); NAN: no generator, a deletion */
   float p_edit;             /* detector P(error) of the edited region */
   int by_rule;              /* a case change an uncased detector cannot see */
   float prior;              /* the source's own order (hunspell's), added to the rank */
   int ok;                   /* verified */
+  int skip;                 /* not verified: past the cap of its flag (check_verify.c) */
   float rank;               /* lower first */
 } el__cand;
 
@@ -56,6 +67,8 @@ typedef struct el__flag {
   int rejected;       /* the dictionaries reject the word */
   int cand0, n_cand;  /* its candidates, contiguous in c->cands */
   int gen_row;        /* rows gen_row (replace) and gen_row + 1 (insert) of c->lp; -1 none */
+  float gen_top;      /* the generator's likeliest whole word other than this one at the
+                         word's mask: its probability (0 without a generator) */
 } el__flag;
 
 struct el__checker {
@@ -122,6 +135,10 @@ int el__check_sentences(el__checker *c, el_error *err);
 /* Detector P(error) for every id of c->seqs into c->prob. */
 int el__detect_seqs(el__checker *c, el_error *err);
 int el__check_detect(el__checker *c, el_error *err);
+/* 1 when flag f gets replacements: a misspelling, or a P(error) at the
+ * suggest_threshold. The other flags are matches without suggestions and
+ * cost no generator row, candidate or verification sentence. */
+int el__flag_suggests(const el__checker *c, const el__flag *f);
 int el__check_generate(el__checker *c, el_error *err);
 int el__check_candidates(el__checker *c, el_error *err);
 /* Adds a candidate to the flag being built (the last), unless it is the

@@ -107,13 +107,7 @@ static int flag_match(el__checker *c, const el__flag *f, el__match *m, el_error 
                 ? c->o.max_suggestions : EL__MATCH_MAX_REPL;
   int best[EL__MATCH_MAX_REPL] = {0};
   edit d[EL__MATCH_MAX_REPL];
-  int sure = f->rejected || f->prob >= c->o.suggest_threshold;
-  int n = sure ? best_of(c, f, best, max) : 0;
-  /* A generator word unrelated to the flagged one is never offered: on FCE
-   * dev (the 60-minute recipe model) 2 of 151 such first suggestions were
-   * the annotators' word, and beside "receive" for "recieve" they are noise.
-   * The match stays, without them. */
-  while (n > 0 && c->cands[best[n - 1]].type == EL__ET_OTHER) n--;
+  int n = el__flag_suggests(c, f) ? best_of(c, f, best, max) : 0;
   const el__word *w = &c->words.w[f->word];
   size_t s = w->start, e = w->end;
   for (int i = 0; i < n; i++) {

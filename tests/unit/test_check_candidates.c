@@ -14,7 +14,7 @@ static void expect(const char *word, int kind, const char *text, int type) {
   el__cand *e = ck_cand(C, ck_flag(C, word), kind, text);
   CHECK(e && e->type == type, "%s: candidate %s\"%s\" typed %s (got %s)", word,
         kind == EL__EDIT_INSERT ? "insert " : kind == EL__EDIT_DELETE ? "delete " : "", text,
-        el__etype_name(type), e ? (e->type < 0 ? "the generator's" : el__etype_name(e->type)) : "none");
+        el__etype_name(type), e ? el__etype_name(e->type) : "none");
 }
 
 static void absent(const char *word, int kind, const char *text, const char *why) {
@@ -99,22 +99,63 @@ static void test_generator(el__checker *with, el__checker *without) {
         "with a generator, insertions it finds unlikely (< 1 %%) are not verified (%d of %d kept, %d below)",
         n_gen, n_rules, below);
   const el__flag *f = ck_flag(C, "go");
-  int gen = 0, bad = 0;
+  int gen = 0, bad = 0, other = 0;
   for (int j = f ? f->cand0 : 0; f && j < f->cand0 + f->n_cand; j++) {
     const el__cand *e = &C->cands[j];
-    gen += e->type < 0;
+    gen += e->by_gen;
+    other += e->type == EL__ET_OTHER;
     bad += !strncmp(e->text, "##", 2) || e->text[0] == '[';
   }
   CHECK(gen >= 1, "go: the generator proposes whole words (%d)", gen);
+  CHECK(!other, "no candidate unrelated to the word (OTHER: never offered, not worth verifying): %d", other);
   CHECK(!bad, "no ## piece or special token offered (%d)", bad);
   el__cand *e = ck_cand(C, ck_flag(C, "go"), EL__EDIT_REPLACE, "goes");
   CHECK(e && !isnan(e->gen_lp) && e->gen_lp < 0, "goes (one vocabulary entry) has its log-probability %g",
         e ? e->gen_lp : 0);
+  CHECK(f && f->gen_top > 0 && f->gen_top <= 1, "go: the generator's likeliest other word's probability (%g)",
+        f ? (double)f->gen_top : -1.0);
+  /* a word of several pieces is ranked by its first piece's log-probability
+   * at the mask, not left unknown */
+  int multi = 0, first_piece = 0;
+  for (int i = 0; i < C->n_flags; i++) {
+    const el__flag *g = &C->flags[i];
+    for (int j = g->cand0; g->gen_row >= 0 && j < g->cand0 + g->n_cand; j++) {
+      const el__cand *x = &C->cands[j];
+      if (x->n_ids < 2 || x->kind == EL__EDIT_DELETE) continue;
+      multi++;
+      size_t row = (size_t)(g->gen_row + (x->kind == EL__EDIT_INSERT)) * (size_t)C->vocab;
+      first_piece += !isnan(x->gen_lp) && x->gen_lp == C->lp[row + (size_t)C->pool[x->ids]];
+    }
+  }
+  CHECK(multi > 0 && first_piece == multi, "%d of %d multi-piece candidates carry their first piece's log-probability",
+        first_piece, multi);
+}
+
+/* A flag below the suggestion threshold is a match without replacements:
+ * it costs no generator row and no candidate; a misspelling always gets
+ * them. */
+static void test_suggest_only(void) {
+  const char *text = "She go to recieve it.";
+  el_error err = {0};
+  float keep = C->o.suggest_threshold;
+  C->o.suggest_threshold = 1.0f;
+  int rc = el__check_propose(C, text, strlen(text), &err);
+  const el__flag *go = ck_flag(C, "go"), *rec = ck_flag(C, "recieve");
+  CHECK(!rc && go && go->n_cand == 0 && go->gen_row < 0, "go below the suggestion threshold: no candidate (%d)",
+        go ? go->n_cand : -1);
+  CHECK(!rc && rec && rec->n_cand > 0, "recieve (a misspelling): candidates all the same (%d)",
+        rec ? rec->n_cand : -1);
+  C->o.suggest_threshold = keep;
 }
 
 int main(void) {
   ck_env env;
   if (ck_open(&env, "/tmp/el_test_check_cand_XXXXXX")) {
+    /* every flagged word gets candidates here (a flag below the suggestion
+     * threshold gets none: test_suggest_only) */
+    env.c->o.suggest_threshold = env.rules->o.suggest_threshold = 1e-6f;
+    C = env.c;
+    test_suggest_only();
     C = env.rules;
     test_rules();
     test_case_and_number();

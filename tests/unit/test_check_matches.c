@@ -65,8 +65,18 @@ static void test_thresholds(void) {
   C->o.threshold = 1.0f;
   rc = el__check_verify(C, &err);
   ok = 0;
-  for (int j = 0; j < C->n_cands; j++) ok += C->cands[j].ok;
-  CHECK(!rc && ok == C->n_cands, "threshold 1: all %d verify (%d)", C->n_cands, ok);
+  int skipped = 0, over = 0;
+  for (int j = 0; j < C->n_cands; j++) ok += C->cands[j].ok, skipped += C->cands[j].skip;
+  CHECK(!rc && skipped > 0 && ok == C->n_cands - skipped,
+        "threshold 1: all %d candidates verify but the %d past the cap (%d)", C->n_cands, skipped, ok);
+  for (int i = 0; i < C->n_flags; i++) {
+    const el__flag *f = &C->flags[i];
+    int tried = 0, tries = 0;
+    for (int j = f->cand0; j < f->cand0 + f->n_cand; j++)
+      tried += !C->cands[j].skip && !C->cands[j].by_rule, tries += !C->cands[j].by_rule;
+    over += tried != (tries < EL__VERIFY_CAP ? tries : EL__VERIFY_CAP);
+  }
+  CHECK(!over, "each flag verifies its %d best candidates (or all it has): %d flags not", EL__VERIFY_CAP, over);
 }
 
 /* Above the suggestion threshold only: a misspelling still gets its fix. */
