@@ -21,27 +21,7 @@ SLACK=1 # seconds beyond the limit: process exit, a last step or save slower tha
 
 [ -x "$BIN" ] || { bad "$BIN not built"; exit 1; }
 
-"$PY" - "$T" <<'EOF'
-import random, sys
-d = sys.argv[1]; r = random.Random(1)
-subj = "the cat|a dog|my sister|the old farmer|our teacher|the small bird|his friend".split("|")
-verb = "sees|likes|finds|carries|paints|follows|remembers".split("|")
-obj = "the red ball|a green hat|the long road|an open door|the quiet river|a heavy box".split("|")
-tail = "in the morning|after dinner|near the house|with great care|every day|at night".split("|")
-def sent(): return "%s %s %s %s ." % (r.choice(subj), r.choice(verb), r.choice(obj), r.choice(tail))
-with open(d + "/text.txt", "w") as f:
-    for _ in range(400):
-        for _ in range(r.randint(1, 6)): f.write(sent() + "\n")
-        f.write("\n")
-# SST-2 layout: label 1 iff the sentence mentions the dog
-for name, n in (("train", 64), ("dev", 32)):
-    with open("%s/%s.tsv" % (d, name), "w") as f:
-        f.write("sentence\tlabel\n")
-        for i in range(n):
-            s = sent()
-            while ("dog" in s) != (i % 2 == 1): s = sent()
-            f.write("%s\t%d\n" % (s, i % 2))
-EOF
+"$PY" tests/e2e/simple_text.py "$T" || { bad "generating the text failed"; exit 1; }
 "$BIN" vocab --input "$T/text.txt" --vocab-size 120 --out "$T/vocab.txt" 2>/dev/null ||
   { bad "vocab failed"; exit 1; }
 
