@@ -118,7 +118,7 @@ echo "# /score: $(head -c 300 "$logdir/score.json")"
 code=$(curl -s -o "$logdir/tokenize.json" -w '%{http_code}' -H 'Content-Type: application/json' \
   -d '{"text": "Hello world"}' "http://127.0.0.1:$port/tokenize" || true)
 check "POST /tokenize answers 200 (got $code)" test "$code" = 200
-check "training progress shown (step N/M lines)" grep -qE '(^|[[:space:]])step [0-9]+/[0-9]+' "$logdir/run.log"
+check "training progress shown (step N/M lines; N/~M with a time plan)" grep -qE '(^|[[:space:]])step [0-9]+/~?[0-9]+' "$logdir/run.log"
 check "curl examples printed for /score and /tokenize" \
   sh -c "grep -q 'curl -s http://127.0.0.1:$port/score' '$logdir/run.log' && grep -q '/tokenize' '$logdir/run.log'"
 check "default model written (models/default/config.json)" test -f "$root$src/models/default/config.json"
