@@ -189,15 +189,15 @@ static int write_eval_json(const el__ft_opts *o, const el__ft_run_summary *r, el
 /* After a step of a time-planned run: re-plan, keeping free the time the
  * end needs (the final dev evaluation and save, reserve_after_eval), or
  * until a dev evaluation has been timed, time for one at half a training
- * step per dev batch (a forward pass only) and the trial save; say once
- * what was planned. */
+ * step per dev batch (a forward pass only; after the first step, that
+ * step's time) and the trial save; say once what was planned. */
 static void plan_step(el__plan *pl, double step_s, double elapsed, double reserve_after_eval,
                       double save_s, long dev_batches, double warmup, el__progress *prog) {
   int was = pl->measured;
+  double cost = pl->n ? el__plan_cost(pl) : step_s;
+  el__plan_set_reserve(pl, reserve_after_eval > 0 ? reserve_after_eval
+                                                  : 0.5 * cost * (double)dev_batches + save_s);
   el__plan_step(pl, step_s, elapsed);
-  el__plan_set_reserve(pl, reserve_after_eval > 0
-                               ? reserve_after_eval
-                               : 0.5 * el__plan_cost(pl) * (double)dev_batches + save_s);
   if (pl->measured) el__progress_set_total(prog, pl->total, 1);
   if (pl->measured && !was)
     el__progress_note(prog,

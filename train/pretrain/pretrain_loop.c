@@ -207,8 +207,8 @@ static void log_row(el__pt_run *r, acc *a, double lr, long planned) {
 static void plan_update(el__pt_run *r, el__plan *pl, double step_s, double elapsed,
                         double reserve) {
   int was = pl->measured;
-  el__plan_step(pl, step_s, elapsed);
   el__plan_set_reserve(pl, reserve);
+  el__plan_step(pl, step_s, elapsed);
   if (!pl->measured) return;
   el__progress_set_total(&r->prog, pl->total, 1);
   r->o->planned_steps = pl->total;
@@ -344,12 +344,13 @@ typedef struct session {
 
 /* Seconds a time-planned session's end needs after its last step: the final
  * validation (as long as the last one; before any in this session, as
- * VAL_SHARE_OF_STEP of a step per batch of held-out sequences) and the
- * final save (as long as the last one or the trial save). */
-static double end_reserve(const el__pt_run *r, const session *s) {
+ * VAL_SHARE_OF_STEP of a step per batch of held-out sequences, the step
+ * being step_s until the plan has one) and the final save (as long as the
+ * last one or the trial save). */
+static double end_reserve(const el__pt_run *r, const session *s, double step_s) {
   double val = s->val_s;
   if (isnan(val)) {
-    double step = s->pl ? el__plan_cost(s->pl) : NAN;
+    double step = s->pl && s->pl->n ? el__plan_cost(s->pl) : step_s;
     val = r->data.n_val && isfinite(step)
               ? VAL_SHARE_OF_STEP * step * (double)r->data.n_val / (double)r->o->batch_size
               : 0;
@@ -390,7 +391,7 @@ static void session_plan(el__pt_run *r, session *s) {
     s->pl = &s->plan;
     el__plan_init(s->pl, o->time_limit - (s->loop_t0 - s->t0), (long)r->step,
                   o->planned_steps > 0 ? o->planned_steps : o->max_steps, o->max_steps);
-    el__plan_set_reserve(s->pl, end_reserve(r, s));
+    el__plan_set_reserve(s->pl, end_reserve(r, s, NAN));
     el__progress_set_total(&r->prog, 0, 1);
   }
   o->planned_steps = 0; /* set again once this session has a plan */
@@ -454,7 +455,7 @@ static int session_step(el__pt_run *r, session *s, const char **what, el_error *
   s->steps_run++;
   s->steps_s += dt;
   s->ema_step = isnan(s->ema_step) ? dt : 0.9 * s->ema_step + 0.1 * dt;
-  if (s->pl) plan_update(r, s->pl, dt, el__mono_s() - s->loop_t0, end_reserve(r, s));
+  if (s->pl) plan_update(r, s->pl, dt, el__mono_s() - s->loop_t0, end_reserve(r, s, dt));
   s->end = s->pl ? s->pl->total : o->max_steps;
   if (rc == EL_EVALUE) {
     el__progress_note(&r->prog, "warning: step %lld skipped: %s", (long long)r->step, err->msg);
@@ -520,7 +521,7 @@ static int session_checkpoints(el__pt_run *r, session *s, const char **what, el_
     }
     s->a.t0 = el__mono_s(); /* validation time is not training throughput */
     s->val_s = el__mono_s() - tv;
-    if (s->pl) el__plan_set_reserve(s->pl, end_reserve(r, s)); /* the final ones take as long */
+    if (s->pl) el__plan_set_reserve(s->pl, end_reserve(r, s, NAN)); /* the final ones take as long */
   }
   if (o->save_every > 0 && r->step % o->save_every == 0 && r->step < s->end) {
     double ts = el__mono_s();
@@ -529,7 +530,7 @@ static int session_checkpoints(el__pt_run *r, session *s, const char **what, el_
       return 1;
     }
     s->save_s = el__mono_s() - ts;
-    if (s->pl) el__plan_set_reserve(s->pl, end_reserve(r, s));
+    if (s->pl) el__plan_set_reserve(s->pl, end_reserve(r, s, NAN));
     el__progress_note(&r->prog, "saved step %lld to %s (%.1fs)", (long long)r->step, r->run_dir,
                       el__mono_s() - ts);
     s->a.t0 += el__mono_s() - ts;
