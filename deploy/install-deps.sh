@@ -24,6 +24,7 @@ runtime_pkgs="libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 lib
 # server's page in the browser test; python3-yaml reads the Kubernetes manifests;
 # python3-jsonschema checks every server answer against its /openapi.json.
 # time (/usr/bin/time): scripts/ged_table.sh times its runs with it (test_ged_table).
+# man-db (man, with groff-base): test_install_lib.sh renders the installed man pages.
 # libopenmpi-dev + openmpi-bin: the data-parallel trainer (make MPI=1) and its
 # mpirun tests (tests/e2e/test_train_mpi.sh); the build stays MPI-free without them.
 # iproute2 (ip, tc): test_train_mpi_hosts.sh builds its hosts as network namespaces.
@@ -32,7 +33,7 @@ runtime_pkgs="libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 lib
 # installed: Debian's npm package would conflict with them).
 # python3-onnx: tests/bench/export_onnx.py --int8 writes ONNX Runtime's dynamic-int8 peer
 # of the int8 engine for `make bench` (bench_ort.sh).
-test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema python3-onnx curl fortunes-min fortunes wordnet-base wamerican wbritish trans-de-en chromium libopenmpi-dev openmpi-bin iproute2 time nodejs npm"
+test_pkgs="python3 python3-torch python3-numpy python3-yaml python3-jsonschema python3-onnx curl fortunes-min fortunes wordnet-base wamerican wbritish trans-de-en chromium libopenmpi-dev openmpi-bin iproute2 time man-db nodejs npm"
 # make fresh-test / make docker-check: debootstrap builds Debian roots, git clones the repo
 # into them; systemd brings systemd-analyze (absent in containers and minimal roots).
 deploy_pkgs="debootstrap git systemd"

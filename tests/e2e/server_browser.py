@@ -9,7 +9,8 @@ EL_DOUBLE_BIN: it flags "go" after "She" -> "goes" and "becouse" ->
 "because", so every step is exact) on a random model; then the real checker
 on a trained model when one is present (ELECTRA_CHECK_MODEL=DIR, its generator in
 DIR/generator/ or ELECTRA_CHECK_GENERATOR=GEN_DIR; default: `make run`'s
-models/default), which must underline something in "She go to school
+models/default when trained at least as long as make run's recipe,
+tests/e2e/trained_model.py), which must underline something in "She go to school
 yesterday." and correct it by its first suggestion; SKIPped with the reason
 without such a model. Screenshots go to /tmp (not the repo). SKIPs when
 /usr/bin/chromium is missing (Debian package `chromium`)."""
@@ -28,6 +29,7 @@ import urllib.request
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from server_lib import ROOT, BUILD, scratch, SLOW, SMALL, Server, done, make_models, ok, skip  # noqa: E402
+from trained_model import trained_model  # noqa: E402
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 SHOT = os.path.join(tempfile.gettempdir(), "electra-server-page%s.png")
@@ -264,21 +266,12 @@ def with_double(b, work):
         srv.stop()
 
 
-def real_model():
-    """The trained model (and its generator) for the real checker, or None."""
-    d = os.environ.get("ELECTRA_CHECK_MODEL") or os.path.join(ROOT, "models", "default")
-    if not os.path.exists(os.path.join(d, "config.json")):
-        return None, None
-    return d, os.environ.get("ELECTRA_CHECK_GENERATOR")
-
-
 def with_real_checker(b, work):
-    d, gen = real_model()
+    d, why = trained_model()
     if not d:
-        return skip("the real checker in the page: no trained model at %s (set "
-                    "ELECTRA_CHECK_MODEL=DIR, or `make run` to make models/default); a random "
-                    "model flags nothing a writer would recognise"
-                    % (os.environ.get("ELECTRA_CHECK_MODEL") or "models/default"))
+        return skip("the real checker in the page: %s; a random model flags nothing a writer "
+                    "would recognise" % why)
+    gen = os.environ.get("ELECTRA_CHECK_GENERATOR")
     args = ["--generator", "ged=" + gen] if gen else []
     srv = Server([("ged", d)], args=args, workdir=work, log_name="real.log").start()
     try:

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # End to end: --time-limit plans the learning-rate schedule (train/model/schedule.h).
 # A `tiny` pretraining run with --time-limit 20s on a small generated text
-# must end by its plan within the limit (+ a few seconds for setup and the
-# final validation and save), with the last logged LR near 0 and the
-# planned total in metrics.jsonl and the saved settings; --max-steps caps
+# must end by its plan within the limit (setup and the final validation and
+# save included, 1 s tolerance as in tests/e2e/test_time_limit_wall.sh),
+# with the last logged LR near 0 and the planned total in metrics.jsonl and
+# the saved settings; --max-steps caps
 # the plan; a resumed session plans its own limit; a fine-tuning run (from
 # the pretraining run's discriminator, so no PyTorch is needed) with
 # --time-limit ends by its plan too, and its epochs still bound it.
@@ -16,31 +17,11 @@ BIN=$BUILD/bin/electra-train
 T=$(mktemp -d /tmp/el_time_limit.XXXXXX)
 trap 'rm -rf "$T"' EXIT
 . tests/tap.sh
-SLACK=5 # seconds beyond the limit: start-up, tokenizing, the first and last validation and save
+SLACK=1 # seconds beyond the limit: process exit, a last step or save slower than measured
 
 [ -x "$BIN" ] || { bad "$BIN not built"; exit 1; }
 
-"$PY" - "$T" <<'EOF'
-import random, sys
-d = sys.argv[1]; r = random.Random(1)
-subj = "the cat|a dog|my sister|the old farmer|our teacher|the small bird|his friend".split("|")
-verb = "sees|likes|finds|carries|paints|follows|remembers".split("|")
-obj = "the red ball|a green hat|the long road|an open door|the quiet river|a heavy box".split("|")
-tail = "in the morning|after dinner|near the house|with great care|every day|at night".split("|")
-def sent(): return "%s %s %s %s ." % (r.choice(subj), r.choice(verb), r.choice(obj), r.choice(tail))
-with open(d + "/text.txt", "w") as f:
-    for _ in range(400):
-        for _ in range(r.randint(1, 6)): f.write(sent() + "\n")
-        f.write("\n")
-# SST-2 layout: label 1 iff the sentence mentions the dog
-for name, n in (("train", 64), ("dev", 32)):
-    with open("%s/%s.tsv" % (d, name), "w") as f:
-        f.write("sentence\tlabel\n")
-        for i in range(n):
-            s = sent()
-            while ("dog" in s) != (i % 2 == 1): s = sent()
-            f.write("%s\t%d\n" % (s, i % 2))
-EOF
+"$PY" tests/e2e/simple_text.py "$T" || { bad "generating the text failed"; exit 1; }
 "$BIN" vocab --input "$T/text.txt" --vocab-size 120 --out "$T/vocab.txt" 2>/dev/null ||
   { bad "vocab failed"; exit 1; }
 
@@ -58,7 +39,7 @@ check "pretrain --time-limit 20s exits 0 (rc $rc)" [ $rc -eq 0 ]
 [ $rc -eq 0 ] || sed 's/^/#   /' "$T/run.log" | tail -5
 check "it ran ${wall}s: within 20 s + ${SLACK} s" within "$wall" $((20 + SLACK))
 check "it ended by its plan, not by the hard stop" grep -q "^finished the time-planned schedule at step" "$T/run.log"
-check "the plan was announced" grep -q "^time plan: .*s per step measured -> [0-9]* steps in 20s (warmup [0-9]*)" "$T/run.log"
+check "the plan was announced" grep -q "^time plan: .*s per step measured -> [0-9]* steps in [0-9]*s (warmup [0-9]*)" "$T/run.log"
 check "log lines show the planned total as ~N" grep -q "^step [0-9]*/~[0-9]* |" "$T/run.log"
 "$PY" - "$T/run" 5e-4 20 <<'EOF' && ok "metrics.jsonl: plan complete (last LR ~0, planned_steps = last step), warmup a tenth, steps within 20 s" || bad "metrics.jsonl of the time-planned run"
 import json, sys
@@ -127,7 +108,7 @@ if [ $rc -eq 0 ]; then
   check "finetune --time-limit 10s --epochs 1000 exits 0 (rc $rc3)" [ $rc3 -eq 0 ]
   [ $rc3 -eq 0 ] || sed 's/^/#   /' "$T/ft.log" | tail -5
   check "it ran ${wall}s: within 10 s + ${SLACK} s" within "$wall" $((10 + SLACK))
-  check "the fine-tuning plan was announced" grep -q "^finetune: time plan: .* -> [0-9]* steps in 10s" "$T/ft.log"
+  check "the fine-tuning plan was announced" grep -q "^finetune: time plan: .* -> [0-9]* steps in [0-9]*s" "$T/ft.log"
   "$PY" - "$T/ft" "$T/ft.log" <<'EOF' && ok "finetune: plan complete (last LR ~0), eval.json has planned_steps and the epochs run" || bad "finetune time plan"
 import json, re, sys
 ev = json.load(open(sys.argv[1] + "/eval.json"))

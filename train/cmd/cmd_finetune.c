@@ -269,9 +269,11 @@ void el__ft_table(el__ft_args *a, el_opt t[EL_FT_N_OPTS]) {
       {"--max-dev-examples", EL_OPT_INT, &a->max_dev, 0, 1e9, "N", "use the first N only (all)", 0},
       {"--log-every", EL_OPT_INT, &a->log_every, 0, 1e9, "N", "progress line every N steps (50)", 0},
       {"--time-limit", EL_OPT_DURATION, &a->time_limit, 0, 1e9, "T",
-       "plan the LR schedule (warmup share, decay to 0) to end after T of training: 90s, 10m; "
-       "the epochs still bound it (give more --epochs to let T decide); the last epoch may be "
-       "partial and is evaluated on dev (none)", 0},
+       "plan the LR schedule (warmup share, decay to 0) so that the run ends by T: 90s, 10m; "
+       "T counts from the start, loading the data and the final dev evaluation and save "
+       "included (a trial save before training times the last); the epochs still bound it "
+       "(give more --epochs to let T decide); the last epoch may be partial and is evaluated "
+       "on dev (none)", 0},
       {"--score-aggregation", EL_OPT_STR, &a->rule, 0, 0, "RULE",
        "ged: a word's P(error) from its pieces, in training, eval and /score: max (every piece "
        "labelled, the word flagged if any piece is; default), first (first piece only), mean", 0},

@@ -66,12 +66,12 @@ static void usage(FILE *f) {
           "sets the total steps so that warmup and decay end at T, from the measured step\n"
           "time plus the time spent validating and saving, and re-plans after every step as\n"
           "the step time changes. The session ends when the plan is complete (LR at its last,\n"
-          "near-0 value), at or just before T, leaving time for the final validation and save\n"
-          "(the time of the last ones). Until the measurement is over the schedule of\n"
+          "near-0 value), at or just before T: T is the whole command, setup (tokenizing,\n"
+          "loading), validations and the final save included (a trial save before the first\n"
+          "step, removed again, times it). Until the measurement is over the schedule of\n"
           "--max-steps (or of the plan saved in the run) applies. --max-steps, when given, is\n"
           "an upper bound of the plan. Log lines show the planned total as ~N and\n"
-          "metrics.jsonl train rows carry it as planned_steps. T counts from the end of\n"
-          "setup (tokenizing, loading): the first and last validation are inside it.\n");
+          "metrics.jsonl train rows carry it as planned_steps (docs/TRAINING.md).\n");
   fprintf(f,
           "\n"
           "With --resume the run keeps its saved settings; --max-steps, --time-limit,\n"

@@ -243,8 +243,9 @@ static int stage_vocab(recipe *r) {
 static double stage_seconds(double share) { return share > 5 ? share : 5; }
 
 /* A stage's --time-limit: stage_seconds() in whole seconds, so that the
- * printed command line gives the stage exactly its limit. */
-static double stage_limit(double share) { return rint(stage_seconds(share)); }
+ * printed command line gives the stage exactly its limit; rounded down, so
+ * that the stages end within the budget (the next stage gets the rest). */
+static double stage_limit(double share) { return floor(stage_seconds(share)); }
 
 /* The speed measurement's pretraining text: the corpus's first bytes. */
 static int write_probe_text(const el_strlist *corpus, const char *path) {

@@ -31,6 +31,7 @@
 #include "optim.h"
 #include "params.h"
 #include "progress.h"
+#include "save_trial.h"
 #include "schedule.h"
 
 static double now_cpu(void) {
@@ -185,20 +186,26 @@ static int write_eval_json(const el__ft_opts *o, const el__ft_run_summary *r, el
   return rc;
 }
 
-/* After a step of a time-planned run: re-plan; until a dev evaluation has
- * been timed, keep time for one at half a training step per dev batch (a
- * forward pass only); say once what was planned. */
-static void plan_step(el__plan *pl, double step_s, double elapsed, int eval_timed,
-                      long dev_batches, double warmup, el__progress *prog) {
+/* After a step of a time-planned run: re-plan, keeping free the time the
+ * end needs (the final dev evaluation and save, reserve_after_eval), or
+ * until a dev evaluation has been timed, time for one at half a training
+ * step per dev batch (a forward pass only; after the first step, that
+ * step's time) and the trial save; say once what was planned. */
+static void plan_step(el__plan *pl, double step_s, double elapsed, double reserve_after_eval,
+                      double save_s, long dev_batches, double warmup, el__progress *prog) {
   int was = pl->measured;
+  double cost = pl->n ? el__plan_cost(pl) : step_s;
+  el__plan_set_reserve(pl, reserve_after_eval > 0 ? reserve_after_eval
+                                                  : 0.5 * cost * (double)dev_batches + save_s);
   el__plan_step(pl, step_s, elapsed);
-  if (!eval_timed) el__plan_set_reserve(pl, 0.5 * el__plan_cost(pl) * (double)dev_batches);
   if (pl->measured) el__progress_set_total(prog, pl->total, 1);
   if (pl->measured && !was)
     el__progress_note(prog,
-                      "finetune: time plan: %.3fs per step measured -> %ld steps in %gs (warmup "
-                      "%ld); re-planned as the step time changes",
-                      el__plan_cost(pl), pl->total, pl->budget, el__warmup_share(pl->total, warmup));
+                      "finetune: time plan: %.3fs per step measured -> %ld steps in %.0fs (warmup "
+                      "%ld), %.1fs kept for the final evaluation and save; re-planned as the step "
+                      "time changes",
+                      el__plan_cost(pl), pl->total, pl->budget, el__warmup_share(pl->total, warmup),
+                      pl->reserve);
 }
 
 /* The run's curves in --out: metrics.jsonl (every row so far) and, with
@@ -252,6 +259,8 @@ typedef struct ft_run {
   el__ft_metrics best_m;
   double eval_s, eval_total, last_plot; /* the last dev evaluation, all of them */
   double train_s;                        /* in training steps, all of them */
+  double save_s;   /* the last checkpoint save's seconds (the trial save's before the first) */
+  double end_s;    /* a time plan's reserve: the last epoch end's seconds, its save counted */
 } ft_run;
 
 /* Saving replaces the whole --out directory: refuse one that holds
@@ -347,6 +356,30 @@ static int build_model(ft_run *r, el_error *err) {
   return EL_OK;
 }
 
+/* What the run's end writes (save_trial.h): the checkpoint and the
+ * generator kept beside it. */
+static int save_trial_fn(void *ctx, const char *dir, el_error *err) {
+  const ft_run *r = ctx;
+  char out[4500];
+  snprintf(out, sizeof out, "%s/model", dir);
+  int rc = el__checkpoint_save(out, &r->cfg, &r->p.w[0], r->vocab, err);
+  int kept = rc ? 0 : el__ft_keep_generator(r->o->init, out, err);
+  return rc ? rc : kept < 0 ? kept : EL_OK;
+}
+
+/* A time-planned run times a save before training (rank 0 saves): the
+ * plan keeps that time free for the final one. */
+static int time_save(ft_run *r, el_error *err) {
+  if (r->o->time_limit <= 0 || r->rank) return EL_OK;
+  char prefix[4200];
+  snprintf(prefix, sizeof prefix, "%s.save-trial", r->o->out);
+  int rc = el__save_trial(prefix, save_trial_fn, r, &r->save_s, err);
+  if (!rc) return EL_OK;
+  char why[sizeof err->msg];
+  snprintf(why, sizeof why, "%s", err->msg);
+  return el_error_set(err, rc, "finetune: a trial save before training failed: %s", why);
+}
+
 static int n_examples(const el__task *t, const el__ft_examples *e) {
   return t->kind == EL__TASK_QA ? e->squad.n_q : t->kind == EL__TASK_GED ? e->ged.n : e->cls.n;
 }
@@ -378,8 +411,8 @@ static void start_schedule(ft_run *r) {
             o->max_seq_len);
   r->t_train = el__mono_s();
   el__progress_set_total(&r->prog, o->time_limit > 0 ? 0 : r->total, o->time_limit > 0);
-  if (o->time_limit > 0) {
-    el__plan_init(r->pl = &r->plan, o->time_limit, 0, r->total, r->total);
+  if (o->time_limit > 0) { /* the limit counts from the run's start: loading and setup inside */
+    el__plan_init(r->pl = &r->plan, o->time_limit - (r->t_train - r->wall0), 0, r->total, r->total);
     fprintf(r->log, "finetune: LR schedule planned for --time-limit %gs, at most the %ld steps above\n",
             o->time_limit, r->total);
   }
@@ -509,7 +542,7 @@ static int train_epoch(ft_run *r, long ep, double *loss_sum, long *n_loss, el_er
     if (rc) return rc;
     r->train_s += el__mono_s() - t_step;
     if (r->pl) { /* the next step's schedule */
-      plan_step(r->pl, el__mono_s() - t_step, el__mono_s() - r->t_train, ep > 1,
+      plan_step(r->pl, el__mono_s() - t_step, el__mono_s() - r->t_train, r->end_s, r->save_s,
                 (r->ddv.n + r->B - 1) / r->B, o->warmup, &r->prog);
       r->total = r->pl->total;
       r->warm = el__warmup_share(r->total, o->warmup);
@@ -546,8 +579,10 @@ static int save_best(ft_run *r, long ep, const el__ft_metrics *mt, el_error *err
     r->cfg.score_dictionary_name_weight = (float)mt->dict.name_weight;
     r->cfg.score_dictionary_threshold = (float)mt->dict.threshold;
   }
+  double t0 = el__mono_s();
   int rc = r->rank ? EL_OK : el__checkpoint_save(r->o->out, &r->cfg, &r->p.w[0], r->vocab, err);
   if (rc) return rc;
+  r->save_s = el__mono_s() - t0;
   r->saved = 1;
   el__progress_note(&r->prog, "finetune: saved %s (epoch %ld, %s %.4f)", r->o->out, ep, r->t->metric,
                     r->best);
@@ -581,12 +616,15 @@ static int end_epoch(ft_run *r, long ep, double t_ep, double loss_sum, long n_lo
   el__mrow_set(&row, EL_MF_DEV_SCORE, mt.primary);
   el_error e = {0};
   if (el__mlog_add(&r->ml, &row, &e)) el__progress_note(&r->prog, "finetune: warning: %s", e.msg);
-  if ((mt.primary > r->best || r->best_epoch == 0) && (rc = save_best(r, ep, &mt, err))) return rc;
+  int best = mt.primary > r->best || r->best_epoch == 0;
+  if (best && (rc = save_best(r, ep, &mt, err))) return rc;
   if (r->saved && !r->rank) { /* the saved directory has no curves yet: put them (back) in */
     write_curves(r->o, &r->ml, &r->prog, 1);
     r->last_plot = el__mono_s();
   }
-  if (r->pl) el__plan_set_reserve(r->pl, el__mono_s() - t_eval); /* the last one will take as long */
+  /* the last epoch end will take as long, with a save whether or not this one saved */
+  r->end_s = el__mono_s() - t_eval + (best ? 0 : r->save_s);
+  if (r->pl) el__plan_set_reserve(r->pl, r->end_s);
   return EL_OK;
 }
 
@@ -653,6 +691,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el__ft_result *res, el_error *er
   rc = r->epochs ? EL_OK : el_error_set(err, EL_ENOMEM, "finetune: out of memory");
   if (!rc) rc = load_inputs(r, err);
   if (!rc) rc = build_model(r, err);
+  if (!rc) rc = time_save(r, err);
   if (!rc) start_schedule(r);
   for (long ep = 1; !rc && ep <= o->epochs; ep++) {
     double t_ep = el__mono_s(), loss_sum = 0;

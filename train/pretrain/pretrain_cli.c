@@ -19,7 +19,7 @@ void el__pt_cli_table(el__pt_args *a, el_opt t[EL_PT_N_OPTS]) {
       {"--preset", EL_OPT_CHOICE, &a->preset, 0, 0, "tiny|small|base|large", "model size (tiny: hidden 128, 4 layers, 2 heads, FFN 512, embedding 128)", 0},
       {"--objective", EL_OPT_CHOICE, &a->objective, 0, 0, "electra|mlm", "replaced-token detection (default) or the BERT MLM baseline", 0},
       {"--max-steps", EL_OPT_INT, &a->max_steps, 1, 1e12, "N", "optimizer steps; the LR decays linearly to 0 at N (tiny 10000, small 1M, base 766k, large 400k); with --time-limit an upper bound of the plan (none unless given)", 0},
-      {"--time-limit", EL_OPT_DURATION, &a->time_limit, 0, 1e9, "T", "plan the LR schedule to end after T of training in this session, then save: 90s, 10m, 2h, 1h30m (see below)", 0},
+      {"--time-limit", EL_OPT_DURATION, &a->time_limit, 0, 1e9, "T", "plan the LR schedule so that this session, its setup and final save included, ends by T: 90s, 10m, 2h, 1h30m (see below)", 0},
       {"--batch-size", EL_OPT_INT, &a->batch, 1, 65536, "N", "sequences per step, the global batch of all ranks and accumulation steps (tiny 32, small 128, base 256, large 2048)", 0},
       {"--accumulate", EL_OPT_INT, &a->accumulate, 1, 65536, "N", "gradient accumulation: each rank computes its share of the batch in N micro-batches before the one optimizer step (memory of batch/(ranks x N) sequences; same result up to float rounding) (1)", 0},
       {"--seq-len", EL_OPT_INT, &a->seq_len, 8, 4096, "N", "tokens per sequence incl. [CLS]/[SEP] (tiny/small 128, base/large 512)", 0},
