@@ -46,6 +46,19 @@ void el__gemm_pack(float *dst, const float *w, int Cout, int K) {
   }
 }
 
+/* While the tiles of rows pass over one block of the panel, the next block
+ * (stored right after it) is fetched into L1, a slice before each tile: the
+ * weights are not in the caches (each is read from memory once per forward
+ * pass), and the hardware prefetcher alone left the first tile over each
+ * block waiting on memory. Prefetching never faults: reading past W's end
+ * is harmless. */
+static inline __attribute__((always_inline)) void prefetch_slice(const float *next, size_t floats,
+                                                                 int tile, int tiles) {
+  const size_t per = (floats / 16 + tiles - 1) / tiles * 16;
+  for (size_t o = per * tile; o < per * (tile + 1) && o < floats; o += 16)
+    _mm_prefetch((const char *)(next + o), _MM_HINT_T0);
+}
+
 /* ---- AVX-512F: tiles of up to 12 rows x 32 columns (24 accumulators) ---- */
 
 #define MR512 12
@@ -87,7 +100,9 @@ __attribute__((target("avx512f,fma"))) static void rows512(int M, int kc, const 
                                                            float *C, size_t ldc, int cols) {
   const __mmask16 m0 = (__mmask16)(cols >= 16 ? 0xffff : (1u << cols) - 1);
   const __mmask16 m1 = (__mmask16)(cols >= 32 ? 0xffff : cols > 16 ? (1u << (cols - 16)) - 1 : 0);
+  const int tiles = (M + MR512 - 1) / MR512;
   for (int i = 0; i < M; i += MR512, A += MR512 * lda, C += MR512 * ldc) {
+    prefetch_slice(B + (size_t)kc * w, (size_t)KC * EL_GEMM_NR, i / MR512, tiles);
     switch (min_int(MR512, M - i)) {
       TILE512_CASE(1) TILE512_CASE(2) TILE512_CASE(3) TILE512_CASE(4) TILE512_CASE(5)
       TILE512_CASE(6) TILE512_CASE(7) TILE512_CASE(8) TILE512_CASE(9) TILE512_CASE(10)
@@ -148,7 +163,9 @@ __attribute__((target("avx2,fma"))) static void rows256(int M, int kc, const flo
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i k0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(cols), lane);
   const __m256i k1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(cols - 8), lane);
+  const int tiles = (M + MR256 - 1) / MR256;
   for (int i = 0; i < M; i += MR256, A += MR256 * lda, C += MR256 * ldc) {
+    prefetch_slice(B + (size_t)kc * w, (size_t)KC * EL_GEMM_NR, i / MR256, tiles);
     switch (min_int(MR256, M - i)) {
       TILE256_CASE(1) TILE256_CASE(2) TILE256_CASE(3) TILE256_CASE(4) TILE256_CASE(5)
       TILE256_CASE(6)
@@ -156,14 +173,18 @@ __attribute__((target("avx2,fma"))) static void rows256(int M, int kc, const flo
   }
 }
 
-/* ---- the driver: blocks of k, then panels, then tiles of rows ---- */
+/* ---- the driver: panels, then blocks of k, then tiles of rows ---- */
 
+/* Panels outer, k inner: the blocks are then read in the order they are
+ * stored, one sequential stream through W (a model's weights do not stay in
+ * the caches from one request to the next: each is read from memory once
+ * per forward pass). */
 void el__gemm_packed(el__gemm_isa_t isa, int M, int nc, int K, const float *A, size_t lda,
                      const float *W, int Cout, int c0, float *C, size_t ldc) {
-  for (int k0 = 0; k0 < K; k0 += KC) {
-    const int kc = min_int(KC, K - k0);
-    for (int j = c0; j < c0 + nc; j += EL_GEMM_NR) {
-      const int w = min_int(EL_GEMM_NR, Cout - j), cols = min_int(w, c0 + nc - j);
+  for (int j = c0; j < c0 + nc; j += EL_GEMM_NR) {
+    const int w = min_int(EL_GEMM_NR, Cout - j), cols = min_int(w, c0 + nc - j);
+    for (int k0 = 0; k0 < K; k0 += KC) {
+      const int kc = min_int(KC, K - k0);
       const float *panel = W + (size_t)j * K + (size_t)k0 * w;
       if (isa == EL__GEMM_AVX512) {
         rows512(M, kc, A + k0, lda, panel, w, C + (j - c0), ldc, cols);
