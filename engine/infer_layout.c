@@ -2,8 +2,9 @@
  * in place (the same floats, so a loaded model's memory does not grow):
  *  - packed panels (infer_gemm.h) when the CPU runs one of the engine's own
  *    kernels (AVX2 + FMA or AVX-512F): a product then copies nothing. On an
- *    AVX-512 EPYC, one thread: 2.0-2.1x OpenBLAS 0.3.21's product at 64-512
- *    rows (OpenBLAS runs its AVX2 kernel there), on its AVX2 kernel 1.00-1.06x;
+ *    AVX-512 EPYC, one thread, weights in cache: 1.7-2.1x OpenBLAS 0.3.21's
+ *    product at 64-512 rows (OpenBLAS runs its AVX2 kernel there), the AVX2
+ *    kernel 1.00-1.06x; a whole forward pass 1.6x and 1.0-1.05x (RESULTS.md);
  *  - else [in,out], each W transposed from HF's [out,in], so every OpenBLAS
  *    product is x W with both operands row-major (NoTrans, NoTrans), which
  *    OpenBLAS packs faster than a transposed W (2-14 % less time per
