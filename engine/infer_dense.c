@@ -1,13 +1,15 @@
 /* Dense layers of the inference forward with their element-wise work fused
  * in (infer_kernels.h, el__dense_fused). Each task runs one single-threaded
- * SGEMM over a block of the output and then its epilogue on that block while
- * it is still in cache, so the bias, GELU, residual and LayerNorm passes are
- * shared out by the op pool like the products instead of running on one
- * thread while the other waits. Blocks are cut only when another thread can
- * take one (each block re-packs a matrix). */
+ * product over a block of the output (on W packed at load, infer_gemm.h, or
+ * OpenBLAS's SGEMM on a CPU without AVX2) and then its epilogue on that block
+ * while it is still in cache, so the bias, GELU, residual and LayerNorm
+ * passes are shared out by the op pool like the products instead of running
+ * on one thread while the other waits. Blocks are cut only when another
+ * thread can take one. */
 #include <cblas.h>
 #undef I /* complex.h (pulled in by cblas.h) defines I */
 #include <string.h>
+#include "infer_gemm.h"
 #include "infer_kernels.h"
 #include "op_pool.h"
 
@@ -40,7 +42,10 @@ static void dense_block(void *p, int task, int worker) {
   if (j->epi != EL__EPI_RESIDUAL_LN) /* start from the bias: beta = 1 adds to it */
     for (int r = 0; r < n; r++)
       memcpy(out + (size_t)r * Cout, d->b + c0, sizeof(float) * (size_t)nc);
-  if (d->in_out)
+  if (d->layout == EL__W_PACKED)
+    el__gemm_packed(el__gemm_isa(), n, nc, Cin, j->in + (size_t)r0 * Cin, (size_t)Cin, d->w, Cout,
+                    c0, out, (size_t)Cout);
+  else if (d->layout == EL__W_IN_OUT)
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, nc, Cin, 1.0f,
                 j->in + (size_t)r0 * Cin, Cin, d->w + c0, Cout, 1.0f, out, Cout);
   else
@@ -62,17 +67,17 @@ static void ln_rows(void *p, size_t lo, size_t hi) {
 }
 
 /* Blocks of n items for `width` threads, at least `min` items each: the
- * block size (a multiple of 8) and their count. */
-static void cut(int n, int width, int min, int *size, int *count) {
+ * block size (a multiple of `align`, a power of 2) and their count. */
+static void cut(int n, int width, int min, int align, int *size, int *count) {
   int per = (n + width - 1) / width;
-  per = per < min ? min : (per + 7) & ~7;
+  per = per < min ? min : (per + align - 1) & ~(align - 1);
   *size = per;
   *count = (n + per - 1) / per;
 }
 
-/* Each block packs its slice of W and of the input (OpenBLAS copies both
- * into its panel layout): blocks of rows all pack the whole W, blocks of
- * columns all pack the whole input. So columns when the output is wider
+/* Each block reads its slice of W and of the input (OpenBLAS also copies
+ * both into its panels): blocks of rows all read the whole W, blocks of
+ * columns all read the whole input. So columns when the output is wider
  * than it is tall (one sequence: 128 tokens against 256..1024 features),
  * rows otherwise (big batches). */
 void el__dense_fused(int n_mats, float *const *out, const float *in, const el__dense_w *d,
@@ -81,15 +86,16 @@ void el__dense_fused(int n_mats, float *const *out, const float *in, const el__d
   dense_job j = {out, in, d, ln, eps, N, Cin, Cout, N, 1, Cout, 1, epi, 0};
   const int width = el__pool_avail();
   if (width > 1 && Cout > N && Cout >= 2 * MIN_COLS) {
-    cut(Cout, width, MIN_COLS, &j.cols, &j.nbc);
+    /* packed W: a block of columns starts at a panel */
+    cut(Cout, width, MIN_COLS, d->layout == EL__W_PACKED ? EL_GEMM_NR : 8, &j.cols, &j.nbc);
     j.ln_apart = epi == EL__EPI_RESIDUAL_LN; /* LayerNorm needs whole rows */
   } else if (width > 1 && N >= 2 * MIN_ROWS) {
-    cut(N, width, MIN_ROWS, &j.rows, &j.nbr);
+    cut(N, width, MIN_ROWS, 8, &j.rows, &j.nbr);
   }
   el__pool_run(n_mats * j.nbr * j.nbc, dense_block, &j);
   if (j.ln_apart) {
     int rows, nb;
-    cut(N, width, 8, &rows, &nb);
+    cut(N, width, 8, 8, &rows, &nb);
     el__pool_for((size_t)N, (size_t)rows, ln_rows, &j);
   }
 }

@@ -50,11 +50,11 @@ typedef enum {
 } el__epilogue;
 
 /* n_mats products of the same input in[N,Cin] (Q, K and V share one call):
- * out[m][N,Cout] from d[m] (W [Cout,Cin] in HF layout, or [Cin,Cout] when
- * d[m].in_out, the inference layout; b [Cout]) with the
+ * out[m][N,Cout] from d[m] (W in the layout d[m].layout: HF [Cout,Cin], or
+ * an inference layout, weights.h; b [Cout]) with the
  * epilogue epi (ln and eps: EL__EPI_RESIDUAL_LN only, with n_mats == 1).
- * Blocks of rows are shared out by the op pool, each one SGEMM followed by its
- * epilogue; run with OpenBLAS at 1 thread (el__blas_single). */
+ * Blocks of rows or columns are shared out by the op pool, each one product
+ * followed by its epilogue; run with OpenBLAS at 1 thread (el__blas_single). */
 void el__dense_fused(int n_mats, float *const *out, const float *in, const el__dense_w *d,
                      const el__ln_w *ln, float eps, int N, int Cin, int Cout, el__epilogue epi);
 

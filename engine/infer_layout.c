@@ -1,11 +1,17 @@
-/* The fp32 inference layout of the encoder's dense weights: each W is
- * transposed in place from HF's [out,in] to [in,out] once at load, so every
- * product is x W with both operands row-major (cblas NoTrans, NoTrans).
- * OpenBLAS packs such a W into its panels faster than a transposed one, and
- * with one sequence (128 rows) that packing is a large share of each product:
- * measured 2-14 % less time per product at 64-128 rows, no change at 2,048. */
+/* The fp32 inference layout of the encoder's dense weights, set once at load,
+ * in place (the same floats, so a loaded model's memory does not grow):
+ *  - packed panels (infer_gemm.h) when the CPU runs one of the engine's own
+ *    kernels (AVX2 + FMA or AVX-512F): a product then copies nothing. On an
+ *    AVX-512 EPYC, one thread, weights in cache: 1.7-2.1x OpenBLAS 0.3.21's
+ *    product at 64-512 rows (OpenBLAS runs its AVX2 kernel there), the AVX2
+ *    kernel 1.00-1.06x; a whole forward pass 1.6x and 1.0-1.05x (RESULTS.md);
+ *  - else [in,out], each W transposed from HF's [out,in], so every OpenBLAS
+ *    product is x W with both operands row-major (NoTrans, NoTrans), which
+ *    OpenBLAS packs faster than a transposed W (2-14 % less time per
+ *    product at 64-128 rows, no change at 2,048). */
 #include <stdlib.h>
 #include <string.h>
+#include "infer_gemm.h"
 #include "model_internal.h"
 
 /* w [rows,cols] -> [cols,rows] in place, through scratch of rows*cols floats. */
@@ -15,8 +21,15 @@ static void transpose(float *w, float *scratch, int rows, int cols) {
     for (int c = 0; c < cols; c++) w[(size_t)c * rows + r] = scratch[(size_t)r * cols + c];
 }
 
+/* w [rows,cols] (HF [out,in]) -> packed panels in place, through scratch. */
+static void pack(float *w, float *scratch, int rows, int cols) {
+  memcpy(scratch, w, sizeof(float) * (size_t)rows * cols);
+  el__gemm_pack(w, scratch, rows, cols);
+}
+
 int el__infer_layout(el_model *m, el_error *err) {
   const int H = m->cfg.hidden_size, I = m->cfg.intermediate_size;
+  const el__wlayout to = el__gemm_isa() != EL__GEMM_NONE ? EL__W_PACKED : EL__W_IN_OUT;
   float *scratch = malloc(sizeof(float) * (size_t)H * (H > I ? H : I));
   if (!scratch) return el_error_set(err, EL_ENOMEM, "%s: out of memory (weight layout)", m->dir);
   const el__dense_w *d[EL__LAYER_DENSE];
@@ -25,8 +38,8 @@ int el__infer_layout(el_model *m, el_error *err) {
     el__layer_dense(&m->cfg, &m->w.layer[l], d, out, in);
     for (int k = 0; k < EL__LAYER_DENSE; k++) {
       el__dense_w *dw = (el__dense_w *)d[k]; /* m->w is ours to change */
-      transpose(dw->w, scratch, out[k], in[k]);
-      dw->in_out = 1;
+      (to == EL__W_PACKED ? pack : transpose)(dw->w, scratch, out[k], in[k]);
+      dw->layout = to;
     }
   }
   free(scratch);

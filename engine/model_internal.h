@@ -31,8 +31,8 @@ struct el_model {
   size_t released_floats; /* fp32 dense weights released after quantizing */
 };
 
-/* Transposes the encoder's dense weights of an fp32 model in place into the
- * inference layout (el__dense_w.in_out), once, at load (infer_layout.c). */
+/* Puts the encoder's dense weights of an fp32 model in place into the
+ * inference layout (el__dense_w.layout), once, at load (infer_layout.c). */
 int el__infer_layout(el_model *m, el_error *err);
 
 /* el_model_load for code that reads the weights themselves (the trainer's

@@ -239,7 +239,7 @@ int el__weights_hf_layout(const el_config *cfg, const el__weights *w) {
   for (int l = 0; l < cfg->num_layers && l < EL_MAX_LAYERS; l++) {
     el__layer_dense(cfg, &w->layer[l], d, out, in);
     for (int k = 0; k < EL__LAYER_DENSE; k++)
-      if (!d[k]->w || d[k]->in_out) return 0;
+      if (!d[k]->w || d[k]->layout != EL__W_HF) return 0;
   }
   return 1;
 }

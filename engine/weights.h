@@ -7,11 +7,15 @@
 #include <stddef.h>
 #include "electra/model.h"
 
-/* w [out,in] (HF layout), b [out]; in_out: w is stored [in,out] instead, the
- * fp32 inference layout (infer_layout.c), whose products need no transpose. */
+/* How a dense weight is stored: the file's [out,in], or one of the fp32
+ * inference layouts set at load (infer_layout.c): [in,out] for OpenBLAS, or
+ * the packed panels of the engine's own kernels (infer_gemm.h). */
+typedef enum { EL__W_HF = 0, EL__W_IN_OUT, EL__W_PACKED } el__wlayout;
+
+/* w (in `layout`), b [out]. */
 typedef struct el__dense_w {
   float *w, *b;
-  int in_out;
+  el__wlayout layout;
 } el__dense_w;
 typedef struct el__ln_w { float *g, *b; } el__ln_w;         /* gamma, beta [dim] */
 
@@ -127,7 +131,7 @@ void el__layer_dense(const el_config *cfg, const el__layer_w *lw,
                      int in[EL__LAYER_DENSE]);
 
 /* 1 when every encoder dense weight of w is there in the file's layout: none
- * transposed (el__dense_w.in_out) nor released by int8 quantization. What code
+ * in an inference layout (el__dense_w.layout) nor released by int8 quantization. What code
  * that saves or copies the tensors under their HF names needs. */
 int el__weights_hf_layout(const el_config *cfg, const el__weights *w);
 

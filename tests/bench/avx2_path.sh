@@ -3,6 +3,9 @@
 # bench_ort.sh and bench_train.sh hold on AVX2-only CPUs too, and a session
 # may only have an AVX-512 one. This builds the project for Haswell (AVX2 +
 # FMA, no AVX-512) into $BUILD-avx2 and reruns both benches with
+#   ELECTRA_GEMM=avx2           the engine's own packed-weight kernel on its
+#                               AVX2 path (it is picked at run time, so the
+#                               build flags alone would still run AVX-512);
 #   OPENBLAS_CORETYPE=Haswell   OpenBLAS's AVX2 kernels, for the engine and
 #                               for PyTorch's Linear alike;
 #   ATEN_CPU_CAPABILITY=avx2    PyTorch's own kernels on their AVX2 path.
@@ -25,7 +28,7 @@ fi
 echo "== building $AVX2_BUILD with -march=haswell"
 make --no-print-directory -j"$(nproc)" BUILD="$AVX2_BUILD" OPT="-O3 -march=haswell" \
   "$AVX2_BUILD/bench/bench_forward" "$AVX2_BUILD/bench/bench_train" >/dev/null
-export OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2
+export ELECTRA_GEMM=avx2 OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2
 # ONNX Runtime's npm install is shared with the main build when it exists there.
 [ -d "$BUILD/onnxruntime" ] && export ORT_DIR=${ORT_DIR:-$BUILD/onnxruntime}
 echo "== inference: engine (AVX2) and PyTorch (AVX2) against ONNX Runtime (AVX-512)"

@@ -15,6 +15,7 @@
 #include "checkpoint.h"
 #include "electra/electra.h"
 #include "fileio.h"
+#include "infer_gemm.h"
 #include "model_internal.h"
 #include "safetensors.h"
 #include "../test.h"
@@ -433,6 +434,17 @@ static int is_transpose(const float *a, const float *b, int out, int in) {
   return 1;
 }
 
+/* a is b [out,in] in the inference layout `layout` (infer_layout.c). */
+static int is_layout(const float *a, const float *b, int out, int in, el__wlayout layout) {
+  if (layout == EL__W_IN_OUT) return is_transpose(a, b, out, in);
+  if (layout != EL__W_PACKED) return 0;
+  float *p = malloc(sizeof(float) * (size_t)out * in);
+  el__gemm_pack(p, b, out, in);
+  const int same = !memcmp(a, p, sizeof(float) * (size_t)out * in);
+  free(p);
+  return same;
+}
+
 static void test_inference_layout(void) {
   char vocab[300], dir[300];
   snprintf(vocab, sizeof vocab, "%s/vocab40.txt", g_tmp);
@@ -449,21 +461,23 @@ static void test_inference_layout(void) {
   if (rc) goto done;
   const int H = c.hidden_size, I = c.intermediate_size; /* 16, 24: not square */
   int ok = 1, flags = 1;
+  const el__wlayout want = el__gemm_isa() != EL__GEMM_NONE ? EL__W_PACKED : EL__W_IN_OUT;
   for (int l = 0; l < c.num_layers; l++) {
     const el__layer_w *a = &inf->w.layer[l], *b = &hf->w.layer[l];
     const el__dense_w *da[6] = {&a->q, &a->k, &a->v, &a->attn_out, &a->inter, &a->out};
     const el__dense_w *db[6] = {&b->q, &b->k, &b->v, &b->attn_out, &b->inter, &b->out};
     const int outs[6] = {H, H, H, H, I, H}, ins[6] = {H, H, H, H, H, I};
     for (int k = 0; k < 6; k++) {
-      ok = ok && is_transpose(da[k]->w, db[k]->w, outs[k], ins[k]) &&
+      ok = ok && is_layout(da[k]->w, db[k]->w, outs[k], ins[k], want) &&
            !memcmp(da[k]->b, db[k]->b, sizeof(float) * (size_t)outs[k]);
-      flags = flags && da[k]->in_out && !db[k]->in_out;
+      flags = flags && da[k]->layout == want && db[k]->layout == EL__W_HF;
     }
   }
-  CHECK(ok && flags, "el_model_load: every encoder dense weight is the transpose of the file's "
-        "[out,in] ([in,out], in_out set); el__model_load_hf keeps the file's layout");
+  CHECK(ok && flags, "el_model_load: every encoder dense weight is the file's [out,in] in the "
+        "inference layout this CPU gets (%s); el__model_load_hf keeps the file's layout",
+        want == EL__W_PACKED ? "packed panels" : "[in,out]");
   CHECK(!memcmp(inf->w.disc_dense.w, hf->w.disc_dense.w, sizeof(float) * (size_t)H * H) &&
-            !inf->w.disc_dense.in_out && !memcmp(inf->w.word, hf->w.word, sizeof(float) * 40 * 8),
+            inf->w.disc_dense.layout == EL__W_HF && !memcmp(inf->w.word, hf->w.word, sizeof(float) * 40 * 8),
         "the heads and embeddings keep the file's layout");
   CHECK(el__weights_hf_layout(&c, &hf->w) && !el__weights_hf_layout(&c, &inf->w),
         "el__weights_hf_layout tells the two apart");

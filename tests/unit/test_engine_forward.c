@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "electra/engine.h"
+#include "infer_gemm.h"
 #include "infer_internal.h"
 #include "infer_kernels.h"
 #include "model_internal.h"
@@ -48,11 +49,19 @@ static void transposed(float *t, const float *w, int out, int in) {
     for (int i = 0; i < in; i++) t[(size_t)i * out + o] = w[(size_t)o * in + i];
 }
 
+/* W [out,in] in `layout` (weights.h): what el__dense_fused reads. */
+static void in_layout(float *t, const float *w, int out, int in, el__wlayout layout) {
+  if (layout == EL__W_IN_OUT) transposed(t, w, out, in);
+  else if (layout == EL__W_PACKED) el__gemm_pack(t, w, out, in);
+  else memcpy(t, w, sizeof(float) * (size_t)out * in);
+}
+
 /* el__dense_fused's three epilogues against the naive dense, GELU and LayerNorm,
  * on row counts that do and do not split into blocks (with 2 threads), W in
- * the file's [out,in] layout or the inference layout [in,out] (in_out). With
- * Cout >= 128 and fewer rows than Cout the blocks are blocks of columns. */
-static void test_dense_fused(int Cin, int Cout, int in_out) {
+ * the file's [out,in] layout or an inference layout ([in,out] for OpenBLAS,
+ * packed panels). With Cout >= 128 and fewer rows than Cout the blocks are
+ * blocks of columns. */
+static void test_dense_fused(int Cin, int Cout, el__wlayout lay) {
   const int rows[] = {1, 31, 100};
   const size_t wn = (size_t)Cout * Cin;
   float *in = malloc(sizeof(float) * 100 * Cin), *w = malloc(sizeof(float) * 3 * wn);
@@ -64,13 +73,10 @@ static void test_dense_fused(int Cin, int Cout, int in_out) {
   fill(b, 3 * (size_t)Cout, 0.5f), fill(g, Cout, 0.3f), fill(be, Cout, 0.3f);
   fill(res, 100 * (size_t)Cout, 1.0f);
   for (int c = 0; c < Cout; c++) g[c] += 1.0f;
-  for (int m = 0; m < 3; m++) transposed(wt + m * wn, w + m * wn, Cout, Cin);
-  const float *wl = in_out ? wt : w; /* what el__dense_fused reads */
-  const el__dense_w d[3] = {{(float *)wl, b, in_out},
-                            {(float *)wl + wn, b + Cout, in_out},
-                            {(float *)wl + 2 * wn, b + 2 * Cout, in_out}};
+  for (int m = 0; m < 3; m++) in_layout(wt + m * wn, w + m * wn, Cout, Cin, lay);
+  const el__dense_w d[3] = {{wt, b, lay}, {wt + wn, b + Cout, lay}, {wt + 2 * wn, b + 2 * Cout, lay}};
   const el__ln_w ln = {g, be};
-  const char *layout = in_out ? "[in,out]" : "[out,in]";
+  const char *layout = lay == EL__W_IN_OUT ? "[in,out]" : lay == EL__W_PACKED ? "packed" : "[out,in]";
   el_set_threads(2);
   for (int i = 0; i < 3; i++) {
     const int N = rows[i];
@@ -167,9 +173,14 @@ static void test_kernels(void) {
     free(dist);
     free(q), free(ctx), free(ref);
   }
-  for (int in_out = 0; in_out <= 1; in_out++) {
-    test_dense_fused(40, 24, in_out);
-    test_dense_fused(40, 256, in_out);
+  for (el__wlayout lay = EL__W_HF; lay <= EL__W_PACKED; lay++) {
+    if (lay == EL__W_PACKED && el__gemm_isa() == EL__GEMM_NONE) {
+      SKIP("dense with packed weights: this CPU has neither AVX2 + FMA nor AVX-512F");
+      continue;
+    }
+    test_dense_fused(40, 24, lay);
+    test_dense_fused(40, 256, lay);
+    test_dense_fused(37, 200, lay); /* column blocks of 128 + a narrow last panel */
   }
   free(x), free(y), free(r), free(b), free(g), free(be);
 }
