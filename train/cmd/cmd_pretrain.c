@@ -99,7 +99,12 @@ static void usage(FILE *f) {
           "be on a filesystem every rank sees (for --resume and the token cache). A failed\n"
           "or killed rank ends all of them. Resuming with the same ranks, --accumulate and\n"
           "--threads is bit-exact; with another split it is equivalent (same data, draws\n"
-          "and schedule; float sums in another order). Multi-node runs: docs/TRAINING.md.\n");
+          "and schedule; float sums in another order). Multi-node runs: docs/TRAINING.md.\n"
+          "Inside one process, --threads N splits each micro-batch further over model\n"
+          "copies, one per thread (at most 8; the most that divide its sequences evenly),\n"
+          "each computing its sequences alone, the copies' gradients summed in order: the\n"
+          "same run up to the order of float additions, and the same bit for bit for a\n"
+          "given --threads.\n");
 }
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }

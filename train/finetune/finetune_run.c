@@ -365,6 +365,9 @@ static int build_model(ft_run *r, el_error *err) {
     return rc;
   const int parts = r->ranks * r->reps.n * r->accumulate;
   r->micro_cap = (r->B + parts - 1) / parts;
+  if (r->reps.n > 1)
+    fprintf(r->log, "finetune: %d model copies, one per thread, %d sequences each per batch\n",
+            r->reps.n, r->B / r->ranks / r->reps.n);
   for (int i = 0; i < r->reps.n && !rc; i++) rc = new_copy(r, i, err);
   if (rc) return rc;
   if (!(r->order = malloc((size_t)r->dtr.n * sizeof *r->order)))
