@@ -48,7 +48,7 @@ static void usage(FILE *f) {
           "step and the sequence's place in the batch; the gradients are summed with\n"
           "MPI_Allreduce before the one AdamW step, so the result is one process's up to\n"
           "the order of float additions. Every rank evaluates dev; rank 0 alone writes DIR.\n"
-          "Inside one process, --threads N splits each micro-batch further over model\n"
+          "Inside one process, --threads N shares the batch out further, over model\n"
           "copies, one per thread (at most 8; the most that divide its sequences evenly),\n"
           "each computing its sequences alone, the copies' gradients summed in order: the\n"
           "same result up to the order of float additions, bit for bit for a given --threads.\n");

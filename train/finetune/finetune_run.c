@@ -2,8 +2,10 @@
  * (train/model/optim.h), dropout from the model config, evaluation on dev after
  * every epoch, best checkpoint saved atomically (el__checkpoint_save) with
  * DIR/eval.json next to it. Deterministic for a given --seed and data: the
- * shuffle and dropout streams are split from one el__rng and the optimizer
- * and model are thread-count independent.
+ * shuffle and dropout streams are split from one el__rng, and the optimizer
+ * and model give the same numbers for a given --threads (which sets the
+ * model copies: replicas.h; another count changes only the order of float
+ * sums).
  *
  * Data parallelism and --accumulate (dist.h): each step's global batch of
  * --batch-size features is split into ranks x accumulate micro-batches, the
