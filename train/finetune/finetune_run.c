@@ -690,7 +690,7 @@ static void ft_run_free(ft_run *r) {
 }
 
 int el__ft_run(const el__ft_opts *o, FILE *log, el__ft_result *res, el_error *err) {
-  if (o->threads > 0) el_set_threads((int)o->threads);
+  el_set_threads((int)o->threads); /* 0: the CPU quota */
   int rc = el__dist_rank() ? EL_OK : check_out(o->out, o->overwrite, err);
   if (rc) return rc;
   ft_run *r = calloc(1, sizeof *r);
