@@ -13,8 +13,9 @@
  * each feature's index in the global batch; the ranks' gradients are summed
  * (MPI_Allreduce) before the one AdamW step. Every rank evaluates dev (the
  * same weights, the same numbers); rank 0 alone writes --out and logs.
- * Inside a rank, with several threads, each micro-batch is split further
- * over model copies, one per thread (replicas.h). */
+ * Inside a rank, with several threads, its share is split over model
+ * copies, one per thread, each computing `accumulate` micro-batches
+ * (replicas.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -224,8 +225,6 @@ static void write_curves(const el__ft_opts *o, const el__mlog *ml, el__progress 
     el__progress_note(prog, "finetune: warning: %s", e.msg);
 }
 
-/* Everything one fine-tuning run holds, so that el__ft_run reads as its
- * steps: setup, then train and evaluate epoch by epoch, then the summary. */
 /* One copy of the model and the batch buffers of its micro-batches. */
 typedef struct ft_copy {
   el__tmodel *m;
@@ -233,6 +232,8 @@ typedef struct ft_copy {
   float *dout;
 } ft_copy;
 
+/* Everything one fine-tuning run holds, so that el__ft_run reads as its
+ * steps: setup, then train and evaluate epoch by epoch, then the summary. */
 typedef struct ft_run {
   const el__ft_opts *o;
   const el__task *t;
