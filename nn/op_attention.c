@@ -49,7 +49,7 @@ static size_t scratch_per_thread(int ml, int relative) {
 
 /* Per-thread scratch when the work is worth splitting; else NULL (serial). */
 static float *team_scratch(int n_tasks, size_t per_thread, size_t T, int ml) {
-  const int nt = el__pool_width();
+  const int nt = el__pool_avail(); /* 1 inside a task: the run would be inline */
   if (n_tasks < 2 || nt < 2 || T * (size_t)ml <= 4096) return NULL;
   return malloc(sizeof(float) * per_thread * (size_t)nt);
 }

@@ -47,7 +47,11 @@ static void usage(FILE *f) {
           "further), the loss divided by the whole batch's count and dropout keyed by the\n"
           "step and the sequence's place in the batch; the gradients are summed with\n"
           "MPI_Allreduce before the one AdamW step, so the result is one process's up to\n"
-          "the order of float additions. Every rank evaluates dev; rank 0 alone writes DIR.\n");
+          "the order of float additions. Every rank evaluates dev; rank 0 alone writes DIR.\n"
+          "Inside one process, --threads N shares the batch out further, over model\n"
+          "copies, one per thread (at most 8; the most that divide its sequences evenly),\n"
+          "each computing its sequences alone, the copies' gradients summed in order: the\n"
+          "same result up to the order of float additions, bit for bit for a given --threads.\n");
 }
 
 /* --labels A,B,...: split into v (pointers into a copy in *buf); at least
@@ -253,7 +257,7 @@ void el__ft_table(el__ft_args *a, el_opt t[EL_FT_N_OPTS]) {
       {"--seed", EL_OPT_INT, &a->seed, 0, 1e15, "N", "seed of init, shuffle, dropout (0)", 0},
       {"--doc-stride", EL_OPT_INT, &a->stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
       {"--max-query-len", EL_OPT_INT, &a->max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
-      {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
+      {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota); each batch is shared out over model copies, one per thread (see below)", 0},
       {"--random-init", EL_OPT_FLAG, &a->random_init, 0, 0, NULL,
        "keep a random encoder of the --init shape (baseline)", 0},
       {"--dictionary", EL_OPT_FLAG, &a->dictionary, 0, 0, NULL,

@@ -23,6 +23,8 @@ static void print_options(FILE *f) {
   el__cli_print_options(f, t, EL_PT_N_OPTS);
 }
 
+static void print_parallel(FILE *f);
+
 static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " --input PATH... --vocab vocab.txt --out RUN [options]\n"
@@ -87,6 +89,11 @@ static void usage(FILE *f) {
           "the time it had left continues where it was; a completed plan resumed with more\n"
           "time rises again to that line and decays to 0 at the new limit (LR 0 while the\n"
           "new session measures).\n");
+  print_parallel(f);
+}
+
+/* --help's last paragraphs: ranks, accumulation and model copies. */
+static void print_parallel(FILE *f) {
   fprintf(f,
           "\n"
           "Data parallelism: under mpirun -np N (or srun), when built with MPI (make MPI=1),\n"
@@ -99,7 +106,12 @@ static void usage(FILE *f) {
           "be on a filesystem every rank sees (for --resume and the token cache). A failed\n"
           "or killed rank ends all of them. Resuming with the same ranks, --accumulate and\n"
           "--threads is bit-exact; with another split it is equivalent (same data, draws\n"
-          "and schedule; float sums in another order). Multi-node runs: docs/TRAINING.md.\n");
+          "and schedule; float sums in another order). Multi-node runs: docs/TRAINING.md.\n"
+          "Inside one process, --threads N shares the batch out further, over model\n"
+          "copies, one per thread (at most 8; the most that divide its sequences evenly),\n"
+          "each computing its sequences alone, the copies' gradients summed in order: the\n"
+          "same run up to the order of float additions, and the same bit for bit for a\n"
+          "given --threads.\n");
 }
 
 static char *dup_or_null(const char *s) { return s ? strdup(s) : NULL; }

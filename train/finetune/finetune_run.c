@@ -2,15 +2,20 @@
  * (train/model/optim.h), dropout from the model config, evaluation on dev after
  * every epoch, best checkpoint saved atomically (el__checkpoint_save) with
  * DIR/eval.json next to it. Deterministic for a given --seed and data: the
- * shuffle and dropout streams are split from one el__rng and the optimizer
- * and model are thread-count independent.
+ * shuffle and dropout streams are split from one el__rng, and the optimizer
+ * and model give the same numbers for a given --threads (which sets the
+ * model copies: replicas.h; another count changes only the order of float
+ * sums).
  *
  * Data parallelism and --accumulate (dist.h): each step's global batch of
  * --batch-size features is split into ranks x accumulate micro-batches, the
  * loss divided by the global batch's count, dropout keyed by the step and
  * each feature's index in the global batch; the ranks' gradients are summed
  * (MPI_Allreduce) before the one AdamW step. Every rank evaluates dev (the
- * same weights, the same numbers); rank 0 alone writes --out and logs. */
+ * same weights, the same numbers); rank 0 alone writes --out and logs.
+ * Inside a rank, with several threads, its share is split over model
+ * copies, one per thread, each computing `accumulate` micro-batches
+ * (replicas.h). */
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -31,6 +36,7 @@
 #include "optim.h"
 #include "params.h"
 #include "progress.h"
+#include "replicas.h"
 #include "save_trial.h"
 #include "schedule.h"
 
@@ -226,6 +232,13 @@ static void write_curves(const el__ft_opts *o, const el__mlog *ml, el__progress 
     el__progress_note(prog, "finetune: warning: %s", e.msg);
 }
 
+/* One copy of the model and the batch buffers of its micro-batches. */
+typedef struct ft_copy {
+  el__tmodel *m;
+  int *lens, *bids, *btypes;
+  float *dout;
+} ft_copy;
+
 /* Everything one fine-tuning run holds, so that el__ft_run reads as its
  * steps: setup, then train and evaluate epoch by epoch, then the summary. */
 typedef struct ft_run {
@@ -240,14 +253,14 @@ typedef struct ft_run {
   el__ft_shape shape;
   el_config cfg;
   el__params p;
-  el__tmodel *m;
+  el__replicas reps;              /* copies of the model, one per thread (replicas.h) */
+  ft_copy copy[EL_MAX_REPLICAS];  /* copy 0's model also evaluates dev */
   el__rng r_shuf, r_drop;
   int B, K, max_len;
   int rank, ranks, accumulate, micro_cap; /* data parallelism; micro_cap: the model's sequences */
   int plan_over;                           /* the time plan is complete (rank 0's decision) */
   el__lr_ramp ramp; /* no LR jump when the plan replaces the provisional total (synced: same on every rank) */
-  int *order, *lens, *bids, *btypes;
-  float *dout;
+  int *order;
   el__adamw opt;
   long total, warm, step;
   el__plan plan, *pl; /* pl: &plan with --time-limit, else NULL */
@@ -317,6 +330,23 @@ static int load_inputs(ft_run *r, el_error *err) {
   return el__ft_task_config(r->t, scfg, &r->tr.cls, &r->cfg, err);
 }
 
+/* Copy i's model on its parameter set's views, and its batch buffers. */
+static int new_copy(ft_run *r, int i, el_error *err) {
+  ft_copy *c = &r->copy[i];
+  const el__params *p = el__replicas_params(&r->reps, i);
+  el__tmodel_limits lim = {r->micro_cap * r->max_len, r->micro_cap, r->max_len, 0};
+  int rc = el__tmodel_new(&r->cfg, &p->w[0], &p->g[0], &lim, &c->m, err);
+  if (rc) return rc;
+  const size_t BL = (size_t)r->micro_cap * r->max_len;
+  c->lens = malloc((size_t)r->micro_cap * sizeof *c->lens);
+  c->bids = malloc(BL * sizeof *c->bids);
+  c->btypes = malloc(BL * sizeof *c->btypes);
+  c->dout = malloc(BL * 2 * sizeof *c->dout + (size_t)r->micro_cap * r->K * sizeof *c->dout);
+  if (!c->lens || !c->bids || !c->btypes || !c->dout)
+    return el_error_set(err, EL_ENOMEM, "finetune: out of memory");
+  return EL_OK;
+}
+
 /* Parameters: random everywhere, then the pretrained encoder (and, for GED
  * from a discriminator, its replaced-token head) unless --random-init; the
  * trainable model and the batch buffers. */
@@ -338,19 +368,21 @@ static int build_model(ft_run *r, el_error *err) {
   if (rc) return rc;
   r->max_len = r->dtr.max_len > r->ddv.max_len ? r->dtr.max_len : r->ddv.max_len;
   r->B = (int)o->batch;
-  /* the model holds one micro-batch: at most ceil(B / (ranks x accumulate)) */
-  const int parts = r->ranks * r->accumulate;
-  r->micro_cap = (r->B + parts - 1) / parts;
-  el__tmodel_limits lim = {r->micro_cap * r->max_len, r->micro_cap, r->max_len, 0};
-  if ((rc = el__tmodel_new(&r->cfg, &r->p.w[0], &r->p.g[0], &lim, &r->m, err))) return rc;
   r->K = el__ft_head_of(r->t->kind)->outputs ? el__ft_head_of(r->t->kind)->outputs : r->cfg.num_labels;
-  size_t BL = (size_t)r->B * r->max_len;
-  r->order = malloc((size_t)r->dtr.n * sizeof *r->order);
-  r->lens = malloc((size_t)r->B * sizeof *r->lens);
-  r->bids = malloc(BL * sizeof *r->bids);
-  r->btypes = malloc(BL * sizeof *r->btypes);
-  r->dout = malloc(BL * 2 * sizeof *r->dout + (size_t)r->B * r->K * sizeof *r->dout);
-  if (!r->order || !r->lens || !r->bids || !r->btypes || !r->dout)
+  /* a rank's share of B / ranks sequences over the copies, each in
+   * `accumulate` micro-batches; a model holds one micro-batch: at most
+   * ceil(B / (ranks x copies x accumulate)) sequences */
+  if ((rc = el__replicas_new(&r->reps, &r->p, el__replicas_count(r->B / r->ranks / r->accumulate),
+                             err)))
+    return rc;
+  const int parts = r->ranks * r->reps.n * r->accumulate;
+  r->micro_cap = (r->B + parts - 1) / parts;
+  if (r->reps.n > 1)
+    fprintf(r->log, "finetune: %d model copies, one per thread, %d sequences each per batch\n",
+            r->reps.n, r->B / r->ranks / r->reps.n);
+  for (int i = 0; i < r->reps.n && !rc; i++) rc = new_copy(r, i, err);
+  if (rc) return rc;
+  if (!(r->order = malloc((size_t)r->dtr.n * sizeof *r->order)))
     return el_error_set(err, EL_ENOMEM, "finetune: out of memory");
   for (int i = 0; i < r->dtr.n; i++) r->order[i] = i;
   return EL_OK;
@@ -428,46 +460,69 @@ static void shuffle(ft_run *r) { /* Fisher-Yates */
   }
 }
 
-/* Forward + backward of the nb features at order[a...], sequence `first`
- * of the global batch onwards (dropout keyed by it) into the gradients; the
- * loss divided by norm is added to *loss. */
-static int micro_step(ft_run *r, int a, int nb, int first, long norm, const el__rng *drop,
-                      double *loss, el_error *err) {
+/* Forward + backward of the nb features at order[a...] on copy c, sequence
+ * `first` of the global batch onwards (dropout keyed by it) into its
+ * gradients; the loss divided by norm is added to *loss. */
+static int micro_step(const ft_run *r, ft_copy *c, int a, int nb, int first, long norm,
+                      const el__rng *drop, double *loss, el_error *err) {
   long T = 0;
   for (int i = 0; i < nb; i++) {
     const el__feat *f = &r->dtr.f[r->order[a + i]];
-    r->lens[i] = f->len;
-    memcpy(r->bids + T, r->dtr.ids + f->off, (size_t)f->len * sizeof *r->bids);
-    memcpy(r->btypes + T, r->dtr.types + f->off, (size_t)f->len * sizeof *r->btypes);
+    c->lens[i] = f->len;
+    memcpy(c->bids + T, r->dtr.ids + f->off, (size_t)f->len * sizeof *c->bids);
+    memcpy(c->btypes + T, r->dtr.types + f->off, (size_t)f->len * sizeof *c->btypes);
     T += f->len;
   }
-  el_batch bt = {nb, r->lens, r->bids, r->btypes};
+  el_batch bt = {nb, c->lens, c->bids, c->btypes};
   const float *out;
   el__rng d = *drop; /* every micro-batch the step's draw, keyed by `first` */
-  el__tmodel_set_seq0(r->m, (uint64_t)first);
-  int rc = el__tmodel_forward(r->m, &bt, NULL, 0, 1, &d, &out, err);
+  el__tmodel_set_seq0(c->m, (uint64_t)first);
+  int rc = el__tmodel_forward(c->m, &bt, NULL, 0, 1, &d, &out, err);
   if (rc) return rc;
-  double l = el__ft_head_of(r->t->kind)->loss(&r->dtr, r->order + a, nb, norm, out, r->K, r->dout);
+  double l = el__ft_head_of(r->t->kind)->loss(&r->dtr, r->order + a, nb, norm, out, r->K, c->dout);
   *loss += l;
   if (!isfinite(l)) return EL_OK; /* reported once the ranks' losses are summed */
-  return el__tmodel_backward(r->m, r->dout, err);
+  return el__tmodel_backward(c->m, c->dout, err);
+}
+
+/* One step's batch: nb features at order[a...], the loss's divisor, the
+ * dropout draw; each copy's loss. */
+typedef struct step_share {
+  ft_run *r;
+  int a, nb;
+  long norm;
+  el__rng drop;
+  double loss[EL_MAX_REPLICAS];
+} step_share;
+
+/* Copy i's micro-batches of this rank's share: global micro-batches
+ * k = (rank x copies + i) x accumulate + j of ranks x copies x accumulate. */
+static int copy_share(void *ctx, int i, el_error *err) {
+  step_share *s = ctx;
+  ft_run *r = s->r;
+  const int per = r->accumulate, parts = r->ranks * r->reps.n * per;
+  const int k0 = (r->rank * r->reps.n + i) * per;
+  int rc = EL_OK;
+  for (int k = k0; k < k0 + per && !rc; k++) {
+    int lo = (int)((long)s->nb * k / parts), hi = (int)((long)s->nb * (k + 1) / parts);
+    if (hi > lo)
+      rc = micro_step(r, &r->copy[i], s->a + lo, hi - lo, lo, s->norm, &s->drop, &s->loss[i], err);
+  }
+  return rc;
 }
 
 /* One optimizer step on the global batch of nb features at order[a...]:
- * this rank's micro-batches, the gradients summed over the ranks, one AdamW
- * step; *loss the global batch's loss. */
+ * this rank's micro-batches over its model copies, the gradients summed
+ * over the copies and the ranks, one AdamW step; *loss the global batch's
+ * loss. */
 static int train_step(ft_run *r, int a, int nb, double *lr, double *loss, el_error *err) {
-  const long norm = el__ft_head_of(r->t->kind)->norm(&r->dtr, r->order + a, nb);
-  const el__rng drop = el__rng_split(&r->r_drop, (uint64_t)r->step);
-  const int parts = r->ranks * r->accumulate;
-  el__params_zero_grads(&r->p);
-  *loss = 0;
-  int rc = EL_OK;
-  for (int k = r->rank * r->accumulate; k < (r->rank + 1) * r->accumulate && !rc; k++) {
-    int lo = (int)((long)nb * k / parts), hi = (int)((long)nb * (k + 1) / parts);
-    if (hi > lo) rc = micro_step(r, a + lo, hi - lo, lo, norm, &drop, loss, err);
-  }
+  step_share s = {.r = r, .a = a, .nb = nb,
+                  .norm = el__ft_head_of(r->t->kind)->norm(&r->dtr, r->order + a, nb),
+                  .drop = el__rng_split(&r->r_drop, (uint64_t)r->step)};
+  int rc = el__replicas_step(&r->reps, copy_share, &s, err);
   if (rc) return rc;
+  *loss = 0;
+  for (int i = 0; i < r->reps.n; i++) *loss += s.loss[i];
   if ((rc = el__dist_sum_f64(loss, 1, err))) return rc;
   if (!isfinite(*loss))
     return el_error_set(err, EL_EVALUE, "finetune: loss is %g at step %ld (lower --lr?)", *loss,
@@ -593,7 +648,7 @@ static int save_best(ft_run *r, long ep, const el__ft_metrics *mt, el_error *err
  * metrics row, the checkpoint when it is the best so far, the curves. */
 static int end_epoch(ft_run *r, long ep, double t_ep, double loss_sum, long n_loss, el_error *err) {
   el__ft_metrics mt;
-  el__ft_tmodel_ctx rctx = {r->m, r->t->kind, r->K};
+  el__ft_tmodel_ctx rctx = {r->copy[0].m, r->t->kind, r->K};
   el__ft_runner runner = {el__ft_tmodel_run, &rctx};
   double t_eval = el__mono_s();
   int rc = el__ft_evaluate(&runner, &r->dv, &r->ddv, &r->shape, r->micro_cap, 1, 0, NULL, &mt,
@@ -654,11 +709,15 @@ static void ft_run_free(ft_run *r) {
   el__mlog_close(&r->ml);
   cJSON_Delete(r->epochs);
   free(r->order);
-  free(r->lens);
-  free(r->bids);
-  free(r->btypes);
-  free(r->dout);
-  el__tmodel_free(r->m);
+  for (int i = 0; i < EL_MAX_REPLICAS; i++) {
+    ft_copy *c = &r->copy[i];
+    free(c->lens);
+    free(c->bids);
+    free(c->btypes);
+    free(c->dout);
+    el__tmodel_free(c->m);
+  }
+  el__replicas_free(&r->reps);
   el__params_free(&r->p);
   el__config_free(&r->cfg);
   el__ft_data_free(&r->dtr);
@@ -670,7 +729,7 @@ static void ft_run_free(ft_run *r) {
 }
 
 int el__ft_run(const el__ft_opts *o, FILE *log, el__ft_result *res, el_error *err) {
-  if (o->threads > 0) el_set_threads((int)o->threads);
+  el_set_threads((int)o->threads); /* 0: the CPU quota */
   int rc = el__dist_rank() ? EL_OK : check_out(o->out, o->overwrite, err);
   if (rc) return rc;
   ft_run *r = calloc(1, sizeof *r);

@@ -176,9 +176,28 @@ int el__params_new_pair_tied(el__params *p, const el_config *disc, const el_conf
   return build(p, 2, disc, gen, tie_encoder, err);
 }
 
+int el__params_grad_copy(const el__params *src, el__params *dst, el_error *err) {
+  *dst = *src;
+  dst->params_borrowed = 1;
+  dst->m = dst->v = NULL;
+  dst->tensors = malloc((size_t)src->n_tensors * sizeof *dst->tensors);
+  dst->grads = alloc_block(src->numel);
+  el__tensor_spec *specs = specs_alloc();
+  int rc = !dst->tensors || !dst->grads || !specs
+               ? el_error_set(err, EL_ENOMEM, "params: cannot allocate a gradient copy of %zu floats",
+                              src->numel)
+               : EL_OK;
+  if (!rc) memcpy(dst->tensors, src->tensors, (size_t)src->n_tensors * sizeof *dst->tensors);
+  for (int k = 0; k < src->n_models && !rc; k++)
+    rc = point_view(dst, k, &dst->g[k], dst->grads, specs, err);
+  free(specs);
+  if (rc) el__params_free(dst);
+  return rc;
+}
+
 void el__params_free(el__params *p) {
   if (!p) return;
-  free(p->params);
+  if (!p->params_borrowed) free(p->params);
   free(p->grads);
   free(p->m);
   free(p->v);

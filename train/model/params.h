@@ -56,6 +56,7 @@ typedef struct el__params {
   el__weights g[2];    /* the same layout into grads */
   int n_tensors;
   el__param_tensor *tensors; /* [n_tensors], in block order */
+  int params_borrowed; /* a gradient copy (el__params_grad_copy): params is another set's */
 } el__params;
 
 /* A single model of cfg->arch. Parameters are zero until an init call.
@@ -76,6 +77,13 @@ int el__params_new_pair(el__params *p, const el_config *disc, const el_config *g
  * discriminator's hidden size, layers, heads and FFN (else EL_ESHAPE). */
 int el__params_new_pair_tied(el__params *p, const el_config *disc, const el_config *gen,
                             int tie_encoder, el_error *err);
+
+/* A gradient copy of src for in-process data parallelism (replicas.h): the
+ * same layout, configs and parameters (w[] views into src->params, which
+ * must outlive the copy), its own zeroed gradient block with g[] views into
+ * it, no moments (m, v NULL: not for the optimizer). Free with
+ * el__params_free, which leaves src's parameters alone. */
+int el__params_grad_copy(const el__params *src, el__params *dst, el_error *err);
 
 /* Frees the blocks and configs; p is zeroed. Safe on a zeroed struct. */
 void el__params_free(el__params *p);

@@ -103,9 +103,9 @@ static int validate(el__pt_run *r, el_error *err) {
   r->last_val_step = r->step;
   double t0 = el__mono_s();
   el__val_result v;
-  int rc = r->o->mlm ? el__validate_mlm(r->mlm, &r->data, &r->mc, r->micro,
+  int rc = r->o->mlm ? el__validate_mlm(r->mlm[0], &r->data, &r->mc, r->micro,
                                         (uint64_t)r->o->seed, &v, err)
-                     : el__validate_electra(r->electra, &r->data, &r->mc, &r->eo, r->micro,
+                     : el__validate_electra(r->electra[0], &r->data, &r->mc, &r->eo, r->micro,
                                             (uint64_t)r->o->seed, &v, err);
   if (rc) return rc;
   el__mrow row;
@@ -275,12 +275,13 @@ static void describe_run(const el__pt_run *r, int resume, const el__state *st) {
           (unsigned long long)r->data.n_val, (unsigned long long)r->data.cache.h.n_tokens,
           o->batch_size, o->seq_len, el_get_threads(), el__s(el_get_threads()), resume ? "resuming after" : "starting at",
           (long long)r->step, of);
-  if (r->ranks > 1 || r->accumulate > 1)
+  if (r->ranks > 1 || r->accumulate > 1 || r->copies > 1)
     fprintf(stderr,
-            "data parallel: %d rank(s) x %d accumulation step(s) x %d sequences = global batch "
-            "%ld (%s); gradients summed with MPI_Allreduce: %.1f MB per step per rank\n",
-            r->ranks, r->accumulate, r->micro, o->batch_size, el__dist_library(),
-            (double)r->p.numel * sizeof(float) / 1e6);
+            "data parallel: %d rank(s) x %d model cop%s x %d accumulation step(s) x %d sequences = "
+            "global batch %ld (%s); gradients summed with MPI_Allreduce: %.1f MB per step per "
+            "rank\n",
+            r->ranks, r->copies, r->copies == 1 ? "y" : "ies", r->accumulate, r->micro,
+            o->batch_size, el__dist_library(), (double)r->p.numel * sizeof(float) / 1e6);
   if (resume && st->threads != el_get_threads())
     fprintf(stderr,
             "note: the run was saved with %d thread%s and continues with %d: results are "
@@ -580,8 +581,9 @@ static int session_end(el__pt_run *r, session *s, const char **what, el_error *e
   return EL_OK;
 }
 
-/* The ranks x accumulation split of the global batch: *micro sequences per
- * micro-batch, or 1 after saying why not. */
+/* The ranks x copies x accumulation split of the global batch: *micro
+ * sequences per micro-batch, or 1 after saying why not. The copies (one per
+ * thread, replicas.h) divide what ranks and accumulation leave. */
 static int split_batch(el__pt_run *r, int accumulate) {
   r->rank = el__dist_rank();
   r->ranks = el__dist_size();
@@ -596,6 +598,8 @@ static int split_batch(el__pt_run *r, int accumulate) {
     return 1;
   }
   r->micro = (int)(r->o->batch_size / parts);
+  r->copies = el__replicas_count(r->micro);
+  r->micro /= r->copies;
   return 0;
 }
 
@@ -626,12 +630,12 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st, int accumulate)
   memset(r, 0, sizeof *r);
   r->o = o;
   r->resume = resume;
+  el_set_threads((int)o->threads);
   if (split_batch(r, accumulate)) return 1;
   r->last_val_step = -1;
   r->last_auc = NAN;
   snprintf(r->run_dir, sizeof r->run_dir, "%s", o->out);
   snprintf(r->state_dir, sizeof r->state_dir, "%s/state", o->out);
-  el_set_threads((int)o->threads);
   /* the other ranks' progress lines would repeat rank 0's */
   FILE *quiet = r->rank ? fopen("/dev/null", "w") : NULL;
   el__progress_init(&r->prog, quiet ? quiet : stderr, o->max_steps);

@@ -22,7 +22,10 @@
  * micro-batches, the losses divided by the global batch's counts, the ranks'
  * gradient sums are added (one MPI_Allreduce of the flat gradient block) and
  * every rank takes the same AdamW step. Rank 0 alone validates and writes
- * checkpoints, state, metrics.jsonl, loss.svg and the progress display. */
+ * checkpoints, state, metrics.jsonl, loss.svg and the progress display.
+ * Inside a rank, with several threads, the share is split further over
+ * model copies, one per thread (replicas.h): copy i computes `accumulate`
+ * micro-batches of the share's i-th part. */
 #ifndef EL_TRAIN_PRETRAIN_RUN_H
 #define EL_TRAIN_PRETRAIN_RUN_H
 
@@ -37,6 +40,7 @@
 #include "params.h"
 #include "pretrain_opts.h"
 #include "progress.h"
+#include "replicas.h"
 #include "rng.h"
 #include "state.h"
 #include "tmodel.h"
@@ -47,8 +51,9 @@
 typedef struct el__pt_run {
   el__pt_opts *o;
   int resume;
-  int rank, ranks, accumulate; /* this process, the job's size, micro-batches per rank */
-  int micro;                   /* sequences per micro-batch: batch / (ranks x accumulate) */
+  int rank, ranks, accumulate; /* this process, the job's size, micro-batches per copy */
+  int copies;                  /* model copies in this process, one per thread (replicas.h) */
+  int micro;                   /* sequences per micro-batch: batch / (ranks x copies x accumulate) */
   char run_dir[4096], state_dir[4200], cache_path[4200];
   /* vocabulary */
   el_tokenizer *tok;
@@ -58,8 +63,10 @@ typedef struct el__pt_run {
   el__dataset data;
   /* model */
   el__params p;
-  el__electra *electra; /* ELECTRA objective */
-  el__tmodel *mlm;      /* MLM objective */
+  el__replicas reps;
+  /* each copy's models: ELECTRA objective, or MLM objective; copy 0's also validate */
+  el__electra *electra[EL_MAX_REPLICAS];
+  el__tmodel *mlm[EL_MAX_REPLICAS];
   el__adamw adam;
   el__mask_cfg mc;
   el__electra_opts eo;

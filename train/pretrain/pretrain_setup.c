@@ -170,13 +170,17 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
     el__config_free(&gc);
   }
   if (rc) return rc;
-  /* the models hold one micro-batch; masking and corruption work on the
-   * rank's whole share (accumulate micro-batches) */
-  const int share = r->micro * r->accumulate;
+  /* each copy's models hold one micro-batch; masking and corruption work on
+   * the rank's whole share (copies x accumulate micro-batches) */
+  const int share = r->micro * r->accumulate * r->copies;
   el__tmodel_limits lim = {(int)(r->micro * o->seq_len), r->micro, (int)o->seq_len,
                           r->micro * r->mc.max_pred};
-  if (o->mlm) rc = el__tmodel_new(&r->p.cfg[0], &r->p.w[0], &r->p.g[0], &lim, &r->mlm, err);
-  else rc = el__electra_new(&r->p, &lim, &r->electra, err);
+  if ((rc = el__replicas_new(&r->reps, &r->p, r->copies, err))) return rc;
+  for (int i = 0; i < r->copies && !rc; i++) {
+    el__params *c = el__replicas_params(&r->reps, i);
+    if (o->mlm) rc = el__tmodel_new(&c->cfg[0], &c->w[0], &c->g[0], &lim, &r->mlm[i], err);
+    else rc = el__electra_new(c, &lim, &r->electra[i], err);
+  }
   if (rc) return rc;
   r->eo = el__electra_default_opts(r->mc.mask_id);
   r->eo.disc_weight = (float)o->disc_weight;
@@ -221,8 +225,11 @@ int el__pt_setup_model(el__pt_run *r, el__state *st, el_error *err) {
 }
 
 void el__pt_run_free(el__pt_run *r) {
-  el__electra_free(r->electra);
-  el__tmodel_free(r->mlm);
+  for (int i = 0; i < EL_MAX_REPLICAS; i++) {
+    el__electra_free(r->electra[i]);
+    el__tmodel_free(r->mlm[i]);
+  }
+  el__replicas_free(&r->reps);
   el__params_free(&r->p);
   el__dataset_close(&r->data);
   el__lids_free(r->lids);

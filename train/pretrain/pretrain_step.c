@@ -1,8 +1,10 @@
 /* One pretraining optimizer step on the next global batch (pretrain_run.h):
- * this rank's share of the batch in --accumulate micro-batches, the losses
- * divided by the global batch's counts, the gradient block summed over the
- * ranks (dist.h), one AdamW step. */
+ * this rank's share of the batch over its model copies (replicas.h), each
+ * in --accumulate micro-batches, the losses divided by the global batch's
+ * counts, the gradient block summed over the copies and the ranks (dist.h),
+ * one AdamW step. */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include "dist.h"
 #include "pretrain_run.h"
@@ -14,7 +16,7 @@
 static int share_prepare(el__pt_run *r, el__packed *pk, el__rng *mrng, el_batch *b,
                          const uint8_t **forced, el_error *err) {
   el__pt_opts *o = r->o;
-  const int share = r->micro * r->accumulate;
+  const int share = r->micro * r->accumulate * r->copies;
   const uint64_t seq0 = (uint64_t)r->rank * (uint64_t)share;
   if (el__dataset_next_slice(&r->data, (int)o->batch_size, (int)seq0, share, pk, err)) return -1;
   *b = el__packed_batch(pk);
@@ -81,10 +83,10 @@ static micro micro_at(const el__pt_run *r, const el_batch *b, const uint8_t *for
   return m;
 }
 
-/* Forward + backward of one micro-batch into the gradients; adds its
- * statistics to st. */
-static int micro_step(el__pt_run *r, const micro *m, const el__rng *srng_step, uint64_t seq0,
-                      const double *norm, double *st, el_error *err) {
+/* Forward + backward of one micro-batch on copy c into its gradients; adds
+ * its statistics to st. */
+static int micro_step(const el__pt_run *r, int c, const micro *m, const el__rng *srng_step,
+                      uint64_t seq0, const double *norm, double *st, el_error *err) {
   el__rng srng = *srng_step; /* every micro-batch the same draws, keyed by seq0 */
   int rc;
   if (r->o->mlm) {
@@ -92,8 +94,8 @@ static int micro_step(el__pt_run *r, const micro *m, const el__rng *srng_step, u
     cb.ids = r->corrupt + m->tok0;
     double gen_loss;
     int gen_correct;
-    el__tmodel_set_seq0(r->mlm, seq0);
-    rc = el__mlm_step(r->mlm, &cb, r->pos + m->sel0, r->targets + m->sel0, m->n_sel, (int)norm[0],
+    el__tmodel_set_seq0(r->mlm[c], seq0);
+    rc = el__mlm_step(r->mlm[c], &cb, r->pos + m->sel0, r->targets + m->sel0, m->n_sel, (int)norm[0],
                       1, 1, &srng, &gen_loss, &gen_correct, err);
     st[EL_PT_ST_LOSS] += gen_loss;
     st[EL_PT_ST_GEN_LOSS] += gen_loss;
@@ -106,7 +108,7 @@ static int micro_step(el__pt_run *r, const micro *m, const el__rng *srng_step, u
   eo.norm_pos = (int)norm[0];
   eo.norm_scored = (int)norm[1];
   el__electra_result res;
-  rc = el__electra_step(r->electra, &m->b, &plan, &eo, &srng, &res, NULL, err);
+  rc = el__electra_step(r->electra[c], &m->b, &plan, &eo, &srng, &res, NULL, err);
   st[EL_PT_ST_LOSS] += res.loss;
   st[EL_PT_ST_GEN_LOSS] += res.mlm_loss;
   st[EL_PT_ST_DISC_LOSS] += res.disc_loss;
@@ -116,10 +118,53 @@ static int micro_step(el__pt_run *r, const micro *m, const el__rng *srng_step, u
   return rc;
 }
 
+/* The micro-batches of a rank's share, the step's sampling draw, its first
+ * sequence's global index and the loss divisors; each copy's statistics. */
+typedef struct step_share {
+  const el__pt_run *r;
+  const micro *m; /* [copies x accumulate] */
+  const el__rng *srng;
+  uint64_t seq0;
+  const double *norm;
+  double st[EL_MAX_REPLICAS][EL_PT_ST_COUNT];
+} step_share;
+
+/* Copy i: micro-batches [i x accumulate, (i+1) x accumulate) of the share. */
+static int copy_share(void *ctx, int i, el_error *err) {
+  step_share *s = ctx;
+  const el__pt_run *r = s->r;
+  int rc = EL_OK;
+  for (int k = i * r->accumulate; k < (i + 1) * r->accumulate && !rc; k++)
+    rc = micro_step(r, i, &s->m[k], s->srng, s->seq0 + (uint64_t)k * (uint64_t)r->micro, s->norm,
+                    s->st[i], err);
+  return rc;
+}
+
+/* The share's micro-batches in order (each takes its tokens and selected
+ * positions after the previous one's), the copies' forward and backward,
+ * their statistics added to st. */
+static int share_step(el__pt_run *r, const el_batch *b, const uint8_t *forced, int n_sel,
+                      const el__rng *srng, const double *norm, double *st, el_error *err) {
+  const int parts = r->copies * r->accumulate;
+  micro *m = malloc((size_t)parts * sizeof *m);
+  if (!m) return el_error_set(err, EL_ENOMEM, "out of memory");
+  int tok = 0, sel = 0;
+  for (int k = 0; k < parts; k++) m[k] = micro_at(r, b, forced, k, n_sel, &tok, &sel);
+  step_share s = {.r = r, .m = m, .srng = srng, .norm = norm,
+                  .seq0 = (uint64_t)r->rank * (uint64_t)r->micro * (uint64_t)parts};
+  memset(s.st, 0, sizeof s.st);
+  int rc = el__replicas_step(&r->reps, copy_share, &s, err);
+  for (int i = 0; i < r->copies; i++)
+    for (int f = 0; f < EL_PT_ST_COUNT; f++) st[f] += s.st[i][f];
+  free(m);
+  return rc;
+}
+
 /* One optimizer step on the next global batch with learning rate lr: this
- * rank's share in `accumulate` micro-batches, the losses divided by the
- * global batch's counts (summed over the ranks first), the gradients summed
- * over the ranks, one AdamW step. Returns EL_OK, EL_EVALUE for a skipped
+ * rank's share over its model copies in `accumulate` micro-batches each,
+ * the losses divided by the global batch's counts (summed over the ranks
+ * first), the gradients summed over the copies and the ranks, one AdamW
+ * step. Returns EL_OK, EL_EVALUE for a skipped
  * (non-finite) step, or an error. */
 int el__pt_step(el__pt_run *r, el__packed *pk, double lr, double *st, double *grad_norm,
                 el_error *err) {
@@ -136,13 +181,7 @@ int el__pt_step(el__pt_run *r, el__packed *pk, double lr, double *st, double *gr
   double norm[2] = {n_sel, st[EL_PT_ST_N_SCORED]};
   int rc = el__dist_sum_f64(norm, 2, err); /* the global batch's counts */
   if (rc) return rc;
-  el__params_zero_grads(&r->p);
-  const uint64_t seq0 = (uint64_t)r->rank * (uint64_t)r->micro * (uint64_t)r->accumulate;
-  int tok = 0, sel = 0;
-  for (int k = 0; k < r->accumulate && !rc; k++) {
-    micro m = micro_at(r, &b, forced, k, n_sel, &tok, &sel);
-    rc = micro_step(r, &m, &srng, seq0 + (uint64_t)k * (uint64_t)r->micro, norm, st, err);
-  }
+  rc = share_step(r, &b, forced, n_sel, &srng, norm, st, err);
   /* every rank learns whether one failed (a non-finite loss skips the step
    * everywhere) before the gradient sum */
   st[EL_PT_ST_FAILED] = rc == EL_EVALUE;
