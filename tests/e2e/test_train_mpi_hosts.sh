@@ -20,9 +20,8 @@
 #    both hosts (no hang), and --resume on the two hosts ends bit-identical to
 #    an uninterrupted 2-host run; resumed on h1 alone (the host does not come
 #    back) it computes the same steps, within TOL;
-#  - a lost host: every process of h2 killed (a crash), or h2's link taken
-#    down (a partition, noticed when TCP gives up; tcp_retries2 lowered to 3
-#    in the namespaces): the job ends, nothing is left running on h1.
+#  - a lost host: every process of h2 killed (a crash): the job ends, nothing
+#    is left running on h1 (a partition is not bounded: see below).
 # Skips (with the reason) when not root, without ip/unshare/mpirun, without
 # an MPI build, or where network namespaces, veth pairs or bridges cannot be
 # created. The namespaces (and the veths in them) are removed on any exit.
@@ -296,25 +295,18 @@ logged "the job reports the killed rank" "$T/kb.log" "signal 9|[Kk]illed"
 H1=(ip netns exec $P-h1)
 check_resume ka kb "on the 2 hosts" HOSTS H1 "on h1 alone"
 
-# ---- a host lost: crashed (every process of h2 gone), cut off (its link down) ----
+# ---- a host lost: crashed (every process of h2 gone) ----
 [ $SHAPED = 1 ] && shape on
 start_long kx
 ip netns exec $P-h2 kill -9 $(ip netns pids $P-h2)
 ends_within 30 "h2 crashed (its orted and rank killed)"
-# which of the two notices first varies: rank 0's connection to its peer, or
-# mpirun's to the host's daemon
-logged "h2 crashed: the job names the lost peer $NET.2 or its daemon" "$T/kx.log" \
-  "Peer host: +$NET\.2|lost communication with a remote daemon"
-# A partition is noticed when TCP gives up retransmitting to the lost peer:
-# after net.ipv4.tcp_retries2 tries (per namespace; 15 by default, which the
-# kernel documents as at least 924.6 s), here 3 (~10 s).
-for ns in $P-head $P-h1 $P-h2; do ip netns exec $ns sysctl -q -w net.ipv4.tcp_retries2=3; done
-start_long kp
-ip -n $P-h2 link set eth0 down
-ends_within 60 "h2 cut off (its link down)"
-# rank 0's connection to rank 1 times out, or mpirun's to h2's daemon first
-# (which Open MPI 4.1 words as a daemon that did not start)
-logged "h2 cut off: the job reports the timeout or the lost daemon" "$T/kp.log" \
-  "Connection timed out|unable to reliably start one or more daemons"
+# What Open MPI says varies with who notices first (rank 0's connection to
+# its peer, mpirun's to the host's daemon, the collective rank 0 was in) and
+# is sometimes nothing: shown, not asserted.
+echo "# h2 crashed, Open MPI said: $(grep -m1 -E 'Peer host|lost communication|reset by peer|MPI_ERR_' "$T/kx.log" || echo '(nothing matched)')"
+# A partition (h2's link down) is not asserted: a rank that only waits to
+# receive has nothing to retransmit, so whether TCP notices within any bound
+# depends on where the step was (10 s in one run with tcp_retries2=3, over 60 s
+# in another); docs/TRAINING.md says so and points at the scheduler's limit.
 shape off
 [ $fails -eq 0 ]
