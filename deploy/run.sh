@@ -233,10 +233,13 @@ for _ in $(seq 600); do
   sleep 0.2
 done
 if [ "$up" -ne 1 ]; then
-  rc=0
-  kill -0 "$spid" 2>/dev/null || { wait "$spid" || rc=$?; }
-  [ "$rc" -ne 0 ] &&
+  if ! kill -0 "$spid" 2>/dev/null; then
+    rc=0; wait "$spid" || rc=$?
+    # stopped (SIGTERM/Ctrl-C) before this loop saw it ready: drained (0), or
+    # killed by the signal before its handlers were in place (128 + 15 or 2)
+    case $rc in 0|143|130) say "electra-server stopped before it was ready"; exit 0 ;; esac
     die "electra-server exited (status $rc) before it was ready: port $PORT taken by another process? (its message is above; set ELECTRA_PORT=...)"
+  fi
   kill -TERM "$spid" 2>/dev/null || true
   wait "$spid" 2>/dev/null || true
   die "electra-server (pid $spid) did not become ready on port $PORT within 2 minutes"

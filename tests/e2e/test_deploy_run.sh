@@ -102,6 +102,29 @@ done
 rpid=""
 check "SIGTERM to the server: run.sh exits 0 (got $rc)" test "$rc" -eq 0
 
+# SIGTERM to the server the moment it exists, before run.sh has seen it ready
+# (a quick Ctrl-C, or a supervisor stopping it): a clean stop, not "did not
+# become ready within 2 minutes" and exit 1.
+ELECTRA_PORT=$port BUILD=build "$repo/deploy/run.sh" >"$tmp/log2" 2>&1 &
+rpid=$!
+spid=""
+for _ in $(seq 1000); do
+  for c in $(cat /proc/"$rpid"/task/*/children 2>/dev/null); do
+    [ "$(cat /proc/"$c"/comm 2>/dev/null)" = electra-server ] && spid=$c
+  done
+  [ -n "$spid" ] && break
+  sleep 0.005
+done
+[ -n "$spid" ] && kill -TERM "$spid"
+rc=124
+for _ in $(seq 100); do
+  if ! kill -0 "$rpid" 2>/dev/null; then rc=0; wait "$rpid" || rc=$?; break; fi
+  sleep 0.1
+done
+rpid=""
+check "SIGTERM to the server as it starts: run.sh exits 0 (got $rc)" test "$rc" -eq 0
+check "... and does not claim it never became ready" sh -c "! grep -q 'did not become ready' '$tmp/log2'"
+
 # The port held by another process: one that accepts and never answers (make
 # run hung on it), one that answers HTTP (make run printed its answers as
 # ours). run.sh must fail, naming the port, without a banner.
