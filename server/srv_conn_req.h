@@ -1,5 +1,5 @@
 /* The HTTP layer's request on one connection (private to http.c,
- * srv_reply.c and srv_mhd_quirks.c): what a route is, the state of a
+ * srv_reply.c, srv_mhd_quirks.c and srv_listen.c): what a route is, the state of a
  * request from its first header to its answer, and what every answer
  * carries (srv_reply.c). */
 #ifndef EL_SERVER_CONN_REQ_H
@@ -8,6 +8,8 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stddef.h>
+
+#include <microhttpd.h>
 
 #include "srv_batcher.h"
 #include "srv_check.h"
@@ -113,5 +115,17 @@ void el__quirk_mhd_log(const char *msg);
 /* At NOTIFY_COMPLETED without a clean end: a done request whose client
  * half-closed but still reads gets its answer written on the socket. */
 void el__quirk_answer_half_closed(el__conn_req *r);
+
+/* ---- http.c's libmicrohttpd callbacks, registered by srv_listen.c ---- */
+/* A request's start (its raw URI; returns the new el__conn_req), each call of
+ * the access handler, the request's end, and the prepare threads' work item. */
+void *el__http_uri_started(void *cls, const char *uri, struct MHD_Connection *conn);
+enum MHD_Result el__http_access(void *cls, struct MHD_Connection *conn, const char *url,
+                                const char *method, const char *version,
+                                const char *upload_data, size_t *upload_data_size,
+                                void **con_cls);
+void el__http_completed(void *cls, struct MHD_Connection *conn, void **con_cls,
+                        enum MHD_RequestTerminationCode toe);
+void el__http_prepare_item(el__workq_node *node);
 
 #endif

@@ -91,15 +91,27 @@ for r in classify qa; do
   out=$(eval "$cmd" 2>/dev/null)
   check "printed /$r example answers with a model ($(head -c 80 <<<"$out"))" grep -q '"model"' <<<"$out"
 done
-# run.sh's child is the server (no ps needed: minimal Debian has no procps)
-spid=$(cat /proc/"$rpid"/task/*/children 2>/dev/null | tr ' ' '\n' | grep . | head -1)
-[ -n "$spid" ] && kill -TERM "$spid"
-rc=124
-for _ in $(seq 100); do
-  if ! kill -0 "$rpid" 2>/dev/null; then rc=0; wait "$rpid" || rc=$?; break; fi
-  sleep 0.1
-done
-rpid=""
+# stop_server: SIGTERM to run.sh's electra-server child as soon as it exists
+# (no ps needed: minimal Debian has no procps), then run.sh's exit status in
+# rc (124: still running after 10 s).
+stop_server() {
+  local spid="" c
+  for _ in $(seq 1000); do
+    for c in $(cat /proc/"$rpid"/task/*/children 2>/dev/null); do
+      [ "$(cat /proc/"$c"/comm 2>/dev/null)" = electra-server ] && spid=$c
+    done
+    [ -n "$spid" ] && break
+    sleep 0.005
+  done
+  [ -n "$spid" ] && kill -TERM "$spid"
+  rc=124
+  for _ in $(seq 100); do
+    if ! kill -0 "$rpid" 2>/dev/null; then rc=0; wait "$rpid" || rc=$?; break; fi
+    sleep 0.1
+  done
+  rpid=""
+}
+stop_server
 check "SIGTERM to the server: run.sh exits 0 (got $rc)" test "$rc" -eq 0
 
 # SIGTERM to the server the moment it exists, before run.sh has seen it ready
@@ -107,21 +119,7 @@ check "SIGTERM to the server: run.sh exits 0 (got $rc)" test "$rc" -eq 0
 # become ready within 2 minutes" and exit 1.
 ELECTRA_PORT=$port BUILD=build "$repo/deploy/run.sh" >"$tmp/log2" 2>&1 &
 rpid=$!
-spid=""
-for _ in $(seq 1000); do
-  for c in $(cat /proc/"$rpid"/task/*/children 2>/dev/null); do
-    [ "$(cat /proc/"$c"/comm 2>/dev/null)" = electra-server ] && spid=$c
-  done
-  [ -n "$spid" ] && break
-  sleep 0.005
-done
-[ -n "$spid" ] && kill -TERM "$spid"
-rc=124
-for _ in $(seq 100); do
-  if ! kill -0 "$rpid" 2>/dev/null; then rc=0; wait "$rpid" || rc=$?; break; fi
-  sleep 0.1
-done
-rpid=""
+stop_server
 check "SIGTERM to the server as it starts: run.sh exits 0 (got $rc)" test "$rc" -eq 0
 check "... and does not claim it never became ready" sh -c "! grep -q 'did not become ready' '$tmp/log2'"
 
