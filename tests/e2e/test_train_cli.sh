@@ -37,18 +37,22 @@ check "finetune --task glu (nothing near): the task list, no guess" \
   eval "grep -q \"unknown --task 'glu' (one of: cola\" '$T/err'"
 
 # ---- finetune on a tiny model ----
+# ---- recipe refuses earlier output before any work (run with or without torch) ----
+recipe_refusals() {
+  mkdir -p "$T/rcp" && echo '{}' >"$T/rcp/config.json"
+  t0=$(date +%s)
+  "$BIN" recipe ged --out "$T/rcp" --corpus "$T/fail3/cache/mine" --time-limit 1h 2>"$T/err"
+  rc=$?
+  check "recipe into a DIR holding a model: exit 1 at once, naming it and --overwrite" \
+    eval "[ $rc -eq 1 ] && [ \$((\$(date +%s) - t0)) -lt 5 ] && grep -q 'rcp already exists (a model): remove it or pass --overwrite' '$T/err'"
+  rm "$T/rcp/config.json" && mkdir -p "$T/rcp.work"
+  "$BIN" recipe ged --out "$T/rcp" --corpus "$T/fail3/cache/mine" --time-limit 1h 2>"$T/err"
+  check "... and into an existing DIR.work" eval "[ $? -eq 1 ] && grep -q \"rcp.work already exists (an earlier recipe's stages)\" '$T/err'"
+}
+
 if ! "$PY" -c 'import torch' 2>/dev/null; then
   skip "no torch at $PY: cannot make the tiny checkpoint"; 
-# ---- recipe refuses earlier output before any work ----
-mkdir -p "$T/rcp" && echo '{}' >"$T/rcp/config.json"
-t0=$(date +%s)
-"$BIN" recipe ged --out "$T/rcp" --corpus "$T/fail3/cache/mine" --time-limit 1h 2>"$T/err"
-rc=$?
-check "recipe into a DIR holding a model: exit 1 at once, naming it and --overwrite" \
-  eval "[ $rc -eq 1 ] && [ \$((\$(date +%s) - t0)) -lt 5 ] && grep -q 'rcp already exists (a model): remove it or pass --overwrite' '$T/err'"
-rm "$T/rcp/config.json" && mkdir -p "$T/rcp.work"
-"$BIN" recipe ged --out "$T/rcp" --corpus "$T/fail3/cache/mine" --time-limit 1h 2>"$T/err"
-check "... and into an existing DIR.work" eval "[ $? -eq 1 ] && grep -q \"rcp.work already exists (an earlier recipe's stages)\" '$T/err'"
+recipe_refusals
 exit $((fails > 0))
 fi
 "$PY" tests/reference/make_checkpoint.py --arch pretraining --out "$T/tiny" --hidden 32 \
@@ -110,14 +114,5 @@ mkdir -p "$T/fail3/cache" && echo keep >"$T/fail3/cache/mine"
 "$BIN" pretrain "${P[@]}" --out "$T/fail3" 2>/dev/null
 check "... and a cache/ that existed" test -f "$T/fail3/cache/mine"
 
-# ---- recipe refuses earlier output before any work ----
-mkdir -p "$T/rcp" && echo '{}' >"$T/rcp/config.json"
-t0=$(date +%s)
-"$BIN" recipe ged --out "$T/rcp" --corpus "$T/fail3/cache/mine" --time-limit 1h 2>"$T/err"
-rc=$?
-check "recipe into a DIR holding a model: exit 1 at once, naming it and --overwrite" \
-  eval "[ $rc -eq 1 ] && [ \$((\$(date +%s) - t0)) -lt 5 ] && grep -q 'rcp already exists (a model): remove it or pass --overwrite' '$T/err'"
-rm "$T/rcp/config.json" && mkdir -p "$T/rcp.work"
-"$BIN" recipe ged --out "$T/rcp" --corpus "$T/fail3/cache/mine" --time-limit 1h 2>"$T/err"
-check "... and into an existing DIR.work" eval "[ $? -eq 1 ] && grep -q \"rcp.work already exists (an earlier recipe's stages)\" '$T/err'"
+recipe_refusals
 exit $((fails > 0))
