@@ -16,13 +16,15 @@
 
 #define EL__CAND_TEXT 64
 
-/* Candidates verified per flag: the best by their rank before the
+/* Candidates verified per flag besides the word's own other forms (all
+ * verified, check_verify.c): the best by their rank before the
  * detector's verdict (check_verify.c's prior_rank). The verification pass
- * costs a sentence per candidate; the rest seldom win. Chosen on FCE dev:
- * at 5 the one-hour recipe model's corrections F0.5 stay 0.250 (288 of 587
- * edits right, against 291 of 602 verifying all) for 22 % fewer
- * verification tokens, make run's stay 0.221; at 8, 0.250 for 6 % fewer. */
-#define EL__VERIFY_CAP 5
+ * costs a sentence per candidate; the rest seldom win. Chosen on FCE dev
+ * with the one-hour recipe model, replaying one run's candidates at the
+ * default suggestion threshold: corrections F0.5 0.243 at 1, 0.259 at 2,
+ * 0.264 at 3, 0.267 at 4 and at 5 (5,089 and 5,969 verification
+ * sentences over the file). */
+#define EL__VERIFY_CAP 4
 
 enum { EL__EDIT_REPLACE, EL__EDIT_DELETE, EL__EDIT_INSERT };
 

@@ -168,7 +168,7 @@ void el__check_table(el__check_args *a, el_opt t[EL_CHECK_N_OPTS]) {
        "flag words with P(error) >= X (the threshold /score flags at: the dictionary\n"
        "      combination's, else the model's score_threshold, else 0.5)", 0},
       {"--suggest-threshold", EL_OPT_FLOAT, &a->suggest, 0, 1, "X",
-       "offer replacements only for words with P(error) >= X (0.9, or the threshold\n"
+       "offer replacements only for words with P(error) >= X (0.7, or the threshold\n"
        "      when higher); a misspelling always gets them: higher trades suggestions for\n"
        "      precision", 0},
       {"--format", EL_OPT_CHOICE, &a->format, 0, 0, "text|json",

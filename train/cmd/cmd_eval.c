@@ -227,7 +227,7 @@ void el__eval_table(el__eval_args *a, el_opt t[EL_EVAL_N_OPTS]) {
        "ged: the dictionary's weight (the model's score_dictionary_weight)", 0},
       {"--suggest-threshold", EL_OPT_FLOAT, &a->suggest, 0, 1, "X",
        "ged --m2: the checker offers replacements only for words with P(error) >= X (as\n"
-       "      electra-train check --suggest-threshold: 0.9, or the threshold when higher)", 0},
+       "      electra-train check --suggest-threshold: 0.7, or the threshold when higher)", 0},
       {"--dictionary-threshold", EL_OPT_FLOAT, &a->dict_threshold, 0, 1, "X",
        "ged: the combination's threshold (the model's score_dictionary_threshold)", 0},
       {"--correct-label", EL_OPT_STR, &a->correct, 0, 0, "LABEL",
