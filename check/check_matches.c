@@ -65,6 +65,25 @@ static void insertion(const el__checker *c, const el__flag *f, const el__cand *e
   snprintf(d->s, sizeof d->s, "%s %s", lead, word);
 }
 
+static int ends_sentence(const char *t) { return !strcmp(t, ".") || !strcmp(t, "!") || !strcmp(t, "?"); }
+
+/* A full stop (question, exclamation mark) written for a comma or a
+ * semicolon ends the sentence there, so the next word takes the capital
+ * ("it rained , it was" -> "it rained. It was"; FCE's annotators write the
+ * two as one edit). */
+static void sentence_end(const el__checker *c, const el__flag *f, edit *d) {
+  const el__word *w = &c->words.w[f->word];
+  if (f->word + 1 >= c->sents[f->sent].w1) return;
+  const el__word *n = &c->words.w[f->word + 1];
+  char first = c->text[n->start];
+  size_t gap = n->start - w->end, len = n->end - n->start, have = strlen(d->s);
+  if (first < 'a' || first > 'z' || have + gap + len >= sizeof d->s) return;
+  memcpy(d->s + have, c->text + w->end, gap + len);
+  d->s[have + gap] = (char)(first - 32);
+  d->s[have + gap + len] = 0;
+  d->b = n->end;
+}
+
 static void to_edit(const el__checker *c, const el__flag *f, const el__cand *e, edit *d) {
   const el__word *w = &c->words.w[f->word];
   if (e->kind == EL__EDIT_DELETE) return deletion(c, f, d);
@@ -72,6 +91,8 @@ static void to_edit(const el__checker *c, const el__flag *f, const el__cand *e, 
   d->a = w->start;
   d->b = w->end;
   snprintf(d->s, sizeof d->s, "%s", e->text);
+  char was = w->end - w->start == 1 ? c->text[w->start] : 0;
+  if (ends_sentence(e->text) && was != '.' && was != '!' && was != '?') sentence_end(c, f, d);
 }
 
 /* Indices of f's verified candidates, best first; returns how many (at

@@ -224,6 +224,11 @@ int main(void) {
     expect("The music is good.", "The", EL__EDIT_DELETE, "", "Music is good.", EL__ET_UNNECESSARY, "unnecessary");
     expect("i recieve it.", "recieve", EL__EDIT_REPLACE, "receive", "i receive it.", EL__ET_SPELL,
            "Possible spelling mistake: did you mean \"receive\"?");
+    expect("It rained, it was cold.", ",", EL__EDIT_REPLACE, ".", "It rained. It was cold.", EL__ET_PUNCT,
+           "\".\"");
+    expect("It rained, I was cold.", ",", EL__EDIT_REPLACE, ".", "It rained. I was cold.", EL__ET_PUNCT, "\".\"");
+    expect("It rained, it was cold.", ",", EL__EDIT_REPLACE, ";", "It rained; it was cold.", EL__ET_PUNCT,
+           "\";\"");
     test_suggest_threshold();
     test_sure_edit();
     test_generator_words_last();
