@@ -67,10 +67,11 @@ static inline __attribute__((always_inline)) int32_t word4(const uint8_t *p) {
   memcpy(&v, p, 4);
   return v;
 }
-static inline int32_t word_tail(const uint8_t *p, int tail) {
-  int32_t v = 0;
-  memcpy(&v, p, (size_t)tail);
-  return v;
+static inline __attribute__((always_inline)) int32_t word_tail(const uint8_t *p, int tail) {
+  uint32_t v = p[0];
+  if (tail > 1) v |= (uint32_t)p[1] << 8;
+  if (tail > 2) v |= (uint32_t)p[2] << 16;
+  return (int32_t)v;
 }
 
 /* While the tiles of rows pass over one block of the panel, the next block
@@ -97,44 +98,47 @@ typedef struct kblock {
 #define TGTV __attribute__((target("avx512f,avx512bw,avx512vnni"), always_inline)) static inline
 
 /* C[m, 0:32] (= or +=) A[m, block] x B[block, 0:32]; masks select the
- * columns that exist in C (the panel is always 32 wide). m is a constant
- * where this is inlined, so the loops over rows unroll. */
-TGTV void tile_vnni(const int m, kblock kb, const uint8_t *A, size_t lda, const int8_t *B,
-                    int32_t *C, size_t ldc, __mmask16 m0, __mmask16 m1) {
+ * columns that exist in C (the panel is always 32 wide). tail: the pass
+ * over the block's last, partial group of k alone (a separate pass so the
+ * main loop's code stays free of it: mixed in, it made GCC spill the
+ * accumulators). m and tail are constants where this is inlined, so the
+ * loops over rows unroll. */
+TGTV void tile_vnni(const int m, const int tail, kblock kb, const uint8_t *A, size_t lda,
+                    const int8_t *B, int32_t *C, size_t ldc, __mmask16 m0, __mmask16 m1) {
+  const int first = kb.first && !tail, nq = tail ? 1 : kb.nq, q0 = tail ? kb.nq : 0;
+  const __mmask16 l0 = first ? 0 : m0, l1 = first ? 0 : m1; /* mask 0: zeros, nothing read */
   __m512i c0[MRV], c1[MRV];
 #pragma GCC unroll 12
   for (int r = 0; r < m; r++) {
-    c0[r] = kb.first ? _mm512_setzero_si512() : _mm512_maskz_loadu_epi32(m0, C + r * ldc);
-    c1[r] = kb.first ? _mm512_setzero_si512() : _mm512_maskz_loadu_epi32(m1, C + r * ldc + 16);
+    c0[r] = _mm512_maskz_loadu_epi32(l0, C + r * ldc);
+    c1[r] = _mm512_maskz_loadu_epi32(l1, C + r * ldc + 16);
   }
-  for (int q = 0; q < kb.nq; q++) {
+  for (int q = q0; q < q0 + nq; q++) {
     const __m512i b0 = _mm512_loadu_si512(B + (size_t)q * QROW);
     const __m512i b1 = _mm512_loadu_si512(B + (size_t)q * QROW + 64);
 #pragma GCC unroll 12
     for (int r = 0; r < m; r++) {
-      const __m512i a = _mm512_set1_epi32(word4(A + r * lda + 4 * q));
+      const uint8_t *p = A + r * lda + 4 * q;
+      const __m512i a = _mm512_set1_epi32(tail ? word_tail(p, kb.tail) : word4(p));
       c0[r] = _mm512_dpbusd_epi32(c0[r], a, b0);
       c1[r] = _mm512_dpbusd_epi32(c1[r], a, b1);
     }
   }
-  if (kb.tail) {
-    const __m512i b0 = _mm512_loadu_si512(B + (size_t)kb.nq * QROW);
-    const __m512i b1 = _mm512_loadu_si512(B + (size_t)kb.nq * QROW + 64);
-    for (int r = 0; r < m; r++) {
-      const __m512i a = _mm512_set1_epi32(word_tail(A + r * lda + 4 * kb.nq, kb.tail));
-      c0[r] = _mm512_dpbusd_epi32(c0[r], a, b0);
-      c1[r] = _mm512_dpbusd_epi32(c1[r], a, b1);
-    }
-  }
+  /* stored as floats: the same bits (a masked move converts nothing), and
+   * GCC 12 spilled every accumulator in the loop above around
+   * _mm512_mask_storeu_epi32, not around this */
 #pragma GCC unroll 12
   for (int r = 0; r < m; r++) {
-    _mm512_mask_storeu_epi32(C + r * ldc, m0, c0[r]);
-    _mm512_mask_storeu_epi32(C + r * ldc + 16, m1, c1[r]);
+    _mm512_mask_storeu_ps(C + r * ldc, m0, _mm512_castsi512_ps(c0[r]));
+    _mm512_mask_storeu_ps(C + r * ldc + 16, m1, _mm512_castsi512_ps(c1[r]));
   }
 }
 
-#define TILEV_CASE(n) \
-  case n: tile_vnni(n, kb, A, lda, B, C, ldc, m0, m1); break;
+#define TILEV_CASE(n)                                           \
+  case n:                                                       \
+    tile_vnni(n, 0, kb, A, lda, B, C, ldc, m0, m1);             \
+    if (kb.tail) tile_vnni(n, 1, kb, A, lda, B, C, ldc, m0, m1); \
+    break;
 
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void rows_vnni(
     int M, kblock kb, const uint8_t *A, size_t lda, const int8_t *B, int32_t *C, size_t ldc,
@@ -166,13 +170,14 @@ TGT2 __m256i dot4(__m256i acc, __m256i a, __m256i b, __m256i ones) {
 
 /* As tile_vnni over 16 columns; full: all 16 exist in C (plain loads and
  * stores), else k0/k1 mask the lanes of the columns that exist. */
-TGT2 void tile_avx2(const int m, const int full, kblock kb, const uint8_t *A, size_t lda,
-                    const int8_t *B, int32_t *C, size_t ldc, __m256i k0, __m256i k1) {
+TGT2 void tile_avx2(const int m, const int full, const int tail, kblock kb, const uint8_t *A,
+                    size_t lda, const int8_t *B, int32_t *C, size_t ldc, __m256i k0, __m256i k1) {
+  const int first = kb.first && !tail, nq = tail ? 1 : kb.nq, q0 = tail ? kb.nq : 0;
   const __m256i ones = _mm256_set1_epi16(1);
   __m256i c0[MR2], c1[MR2];
 #pragma GCC unroll 4
   for (int r = 0; r < m; r++) {
-    if (kb.first) {
+    if (first) {
       c0[r] = c1[r] = _mm256_setzero_si256();
     } else {
       int32_t *c = C + r * ldc;
@@ -181,21 +186,13 @@ TGT2 void tile_avx2(const int m, const int full, kblock kb, const uint8_t *A, si
                    : _mm256_maskload_epi32(c + 8, k1);
     }
   }
-  for (int q = 0; q < kb.nq; q++) {
+  for (int q = q0; q < q0 + nq; q++) {
     const __m256i b0 = _mm256_loadu_si256((const __m256i *)(B + (size_t)q * QROW));
     const __m256i b1 = _mm256_loadu_si256((const __m256i *)(B + (size_t)q * QROW + 32));
 #pragma GCC unroll 4
     for (int r = 0; r < m; r++) {
-      const __m256i a = _mm256_set1_epi32(word4(A + r * lda + 4 * q));
-      c0[r] = dot4(c0[r], a, b0, ones);
-      c1[r] = dot4(c1[r], a, b1, ones);
-    }
-  }
-  if (kb.tail) {
-    const __m256i b0 = _mm256_loadu_si256((const __m256i *)(B + (size_t)kb.nq * QROW));
-    const __m256i b1 = _mm256_loadu_si256((const __m256i *)(B + (size_t)kb.nq * QROW + 32));
-    for (int r = 0; r < m; r++) {
-      const __m256i a = _mm256_set1_epi32(word_tail(A + r * lda + 4 * kb.nq, kb.tail));
+      const uint8_t *p = A + r * lda + 4 * q;
+      const __m256i a = _mm256_set1_epi32(tail ? word_tail(p, kb.tail) : word4(p));
       c0[r] = dot4(c0[r], a, b0, ones);
       c1[r] = dot4(c1[r], a, b1, ones);
     }
@@ -213,12 +210,19 @@ TGT2 void tile_avx2(const int m, const int full, kblock kb, const uint8_t *A, si
   }
 }
 
+/* The main pass, then the tail's, over one tile. */
+TGT2 void tile_avx2_block(const int m, const int full, kblock kb, const uint8_t *A, size_t lda,
+                          const int8_t *B, int32_t *C, size_t ldc, __m256i k0, __m256i k1) {
+  tile_avx2(m, full, 0, kb, A, lda, B, C, ldc, k0, k1);
+  if (kb.tail) tile_avx2(m, full, 1, kb, A, lda, B, C, ldc, k0, k1);
+}
+
 #define TILE2_CASE(n)                                     \
   case n:                                                 \
     if (cols == 16)                                       \
-      tile_avx2(n, 1, kb, A, lda, B, C, ldc, k0, k1);     \
+      tile_avx2_block(n, 1, kb, A, lda, B, C, ldc, k0, k1); \
     else                                                  \
-      tile_avx2(n, 0, kb, A, lda, B, C, ldc, k0, k1);     \
+      tile_avx2_block(n, 0, kb, A, lda, B, C, ldc, k0, k1); \
     break;
 
 /* B: the half panel's first column group (its rows are QROW bytes apart). */
