@@ -11,7 +11,8 @@
  *                model gives the same answers on AVX2 and AVX-512 machines.
  *   activations  asymmetric per token row, at run time: u8 = round(x / s_a)
  *                + z, s_a = (max(x,0) - min(x,0)) / 255.
- *   product      int32 accumulate (oneDNN matmul, ISA chosen at run time),
+ *   product      int32 accumulate (the engine's AVX-512 VNNI or AVX2 kernel,
+ *                quant_gemm.h, else oneDNN's matmul; chosen at run time),
  *                y = s_a[m] s_w[n] (acc[m,n] - z[m] colsum_w[n]) in fp32,
  *                then the fp32 epilogue (bias, GELU, residual, LayerNorm).
  * Attention, LayerNorm, GELU, the position/type embeddings, the E->H
@@ -27,6 +28,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "electra/engine.h"
+#include "quant_gemm.h"
 #include "weights.h"
 
 /* The weights' integer range: |q| <= EL_QUANT_WMAX (see above). */
@@ -84,8 +86,12 @@ void el__quant_embed(const el_model *m, float *out, const int *ids, const int *t
  * the callers of el__encode (el__blas_single_begin/end), as for fp32. */
 
 /* quant_dnnl.c: one dense layer W [N,K] quantized and prepared for the
- * kernel; acc [M,N] = a [M,K] x Wq^T in int32. */
+ * kernel; acc [M,N] = a [M,K] x Wq^T in int32. The kernel is
+ * el__qgemm_isa()'s; el__qdense_new_isa names it (EL__QGEMM_NONE: oneDNN's,
+ * or one the CPU runs; the tests compare them). */
 int el__qdense_new(const float *w, int N, int K, el__qdense **out, el_error *err);
+int el__qdense_new_isa(const float *w, int N, int K, el__qgemm_isa_t isa, el__qdense **out,
+                       el_error *err);
 void el__qdense_free(el__qdense *d);
 size_t el__qdense_bytes(const el__qdense *d);   /* memory it holds */
 size_t el__qdense_scratch(const el__qdense *d); /* scratchpad bytes a run needs */

@@ -1,17 +1,22 @@
-/* The int8 matrix product of quant.h through oneDNN's matmul: one primitive
- * per dense layer, created at load with the token count M left to run time
- * (so any batch reuses it) and the weights reordered once into the layout
- * the chosen kernel wants. oneDNN picks the kernel for the CPU it runs on
- * (AVX2, AVX-512, VNNI), so nothing here depends on the build machine's
- * ISA. A primitive is shared by every thread; each workspace has a stream
- * and a scratchpad per worker thread (user scratchpad mode, so concurrent
- * runs never share a buffer). Without oneDNN (EL_HAVE_DNNL unset) only the stubs at
- * the end are built. */
+/* The int8 matrix product of quant.h. Where the CPU runs one of the
+ * engine's own kernels (quant_gemm.h: AVX-512 VNNI or AVX2; el__qgemm_isa)
+ * a dense layer holds its codes packed for it, and a product is one call
+ * with nothing set up per call. Elsewhere, or with ELECTRA_QGEMM=onednn,
+ * through oneDNN's matmul: one primitive per dense layer, created at load
+ * with the token count M left to run time (so any batch reuses it) and the
+ * weights reordered once into the layout the chosen kernel wants. oneDNN
+ * picks its kernel for the CPU it runs on (AVX2, AVX-512, VNNI), so nothing
+ * here depends on the build machine's ISA. A layer keeps one of the two
+ * copies, never both. A primitive is shared by every thread; each workspace
+ * has a stream and a scratchpad per worker thread (user scratchpad mode, so
+ * concurrent runs never share a buffer). Without oneDNN (EL_HAVE_DNNL
+ * unset) only the stubs at the end are built. */
 #include <stdlib.h>
 #include <string.h>
 #include "infer_internal.h"
 #include "infer_kernels.h"
 #include "quant.h"
+#include "quant_gemm.h"
 
 #ifdef EL_HAVE_DNNL
 #include <oneapi/dnnl/dnnl.h>
@@ -21,8 +26,10 @@
 
 struct el__qdense {
   int N, K;
-  dnnl_primitive_t prim;
-  dnnl_memory_t wmem; /* the reordered int8 weights */
+  el__qgemm_isa_t isa; /* the engine's kernel, or EL__QGEMM_NONE: oneDNN's */
+  int8_t *packed;      /* the codes packed for it (isa set) */
+  dnnl_primitive_t prim; /* else oneDNN's primitive */
+  dnnl_memory_t wmem; /* and the reordered int8 weights */
   float *scale;       /* [N] s_w */
   int32_t *colsum;    /* [N] */
   size_t scratch;     /* scratchpad bytes the primitive needs */
@@ -91,7 +98,7 @@ done:
 
 /* q [N,K] (HF layout) is the weights' [K,N] in layout "ba"; reorder it into
  * the kernel's layout wmd. */
-static int reorder_weights(el__qdense *d, int8_t *q, const dnnl_memory_desc_t *wmd, el_error *err) {
+static int reorder_weights(el__qdense *d, const int8_t *q, const dnnl_memory_desc_t *wmd, el_error *err) {
   const int N = d->N, K = d->K;
   int rc = EL_OK;
   dnnl_memory_desc_t user;
@@ -101,7 +108,7 @@ static int reorder_weights(el__qdense *d, int8_t *q, const dnnl_memory_desc_t *w
   dnnl_stream_t stream = NULL;
   dnnl_dims_t wd = {K, N};
   DNNL_TRY(dnnl_memory_desc_init_by_tag(&user, 2, wd, dnnl_s8, dnnl_ba), "weights layout");
-  DNNL_TRY(dnnl_memory_create(&umem, &user, g_engine, q), "weights memory");
+  DNNL_TRY(dnnl_memory_create(&umem, &user, g_engine, (void *)q), "weights memory");
   DNNL_TRY(dnnl_memory_create(&d->wmem, wmd, g_engine, DNNL_MEMORY_ALLOCATE), "weights memory");
   DNNL_TRY(dnnl_reorder_primitive_desc_create(&rpd, &user, g_engine, wmd, g_engine, NULL),
            "weights reorder");
@@ -123,12 +130,39 @@ void el__qdense_free(el__qdense *d) {
   if (!d) return;
   if (d->prim) dnnl_primitive_destroy(d->prim);
   if (d->wmem) dnnl_memory_destroy(d->wmem);
+  free(d->packed);
   free(d->scale);
   free(d->colsum);
   free(d);
 }
 
+/* The codes q [N,K] as oneDNN's primitive and its reordered weights. */
+static int onednn_weights(el__qdense *d, const int8_t *q, el_error *err) {
+  const dnnl_memory_desc_t *wmd = NULL;
+  dnnl_primitive_desc_t pd = NULL;
+  int rc = make_primitive(d, &wmd, &pd, err);
+  if (!rc) rc = reorder_weights(d, q, wmd, err);
+  if (pd) dnnl_primitive_desc_destroy(pd); /* wmd pointed into it */
+  return rc;
+}
+
+/* The codes packed for the engine's kernel d->isa. */
+static int pack_weights(el__qdense *d, const int8_t *q, el_error *err) {
+  const size_t bytes = el__qgemm_packed_bytes(d->N, d->K);
+  if (!(d->packed = aligned_alloc(64, (bytes + 63) & ~(size_t)63)))
+    return el_error_set(err, EL_ENOMEM, "int8: out of memory packing a %d x %d layer", d->N,
+                        d->K);
+  el__qgemm_pack(d->packed, q, d->N, d->K);
+  d->bytes += bytes;
+  return EL_OK;
+}
+
 int el__qdense_new(const float *w, int N, int K, el__qdense **out, el_error *err) {
+  return el__qdense_new_isa(w, N, K, el__qgemm_isa(), out, err);
+}
+
+int el__qdense_new_isa(const float *w, int N, int K, el__qgemm_isa_t isa, el__qdense **out,
+                       el_error *err) {
   *out = NULL;
   int rc = get_engine(err);
   if (rc) return rc;
@@ -139,14 +173,10 @@ int el__qdense_new(const float *w, int N, int K, el__qdense **out, el_error *err
     rc = el_error_set(err, EL_ENOMEM, "int8: out of memory quantizing a %d x %d layer", N, K);
     goto done;
   }
-  d->N = N, d->K = K;
+  d->N = N, d->K = K, d->isa = isa;
   d->bytes = (sizeof(float) + sizeof(int32_t)) * (size_t)N;
   el__quant_weights(q, d->scale, d->colsum, w, N, K, EL_QUANT_WMAX);
-  const dnnl_memory_desc_t *wmd = NULL;
-  dnnl_primitive_desc_t pd = NULL;
-  rc = make_primitive(d, &wmd, &pd, err);
-  if (!rc) rc = reorder_weights(d, q, wmd, err);
-  if (pd) dnnl_primitive_desc_destroy(pd); /* wmd pointed into it */
+  rc = isa != EL__QGEMM_NONE ? pack_weights(d, q, err) : onednn_weights(d, q, err);
   if (!rc) {
     *out = d;
     d = NULL;
@@ -190,6 +220,10 @@ static dnnl_stream_t worker_stream(el__qws *ws, int worker, void **scratch) {
  * rather than return a wrong answer. */
 void el__qdense_run(const el__qdense *d, el__qws *ws, int worker, const uint8_t *a, int32_t *acc,
                     int M) {
+  if (d->packed) {
+    el__qgemm(d->isa, M, d->N, d->K, a, d->packed, acc);
+    return;
+  }
   void *scratch = NULL;
   dnnl_stream_t stream = worker_stream(ws, worker, &scratch);
   dnnl_memory_t src = NULL, dst = NULL, scr = NULL;
@@ -262,7 +296,11 @@ uint8_t *el__qws_act(el__qws *q, float **sa, int32_t **za, int32_t **acc) {
 
 int el__quant_available(void) { return 0; }
 int el__qdense_new(const float *w, int N, int K, el__qdense **out, el_error *err) {
-  (void)w;
+  return el__qdense_new_isa(w, N, K, EL__QGEMM_NONE, out, err);
+}
+int el__qdense_new_isa(const float *w, int N, int K, el__qgemm_isa_t isa, el__qdense **out,
+                       el_error *err) {
+  (void)w, (void)isa;
   *out = NULL;
   return el_error_set(err, EL_EUNSUPPORTED,
                       "dtype int8 needs oneDNN, and this build has none (install libdnnl-dev and "

@@ -16,8 +16,9 @@
 
 /* Rows per task: about four tasks per thread, so a thread that gets no CPU
  * time for a while leaves little to wait for, within [32, 256] rows: fewer
- * and the int8 kernel (which packs the weights on every call) slows down,
- * more and the tasks get too coarse to share. */
+ * and each block's product reads the whole weight matrix for few rows (and
+ * oneDNN's kernel packs the weights on every call), more and the tasks get
+ * too coarse to share. */
 static int rows_per_task(int M) {
   int r = (M + 4 * el__pool_width() - 1) / (4 * el__pool_width());
   r = r < 32 ? 32 : r > 256 ? 256 : r;

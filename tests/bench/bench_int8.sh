@@ -5,7 +5,8 @@
 # load hits both alike; PyTorch (fp32) on the same inputs for reference. Reports tokens/s
 # (best run), the process CPU time of the best run (robust on a shared machine: it does
 # not grow while other processes hold the cores), the resident memory a loaded model adds
-# (fp32 vs int8), and the int8 kernel oneDNN picked (ONEDNN_VERBOSE).
+# (fp32 vs int8), and the int8 kernel oneDNN picked (ONEDNN_VERBOSE), or that the engine's
+# own int8 kernels ran (docs/QUANT.md; ELECTRA_QGEMM=onednn runs oneDNN's).
 # Knobs: BENCH_SECONDS (per case, both dtypes, default 8), BENCH_THREADS (default 2),
 # BENCH_ROUNDS (default 8), BENCH_TORCH=0 skips PyTorch.
 set -eu
@@ -112,6 +113,9 @@ for line in open(d + "/verbose.txt"):
         if key not in seen and len(seen) < 3:
             seen.add(key)
             print("oneDNN int8 kernel: %s  %s  (M x K : K x N : M x N) %s" % (w[4], w[6], w[-2]))
+if not seen:
+    print("int8 products: the engine's own kernels (no oneDNN matmul ran; "
+          "ELECTRA_QGEMM=onednn selects oneDNN's)")
 print()
 print("raw: batch seqs tokens best_ms median_ms tok/s GFLOP/s peak_rss_kB dtype cpu_ms")
 for k in eng:

@@ -26,7 +26,9 @@
 # ORT_DIR ($BUILD/onnxruntime), BENCH_BASELINE (the bench_forward of another
 # build, e.g. before a change: timed in the same rounds, its own column),
 # BENCH_INT8=0 (fp32 only), BENCH_TORCH=0 (no PyTorch), ORT_INT8_PER_TENSOR=1 (one weight scale per matrix,
-# quantize_dynamic's default, instead of per channel).
+# quantize_dynamic's default, instead of per channel), BENCH_INT8_ONEDNN=1 (the engine's int8
+# also with its products on oneDNN's kernels, ELECTRA_QGEMM=onednn, in the same rounds: the
+# engine's own int8 kernels against oneDNN's, its own table).
 set -eu
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -87,7 +89,8 @@ fi
 
 per=$("$PYTHON" -c "print($SECONDS_TOTAL / $ROUNDS)")
 common=(--threads "$THREADS" --seconds "$per" --mixed "$mixed" --ids "$dir/ids.i32")
-mkdir -p "$dir/engine" "$dir/ort" "$dir/torch" "$dir/baseline" "$dir/engine8" "$dir/ort8"
+mkdir -p "$dir/engine" "$dir/ort" "$dir/torch" "$dir/baseline" "$dir/engine8" "$dir/ort8" \
+  "$dir/engine8dnn"
 echo "CPU: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')," \
   "AVX-512: $(grep -qw avx512f /proc/cpuinfo && echo yes || echo no)"
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg) (other processes skew the numbers)"
@@ -105,6 +108,10 @@ for r in $(seq "$ROUNDS"); do
   if [ $int8 = 1 ]; then
     "$bin" --model "$dir/small" --dtype int8 "${common[@]}" --dump "$dir/engine8" \
       >>"$dir/engine8.txt"
+  fi
+  if [ $int8 = 1 ] && [ "${BENCH_INT8_ONEDNN:-0}" = 1 ]; then
+    ELECTRA_QGEMM=onednn "$bin" --model "$dir/small" --dtype int8 "${common[@]}" \
+      --dump "$dir/engine8dnn" >>"$dir/engine8dnn.txt"
   fi
   if [ $ort8 = 1 ]; then
     NODE_PATH="$ORT_DIR/node_modules" node tests/bench/bench_ort.js --onnx "$dir/small8.onnx" \
@@ -161,7 +168,7 @@ def maxdiff(a, b, name):
 
 
 eng, ort, tor, base = rows("engine", 10), rows("ort", 7), rows("torch"), rows("baseline", 10)
-eng8, ort8 = rows("engine8", 10), rows("ort8", 7)
+eng8, ort8, dnn8 = rows("engine8", 10), rows("ort8", 7), rows("engine8dnn", 10)
 print("ELECTRA-Small-shaped discriminator, %s threads, %s alternating rounds; ms = best "
       "run; speed-up = other's ms / engine ms (> 1: the engine is faster); |Δ| = max "
       "abs difference of the replaced-token probabilities" % (threads, rounds))
@@ -232,6 +239,22 @@ if eng8:
                fmt(speedup(ms(ort, name), om), "%.2fx"),
                maxdiff("engine8", "engine", name), maxdiff("ort8", "ort", name),
                maxdiff("engine8", "ort8", name)))
+    if dnn8:
+        print()
+        print("int8 products: the engine's own kernels (default) against oneDNN's "
+              "(ELECTRA_QGEMM=onednn), same rounds; > 1: the engine's kernels are faster")
+        print()
+        print("| batch | tokens | own ms | oneDNN ms | own vs oneDNN | CPU ms own / oneDNN "
+              "| own vs oneDNN in CPU time | own vs ORT int8 | oneDNN vs ORT int8 "
+              "| |Δ| own-oneDNN |")
+        print("|---|---|---|---|---|---|---|---|---|---|")
+        for name, e in eng8.items():
+            em, dm, om = e[2], ms(dnn8, name), ms(ort8, name)
+            ec, dc = e[4], dnn8[name][4] if name in dnn8 else None
+            print("| %s | %d | %.1f | %s | %s | %s / %s | %s | %s | %s | %s |" %
+                  (name, e[1], em, fmt(dm), fmt(speedup(dm, em), "%.2fx"), fmt(ec), fmt(dc),
+                   fmt(speedup(dc, ec), "%.2fx"), fmt(speedup(om, em), "%.2fx"),
+                   fmt(speedup(om, dm), "%.2fx"), maxdiff("engine8", "engine8dnn", name)))
     opt = os.path.join(d, "opt8.onnx")
     if os.path.exists(opt):
         try:
@@ -249,7 +272,7 @@ print()
 print("raw: side case seqs tokens best_ms least_cpu_ms [median ms per round]")
 for name in eng:
     for label, side in (("engine", eng), ("base", base), ("ort", ort), ("pytorch", tor),
-                        ("engine8", eng8), ("ort8", ort8)):
+                        ("engine8", eng8), ("ort8", ort8), ("int8dnn", dnn8)):
         if name in side:
             s = side[name]
             print("  %-7s %-8s %d %d %.3f %.3f %s" % (label, name, s[0], s[1], s[2], s[4],
