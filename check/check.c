@@ -118,9 +118,11 @@ void el__checker_free(el__checker *c) {
 
 /* Tokens, words, sentences and the detection pass: every flag of the
  * text into c->flags. */
-static int detect(el__checker *c, const char *text, size_t len, el_error *err) {
+static int detect(el__checker *c, const char *text, size_t len, el__dict_variant v,
+                  el_error *err) {
   c->text = text;
   c->len = len;
+  c->variant = v;
   c->n_flags = 0;
   int rc = el_tokenize_opts(c->tok, text, len, EL_TOKENIZE_SPECIALS_AS_TEXT, &c->tk, err);
   if (!rc) rc = el__text_words_group(text, len, &c->tk, &c->words, err);
@@ -129,8 +131,9 @@ static int detect(el__checker *c, const char *text, size_t len, el_error *err) {
   return rc;
 }
 
-int el__check_propose(el__checker *c, const char *text, size_t len, el_error *err) {
-  int rc = detect(c, text, len, err);
+int el__check_propose(el__checker *c, const char *text, size_t len, el__dict_variant v,
+                      el_error *err) {
+  int rc = detect(c, text, len, v, err);
   if (rc || !c->n_flags) return rc;
   if (c->n_flags > FLAGS_PER_ROUND) c->n_flags = FLAGS_PER_ROUND;
   rc = el__check_generate(c, err);
@@ -140,10 +143,11 @@ int el__check_propose(el__checker *c, const char *text, size_t len, el_error *er
 /* The flags go through the generator, candidates, verification and
  * matches FLAGS_PER_ROUND at a time: the generator's rows take
  * 2 x vocabulary floats per flag, which a whole book would not fit. */
-int el__check_text(el__checker *c, const char *text, size_t len, el__matches *out, el_error *err) {
+int el__check_text(el__checker *c, const char *text, size_t len, el__dict_variant v,
+                   el__matches *out, el_error *err) {
   el_error local;
   if (!err) err = &local;
-  int rc = detect(c, text, len, err);
+  int rc = detect(c, text, len, v, err);
   int all = c->n_flags;
   if (rc || !all) return rc;
   if (el__grow((void **)&c->all_flags, &c->all_flags_cap, (size_t)all, sizeof *c->flags))

@@ -49,11 +49,16 @@ void el__checker_free(el__checker *c);
  * it to buf and returns buf, else NULL. */
 const char *el__checker_generator_dir(const char *model_dir, char *buf, size_t cap);
 
-/* Checks text (UTF-8, len bytes) and appends its matches to out, in text
- * order. Costs a few batched forward passes whatever the number of flagged
+/* Checks text (UTF-8, len bytes) as written in variant v of English and
+ * appends its matches to out, in text order. Under EL__DICT_GB a word en_GB
+ * rejects is misspelt though en_US knows it ("favorite"), and its
+ * suggestions are en_GB's; EL__DICT_US the mirror; EL__DICT_EN either
+ * dictionary's word is correct. The variant is per call: one checker serves
+ * requests in any of them. Costs a few batched forward passes whatever the number of flagged
  * words: the detector over the text's sentences, the generator over the
  * flagged words that get replacements masked, the detector over their best
  * candidates' sentences. Not thread-safe (one checker per thread). */
-int el__check_text(el__checker *c, const char *text, size_t len, el__matches *out, el_error *err);
+int el__check_text(el__checker *c, const char *text, size_t len, el__dict_variant v,
+                   el__matches *out, el_error *err);
 
 #endif

@@ -50,7 +50,7 @@ static int add_variants(el__checker *c, el__flag *f, const char *word, const cha
 static int add_spelling(el__checker *c, el__flag *f, const char *word, el_error *err) {
   if (!f->rejected) return 0;
   char sug[5][EL__DICT_WORD_MAX];
-  int k = el__dict_suggest(c->dict, word, sug, 5);
+  int k = el__dict_suggest(c->dict, c->variant, word, sug, 5);
   for (int i = 0; i < k; i++) {
     int type = strcasecmp(sug[i], word) ? EL__ET_SPELL : EL__ET_ORTH;
     int rc = el__cand_add(c, f, EL__EDIT_REPLACE, type, sug[i], err);

@@ -24,7 +24,7 @@ int el__detect_seqs(el__checker *c, el_error *err) {
   return el__seqs_chunks(c, 0, detect_chunk, err);
 }
 
-static int add_flag(el__checker *c, int w, float p, int rejected, el_error *err) {
+static int add_flag(el__checker *c, int w, float p, int rejected, int variant_only, el_error *err) {
   if (el__grow((void **)&c->flags, &c->flags_cap, (size_t)c->n_flags + 1, sizeof *c->flags))
     return el_error_set(err, EL_ENOMEM, "check: out of memory");
   el__flag *f = &c->flags[c->n_flags++];
@@ -34,6 +34,7 @@ static int add_flag(el__checker *c, int w, float p, int rejected, el_error *err)
   f->prob = p;
   f->gen_row = -1;
   f->rejected = rejected;
+  f->variant_only = variant_only;
   return 0;
 }
 
@@ -41,18 +42,23 @@ int el__flag_suggests(const el__checker *c, const el__flag *f) {
   return f->rejected || f->prob >= c->o.suggest_threshold;
 }
 
-/* A word the dictionaries reject, as a spellchecker sees running text
- * (names inside a sentence left alone). */
+/* A word the check's variant's dictionaries reject, as a spellchecker
+ * sees running text (names inside a sentence left alone): 1, or 2 when
+ * the other variant knows it (a misspelling only in this variant). */
 static int rejected(el__checker *c, int w, int start) {
   char word[EL__DICT_WORD_MAX];
-  return c->dict && el__word_text(c, w, word, sizeof word) && el__dict_rejects(c->dict, word, start);
+  if (!c->dict || !el__word_text(c, w, word, sizeof word) ||
+      !el__dict_rejects(c->dict, c->variant, word, start))
+    return 0;
+  return c->variant != EL__DICT_EN && !el__dict_rejects(c->dict, EL__DICT_EN, word, start) ? 2 : 1;
 }
 
 /* One sequence per sentence; a word is flagged when its P(error), from its
- * pieces by the model's rule, reaches the threshold, or when the
- * dictionaries reject it: a WordPiece detector sees a misspelling only as
- * an unusual split, and hunspell alone finds FCE's misspellings at
- * precision 0.83 (docs/GED.md); the detector then ranks its suggestions. */
+ * pieces by the model's rule, reaches the threshold, or when the check's
+ * variant's dictionaries reject it: a WordPiece detector sees a
+ * misspelling only as an unusual split, and hunspell alone finds FCE's
+ * misspellings at precision 0.83 (docs/GED.md); the detector then ranks
+ * its suggestions. */
 int el__check_detect(el__checker *c, el_error *err) {
   el__seqs_reset(&c->seqs);
   int cls = el_tokenizer_special_id(c->tok, EL_TOK_CLS), sep = el_tokenizer_special_id(c->tok, EL_TOK_SEP);
@@ -74,7 +80,8 @@ int el__check_detect(el__checker *c, el_error *err) {
       const float *pp = c->prob + at + 1 + (x->piece - first->piece);
       c->word_p[w] = el_word_prob(c->o.rule, pp, x->n_pieces);
       int rej = rejected(c, w, w == c->sents[s].w0);
-      if ((c->word_p[w] >= c->o.threshold || rej) && add_flag(c, w, c->word_p[w], rej, err))
+      if ((c->word_p[w] >= c->o.threshold || rej) &&
+          add_flag(c, w, c->word_p[w], rej != 0, rej == 2, err))
         return err->code;
     }
     at += (size_t)c->seqs.len[s];

@@ -66,7 +66,8 @@ typedef struct el__cand {
 typedef struct el__flag {
   int word, sent;
   float prob;
-  int rejected;       /* the dictionaries reject the word */
+  int rejected;       /* the check's variant's dictionaries reject the word */
+  int variant_only;   /* ... though the other variant's knows it ("favorite" in en-GB) */
   int cand0, n_cand;  /* its candidates, contiguous in c->cands */
   int gen_row;        /* rows gen_row (replace) and gen_row + 1 (insert) of c->lp; -1 none */
   float gen_top;      /* the generator's likeliest whole word other than this one at the
@@ -85,6 +86,7 @@ struct el__checker {
   /* one call's text and working storage (reused across calls) */
   const char *text;
   size_t len;
+  el__dict_variant variant;
   el_tokens tk, scratch;
   el__text_words words;
   el__csent *sents;
@@ -132,7 +134,8 @@ int el__seqs_chunks(el__checker *c, int max_per_call, el__chunk_fn run, el_error
 
 /* el__check_text up to the candidates (c->flags, c->cands) of the first
  * round of flags: the unit tests look at them before verification. */
-int el__check_propose(el__checker *c, const char *text, size_t len, el_error *err);
+int el__check_propose(el__checker *c, const char *text, size_t len, el__dict_variant v,
+                      el_error *err);
 int el__check_sentences(el__checker *c, el_error *err);
 /* Detector P(error) for every id of c->seqs into c->prob. */
 int el__detect_seqs(el__checker *c, el_error *err);
@@ -153,8 +156,10 @@ int el__check_verify(el__checker *c, el_error *err);
  * to the word (orig, cand lower-case). */
 int el__type_of_replacement(el__checker *c, const char *orig, const char *cand);
 /* The message and short message of a match whose best edit is e (NULL: no
- * verified edit) of the word `word`. */
-void el__match_describe(el__match *m, const el__cand *e, const char *word);
+ * verified edit) of the word `word`; variant: the English a misspelling is
+ * one only in (EL__DICT_GB: "favorite"), named in a spelling message, else
+ * EL__DICT_EN. */
+void el__match_describe(el__match *m, const el__cand *e, const char *word, el__dict_variant variant);
 int el__check_matches(el__checker *c, el__matches *out, el_error *err);
 
 #endif

@@ -167,7 +167,8 @@ static int flag_match(el__checker *c, const el__flag *f, el__match *m, el_error 
   size_t len = w->end - w->start < sizeof word ? w->end - w->start : sizeof word - 1;
   memcpy(word, c->text + w->start, len);
   word[len] = 0;
-  el__match_describe(m, n ? &c->cands[best[0]] : NULL, word);
+  el__match_describe(m, n ? &c->cands[best[0]] : NULL, word,
+                     f->variant_only ? c->variant : EL__DICT_EN);
   return 0;
 }
 

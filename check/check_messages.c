@@ -23,11 +23,17 @@ static const struct {
     [EL__ET_OTHER] = {"Possible error", "Possible error"},
 };
 
-void el__match_describe(el__match *m, const el__cand *e, const char *word) {
+void el__match_describe(el__match *m, const el__cand *e, const char *word, el__dict_variant variant) {
   int t = m->type >= 0 && m->type < EL__ET_COUNT ? m->type : EL__ET_OTHER;
+  /* "favorite" in a British check: the writer may not know it is American */
+  char lead[96];
+  if (t == EL__ET_SPELL && variant != EL__DICT_EN)
+    snprintf(lead, sizeof lead, "%s (%s)", TYPES[t].lead, el__dict_variant_name(variant));
+  else
+    snprintf(lead, sizeof lead, "%s", TYPES[t].lead);
   snprintf(m->short_message, sizeof m->short_message, "%s", TYPES[t].short_message);
   if (!e) {
-    snprintf(m->message, sizeof m->message, "%s: \"%s\" looks wrong here.", TYPES[t].lead, word);
+    snprintf(m->message, sizeof m->message, "%s: \"%s\" looks wrong here.", lead, word);
   } else if (e->kind == EL__EDIT_DELETE) {
     snprintf(m->message, sizeof m->message, "This word may be unnecessary.");
   } else if (e->kind == EL__EDIT_INSERT) {
@@ -37,6 +43,6 @@ void el__match_describe(el__match *m, const el__cand *e, const char *word) {
     snprintf(m->message, sizeof m->message, "%s may be missing before \"%s\": \"%s\"?", what, word,
              e->text);
   } else {
-    snprintf(m->message, sizeof m->message, "%s: did you mean \"%s\"?", TYPES[t].lead, e->text);
+    snprintf(m->message, sizeof m->message, "%s: did you mean \"%s\"?", lead, e->text);
   }
 }

@@ -6,10 +6,12 @@
 #include <string.h>
 
 static const el__lt_lang LANGS[] = {
-    {"English", "en", "en"},
-    {"English (US)", "en", "en-US"},
-    {"English (GB)", "en", "en-GB"},
+    {"English", "en", "en", EL__DICT_EN},
+    {"English (US)", "en", "en-US", EL__DICT_US},
+    {"English (GB)", "en", "en-GB", EL__DICT_GB},
 };
+/* "auto": no variant to detect in a text that may use either */
+static const el__lt_lang AUTO = {"English (US)", "en", "en-US", EL__DICT_EN};
 #define N_LANGS (sizeof LANGS / sizeof *LANGS)
 
 /* LanguageTool matches codes without regard to case or '-' versus '_'. */
@@ -24,7 +26,7 @@ static int same_code(const char *a, const char *b) {
 
 const el__lt_lang *el__lt_lang_find(const char *code) {
   if (!code) return NULL;
-  if (same_code(code, "auto")) return &LANGS[1];
+  if (same_code(code, "auto")) return &AUTO;
   for (size_t i = 0; i < N_LANGS; i++)
     if (same_code(code, LANGS[i].long_code)) return &LANGS[i];
   return NULL;

@@ -3,15 +3,20 @@
 #ifndef EL_CHECK_LT_LANG_H
 #define EL_CHECK_LT_LANG_H
 
+#include "dict.h"
+
 typedef struct el__lt_lang {
-  const char *name;      /* "English (US)" */
-  const char *code;      /* "en" */
-  const char *long_code; /* "en-US": what a check's answer calls `language.code` */
+  const char *name;         /* "English (US)" */
+  const char *code;         /* "en" */
+  const char *long_code;    /* "en-US": what a check's answer calls `language.code` */
+  el__dict_variant variant; /* the spelling checked: en-GB British, en-US American, en both */
 } el__lt_lang;
 
 /* The language a request's `language` names: "en", "en-US", "en-GB" (any
- * case, '_' for '-'), or "auto" (English (US): the checker knows no other
- * language, so there is nothing to detect). NULL for any other. */
+ * case, '_' for '-'), or "auto" (answered as English (US): the checker
+ * knows no other language, so there is nothing to detect; spelt as "en" is,
+ * British or American). NULL for any other. Also the commands'
+ * --language. */
 const el__lt_lang *el__lt_lang_find(const char *code);
 
 /* "[{"name":..,"code":..,"longCode":..},..]" (malloc'd; NULL when out of

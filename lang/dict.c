@@ -1,4 +1,5 @@
-/* Hunspell's en_GB + en_US behind one lock (dict.h). */
+/* Hunspell's en_GB + en_US behind one lock (dict.h); a variant asks one
+ * of them or both. */
 #include "dict.h"
 
 #include <hunspell.h>
@@ -21,6 +22,7 @@ static const char *const LANGS[] = {"en_GB", "en_US"};
 #define CACHE_SUGG 5
 typedef struct cache_slot {
   char word[EL__DICT_WORD_MAX]; /* "" when empty */
+  el__dict_variant v;           /* the dictionaries that suggested */
   int n;                        /* suggestions kept (asked for at least CACHE_SUGG or got fewer) */
   char sugg[CACHE_SUGG][EL__DICT_WORD_MAX];
 } cache_slot;
@@ -67,15 +69,27 @@ void el__dict_free(el__dict *d) {
   free(d);
 }
 
-static int known_locked(el__dict *d, const char *word) {
+const char *el__dict_variant_name(el__dict_variant v) {
+  return v == EL__DICT_GB ? "British English" : v == EL__DICT_US ? "American English" : "English";
+}
+
+/* Dictionary i answers for variant v: its own, or both for EL__DICT_EN and
+ * for a variant whose dictionary is not installed. */
+static int answers(const el__dict *d, el__dict_variant v, int i) {
+  if (!d->h[i]) return 0;
+  int own = v == EL__DICT_GB ? 0 : v == EL__DICT_US ? 1 : -1;
+  return own < 0 || !d->h[own] || own == i;
+}
+
+static int known_locked(el__dict *d, el__dict_variant v, const char *word) {
   for (int i = 0; i < N_LANGS; i++)
-    if (d->h[i] && Hunspell_spell(d->h[i], word)) return 1;
+    if (answers(d, v, i) && Hunspell_spell(d->h[i], word)) return 1;
   return 0;
 }
 
-int el__dict_known(el__dict *d, const char *word) {
+int el__dict_known(el__dict *d, el__dict_variant v, const char *word) {
   pthread_mutex_lock(&d->lock);
-  int k = known_locked(d, word);
+  int k = known_locked(d, v, word);
   pthread_mutex_unlock(&d->lock);
   return k;
 }
@@ -100,7 +114,7 @@ static int is_word(const char *w) {
   return ascii;
 }
 
-int el__dict_is_name(el__dict *d, const char *word) {
+int el__dict_is_name(el__dict *d, el__dict_variant v, const char *word) {
   size_t n = strlen(word);
   if (!is_word(word) || !(word[0] >= 'A' && word[0] <= 'Z')) return 0;
   char low[256];
@@ -110,24 +124,24 @@ int el__dict_is_name(el__dict *d, const char *word) {
     lower |= c >= 'a' && c <= 'z';
     low[i] = c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
   }
-  return lower && !el__dict_known(d, low); /* "BBC" is no name of this kind */
+  return lower && !el__dict_known(d, v, low); /* "BBC" is no name of this kind */
 }
 
 /* FCE-style split negation, the one clitic that starts with a letter. */
 static int is_split_clitic(const char *w) { return !strcasecmp(w, "n't"); }
 
-int el__dict_rejects(el__dict *d, const char *word, int sentence_start) {
+int el__dict_rejects(el__dict *d, el__dict_variant v, const char *word, int sentence_start) {
   if (!is_word(word) || is_split_clitic(word)) return 0;
   int upper = word[0] >= 'A' && word[0] <= 'Z';
   if (upper && !sentence_start) return 0; /* a name, as far as a dictionary can tell */
   pthread_mutex_lock(&d->lock);
-  int known = known_locked(d, word);
+  int known = known_locked(d, v, word);
   if (!known && upper) { /* "Colour" at the start of a sentence */
     char low[256];
     size_t n = strlen(word);
     memcpy(low, word, n + 1);
     low[0] = (char)(low[0] - 'A' + 'a');
-    known = known_locked(d, low);
+    known = known_locked(d, v, low);
   }
   pthread_mutex_unlock(&d->lock);
   return !known;
@@ -145,11 +159,12 @@ static cache_slot *slot_of(el__dict *d, const char *word) {
   return d->cache ? &d->cache[h % CACHE_SLOTS] : NULL;
 }
 
-/* Both dictionaries' suggestions, en_GB's first, duplicates dropped. */
-static int suggest_locked(el__dict *d, const char *word, char out[][EL__DICT_WORD_MAX], int max) {
+/* The variant's dictionaries' suggestions, en_GB's first, duplicates dropped. */
+static int suggest_locked(el__dict *d, el__dict_variant v, const char *word,
+                          char out[][EL__DICT_WORD_MAX], int max) {
   int n = 0;
   for (int i = 0; i < N_LANGS && n < max; i++) {
-    if (!d->h[i]) continue;
+    if (!answers(d, v, i)) continue;
     char **list = NULL;
     int k = Hunspell_suggest(d->h[i], &list, word);
     for (int j = 0; j < k && n < max; j++)
@@ -159,18 +174,21 @@ static int suggest_locked(el__dict *d, const char *word, char out[][EL__DICT_WOR
   return n;
 }
 
-int el__dict_suggest(el__dict *d, const char *word, char out[][EL__DICT_WORD_MAX], int max) {
+int el__dict_suggest(el__dict *d, el__dict_variant v, const char *word,
+                     char out[][EL__DICT_WORD_MAX], int max) {
   if (max <= 0) return 0;
   pthread_mutex_lock(&d->lock);
   cache_slot *c = strlen(word) < EL__DICT_WORD_MAX ? slot_of(d, word) : NULL;
   int n;
-  if (c && c->word[0] && !strcmp(c->word, word) && (max <= CACHE_SUGG || c->n < CACHE_SUGG)) {
+  if (c && c->word[0] && c->v == v && !strcmp(c->word, word) &&
+      (max <= CACHE_SUGG || c->n < CACHE_SUGG)) {
     n = c->n < max ? c->n : max; /* the same answer hunspell gave before */
     for (int i = 0; i < n; i++) strcpy(out[i], c->sugg[i]);
   } else {
-    n = suggest_locked(d, word, out, max);
+    n = suggest_locked(d, v, word, out, max);
     if (c) {
       strcpy(c->word, word);
+      c->v = v;
       c->n = n < CACHE_SUGG ? n : CACHE_SUGG;
       for (int i = 0; i < c->n; i++) strcpy(c->sugg[i], out[i]);
       /* fewer than asked for, but asked for fewer than the slot holds: the

@@ -83,43 +83,44 @@ static void caps_of(const char *text, size_t len, text_caps *tc) {
 /* A word of text written in capitals: rejected when none of its forms as
  * written, lower-case and capitalised is known ("REALY"; "BBC" as written,
  * "PARIS" as "Paris"). */
-static int caps_rejects(el__dict *d, char *word) {
-  if (el__dict_known(d, word)) return 0;
+static int caps_rejects(el__dict *d, el__dict_variant v, char *word) {
+  if (el__dict_known(d, v, word)) return 0;
   for (char *c = word + 1; *c; c++)
     if (is_capital(*c)) *c = (char)(*c - 'A' + 'a');
-  if (el__dict_known(d, word)) return 0;
+  if (el__dict_known(d, v, word)) return 0;
   word[0] = (char)(word[0] - 'A' + 'a');
-  return el__dict_rejects(d, word, 0);
+  return el__dict_rejects(d, v, word, 0);
 }
 
 /* The dictionary's verdict (el_dict_verdict) on the word [ws, we) of text. */
-static int verdict(el__dict *d, const text_caps *tc, const char *text, size_t ws, size_t we,
+static int verdict(el__dict *d, el__dict_variant v, const text_caps *tc, const char *text, size_t ws, size_t we,
                    int at_start) {
   char word[256];
   if (we == ws || we - ws >= sizeof word) return EL_DICT_NONE;
   memcpy(word, text + ws, we - ws);
   word[we - ws] = 0;
   if (!at_start && tc->shouting && is_all_caps(word, we - ws))
-    return caps_rejects(d, word) ? EL_DICT_REJECTS : EL_DICT_NONE;
+    return caps_rejects(d, v, word) ? EL_DICT_REJECTS : EL_DICT_NONE;
   /* first in its sentence, a capitalised word is a name only when the text says so elsewhere */
   if (is_capital(word[0]) &&
       (!at_start || el__strmap_find(&tc->names, word, (int)(we - ws)) >= 0))
-    return el__dict_is_name(d, word) ? EL_DICT_NAME : EL_DICT_NONE;
-  return el__dict_rejects(d, word, at_start) ? EL_DICT_REJECTS : EL_DICT_NONE;
+    return el__dict_is_name(d, v, word) ? EL_DICT_NAME : EL_DICT_NONE;
+  return el__dict_rejects(d, v, word, at_start) ? EL_DICT_REJECTS : EL_DICT_NONE;
 }
 
-int el__dict_read_text(el__dict *d, const char *text, size_t len, int *spans, int max) {
+int el__dict_read_text(el__dict *d, el__dict_variant v, const char *text, size_t len, int *spans,
+                       int max) {
   text_caps tc = {0};
   caps_of(text, len, &tc);
   size_t i = 0, ws, we;
   int n = 0, start = 1, at_start;
   while (next_word(text, len, &i, &ws, &we, &start, &at_start)) {
-    int v = verdict(d, &tc, text, ws, we, at_start);
-    if (v == EL_DICT_NONE) continue;
+    int verd = verdict(d, v, &tc, text, ws, we, at_start);
+    if (verd == EL_DICT_NONE) continue;
     if (n < max) {
       spans[3 * n] = (int)ws;
       spans[3 * n + 1] = (int)we;
-      spans[3 * n + 2] = v;
+      spans[3 * n + 2] = verd;
     }
     n++;
   }
@@ -127,8 +128,8 @@ int el__dict_read_text(el__dict *d, const char *text, size_t len, int *spans, in
   return n;
 }
 
-int el__dict_read_words(el__dict *d, const char *const *words, int n, unsigned char *out,
-                        el_error *err) {
+int el__dict_read_words(el__dict *d, el__dict_variant v, const char *const *words, int n,
+                        unsigned char *out, el_error *err) {
   size_t len = 0;
   for (int i = 0; i < n; i++) len += strlen(words[i]) + 1;
   char *text = malloc(len + 1);
@@ -146,7 +147,7 @@ int el__dict_read_words(el__dict *d, const char *const *words, int n, unsigned c
     text[k++] = ' ';
   }
   at[n] = (int)k;
-  int m = el__dict_read_text(d, text, k, spans, n + 1);
+  int m = el__dict_read_text(d, v, text, k, spans, n + 1);
   memset(out, 0, (size_t)n);
   /* each span lies inside one word (words hold no spaces) */
   for (int j = 0, i = 0; j < m && j <= n; j++) {

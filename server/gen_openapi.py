@@ -106,7 +106,9 @@ LT_CHECK_REQ = obj({
     "text": {"type": "string", "description": "the text to check (or data)"},
     "data": {"type": "string", "description": "LanguageTool's annotated text as JSON: {\"annotation\": [{\"text\": ..}, {\"markup\": .., \"interpretAs\": ..}]}; markup is skipped, offsets count it"},
     "language": {"type": "string", "enum": ["en", "en-US", "en-GB", "auto"],
-                 "description": "any case, '_' for '-'; others are 400"},
+                 "description": "any case, '_' for '-'; others are 400. The spelling checked: "
+                                "en-GB British (hunspell's en_GB alone: 'favorite' is misspelt), "
+                                "en-US American (en_US alone: 'favourite' is), en and auto either"},
     "level": {"type": "string", "enum": ["default", "picky"]},
     "enabledOnly": {"type": "string", "enum": ["true", "false"]},
     "enabledRules": LT_IDS, "disabledRules": LT_IDS,

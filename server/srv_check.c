@@ -23,8 +23,8 @@ static void run_check(void *arg) {
   el__check_req *r = arg;
   el_error er = {0};
   if (!r->lt.doc.plain_len) return; /* nothing to check */
-  if (el__check_text(r->entry->checker, r->lt.doc.plain, r->lt.doc.plain_len, &r->matches,
-                     &er)) {
+  if (el__check_text(r->entry->checker, r->lt.doc.plain, r->lt.doc.plain_len,
+                     r->lt.lang->variant, &r->matches, &er)) {
     r->failed = 1;
     snprintf(r->errmsg, sizeof r->errmsg, "check: %s", er.msg);
   }

@@ -9,7 +9,7 @@ static int *rejected_spans(el__dict *d, const char *text, size_t len, int *n) {
   int cap = 16;
   int *spans = malloc(3 * (size_t)cap * sizeof *spans);
   while (spans) {
-    *n = el__dict_read_text(d, text, len, spans, cap);
+    *n = el__dict_read_text(d, EL__DICT_EN, text, len, spans, cap);
     if (*n <= cap) return spans;
     cap = *n;
     free(spans);

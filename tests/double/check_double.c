@@ -2,8 +2,9 @@
  * build/tests/electra-server-checkdouble (Makefile), so the LanguageTool
  * layer's e2e tests and the page's browser test check exact offsets and
  * clicks without a trained model: it flags "go" after "She"/"He"
- * (VERB:SVA, "goes") and "becouse" (SPELL, "because"), deterministic and
- * model-free. The real checker is tested by tests/unit/test_check_* and
+ * (VERB:SVA, "goes") and "becouse" (SPELL, "because"), and the variant
+ * spelling of the check's language: "favorite" in British English,
+ * "favourite" in American (neither in "en"), deterministic and model-free. The real checker is tested by tests/unit/test_check_* and
  * tests/e2e/test_check_cli.sh. */
 #include <stdlib.h>
 #include <string.h>
@@ -40,12 +41,24 @@ static int add(el__matches *out, size_t off, size_t len, int type, const char *r
   return EL_OK;
 }
 
-int el__check_text(el__checker *c, const char *text, size_t len, el__matches *out,
-                   el_error *err) {
+/* text + i is the whole word w */
+static int word_at(const char *text, size_t len, size_t i, const char *w) {
+  size_t n = strlen(w);
+  return i + n <= len && !memcmp(text + i, w, n) && (i + n == len || text[i + n] < 'a');
+}
+
+int el__check_text(el__checker *c, const char *text, size_t len, el__dict_variant v,
+                   el__matches *out, el_error *err) {
   (void)c, (void)err;
   for (size_t i = 0; i < len; i++) {
     int word_start = i == 0 || text[i - 1] == ' ' || text[i - 1] == '\n';
     if (!word_start) continue;
+    if (v == EL__DICT_GB && word_at(text, len, i, "favorite"))
+      add(out, i, 8, EL__ET_SPELL, "favourite",
+          "Possible spelling mistake (British English): did you mean \"favourite\"?", "Spelling");
+    if (v == EL__DICT_US && word_at(text, len, i, "favourite"))
+      add(out, i, 9, EL__ET_SPELL, "favorite",
+          "Possible spelling mistake (American English): did you mean \"favorite\"?", "Spelling");
     if (i + 8 <= len && !memcmp(text + i, "becouse", 7) && (i + 7 == len || text[i + 7] < 'a'))
       add(out, i, 7, EL__ET_SPELL, "because", "Possible spelling mistake: \"because\"?",
           "Spelling");

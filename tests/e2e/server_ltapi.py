@@ -1,7 +1,9 @@
 """/v2/check and /v2/languages end to end (test_server_ltapi.sh). With
 EL_CHECK_DOUBLE=1 the server's checker is tests/double/check_double.c: it
 flags "go" after "She"/"He" (ELECTRA_VERB_SVA -> "goes") and "becouse"
-(ELECTRA_SPELL -> "because"), so offsets are checked exactly."""
+(ELECTRA_SPELL -> "because"), and "favorite" in a British check, "favourite"
+in an American one, so offsets and the language the server hands the
+checker are checked exactly."""
 import json
 import os
 import subprocess
@@ -48,6 +50,29 @@ def test_contract(srv):
     st, _, data = srv.get("/v2/languages")
     codes = [x["longCode"] for x in json.loads(data)] if st == 200 else []
     ok(codes == ["en", "en-US", "en-GB"], "/v2/languages: en, en-US, en-GB", data)
+
+
+def test_variants(srv):
+    """The request's language is the spelling checked: the same text, a
+    British and an American spelling in it, gets the other variant's word
+    flagged under en-GB and en-US, neither under en or auto."""
+    text = "My favorite and my favourite."
+    want = {"en-GB": ([(3, 8, "ELECTRA_SPELL")], "favourite", "British English"),
+            "en-US": ([(19, 9, "ELECTRA_SPELL")], "favorite", "American English"),
+            "en": ([], None, None), "auto": ([], None, None)}
+    code = {"en-GB": "en-GB", "en-US": "en-US", "en": "en", "auto": "en-US"}
+    for lang, (spans, repl, english) in want.items():
+        st, j = check(srv, {"text": text, "language": lang})
+        ok(st == 200 and j["language"]["code"] == code[lang] and
+           j["language"]["detectedLanguage"]["code"] == code[lang],
+           "language=%s: the answer's language is %s" % (lang, code[lang]), j)
+        if not DOUBLE:
+            continue
+        ok(rules(j) == spans, "language=%s: %s" % (lang, spans or "no match"), rules(j))
+        if repl:
+            m = j["matches"][0]
+            ok(m["replacements"][0]["value"] == repl and english in m["message"],
+               "language=%s: %s, the message names %s" % (lang, repl, english), m)
 
 
 def test_data(srv):
@@ -151,6 +176,7 @@ def main():
     models = make_models(work, {"ged": ["--arch", "pretraining"] + SMALL})
     srv = Server([("ged", models["ged"])], workdir=work).start()
     test_contract(srv)
+    test_variants(srv)
     test_data(srv)
     test_errors(srv)
     test_filters(srv)

@@ -2,7 +2,8 @@
 # electra-train check on files: the compiler-style lines (file:line:col,
 # the column in characters), exit 1 when something is found and 0 when
 # clean, stdin as -, LanguageTool's JSON, the model directory's generator,
-# and usage / I/O errors (exit 2, a clear message). The model is a tiny
+# --language (British or American spelling, or either), and usage / I/O
+# errors (exit 2, a clear message). The model is a tiny
 # pretraining run of a few steps (what it flags is noise: the thresholds
 # 1e-6 and 1 make every word flagged or none). With a trained model
 # (ELECTRA_CHECK_MODEL, else models/default when made by a recipe at least as
@@ -54,6 +55,35 @@ m = d["matches"][1]
 assert (m["offset"], m["length"]) == (5, 2), m
 assert m["message"] and m["rule"]["id"] and "replacements" in m
 ' "$T/out"
+
+# --language at threshold 1: the dictionary's flags alone
+printf 'My favorite color and my favourite colour .\n' >"$T/v.txt"
+"$BIN" check --model "$M" --threshold 1 --language en-GB "$T/v.txt" >"$T/out" 2>&1
+rc=$?
+sed 's/^/#   /' "$T/out"
+check "--language en-GB: favorite and color flagged, SPELL, British English (rc $rc)" \
+  [ $rc -eq 1 ] && [ "$(wc -l <"$T/out")" -eq 2 ] &&
+  grep -q "v.txt:1:4: SPELL: Possible spelling mistake (British English)" "$T/out" &&
+  grep -q "v.txt:1:13: SPELL: " "$T/out"
+"$BIN" check --model "$M" --threshold 1 --language en-US "$T/v.txt" >"$T/out" 2>&1
+rc=$?
+check "--language en-US: favourite and colour flagged, American English (rc $rc)" \
+  [ $rc -eq 1 ] && [ "$(wc -l <"$T/out")" -eq 2 ] &&
+  grep -q "v.txt:1:26: SPELL: Possible spelling mistake (American English)" "$T/out" &&
+  grep -q "v.txt:1:36: SPELL: " "$T/out"
+"$BIN" check --model "$M" --threshold 1 "$T/v.txt" >"$T/out" 2>&1
+rc=$?
+check "default (en): either spelling is correct, exit 0 (rc $rc)" [ $rc -eq 0 ] && [ ! -s "$T/out" ]
+"$BIN" check --model "$M" --threshold 1 --language en-GB --format json "$T/v.txt" >"$T/out" 2>&1
+check "--format json --language en-GB: the answer's language is en-GB" "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["language"]["code"] == "en-GB" and len(d["matches"]) == 2, d
+' "$T/out"
+"$BIN" check --model "$M" --language fr "$T/v.txt" >/dev/null 2>"$T/err"
+rc=$?
+check "--language fr: exit 2, the choices named (rc $rc)" [ $rc -eq 2 ] &&
+  grep -q "language must be one of en|en-GB|en-US, got 'fr'" "$T/err"
 
 mkdir -p "$T/withgen" && cp "$M"/* "$T/withgen/" && cp -r "$T/run/generator" "$T/withgen/generator"
 "$BIN" check --model "$T/withgen" --threshold 0.000001 "$T/a.txt" >"$T/out" 2>"$T/err"

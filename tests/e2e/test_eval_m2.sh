@@ -2,8 +2,9 @@
 # `electra-train eval --task ged --m2 FILE`: corrections scored like GEC on a
 # hand-made M2 file, for hunspell's first suggestions (docs/GED.md §6):
 # the figures printed and written to --out as JSON agree with a count by
-# hand, UNK and noop edits and the second annotator left out, a malformed
-# file refused naming its line, and --m2 with --data refused; with
+# hand, UNK and noop edits and the second annotator left out, --language
+# (en-GB: en_GB alone judges and suggests), a malformed file refused naming
+# its line, and --m2 with --data refused; with
 # EL_M2_MODEL (a GED model directory) the checker's column beside it. Needs
 # Debian's hunspell-en-gb/en-us (SKIP without). Runtime: < 1 s (a few with a model).
 set -u
@@ -65,6 +66,34 @@ else:
 PY
 )
 check "--out JSON: 6 gold, 3 proposed, 2 matched, F0.5 as computed ($json_ok)" [ "$json_ok" = ok ]
+
+# British gold: an American spelling is an edit only en_GB sees
+cat >"$T/gb.m2" <<'M2'
+S My favorite film was at the theater .
+A 1 2|||R:SPELL|||favourite|||REQUIRED|||-NONE-|||0
+A 6 7|||R:SPELL|||theatre|||REQUIRED|||-NONE-|||0
+
+S I recieved a colour photo .
+A 1 2|||R:SPELL|||received|||REQUIRED|||-NONE-|||0
+M2
+counts() { /usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]))["hunspell"]
+print(d["proposed"], d["matched"], d["gold"])' "$1"; }
+"$ET" eval --task ged --m2 "$T/gb.m2" --language en-GB --out "$T/gb.json" >/dev/null 2>&1; rc=$?
+got=$(counts "$T/gb.json" 2>&1)
+check "--language en-GB: favorite, theater and recieved corrected, 3 of 3 (rc $rc, got $got)" \
+  [ "$rc" -eq 0 ] && [ "$got" = "3 3 3" ]
+"$ET" eval --task ged --m2 "$T/gb.m2" --out "$T/en.json" >/dev/null 2>&1
+got=$(counts "$T/en.json" 2>&1)
+check "default (en): only recieved, 1 of 3 (got $got)" [ "$got" = "1 1 3" ]
+"$ET" eval --task ged --m2 "$T/gb.m2" --language en-US --out "$T/us.json" >/dev/null 2>&1
+got=$(counts "$T/us.json" 2>&1)
+check "--language en-US: recieved and colour proposed, 1 matched (got $got)" [ "$got" = "2 1 3" ]
+out=$("$ET" eval --task ged --m2 "$T/gb.m2" --language en-AU 2>&1); rc=$?
+check "--language en-AU refused, the choices named (rc $rc)" \
+  bash -c '[ "$0" -eq 2 ] && grep -q "must be one of en|en-GB|en-US" <<<"$1"' "$rc" "$out"
+out=$("$ET" eval --task ged --data x.tsv --model x --language en-GB 2>&1); rc=$?
+check "--language without --m2 refused (rc $rc)" \
+  bash -c '[ "$0" -eq 2 ] && grep -q "goes with --m2" <<<"$1"' "$rc" "$out"
 
 out=$("$ET" eval --task ged --m2 "$T/gold.m2" --max-examples 1 2>&1)
 check "--max-examples 1 scores the first sentence only" grep -q '1 sentences, 2 gold edits' <<<"$out"

@@ -23,7 +23,7 @@ static void absent(const char *word, int kind, const char *text, const char *why
 
 static int propose(const char *text) {
   el_error err = {0};
-  int rc = el__check_propose(C, text, strlen(text), &err);
+  int rc = el__check_propose(C, text, strlen(text), EL__DICT_EN, &err);
   CHECK(rc == 0 && C->n_flags == C->words.n, "\"%s\": every word flagged (%d of %d)%s%s", text,
         C->n_flags, C->words.n, rc ? ": " : "", rc ? err.msg : "");
   return rc;
@@ -70,10 +70,72 @@ static void test_dictionary_flags(void) {
   const char *text = "I recieve it. London is big.";
   el_error err = {0};
   C->o.threshold = 1.0f;
-  int rc = el__check_propose(C, text, strlen(text), &err);
+  int rc = el__check_propose(C, text, strlen(text), EL__DICT_EN, &err);
   C->o.threshold = 1e-6f;
   CHECK(!rc && C->n_flags == 1 && ck_flag(C, "recieve") && ck_flag(C, "recieve")->rejected,
         "threshold 1: only the word the dictionaries reject is flagged (%d flags)", C->n_flags);
+}
+
+/* The flags of text at threshold 1 (the dictionary's alone) in variant v,
+ * "word word" in text order; n_only: how many are variant-only. */
+static int dict_flags(el__dict_variant v, const char *text, char *got, size_t cap, int *n_only) {
+  el_error err = {0};
+  C->o.threshold = 1.0f;
+  int rc = el__check_propose(C, text, strlen(text), v, &err);
+  C->o.threshold = 1e-6f;
+  got[0] = 0;
+  *n_only = 0;
+  for (int i = 0; !rc && i < C->n_flags; i++) {
+    const el__word *x = &C->words.w[C->flags[i].word];
+    size_t k = strlen(got);
+    snprintf(got + k, cap - k, "%s%.*s", k ? " " : "", (int)(x->end - x->start), C->text + x->start);
+    *n_only += C->flags[i].variant_only;
+  }
+  return rc;
+}
+
+/* The variant is the call's: one checker flags "favorite" and "color" in
+ * British English (with en_GB's "colour" first; "favourite" is more pieces
+ * than a candidate may have in the fixture's letter vocabulary), "colour"
+ * in American (en_US's "color" first), neither in "en"; sentence starts and names follow the dictionary's rules; a
+ * variant-only misspelling's match says which English it is wrong in. */
+static void test_variants(void) {
+  const char *text = "My favorite color and colour, Favorite. Favorite was recieved by Theater.";
+  char got[256];
+  int only = 0;
+  int rc = dict_flags(EL__DICT_GB, text, got, sizeof got, &only);
+  CHECK(!rc && !strcmp(got, "favorite color Favorite recieved") && only == 3,
+        "en-GB: favorite, color, the sentence-initial Favorite and recieved flagged, not Favorite "
+        "or Theater mid-sentence (got \"%s\", %d variant-only)", got, only);
+  el__cand *e = ck_cand(C, ck_flag(C, "color"), EL__EDIT_REPLACE, "colour");
+  CHECK(e && e->type == EL__ET_SPELL && e->prior == 0.0f,
+        "en-GB: color -> colour, typed SPELL, en_GB's first suggestion (%s, prior %g)",
+        e ? el__etype_name(e->type) : "none", e ? (double)e->prior : -1.0);
+  CHECK(ck_flag(C, "recieved") && !ck_flag(C, "recieved")->variant_only,
+        "recieved: misspelt in both, not variant-only");
+  rc = dict_flags(EL__DICT_US, text, got, sizeof got, &only);
+  CHECK(!rc && !strcmp(got, "colour recieved") && only == 1, "en-US: colour and recieved (got \"%s\")", got);
+  e = ck_cand(C, ck_flag(C, "colour"), EL__EDIT_REPLACE, "color");
+  CHECK(e && e->type == EL__ET_SPELL && e->prior == 0.0f, "en-US: colour -> color first");
+  rc = dict_flags(EL__DICT_EN, text, got, sizeof got, &only);
+  CHECK(!rc && !strcmp(got, "recieved") && !only, "en: recieved alone (got \"%s\")", got);
+
+  el__matches ms = {0};
+  el_error err = {0};
+  C->o.threshold = 1.0f;
+  rc = el__check_text(C, "I like my favorite music.", 25, EL__DICT_GB, &ms, &err);
+  C->o.threshold = 1e-6f;
+  CHECK(!rc && ms.n == 1 && ms.m[0].type == EL__ET_SPELL && strstr(ms.m[0].message, "(British English)"),
+        "en-GB: favorite is a SPELL match saying British English (%d matches: %s)", ms.n,
+        ms.n ? ms.m[0].message : "");
+  el__matches_free(&ms);
+  C->o.threshold = 1.0f;
+  rc = el__check_text(C, "I like my favourite musik.", 26, EL__DICT_US, &ms, &err);
+  C->o.threshold = 1e-6f;
+  CHECK(!rc && ms.n == 2 && strstr(ms.m[0].message, "(American English)") &&
+        !strstr(ms.m[1].message, "English"),
+        "en-US: favourite says American English, musik (misspelt in both) no variant (%d matches)", ms.n);
+  el__matches_free(&ms);
 }
 
 /* Insertion candidates of "go" in "she go to school.", and how many of
@@ -139,7 +201,7 @@ static void test_suggest_only(void) {
   el_error err = {0};
   float keep = C->o.suggest_threshold;
   C->o.suggest_threshold = 1.0f;
-  int rc = el__check_propose(C, text, strlen(text), &err);
+  int rc = el__check_propose(C, text, strlen(text), EL__DICT_EN, &err);
   const el__flag *go = ck_flag(C, "go"), *rec = ck_flag(C, "recieve");
   CHECK(!rc && go && go->n_cand == 0 && go->gen_row < 0, "go below the suggestion threshold: no candidate (%d)",
         go ? go->n_cand : -1);
@@ -160,6 +222,7 @@ int main(void) {
     test_rules();
     test_case_and_number();
     test_dictionary_flags();
+    test_variants();
     test_generator(env.c, env.rules);
   }
   ck_close(&env);

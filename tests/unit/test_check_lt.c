@@ -179,13 +179,21 @@ static void test_request_fields(void) {
   CHECK(parses("text=hi&text=ho&language=en", &r, msg) < 0, "text twice: %s", msg);
   CHECK(parses("text=hi&data=x&language=en", &r, msg) < 0, "text and data: %s", msg);
   CHECK(parses("text=hi&language=en&level=strict", &r, msg) < 0, "bad level: %s", msg);
-  const char *ok[][2] = {{"en", "en"}, {"en-US", "en-US"}, {"en_gb", "en-GB"}, {"auto", "en-US"}};
-  for (int i = 0; i < 4; i++) {
+  /* the code the answer gives, and the spelling checked: en and auto
+   * either variant's, en-GB British alone, en-US American alone */
+  const struct {
+    const char *given, *answer;
+    el__dict_variant variant;
+  } ok[] = {{"en", "en", EL__DICT_EN},       {"en-US", "en-US", EL__DICT_US},
+            {"en_gb", "en-GB", EL__DICT_GB}, {"EN-GB", "en-GB", EL__DICT_GB},
+            {"auto", "en-US", EL__DICT_EN}};
+  for (size_t i = 0; i < sizeof ok / sizeof *ok; i++) {
     char body[64];
-    snprintf(body, sizeof body, "text=hi&language=%s&level=picky&motherTongue=de", ok[i][0]);
+    snprintf(body, sizeof body, "text=hi&language=%s&level=picky&motherTongue=de", ok[i].given);
     int rc = parses(body, &r, msg);
-    CHECK(rc == 0 && !strcmp(r.lang->long_code, ok[i][1]) && r.picky,
-          "language=%s -> %s", ok[i][0], ok[i][1]);
+    CHECK(rc == 0 && !strcmp(r.lang->long_code, ok[i].answer) && r.picky &&
+              r.lang->variant == ok[i].variant,
+          "language=%s -> %s, variant %d", ok[i].given, ok[i].answer, (int)ok[i].variant);
     if (!rc) el__lt_request_free(&r);
   }
 }

@@ -23,7 +23,7 @@ static void apply(const char *text, const el__match *m, int r, char *out, size_t
 static int keep_only(const char *text, const char *word, int kind, const char *cand) {
   el_error err = {0};
   C->o.threshold = 1e-6f;
-  int rc = el__check_propose(C, text, strlen(text), &err);
+  int rc = el__check_propose(C, text, strlen(text), EL__DICT_EN, &err);
   C->o.threshold = 1.0f;
   if (!rc) rc = el__check_verify(C, &err);
   if (rc) return rc;
@@ -66,7 +66,7 @@ static void test_thresholds(void) {
   const char *text = "She go to school yesterday.";
   el_error err = {0};
   C->o.threshold = 1e-6f;
-  int rc = el__check_propose(C, text, strlen(text), &err);
+  int rc = el__check_propose(C, text, strlen(text), EL__DICT_EN, &err);
   if (!rc) rc = el__check_verify(C, &err);
   int ok = 0;
   for (int j = 0; j < C->n_cands; j++) ok += C->cands[j].ok && !C->cands[j].by_rule;
@@ -172,7 +172,7 @@ static void test_full(void) {
   el__matches ms = {0};
   el_error err = {0};
   C->o.threshold = 1e-6f;
-  int rc = el__check_text(C, text, strlen(text), &ms, &err);
+  int rc = el__check_text(C, text, strlen(text), EL__DICT_EN, &ms, &err);
   int ordered = 1;
   for (int i = 1; i < ms.n; i++) ordered &= ms.m[i].offset >= ms.m[i - 1].offset;
   CHECK(!rc && ms.n == 11 && ordered, "el__check_text: a match per flagged word, in text order (%d)", ms.n);
@@ -183,7 +183,7 @@ static void test_full(void) {
   el__matches_free(&ms);
   char big[2048] = "";
   for (int i = 0; i < 40; i++) strcat(big, "She go to school. "); /* 200 words: four rounds */
-  rc = el__check_text(C, big, strlen(big), &ms, &err);
+  rc = el__check_text(C, big, strlen(big), EL__DICT_EN, &ms, &err);
   ordered = 1;
   for (int i = 1; i < ms.n; i++) ordered &= ms.m[i].offset > ms.m[i - 1].offset;
   CHECK(!rc && ms.n == 200 && ordered, "200 flagged words, corrected 64 at a time: 200 matches in order (%d)",
@@ -195,7 +195,7 @@ static void test_full(void) {
   } SENTS[] = {{"she go. to school", 2}, {"she go\n\nto school", 2}, {"she go\nto school", 1},
                {"\"she go.\" to school", 2}};
   for (size_t i = 0; i < sizeof SENTS / sizeof *SENTS; i++) {
-    rc = el__check_propose(C, SENTS[i].text, strlen(SENTS[i].text), &err);
+    rc = el__check_propose(C, SENTS[i].text, strlen(SENTS[i].text), EL__DICT_EN, &err);
     CHECK(!rc && C->n_sents == SENTS[i].n, "sentences of text %zu: %d (got %d)", i, SENTS[i].n,
           C->n_sents);
   }

@@ -1,5 +1,6 @@
 /* The dictionary signal (lang/dict.h): British and American spellings both
- * correct, names left alone, split clitics and non-words never flagged,
+ * correct in "en", each the other's misspelling in en-GB and en-US (with
+ * that dictionary's suggestions), names left alone, split clitics and non-words never flagged,
  * misspellings flagged with hunspell's suggestions, and a clear error for a
  * folder without dictionaries. Needs hunspell-en-gb + hunspell-en-us (SKIP
  * without them). */
@@ -10,9 +11,14 @@
 
 static el__dict *D;
 
-static void rejects(const char *w, int start, int want) {
-  CHECK(el__dict_rejects(D, w, start) == want, "rejects(%s, start %d) = %d", w, start, want);
+static const char *const VNAME[] = {"en", "en-GB", "en-US"};
+
+static void rejects_in(el__dict_variant v, const char *w, int start, int want) {
+  CHECK(el__dict_rejects(D, v, w, start) == want, "%s: rejects(%s, start %d) = %d", VNAME[v], w,
+        start, want);
 }
+
+static void rejects(const char *w, int start, int want) { rejects_in(EL__DICT_EN, w, start, want); }
 
 static void test_verdicts(void) {
   rejects("colour", 0, 0); /* British */
@@ -38,22 +44,22 @@ static void test_verdicts(void) {
 
 static void test_suggest(void) {
   char out[5][EL__DICT_WORD_MAX];
-  int n = el__dict_suggest(D, "recieve", out, 5);
+  int n = el__dict_suggest(D, EL__DICT_EN, "recieve", out, 5);
   int found = 0;
   for (int i = 0; i < n; i++) found |= !strcmp(out[i], "receive");
   CHECK(n >= 1 && found, "suggest(recieve) includes receive (%d suggestions, first %s)", n,
         n ? out[0] : "none");
   for (int i = 0; i < n; i++)
     for (int j = i + 1; j < n; j++) CHECK(strcmp(out[i], out[j]), "no duplicate %s", out[i]);
-  CHECK(el__dict_suggest(D, "becouse", out, 1) == 1 && !strcmp(out[0], "because"),
+  CHECK(el__dict_suggest(D, EL__DICT_EN, "becouse", out, 1) == 1 && !strcmp(out[0], "because"),
         "suggest(becouse, max 1) = because (got %s)", out[0]);
 }
 
 /* Running text as a spellchecker reads it: the rejected words, then the
  * names ("recieve|becouse / Ngozi"). */
-static void text_rejects(const char *text, const char *want) {
+static void text_rejects_in(el__dict_variant v, const char *text, const char *want) {
   int spans[48];
-  int n = el__dict_read_text(D, text, strlen(text), spans, 16);
+  int n = el__dict_read_text(D, v, text, strlen(text), spans, 16);
   char got[256] = "", names[256] = "";
   for (int i = 0; i < n && i < 16; i++) {
     char *to = spans[3 * i + 2] == EL_DICT_NAME ? names : got;
@@ -62,8 +68,11 @@ static void text_rejects(const char *text, const char *want) {
              text + spans[3 * i]);
   }
   if (names[0]) snprintf(got + strlen(got), sizeof got - strlen(got), " / %s", names);
-  CHECK(!strcmp(got, want), "read_text(\"%s\") = \"%s\" (want \"%s\")", text, got, want);
+  CHECK(!strcmp(got, want), "%s: read_text(\"%s\") = \"%s\" (want \"%s\")", VNAME[v], text, got,
+        want);
 }
+
+static void text_rejects(const char *text, const char *want) { text_rejects_in(EL__DICT_EN, text, want); }
 
 static void test_text(void) {
   text_rejects("The cat sat on the mat.", "");
@@ -92,12 +101,12 @@ static void test_words(void) {
   const char *w[] = {"Becouse", "I", "do", "n't", "know", "Ngozi", ",", "recieve", "'s", "."};
   unsigned char out[10];
   el_error err = {0};
-  int rc = el__dict_read_words(D, w, 10, out, &err);
+  int rc = el__dict_read_words(D, EL__DICT_EN, w, 10, out, &err);
   const unsigned char want[10] = {1, 0, 0, 0, 0, 2, 0, 1, 0, 0};
   CHECK(rc == 0 && !memcmp(out, want, 10), "read_words: Becouse and recieve rejected, Ngozi a name (%d%d%d%d%d%d%d%d%d%d)",
         out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7], out[8], out[9]);
   const char *v[] = {".", "Ngozi", "wrote", "."};
-  rc = el__dict_read_words(D, v, 4, out, &err);
+  rc = el__dict_read_words(D, EL__DICT_EN, v, 4, out, &err);
   CHECK(rc == 0 && out[1] == 1, "a capital after a full stop is a sentence start: Ngozi there is the "
         "dictionary's call");
 }
@@ -107,16 +116,71 @@ static void test_words(void) {
  * then the full list (not the one cached entry). */
 static void test_suggest_cache(void) {
   char a[5][EL__DICT_WORD_MAX], b[5][EL__DICT_WORD_MAX], c[5][EL__DICT_WORD_MAX];
-  int na = el__dict_suggest(D, "gratefull", a, 5);
-  int nb = el__dict_suggest(D, "gratefull", b, 5);
+  int na = el__dict_suggest(D, EL__DICT_EN, "gratefull", a, 5);
+  int nb = el__dict_suggest(D, EL__DICT_EN, "gratefull", b, 5);
   int same = na == nb;
   for (int i = 0; same && i < na; i++) same = !strcmp(a[i], b[i]);
   CHECK(na >= 2 && same, "suggest(gratefull) twice: the same %d suggestions", na);
-  CHECK(el__dict_suggest(D, "gratefull", c, 1) == 1 && !strcmp(c[0], a[0]),
+  CHECK(el__dict_suggest(D, EL__DICT_EN, "gratefull", c, 1) == 1 && !strcmp(c[0], a[0]),
         "then max 1: its first (%s)", c[0]);
-  CHECK(el__dict_suggest(D, "leter", c, 1) == 1, "leter, max 1 first");
-  int n = el__dict_suggest(D, "leter", b, 5);
+  CHECK(el__dict_suggest(D, EL__DICT_EN, "leter", c, 1) == 1, "leter, max 1 first");
+  int n = el__dict_suggest(D, EL__DICT_EN, "leter", b, 5);
   CHECK(n >= 2 && !strcmp(b[0], c[0]), "then max 5: the full list (%d), not the cached one", n);
+}
+
+/* A variant's first suggestion for word. */
+static void first_suggestion(el__dict_variant v, const char *word, const char *want) {
+  char out[5][EL__DICT_WORD_MAX];
+  int n = el__dict_suggest(D, v, word, out, 5);
+  CHECK(n >= 1 && !strcmp(out[0], want), "%s: suggest(%s) first %s (got %s of %d)", VNAME[v], word,
+        want, n ? out[0] : "none", n);
+}
+
+/* en-GB and en-US: the other variant's spellings are misspellings, with the
+ * variant's own suggestions; "en" takes both; the rules for names, capitals,
+ * clitics and sentence starts hold in every variant. */
+static void test_variants(void) {
+  static const char *const GB[] = {"favourite", "colour", "theatre", "travelling", "marvellous"};
+  static const char *const US[] = {"favorite", "color", "theater", "traveling", "marvelous"};
+  for (int i = 0; i < 5; i++) {
+    rejects_in(EL__DICT_GB, US[i], 0, 1);
+    rejects_in(EL__DICT_GB, GB[i], 0, 0);
+    rejects_in(EL__DICT_US, GB[i], 0, 1);
+    rejects_in(EL__DICT_US, US[i], 0, 0);
+    rejects_in(EL__DICT_EN, GB[i], 0, 0);
+    rejects_in(EL__DICT_EN, US[i], 0, 0);
+  }
+  rejects_in(EL__DICT_GB, "recieve", 0, 1);  /* a misspelling in both stays one */
+  rejects_in(EL__DICT_GB, "Favorite", 1, 1); /* sentence start: its lower case is American */
+  rejects_in(EL__DICT_GB, "Favourite", 1, 0);
+  rejects_in(EL__DICT_US, "Favourite", 1, 1);
+  rejects_in(EL__DICT_GB, "Favorite", 0, 0); /* capitalised mid-sentence: a name's rule */
+  rejects_in(EL__DICT_GB, "n't", 0, 0);
+  rejects_in(EL__DICT_US, "don't", 0, 0);
+  first_suggestion(EL__DICT_GB, "favorite", "favourite");
+  first_suggestion(EL__DICT_US, "favourite", "favorite");
+  first_suggestion(EL__DICT_GB, "theater", "theatre");
+  first_suggestion(EL__DICT_US, "colour", "color");
+  /* the cache keeps one answer per word and variant: en_US's list for a
+   * word does not answer en_GB's question about it */
+  first_suggestion(EL__DICT_US, "theatr", "theater");
+  first_suggestion(EL__DICT_GB, "theatr", "theatre");
+  first_suggestion(EL__DICT_US, "theatr", "theater");
+  text_rejects_in(EL__DICT_GB, "My favorite color is red. Color me in.", "favorite|color|Color");
+  text_rejects_in(EL__DICT_US, "My favourite colour is red. Colour me in.", "favourite|colour|Colour");
+  text_rejects_in(EL__DICT_EN, "My favourite color is red. Colour me in.", "");
+  text_rejects_in(EL__DICT_GB, "I met Ngozi at the Theater, then Olamide.", " / Ngozi|Theater|Olamide");
+  text_rejects_in(EL__DICT_GB, "I WILL TRAVEL TO MY FAVORITE THEATER TODAY.", "FAVORITE|THEATER");
+  text_rejects_in(EL__DICT_EN, "I WILL TRAVEL TO MY FAVORITE THEATER TODAY.", "");
+  const char *w[] = {"My", "favorite", "color", "is", "n't", "red", "Ngozi", "."};
+  unsigned char out[8];
+  el_error err = {0};
+  int rc = el__dict_read_words(D, EL__DICT_GB, w, 8, out, &err);
+  const unsigned char want[8] = {0, 1, 1, 0, 0, 0, 2, 0};
+  CHECK(rc == 0 && !memcmp(out, want, 8), "en-GB: read_words flags favorite, color; Ngozi a name "
+        "(%d%d%d%d%d%d%d%d)", out[0], out[1], out[2], out[3], out[4], out[5], out[6], out[7]);
+  CHECK(!strcmp(el__dict_variant_name(EL__DICT_GB), "British English") &&
+        !strcmp(el__dict_variant_name(EL__DICT_US), "American English"), "variant names");
 }
 
 static void test_missing(void) {
@@ -137,6 +201,7 @@ int main(void) {
   CHECK(rc == 0, "dictionaries load: %s", rc ? err.msg : "ok");
   if (rc) return el_test_done();
   test_verdicts();
+  test_variants();
   test_suggest();
   test_suggest_cache();
   test_text();

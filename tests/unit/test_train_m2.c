@@ -170,7 +170,7 @@ static void test_spell(void) {
     return;
   }
   el__m2_edits es = {0};
-  int rc = el__m2_spell_propose(d, &m.s[0], &es, &err);
+  int rc = el__m2_spell_propose(d, EL__DICT_EN, &m.s[0], &es, &err);
   CHECK(rc == 0 && has(&es, 0, 1, "Because") && has(&es, 2, 3, "received"),
         "misspellings replaced by the first suggestion (%d edits)", es.n);
   CHECK(has(&es, 5, 6, "Because"), "a capitalised word after '.' is sentence-initial");

@@ -15,6 +15,7 @@
 #include "commands.h"
 #include "el_cli.h"
 #include "lt_format.h"
+#include "lt_lang.h"
 #include "trainer_api.h"
 
 #define PROG "electra-train check"
@@ -22,7 +23,8 @@
 
 static void usage(FILE *f) {
   fprintf(f,
-          "usage: " PROG " [--model DIR] [--generator DIR] [--threshold X] [--format text|json] FILE...\n\n"
+          "usage: " PROG " [--model DIR] [--generator DIR] [--threshold X] [--language en|en-GB|en-US]\n"
+          "       [--format text|json] FILE...\n\n"
           "Checks each FILE (- reads stdin) for grammatical errors and prints one line per\n"
           "match, file:line:col: TYPE: message [suggestions] (col in characters), or\n"
           "LanguageTool's /v2/check answer as JSON. Exit status: 1 when something is found,\n"
@@ -108,21 +110,22 @@ static void print_text(const char *name, const char *text, const el__matches *ms
 }
 
 /* Checks one file; 0 clean, 1 matches, 2 an error (printed). */
-static int check_file(el__checker *ck, const char *path, int json) {
+static int check_file(el__checker *ck, const el__check_args *a, const char *path) {
+  const el__lt_lang *lang = el__lt_lang_find(a->language); /* one of the choices: known */
   el_error err = {0};
   char *text = NULL;
   size_t len = 0;
   el__matches ms = {0};
   int rc = read_input(path, &text, &len, &err);
-  if (!rc) rc = el__check_text(ck, text, len, &ms, &err);
+  if (!rc) rc = el__check_text(ck, text, len, lang->variant, &ms, &err);
   if (rc) {
     fprintf(stderr, PROG ": %s\n", err.msg);
     free(text);
     el__matches_free(&ms);
     return 2;
   }
-  if (json) {
-    char *js = el__lt_response_json(text, len, &ms, NULL);
+  if (!strcmp(a->format, "json")) {
+    char *js = el__lt_response_json(text, len, &ms, a->language);
     if (js) printf("%s\n", js);
     else fprintf(stderr, PROG ": %s: out of memory\n", path);
     free(js);
@@ -146,7 +149,7 @@ static int run_check(const el__check_args *a, char **files, int n_files) {
     status = 2;
   }
   for (int i = 0; !rc && i < n_files; i++) {
-    int s = check_file(set.checker, files[i], !strcmp(a->format, "json"));
+    int s = check_file(set.checker, a, files[i]);
     status = s == 2 || status == 2 ? 2 : s > status ? s : status;
   }
   el__checker_close(&set);
@@ -154,7 +157,8 @@ static int run_check(const el__check_args *a, char **files, int n_files) {
 }
 
 void el__check_args_init(el__check_args *a) {
-  *a = (el__check_args){.model = "models/default", .format = "text", .threshold = -1, .suggest = -1};
+  *a = (el__check_args){.model = "models/default", .format = "text", .language = "en",
+                        .threshold = -1, .suggest = -1};
 }
 
 /* The option table, on the struct being filled (--help prints it in this order). */
@@ -171,6 +175,10 @@ void el__check_table(el__check_args *a, el_opt t[EL_CHECK_N_OPTS]) {
        "offer replacements only for words with P(error) >= X (0.7, or the threshold\n"
        "      when higher); a misspelling always gets them: higher trades suggestions for\n"
        "      precision", 0},
+      {"--language", EL_OPT_CHOICE, &a->language, 0, 0, "en|en-GB|en-US",
+       "the English checked: en-GB British spelling (\"favorite\", \"color\" misspelt;\n"
+       "      hunspell's en_GB suggests), en-US American (\"favourite\" misspelt; en_US),\n"
+       "      en either (default: a word en_GB or en_US knows is correct)", 0},
       {"--format", EL_OPT_CHOICE, &a->format, 0, 0, "text|json",
        "text: file:line:col lines (default); json: LanguageTool's /v2/check answer per file", 0},
       {"--correct-label", EL_OPT_STR, &a->correct, 0, 0, "LABEL",

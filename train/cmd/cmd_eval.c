@@ -9,6 +9,7 @@
 
 #include "el_cli.h"
 #include "cmd_eval_m2.h"
+#include "lt_lang.h"
 #include "commands.h"
 #include "finetune_run.h"
 
@@ -17,13 +18,15 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " --task TASK --data FILE --model DIR [--out FILE] [options]\n"
-          "       " PROG " --task ged --m2 FILE [--model DIR [--generator DIR]] [--out FILE]\n\n"
+          "       " PROG " --task ged --m2 FILE [--model DIR [--generator DIR]] [--language L]\n"
+          "         [--out FILE]\n\n"
           "Prints metrics JSON: MCC/accuracy/F1 (classification), Pearson/Spearman (stsb),\n"
           "token precision/recall/F0.5 of the error class (ged), EM/F1 (squad, squad2).\n"
           "--m2: corrections scored as GEC is (M2/ERRANT convention: minimal token edits,\n"
           "exact match against annotator 0), P/R/F0.5 and recall per ERRANT type, for the\n"
           "checker over --model (each match's first replacement, if --model is given) and\n"
-          "for hunspell's first suggestions (en_GB + en_US) side by side; --out: JSON.\n"
+          "for hunspell's first suggestions side by side (--language's dictionaries: en_GB +\n"
+          "en_US for en, en_GB alone for en-GB, en_US for en-US); --out: JSON.\n"
           "TASK: %s\n\noptions:\n",
           el__task_names());
   el__eval_args unused;
@@ -184,7 +187,8 @@ static int eval_m2(const el__eval_args *a) {
     return 2;
   }
   el__eval_m2_args m = {a->m2, a->outp, a->max_ex,
-                        {a->model, a->generator, a->correct, a->threshold, a->suggest, a->dict_dir}};
+                        {a->model, a->generator, a->correct, a->threshold, a->suggest, a->dict_dir},
+                        el__lt_lang_find(a->language ? a->language : "en")->variant};
   return el__eval_m2(&m);
 }
 
@@ -208,6 +212,10 @@ void el__eval_table(el__eval_args *a, el_opt t[EL_EVAL_N_OPTS]) {
        "      default: DIR/generator when there is one, else none)", 0},
       {"--dict-dir", EL_OPT_STR, &a->dict_dir, 0, 0, "DIR",
        "--m2: hunspell's en_GB/en_US dictionaries (/usr/share/hunspell)", 0},
+      {"--language", EL_OPT_CHOICE, &a->language, 0, 0, "en|en-GB|en-US",
+       "--m2: the English checked, by the checker and hunspell alike: en-GB British\n"
+       "      spelling (\"favorite\" misspelt, en_GB's suggestions), en-US American, en\n"
+       "      either (default: a word en_GB or en_US knows is correct)", 0},
       {"--batch-size", EL_OPT_INT, &a->batch, 1, 4096, "N", "sequences per forward (32)", 0},
       {"--max-seq-len", EL_OPT_INT, &a->max_len, 8, 4096, "N", "tokens per sequence (the task's: 128; 384 squad)", 0},
       {"--doc-stride", EL_OPT_INT, &a->stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
@@ -256,6 +264,10 @@ int el__cmd_eval(int argc, char **argv) {
 
 int el__eval_run(const el__eval_args *a) {
   if (a->m2) return eval_m2(a);
+  if (a->language) {
+    fprintf(stderr, PROG ": --language goes with --m2 (see --help)\n");
+    return 2;
+  }
   const char *miss = !a->task ? "--task" : !a->data ? "--data" : !a->model ? "--model" : NULL;
   if (miss) {
     fprintf(stderr, PROG ": %s is required (see --help)\n", miss);

@@ -43,7 +43,8 @@ static int to_edits(const el__m2 *m, int first, int n, const size_t *start, cons
   return EL_OK;
 }
 
-int el__eval_m2_check(el__checker *c, const el__m2 *m, el__m2_edits *prop, el_error *err) {
+int el__eval_m2_check(el__checker *c, el__dict_variant v, const el__m2 *m, el__m2_edits *prop,
+                      el_error *err) {
   int rc = EL_OK;
   size_t start[CHUNK_SENTS];
   for (int first = 0; rc == EL_OK && first < m->n; first += CHUNK_SENTS) {
@@ -54,7 +55,7 @@ int el__eval_m2_check(el__checker *c, const el__m2 *m, el__m2_edits *prop, el_er
     if (!buf) return el_error_set(err, EL_ENOMEM, "out of memory");
     size_t len = join(m, first, n, buf, start);
     el__matches ms = {0};
-    rc = el__check_text(c, buf, len, &ms, err);
+    rc = el__check_text(c, buf, len, v, &ms, err);
     if (rc == EL_OK) rc = to_edits(m, first, n, start, &ms, prop, err);
     el__matches_free(&ms);
     free(buf);

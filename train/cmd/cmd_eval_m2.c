@@ -19,21 +19,22 @@ typedef struct m2_system {
 } m2_system;
 
 /* The spellchecker's edits for every sentence. */
-static int propose_hunspell(const el__m2 *m, const char *dict_dir, el__m2_edits *prop,
-                            el_error *err) {
+static int propose_hunspell(const el__m2 *m, const char *dict_dir, el__dict_variant v,
+                            el__m2_edits *prop, el_error *err) {
   el__dict *d = NULL;
   int rc = el__dict_load(dict_dir, &d, err);
-  for (int i = 0; rc == EL_OK && i < m->n; i++) rc = el__m2_spell_propose(d, &m->s[i], &prop[i], err);
+  for (int i = 0; rc == EL_OK && i < m->n; i++)
+    rc = el__m2_spell_propose(d, v, &m->s[i], &prop[i], err);
   el__dict_free(d);
   return rc;
 }
 
 /* The model's edits for every sentence, through the checker. */
-static int propose_model(const el__m2 *m, const el__checker_args *ck, el__m2_edits *prop,
-                         el_error *err) {
+static int propose_model(const el__m2 *m, const el__checker_args *ck, el__dict_variant v,
+                         el__m2_edits *prop, el_error *err) {
   el__checker_set cs;
   int rc = el__checker_open(ck, &cs, err);
-  if (rc == EL_OK) rc = el__eval_m2_check(cs.checker, m, prop, err);
+  if (rc == EL_OK) rc = el__eval_m2_check(cs.checker, v, m, prop, err);
   el__checker_close(&cs);
   return rc;
 }
@@ -43,8 +44,8 @@ static int score_system(const el__m2 *m, const el__eval_m2_args *a, int model, e
                         el_error *err) {
   el__m2_edits *prop = calloc((size_t)m->n + 1, sizeof *prop);
   int rc = !prop   ? el_error_set(err, EL_ENOMEM, "out of memory")
-           : model ? propose_model(m, &a->ck, prop, err)
-                   : propose_hunspell(m, a->ck.dict_dir, prop, err);
+           : model ? propose_model(m, &a->ck, a->variant, prop, err)
+                   : propose_hunspell(m, a->ck.dict_dir, a->variant, prop, err);
   if (rc == EL_OK) rc = el__m2_score(m, prop, sc, err);
   for (int i = 0; prop && i < m->n; i++) el__m2_edits_free(&prop[i]);
   free(prop);

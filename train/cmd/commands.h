@@ -74,11 +74,11 @@ int el__finetune_run(const el__ft_args *a, el__ft_result *res);
 /* eval: max_len 0 when not given (the task's then applies). */
 typedef struct el__eval_args {
   const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype, *dict, *m2,
-      *dict_dir, *generator;
+      *dict_dir, *generator, *language;
   long batch, max_len, stride, max_query, threads, max_ex;
   double threshold, dict_weight, dict_threshold, suggest;
 } el__eval_args;
-enum { EL_EVAL_N_OPTS = 23 };
+enum { EL_EVAL_N_OPTS = 24 };
 void el__eval_args_init(el__eval_args *a);
 void el__eval_table(el__eval_args *a, el_opt t[EL_EVAL_N_OPTS]);
 int el__eval_parse(int argc, char **argv, el__eval_args *a);
@@ -86,13 +86,13 @@ int el__eval_run(const el__eval_args *a);
 
 /* check: FILE operands in files (allocated by el__check_parse). */
 typedef struct el__check_args {
-  const char *model, *generator, *format, *correct;
+  const char *model, *generator, *format, *correct, *language;
   double threshold, suggest;
   long threads;
   char **files;
   int n_files;
 } el__check_args;
-enum { EL_CHECK_N_OPTS = 7 };
+enum { EL_CHECK_N_OPTS = 8 };
 void el__check_args_init(el__check_args *a);
 void el__check_table(el__check_args *a, el_opt t[EL_CHECK_N_OPTS]);
 int el__check_parse(int argc, char **argv, el__check_args *a);

@@ -11,7 +11,7 @@ static int dict_verdicts(el__dict *d, const el__ged_data *g, const long *first, 
                          el_error *err) {
   for (int i = 0; i < g->n; i++) {
     const el__ged_sentence *s = &g->s[i];
-    int rc = el__dict_read_words(d, (const char *const *)s->words, s->n, rej + first[i], err);
+    int rc = el__dict_read_words(d, EL__DICT_EN, (const char *const *)s->words, s->n, rej + first[i], err);
     if (rc) return rc;
   }
   return EL_OK;

@@ -13,7 +13,9 @@
 
 /* Appends the spellchecker's edits for s to out (minimal form). A word is
  * sentence-initial (so "Becouse" is checked, "Helen" is not) at the start of
- * s and after a token ".", "!" or "?". EL_ENOMEM. */
-int el__m2_spell_propose(el__dict *d, const el__m2_sent *s, el__m2_edits *out, el_error *err);
+ * s and after a token ".", "!" or "?". Variant v's dictionaries judge and
+ * suggest (EL__DICT_GB: en_GB alone). EL_ENOMEM. */
+int el__m2_spell_propose(el__dict *d, el__dict_variant v, const el__m2_sent *s, el__m2_edits *out,
+                         el_error *err);
 
 #endif
