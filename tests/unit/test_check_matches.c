@@ -148,7 +148,7 @@ static void test_generator_words_last(void) {
   const char *text = "She go to school yesterday.";
   el_error err = {0};
   C->o.threshold = 1e-6f;
-  int rc = el__check_propose(C, text, strlen(text), &err);
+  int rc = el__check_propose(C, text, strlen(text), EL__DICT_EN, &err);
   C->o.threshold = 1.0f;
   for (int j = 0; j < C->n_cands; j++)
     if (C->cands[j].kind == EL__EDIT_INSERT && j % 3 == 0) C->cands[j].by_gen = 1;
