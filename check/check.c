@@ -10,12 +10,17 @@
 
 #define DEFAULT_MAX_TOKENS 4096
 /* The default suggest_threshold (check.h): replacements for the words the
- * detector is fairly sure of, a misspelling always; with check_matches.c's
- * bar on the edit itself (SURE_EDIT) a lower one than the 0.9 used before
- * that bar pays. Chosen on FCE dev (BEA-2019, 2,191 sentences) with the
- * one-hour FCE recipe's model, replaying its verified candidates:
- * corrections F0.5 0.267 at 0.6 (694 edits proposed) and at 0.7 (628),
- * 0.261 at 0.8, 0.259 at 0.9. Dev-tuned: expect less on other text. */
+ * detector is fairly sure of, a misspelling always. On FCE dev (BEA-2019,
+ * 2,191 sentences) with the one-hour FCE recipe's model, replaying its
+ * verified candidates: corrections F0.5 0.267 at 0.6 and 0.7, 0.261 at 0.8,
+ * 0.259 at 0.9 (measured: 0.267 / 0.259; the two-hour recipe's model 0.316
+ * / 0.298). Every flag that gets replacements costs the generator's rows
+ * and its candidates' sentences: /v2/check on bench_check's paragraph took
+ * 3.2x /score's time at 0.7, 2.0-2.2x at 0.8 and 2.05x at 0.9 with the
+ * one-hour model, 4.4x and 2.4x at 0.7 and 0.9 with the two-hour one (a few
+ * ms a paragraph either way). Quality first: 0.7; `--suggest-threshold
+ * 0.9` (check, eval) buys the time back. Dev-tuned: expect less on other
+ * text. */
 #define DEFAULT_SUGGEST 0.7f
 /* flagged words corrected together (check_text) */
 #define FLAGS_PER_ROUND 64
