@@ -87,7 +87,10 @@ before = int(sys.argv[2])
 tr = [json.loads(l) for l in open(sys.argv[1] + "/metrics.jsonl") if '"train"' in l]
 last = tr[-1]
 assert last["step"] > before + 10, (last["step"], before)
-assert last["planned_steps"] == last["step"] and last["lr"] <= 0.02 * 5e-4, last
+# the plan is re-made as the step time changes, so the deadline may end it a step or two
+# short of its last plan (seen once in ~2,000 steps: 2000 of 2002, LR 7.5e-7); what must
+# hold is that it ran to the end of a decayed schedule
+assert 0 <= last["planned_steps"] - last["step"] <= 5 and last["lr"] <= 0.02 * 5e-4, last
 # while the new session measured, the complete plan's LR 0 held; no jump to the peak
 after = [r for r in tr if r["step"] > before]
 assert max(r["lr"] for r in after) <= 0.9 * 5e-4, after[:3]
