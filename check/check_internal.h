@@ -152,6 +152,9 @@ int el__cand_add(el__checker *c, el__flag *f, int kind, int type, const char *te
                  el_error *err);
 int el__gen_candidates(el__checker *c, el__flag *f, el_error *err);
 int el__check_verify(el__checker *c, el_error *err);
+/* 1 when e replaces the word by another form of it from the rules
+ * (agreement, tense, verb form, noun number): verified outside the cap. */
+int el__cand_own_form(const el__cand *e);
 /* The type of a replacement proposed by the generator, from its relation
  * to the word (orig, cand lower-case). */
 int el__type_of_replacement(el__checker *c, const char *orig, const char *cand);

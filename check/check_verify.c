@@ -113,7 +113,7 @@ static void rank(const el__checker *c, const el__flag *f, el__cand *e) {
  * a handful a word, the commonest learner errors, and ranked low by a
  * small generator ("deserves" for "Everybody deserve to ..." came after
  * five insertions), so they are verified outside the cap. */
-static int own_form(const el__cand *e) {
+int el__cand_own_form(const el__cand *e) {
   return e->kind == EL__EDIT_REPLACE && !e->by_gen &&
          (e->type == EL__ET_VERB_SVA || e->type == EL__ET_VERB_TENSE ||
           e->type == EL__ET_VERB_FORM || e->type == EL__ET_NOUN_NUM);
@@ -125,11 +125,11 @@ static void cap(el__checker *c, const el__flag *f) {
   for (int j = f->cand0; j < f->cand0 + f->n_cand; j++) {
     el__cand *e = &c->cands[j];
     e->skip = 0;
-    if (e->by_rule || own_form(e)) continue;
+    if (e->by_rule || el__cand_own_form(e)) continue;
     float r = prior_rank(f, e);
     int better = 0;
     for (int i = f->cand0; i < f->cand0 + f->n_cand; i++) {
-      if (i == j || c->cands[i].by_rule || own_form(&c->cands[i])) continue;
+      if (i == j || c->cands[i].by_rule || el__cand_own_form(&c->cands[i])) continue;
       float q = prior_rank(f, &c->cands[i]);
       better += q < r || (q == r && i < j);
     }

@@ -54,14 +54,6 @@ static void expect(const char *text, const char *word, int kind, const char *can
   el__matches_free(&ms);
 }
 
-/* A replacement of the word by another form of it from the rules
- * (check_verify.c verifies these outside the cap). */
-static int own_form(const el__cand *e) {
-  return e->kind == EL__EDIT_REPLACE && !e->by_gen &&
-         (e->type == EL__ET_VERB_SVA || e->type == EL__ET_VERB_TENSE || e->type == EL__ET_VERB_FORM ||
-          e->type == EL__ET_NOUN_NUM);
-}
-
 static void test_thresholds(void) {
   const char *text = "She go to school yesterday.";
   el_error err = {0};
@@ -83,7 +75,7 @@ static void test_thresholds(void) {
     int tried = 0, tries = 0;
     for (int j = f->cand0; j < f->cand0 + f->n_cand; j++) {
       const el__cand *e = &C->cands[j];
-      if (own_form(e)) {
+      if (el__cand_own_form(e)) {
         forms++, forms_skipped += e->skip;
         continue;
       }
