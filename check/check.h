@@ -37,6 +37,9 @@ typedef struct el__checker_opts {
   el__dict *dict;
   int max_suggestions;        /* per match, 1..EL__MATCH_MAX_REPL (0: EL__MATCH_MAX_REPL) */
   int max_tokens;             /* the longest batch it runs (0: 4096) */
+  int verify_all;             /* verify every candidate within the cap, not best first until
+                                 the best is known (check_verify.c): the reference the tests
+                                 hold the best-first search to */
 } el__checker_opts;
 
 /* Loads what the candidate sources need (WordNet, dictionaries) and makes

@@ -44,6 +44,8 @@
  * (corrections F0.5 0.263 ranking them with the rest, 0.267 after). They
  * stay among the replacements, after the rules' words. */
 #define GEN_ONLY_RANK 100.0f
+/* Candidates of a flag verified together in one round (el__check_verify). */
+#define PER_ROUND 2
 
 static int put_candidate(el__checker *c, const el__flag *f, const el__cand *e, el_error *err) {
   int cls = el_tokenizer_special_id(c->tok, EL_TOK_CLS), sep = el_tokenizer_special_id(c->tok, EL_TOK_SEP);
@@ -137,35 +139,82 @@ static void cap(el__checker *c, const el__flag *f) {
   }
 }
 
-int el__check_verify(el__checker *c, el_error *err) {
-  for (int i = 0; i < c->n_flags; i++) cap(c, &c->flags[i]);
-  el__seqs_reset(&c->seqs);
-  if (el__grow((void **)&c->where, &c->where_cap, (size_t)c->n_cands + 1, sizeof(int)))
-    return el_error_set(err, EL_ENOMEM, "check: out of memory");
-  for (int i = 0; i < c->n_flags; i++)
-    for (int j = c->flags[i].cand0; j < c->flags[i].cand0 + c->flags[i].n_cand; j++) {
-      if (c->cands[j].by_rule || c->cands[j].skip) continue;
-      c->where[c->seqs.n] = j;
-      if (put_candidate(c, &c->flags[i], &c->cands[j], err)) return err->code;
+/* The least rank e can get once verified: its p_edit adds >= 0. */
+static float least_rank(const el__flag *f, const el__cand *e) {
+  return prior_rank(f, e) + (e->by_gen ? GEN_ONLY_RANK : 0.0f);
+}
+
+static int pending(const el__cand *e) { return isnan(e->p_edit); }
+
+/* Puts the next PER_ROUND candidates of flag i (least rank first) into
+ * c->seqs, unless its best verified candidate already ranks before every
+ * candidate still waiting. */
+static int put_round(el__checker *c, int i, el_error *err) {
+  const el__flag *f = &c->flags[i];
+  float best = INFINITY;
+  for (int j = f->cand0; j < f->cand0 + f->n_cand; j++)
+    if (c->cands[j].ok && !pending(&c->cands[j]) && c->cands[j].rank < best) best = c->cands[j].rank;
+  int per_round = c->o.verify_all ? f->n_cand : PER_ROUND;
+  for (int k = 0; k < per_round; k++) {
+    int next = -1;
+    for (int j = f->cand0; j < f->cand0 + f->n_cand; j++) {
+      const el__cand *e = &c->cands[j];
+      if (!pending(e) || e->ok) continue; /* ok marks one put this round */
+      if (next < 0 || least_rank(f, e) < least_rank(f, &c->cands[next])) next = j;
     }
-  int rc = c->seqs.n ? el__detect_seqs(c, err) : 0;
-  if (rc) return rc;
-  size_t at = 0;
-  int q = 0;
-  for (int i = 0; i < c->n_flags; i++)
-    for (int j = c->flags[i].cand0; j < c->flags[i].cand0 + c->flags[i].n_cand; j++) {
-      el__cand *e = &c->cands[j];
-      if (e->by_rule) {
-        e->p_edit = 0.5f * c->o.threshold;
-        e->ok = 1;
-      } else if (e->skip) {
-        e->p_edit = 1;
-        e->ok = 0;
-      } else {
-        judge(c, &c->flags[i], e, at);
-        at += (size_t)c->seqs.len[q++];
-      }
-      rank(c, &c->flags[i], e);
-    }
+    if (next < 0 || (!c->o.verify_all && least_rank(f, &c->cands[next]) >= best)) return 0;
+    c->cands[next].ok = 1;
+    c->where[2 * c->seqs.n] = i, c->where[2 * c->seqs.n + 1] = next;
+    if (put_candidate(c, f, &c->cands[next], err)) return err->code;
+  }
   return 0;
+}
+
+/* One round: the chosen candidates' sentences through the detector, each
+ * judged and ranked. 0 candidates: nothing left to verify (*more = 0). */
+static int verify_round(el__checker *c, int *more, el_error *err) {
+  el__seqs_reset(&c->seqs);
+  for (int i = 0; i < c->n_flags; i++)
+    if (put_round(c, i, err)) return err->code;
+  *more = c->seqs.n > 0;
+  int rc = *more ? el__detect_seqs(c, err) : 0;
+  size_t at = 0;
+  for (int q = 0; !rc && q < c->seqs.n; q++) {
+    const el__flag *f = &c->flags[c->where[2 * q]];
+    el__cand *e = &c->cands[c->where[2 * q + 1]];
+    judge(c, f, e, at);
+    rank(c, f, e);
+    at += (size_t)c->seqs.len[q];
+  }
+  return rc;
+}
+
+/* Candidates no rule decides are verified best first: in rounds, each
+ * flag's PER_ROUND candidates of least possible rank, until the best
+ * verified one ranks before all that wait (their p_edit can only add to
+ * their rank). The best replacement is the one verifying all of them would
+ * give; FCE dev, replaying the one-hour model's candidates: 3,318
+ * verification sentences instead of 5,089, the same best edit for every
+ * flag. Those never verified are not offered. */
+int el__check_verify(el__checker *c, el_error *err) {
+  if (el__grow((void **)&c->where, &c->where_cap, 2 * ((size_t)c->n_cands + 1), sizeof(int)))
+    return el_error_set(err, EL_ENOMEM, "check: out of memory");
+  for (int i = 0; i < c->n_flags; i++) {
+    el__flag *f = &c->flags[i];
+    cap(c, f);
+    for (int j = f->cand0; j < f->cand0 + f->n_cand; j++) {
+      el__cand *e = &c->cands[j];
+      e->ok = e->by_rule;
+      e->p_edit = e->by_rule ? 0.5f * c->o.threshold : e->skip ? 1.0f : NAN;
+      if (!pending(e)) rank(c, f, e);
+    }
+  }
+  int more = 1, rc = 0;
+  while (!rc && more) rc = verify_round(c, &more, err);
+  for (int j = 0; j < c->n_cands; j++)
+    if (pending(&c->cands[j])) {
+      c->cands[j].skip = 1, c->cands[j].ok = 0, c->cands[j].p_edit = 1.0f;
+      c->cands[j].rank = INFINITY;
+    }
+  return rc;
 }

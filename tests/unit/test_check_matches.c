@@ -64,7 +64,9 @@ static void test_thresholds(void) {
   for (int j = 0; j < C->n_cands; j++) ok += C->cands[j].ok && !C->cands[j].by_rule;
   CHECK(!rc && C->n_cands > 20 && ok == 0, "threshold 1e-6: none of %d candidates verifies (%d)", C->n_cands, ok);
   C->o.threshold = 1.0f;
+  C->o.verify_all = 1;
   rc = el__check_verify(C, &err);
+  C->o.verify_all = 0;
   ok = 0;
   int skipped = 0, over = 0, forms = 0, forms_skipped = 0;
   for (int j = 0; j < C->n_cands; j++) ok += C->cands[j].ok, skipped += C->cands[j].skip;
@@ -87,6 +89,46 @@ static void test_thresholds(void) {
         EL__VERIFY_CAP, over);
   CHECK(forms >= 4 && !forms_skipped, "the words' own forms (%d: goes, went, going, ...) all verified (%d skipped)",
         forms, forms_skipped);
+}
+
+/* Flag i's best verified candidate (lowest rank, first on a tie), or -1. */
+static int best_of(int i) {
+  const el__flag *f = &C->flags[i];
+  int best = -1;
+  for (int j = f->cand0; j < f->cand0 + f->n_cand; j++)
+    if (C->cands[j].ok && (best < 0 || C->cands[j].rank < C->cands[best].rank)) best = j;
+  return best;
+}
+
+/* Best first finds the best candidate verifying them all finds, with fewer
+ * verification sentences: at thresholds where some candidates verify and
+ * some do not, on the fixture's random detector. */
+static void test_best_first(void) {
+  const char *texts[] = {"She go to school yesterday.", "I recieve you letter and he have two brother."};
+  const float thresholds[] = {0.45f, 0.5f, 0.6f, 0.7f};
+  int verified = 0;
+  for (size_t t = 0; t < sizeof texts / sizeof *texts; t++)
+    for (size_t k = 0; k < sizeof thresholds / sizeof *thresholds; k++) {
+      el_error err = {0};
+      C->o.threshold = 1e-6f;
+      int rc = el__check_propose(C, texts[t], strlen(texts[t]), EL__DICT_EN, &err);
+      C->o.threshold = thresholds[k];
+      C->o.verify_all = 1;
+      if (!rc) rc = el__check_verify(C, &err);
+      C->o.verify_all = 0;
+      int want[64], n = C->n_flags < 64 ? C->n_flags : 64, all = 0, some = 0, fewer = 0, differ = 0;
+      for (int i = 0; i < n; i++) want[i] = best_of(i), some += want[i] >= 0;
+      for (int j = 0; j < C->n_cands; j++) all += !C->cands[j].skip && !C->cands[j].by_rule;
+      if (!rc) rc = el__check_verify(C, &err);
+      for (int j = 0; j < C->n_cands; j++) fewer += !C->cands[j].skip && !C->cands[j].by_rule;
+      for (int i = 0; i < n; i++) differ += best_of(i) != want[i];
+      verified += some;
+      CHECK(!rc && !differ && fewer <= all,
+            "\"%s\" at threshold %g: best first picks verification's best for all %d flags (%d differ; "
+            "%d with one), %d sentences instead of %d",
+            texts[t], (double)thresholds[k], n, differ, some, fewer, all);
+    }
+  CHECK(verified > 0, "some flags had a verified candidate to find (%d)", verified);
 }
 
 /* Above the suggestion threshold only: a misspelling still gets its fix. */
@@ -144,7 +186,9 @@ static void test_generator_words_last(void) {
   C->o.threshold = 1.0f;
   for (int j = 0; j < C->n_cands; j++)
     if (C->cands[j].kind == EL__EDIT_INSERT && j % 3 == 0) C->cands[j].by_gen = 1;
+  C->o.verify_all = 1; /* every pair verified (best first would stop at the rules' best) */
   if (!rc) rc = el__check_verify(C, &err);
+  C->o.verify_all = 0;
   int pairs = 0, wrong = 0;
   for (int i = 0; !rc && i < C->n_flags; i++) {
     const el__flag *f = &C->flags[i];
@@ -205,6 +249,7 @@ int main(void) {
     C->o.suggest_threshold = 1e-6f;
     const char *s = "She go to school yesterday.";
     test_thresholds();
+    test_best_first();
     expect(s, "go", EL__EDIT_REPLACE, "goes", "She goes to school yesterday.", EL__ET_VERB_SVA,
            "Possible agreement error: did you mean \"goes\"?");
     expect(s, "go", EL__EDIT_REPLACE, "went", "She went to school yesterday.", EL__ET_VERB_TENSE, "\"went\"");

@@ -79,14 +79,20 @@ static int read_input(const char *path, char **text, size_t *len, el_error *err)
   return 0;
 }
 
-/* One replacement for a reader: a deletion's is empty and the span's
- * edge spaces are the text's own, so they are not shown. */
+/* One replacement for a reader, on the match's one line: a deletion's is
+ * empty and the span's edge spaces are the text's own, so they are not
+ * shown; a line break inside (a comma inserted at a line's end) shows as
+ * \n. */
 static void print_repl(const char *r) {
   size_t n = strlen(r);
-  while (n && r[n - 1] == ' ') n--;
-  while (n && *r == ' ') r++, n--;
-  if (n) printf("%.*s", (int)n, r);
-  else printf("(remove)");
+  while (n && strchr(" \t\r\n", r[n - 1])) n--;
+  while (n && strchr(" \t\r\n", *r)) r++, n--;
+  if (!n) printf("(remove)");
+  for (size_t i = 0; i < n; i++) {
+    if (r[i] == '\n') printf("\\n");
+    else if (r[i] == '\r' || r[i] == '\t') putchar(' ');
+    else putchar(r[i]);
+  }
 }
 
 /* file:line:col: TYPE: message [a, b] per match; line and column 1-based,
