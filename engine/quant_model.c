@@ -51,8 +51,11 @@ static int quant_word(el_model *m, el_error *err) {
  * A process denied writable+executable mappings (systemd's
  * MemoryDenyWriteExecute=yes, a seccomp filter; the kernel's PR_SET_MDWE)
  * gets only oneDNN's "runtime_error" from the first reorder: asking for one
- * such page first gives the reason instead. */
+ * such page first gives the reason instead. The engine's own kernels
+ * (quant_gemm.h, AVX2 or AVX-512 VNNI) are compiled ahead and need no such
+ * page: only oneDNN's are asked about. */
 static int jit_memory_allowed(el_error *err) {
+  if (el__qgemm_isa() != EL__QGEMM_NONE) return EL_OK;
   void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE | PROT_EXEC, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
   if (p != MAP_FAILED) {
     munmap(p, 4096);
@@ -61,8 +64,10 @@ static int jit_memory_allowed(el_error *err) {
   return el_error_set(err, EL_EUNSUPPORTED,
                       "dtype int8: oneDNN builds its int8 kernels at run time, and this process "
                       "may not map writable and executable memory (systemd's "
-                      "MemoryDenyWriteExecute=yes, or prctl PR_SET_MDWE): allow it for int8 "
-                      "(deploy/electra-server-int8.conf is the systemd drop-in) or serve fp32");
+                      "MemoryDenyWriteExecute=yes, or prctl PR_SET_MDWE), and the engine's own "
+                      "int8 kernels are not in use (ELECTRA_QGEMM=onednn, or a CPU without "
+                      "AVX2): allow it for int8 (deploy/electra-server-int8.conf is the systemd "
+                      "drop-in) or serve fp32");
 }
 
 int el__quant_build(el_model *m, el_error *err) {

@@ -68,8 +68,10 @@ if not has_int8:
 
 # ---- no writable+executable memory (the unit's MemoryDenyWriteExecute) ----------------
 # The kernel's own switch, prctl(PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN), set in the child
-# before exec: int8 is refused at start-up with the reason and the systemd drop-in that
-# lifts it; fp32 starts as ever.
+# before exec. oneDNN's int8 kernels are written at run time: with them (ELECTRA_QGEMM=onednn)
+# int8 is refused at start-up with the reason and the systemd drop-in that lifts it. The
+# engine's own kernels (AVX2 or AVX-512 VNNI) are compiled ahead: int8 starts and serves
+# under the restriction. fp32 starts as ever.
 PR_SET_MDWE, PR_MDWE_REFUSE_EXEC_GAIN = 65, 1
 
 
@@ -87,13 +89,39 @@ def mdwe_supported():
         return False
 
 
+def cpu_has_avx2():
+    try:
+        with open("/proc/cpuinfo") as f:
+            return " avx2" in f.read()
+    except OSError:
+        return False
+
+
 if mdwe_supported():
+    env = dict(os.environ, ELECTRA_QGEMM="onednn")
     r = subprocess.run([BIN, "--port", "0", "--model", "d=" + M["disc"], "--dtype", "int8"],
-                       capture_output=True, text=True, timeout=60, preexec_fn=mdwe)
+                       capture_output=True, text=True, timeout=60, preexec_fn=mdwe, env=env)
     out = r.stdout + r.stderr
     ok(r.returncode == 1 and "may not map writable and executable memory" in out and
        "electra-server-int8.conf" in out,
-       "int8 without writable+executable memory: exit 1, the reason and the drop-in named", out[-600:])
+       "int8 on oneDNN's kernels without writable+executable memory: exit 1, the reason and the "
+       "drop-in named", out[-600:])
+    if cpu_has_avx2() and os.environ.get("ELECTRA_QGEMM") != "onednn":
+        own = Server([("d", M["disc"])], args=["--dtype", "int8"], workdir=work,
+                     log_name="mdwe-int8.log", preexec_fn=mdwe)
+        try:
+            own.start()
+            st, _, j = own.post("/score", {"text": TEXTS[1]})
+            served = st == 200 and j and j["words"] and all(0 <= w["prob"] <= 1 for w in j["words"])
+            detail = json.dumps(j)[:300] if j else own.log().decode(errors="replace")[-600:]
+        except RuntimeError as e:
+            served, detail = False, str(e)[-600:]
+        finally:
+            own.stop()
+        ok(served, "int8 on the engine's own kernels without writable+executable memory: starts "
+           "and scores", detail)
+    else:
+        skip("int8 under MDWE on the engine's own kernels: no AVX2 here (or ELECTRA_QGEMM=onednn)")
     mdwe_srv = subprocess.Popen([BIN, "--port", "0", "--model", "d=" + M["disc"]],
                                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, preexec_fn=mdwe)
     time.sleep(3)

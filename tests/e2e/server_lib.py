@@ -136,7 +136,7 @@ BIGGER = ["--hidden", "64", "--layers", "2", "--heads", "2", "--intermediate", "
 
 class Server:
     def __init__(self, models, args=(), env=None, workdir=None, log_name="server.log",
-                 binary=None):
+                 binary=None, preexec_fn=None):
         self.models = models  # list of (name, dir)
         self.binary = binary or BIN  # another build of the daemon (e.g. the checker's double)
         self.args = list(args)
@@ -146,6 +146,7 @@ class Server:
         self.log_path = os.path.join(self.workdir, log_name)
         self.proc = None
         self.port = None
+        self.preexec_fn = preexec_fn  # run in the child before exec (a prctl, say)
         _servers.append(self)
 
     def start(self, wait_ready=True):
@@ -155,7 +156,7 @@ class Server:
         cmd += self.args
         self.logf = open(self.log_path, "wb")
         self.proc = subprocess.Popen(cmd, stdout=self.logf, stderr=subprocess.STDOUT,
-                                     env=self.env)
+                                     env=self.env, preexec_fn=self.preexec_fn)
         deadline = time.time() + 30 * SLOW
         while time.time() < deadline:
             m = re.search(rb"listening on 127\.0\.0\.1:(\d+)", self.log())
