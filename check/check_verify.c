@@ -44,8 +44,13 @@
  * (corrections F0.5 0.263 ranking them with the rest, 0.267 after). They
  * stay among the replacements, after the rules' words. */
 #define GEN_ONLY_RANK 100.0f
-/* Candidates of a flag verified together in one round (el__check_verify). */
-#define PER_ROUND 2
+/* Candidates of a flag verified together in one round (el__check_verify):
+ * one is the fewest sentences (replaying the one-hour model's FCE dev
+ * candidates: 2,762 against 3,318 at two, in up to 8 rounds against 4) and
+ * was 5-10 % faster than two in bench_check (/v2/check 7.7-8.0 ms against
+ * 8.6-8.9 ms, the 60-minute two-thread model): a round's small batch costs
+ * less than the sentences it saves. */
+#define PER_ROUND 1
 
 static int put_candidate(el__checker *c, const el__flag *f, const el__cand *e, el_error *err) {
   int cls = el_tokenizer_special_id(c->tok, EL_TOK_CLS), sep = el_tokenizer_special_id(c->tok, EL_TOK_SEP);
@@ -193,9 +198,10 @@ static int verify_round(el__checker *c, int *more, el_error *err) {
  * flag's PER_ROUND candidates of least possible rank, until the best
  * verified one ranks before all that wait (their p_edit can only add to
  * their rank). The best replacement is the one verifying all of them would
- * give; FCE dev, replaying the one-hour model's candidates: 3,318
+ * give; FCE dev, replaying the one-hour model's candidates: 2,762
  * verification sentences instead of 5,089, the same best edit for every
- * flag. Those never verified are not offered. */
+ * flag (eval --m2 of the 60-minute two-thread model: the same 377 of 773
+ * edits right as verifying all). Those never verified are not offered. */
 int el__check_verify(el__checker *c, el_error *err) {
   if (el__grow((void **)&c->where, &c->where_cap, 2 * ((size_t)c->n_cands + 1), sizeof(int)))
     return el_error_set(err, EL_ENOMEM, "check: out of memory");
