@@ -18,7 +18,8 @@
  * and its candidates' sentences: /v2/check on bench_check's paragraph took
  * 3.2x /score's time at 0.7, 2.0-2.2x at 0.8 and 2.05x at 0.9 with the
  * one-hour model, 4.4x and 2.4x at 0.7 and 0.9 with the two-hour one (a few
- * ms a paragraph either way). Quality first: 0.7; `--suggest-threshold
+ * ms a paragraph either way), when every candidate was verified; best-first
+ * verification (check_verify.c) now gives 2.2-2.5x and 3.1-3.3x at 0.7. Quality first: 0.7; `--suggest-threshold
  * 0.9` (check, eval) buys the time back. Dev-tuned: expect less on other
  * text. */
 #define DEFAULT_SUGGEST 0.7f

@@ -39,12 +39,13 @@ static void dense_block(void *p, int task, int worker) {
   const el__dense_w *d = &j->d[m];
   const int Cout = j->Cout, Cin = j->Cin;
   float *out = j->out[m] + (size_t)r0 * Cout + c0;
-  if (j->epi != EL__EPI_RESIDUAL_LN) /* start from the bias: beta = 1 adds to it */
+  const int from_bias = j->epi != EL__EPI_RESIDUAL_LN; /* else out holds the residual */
+  if (from_bias && d->layout != EL__W_PACKED) /* start from the bias: beta = 1 adds to it */
     for (int r = 0; r < n; r++)
       memcpy(out + (size_t)r * Cout, d->b + c0, sizeof(float) * (size_t)nc);
-  if (d->layout == EL__W_PACKED)
+  if (d->layout == EL__W_PACKED) /* the kernel starts from the bias itself */
     el__gemm_packed(el__gemm_isa(), n, nc, Cin, j->in + (size_t)r0 * Cin, (size_t)Cin, d->w, Cout,
-                    c0, out, (size_t)Cout);
+                    c0, from_bias ? d->b + c0 : NULL, out, (size_t)Cout);
   else if (d->layout == EL__W_IN_OUT)
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, nc, Cin, 1.0f,
                 j->in + (size_t)r0 * Cin, Cin, d->w + c0, Cout, 1.0f, out, Cout);

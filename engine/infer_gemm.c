@@ -66,15 +66,22 @@ static inline __attribute__((always_inline)) void prefetch_slice(const float *ne
 #define TGT512 __attribute__((target("avx512f,fma"), always_inline)) static inline
 
 /* C[m, 0:32] += A[m, 0:kc] x B[0:kc, 0:32], B rows w floats apart; masks
- * select the columns that exist (the panel's last may be narrower). m is a
+ * select the columns that exist (the panel's last may be narrower). With a
+ * bias row the tile starts from it instead of C (C = bias + A x B). m is a
  * constant where this is inlined, so the loops over rows unroll. */
 TGT512 void tile512(const int m, int kc, const float *A, size_t lda, const float *B, int w,
-                    float *C, size_t ldc, __mmask16 m0, __mmask16 m1) {
+                    const float *bias, float *C, size_t ldc, __mmask16 m0, __mmask16 m1) {
   __m512 c0[MR512], c1[MR512];
+  if (bias) {
+    const __m512 b0 = _mm512_maskz_loadu_ps(m0, bias), b1 = _mm512_maskz_loadu_ps(m1, bias + 16);
 #pragma GCC unroll 12
-  for (int r = 0; r < m; r++) {
-    c0[r] = _mm512_maskz_loadu_ps(m0, C + r * ldc);
-    c1[r] = _mm512_maskz_loadu_ps(m1, C + r * ldc + 16);
+    for (int r = 0; r < m; r++) c0[r] = b0, c1[r] = b1;
+  } else {
+#pragma GCC unroll 12
+    for (int r = 0; r < m; r++) {
+      c0[r] = _mm512_maskz_loadu_ps(m0, C + r * ldc);
+      c1[r] = _mm512_maskz_loadu_ps(m1, C + r * ldc + 16);
+    }
   }
   for (int k = 0; k < kc; k++) {
     const __m512 b0 = _mm512_maskz_loadu_ps(m0, B + (size_t)k * w);
@@ -94,11 +101,12 @@ TGT512 void tile512(const int m, int kc, const float *A, size_t lda, const float
 }
 
 #define TILE512_CASE(n) \
-  case n: tile512(n, kc, A, lda, B, w, C, ldc, m0, m1); break;
+  case n: tile512(n, kc, A, lda, B, w, bias, C, ldc, m0, m1); break;
 
 __attribute__((target("avx512f,fma"))) static void rows512(int M, int kc, const float *A,
                                                            size_t lda, const float *B, int w,
-                                                           float *C, size_t ldc, int cols) {
+                                                           const float *bias, float *C,
+                                                           size_t ldc, int cols) {
   const __mmask16 m0 = (__mmask16)(cols >= 16 ? 0xffff : (1u << cols) - 1);
   const __mmask16 m1 = (__mmask16)(cols >= 32 ? 0xffff : cols > 16 ? (1u << (cols - 16)) - 1 : 0);
   const int tiles = (M + MR512 - 1) / MR512;
@@ -120,12 +128,20 @@ __attribute__((target("avx512f,fma"))) static void rows512(int M, int kc, const 
 /* As tile512 over 16 columns; full: all 16 exist (plain loads), else mask
  * (the lanes of the columns that exist, all bits set). */
 TGT256 void tile256(const int m, const int full, int kc, const float *A, size_t lda,
-                    const float *B, int w, float *C, size_t ldc, __m256i k0, __m256i k1) {
+                    const float *B, int w, const float *bias, float *C, size_t ldc, __m256i k0,
+                    __m256i k1) {
   __m256 c0[MR256], c1[MR256];
+  if (bias) {
+    const __m256 b0 = full ? _mm256_loadu_ps(bias) : _mm256_maskload_ps(bias, k0);
+    const __m256 b1 = full ? _mm256_loadu_ps(bias + 8) : _mm256_maskload_ps(bias + 8, k1);
 #pragma GCC unroll 6
-  for (int r = 0; r < m; r++) {
-    c0[r] = full ? _mm256_loadu_ps(C + r * ldc) : _mm256_maskload_ps(C + r * ldc, k0);
-    c1[r] = full ? _mm256_loadu_ps(C + r * ldc + 8) : _mm256_maskload_ps(C + r * ldc + 8, k1);
+    for (int r = 0; r < m; r++) c0[r] = b0, c1[r] = b1;
+  } else {
+#pragma GCC unroll 6
+    for (int r = 0; r < m; r++) {
+      c0[r] = full ? _mm256_loadu_ps(C + r * ldc) : _mm256_maskload_ps(C + r * ldc, k0);
+      c1[r] = full ? _mm256_loadu_ps(C + r * ldc + 8) : _mm256_maskload_ps(C + r * ldc + 8, k1);
+    }
   }
   for (int k = 0; k < kc; k++) {
     const float *b = B + (size_t)k * w;
@@ -153,14 +169,14 @@ TGT256 void tile256(const int m, const int full, int kc, const float *A, size_t 
 #define TILE256_CASE(n)                                           \
   case n:                                                         \
     if (cols == 16)                                               \
-      tile256(n, 1, kc, A, lda, B, w, C, ldc, k0, k1);            \
+      tile256(n, 1, kc, A, lda, B, w, bias, C, ldc, k0, k1);      \
     else                                                          \
-      tile256(n, 0, kc, A, lda, B, w, C, ldc, k0, k1);            \
+      tile256(n, 0, kc, A, lda, B, w, bias, C, ldc, k0, k1);      \
     break;
 
 __attribute__((target("avx2,fma"))) static void rows256(int M, int kc, const float *A, size_t lda,
-                                                        const float *B, int w, float *C,
-                                                        size_t ldc, int cols) {
+                                                        const float *B, int w, const float *bias,
+                                                        float *C, size_t ldc, int cols) {
   const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
   const __m256i k0 = _mm256_cmpgt_epi32(_mm256_set1_epi32(cols), lane);
   const __m256i k1 = _mm256_cmpgt_epi32(_mm256_set1_epi32(cols - 8), lane);
@@ -181,17 +197,18 @@ __attribute__((target("avx2,fma"))) static void rows256(int M, int kc, const flo
  * the caches from one request to the next: each is read from memory once
  * per forward pass). */
 void el__gemm_packed(el__gemm_isa_t isa, int M, int nc, int K, const float *A, size_t lda,
-                     const float *W, int Cout, int c0, float *C, size_t ldc) {
+                     const float *W, int Cout, int c0, const float *bias, float *C, size_t ldc) {
   for (int j = c0; j < c0 + nc; j += EL_GEMM_NR) {
     const int w = min_int(EL_GEMM_NR, Cout - j), cols = min_int(w, c0 + nc - j);
     for (int k0 = 0; k0 < K; k0 += KC) {
       const int kc = min_int(KC, K - k0);
       const float *panel = W + (size_t)j * K + (size_t)k0 * w;
+      const float *b = bias && k0 == 0 ? bias + (j - c0) : NULL; /* later blocks add to C */
       if (isa == EL__GEMM_AVX512) {
-        rows512(M, kc, A + k0, lda, panel, w, C + (j - c0), ldc, cols);
+        rows512(M, kc, A + k0, lda, panel, w, b, C + (j - c0), ldc, cols);
       } else {
         for (int h = 0; h < cols; h += 16)
-          rows256(M, kc, A + k0, lda, panel + h, w, C + (j - c0) + h, ldc,
+          rows256(M, kc, A + k0, lda, panel + h, w, b ? b + h : NULL, C + (j - c0) + h, ldc,
                   min_int(16, cols - h));
       }
     }

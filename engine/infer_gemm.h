@@ -34,9 +34,11 @@ void el__gemm_pack(float *dst, const float *w, int Cout, int K);
 
 /* C[M, nc] += A[M,K] x W[:, c0:c0+nc] for packed W of Cout columns: C
  * points at the block (column c0 of the output); A rows lda floats apart, C
- * rows ldc apart; c0 a multiple of EL_GEMM_NR.
+ * rows ldc apart; c0 a multiple of EL_GEMM_NR. With bias (nc floats, the
+ * bias's column c0 on), C = bias + A x W instead, C's contents unread: the
+ * bias goes into the registers, not through a copy into C first.
  * isa: el__gemm_isa() or a lesser one the CPU also runs (the tests pick). */
 void el__gemm_packed(el__gemm_isa_t isa, int M, int nc, int K, const float *A, size_t lda,
-                     const float *W, int Cout, int c0, float *C, size_t ldc);
+                     const float *W, int Cout, int c0, const float *bias, float *C, size_t ldc);
 
 #endif

@@ -7,7 +7,8 @@
  *  - a block of columns starting at a later panel, C rows wider than the
  *    product (ldc > N) and A rows wider than K (lda > K): only the block is
  *    written, the rest of C untouched;
- *  - the product accumulates onto what C holds (the bias or the residual);
+ *  - the product accumulates onto what C holds (the residual), or starts from a
+ *    bias row without reading C (C holding 1e30 there would show);
  *  - the packed layout holds exactly N x K floats (no padding), so packing in
  *    place keeps a model's memory. */
 #include <math.h>
@@ -43,22 +44,34 @@ static double check_block(const float *C, const float *C0, const float *A, size_
   return worst;
 }
 
-/* One product: W [N,K] packed, A [M,K] with lda = K + pad, C [M, ldc]. */
-static double one(el__gemm_isa_t isa, int M, int N, int K, int c0, int nc, int pad,
-                  int *untouched) {
+/* One product: W [N,K] packed, A [M,K] with lda = K + pad, C [M, ldc];
+ * with_bias: C = bias + A W^T over the block, the block's old contents 1e30. */
+static double one_b(el__gemm_isa_t isa, int M, int N, int K, int c0, int nc, int pad,
+                    int with_bias, int *untouched) {
   const size_t lda = (size_t)K + pad, ldc = (size_t)N + pad;
   float *W = malloc(sizeof(float) * (size_t)N * K), *P = malloc(sizeof(float) * (size_t)N * K);
   float *A = malloc(sizeof(float) * M * lda), *C = malloc(sizeof(float) * M * ldc);
   float *C0 = malloc(sizeof(float) * M * ldc);
   for (size_t i = 0; i < (size_t)N * K; i++) W[i] = frand();
   for (size_t i = 0; i < M * lda; i++) A[i] = frand();
-  for (size_t i = 0; i < M * ldc; i++) C0[i] = frand(); /* the bias or residual */
+  for (size_t i = 0; i < M * ldc; i++) C0[i] = frand(); /* the residual */
+  float *bias = malloc(sizeof(float) * ldc);
+  for (size_t i = 0; i < ldc; i++) bias[i] = frand();
   memcpy(C, C0, sizeof(float) * M * ldc);
+  if (with_bias) /* what the product must not read; the reference starts from the bias */
+    for (int m = 0; m < M; m++)
+      for (int n = c0; n < c0 + nc && n < N; n++)
+        C[(size_t)m * ldc + n] = 1e30f, C0[(size_t)m * ldc + n] = bias[n];
   el__gemm_pack(P, W, N, K);
-  el__gemm_packed(isa, M, nc, K, A, lda, P, N, c0, C + c0, ldc);
+  el__gemm_packed(isa, M, nc, K, A, lda, P, N, c0, with_bias ? bias + c0 : NULL, C + c0, ldc);
   const double d = check_block(C, C0, A, lda, W, M, N, K, c0, nc, ldc, untouched);
-  free(W), free(P), free(A), free(C), free(C0);
+  free(W), free(P), free(A), free(C), free(C0), free(bias);
   return d;
+}
+
+static double one(el__gemm_isa_t isa, int M, int N, int K, int c0, int nc, int pad,
+                  int *untouched) {
+  return one_b(isa, M, N, K, c0, nc, pad, 0, untouched);
 }
 
 static void test_isa(el__gemm_isa_t isa, const char *name) {
@@ -78,6 +91,18 @@ static void test_isa(el__gemm_isa_t isa, const char *name) {
   CHECK(worst <= 1.0, "%s: %d shapes (M 1..7, 11..13, 25; N 1..70; K 1..300) match the naive "
         "product within 1e-6 x (K+1) (worst %.3g of it)", name, cases, worst);
   CHECK(all_untouched, "%s: nothing outside the product written", name);
+  worst = 0, all_untouched = 1, cases = 0;
+  for (size_t a = 0; a < sizeof Ms / sizeof *Ms; a++)
+    for (size_t b = 0; b < sizeof Ns / sizeof *Ns; b++)
+      for (size_t c = 0; c < sizeof Ks / sizeof *Ks; c++) {
+        int untouched;
+        const int K = Ks[c];
+        const double d = one_b(isa, Ms[a], Ns[b], K, 0, Ns[b], 0, 1, &untouched) / (1e-6 * (K + 1));
+        worst = fmax(worst, d), all_untouched = all_untouched && untouched, cases++;
+      }
+  CHECK(worst <= 1.0 && all_untouched, "%s: from a bias row, C unread: %d shapes match bias + the "
+        "naive product within 1e-6 x (K+1) (worst %.3g of it), nothing else written", name, cases,
+        worst);
 
   int untouched;
   double d = one(isa, 7, 100, 45, 32, 64, 3, &untouched); /* panels 1..2 of 4, padded rows */
@@ -86,6 +111,9 @@ static void test_isa(el__gemm_isa_t isa, const char *name) {
   d = one(isa, 5, 70, 33, 64, 6, 1, &untouched); /* the narrow last panel alone */
   CHECK(d <= 1e-4 && untouched, "%s: the narrow last panel (columns [64, 70)) alone (%.3g)",
         name, d);
+  d = one_b(isa, 7, 100, 300, 32, 64, 3, 1, &untouched); /* a later panel, two blocks of k */
+  CHECK(d <= 1e-4 && untouched, "%s: from a bias row, columns [32, 96) of 100, K 300 (two "
+        "blocks of k: the second adds): block right (%.3g), the rest untouched", name, d);
 }
 
 static void test_pack(void) {
