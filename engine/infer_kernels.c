@@ -1,12 +1,17 @@
 /* Fused inference kernels (see infer_kernels.h). The element-wise loops are
  * written so that GCC vectorises them (`omp simd`, branch-free selects, exp
  * and GELU from op_fastmath.h, shared with the training ops); the matrix
- * products inside attention are OpenBLAS SGEMMs. */
+ * products inside attention run on the packed-weight kernels of
+ * infer_gemm.h (a head's keys and values packed per task), or on OpenBLAS
+ * where those do not run (ELECTRA_GEMM=openblas, a CPU without AVX2). */
 #include <cblas.h>
 #undef I /* complex.h (pulled in by cblas.h) defines I */
 #include <math.h>
+#include <pthread.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
+#include "infer_gemm.h"
 #include "infer_kernels.h"
 #include "op_fastmath.h"
 #include "op_pool.h"
@@ -95,6 +100,72 @@ static int att_rows(int L) {
   return r < 1 ? 1 : r > L ? L : r;
 }
 
+/* dst = the matrix M[c][k] = alpha * src[c * sc + k * sk] (Cout x K) in
+ * infer_gemm.h's packed layout: panels of EL_GEMM_NR columns, k-major. */
+static void pack_strided(float *dst, const float *src, size_t sc, size_t sk, int Cout, int K,
+                         float alpha) {
+  for (int j = 0; j < Cout; j += EL_GEMM_NR) {
+    const int wj = Cout - j < EL_GEMM_NR ? Cout - j : EL_GEMM_NR;
+    float *p = dst + (size_t)j * K;
+    for (int k = 0; k < K; k++)
+      for (int c = 0; c < wj; c++) p[(size_t)k * wj + c] = alpha * src[(size_t)(j + c) * sc + (size_t)k * sk];
+  }
+}
+
+/* A thread's packed keys, values and a row of zeros (2 L dh + max(L, dh)
+ * floats), kept between calls and freed when the thread ends; NULL when out
+ * of memory (the task then takes OpenBLAS's path). */
+typedef struct pack_buf {
+  float *f;
+  size_t cap;
+} pack_buf;
+static pthread_key_t g_pack_key;
+static pthread_once_t g_pack_once = PTHREAD_ONCE_INIT;
+static void pack_buf_free(void *p) {
+  pack_buf *b = p;
+  free(b->f);
+  free(b);
+}
+static void pack_key_init(void) { pthread_key_create(&g_pack_key, pack_buf_free); }
+
+static float *pack_scratch(size_t floats) {
+  pthread_once(&g_pack_once, pack_key_init);
+  pack_buf *b = pthread_getspecific(g_pack_key);
+  if (!b) {
+    if (!(b = calloc(1, sizeof *b))) return NULL;
+    if (pthread_setspecific(g_pack_key, b)) {
+      free(b);
+      return NULL;
+    }
+  }
+  if (floats > b->cap) {
+    float *p = realloc(b->f, sizeof(float) * floats);
+    if (!p) return NULL;
+    b->f = p, b->cap = floats;
+  }
+  return b->f;
+}
+
+/* The head's keys and values packed as the products' "weights": keys as
+ * [L out, dh in] with the scale folded in (S = scale q K^T), values as
+ * [dh out, L in] (ctx = S V); zeros: a row the products start from. NULL
+ * where the packed kernels do not run. */
+typedef struct head_pack {
+  float *k, *v, *zeros;
+} head_pack;
+
+static int pack_head(const att_job *j, size_t off, head_pack *hp) {
+  const int L = j->L, dh = j->dh, H = j->H;
+  const size_t zn = (size_t)(L > dh ? L : dh);
+  float *buf = el__gemm_isa() == EL__GEMM_NONE ? NULL : pack_scratch(2 * (size_t)L * dh + zn);
+  if (!buf) return -1;
+  hp->k = buf, hp->v = buf + (size_t)L * dh, hp->zeros = buf + 2 * (size_t)L * dh;
+  pack_strided(hp->k, j->k + off, (size_t)H, 1, L, dh, j->scale);
+  pack_strided(hp->v, j->v + off, 1, (size_t)H, dh, L, 1.0f);
+  memset(hp->zeros, 0, sizeof(float) * zn);
+  return 0;
+}
+
 /* Task (head h, block b): the b-th block of query rows of head h. */
 static void att_task(void *p, int task, int worker) {
   (void)worker;
@@ -106,15 +177,23 @@ static void att_task(void *p, int task, int worker) {
   float S[ATT_SCRATCH], inv[ATT_MAX_ROWS];
   const float *qs = j->q + off + (size_t)i0 * H;
   float *cs = j->ctx + off + (size_t)i0 * H;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, L, dh, j->scale, qs, H, j->k + off, H,
-              0.0f, S, L);
+  head_pack hp;
+  const int packed = pack_head(j, off, &hp) == 0;
+  if (packed)
+    el__gemm_packed(el__gemm_isa(), n, L, dh, qs, (size_t)H, hp.k, L, 0, hp.zeros, S, (size_t)L);
+  else
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, L, dh, j->scale, qs, H, j->k + off, H,
+                0.0f, S, L);
   if (j->rel) { /* n (n + L - 1) <= 2 ATT_SCRATCH, as n <= L and n L <= ATT_SCRATCH */
     float G[2 * ATT_SCRATCH];
     el__relpos_scores(S, L, qs, H, i0, n, L, dh, j->rel, j->scale, G);
   }
   softmax_unnormalised(S, inv, n, L);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dh, L, 1.0f, S, L, j->v + off, H, 0.0f,
-              cs, H);
+  if (packed)
+    el__gemm_packed(el__gemm_isa(), n, dh, L, S, (size_t)L, hp.v, dh, 0, hp.zeros, cs, (size_t)H);
+  else
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dh, L, 1.0f, S, L, j->v + off, H,
+                0.0f, cs, H);
   for (int i = 0; i < n; i++) {
     float *row = cs + (size_t)i * H;
     const float w = inv[i];

@@ -148,10 +148,11 @@ static void test_kernels(void) {
   el__layernorm_forward_naive(r, NULL, NULL, x, g, be, R, C, 1e-12f);
   CHECK(max_abs_diff(y, r, (size_t)R * C) <= 1e-5, "LayerNorm without bias matches naive");
 
-  /* attention vs naive attention; 200 tokens take several blocks of query rows */
+  /* attention vs naive attention; 200 tokens take several blocks of query rows, 300 two
+   * blocks of k in the packed kernel's S V (infer_gemm.c's KC, 256) */
   const int shapes[2][2] = {{48, 4}, {64, 1}};
-  const int lens[] = {1, 5, 33, 64, 2, 200};
-  const int ns = 6, T = 1 + 5 + 33 + 64 + 2 + 200;
+  const int lens[] = {1, 5, 33, 64, 2, 200, 300};
+  const int ns = 7, T = 1 + 5 + 33 + 64 + 2 + 200 + 300;
   for (int si = 0; si < 2; si++) {
     const int H = shapes[si][0], nh = shapes[si][1];
     size_t n = (size_t)T * H;
@@ -161,14 +162,14 @@ static void test_kernels(void) {
     el__attention(ctx, q, k, v, lens, ns, H, nh, NULL);
     el__attention_forward_naive(ref, NULL, q, k, v, NULL, lens, ns, H, nh, NULL);
     double d = max_abs_diff(ctx, ref, n);
-    CHECK(d <= 1e-5, "attention H=%d heads=%d, lengths 1..200, matches naive (%.3g)", H, nh, d);
-    float *dist = malloc(sizeof(float) * (2 * 256 - 1) * (size_t)(H / nh));
-    fill(dist, (2 * 256 - 1) * (size_t)(H / nh), 0.8f);
-    const el__relpos rel = {dist, NULL, 256};
+    CHECK(d <= 1e-5, "attention H=%d heads=%d, lengths 1..300, matches naive (%.3g)", H, nh, d);
+    float *dist = malloc(sizeof(float) * (2 * 512 - 1) * (size_t)(H / nh));
+    fill(dist, (2 * 512 - 1) * (size_t)(H / nh), 0.8f);
+    const el__relpos rel = {dist, NULL, 512};
     el__attention(ctx, q, k, v, lens, ns, H, nh, &rel);
     el__attention_forward_naive(ref, NULL, q, k, v, NULL, lens, ns, H, nh, &rel);
     d = max_abs_diff(ctx, ref, n);
-    CHECK(d <= 1e-5, "relative-key attention H=%d heads=%d, lengths 1..200, matches naive (%.3g)",
+    CHECK(d <= 1e-5, "relative-key attention H=%d heads=%d, lengths 1..300, matches naive (%.3g)",
           H, nh, d);
     free(dist);
     free(q), free(ctx), free(ref);

@@ -17,7 +17,8 @@
  * Those models have weights of std 0.08-0.1 (why not the 0.2-0.3 of the fp32
  * fixtures: ref_fixtures.py). Measured on this suite (AVX2, oneDNN 2.6): see the
  * "measured max" line it prints (on AVX2 with oneDNN 2.6: probabilities 0.0085,
- * logits 0.068 scaled, hidden 0.112, alone vs batch 1.2e-4). */
+ * logits 0.068 scaled, hidden 0.112, alone vs batch 1.2e-4; AVX-512 VNNI, own kernels,
+ * packed attention: alone vs batch 1.35e-3, one code flipped). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,12 @@
 #define TOL_PROB 0.02
 #define TOL_LOGIT 0.1
 #define TOL_HIDDEN 0.2
-#define TOL_SELF 1e-3
+/* A flipped code moves a logit by ~1e-3 scaled: with attention on the packed kernels
+ * (AVX-512 EPYC) the token classifier's case 8 measured 1.35e-3 (5.6e-7 with OpenBLAS's
+ * attention, whose rounding happened to flip nothing); the fp32 suite holds the same
+ * sequences alone == batched exactly where E == H. A sequence reading another's rows
+ * would be off by far more. */
+#define TOL_SELF 5e-3
 
 static double worst_prob = 0, worst_logit = 0, worst_hidden = 0, worst_self = 0;
 
