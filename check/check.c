@@ -98,6 +98,10 @@ int el__checker_new(const el__checker_opts *o, el__checker **out, el_error *err)
   return 0;
 }
 
+void el__checker_set_picky(el__checker *c, int picky) {
+  c->picky = picky != 0;
+}
+
 void el__checker_free(el__checker *c) {
   if (!c) return;
   el_workspace_free(c->ws_det);

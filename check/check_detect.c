@@ -39,7 +39,7 @@ static int add_flag(el__checker *c, int w, float p, int rejected, int variant_on
 }
 
 int el__flag_suggests(const el__checker *c, const el__flag *f) {
-  return f->rejected || f->prob >= c->o.suggest_threshold;
+  return f->rejected || f->prob >= (c->picky ? c->o.threshold : c->o.suggest_threshold);
 }
 
 /* A word the check's variant's dictionaries reject, as a spellchecker

@@ -76,6 +76,7 @@ typedef struct el__flag {
 
 struct el__checker {
   el__checker_opts o;
+  int picky; /* el__checker_set_picky: replacements for every flag */
   const el_tokenizer *tok;
   int vocab, max_pos, lower, num_labels;
   el__learner *lang;

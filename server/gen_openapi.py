@@ -109,7 +109,10 @@ LT_CHECK_REQ = obj({
                  "description": "any case, '_' for '-'; others are 400. The spelling checked: "
                                 "en-GB British (hunspell's en_GB alone: 'favorite' is misspelt), "
                                 "en-US American (en_US alone: 'favourite' is), en and auto either"},
-    "level": {"type": "string", "enum": ["default", "picky"]},
+    "level": {"type": "string", "enum": ["default", "picky"],
+              "description": "picky: replacements for every flagged word (default: for misspellings "
+                             "and words at P(error) >= the suggestion threshold, 0.7); more "
+                             "suggestions, less precise, a slower check"},
     "enabledOnly": {"type": "string", "enum": ["true", "false"]},
     "enabledRules": LT_IDS, "disabledRules": LT_IDS,
     "enabledCategories": LT_IDS, "disabledCategories": LT_IDS,

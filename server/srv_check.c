@@ -23,6 +23,7 @@ static void run_check(void *arg) {
   el__check_req *r = arg;
   el_error er = {0};
   if (!r->lt.doc.plain_len) return; /* nothing to check */
+  el__checker_set_picky(r->entry->checker, r->lt.picky);
   if (el__check_text(r->entry->checker, r->lt.doc.plain, r->lt.doc.plain_len,
                      r->lt.lang->variant, &r->matches, &er)) {
     r->failed = 1;

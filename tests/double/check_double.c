@@ -4,7 +4,8 @@
  * clicks without a trained model: it flags "go" after "She"/"He"
  * (VERB:SVA, "goes") and "becouse" (SPELL, "because"), and the variant
  * spelling of the check's language: "favorite" in British English,
- * "favourite" in American (neither in "en"), deterministic and model-free. The real checker is tested by tests/unit/test_check_* and
+ * "favourite" in American (neither in "en"), deterministic and model-free;
+ * level=picky (el__checker_set_picky) adds "went" to the "go" match. The real checker is tested by tests/unit/test_check_* and
  * tests/e2e/test_check_cli.sh. */
 #include <stdlib.h>
 #include <string.h>
@@ -12,8 +13,10 @@
 #include "check.h"
 
 struct el__checker {
-  int unused;
+  int picky;
 };
+
+void el__checker_set_picky(el__checker *c, int picky) { c->picky = picky; }
 
 int el__checker_new(const el__checker_opts *o, el__checker **out, el_error *err) {
   (void)o, (void)err;
@@ -49,7 +52,7 @@ static int word_at(const char *text, size_t len, size_t i, const char *w) {
 
 int el__check_text(el__checker *c, const char *text, size_t len, el__dict_variant v,
                    el__matches *out, el_error *err) {
-  (void)c, (void)err;
+  (void)err;
   for (size_t i = 0; i < len; i++) {
     int word_start = i == 0 || text[i - 1] == ' ' || text[i - 1] == '\n';
     if (!word_start) continue;
@@ -65,8 +68,9 @@ int el__check_text(el__checker *c, const char *text, size_t len, el__dict_varian
     if (i >= 3 && i + 2 <= len && !memcmp(text + i, "go", 2) &&
         (i + 2 == len || text[i + 2] == ' ' || text[i + 2] == '.') &&
         ((i >= 4 && !memcmp(text + i - 4, "She ", 4)) || (i >= 3 && !memcmp(text + i - 3, "He ", 3))))
-      add(out, i, 2, EL__ET_VERB_SVA, "goes", "Possible agreement error: \"goes\"?",
-          "Agreement");
+      if (!add(out, i, 2, EL__ET_VERB_SVA, "goes", "Possible agreement error: \"goes\"?",
+               "Agreement") && c->picky && (out->m[out->n - 1].repl[1] = strdup("went")))
+        out->m[out->n - 1].n_repl = 2;
   }
   return EL_OK;
 }

@@ -43,6 +43,10 @@ def test_contract(srv):
            and m["rule"]["issueType"] == "grammar", "replacements, category, issueType", m)
         ok(j["matches"][1]["type"]["typeName"] == "UnknownWord" and
            j["matches"][1]["rule"]["category"]["id"] == "TYPOS", "spelling: UnknownWord, TYPOS")
+    if DOUBLE:
+        st, j = check(srv, {"text": "She go home.", "language": "en", "level": "picky"})
+        got = [r["value"] for r in j["matches"][0]["replacements"]] if st == 200 and j["matches"] else j
+        ok(got == ["goes", "went"], "level=picky reaches the checker (the double adds \"went\")", got)
     st, j = check(srv, {"text": "He go home.", "language": "en-GB"}, method="GET")
     ok(st == 200 and j["language"]["code"] == "en-GB", "GET /v2/check with a query string", j)
     if DOUBLE:

@@ -147,6 +147,30 @@ static void test_suggest_threshold(void) {
   el__matches_free(&ms);
 }
 
+/* level=picky (el__checker_set_picky): every flagged word gets its
+ * replacements, whatever the suggestion threshold; off again, "go" (below
+ * it) gets none. */
+static void test_picky(void) {
+  const char *text = "She go to recieve it.";
+  el__matches on = {0}, off = {0};
+  el_error err = {0};
+  int rc = keep_only(text, NULL, 0, NULL);
+  for (int j = 0; j < C->n_cands; j++) C->cands[j].ok = 1, C->cands[j].p_edit = 0;
+  C->o.suggest_threshold = 1.0f;
+  C->o.threshold = 1e-6f; /* every word flagged, "go" far below the suggestion threshold */
+  el__checker_set_picky(C, 1);
+  if (!rc) rc = el__check_matches(C, &on, &err);
+  el__checker_set_picky(C, 0);
+  if (!rc) rc = el__check_matches(C, &off, &err);
+  C->o.threshold = 1.0f;
+  C->o.suggest_threshold = 1e-6f;
+  CHECK(!rc && on.n == 6 && off.n == 6 && on.m[1].n_repl > 0 && off.m[1].n_repl == 0,
+        "picky: \"go\" gets replacements (%d), not without it (%d)", on.n == 6 ? on.m[1].n_repl : -1,
+        off.n == 6 ? off.m[1].n_repl : -1);
+  el__matches_free(&on);
+  el__matches_free(&off);
+}
+
 /* An edit of a word the dictionaries accept is offered only when the
  * edited region looks clearly original (at most 0.1 x the threshold); a
  * misspelling's fix keeps the verification's bar. */
@@ -267,6 +291,7 @@ int main(void) {
     expect("It rained, it was cold.", ",", EL__EDIT_REPLACE, ";", "It rained; it was cold.", EL__ET_PUNCT,
            "\";\"");
     test_suggest_threshold();
+    test_picky();
     test_sure_edit();
     test_generator_words_last();
     test_full();
