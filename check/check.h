@@ -67,7 +67,8 @@ int el__check_text(el__checker *c, const char *text, size_t len, el__dict_varian
 /* LanguageTool's level=picky for the checks that follow: replacements for
  * every flagged word whatever its P(error) (the suggestion threshold lowered
  * to the flag threshold): more suggestions, less precise ones, a slower
- * check. 0: the checker's suggest_threshold again. */
+ * check. 0: the checker's suggest_threshold again. It stays set: a caller
+ * sharing one checker between kinds of request sets it before each check. */
 void el__checker_set_picky(el__checker *c, int picky);
 
 #endif

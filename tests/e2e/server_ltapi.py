@@ -151,6 +151,7 @@ def test_score_suggestions(srv):
         return st, j if st != 200 else j["words"]
 
     text = "She go home becouse."
+    check(srv, {"text": text, "language": "en", "level": "picky"})  # must not stick to /score
     st, ws = words({"text": text, "threshold": 0, "suggestions": True})
     ok(st == 200 and all(w["flagged"] and "suggestions" in w and "type" in w for w in ws),
        "/score suggestions at threshold 0: every word flagged carries suggestions and type", ws)
