@@ -19,9 +19,9 @@
  * 3.2x /score's time at 0.7, 2.0-2.2x at 0.8 and 2.05x at 0.9 with the
  * one-hour model, 4.4x and 2.4x at 0.7 and 0.9 with the two-hour one (a few
  * ms a paragraph either way), when every candidate was verified; best-first
- * verification (check_verify.c) now gives 2.2-2.5x and 3.1-3.3x at 0.7. Quality first: 0.7; `--suggest-threshold
- * 0.9` (check, eval) buys the time back. Dev-tuned: expect less on other
- * text. */
+ * verification (check_verify.c) now gives 2.2-2.5x and 3.1-3.6x at 0.7.
+ * Quality first: 0.7; `--suggest-threshold 0.9` (check, eval) buys the
+ * time back. Dev-tuned: expect less on other text. */
 #define DEFAULT_SUGGEST 0.7f
 /* flagged words corrected together (check_text) */
 #define FLAGS_PER_ROUND 64
@@ -153,10 +153,8 @@ int el__check_propose(el__checker *c, const char *text, size_t len, el__dict_var
 /* The flags go through the generator, candidates, verification and
  * matches FLAGS_PER_ROUND at a time: the generator's rows take
  * 2 x vocabulary floats per flag, which a whole book would not fit. */
-int el__check_text(el__checker *c, const char *text, size_t len, el__dict_variant v,
-                   el__matches *out, el_error *err) {
-  el_error local;
-  if (!err) err = &local;
+static int check_text(el__checker *c, const char *text, size_t len, el__dict_variant v,
+                      el__matches *out, el_error *err) {
   int rc = detect(c, text, len, v, err);
   int all = c->n_flags;
   if (rc || !all) return rc;
@@ -171,5 +169,13 @@ int el__check_text(el__checker *c, const char *text, size_t len, el__dict_varian
     if (!rc) rc = el__check_verify(c, err);
     if (!rc) rc = el__check_matches(c, out, err);
   }
+  return rc;
+}
+
+int el__check_text(el__checker *c, const char *text, size_t len, el__dict_variant v,
+                   el__matches *out, el_error *err) {
+  el_error local;
+  int rc = check_text(c, text, len, v, out, err ? err : &local);
+  c->picky = 0; /* el__checker_set_picky holds for one check */
   return rc;
 }

@@ -64,11 +64,11 @@ const char *el__checker_generator_dir(const char *model_dir, char *buf, size_t c
 int el__check_text(el__checker *c, const char *text, size_t len, el__dict_variant v,
                    el__matches *out, el_error *err);
 
-/* LanguageTool's level=picky for the checks that follow: replacements for
- * every flagged word whatever its P(error) (the suggestion threshold lowered
- * to the flag threshold): more suggestions, less precise ones, a slower
- * check. 0: the checker's suggest_threshold again. It stays set: a caller
- * sharing one checker between kinds of request sets it before each check. */
+/* LanguageTool's level=picky for the next el__check_text only (it resets
+ * the setting, so a checker shared between requests carries nothing over):
+ * replacements for every flagged word whatever its P(error) (the
+ * suggestion threshold lowered to the flag threshold): more suggestions,
+ * less precise ones, a slower check. 0: the checker's suggest_threshold. */
 void el__checker_set_picky(el__checker *c, int picky);
 
 #endif

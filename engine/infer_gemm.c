@@ -37,13 +37,18 @@ el__gemm_isa_t el__gemm_isa(void) {
   return g_isa;
 }
 
-void el__gemm_pack(float *dst, const float *w, int Cout, int K) {
+void el__gemm_pack_strided(float *dst, const float *src, size_t sc, size_t sk, int Cout, int K,
+                           float alpha) {
   for (int j = 0; j < Cout; j += EL_GEMM_NR) {
     const int wj = min_int(EL_GEMM_NR, Cout - j);
     float *p = dst + (size_t)j * K;
     for (int k = 0; k < K; k++)
-      for (int c = 0; c < wj; c++) p[(size_t)k * wj + c] = w[(size_t)(j + c) * K + k];
+      for (int c = 0; c < wj; c++) p[(size_t)k * wj + c] = alpha * src[(size_t)(j + c) * sc + (size_t)k * sk];
   }
+}
+
+void el__gemm_pack(float *dst, const float *w, int Cout, int K) {
+  el__gemm_pack_strided(dst, w, (size_t)K, 1, Cout, K, 1.0f);
 }
 
 /* While the tiles of rows pass over one block of the panel, the next block

@@ -31,6 +31,11 @@ el__gemm_isa_t el__gemm_isa(void);
 
 /* dst [Cout*K] = w [Cout, K] (HF layout) in the packed layout; dst != w. */
 void el__gemm_pack(float *dst, const float *w, int Cout, int K);
+/* dst = the matrix M[c][k] = alpha * src[c * sc + k * sk] (Cout x K) in the
+ * packed layout: el__gemm_pack's general form, for operands that are not a
+ * weight in HF layout (attention's keys and values, rows of a wider matrix). */
+void el__gemm_pack_strided(float *dst, const float *src, size_t sc, size_t sk, int Cout, int K,
+                           float alpha);
 
 /* C[M, nc] += A[M,K] x W[:, c0:c0+nc] for packed W of Cout columns: C
  * points at the block (column c0 of the output); A rows lda floats apart, C

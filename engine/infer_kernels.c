@@ -100,18 +100,6 @@ static int att_rows(int L) {
   return r < 1 ? 1 : r > L ? L : r;
 }
 
-/* dst = the matrix M[c][k] = alpha * src[c * sc + k * sk] (Cout x K) in
- * infer_gemm.h's packed layout: panels of EL_GEMM_NR columns, k-major. */
-static void pack_strided(float *dst, const float *src, size_t sc, size_t sk, int Cout, int K,
-                         float alpha) {
-  for (int j = 0; j < Cout; j += EL_GEMM_NR) {
-    const int wj = Cout - j < EL_GEMM_NR ? Cout - j : EL_GEMM_NR;
-    float *p = dst + (size_t)j * K;
-    for (int k = 0; k < K; k++)
-      for (int c = 0; c < wj; c++) p[(size_t)k * wj + c] = alpha * src[(size_t)(j + c) * sc + (size_t)k * sk];
-  }
-}
-
 /* A thread's packed keys, values and a row of zeros (2 L dh + max(L, dh)
  * floats), kept between calls and freed when the thread ends; NULL when out
  * of memory (the task then takes OpenBLAS's path). */
@@ -160,8 +148,8 @@ static int pack_head(const att_job *j, size_t off, head_pack *hp) {
   float *buf = el__gemm_isa() == EL__GEMM_NONE ? NULL : pack_scratch(2 * (size_t)L * dh + zn);
   if (!buf) return -1;
   hp->k = buf, hp->v = buf + (size_t)L * dh, hp->zeros = buf + 2 * (size_t)L * dh;
-  pack_strided(hp->k, j->k + off, (size_t)H, 1, L, dh, j->scale);
-  pack_strided(hp->v, j->v + off, 1, (size_t)H, dh, L, 1.0f);
+  el__gemm_pack_strided(hp->k, j->k + off, (size_t)H, 1, L, dh, j->scale);
+  el__gemm_pack_strided(hp->v, j->v + off, 1, (size_t)H, dh, L, 1.0f);
   memset(hp->zeros, 0, sizeof(float) * zn);
   return 0;
 }

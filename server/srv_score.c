@@ -16,7 +16,6 @@ int el__score_text_words(el__score_text *st, const char *text, size_t len, const
 void el__score_text_check(void *arg) {
   el__score_text *st = arg;
   el_error er = {0};
-  el__checker_set_picky(st->checker, 0); /* the checker may have served a picky /v2/check */
   if (el__check_text(st->checker, st->text, st->len, EL__DICT_EN, &st->matches, &er)) {
     st->failed = 1;
     snprintf(st->errmsg, sizeof st->errmsg, "check: %s", er.msg);

@@ -72,5 +72,6 @@ int el__check_text(el__checker *c, const char *text, size_t len, el__dict_varian
                "Agreement") && c->picky && (out->m[out->n - 1].repl[1] = strdup("went")))
         out->m[out->n - 1].n_repl = 2;
   }
+  c->picky = 0; /* as check.h: the setting holds for one check */
   return EL_OK;
 }
