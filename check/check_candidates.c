@@ -117,7 +117,7 @@ static int add_insertions(el__checker *c, el__flag *f, el_error *err) {
 
 static int flag_candidates(el__checker *c, el__flag *f, el_error *err) {
   char word[EL__DICT_WORD_MAX], low[EL__LWORD_MAX];
-  int start = f->word == c->sents[f->sent].w0;
+  int start = el__sent_start(c, f->word);
   f->cand0 = c->n_cands;
   f->n_cand = 0;
   if (!el__flag_suggests(c, f)) return 0;

@@ -44,6 +44,7 @@ void el__seqs_free(el__seqs *s);
 
 typedef struct el__csent {
   int w0, w1; /* words [w0, w1) */
+  int cont;   /* continues a sentence cut where it outgrew the model: w0 is no sentence's first word */
 } el__csent;
 
 /* One proposed edit of a flagged word. */
@@ -124,6 +125,9 @@ int el__put_words(el__checker *c, int w0, int w1, el_error *err);
  * not plain ASCII or too long for lang/. */
 int el__word_low(const el__checker *c, int w, char *low);
 int el__is_punct_word(const el__checker *c, int w);
+/* 1 when word w begins a sentence (the case a dictionary and the
+ * capitalisation rule expect there). */
+int el__sent_start(const el__checker *c, int w);
 /* The word's text as written, NUL-terminated, into out[cap]; 0 if too long. */
 int el__word_text(const el__checker *c, int w, char *out, size_t cap);
 

@@ -23,39 +23,70 @@ static int blank_line_between(const el__checker *c, int w) {
   return lines >= 2;
 }
 
-static int push_sent(el__checker *c, int w0, int w1, el_error *err) {
+static int push_sent(el__checker *c, int w0, int w1, int cont, el_error *err) {
   if (el__grow((void **)&c->sents, &c->sents_cap, (size_t)c->n_sents + 1, sizeof *c->sents))
     return el_error_set(err, EL_ENOMEM, "check: out of memory");
-  c->sents[c->n_sents].w0 = w0;
-  c->sents[c->n_sents++].w1 = w1;
+  c->sents[c->n_sents++] = (el__csent){w0, w1, cont};
   return 0;
 }
 
+static int word_in(const el__checker *c, int w, const char *const *list) {
+  char low[EL__LWORD_MAX];
+  if (!el__word_low(c, w, low)) return 0;
+  for (; *list; list++)
+    if (!strcmp(low, *list)) return 1;
+  return 0;
+}
+
+/* A '.' at w that ends no sentence: after a title ("Mr. Smith"), or after
+ * an abbreviation when what follows is not capitalised ("et al., 2020",
+ * "e.g. the", "etc. and"); before a comma, a semicolon or a colon. */
+static int abbreviation_dot(const el__checker *c, int w) {
+  static const char *const TITLES[] = {"mr", "mrs", "ms", "dr", "prof", "st", "mt", NULL};
+  static const char *const ABBREVIATIONS[] = {"al", "e.g", "i.e", "etc", "vs", "cf", "approx",
+                                              "fig", "no", "eg", "ie", "ca", "resp", NULL};
+  if (w == 0 || w + 1 >= c->words.n || !word_is(c, w, ".")) return 0;
+  if (word_is(c, w + 1, ",;:")) return 1;
+  if (c->words.w[w].start != c->words.w[w - 1].end) return 0; /* "word ." is no abbreviation */
+  if (word_in(c, w - 1, TITLES)) return 1;
+  unsigned char next = (unsigned char)c->text[c->words.w[w + 1].start];
+  return word_in(c, w - 1, ABBREVIATIONS) && !(next >= 'A' && next <= 'Z');
+}
+
 /* A sentence ends after . ! ? (and the closing quotes or brackets after
- * them), at a blank line, or where it would outgrow the model. */
+ * them; not a '.' of an abbreviation), at a blank line, or where it would
+ * outgrow the model (the rest then continues it: cont). */
 int el__check_sentences(el__checker *c, el_error *err) {
   int nw = c->words.n;
   c->n_sents = 0;
   if (el__grow((void **)&c->word_sent, &c->word_sent_cap, (size_t)nw + 1, sizeof(int)))
     return el_error_set(err, EL_ENOMEM, "check: out of memory");
-  int w0 = 0, pieces = 0, ended = 0;
+  int w0 = 0, pieces = 0, ended = 0, cont = 0;
   for (int w = 0; w < nw; w++) {
     int np = c->words.w[w].n_pieces;
     int closer = word_is(c, w, ".!?)]}\"'");
-    int cut = w > w0 && ((ended && !closer) || blank_line_between(c, w) ||
-                         pieces + np > c->max_pos - ROOM);
+    int full = pieces + np > c->max_pos - ROOM;
+    int cut = w > w0 && ((ended && !closer) || blank_line_between(c, w) || full);
     if (cut) {
-      if (push_sent(c, w0, w, err)) return err->code;
+      if (push_sent(c, w0, w, cont, err)) return err->code;
+      cont = full && !ended && !blank_line_between(c, w);
       w0 = w;
       pieces = 0;
       ended = 0;
     }
     pieces += np;
-    ended |= word_is(c, w, ".!?");
+    ended |= word_is(c, w, "!?") || (word_is(c, w, ".") && !abbreviation_dot(c, w));
     c->word_sent[w] = c->n_sents;
   }
-  if (nw > w0 && push_sent(c, w0, nw, err)) return err->code;
+  if (nw > w0 && push_sent(c, w0, nw, cont, err)) return err->code;
+  for (int i = 0; i < c->n_sents; i++)
+    el__text_words_mark_acronyms(c->text, &c->words, c->sents[i].w0, c->sents[i].w1);
   return 0;
+}
+
+int el__sent_start(const el__checker *c, int w) {
+  const el__csent *s = &c->sents[c->word_sent[w]];
+  return w == s->w0 && !s->cont;
 }
 
 int el__put_words(el__checker *c, int w0, int w1, el_error *err) {

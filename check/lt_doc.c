@@ -32,8 +32,26 @@ static int append(char **buf, size_t *n, size_t *cap, const char *s, size_t len)
   return 0;
 }
 
+int el__lt_doc_add(el__lt_doc *d, const char *raw, size_t raw_len, const char *plain,
+                   size_t plain_len, int markup) {
+  if (!markup) plain = raw, plain_len = raw_len;
+  el__lt_piece *last = d->n_pieces ? &d->pieces[d->n_pieces - 1] : NULL;
+  if (!markup && last && !last->markup) {
+    last->plain_len += raw_len;
+    last->doc_len += raw_len;
+  } else {
+    if (el__grow((void **)&d->pieces, &d->pieces_cap, (size_t)d->n_pieces + 1, sizeof *d->pieces) < 0)
+      return -1;
+    d->pieces[d->n_pieces++] = (el__lt_piece){d->plain_len, plain_len, d->doc_len, raw_len, markup};
+  }
+  return append(&d->plain, &d->plain_len, &d->plain_cap, plain, plain_len) < 0 ||
+                 append(&d->doc, &d->doc_len, &d->doc_cap, raw, raw_len) < 0
+             ? -1
+             : 0;
+}
+
 /* One annotation entry into d; -1 with msg set. */
-static int add_entry(el__lt_doc *d, size_t *caps, const cJSON *e, int i, char *msg, size_t cap) {
+static int add_entry(el__lt_doc *d, const cJSON *e, int i, char *msg, size_t cap) {
   const cJSON *text = cJSON_GetObjectItemCaseSensitive(e, "text");
   const cJSON *markup = cJSON_GetObjectItemCaseSensitive(e, "markup");
   const cJSON *as = cJSON_GetObjectItemCaseSensitive(e, "interpretAs");
@@ -44,12 +62,7 @@ static int add_entry(el__lt_doc *d, size_t *caps, const cJSON *e, int i, char *m
                     "\"interpretAs\": string (optional)}", i), -1;
   const char *raw = text ? text->valuestring : markup->valuestring;
   const char *plain = text ? raw : as ? as->valuestring : "";
-  if (el__grow((void **)&d->pieces, &caps[2], (size_t)d->n_pieces + 1, sizeof *d->pieces) < 0)
-    return snprintf(msg, cap, "out of memory"), -1;
-  el__lt_piece *p = &d->pieces[d->n_pieces++];
-  *p = (el__lt_piece){d->plain_len, strlen(plain), d->doc_len, strlen(raw), markup != NULL};
-  if (append(&d->plain, &d->plain_len, &caps[0], plain, p->plain_len) < 0 ||
-      append(&d->doc, &d->doc_len, &caps[1], raw, p->doc_len) < 0)
+  if (el__lt_doc_add(d, raw, strlen(raw), plain, strlen(plain), markup != NULL) < 0)
     return snprintf(msg, cap, "out of memory"), -1;
   return 0;
 }
@@ -69,11 +82,10 @@ int el__lt_doc_from_data(const char *json, size_t len, el__lt_doc *d, char *msg,
     return snprintf(msg, cap, "data must be JSON: {\"annotation\": [{\"text\": ..}, "
                               "{\"markup\": .., \"interpretAs\": ..}]}"), -1;
   }
-  size_t caps[3] = {0, 0, 0}; /* of plain, doc, pieces */
   int i = 0, rc = 0;
   const cJSON *e;
   cJSON_ArrayForEach(e, ann) {
-    if ((rc = add_entry(d, caps, e, i++, msg, cap)) < 0) break;
+    if ((rc = add_entry(d, e, i++, msg, cap)) < 0) break;
   }
   cJSON_Delete(root);
   if (!rc && (!d->plain || !d->doc)) rc = el__lt_doc_from_text("", 0, d);
@@ -101,6 +113,16 @@ size_t el__lt_doc_map(const el__lt_doc *d, size_t plain_at, int end) {
   }
   /* past every piece, or an empty text: the document's edges */
   return plain_at == 0 && !end ? 0 : d->doc_len;
+}
+
+int el__lt_doc_in_markup(const el__lt_doc *d, size_t plain_at, size_t n) {
+  for (int i = 0; i < d->n_pieces; i++) {
+    const el__lt_piece *p = &d->pieces[i];
+    if (!p->markup) continue;
+    size_t a = p->plain_at, b = p->plain_at + p->plain_len;
+    if (n ? plain_at >= a && plain_at + n <= b : plain_at > a && plain_at < b) return 1;
+  }
+  return 0;
 }
 
 size_t el__utf16_len(const char *s, size_t n) {

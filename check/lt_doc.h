@@ -22,6 +22,7 @@ typedef struct el__lt_doc {
   size_t doc_len;
   el__lt_piece *pieces; /* in order; n_pieces 0 for `text` */
   int n_pieces;
+  size_t plain_cap, doc_cap, pieces_cap; /* private: storage */
 } el__lt_doc;
 
 /* A document that is its own checked text (a copy of text[0..len)). */
@@ -31,7 +32,18 @@ int el__lt_doc_from_text(const char *text, size_t len, el__lt_doc *d);
  * msg when it is not LanguageTool's shape. */
 int el__lt_doc_from_data(const char *json, size_t len, el__lt_doc *d, char *msg, size_t cap);
 
+/* Appends a piece to d (zero-initialised to start): raw[0..raw_len) of the
+ * document, checked as plain[0..plain_len) (raw itself for text). A text
+ * piece right after a text piece extends it. -1 when out of memory. */
+int el__lt_doc_add(el__lt_doc *d, const char *raw, size_t raw_len, const char *plain,
+                   size_t plain_len, int markup);
+
 void el__lt_doc_free(el__lt_doc *d);
+
+/* 1 when the checked text's [plain_at, plain_at + n) lies inside one markup's
+ * interpretAs (n 0: a point strictly inside it), so a match there is about
+ * markup the writer did not write as prose. */
+int el__lt_doc_in_markup(const el__lt_doc *d, size_t plain_at, size_t n);
 
 /* A byte offset of the checked text -> a byte offset of the document. A
  * position inside a markup's interpretAs maps to the markup's start (a

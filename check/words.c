@@ -98,7 +98,78 @@ static int split_clitic(const ctx *x, int p) {
   return 0;
 }
 
-static int push(el__text_words *out, const ctx *x, int p0, int p1, el_error *err) {
+/* One piece that is a single punctuation character c (the BasicTokenizer
+ * gives each its own piece). */
+static int lone_punct(const ctx *x, int p, uint32_t *c) {
+  *c = first_cp(x, p);
+  return x->t->tok[p].end - x->t->tok[p].start == 1 && kind_of(*c) != K_WORD;
+}
+/* Brackets and quotes around a token, and the sentence punctuation after it. */
+static int wraps_before(uint32_t c) { return (c < 0x80 && strchr("([{<\"'`", (int)c)) || c == 0x2018 || c == 0x201C; }
+static int wraps_after(uint32_t c) {
+  return (c < 0x80 && strchr(")]}>\"'`.,;:!?", (int)c)) || c == 0x2019 || c == 0x201D || c == 0x2026;
+}
+static int is_lower(char c) { return c >= 'a' && c <= 'z'; }
+static int is_upper(char c) { return c >= 'A' && c <= 'Z'; }
+static int is_alnum(char c) { return is_lower(c) || is_upper(c) || (c >= '0' && c <= '9'); }
+
+/* Letters and digits in one run of them ("BF16", "x86", "v2"), but for a
+ * number with a short suffix ("2nd", "5pm", "1990s", "4GB"), which a writer
+ * types as a word and may get wrong ("2th"). */
+static int mixed_alnum(const char *s, size_t n) {
+  for (size_t i = 0; i < n;) {
+    size_t j = i, digits = 0, letters = 0, lead = 0;
+    while (j < n && is_alnum(s[j])) {
+      int d = s[j] >= '0' && s[j] <= '9';
+      digits += d, letters += !d;
+      if (d && !letters) lead++;
+      j++;
+    }
+    int number_suffix = lead == digits && letters <= 2;
+    if (digits && letters && !number_suffix) return 1;
+    i = j + (j == i);
+  }
+  return 0;
+}
+
+/* A token of code or the web rather than prose (words.h): s[0..n) with no
+ * space inside. */
+static int technical_text(const char *s, size_t n) {
+  if (n < 2) return 0;
+  int alnum = 0;
+  for (size_t i = 0; i < n; i++) alnum |= is_alnum(s[i]);
+  if (!alnum) return 0;
+  if ((n > 4 && !strncasecmp(s, "www.", 4)) || (s[0] == '-' && (s[1] == '-' || is_lower(s[1]))))
+    return 1;
+  for (size_t i = 0; i < n; i++) {
+    char c = s[i];
+    if (c && strchr("/\\_@#=+|~$^&*<>{}[]%", c)) return 1;
+    /* a file name or host ("config.json", "example.org"), not "3.5" or "U.S" */
+    if (c == '.' && i && i + 1 < n && is_alnum(s[i - 1]) && !is_upper(s[i + 1]) &&
+        is_alnum(s[i + 1]) && !(is_digit((uint8_t)s[i - 1]) && is_digit((uint8_t)s[i + 1])))
+      return 1;
+    if (i && is_lower(s[i - 1]) && is_upper(c)) return 1; /* camelCase */
+  }
+  return mixed_alnum(s, n);
+}
+
+/* The run of touching pieces starting at p (after whitespace): its core,
+ * less the brackets, quotes and punctuation around it, into [*c0, *c1)
+ * when it is a technical token; else *c0 = -1. */
+static void technical_core(const ctx *x, int p, int *c0, int *c1) {
+  int q = p + 1;
+  while (touching(x, q - 1)) q++;
+  uint32_t c;
+  int a = p, b = q;
+  while (a < b && lone_punct(x, a, &c) && wraps_before(c)) a++;
+  while (b > a && lone_punct(x, b - 1, &c) && wraps_after(c)) b--;
+  *c0 = -1;
+  if (b <= a) return;
+  size_t s = x->cpb[x->t->tok[a].start], e = x->cpb[x->t->tok[b - 1].end];
+  if (technical_text(x->text + s, e - s)) *c0 = a, *c1 = b;
+}
+
+static int push(el__text_words *out, const ctx *x, int p0, int p1, int technical, el_error *err) {
   size_t cap = (size_t)out->cap;
   if (el__grow((void **)&out->w, &cap, (size_t)out->n + 1, sizeof *out->w))
     return el_error_set(err, EL_ENOMEM, "words: out of memory");
@@ -110,7 +181,34 @@ static int push(el__text_words *out, const ctx *x, int p0, int p1, el_error *err
   w->end = x->cpb[w->cp_end];
   w->piece = p0;
   w->n_pieces = p1 - p0;
+  w->technical = technical;
   return 0;
+}
+
+/* A word in capitals: 2 for two or more capitals, then nothing or a
+ * plural's or possessive's "s", "'s" ("GPUs", "BBC's"); 1 for "I" and other
+ * single capitals; 0 for a word of letters with a small letter elsewhere;
+ * -1 for the rest (no letters to judge). */
+static int capitals(const char *s, size_t n) {
+  size_t caps = 0, i = 0;
+  while (i < n && is_upper(s[i])) caps++, i++;
+  if (caps >= 1 && (i == n || (caps >= 2 && ((i + 1 == n && s[i] == 's') ||
+                                            (i + 2 == n && s[i] == '\'' && s[i + 1] == 's')))))
+    return caps >= 2 ? 2 : 1;
+  for (i = 0; i < n; i++)
+    if (is_lower(s[i])) return 0;
+  return -1;
+}
+
+void el__text_words_mark_acronyms(const char *text, el__text_words *ws, int w0, int w1) {
+  int caps = 0, lettered = 0;
+  for (int i = w0; i < w1; i++) {
+    int k = capitals(text + ws->w[i].start, ws->w[i].end - ws->w[i].start);
+    caps += k >= 1, lettered += k >= 0;
+  }
+  int shouted = caps >= 3 && 2 * caps >= lettered;
+  for (int i = w0; i < w1; i++)
+    ws->w[i].acronym = !shouted && capitals(text + ws->w[i].start, ws->w[i].end - ws->w[i].start) == 2;
 }
 
 int el__text_words_group(const char *text, size_t len, const el_tokens *t, el__text_words *out,
@@ -121,10 +219,18 @@ int el__text_words_group(const char *text, size_t len, const el_tokens *t, el__t
     return el_error_set(err, EL_ENOMEM, "words: out of memory");
   el_utf8_offsets(text, len, out->cp_bytes);
   ctx x = {text, len, t, out->cp_bytes};
+  int tech0 = -1, tech1 = -1;
   for (int p = 0; p < t->n;) {
+    if (p == 0 || !touching(&x, p - 1)) technical_core(&x, p, &tech0, &tech1);
+    if (p == tech0 || p < tech0) { /* the token, or a bracket or quote before it */
+      int end = p == tech0 ? tech1 : p + 1, rc = push(out, &x, p, end, p == tech0, err);
+      if (rc) return rc;
+      p = end;
+      continue;
+    }
     int clitic = split_clitic(&x, p), end = p + 1 + clitic;
     if (clitic || kind(&x, p) != K_WORD) { /* a clitic written apart is a word; punctuation stands alone */
-      int rc = push(out, &x, p, end, err);
+      int rc = push(out, &x, p, end, 0, err);
       if (rc) return rc;
       p = end;
       continue;
@@ -133,7 +239,7 @@ int el__text_words_group(const char *text, size_t len, const el_tokens *t, el__t
       end += j;
       if (j == 1 && kind(&x, end - 1) != K_WORD) break; /* "students'" ends the word */
     }
-    int rc = push(out, &x, p, end, err);
+    int rc = push(out, &x, p, end, 0, err);
     if (rc) return rc;
     p = end;
   }

@@ -85,6 +85,37 @@ rc=$?
 check "--language fr: exit 2, the choices named (rc $rc)" [ $rc -eq 2 ] &&
   grep -q "language must be one of en|en-GB|en-US, got 'fr'" "$T/err"
 
+# Markdown: its prose checked, positions in the file as written
+cat >"$T/doc.md" <<'MD'
+# She go
+
+Run `go go` and [go](http://x.org/go) now.
+
+```
+go go go
+```
+MD
+"$BIN" check --model "$M" --threshold 0.000001 "$T/doc.md" >"$T/out" 2>"$T/err"
+rc=$?
+sed 's/^/#   /' "$T/out"
+check "a .md file: the prose's words only, at their place in the file (rc $rc)" [ $rc -eq 1 ] &&
+  [ "$(cut -d: -f2,3 "$T/out" | tr '\n' ' ')" = "1:3 1:7 3:1 3:13 3:18 3:39 3:42 " ]
+"$BIN" check --model "$M" --threshold 0.000001 --markup text "$T/doc.md" >"$T/out" 2>&1
+check "--markup text: the code block is checked too" grep -q "doc.md:6:1: " "$T/out"
+cp "$T/doc.md" "$T/doc.txt"
+"$BIN" check --model "$M" --threshold 0.000001 --markup markdown --format json "$T/doc.txt" >"$T/out" 2>&1
+check "--markup markdown --format json: offsets into the file (the link's text)" "$PY" -c '
+import json, sys
+d = json.load(open(sys.argv[1])); md = open(sys.argv[2]).read()
+offs = [(m["offset"], m["length"]) for m in d["matches"]]
+assert (md.index("[go]") + 1, 2) in offs and len(offs) == 7, offs
+assert all(not md[o:o + n].startswith("`") for o, n in offs), offs
+' "$T/out" "$T/doc.md"
+printf 'Open config.json and https://example.org/x now .\n' >"$T/tech.txt"
+"$BIN" check --model "$M" --threshold 0.000001 "$T/tech.txt" >"$T/out" 2>&1
+check "a file name and a URL are never flagged (4 words of 6 are)" [ "$(wc -l <"$T/out")" -eq 4 ] &&
+  ! grep -qE ":1:(6|22): " "$T/out"
+
 mkdir -p "$T/withgen" && cp "$M"/* "$T/withgen/" && cp -r "$T/run/generator" "$T/withgen/generator"
 "$BIN" check --model "$T/withgen" --threshold 0.000001 "$T/a.txt" >"$T/out" 2>"$T/err"
 rc=$?

@@ -253,12 +253,52 @@ static void test_full(void) {
     const char *text;
     int n;
   } SENTS[] = {{"she go. to school", 2}, {"she go\n\nto school", 2}, {"she go\nto school", 1},
-               {"\"she go.\" to school", 2}};
+               {"\"she go.\" to school", 2},
+               /* a '.' of an abbreviation or a file name ends no sentence */
+               {"she went, et al. said it", 1}, {"she met Mr. Smith", 1}, {"she go e.g. to school", 1},
+               {"she went home etc. She left", 2}, {"she opened config.json in it", 1},
+               {"she went, et al., to it", 1}};
   for (size_t i = 0; i < sizeof SENTS / sizeof *SENTS; i++) {
     rc = el__check_propose(C, SENTS[i].text, strlen(SENTS[i].text), EL__DICT_EN, &err);
-    CHECK(!rc && C->n_sents == SENTS[i].n, "sentences of text %zu: %d (got %d)", i, SENTS[i].n,
-          C->n_sents);
+    CHECK(!rc && C->n_sents == SENTS[i].n, "sentences of text %zu (%s): %d (got %d)", i, SENTS[i].text,
+          SENTS[i].n, C->n_sents);
   }
+}
+
+/* A sentence longer than the model is cut; the part after the cut does not
+ * start a sentence (no capital expected there), the one after a '.' does. */
+static void test_long_sentence(void) {
+  char text[1024] = "";
+  for (int i = 0; i < 30; i++) strcat(text, "she went to school ");
+  strcat(text, "in it. She went.");
+  el_error err = {0};
+  int rc = el__check_propose(C, text, strlen(text), EL__DICT_EN, &err);
+  CHECK(!rc && C->n_sents == 4, "122 words and a short sentence: 4 sequences (got %d)", C->n_sents);
+  if (rc || C->n_sents != 4) return;
+  CHECK(el__sent_start(C, C->sents[0].w0) && C->sents[1].cont && C->sents[2].cont && !el__sent_start(C, C->sents[1].w0) &&
+            !el__sent_start(C, C->sents[2].w0) && el__sent_start(C, C->sents[3].w0),
+        "the cut parts continue their sentence (cont %d %d); the sentence after '.' starts one",
+        C->sents[1].cont, C->sents[2].cont);
+}
+
+/* Code, the web and acronyms are read but never flagged, whatever their
+ * P(error): at threshold 0 every other word is. */
+static void test_never_flagged(void) {
+  float keep = C->o.threshold;
+  C->o.threshold = 0.0f;
+  const char *text = "She read docs/GED.md and config.json at https://example.org/a with FCE and x86_64.";
+  el_error err = {0};
+  int rc = el__check_propose(C, text, strlen(text), EL__DICT_EN, &err);
+  int technical = 0, flagged_technical = 0;
+  for (int i = 0; !rc && i < C->words.n; i++) technical += C->words.w[i].technical || C->words.w[i].acronym;
+  for (int i = 0; !rc && i < C->n_flags; i++) {
+    const el__word *w = &C->words.w[C->flags[i].word];
+    flagged_technical += w->technical || w->acronym;
+  }
+  CHECK(!rc && technical == 5 && flagged_technical == 0 && C->n_flags == C->words.n - 5,
+        "5 technical words or acronyms, none flagged, every other word flagged (%d, %d, %d flags of %d)",
+        technical, flagged_technical, C->n_flags, C->words.n);
+  C->o.threshold = keep;
 }
 
 int main(void) {
@@ -295,6 +335,8 @@ int main(void) {
     test_sure_edit();
     test_generator_words_last();
     test_full();
+    test_long_sentence();
+    test_never_flagged();
   }
   ck_close(&env);
   return el_test_done();

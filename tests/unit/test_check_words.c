@@ -27,6 +27,27 @@ static void expect(const char *text, const char *want) {
   CHECK(!rc && !strcmp(got, want), "\"%s\" -> %s (got %s%s)", text, want, got, rc ? err.msg : "");
 }
 
+/* Words of text, "|"-separated, with what they are: t technical, a acronym. */
+static void marks(const char *text, const char *want) {
+  el_error err = {0};
+  el_tokenize(T, text, strlen(text), &TK, &err);
+  el__text_words_group(text, strlen(text), &TK, &W, &err);
+  el__text_words_mark_acronyms(text, &W, 0, W.n);
+  char got[256] = "";
+  for (int i = 0; i < W.n; i++)
+    strcat(got, W.w[i].technical ? "t" : W.w[i].acronym ? "a" : "-");
+  CHECK(!strcmp(got, want), "\"%s\": %s (got %s)", text, want, got);
+}
+
+static void test_technical(void) {
+  marks("ElectraForPreTraining in BF16 on x86 or v2, the 2nd and 1990s, 5pm, 4GB", "t-t-t-t---------");
+  marks("the FCE data, GPUs and the BBC's news", "-a--a--a-");
+  marks("I WENT TO THE SHOP", "-----"); /* a sentence in capitals: its words are words */
+  marks("FCE GED", "aa");                /* a fragment of acronyms */
+  marks("we watch the BBC and ITV news", "---a-a-");
+  marks("see docs/GED.md", "-t");
+}
+
 static void test_pieces(void) {
   const char *text = "He don't like";
   el_error err = {0};
@@ -79,6 +100,17 @@ int main(void) {
   expect("hello, (hello)!?", "hello|,|(|hello|)|!|?");
   expect("\"hello\"", "\"|hello|\"");
   expect("  ", "");
+  /* technical tokens are one word each, the brackets, quotes and
+   * sentence punctuation around them apart */
+  expect("see docs/GED.md, (config.json) and `model.safetensors`.",
+         "see|docs/GED.md|,|(|config.json|)|and|`|model.safetensors|`|.");
+  expect("at https://example.org/a?b=1, then", "at|https://example.org/a?b=1|,|then");
+  expect("use --threads 2 or -h", "use|--threads|2|or|-h");
+  expect("a snake_case name@example.org", "a|snake_case|name@example.org");
+  expect("e.g. this", "e.g|.|this");
+  expect("3.5 U.S. and/or C++", "3.5|U|.|S|.|and/or|C++");
+  expect("well-known don't", "well-known|don't");
+  test_technical();
   test_pieces();
   test_utf8();
   el__text_words_free(&W);

@@ -3,7 +3,9 @@
  * its matches like a compiler, file:line:col: TYPE: message [suggestions],
  * or LanguageTool's /v2/check answer (--format json), so a CI job or a
  * pre-commit hook can guard documentation: exit 1 when something is found,
- * 0 when clean, 2 on a usage or I/O error. */
+ * 0 when clean, 2 on a usage or I/O error. Markdown files are read as their
+ * prose (check/md_doc.h): code, links' targets and markup are not checked,
+ * and positions count in the file as written. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,8 @@
 #include "el_cli.h"
 #include "lt_format.h"
 #include "lt_lang.h"
+#include "lt_rules.h"
+#include "md_doc.h"
 #include "trainer_api.h"
 
 #define PROG "electra-train check"
@@ -24,11 +28,12 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " [--model DIR] [--generator DIR] [--threshold X] [--language en|en-GB|en-US]\n"
-          "       [--format text|json] FILE...\n\n"
+          "       [--format text|json] [--markup auto|text|markdown] FILE...\n\n"
           "Checks each FILE (- reads stdin) for grammatical errors and prints one line per\n"
           "match, file:line:col: TYPE: message [suggestions] (col in characters), or\n"
-          "LanguageTool's /v2/check answer as JSON. Exit status: 1 when something is found,\n"
-          "0 when the files are clean, 2 on a usage or I/O error.\n\noptions:\n");
+          "LanguageTool's /v2/check answer as JSON. Markdown (.md) is checked as its prose:\n"
+          "code, link targets and markup are skipped. Exit status: 1 when something is\n"
+          "found, 0 when the files are clean, 2 on a usage or I/O error.\n\noptions:\n");
   el__check_args unused;
   el_opt t[EL_CHECK_N_OPTS];
   el__check_args_init(&unused);
@@ -96,15 +101,16 @@ static void print_repl(const char *r) {
 }
 
 /* file:line:col: TYPE: message [a, b] per match; line and column 1-based,
- * the column in characters (code points). */
-static void print_text(const char *name, const char *text, const el__matches *ms) {
+ * the column in characters (code points) of the file as written (d's
+ * document). */
+static void print_text(const char *name, const el__lt_doc *d, const el__matches *ms) {
   size_t at = 0;
   int line = 1, col = 1;
   for (int i = 0; i < ms->n; i++) {
     const el__match *m = &ms->m[i];
-    for (; at < m->offset; at++) {
-      if (text[at] == '\n') line++, col = 1;
-      else if (((unsigned char)text[at] & 0xC0) != 0x80) col++;
+    for (size_t to = el__lt_doc_map(d, m->offset, 0); at < to; at++) {
+      if (d->doc[at] == '\n') line++, col = 1;
+      else if (((unsigned char)d->doc[at] & 0xC0) != 0x80) col++;
     }
     printf("%s:%d:%d: %s: %s", name, line, col, el__etype_name(m->type), m->message);
     for (int r = 0; r < m->n_repl; r++) {
@@ -115,31 +121,60 @@ static void print_text(const char *name, const char *text, const el__matches *ms
   }
 }
 
+/* Leaves out the matches on what markup reads as (the word inline code
+ * stands for): the writer wrote no prose there. */
+static void drop_in_markup(el__matches *ms, const el__lt_doc *d) {
+  int k = 0;
+  for (int i = 0; i < ms->n; i++) {
+    el__match *m = &ms->m[i];
+    if (el__lt_doc_in_markup(d, m->offset, m->length)) {
+      for (int r = 0; r < m->n_repl; r++) free(m->repl[r]);
+      continue;
+    }
+    ms->m[k++] = *m;
+  }
+  ms->n = k;
+}
+
+/* The file as the document checked: Markdown read as its prose (by
+ * --markup, or by the name's extension with auto), else the text itself. */
+static int read_doc(const el__check_args *a, const char *path, el__lt_doc *d, el_error *err) {
+  char *raw = NULL;
+  size_t len = 0;
+  int rc = read_input(path, &raw, &len, err);
+  if (rc) return rc;
+  int md = !strcmp(a->markup, "markdown") || (!strcmp(a->markup, "auto") && el__is_markdown_name(path));
+  if ((md ? el__lt_doc_from_markdown(raw, len, d) : el__lt_doc_from_text(raw, len, d)) < 0)
+    rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
+  free(raw);
+  return rc;
+}
+
 /* Checks one file; 0 clean, 1 matches, 2 an error (printed). */
 static int check_file(el__checker *ck, const el__check_args *a, const char *path) {
   const el__lt_lang *lang = el__lt_lang_find(a->language); /* one of the choices: known */
   el_error err = {0};
-  char *text = NULL;
-  size_t len = 0;
+  el__lt_doc d = {0};
   el__matches ms = {0};
-  int rc = read_input(path, &text, &len, &err);
-  if (!rc) rc = el__check_text(ck, text, len, lang->variant, &ms, &err);
+  int rc = read_doc(a, path, &d, &err);
+  if (!rc) rc = el__check_text(ck, d.plain, d.plain_len, lang->variant, &ms, &err);
   if (rc) {
     fprintf(stderr, PROG ": %s\n", err.msg);
-    free(text);
+    el__lt_doc_free(&d);
     el__matches_free(&ms);
     return 2;
   }
+  drop_in_markup(&ms, &d);
   if (!strcmp(a->format, "json")) {
-    char *js = el__lt_response_json(text, len, &ms, a->language);
+    char *js = el__lt_response(&d, lang, EL__LT_ALL_TYPES, &ms);
     if (js) printf("%s\n", js);
     else fprintf(stderr, PROG ": %s: out of memory\n", path);
     free(js);
   } else {
-    print_text(strcmp(path, "-") ? path : "<stdin>", text, &ms);
+    print_text(strcmp(path, "-") ? path : "<stdin>", &d, &ms);
   }
   int found = ms.n > 0;
-  free(text);
+  el__lt_doc_free(&d);
   el__matches_free(&ms);
   return found;
 }
@@ -163,7 +198,7 @@ static int run_check(const el__check_args *a, char **files, int n_files) {
 }
 
 void el__check_args_init(el__check_args *a) {
-  *a = (el__check_args){.model = "models/default", .format = "text", .language = "en",
+  *a = (el__check_args){.model = "models/default", .format = "text", .language = "en", .markup = "auto",
                         .threshold = -1, .suggest = -1};
 }
 
@@ -187,6 +222,10 @@ void el__check_table(el__check_args *a, el_opt t[EL_CHECK_N_OPTS]) {
        "      en either (default: a word en_GB or en_US knows is correct)", 0},
       {"--format", EL_OPT_CHOICE, &a->format, 0, 0, "text|json",
        "text: file:line:col lines (default); json: LanguageTool's /v2/check answer per file", 0},
+      {"--markup", EL_OPT_CHOICE, &a->markup, 0, 0, "auto|text|markdown",
+       "markdown: check the prose only (code blocks, `code`, link targets, HTML and\n"
+       "      markup skipped; headings, list items and table cells are sentences of their\n"
+       "      own); auto (default): markdown for .md/.markdown files, text otherwise", 0},
       {"--correct-label", EL_OPT_STR, &a->correct, 0, 0, "LABEL",
        "an ElectraForTokenClassification detector's \"no error\" label (found by name)", 0},
       {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
