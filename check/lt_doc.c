@@ -101,9 +101,22 @@ void el__lt_doc_free(el__lt_doc *d) {
   memset(d, 0, sizeof *d);
 }
 
+/* The first piece whose checked text ends at or after x: the pieces that
+ * may hold x start there (pieces are in order), so a lookup costs a
+ * binary search and a few steps, not a pass over a long document's pieces. */
+static int first_ending_at(const el__lt_doc *d, size_t x) {
+  int lo = 0, hi = d->n_pieces;
+  while (lo < hi) {
+    int mid = lo + (hi - lo) / 2;
+    if (d->pieces[mid].plain_at + d->pieces[mid].plain_len < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
 size_t el__lt_doc_map(const el__lt_doc *d, size_t plain_at, int end) {
   if (!d->n_pieces) return plain_at;
-  for (int i = 0; i < d->n_pieces; i++) {
+  for (int i = first_ending_at(d, plain_at); i < d->n_pieces && d->pieces[i].plain_at <= plain_at; i++) {
     const el__lt_piece *p = &d->pieces[i];
     size_t a = p->plain_at, b = p->plain_at + p->plain_len;
     int inside = end ? (plain_at > a && plain_at <= b) : (plain_at >= a && plain_at < b);
@@ -116,7 +129,7 @@ size_t el__lt_doc_map(const el__lt_doc *d, size_t plain_at, int end) {
 }
 
 int el__lt_doc_in_markup(const el__lt_doc *d, size_t plain_at, size_t n) {
-  for (int i = 0; i < d->n_pieces; i++) {
+  for (int i = first_ending_at(d, plain_at); i < d->n_pieces && d->pieces[i].plain_at <= plain_at; i++) {
     const el__lt_piece *p = &d->pieces[i];
     if (!p->markup) continue;
     size_t a = p->plain_at, b = p->plain_at + p->plain_len;

@@ -8,6 +8,7 @@
 /* What markup reads as. */
 #define AS_NOTHING ""
 #define AS_BREAK "\n\n" /* a blank line: the checker ends its sentence there */
+#define SPAN_MAX 2048    /* bytes a code span or a link may reach across lines */
 
 typedef struct {
   const char *md;
@@ -28,6 +29,8 @@ static int is_alnum(char c) {
   return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (unsigned char)c >= 0x80;
 }
 static int is_punct(char c) { return c > ' ' && c < 0x7f && !is_alnum(c); }
+/* c is one of set's characters (never NUL, which the text may hold). */
+static int one_of(char c, const char *set) { return c && strchr(set, c); }
 
 /* ---- lines ---- */
 
@@ -85,7 +88,7 @@ static int fence_close(const reader *r, size_t a, size_t e, char ch, size_t n) {
 static int rule_line(const reader *r, size_t a, size_t e) {
   if (indent(r, a, e) > 3) return 0;
   size_t p = skip_spaces(r, a, e), n = 0;
-  if (p >= e || !strchr("-*_=", r->md[p])) return 0;
+  if (p >= e || !one_of(r->md[p], "-*_=")) return 0;
   char c = r->md[p];
   for (; p < e; p++) {
     if (r->md[p] == c) n++;
@@ -99,7 +102,7 @@ static int table_rule(const reader *r, size_t a, size_t e) {
   int pipe = 0, dash = 0;
   for (size_t p = a; p < e; p++) {
     char c = r->md[p];
-    if (!strchr("|-: \t\r", c)) return 0;
+    if (!one_of(c, "|-: \t\r")) return 0;
     pipe |= c == '|', dash |= c == '-';
   }
   return pipe && dash;
@@ -124,7 +127,7 @@ static size_t heading_marker(const reader *r, size_t a, size_t e) {
  * marker's length, 0 if none. */
 static size_t list_marker(const reader *r, size_t a, size_t e) {
   size_t p = skip_spaces(r, a, e), q = p;
-  if (q < e && strchr("-*+", r->md[q])) q++;
+  if (q < e && one_of(r->md[q], "-*+")) q++;
   else {
     while (q < e && q - p < 9 && r->md[q] >= '0' && r->md[q] <= '9') q++;
     if (q == p || q >= e || (r->md[q] != '.' && r->md[q] != ')')) return 0;
@@ -132,7 +135,7 @@ static size_t list_marker(const reader *r, size_t a, size_t e) {
   }
   if (q < e && !is_space(r->md[q])) return 0;
   q = skip_spaces(r, q, e);
-  if (q + 3 < e && r->md[q] == '[' && strchr(" xX", r->md[q + 1]) && r->md[q + 2] == ']' && r->md[q + 3] == ' ')
+  if (q + 3 < e && r->md[q] == '[' && one_of(r->md[q + 1], " xX") && r->md[q + 2] == ']' && r->md[q + 3] == ' ')
     q = skip_spaces(r, q + 3, e);
   return q - a;
 }
@@ -269,15 +272,18 @@ static void inline_text(reader *r, size_t a, size_t b, size_t lim, int cells) {
   for (size_t i = a; i < b && i < lim;) {
     const char *as;
     size_t k = 0;
+    /* how far a span's end is looked for: a few lines, so a text of
+     * unmatched backticks or brackets costs linear time */
+    size_t near = lim - i > SPAN_MAX ? i + SPAN_MAX : lim;
     if (r->md[i] == '[') {
       text(r, t, i);
-      size_t end = link(r, i, lim, cells);
+      size_t end = link(r, i, near, cells);
       if (end) {
         i = t = end;
         continue;
       }
       t = i;
-    } else if ((k = inline_markup(r, i, a, lim, cells, &as))) {
+    } else if ((k = inline_markup(r, i, a, near, cells, &as))) {
       text(r, t, i);
       markup(r, i, i + k, as);
       int escape = k == 1 && r->md[i] == '\\'; /* the character after it stays prose */
@@ -308,6 +314,7 @@ static size_t front_matter(const reader *r) {
 
 typedef struct {
   int prev_blank, in_list, in_code, table;
+  size_t para_end; /* the end of the paragraph of the line being read (para_end()) */
 } block_state;
 
 /* A fenced code block, an indented one, an HTML block or comment, a rule:
@@ -324,8 +331,8 @@ static size_t block_markup(reader *r, size_t a, size_t e, block_state *s) {
     end = next_line(r, e);
     s->in_code = 1;
   } else if (html_block(r, a, e)) {
-    size_t close = a;
-    if (!memcmp(r->md + skip_spaces(r, a, e), "<!--", 4)) /* a comment, to its end */
+    size_t close = a, p = skip_spaces(r, a, e);
+    if (p + 4 <= e && !memcmp(r->md + p, "<!--", 4)) /* a comment, to its end */
       while (close + 3 <= r->len && memcmp(r->md + close, "-->", 3)) close++;
     end = next_line(r, line_end(r, close < r->len ? close : r->len));
   } else if (rule_line(r, a, e) || table_rule(r, a, e)) {
@@ -349,7 +356,8 @@ static size_t prose_line(reader *r, size_t a, size_t e, block_state *s) {
   markup(r, p, p + h + l, AS_NOTHING);
   if (l) s->in_list = 1;
   else if (s->prev_blank && indent(r, a, e) == 0) s->in_list = 0;
-  size_t lim = row || h ? e : para_end(r, a);
+  if (a >= s->para_end) s->para_end = para_end(r, a); /* once a paragraph: linear time */
+  size_t lim = row || h ? e : s->para_end;
   /* a code span or a link may run on to a later line: this line then ends
    * where that one does (the document built so far ends where it stopped) */
   for (size_t from = p + h + l;; from = r->d->doc_len, e = line_end(r, from)) {
@@ -367,7 +375,7 @@ static size_t prose_line(reader *r, size_t a, size_t e, block_state *s) {
 int el__lt_doc_from_markdown(const char *md, size_t len, el__lt_doc *d) {
   memset(d, 0, sizeof *d);
   reader r = {md, len, d, 0};
-  block_state s = {1, 0, 0, 0};
+  block_state s = {1, 0, 0, 0, 0};
   size_t at = front_matter(&r);
   markup(&r, 0, at, AS_BREAK);
   while (at < len && !r.oom) {

@@ -105,9 +105,11 @@ static int lone_punct(const ctx *x, int p, uint32_t *c) {
   return x->t->tok[p].end - x->t->tok[p].start == 1 && kind_of(*c) != K_WORD;
 }
 /* Brackets and quotes around a token, and the sentence punctuation after it. */
-static int wraps_before(uint32_t c) { return (c < 0x80 && strchr("([{<\"'`", (int)c)) || c == 0x2018 || c == 0x201C; }
+static int wraps_before(uint32_t c) {
+  return (c && c < 0x80 && strchr("([{<\"'`", (int)c)) || c == 0x2018 || c == 0x201C;
+}
 static int wraps_after(uint32_t c) {
-  return (c < 0x80 && strchr(")]}>\"'`.,;:!?", (int)c)) || c == 0x2019 || c == 0x201D || c == 0x2026;
+  return (c && c < 0x80 && strchr(")]}>\"'`.,;:!?", (int)c)) || c == 0x2019 || c == 0x201D || c == 0x2026;
 }
 static int is_lower(char c) { return c >= 'a' && c <= 'z'; }
 static int is_upper(char c) { return c >= 'A' && c <= 'Z'; }
