@@ -108,6 +108,7 @@ void el__checker_free(el__checker *c) {
   el_workspace_free(c->ws_gen);
   if (c->owns_lang) el__learner_free(c->lang);
   if (c->owns_dict) el__dict_free(c->dict);
+  el__strmap_free(&c->accept);
   el_tokens_free(&c->tk);
   el_tokens_free(&c->scratch);
   el__text_words_free(&c->words);

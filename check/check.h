@@ -71,4 +71,12 @@ int el__check_text(el__checker *c, const char *text, size_t len, el__dict_varian
  * less precise ones, a slower check. 0: the checker's suggest_threshold. */
 void el__checker_set_picky(el__checker *c, int picky);
 
+/* Adds a writer's own words, one a line (blank lines and '#' comments
+ * skipped), to the words the checker never flags: a project's names and
+ * terms. A word in small letters is accepted in any case ("hunspell" also
+ * accepts "Hunspell"), one with capitals only as written ("GitHub"). The list
+ * is copied; calls add to it. EL_EINVAL naming a line that is not one
+ * word. */
+int el__checker_accept_words(el__checker *c, const char *list, size_t len, el_error *err);
+
 #endif

@@ -79,8 +79,8 @@ int el__check_detect(el__checker *c, el_error *err) {
       const el__word *x = &c->words.w[w];
       const float *pp = c->prob + at + 1 + (x->piece - first->piece);
       c->word_p[w] = el_word_prob(c->o.rule, pp, x->n_pieces);
-      /* code, the web, acronyms: context, never an error (words.h) */
-      if (x->technical || x->acronym) continue;
+      /* code, the web, acronyms, the writer's own words: context, never an error */
+      if (x->technical || x->acronym || el__word_accepted(c, w)) continue;
       int rej = rejected(c, w, el__sent_start(c, w));
       if ((c->word_p[w] >= c->o.threshold || rej) &&
           add_flag(c, w, c->word_p[w], rej != 0, rej == 2, err))

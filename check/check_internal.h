@@ -12,6 +12,7 @@
 #include "check.h"
 #include "dict.h"
 #include "learner.h"
+#include "strmap.h"
 #include "words.h"
 
 #define EL__CAND_TEXT 64
@@ -78,6 +79,7 @@ typedef struct el__flag {
 struct el__checker {
   el__checker_opts o;
   int picky; /* el__checker_set_picky: replacements for every flag */
+  el__strmap accept; /* el__checker_accept_words */
   const el_tokenizer *tok;
   int vocab, max_pos, lower, num_labels;
   el__learner *lang;
@@ -125,6 +127,8 @@ int el__put_words(el__checker *c, int w0, int w1, el_error *err);
  * not plain ASCII or too long for lang/. */
 int el__word_low(const el__checker *c, int w, char *low);
 int el__is_punct_word(const el__checker *c, int w);
+/* 1 when word w is one of the writer's own (el__checker_accept_words). */
+int el__word_accepted(const el__checker *c, int w);
 /* 1 when word w begins a sentence (the case a dictionary and the
  * capitalisation rule expect there). */
 int el__sent_start(const el__checker *c, int w);

@@ -116,6 +116,16 @@ printf 'Open config.json and https://example.org/x now .\n' >"$T/tech.txt"
 check "a file name and a URL are never flagged (4 words of 6 are)" [ "$(wc -l <"$T/out")" -eq 4 ] &&
   ! grep -qE ":1:(6|22): " "$T/out"
 
+printf '# the project'"'"'s words\nschool\nShe\n' >"$T/words.txt"
+"$BIN" check --model "$M" --threshold 0.000001 --words "$T/words.txt" "$T/a.txt" >"$T/out" 2>&1
+check "--words: the listed words are not flagged (5 of 7 are)" [ "$(wc -l <"$T/out")" -eq 5 ] &&
+  ! grep -qE "a.txt:2:(1|11): " "$T/out"
+printf 'two words\n' >"$T/bad.txt"
+"$BIN" check --model "$M" --words "$T/bad.txt" "$T/a.txt" >/dev/null 2>"$T/err"
+rc=$?
+check "--words with a line of two words: exit 2 naming the file and the line (rc $rc)" [ $rc -eq 2 ] &&
+  grep -q 'bad.txt: words: "two words" is not one word' "$T/err"
+
 mkdir -p "$T/withgen" && cp "$M"/* "$T/withgen/" && cp -r "$T/run/generator" "$T/withgen/generator"
 "$BIN" check --model "$T/withgen" --threshold 0.000001 "$T/a.txt" >"$T/out" 2>"$T/err"
 rc=$?

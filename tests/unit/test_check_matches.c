@@ -301,6 +301,30 @@ static void test_never_flagged(void) {
   C->o.threshold = keep;
 }
 
+/* The writer's own words are never flagged: a word in small letters in any
+ * case and with a possessive, one with capitals only as written. */
+static void test_accepted_words(void) {
+  float keep = C->o.threshold;
+  C->o.threshold = 0.0f;
+  const char *list = "# mine\n  go \nSchool\n\n";
+  const char *text = "She go to school , Go and go's School .";
+  el_error err = {0};
+  int rc = el__checker_accept_words(C, list, strlen(list), &err);
+  if (!rc) rc = el__check_propose(C, text, strlen(text), EL__DICT_EN, &err);
+  char flagged[128] = "";
+  for (int i = 0; !rc && i < C->n_flags; i++) {
+    const el__word *w = &C->words.w[C->flags[i].word];
+    strncat(flagged, text + w->start, w->end - w->start);
+    strcat(flagged, "|");
+  }
+  CHECK(!rc && !strcmp(flagged, "She|to|school|,|and|.|"), "go, Go, go's and School accepted, school not (flagged %s)",
+        flagged);
+  rc = el__checker_accept_words(C, "two words\n", 10, &err);
+  CHECK(rc == EL_EINVAL && strstr(err.msg, "\"two words\" is not one word"), "a line of two words: %s", err.msg);
+  el__strmap_free(&C->accept);
+  C->o.threshold = keep;
+}
+
 int main(void) {
   ck_env env;
   if (ck_open(&env, "/tmp/el_test_check_match_XXXXXX")) {
@@ -337,6 +361,7 @@ int main(void) {
     test_full();
     test_long_sentence();
     test_never_flagged();
+    test_accepted_words();
   }
   ck_close(&env);
   return el_test_done();

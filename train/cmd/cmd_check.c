@@ -28,7 +28,7 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " [--model DIR] [--generator DIR] [--threshold X] [--language en|en-GB|en-US]\n"
-          "       [--format text|json] [--markup auto|text|markdown] FILE...\n\n"
+          "       [--format text|json] [--markup auto|text|markdown] [--words FILE] FILE...\n\n"
           "Checks each FILE (- reads stdin) for grammatical errors and prints one line per\n"
           "match, file:line:col: TYPE: message [suggestions] (col in characters), or\n"
           "LanguageTool's /v2/check answer as JSON. Markdown (.md) is checked as its prose:\n"
@@ -179,12 +179,27 @@ static int check_file(el__checker *ck, const el__check_args *a, const char *path
   return found;
 }
 
+/* The writer's own words of --words FILE into the checker. */
+static int accept_words(el__checker *ck, const char *path, el_error *err) {
+  char *list = NULL;
+  size_t len = 0;
+  int rc = el__read_file(path, MAX_FILE_BYTES, &list, &len, err);
+  if (!rc && (rc = el__checker_accept_words(ck, list, len, err))) {
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    el_error_set(err, rc, "%s: %s", path, why);
+  }
+  free(list);
+  return rc;
+}
+
 /* Loads the models, makes the checker and checks every file. */
 static int run_check(const el__check_args *a, char **files, int n_files) {
   el_error err = {0};
   el__checker_set set;
   el__checker_args ca = {a->model, a->generator, a->correct, a->threshold, a->suggest, NULL};
   int rc = el__checker_open(&ca, &set, &err), status = 0;
+  if (!rc && a->words) rc = accept_words(set.checker, a->words, &err);
   if (rc) {
     fprintf(stderr, PROG ": %s\n", err.msg);
     status = 2;
@@ -226,6 +241,9 @@ void el__check_table(el__check_args *a, el_opt t[EL_CHECK_N_OPTS]) {
        "markdown: check the prose only (code blocks, `code`, link targets, HTML and\n"
        "      markup skipped; headings, list items and table cells are sentences of their\n"
        "      own); auto (default): markdown for .md/.markdown files, text otherwise", 0},
+      {"--words", EL_OPT_STR, &a->words, 0, 0, "FILE",
+       "the writer's own words, never flagged: one a line, '#' comments (a word in\n"
+       "      small letters is accepted in any case, \"GitHub\" only as written)", 0},
       {"--correct-label", EL_OPT_STR, &a->correct, 0, 0, "LABEL",
        "an ElectraForTokenClassification detector's \"no error\" label (found by name)", 0},
       {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
