@@ -146,6 +146,11 @@ check "a missing file: exit 2 naming it (rc $rc)" [ $rc -eq 2 ] && grep -q "miss
 "$BIN" check --model "$T/nomodel" "$T/a.txt" >/dev/null 2>"$T/err"
 rc=$?
 check "a missing model: exit 2 naming it (rc $rc)" [ $rc -eq 2 ] && grep -q "nomodel" "$T/err"
+ABS_BIN=$(cd "$(dirname "$BIN")" && pwd)/electra-train
+(cd "$T" && "$ABS_BIN" check a.txt >/dev/null 2>"$T/err")
+rc=$?
+check "no --model and no models/default: exit 2, says make run builds it (rc $rc)" [ $rc -eq 2 ] &&
+  grep -q "no model at models/default: \`make run\` builds" "$T/err"
 check "check is in electra-train's usage" sh -c "'$BIN' --help | grep -q '^  check '"
 
 if REAL=$("$PY" tests/e2e/trained_model.py 2>"$T/why"); then

@@ -24,6 +24,7 @@
 
 #define PROG "electra-train check"
 #define MAX_FILE_BYTES ((size_t)64 << 20)
+#define DEFAULT_MODEL "models/default" /* where `make run` builds its model */
 
 static void usage(FILE *f) {
   fprintf(f,
@@ -199,6 +200,10 @@ static int run_check(const el__check_args *a, char **files, int n_files) {
   el__checker_set set;
   el__checker_args ca = {a->model, a->generator, a->correct, a->threshold, a->suggest, NULL};
   int rc = el__checker_open(&ca, &set, &err), status = 0;
+  if (rc && !strcmp(a->model, DEFAULT_MODEL) && access(DEFAULT_MODEL "/config.json", F_OK))
+    el_error_set(&err, rc, "no model at %s: `make run` builds the default model there once, or give "
+                           "--model DIR (a `recipe ged` model, or a Hugging Face ELECTRA GED model)",
+                 DEFAULT_MODEL);
   if (!rc && a->words) rc = accept_words(set.checker, a->words, &err);
   if (rc) {
     fprintf(stderr, PROG ": %s\n", err.msg);
@@ -213,7 +218,7 @@ static int run_check(const el__check_args *a, char **files, int n_files) {
 }
 
 void el__check_args_init(el__check_args *a) {
-  *a = (el__check_args){.model = "models/default", .format = "text", .language = "en", .markup = "auto",
+  *a = (el__check_args){.model = DEFAULT_MODEL, .format = "text", .language = "en", .markup = "auto",
                         .threshold = -1, .suggest = -1};
 }
 
