@@ -53,6 +53,18 @@ static int abbreviation_dot(const el__checker *c, int w) {
   return word_in(c, w - 1, ABBREVIATIONS) && !(next >= 'A' && next <= 'Z');
 }
 
+/* The words in capitals of each sentence that are acronyms or names
+ * (words.h), less those whose small letters are a dictionary's word: "SHE
+ * GO" is a writer's emphasis, "FCE" and "GPUs" are not words. */
+static void mark_acronyms(el__checker *c) {
+  for (int i = 0; i < c->n_sents; i++)
+    el__text_words_mark_acronyms(c->text, &c->words, c->sents[i].w0, c->sents[i].w1);
+  char low[EL__LWORD_MAX];
+  for (int w = 0; c->dict && w < c->words.n; w++)
+    if (c->words.w[w].acronym && el__word_low(c, w, low) && el__dict_known(c->dict, EL__DICT_EN, low))
+      c->words.w[w].acronym = 0;
+}
+
 /* A sentence ends after . ! ? (and the closing quotes or brackets after
  * them; not a '.' of an abbreviation), at a blank line, or where it would
  * outgrow the model (the rest then continues it: cont). */
@@ -79,8 +91,7 @@ int el__check_sentences(el__checker *c, el_error *err) {
     c->word_sent[w] = c->n_sents;
   }
   if (nw > w0 && push_sent(c, w0, nw, cont, err)) return err->code;
-  for (int i = 0; i < c->n_sents; i++)
-    el__text_words_mark_acronyms(c->text, &c->words, c->sents[i].w0, c->sents[i].w1);
+  mark_acronyms(c);
   return 0;
 }
 
