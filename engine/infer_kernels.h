@@ -8,8 +8,7 @@
  * against the naive op of ops.h in tests/unit/test_engine_forward.c.
  *
  * Accuracy: el__expf_vec relative error < 2e-7 on [-87, 88]; el__gelu_vec absolute
- * error < 2e-7 * max(1, |x|) (erfc after Numerical Recipes' Chebyshev form,
- * fractional error < 1.2e-7). */
+ * error < 3e-7 * max(1, |x|) (erf as a rational function, nn/op_fastmath.h). */
 #ifndef EL_INFER_KERNELS_H
 #define EL_INFER_KERNELS_H
 

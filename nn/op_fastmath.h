@@ -2,10 +2,8 @@
  * branch-free float exp, log, erfc and GELU that GCC vectorises inside `omp
  * simd` loops (libm's scalar calls do not vectorise
  * without -ffast-math). Accuracy, measured against double libm in
- * tests/unit/test_engine_ops.c: exp and log within 3e-7 relative; erfc
- * (the Numerical Recipes erfcc formula, fractional error < 1.2e-7, evaluated
- * in float with the exp below) within 1e-6 relative for |x| <= 2 and 5e-6
- * out to |x| = 6, where erfc is 2e-17 and GELU's use of it is negligible. */
+ * tests/unit/test_engine_ops.c: exp and log within 3e-7 relative; erf within
+ * 4e-7 absolute (el__erff says how). */
 #ifndef EL_OP_FASTMATH_H
 #define EL_OP_FASTMATH_H
 
@@ -74,27 +72,36 @@ static inline float el__logf(float x) {
   return 2.0f * s * p + (float)e * 0.69314718055994531f;
 }
 
-/* erfc(x), any x. */
-static inline float el__erfcf(float x) {
-  const float z = x < 0.0f ? -x : x;
-  const float t = 1.0f / (1.0f + 0.5f * z);
-  float p = 0.17087277f;
-  p = p * t - 0.82215223f;
-  p = p * t + 1.48851587f;
-  p = p * t - 1.13520398f;
-  p = p * t + 0.27886807f;
-  p = p * t - 0.18628806f;
-  p = p * t + 0.09678418f;
-  p = p * t + 0.37409196f;
-  p = p * t + 1.00002368f;
-  p = p * t - 1.26551223f;
-  const float r = t * el__expf(p - z * z);
-  return x < 0.0f ? 2.0f - r : r;
+/* erf(x), any x: x P(x^2) / Q(x^2), P and Q of degree 5 in x^2 with positive
+ * coefficients (Q >= 1: no pole), fitted here to double erf on [0, 3.95] by
+ * iteratively reweighted least squares; beyond 3.95 erf is 1 in float.
+ * Measured against double libm (tests/unit/test_engine_ops.c): absolute
+ * error < 4e-7 everywhere. Ten multiply-adds and a division, no exp: 3x the
+ * speed of erfc by Numerical Recipes' formula and exp, which GELU used. */
+static inline float el__erff(float x) {
+  x = x > -3.95f ? x : -3.95f;
+  x = x < 3.95f ? x : 3.95f;
+  const float x2 = x * x;
+  float p = 2.011483266e-06f;
+  p = p * x2 + 2.875984859e-04f;
+  p = p * x2 + 3.917808831e-03f;
+  p = p * x2 + 5.320859809e-02f;
+  p = p * x2 + 1.940489915e-01f;
+  p = p * x2 + 1.128379006e+00f;
+  float q = 3.783687105e-05f;
+  q = q * x2 + 1.198293652e-03f;
+  q = q * x2 + 1.527172075e-02f;
+  q = q * x2 + 1.155960440e-01f;
+  q = q * x2 + 5.053029302e-01f;
+  q = q * x2 + 1.0f;
+  return x * p / q;
 }
 
-/* Phi(x), the standard normal CDF: erfc(-x / sqrt 2) / 2. */
+/* Phi(x), the standard normal CDF: (1 + erf(x / sqrt 2)) / 2. Absolute
+ * error < 2e-7; relative error grows in the far left tail, where Phi and
+ * GELU are below 1e-4 (GELU's absolute error there stays < 1e-6). */
 static inline float el__normal_cdff(float x) {
-  return 0.5f * el__erfcf(-x * 0.70710678118654752440f);
+  return 0.5f + 0.5f * el__erff(x * 0.70710678118654752440f);
 }
 
 /* Exact (erf) GELU, x Phi(x). */
