@@ -102,7 +102,7 @@ const int32_t *el__qdense_colsum(const el__qdense *d);
  * thread alone (quant_forward.c splits the rows across threads). */
 #define EL_QWS_WORKERS 256
 void el__qdense_run(const el__qdense *d, el__qws *ws, int worker, const uint8_t *a, int32_t *acc,
-                    int M);
+                    int M, const el__qdeq *deq);
 /* A workspace's int8 buffers for max_tokens rows of up to width columns. */
 int el__qws_alloc(el__qws **out, int max_tokens, int width, size_t scratch, el_error *err);
 /* Its buffers: returns the u8 activations, sets the row scales, zero points

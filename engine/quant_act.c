@@ -4,6 +4,7 @@
  * build. */
 #include <math.h>
 #include "quant.h"
+#include "quant_gemm.h"
 
 void el__quant_rows(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C) {
   for (int n = 0; n < N; n++) {
@@ -52,6 +53,17 @@ void el__quant_weights(int8_t *q, float *scale, int32_t *colsum, const float *w,
   }
 }
 
+/* o + p x: one fused multiply-add where the target has FMA, as the VNNI
+ * kernel's epilogue computes it (quant_gemm.c), so both give the same bits
+ * whatever the compiler would contract. */
+static inline float add_product(float o, float p, float x) {
+#ifdef __FMA__
+  return fmaf(p, x, o);
+#else
+  return o + p * x;
+#endif
+}
+
 void el__dequant(float *out, const int32_t *acc, const float *sa, const int32_t *za,
                  const float *sw, const int32_t *cs, int M, int N, int accumulate) {
   for (int m = 0; m < M; m++) {
@@ -61,10 +73,19 @@ void el__dequant(float *out, const int32_t *acc, const float *sa, const int32_t 
     const int32_t z = za[m];
     if (accumulate) {
 #pragma omp simd
-      for (int n = 0; n < N; n++) o[n] += s * sw[n] * (float)(a[n] - z * cs[n]);
+      for (int n = 0; n < N; n++) o[n] = add_product(o[n], s * sw[n], (float)(a[n] - z * cs[n]));
     } else {
 #pragma omp simd
       for (int n = 0; n < N; n++) o[n] = s * sw[n] * (float)(a[n] - z * cs[n]);
     }
+  }
+}
+
+void el__qdeq_apart(const el__qdeq *deq, const int32_t *acc, int M, int N) {
+  el__dequant(deq->out, acc, deq->sa, deq->za, deq->sw, deq->cs, M, N, deq->accumulate);
+  for (int m = 0; deq->bias && m < M; m++) {
+    float *o = deq->out + (size_t)m * N;
+#pragma omp simd
+    for (int n = 0; n < N; n++) o[n] += deq->bias[n];
   }
 }

@@ -219,9 +219,9 @@ static dnnl_stream_t worker_stream(el__qws *ws, int worker, void **scratch) {
  * oneDNN) cannot be reported through the void forward pass: it aborts
  * rather than return a wrong answer. */
 void el__qdense_run(const el__qdense *d, el__qws *ws, int worker, const uint8_t *a, int32_t *acc,
-                    int M) {
+                    int M, const el__qdeq *deq) {
   if (d->packed) {
-    el__qgemm(d->isa, M, d->N, d->K, a, d->packed, acc);
+    el__qgemm(d->isa, M, d->N, d->K, a, d->packed, acc, deq);
     return;
   }
   void *scratch = NULL;
@@ -248,6 +248,7 @@ void el__qdense_run(const el__qdense *d, el__qws *ws, int worker, const uint8_t 
   if (dst) dnnl_memory_destroy(dst);
   if (scr) dnnl_memory_destroy(scr);
   if (bad) abort();
+  if (deq) el__qdeq_apart(deq, acc, M, d->N);
 }
 
 int el__qws_alloc(el__qws **out, int max_tokens, int width, size_t scratch, el_error *err) {
@@ -312,8 +313,8 @@ size_t el__qdense_scratch(const el__qdense *d) { (void)d; return 0; }
 const float *el__qdense_scale(const el__qdense *d) { (void)d; return NULL; }
 const int32_t *el__qdense_colsum(const el__qdense *d) { (void)d; return NULL; }
 void el__qdense_run(const el__qdense *d, el__qws *ws, int worker, const uint8_t *a, int32_t *acc,
-                    int M) {
-  (void)d, (void)ws, (void)worker, (void)a, (void)acc, (void)M;
+                    int M, const el__qdeq *deq) {
+  (void)d, (void)ws, (void)worker, (void)a, (void)acc, (void)M, (void)deq;
   abort(); /* unreachable: no el__qdense can exist */
 }
 int el__qws_alloc(el__qws **out, int max_tokens, int width, size_t scratch, el_error *err) {

@@ -55,13 +55,10 @@ static void qjob_task(void *ctx, int task, int worker) {
   el__quant_rows(a, sa, za, j->x + (size_t)lo * j->K, rows, j->K);
   for (int i = 0; i < j->n; i++) {
     int32_t *acc_i = acc + (size_t)lo * j->N[i]; /* this block's rows of an [M, N_i] product */
-    el__qdense_run(j->d[i], j->ws, worker, a, acc_i, rows);
-    float *out_i = j->out[i] + (size_t)lo * j->N[i];
-    el__dequant(out_i, acc_i, sa, za, el__qdense_scale(j->d[i]), el__qdense_colsum(j->d[i]), rows,
-                j->N[i], j->accumulate);
-    if (j->bias[i]) /* while the block is in cache, as the fp32 path's bias epilogue */
-      for (int r = 0; r < rows; r++)
-        el__add_inplace(out_i + (size_t)r * j->N[i], j->bias[i], (size_t)j->N[i]);
+    /* dequantized and biased in the product's kernel where it can (quant_gemm.h) */
+    const el__qdeq deq = {j->out[i] + (size_t)lo * j->N[i], sa, el__qdense_scale(j->d[i]), j->bias[i],
+                          za, el__qdense_colsum(j->d[i]), j->accumulate};
+    el__qdense_run(j->d[i], j->ws, worker, a, acc_i, rows, &deq);
   }
   float *o = j->out[0] + (size_t)lo * j->N[0];
   if (j->epi == EPI_GELU)

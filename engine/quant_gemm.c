@@ -89,7 +89,7 @@ static inline __attribute__((always_inline)) void prefetch_slice(const int8_t *n
  * activations (tail 0: none); first: the block at k = 0 (the accumulators
  * start at zero, else from acc). */
 typedef struct kblock {
-  int nq, tail, first;
+  int nq, tail, first, last; /* last: the block that ends at K */
 } kblock;
 
 /* ---- AVX-512 VNNI: tiles of up to 12 rows x 32 columns (24 accumulators) ---- */
@@ -103,6 +103,50 @@ typedef struct kblock {
  * main loop's code stays free of it: mixed in, it made GCC spill the
  * accumulators). m and tail are constants where this is inlined, so the
  * loops over rows unroll. */
+/* o + (s sw) x as el__dequant computes it in this build (quant_act.c): one
+ * fused multiply-add where the build targets FMA (__FMA__), else a product
+ * and a sum (PORTABLE=1), so the kernel's floats stay el__dequant's bit for
+ * bit (tests/unit/test_engine_qgemm.c). */
+TGTV __m512 add_product(__m512 o, __m512 s, __m512 sw, __m512 x) {
+#ifdef __FMA__
+  return _mm512_fmadd_ps(_mm512_mul_ps(s, sw), x, o);
+#else
+  return _mm512_add_ps(o, _mm512_mul_ps(_mm512_mul_ps(s, sw), x));
+#endif
+}
+
+/* The tile's floats from its int32 sums (el__qdeq): rows of deq from row
+ * r0, columns from col. */
+__attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) static void store_deq(
+    const el__qdeq *deq, int r0, int col, const int32_t *C, size_t ldc, const int m, __mmask16 m0,
+    __mmask16 m1) {
+  const __m512 sw0 = _mm512_maskz_loadu_ps(m0, deq->sw + col), sw1 = _mm512_maskz_loadu_ps(m1, deq->sw + col + 16);
+  const __m512i cs0 = _mm512_maskz_loadu_epi32(m0, deq->cs + col), cs1 = _mm512_maskz_loadu_epi32(m1, deq->cs + col + 16);
+  const __m512 b0 = deq->bias ? _mm512_maskz_loadu_ps(m0, deq->bias + col) : _mm512_setzero_ps();
+  const __m512 b1 = deq->bias ? _mm512_maskz_loadu_ps(m1, deq->bias + col + 16) : _mm512_setzero_ps();
+#pragma GCC unroll 12
+  for (int r = 0; r < m; r++) {
+    const __m512i c0 = _mm512_maskz_loadu_epi32(m0, C + r * ldc), c1 = _mm512_maskz_loadu_epi32(m1, C + r * ldc + 16);
+    const __m512 s = _mm512_set1_ps(deq->sa[r0 + r]);
+    const __m512i z = _mm512_set1_epi32(deq->za[r0 + r]);
+    float *o = deq->out + (size_t)(r0 + r) * ldc + col;
+    /* (sa sw) (float)(acc - za cs), as el__dequant evaluates it */
+    const __m512 x0 = _mm512_cvtepi32_ps(_mm512_sub_epi32(c0, _mm512_mullo_epi32(z, cs0)));
+    const __m512 x1 = _mm512_cvtepi32_ps(_mm512_sub_epi32(c1, _mm512_mullo_epi32(z, cs1)));
+    __m512 v0, v1;
+    if (deq->accumulate) { /* o + (sa sw) x: fused where the build contracts el__dequant's */
+      v0 = add_product(_mm512_maskz_loadu_ps(m0, o), s, sw0, x0);
+      v1 = add_product(_mm512_maskz_loadu_ps(m1, o + 16), s, sw1, x1);
+    } else {
+      v0 = _mm512_mul_ps(_mm512_mul_ps(s, sw0), x0);
+      v1 = _mm512_mul_ps(_mm512_mul_ps(s, sw1), x1);
+    }
+    if (deq->bias) v0 = _mm512_add_ps(v0, b0), v1 = _mm512_add_ps(v1, b1);
+    _mm512_mask_storeu_ps(o, m0, v0);
+    _mm512_mask_storeu_ps(o + 16, m1, v1);
+  }
+}
+
 TGTV void tile_vnni(const int m, const int tail, kblock kb, const uint8_t *A, size_t lda,
                     const int8_t *B, int32_t *C, size_t ldc, __mmask16 m0, __mmask16 m1) {
   const int first = kb.first && !tail, nq = tail ? 1 : kb.nq, q0 = tail ? kb.nq : 0;
@@ -142,7 +186,7 @@ TGTV void tile_vnni(const int m, const int tail, kblock kb, const uint8_t *A, si
 
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void rows_vnni(
     int M, kblock kb, const uint8_t *A, size_t lda, const int8_t *B, int32_t *C, size_t ldc,
-    int cols) {
+    int cols, const el__qdeq *deq, int col) {
   const __mmask16 m0 = (__mmask16)(cols >= 16 ? 0xffff : (1u << cols) - 1);
   const __mmask16 m1 = (__mmask16)(cols >= 32 ? 0xffff : cols > 16 ? (1u << (cols - 16)) - 1 : 0);
   const size_t block = (size_t)(kb.nq + (kb.tail > 0)) * QROW;
@@ -153,6 +197,9 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void rows_vnni(
       TILEV_CASE(1) TILEV_CASE(2) TILEV_CASE(3) TILEV_CASE(4) TILEV_CASE(5) TILEV_CASE(6)
       TILEV_CASE(7) TILEV_CASE(8) TILEV_CASE(9) TILEV_CASE(10) TILEV_CASE(11) TILEV_CASE(12)
     }
+    /* the last block's tile, still in L1, into floats (apart from the loop
+     * above: in it, the epilogue made GCC spill the accumulators) */
+    if (deq && kb.last) store_deq(deq, i, col, C, ldc, min_int(MRV, M - i), m0, m1);
   }
 }
 
@@ -245,13 +292,9 @@ __attribute__((target("avx2"))) static void rows_avx2(int M, kblock kb, const ui
 /* Panels outer, k inner: the blocks are read in the order they are stored,
  * one sequential stream through W. Blocks of k are equal (K 768: 2 x 384,
  * not 512 + 256) so the prefetch of the next one matches its size. */
-void el__qgemm(el__qgemm_isa_t isa, int M, int N, int K, const uint8_t *a, const int8_t *W,
-               int32_t *acc) {
-  if (M <= 0 || N <= 0) return;
-  if (K <= 0) {
-    memset(acc, 0, sizeof(int32_t) * (size_t)M * N);
-    return;
-  }
+/* The int32 product; deq: the VNNI kernel's float epilogue (else NULL). */
+static void product(el__qgemm_isa_t isa, int M, int N, int K, const uint8_t *a, const int8_t *W,
+                    int32_t *acc, const el__qdeq *deq) {
   const size_t Kp = (size_t)round_up(K, 4), lda = (size_t)K, ldc = (size_t)N;
   const int blocks = (K + QKC - 1) / QKC, kc = round_up((K + blocks - 1) / blocks, 4);
   for (int j = 0; j < N; j += EL_QGEMM_NR) {
@@ -259,10 +302,10 @@ void el__qgemm(el__qgemm_isa_t isa, int M, int N, int K, const uint8_t *a, const
     const int8_t *panel = W + (size_t)j * Kp;
     for (int k0 = 0; k0 < K; k0 += kc) {
       const int kn = min_int(kc, K - k0); /* only the last block can end inside a group */
-      const kblock kb = {.nq = kn / 4, .tail = kn % 4, .first = k0 == 0};
+      const kblock kb = {.nq = kn / 4, .tail = kn % 4, .first = k0 == 0, .last = k0 + kn >= K};
       const int8_t *B = panel + (size_t)(k0 / 4) * QROW;
       if (isa == EL__QGEMM_VNNI) {
-        rows_vnni(M, kb, a + k0, lda, B, acc + j, ldc, cols);
+        rows_vnni(M, kb, a + k0, lda, B, acc + j, ldc, cols, deq, j);
       } else {
         for (int h = 0; h < cols; h += 16)
           rows_avx2(M, kb, a + k0, lda, B + h * 4, acc + j + h, ldc, min_int(16, cols - h),
@@ -270,4 +313,13 @@ void el__qgemm(el__qgemm_isa_t isa, int M, int N, int K, const uint8_t *a, const
       }
     }
   }
+}
+
+void el__qgemm(el__qgemm_isa_t isa, int M, int N, int K, const uint8_t *a, const int8_t *W,
+               int32_t *acc, const el__qdeq *deq) {
+  if (M <= 0 || N <= 0) return;
+  const int fused = deq && K > 0 && isa == EL__QGEMM_VNNI;
+  if (K <= 0) memset(acc, 0, sizeof(int32_t) * (size_t)M * N);
+  else product(isa, M, N, K, a, W, acc, fused ? deq : NULL);
+  if (deq && !fused) el__qdeq_apart(deq, acc, M, N);
 }

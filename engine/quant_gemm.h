@@ -43,10 +43,29 @@ size_t el__qgemm_packed_bytes(int N, int K);
 /* dst [el__qgemm_packed_bytes(N, K)] = q [N,K] (row-major codes) packed. */
 void el__qgemm_pack(int8_t *dst, const int8_t *q, int N, int K);
 
+/* The dequantization a product can end with, in the kernel while a tile is
+ * in registers (quant.h's el__dequant, then the bias, on the same values in
+ * the same order, so the floats are el__dequant's bit for bit):
+ * out[m,n] (= or += when accumulate) sa[m] sw[n] (acc[m,n] - za[m] cs[n]),
+ * then out[m,n] += bias[n] when bias is not NULL. out is [M,N] row-major. */
+typedef struct el__qdeq {
+  float *out;
+  const float *sa, *sw, *bias;
+  const int32_t *za, *cs;
+  int accumulate;
+} el__qdeq;
+
+/* The dequantization of deq on an int32 product acc [M,N] already made (the
+ * reference of the VNNI kernel's epilogue; quant_act.c). */
+void el__qdeq_apart(const el__qdeq *deq, const int32_t *acc, int M, int N);
+
 /* acc [M,N] = a [M,K] x Wq^T for W packed by el__qgemm_pack; a and acc
  * row-major without gaps. isa: el__qgemm_isa() or a lesser one the CPU also
- * runs (the tests pick), never EL__QGEMM_NONE. */
+ * runs (the tests pick), never EL__QGEMM_NONE. deq (may be NULL): the
+ * product dequantized into deq->out instead, acc then scratch of [M,N]
+ * (the VNNI kernel writes the floats from its registers; AVX2 dequantizes
+ * after). */
 void el__qgemm(el__qgemm_isa_t isa, int M, int N, int K, const uint8_t *a, const int8_t *W,
-               int32_t *acc);
+               int32_t *acc, const el__qdeq *deq);
 
 #endif

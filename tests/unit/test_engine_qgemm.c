@@ -54,7 +54,7 @@ static void make_acts(uint8_t *a, int M, int K) {
 typedef struct kernel {
   const char *name;
   el__qgemm_isa_t isa; /* EL__QGEMM_NONE: oneDNN's, through el__qdense */
-  long shapes, wrong, spill;
+  long shapes, wrong, spill, deq_wrong, deq_spill;
 } kernel;
 
 /* acc [M,N] by kernel k into a buffer holding garbage, with guards after it;
@@ -67,13 +67,46 @@ static void run_one(kernel *kn, const int8_t *packed, const el__qdense *d, el__q
   for (size_t i = 0; i < (size_t)M * N; i++) acc[i] = (int32_t)rnd();
   for (int g = 0; g < GUARD; g++) acc[(size_t)M * N + g] = SENTINEL;
   if (kn->isa != EL__QGEMM_NONE)
-    el__qgemm(kn->isa, M, N, K, a, packed, acc);
+    el__qgemm(kn->isa, M, N, K, a, packed, acc, NULL);
   else
-    el__qdense_run(d, ws, 0, a, acc, M);
+    el__qdense_run(d, ws, 0, a, acc, M, NULL);
   for (size_t i = 0; i < (size_t)M * N; i++) kn->wrong += acc[i] != ref[i];
   for (int g = 0; g < GUARD; g++) kn->spill += acc[(size_t)M * N + g] != SENTINEL;
   kn->shapes++;
   free(a), free(acc);
+}
+
+static float rnd_float(float lo, float hi) { return lo + (hi - lo) * (float)(rnd() & 0xffff) / 65535.0f; }
+
+/* The same product dequantized (el__qdeq: row scales and zero points,
+ * column scales and sums, a bias or none, = or +=): the floats equal
+ * el__qdeq_apart's on the exact product bit for bit, nothing written past
+ * out [M,N]. */
+static void run_deq(kernel *kn, const int8_t *packed, const el__qdense *d, el__qws *ws,
+                    const uint8_t *a_all, const int64_t *ref, const float *sw, const int32_t *cs,
+                    int M, int N, int K) {
+  const size_t n = (size_t)M * N;
+  uint8_t *a = malloc((size_t)M * K);
+  int32_t *acc = malloc(sizeof(int32_t) * n), *exact = malloc(sizeof(int32_t) * n);
+  float *out = malloc(sizeof(float) * (n + GUARD)), *want = malloc(sizeof(float) * n);
+  float *sa = malloc(sizeof(float) * M), *bias = malloc(sizeof(float) * N);
+  int32_t *za = malloc(sizeof(int32_t) * M);
+  memcpy(a, a_all, (size_t)M * K);
+  for (int m = 0; m < M; m++) sa[m] = rnd_float(1e-3f, 2e-2f), za[m] = (int32_t)(rnd() & 255);
+  for (int c = 0; c < N; c++) bias[c] = rnd_float(-1.0f, 1.0f);
+  for (size_t i = 0; i < n; i++) out[i] = want[i] = rnd_float(-4.0f, 4.0f), exact[i] = (int32_t)ref[i];
+  for (int g = 0; g < GUARD; g++) out[n + g] = -1234.5f;
+  const int accumulate = (M + N) & 1;
+  const float *b = (M + K) & 1 ? bias : NULL;
+  const el__qdeq dw = {want, sa, sw, b, za, cs, accumulate}, dq = {out, sa, sw, b, za, cs, accumulate};
+  el__qdeq_apart(&dw, exact, M, N);
+  if (kn->isa != EL__QGEMM_NONE)
+    el__qgemm(kn->isa, M, N, K, a, packed, acc, &dq);
+  else
+    el__qdense_run(d, ws, 0, a, acc, M, &dq);
+  for (size_t i = 0; i < n; i++) kn->deq_wrong += memcmp(&out[i], &want[i], sizeof(float)) != 0;
+  for (int g = 0; g < GUARD; g++) kn->deq_spill += out[n + g] != -1234.5f;
+  free(a), free(acc), free(exact), free(out), free(want), free(sa), free(bias), free(za);
 }
 
 /* Every M for one N x K, each kernel against the naive int64 product. */
@@ -106,7 +139,10 @@ static void one_shape(kernel *ks, int nk, int N, int K) {
       el__qdense_free(d);
       continue;
     }
-    for (int t = 0; t < NM; t++) run_one(&ks[i], packed, d, ws, a, ref, Ms[t], N, K);
+    for (int t = 0; t < NM; t++) {
+      run_one(&ks[i], packed, d, ws, a, ref, Ms[t], N, K);
+      run_deq(&ks[i], packed, d, ws, a, ref, sw, cs, Ms[t], N, K);
+    }
     el__qws_free(ws);
     el__qdense_free(d);
   }
@@ -138,6 +174,10 @@ static void test_products(void) {
           ks[i].wrong);
     CHECK(ks[i].spill == 0, "%s: nothing written past acc [M,N] (%ld guards overwritten)",
           ks[i].name, ks[i].spill);
+    CHECK(ks[i].deq_wrong == 0 && ks[i].deq_spill == 0,
+          "%s: dequantized in the product (row and column scales, zero points, bias or none, = or "
+          "+=) equals el__qdeq_apart on the exact product bit for bit (%ld wrong, %ld guards "
+          "overwritten)", ks[i].name, ks[i].deq_wrong, ks[i].deq_spill);
   }
 }
 

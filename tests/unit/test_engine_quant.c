@@ -112,7 +112,7 @@ static void test_product(void) {
     const int M = Ms[t];
     for (int i = 0; i < M * K; i++) a[i] = (uint8_t)(i % 3 == 0 ? 255 : (s = s * 69069u + 1) >> 24);
     for (int k = 0; k < K; k++) a[k] = (k & 1) ? 255 : 0; /* row 0 x channel 0: 48 * 255 * 63 */
-    el__qdense_run(d, ws, 0, a, acc, M);
+    el__qdense_run(d, ws, 0, a, acc, M, NULL);
     long bad = 0;
     for (int m = 0; m < M; m++)
       for (int n = 0; n < N; n++) {
@@ -128,7 +128,7 @@ static void test_product(void) {
   float *x = malloc(sizeof(float) * MAXM * K), *y = malloc(sizeof(float) * MAXM * N);
   for (int i = 0; i < MAXM * K; i++) x[i] = frand(&s);
   el__quant_rows(a, sa, za, x, MAXM, K);
-  el__qdense_run(d, ws, 1, a, acc, MAXM);
+  el__qdense_run(d, ws, 1, a, acc, MAXM, NULL);
   el__dequant(y, acc, sa, za, sw, cs, MAXM, N, 0);
   double worst = 0, scale = 0;
   for (int m = 0; m < MAXM; m++)
