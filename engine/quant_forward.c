@@ -1,7 +1,8 @@
 /* One encoder layer with int8 dense layers: the steps of encoder.c's
  * encoder_layer (infer_internal.h has the layer's equations), each x W^T
- * becoming quantize rows -> int32 product -> dequantize into the same fp32
- * buffer the fp32 path fills, so attention and the fused epilogues of
+ * becoming quantize rows -> int32 product -> dequantize (in the product's
+ * kernel where it can, quant_gemm.h's el__qdeq) into the same fp32 buffer
+ * the fp32 path fills, so attention and the fused epilogues of
  * infer_kernels.c are shared unchanged.
  *
  * The three steps run per block of token rows, the blocks spread over the op
