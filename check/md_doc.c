@@ -1,75 +1,41 @@
-/* Markdown as annotated text (md_doc.h): blocks line by line, then the
- * inline markup of each line. */
-#include "md_doc.h"
-
-#include <string.h>
+/* Markdown as annotated text (md_doc.h): the blocks, line by line; the
+ * inline markup of each line is md_inline.c's. */
 #include <strings.h>
 
-/* What markup reads as. */
-#define AS_NOTHING ""
-#define AS_BREAK "\n\n" /* a blank line: the checker ends its sentence there */
-#define SPAN_MAX 2048    /* bytes a code span or a link may reach across lines */
-
-typedef struct {
-  const char *md;
-  size_t len;
-  el__lt_doc *d;
-  int oom;
-} reader;
-
-static void text(reader *r, size_t a, size_t b) {
-  if (b > a && el__lt_doc_add(r->d, r->md + a, b - a, NULL, 0, 0) < 0) r->oom = 1;
-}
-static void markup(reader *r, size_t a, size_t b, const char *as) {
-  if (b > a && el__lt_doc_add(r->d, r->md + a, b - a, as, strlen(as), 1) < 0) r->oom = 1;
-}
-
-static int is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; }
-static int is_alnum(char c) {
-  return (c >= '0' && c <= '9') || ((c | 0x20) >= 'a' && (c | 0x20) <= 'z') || (unsigned char)c >= 0x80;
-}
-static int is_punct(char c) { return c > ' ' && c < 0x7f && !is_alnum(c); }
-/* c is one of set's characters (never NUL, which the text may hold). */
-static int one_of(char c, const char *set) { return c && strchr(set, c); }
+#include "md_internal.h"
 
 /* ---- lines ---- */
 
-static size_t line_end(const reader *r, size_t at) {
+static size_t line_end(const el__md_reader *r, size_t at) {
   const char *nl = memchr(r->md + at, '\n', r->len - at);
   return nl ? (size_t)(nl - r->md) : r->len;
 }
-static size_t next_line(const reader *r, size_t e) { return e < r->len ? e + 1 : e; }
+static size_t next_line(const el__md_reader *r, size_t e) { return e < r->len ? e + 1 : e; }
 
-static size_t indent(const reader *r, size_t a, size_t e) {
+static size_t indent(const el__md_reader *r, size_t a, size_t e) {
   size_t n = 0;
   for (size_t i = a; i < e && (r->md[i] == ' ' || r->md[i] == '\t'); i++) n += r->md[i] == '\t' ? 4 : 1;
   return n;
 }
-static size_t skip_spaces(const reader *r, size_t a, size_t e) {
+static size_t skip_spaces(const el__md_reader *r, size_t a, size_t e) {
   while (a < e && (r->md[a] == ' ' || r->md[a] == '\t')) a++;
   return a;
 }
-static int blank(const reader *r, size_t a, size_t e) {
+static int blank(const el__md_reader *r, size_t a, size_t e) {
   size_t p = skip_spaces(r, a, e);
   return p == e || (p + 1 == e && r->md[p] == '\r');
 }
 
 /* Where the paragraph holding `at` ends: the next blank line, or the end. */
-static size_t para_end(const reader *r, size_t at) {
+static size_t para_end(const el__md_reader *r, size_t at) {
   for (size_t e = line_end(r, at); e < r->len; e = line_end(r, e + 1))
     if (blank(r, e + 1, line_end(r, e + 1))) return e;
   return r->len;
 }
 
-/* A run of c at s[a..e) from a: its length. */
-static size_t run(const reader *r, size_t a, size_t e, char c) {
-  size_t i = a;
-  while (i < e && r->md[i] == c) i++;
-  return i - a;
-}
 
 /* ``` or ~~~ (3 or more) opening a fenced code block: *ch and *n set. */
-static int fence_open(const reader *r, size_t a, size_t e, char *ch, size_t *n) {
+static int fence_open(const el__md_reader *r, size_t a, size_t e, char *ch, size_t *n) {
   if (indent(r, a, e) > 3) return 0;
   size_t p = skip_spaces(r, a, e);
   if (p >= e || (r->md[p] != '`' && r->md[p] != '~')) return 0;
@@ -77,7 +43,7 @@ static int fence_open(const reader *r, size_t a, size_t e, char *ch, size_t *n) 
   *n = run(r, p, e, *ch);
   return *n >= 3 && !(*ch == '`' && memchr(r->md + p + *n, '`', e - p - *n));
 }
-static int fence_close(const reader *r, size_t a, size_t e, char ch, size_t n) {
+static int fence_close(const el__md_reader *r, size_t a, size_t e, char ch, size_t n) {
   if (indent(r, a, e) > 3) return 0;
   size_t p = skip_spaces(r, a, e), k = run(r, p, e, ch);
   return k >= n && blank(r, p + k, e);
@@ -85,7 +51,7 @@ static int fence_close(const reader *r, size_t a, size_t e, char ch, size_t n) {
 
 /* "***", "- - -", "___" (a thematic break) or "===" / "---" under a
  * heading: three or more of one of - * _ =, spaces between. */
-static int rule_line(const reader *r, size_t a, size_t e) {
+static int rule_line(const el__md_reader *r, size_t a, size_t e) {
   if (indent(r, a, e) > 3) return 0;
   size_t p = skip_spaces(r, a, e), n = 0;
   if (p >= e || !one_of(r->md[p], "-*_=")) return 0;
@@ -98,7 +64,7 @@ static int rule_line(const reader *r, size_t a, size_t e) {
 }
 
 /* A table's rule: "|---|:---:|" and the like. */
-static int table_rule(const reader *r, size_t a, size_t e) {
+static int table_rule(const el__md_reader *r, size_t a, size_t e) {
   int pipe = 0, dash = 0;
   for (size_t p = a; p < e; p++) {
     char c = r->md[p];
@@ -108,7 +74,7 @@ static int table_rule(const reader *r, size_t a, size_t e) {
   return pipe && dash;
 }
 
-static int html_block(const reader *r, size_t a, size_t e) {
+static int html_block(const el__md_reader *r, size_t a, size_t e) {
   size_t p = skip_spaces(r, a, e);
   if (indent(r, a, e) > 3 || p + 1 >= e || r->md[p] != '<') return 0;
   char c = r->md[p + 1];
@@ -116,7 +82,7 @@ static int html_block(const reader *r, size_t a, size_t e) {
 }
 
 /* "# " .. "###### ": the marker's length (spaces after it included), 0 if none. */
-static size_t heading_marker(const reader *r, size_t a, size_t e) {
+static size_t heading_marker(const el__md_reader *r, size_t a, size_t e) {
   if (indent(r, a, e) > 3) return 0;
   size_t p = skip_spaces(r, a, e), n = run(r, p, e, '#');
   if (n < 1 || n > 6 || (p + n < e && !is_space(r->md[p + n]))) return 0;
@@ -125,7 +91,7 @@ static size_t heading_marker(const reader *r, size_t a, size_t e) {
 
 /* "- ", "* ", "+ ", "1. ", "2) " (and a task box "[ ] " after it): the
  * marker's length, 0 if none. */
-static size_t list_marker(const reader *r, size_t a, size_t e) {
+static size_t list_marker(const el__md_reader *r, size_t a, size_t e) {
   size_t p = skip_spaces(r, a, e), q = p;
   if (q < e && one_of(r->md[q], "-*+")) q++;
   else {
@@ -141,7 +107,7 @@ static size_t list_marker(const reader *r, size_t a, size_t e) {
 }
 
 /* "> " markers (nested too): their length. */
-static size_t quote_marker(const reader *r, size_t a, size_t e) {
+static size_t quote_marker(const el__md_reader *r, size_t a, size_t e) {
   size_t p = a;
   for (;;) {
     size_t q = skip_spaces(r, p, e);
@@ -152,7 +118,7 @@ static size_t quote_marker(const reader *r, size_t a, size_t e) {
 }
 
 /* A line that starts a block of its own, so the line before ends its sentence. */
-static int starts_block(const reader *r, size_t a) {
+static int starts_block(const el__md_reader *r, size_t a) {
   size_t e = line_end(r, a), n;
   char ch;
   return a < r->len && (list_marker(r, a, e) || heading_marker(r, a, e) || fence_open(r, a, e, &ch, &n) ||
@@ -160,149 +126,8 @@ static int starts_block(const reader *r, size_t a) {
                         quote_marker(r, a, e));
 }
 
-/* ---- inline markup ---- */
-
-/* A code span of backticks at i ending before lim: its length, 0 if none. */
-static size_t code_span(const reader *r, size_t i, size_t lim) {
-  size_t n = run(r, i, lim, '`');
-  for (size_t p = i + n; p < lim;) {
-    size_t k = run(r, p, lim, '`');
-    if (k == n) return p + k - i;
-    p += k ? k : 1;
-  }
-  return 0;
-}
-
-/* The bracket closing the one at i (open '[' or '('), before lim; 0 if none. */
-static size_t closing(const reader *r, size_t i, size_t lim, char open, char close) {
-  int depth = 0;
-  for (size_t p = i; p < lim; p++) {
-    char c = r->md[p];
-    if (c == '\\') p++;
-    else if (c == '`' && open == '[') {
-      size_t k = code_span(r, p, lim);
-      p += k ? k - 1 : run(r, p, lim, '`') - 1;
-    } else if (c == open) depth++;
-    else if (c == close && --depth == 0) return p;
-  }
-  return 0;
-}
-
-/* <https://...> or <name@host>: the length, 0 if not. */
-static size_t autolink(const reader *r, size_t i, size_t lim) {
-  size_t p = i + 1;
-  int mark = 0;
-  for (; p < lim && r->md[p] != '>'; p++) {
-    if (is_space(r->md[p]) || r->md[p] == '<') return 0;
-    mark |= r->md[p] == ':' || r->md[p] == '@';
-  }
-  return p < lim && mark && p > i + 1 ? p + 1 - i : 0;
-}
-
-/* <tag ...>, </tag> or <!-- ... -->: the length, 0 if not. */
-static size_t html_tag(const reader *r, size_t i, size_t lim) {
-  if (i + 3 < lim && !memcmp(r->md + i, "<!--", 4)) {
-    for (size_t p = i + 4; p + 2 < lim; p++)
-      if (!memcmp(r->md + p, "-->", 3)) return p + 3 - i;
-    return lim - i;
-  }
-  size_t p = i + 1 + (i + 1 < lim && r->md[i + 1] == '/');
-  if (p >= lim || (r->md[p] | 0x20) < 'a' || (r->md[p] | 0x20) > 'z') return 0;
-  const char *gt = memchr(r->md + p, '>', lim - p);
-  return gt ? (size_t)(gt - r->md) + 1 - i : 0;
-}
-
-/* A run of n * _ or ~ at i that opens or closes emphasis (CommonMark's
- * flanking rules; '_' not inside a word, '~' as "~~"). */
-static int emphasis(const reader *r, size_t i, size_t n, size_t a, size_t lim) {
-  char c = r->md[i], prev = i > a ? r->md[i - 1] : ' ', next = i + n < lim ? r->md[i + n] : ' ';
-  int left = !is_space(next) && (!is_punct(next) || is_space(prev) || is_punct(prev));
-  int right = !is_space(prev) && (!is_punct(prev) || is_space(next) || is_punct(next));
-  if (c == '_') return (left && !is_alnum(prev)) || (right && !is_alnum(next));
-  if (c == '~') return n == 2 && (left || right);
-  return left || right;
-}
-
-static void inline_text(reader *r, size_t a, size_t b, size_t lim, int cells);
-
-/* [text](target), [text][ref] or a footnote [^1] at i: the link's text
- * read as prose, its brackets and target as markup; the end, 0 if not. A
- * bracket alone ("word[id]", "[H, H]") is prose. */
-static size_t link(reader *r, size_t i, size_t lim, int cells) {
-  size_t j = closing(r, i, lim, '[', ']'), end = 0;
-  if (!j) return 0;
-  if (j + 1 < lim && r->md[j + 1] == '(') end = closing(r, j + 1, lim, '(', ')');
-  else if (j + 1 < lim && r->md[j + 1] == '[') end = closing(r, j + 1, lim, '[', ']');
-  if (r->md[i + 1] == '^') {
-    end = end ? end + 1 : j + 1;
-    markup(r, i, end, AS_NOTHING);
-    return end;
-  }
-  if (!end++) return 0;
-  markup(r, i, i + 1, AS_NOTHING);
-  inline_text(r, i + 1, j, j, cells);
-  markup(r, j, end, AS_NOTHING);
-  return end;
-}
-
-/* The markup at i that reads as *as: its length, 0 for prose. */
-static size_t inline_markup(const reader *r, size_t i, size_t a, size_t lim, int cells, const char **as) {
-  char c = r->md[i];
-  size_t k;
-  *as = AS_NOTHING;
-  if (c == '\\' && i + 1 < lim && is_punct(r->md[i + 1])) return 1;
-  if (c == '|' && cells) return *as = AS_BREAK, 1;
-  if (c == '`' && (k = code_span(r, i, lim))) return *as = EL__MD_CODE_WORD, k;
-  if (c == '<' && (k = autolink(r, i, lim))) return *as = EL__MD_CODE_WORD, k;
-  if (c == '<') return html_tag(r, i, lim);
-  if (c == '!' && i + 1 < lim && r->md[i + 1] == '[' && (k = closing(r, i + 1, lim, '[', ']')) &&
-      k + 1 < lim && r->md[k + 1] == '(' && (k = closing(r, k + 1, lim, '(', ')')))
-    return *as = EL__MD_CODE_WORD, k + 1 - i;
-  if (c == '*' || c == '_' || c == '~') {
-    k = run(r, i, lim, c);
-    return emphasis(r, i, k, a, lim) ? k : 0;
-  }
-  return 0;
-}
-
-/* md[a..b) as prose with its inline markup; a code span or a link may
- * reach to lim (the paragraph's end). Table cells: a '|' ends a cell. */
-static void inline_text(reader *r, size_t a, size_t b, size_t lim, int cells) {
-  size_t t = a;
-  for (size_t i = a; i < b && i < lim;) {
-    const char *as;
-    size_t k = 0;
-    /* how far a span's end is looked for: a few lines, so a text of
-     * unmatched backticks or brackets costs linear time */
-    size_t near = lim - i > SPAN_MAX ? i + SPAN_MAX : lim;
-    if (r->md[i] == '[') {
-      text(r, t, i);
-      size_t end = link(r, i, near, cells);
-      if (end) {
-        i = t = end;
-        continue;
-      }
-      t = i;
-    } else if ((k = inline_markup(r, i, a, near, cells, &as))) {
-      text(r, t, i);
-      markup(r, i, i + k, as);
-      int escape = k == 1 && r->md[i] == '\\'; /* the character after it stays prose */
-      t = i + k;
-      i = t + escape;
-      continue;
-    } else if (r->md[i] == '`' || r->md[i] == '*' || r->md[i] == '_' || r->md[i] == '~') {
-      i += run(r, i, lim, r->md[i]); /* a run that is no markup stays prose whole */
-      continue;
-    }
-    i++;
-  }
-  if (b > t) text(r, t, b < lim ? b : lim);
-}
-
-/* ---- blocks ---- */
-
 /* Front matter: "---" on the first line up to the next "---" or "...". */
-static size_t front_matter(const reader *r) {
+static size_t front_matter(const el__md_reader *r) {
   if (r->len < 4 || memcmp(r->md, "---", 3) || !blank(r, 3, line_end(r, 0))) return 0;
   for (size_t a = next_line(r, line_end(r, 0)); a < r->len; a = next_line(r, line_end(r, a))) {
     size_t e = line_end(r, a);
@@ -320,7 +145,7 @@ typedef struct {
 /* A fenced code block, an indented one, an HTML block or comment, a rule:
  * the lines it covers as one markup read as a break; 0 if the line at a
  * starts none. */
-static size_t block_markup(reader *r, size_t a, size_t e, block_state *s) {
+static size_t block_markup(el__md_reader *r, size_t a, size_t e, block_state *s) {
   char ch;
   size_t n, end = 0;
   if (fence_open(r, a, e, &ch, &n)) {
@@ -347,7 +172,7 @@ static size_t block_markup(reader *r, size_t a, size_t e, block_state *s) {
 /* A line of prose: its quote, heading or list marker, its inline text,
  * its line break (a sentence's end after a heading, a table row, or before
  * a block). Returns where the next line starts. */
-static size_t prose_line(reader *r, size_t a, size_t e, block_state *s) {
+static size_t prose_line(el__md_reader *r, size_t a, size_t e, block_state *s) {
   size_t nl = next_line(r, e);
   int row = s->table || (memchr(r->md + a, '|', e - a) && nl < r->len && table_rule(r, nl, line_end(r, nl)));
   size_t p = a + quote_marker(r, a, e);
@@ -361,7 +186,7 @@ static size_t prose_line(reader *r, size_t a, size_t e, block_state *s) {
   /* a code span or a link may run on to a later line: this line then ends
    * where that one does (the document built so far ends where it stopped) */
   for (size_t from = p + h + l;; from = r->d->doc_len, e = line_end(r, from)) {
-    inline_text(r, from, e, lim, row);
+    el__md_inline(r, from, e, lim, row);
     if (r->d->doc_len <= e) break;
   }
   nl = next_line(r, e);
@@ -374,7 +199,7 @@ static size_t prose_line(reader *r, size_t a, size_t e, block_state *s) {
 
 int el__lt_doc_from_markdown(const char *md, size_t len, el__lt_doc *d) {
   memset(d, 0, sizeof *d);
-  reader r = {md, len, d, 0};
+  el__md_reader r = {md, len, d, 0};
   block_state s = {1, 0, 0, 0, 0};
   size_t at = front_matter(&r);
   markup(&r, 0, at, AS_BREAK);
