@@ -80,6 +80,21 @@ import json, sys
 d = json.load(open(sys.argv[1]))
 assert d["language"]["code"] == "en-GB" and len(d["matches"]) == 2, d
 ' "$T/out"
+# the types reported
+"$BIN" check --model "$M" --threshold 1 --language en-GB --only SPELL "$T/v.txt" >"$T/out" 2>&1
+rc=$?
+check "--only SPELL: the two misspellings (rc $rc)" [ $rc -eq 1 ] && [ "$(wc -l <"$T/out")" -eq 2 ]
+"$BIN" check --model "$M" --threshold 1 --language en-GB --disable spell,OTHER "$T/v.txt" >"$T/out" 2>&1
+rc=$?
+check "--disable spell,OTHER: nothing reported, exit 0 (rc $rc)" [ $rc -eq 0 ] && [ ! -s "$T/out" ]
+"$BIN" check --model "$M" --threshold 1 --language en-GB --format json --disable SPELL "$T/v.txt" >"$T/out" 2>&1
+check "--format json --disable SPELL: no matches in the answer" "$PY" -c '
+import json, sys
+assert json.load(open(sys.argv[1]))["matches"] == []
+' "$T/out"
+"$BIN" check --model "$M" --only SPEL "$T/v.txt" >/dev/null 2>"$T/err"
+rc=$?
+check "--only SPEL: exit 2 naming the types (rc $rc)" [ $rc -eq 2 ] && grep -q "unknown type 'SPEL' (one of SPELL," "$T/err"
 "$BIN" check --model "$M" --language fr "$T/v.txt" >/dev/null 2>"$T/err"
 rc=$?
 check "--language fr: exit 2, the choices named (rc $rc)" [ $rc -eq 2 ] &&

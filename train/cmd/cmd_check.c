@@ -29,7 +29,8 @@
 static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " [--model DIR] [--generator DIR] [--threshold X] [--language en|en-GB|en-US]\n"
-          "       [--format text|json] [--markup auto|text|markdown] [--words FILE] FILE...\n\n"
+          "       [--format text|json] [--markup auto|text|markdown] [--words FILE]\n"
+          "       [--only TYPES] [--disable TYPES] FILE...\n\n"
           "Checks each FILE (- reads stdin) for grammatical errors and prints one line per\n"
           "match, file:line:col: TYPE: message [suggestions] (col in characters), or\n"
           "LanguageTool's /v2/check answer as JSON. Markdown (.md) is checked as its prose:\n"
@@ -122,13 +123,39 @@ static void print_text(const char *name, const el__lt_doc *d, const el__matches 
   }
 }
 
-/* Leaves out the matches on what markup reads as (the word inline code
- * stands for): the writer wrote no prose there. */
-static void drop_in_markup(el__matches *ms, const el__lt_doc *d) {
+/* The types --only and --disable leave (bit t: el__etype t), into *types;
+ * an unknown type name is an error naming the known ones. */
+static int report_types(const el__check_args *a, unsigned *types, el_error *err) {
+  const char *lists[2] = {a->only, a->disable};
+  unsigned masks[2] = {0, 0};
+  for (int l = 0; l < 2; l++) {
+    for (const char *p = lists[l]; p && *p;) {
+      size_t n = strcspn(p, ",");
+      char name[32];
+      snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
+      int t = el__etype_by_name(name);
+      if (t < 0)
+        return el_error_set(err, EL_EINVAL,
+                            "%s: unknown type '%s' (one of SPELL, VERB:SVA, VERB:TENSE, VERB:FORM, "
+                            "NOUN:NUM, DET, PREP, PUNCT, ORTH, WO, MISSING, UNNECESSARY, OTHER)",
+                            l ? "--disable" : "--only", name);
+      masks[l] |= 1u << t;
+      p += n + (p[n] == ',');
+    }
+  }
+  *types = (a->only ? masks[0] : EL__LT_ALL_TYPES) & ~masks[1];
+  return 0;
+}
+
+/* Leaves out the matches of types not reported and those on what markup
+ * reads as (the word inline code stands for): the writer wrote no prose
+ * there. */
+static void keep_matches(el__matches *ms, const el__lt_doc *d, unsigned types) {
   int k = 0;
   for (int i = 0; i < ms->n; i++) {
     el__match *m = &ms->m[i];
-    if (el__lt_doc_in_markup(d, m->offset, m->length)) {
+    int type = m->type >= 0 && m->type < EL__ET_COUNT ? m->type : EL__ET_OTHER;
+    if (!(types & (1u << type)) || el__lt_doc_in_markup(d, m->offset, m->length)) {
       for (int r = 0; r < m->n_repl; r++) free(m->repl[r]);
       continue;
     }
@@ -152,7 +179,7 @@ static int read_doc(const el__check_args *a, const char *path, el__lt_doc *d, el
 }
 
 /* Checks one file; 0 clean, 1 matches, 2 an error (printed). */
-static int check_file(el__checker *ck, const el__check_args *a, const char *path) {
+static int check_file(el__checker *ck, const el__check_args *a, unsigned types, const char *path) {
   const el__lt_lang *lang = el__lt_lang_find(a->language); /* one of the choices: known */
   el_error err = {0};
   el__lt_doc d = {0};
@@ -165,7 +192,7 @@ static int check_file(el__checker *ck, const el__check_args *a, const char *path
     el__matches_free(&ms);
     return 2;
   }
-  drop_in_markup(&ms, &d);
+  keep_matches(&ms, &d, types);
   if (!strcmp(a->format, "json")) {
     char *js = el__lt_response(&d, lang, EL__LT_ALL_TYPES, &ms);
     if (js) printf("%s\n", js);
@@ -199,6 +226,11 @@ static int run_check(const el__check_args *a, char **files, int n_files) {
   el_error err = {0};
   el__checker_set set;
   el__checker_args ca = {a->model, a->generator, a->correct, a->threshold, a->suggest, NULL};
+  unsigned types = 0;
+  if (report_types(a, &types, &err)) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
+    return 2;
+  }
   int rc = el__checker_open(&ca, &set, &err), status = 0;
   if (rc && !strcmp(a->model, DEFAULT_MODEL) && access(DEFAULT_MODEL "/config.json", F_OK))
     el_error_set(&err, rc, "no model at %s: `make run` builds the default model there once, or give "
@@ -210,7 +242,7 @@ static int run_check(const el__check_args *a, char **files, int n_files) {
     status = 2;
   }
   for (int i = 0; !rc && i < n_files; i++) {
-    int s = check_file(set.checker, a, files[i]);
+    int s = check_file(set.checker, a, types, files[i]);
     status = s == 2 || status == 2 ? 2 : s > status ? s : status;
   }
   el__checker_close(&set);
@@ -249,6 +281,13 @@ void el__check_table(el__check_args *a, el_opt t[EL_CHECK_N_OPTS]) {
       {"--words", EL_OPT_STR, &a->words, 0, 0, "FILE",
        "the writer's own words, never flagged: one a line, '#' comments (a word in\n"
        "      small letters is accepted in any case, \"GitHub\" only as written)", 0},
+      {"--only", EL_OPT_STR, &a->only, 0, 0, "TYPES",
+       "report only these types, comma-separated (SPELL, VERB:SVA, VERB:TENSE, VERB:FORM,\n"
+       "      NOUN:NUM, DET, PREP, PUNCT, ORTH, WO, MISSING, UNNECESSARY, OTHER): a CI job that\n"
+       "      fails on misspellings alone is --only SPELL", 0},
+      {"--disable", EL_OPT_STR, &a->disable, 0, 0, "TYPES",
+       "report every type but these (after --only), e.g. --disable OTHER: no match\n"
+       "      without a type", 0},
       {"--correct-label", EL_OPT_STR, &a->correct, 0, 0, "LABEL",
        "an ElectraForTokenClassification detector's \"no error\" label (found by name)", 0},
       {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},

@@ -86,13 +86,13 @@ int el__eval_run(const el__eval_args *a);
 
 /* check: FILE operands in files (allocated by el__check_parse). */
 typedef struct el__check_args {
-  const char *model, *generator, *format, *correct, *language, *markup, *words;
+  const char *model, *generator, *format, *correct, *language, *markup, *words, *only, *disable;
   double threshold, suggest;
   long threads;
   char **files;
   int n_files;
 } el__check_args;
-enum { EL_CHECK_N_OPTS = 10 };
+enum { EL_CHECK_N_OPTS = 12 };
 void el__check_args_init(el__check_args *a);
 void el__check_table(el__check_args *a, el_opt t[EL_CHECK_N_OPTS]);
 int el__check_parse(int argc, char **argv, el__check_args *a);
