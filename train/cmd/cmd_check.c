@@ -286,8 +286,8 @@ void el__check_table(el__check_args *a, el_opt t[EL_CHECK_N_OPTS]) {
        "      NOUN:NUM, DET, PREP, PUNCT, ORTH, WO, MISSING, UNNECESSARY, OTHER): a CI job that\n"
        "      fails on misspellings alone is --only SPELL", 0},
       {"--disable", EL_OPT_STR, &a->disable, 0, 0, "TYPES",
-       "report every type but these (after --only), e.g. --disable OTHER: no match\n"
-       "      without a type", 0},
+       "report every type but these (after --only), e.g. --disable OTHER: no\n"
+       "      \"Possible error\" matches of no known type", 0},
       {"--correct-label", EL_OPT_STR, &a->correct, 0, 0, "LABEL",
        "an ElectraForTokenClassification detector's \"no error\" label (found by name)", 0},
       {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
