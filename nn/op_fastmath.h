@@ -1,5 +1,5 @@
 /* Internal to the ops and the inference kernels (engine/infer_kernels.c):
- * branch-free float exp, log, erfc and GELU that GCC vectorises inside `omp
+ * branch-free float exp, log, erf and GELU that GCC vectorises inside `omp
  * simd` loops (libm's scalar calls do not vectorise
  * without -ffast-math). Accuracy, measured against double libm in
  * tests/unit/test_engine_ops.c: exp and log within 3e-7 relative; erf within
@@ -73,8 +73,9 @@ static inline float el__logf(float x) {
 }
 
 /* erf(x), any x: x P(x^2) / Q(x^2), P and Q of degree 5 in x^2 with positive
- * coefficients (Q >= 1: no pole), fitted here to double erf on [0, 3.95] by
- * iteratively reweighted least squares; beyond 3.95 erf is 1 in float.
+ * coefficients (Q >= 1: no pole), fitted to double erf on [0, 3.95] by
+ * iteratively reweighted least squares (scripts/fit_erf.py prints them);
+ * beyond 3.95 erf is 1 in float.
  * Measured against double libm (tests/unit/test_engine_ops.c): absolute
  * error < 4e-7 everywhere. Ten multiply-adds and a division, no exp: 3x the
  * speed of erfc by Numerical Recipes' formula and exp, which GELU used. */
