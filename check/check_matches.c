@@ -110,6 +110,23 @@ static int best_of(const el__checker *c, const el__flag *f, int *best, int max) 
   return n;
 }
 
+/* A misspelling none of whose fixes verified still gets the dictionaries'
+ * suggestions, in their order, as a spellchecker offers them: the word is
+ * wrong for certain, and hunspell's first suggestion is right for about
+ * half of FCE's misspellings (docs/GED.md). Indices into best, at most max. */
+static int speller_order(const el__checker *c, const el__flag *f, int *best, int max) {
+  int n = 0;
+  for (int j = f->cand0; j < f->cand0 + f->n_cand; j++) {
+    const el__cand *e = &c->cands[j];
+    if (e->by_gen || e->by_rule || (e->type != EL__ET_SPELL && e->type != EL__ET_ORTH)) continue;
+    if (n == max && c->cands[best[n - 1]].prior <= e->prior) continue;
+    int k = n < max ? n++ : max - 1;
+    for (; k > 0 && c->cands[best[k - 1]].prior > e->prior; k--) best[k] = best[k - 1];
+    best[k] = j;
+  }
+  return n;
+}
+
 /* A verified edit of a word the dictionaries accept is offered only when
  * the region it edits looks clearly original (P(error) at most SURE_EDIT x
  * the threshold): on FCE dev the edits that just passed were the
@@ -143,6 +160,7 @@ static int flag_match(el__checker *c, const el__flag *f, el__match *m, el_error 
   edit d[EL__MATCH_MAX_REPL];
   int n = el__flag_suggests(c, f) ? best_of(c, f, best, max) : 0;
   if (n && !sure_edit(c, f, &c->cands[best[0]])) n = 0;
+  if (!n && f->rejected && el__flag_suggests(c, f)) n = speller_order(c, f, best, max);
   const el__word *w = &c->words.w[f->word];
   size_t s = w->start, e = w->end;
   for (int i = 0; i < n; i++) {

@@ -198,6 +198,33 @@ static void test_sure_edit(void) {
   }
 }
 
+/* A misspelling none of whose fixes verified gets the dictionaries'
+ * suggestions in their order, as a spellchecker offers them; a word the
+ * dictionaries accept with nothing verified gets none. */
+static void test_speller_fallback(void) {
+  const char *text = "She go to recieve it.";
+  el__matches ms = {0};
+  el_error err = {0};
+  int rc = keep_only(text, NULL, 0, NULL); /* nothing verified */
+  if (!rc) rc = el__check_matches(C, &ms, &err);
+  char sug[5][EL__DICT_WORD_MAX];
+  int k = el__dict_suggest(C->dict, EL__DICT_EN, "recieve", sug, 5);
+  const el__flag *fr = ck_flag(C, "recieve"), *fg = ck_flag(C, "go");
+  int nr = -1, ng = -1, type = -1;
+  const char *first = "";
+  for (int i = 0; !rc && fr && fg && i < ms.n; i++) {
+    if (ms.m[i].offset == C->words.w[fr->word].start) {
+      nr = ms.m[i].n_repl, type = ms.m[i].type;
+      first = nr > 0 ? ms.m[i].repl[0] : "";
+    }
+    if (ms.m[i].offset == C->words.w[fg->word].start) ng = ms.m[i].n_repl;
+  }
+  CHECK(!rc && k > 0 && nr >= 1 && !strcmp(first, sug[0]) && type == EL__ET_SPELL && ng == 0,
+        "nothing verified: recieve offers hunspell's first, \"%s\" (got %d, \"%s\"), SPELL; go "
+        "offers nothing (%d)", k > 0 ? sug[0] : "", nr, first, ng);
+  el__matches_free(&ms);
+}
+
 /* The generator's own words rank after every verified candidate of the
  * rules, whatever the detector says of them. (The fixture's random
  * generator is too unsure to propose a word: every third insertion plays
@@ -357,6 +384,7 @@ int main(void) {
     test_suggest_threshold();
     test_picky();
     test_sure_edit();
+    test_speller_fallback();
     test_generator_words_last();
     test_full();
     test_long_sentence();
