@@ -95,33 +95,30 @@ static void to_edit(const el__checker *c, const el__flag *f, const el__cand *e, 
   if (ends_sentence(e->text) && was != '.' && was != '!' && was != '?') sentence_end(c, f, d);
 }
 
-/* Indices of f's verified candidates, best first; returns how many (at
- * most max). */
-static int best_of(const el__checker *c, const el__flag *f, int *best, int max) {
-  int n = 0;
-  for (int j = f->cand0; j < f->cand0 + f->n_cand; j++) {
-    if (!c->cands[j].ok) continue;
-    float r = c->cands[j].rank;
-    if (n == max && c->cands[best[n - 1]].rank <= r) continue;
-    int k = n < max ? n++ : max - 1;
-    for (; k > 0 && c->cands[best[k - 1]].rank > r; k--) best[k] = best[k - 1];
-    best[k] = j;
-  }
-  return n;
-}
+/* Which of a flag's candidates top() picks, and by what. */
+typedef enum { VERIFIED_BY_RANK, SPELLER_BY_ORDER } pick;
 
-/* A misspelling none of whose fixes verified still gets the dictionaries'
- * suggestions, in their order, as a spellchecker offers them: the word is
- * wrong for certain, and hunspell's first suggestion is right for about
- * half of FCE's misspellings (docs/GED.md). Indices into best, at most max. */
-static int speller_order(const el__checker *c, const el__flag *f, int *best, int max) {
+static int picked(const el__cand *e, pick how) {
+  return how == VERIFIED_BY_RANK ? e->ok
+                                 : !e->by_gen && !e->by_rule &&
+                                       (e->type == EL__ET_SPELL || e->type == EL__ET_ORTH);
+}
+static float key(const el__cand *e, pick how) { return how == VERIFIED_BY_RANK ? e->rank : e->prior; }
+
+/* Indices of f's candidates picked by how, least key first; returns how
+ * many (at most max). VERIFIED_BY_RANK: the verified ones, best first.
+ * SPELLER_BY_ORDER: the dictionaries' suggestions in their order, for a
+ * misspelling none of whose fixes verified: it is wrong for certain, and
+ * hunspell's first suggestion is right for about half of FCE's
+ * misspellings (docs/GED.md), so it gets them as a spellchecker offers them. */
+static int top(const el__checker *c, const el__flag *f, pick how, int *best, int max) {
   int n = 0;
   for (int j = f->cand0; j < f->cand0 + f->n_cand; j++) {
-    const el__cand *e = &c->cands[j];
-    if (e->by_gen || e->by_rule || (e->type != EL__ET_SPELL && e->type != EL__ET_ORTH)) continue;
-    if (n == max && c->cands[best[n - 1]].prior <= e->prior) continue;
+    if (!picked(&c->cands[j], how)) continue;
+    float r = key(&c->cands[j], how);
+    if (n == max && key(&c->cands[best[n - 1]], how) <= r) continue;
     int k = n < max ? n++ : max - 1;
-    for (; k > 0 && c->cands[best[k - 1]].prior > e->prior; k--) best[k] = best[k - 1];
+    for (; k > 0 && key(&c->cands[best[k - 1]], how) > r; k--) best[k] = best[k - 1];
     best[k] = j;
   }
   return n;
@@ -158,9 +155,9 @@ static int flag_match(el__checker *c, const el__flag *f, el__match *m, el_error 
                 ? c->o.max_suggestions : EL__MATCH_MAX_REPL;
   int best[EL__MATCH_MAX_REPL] = {0};
   edit d[EL__MATCH_MAX_REPL];
-  int n = el__flag_suggests(c, f) ? best_of(c, f, best, max) : 0;
+  int n = el__flag_suggests(c, f) ? top(c, f, VERIFIED_BY_RANK, best, max) : 0;
   if (n && !sure_edit(c, f, &c->cands[best[0]])) n = 0;
-  if (!n && f->rejected && el__flag_suggests(c, f)) n = speller_order(c, f, best, max);
+  if (!n && f->rejected && el__flag_suggests(c, f)) n = top(c, f, SPELLER_BY_ORDER, best, max);
   const el__word *w = &c->words.w[f->word];
   size_t s = w->start, e = w->end;
   for (int i = 0; i < n; i++) {
