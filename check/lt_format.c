@@ -176,13 +176,3 @@ char *el__lt_response(const el__lt_doc *d, const el__lt_lang *lang, unsigned typ
   cJSON_Delete(root);
   return s;
 }
-
-char *el__lt_response_json(const char *text, size_t len, const el__matches *ms,
-                           const char *language_code) {
-  el__lt_doc d;
-  if (el__lt_doc_from_text(text, len, &d) < 0) return NULL;
-  const el__lt_lang *lang = el__lt_lang_find(language_code);
-  char *s = el__lt_response(&d, lang, EL__LT_ALL_TYPES, ms);
-  el__lt_doc_free(&d);
-  return s;
-}

@@ -18,9 +18,4 @@
 char *el__lt_response(const el__lt_doc *d, const el__lt_lang *lang, unsigned types,
                       const el__matches *ms);
 
-/* The same for a plain text (no markup, every type); language_code as
- * el__lt_lang_find takes it (NULL or unknown: en-US). */
-char *el__lt_response_json(const char *text, size_t len, const el__matches *ms,
-                           const char *language_code);
-
 #endif

@@ -184,6 +184,7 @@ static int push(el__text_words *out, const ctx *x, int p0, int p1, int technical
   w->piece = p0;
   w->n_pieces = p1 - p0;
   w->technical = technical;
+  w->acronym = 0; /* the checker marks them per sentence */
   return 0;
 }
 
@@ -224,7 +225,7 @@ int el__text_words_group(const char *text, size_t len, const el_tokens *t, el__t
   int tech0 = -1, tech1 = -1;
   for (int p = 0; p < t->n;) {
     if (p == 0 || !touching(&x, p - 1)) technical_core(&x, p, &tech0, &tech1);
-    if (p == tech0 || p < tech0) { /* the token, or a bracket or quote before it */
+    if (p <= tech0) { /* the token, or a bracket or quote before it */
       int end = p == tech0 ? tech1 : p + 1, rc = push(out, &x, p, end, p == tech0, err);
       if (rc) return rc;
       p = end;

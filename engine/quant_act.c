@@ -3,6 +3,7 @@
  * vectorises; no library needed, so the unit tests check them in every
  * build. */
 #include <math.h>
+#include "ops.h"
 #include "quant.h"
 #include "quant_gemm.h"
 
@@ -83,9 +84,5 @@ void el__dequant(float *out, const int32_t *acc, const float *sa, const int32_t 
 
 void el__qdeq_apart(const el__qdeq *deq, const int32_t *acc, int M, int N) {
   el__dequant(deq->out, acc, deq->sa, deq->za, deq->sw, deq->cs, M, N, deq->accumulate);
-  for (int m = 0; deq->bias && m < M; m++) {
-    float *o = deq->out + (size_t)m * N;
-#pragma omp simd
-    for (int n = 0; n < N; n++) o[n] += deq->bias[n];
-  }
+  for (int m = 0; deq->bias && m < M; m++) el__add_inplace(deq->out + (size_t)m * N, deq->bias, (size_t)N);
 }

@@ -97,12 +97,6 @@ typedef struct kblock {
 #define MRV 12
 #define TGTV __attribute__((target("avx512f,avx512bw,avx512vnni"), always_inline)) static inline
 
-/* C[m, 0:32] (= or +=) A[m, block] x B[block, 0:32]; masks select the
- * columns that exist in C (the panel is always 32 wide). tail: the pass
- * over the block's last, partial group of k alone (a separate pass so the
- * main loop's code stays free of it: mixed in, it made GCC spill the
- * accumulators). m and tail are constants where this is inlined, so the
- * loops over rows unroll. */
 /* o + (s sw) x as el__dequant computes it in this build (quant_act.c): one
  * fused multiply-add where the build targets FMA (__FMA__), else a product
  * and a sum (PORTABLE=1), so the kernel's floats stay el__dequant's bit for
@@ -134,7 +128,7 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) static void sto
     const __m512 x0 = _mm512_cvtepi32_ps(_mm512_sub_epi32(c0, _mm512_mullo_epi32(z, cs0)));
     const __m512 x1 = _mm512_cvtepi32_ps(_mm512_sub_epi32(c1, _mm512_mullo_epi32(z, cs1)));
     __m512 v0, v1;
-    if (deq->accumulate) { /* o + (sa sw) x: fused where the build contracts el__dequant's */
+    if (deq->accumulate) { /* o + (sa sw) x, as add_product says */
       v0 = add_product(_mm512_maskz_loadu_ps(m0, o), s, sw0, x0);
       v1 = add_product(_mm512_maskz_loadu_ps(m1, o + 16), s, sw1, x1);
     } else {
@@ -147,6 +141,12 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) static void sto
   }
 }
 
+/* C[m, 0:32] (= or +=) A[m, block] x B[block, 0:32]; masks select the
+ * columns that exist in C (the panel is always 32 wide). tail: the pass
+ * over the block's last, partial group of k alone (a separate pass so the
+ * main loop's code stays free of it: mixed in, it made GCC spill the
+ * accumulators). m and tail are constants where this is inlined, so the
+ * loops over rows unroll. */
 TGTV void tile_vnni(const int m, const int tail, kblock kb, const uint8_t *A, size_t lda,
                     const int8_t *B, int32_t *C, size_t ldc, __mmask16 m0, __mmask16 m1) {
   const int first = kb.first && !tail, nq = tail ? 1 : kb.nq, q0 = tail ? kb.nq : 0;

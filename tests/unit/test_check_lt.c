@@ -39,7 +39,10 @@ static void test_utf16_emoji(void) {
   const char *go = strstr(text, "go");
   el__matches ms;
   one_match(&ms, (size_t)(go - text), 2, EL__ET_VERB_SVA, "goes");
-  char *json = el__lt_response_json(text, strlen(text), &ms, "en-US");
+  el__lt_doc d;
+  el__lt_doc_from_text(text, strlen(text), &d);
+  char *json = el__lt_response(&d, el__lt_lang_find("en-US"), EL__LT_ALL_TYPES, &ms);
+  el__lt_doc_free(&d);
   cJSON *root = cJSON_Parse(json);
   cJSON *m = first_match(root);
   CHECK(num(m, "offset") == 7, "offset after an emoji counts it as 2 UTF-16 units (got %g)",

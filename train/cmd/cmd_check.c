@@ -134,11 +134,14 @@ static int report_types(const el__check_args *a, unsigned *types, el_error *err)
       char name[32];
       snprintf(name, sizeof name, "%.*s", (int)(n < sizeof name ? n : sizeof name - 1), p);
       int t = el__etype_by_name(name);
-      if (t < 0)
-        return el_error_set(err, EL_EINVAL,
-                            "%s: unknown type '%s' (one of SPELL, VERB:SVA, VERB:TENSE, VERB:FORM, "
-                            "NOUN:NUM, DET, PREP, PUNCT, ORTH, WO, MISSING, UNNECESSARY, OTHER)",
-                            l ? "--disable" : "--only", name);
+      if (t < 0) {
+        char known[256] = "";
+        for (int k = 0; k < EL__ET_COUNT; k++)
+          snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", k ? ", " : "",
+                   el__etype_name(k));
+        return el_error_set(err, EL_EINVAL, "%s: unknown type '%s' (one of %s)",
+                            l ? "--disable" : "--only", name, known);
+      }
       masks[l] |= 1u << t;
       p += n + (p[n] == ',');
     }
