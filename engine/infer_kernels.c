@@ -2,7 +2,8 @@
  * written so that GCC vectorises them (`omp simd`, branch-free selects, exp
  * and GELU from op_fastmath.h, shared with the training ops); the matrix
  * products inside attention run on the packed-weight kernels of
- * infer_gemm.h (a head's keys and values packed per task), or on OpenBLAS
+ * infer_gemm.h (a head's keys and values packed once per task, a task a head
+ * or a group of its rows), or on OpenBLAS
  * where those do not run (ELECTRA_GEMM=openblas, a CPU without AVX2). */
 #include <cblas.h>
 #undef I /* complex.h (pulled in by cblas.h) defines I */
