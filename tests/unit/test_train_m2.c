@@ -5,6 +5,8 @@
  * offsets of a checker's match turned into token edits, exact-match P/R/F0.5
  * with recall per ERRANT family and per operation and precision per proposed
  * type, and the hunspell baseline (SKIP without Debian's dictionaries). */
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -156,6 +158,32 @@ static void test_score(void) {
   for (int i = 0; i < 4; i++) el__m2_edits_free(&p[i]);
 }
 
+/* --edits: the proposals as an M2 file that reads back as the same edits. */
+static void test_write(void) {
+  el__m2_edits p[4] = {{0}};
+  el_error err = {0};
+  el__m2_add_edit(&M.s[0], 1, 2, "goes", "VERB:SVA", &p[0], &err);
+  el__m2_add_edit(&M.s[0], 3, 3, "the", "MISSING", &p[0], &err);
+  el__m2_add_edit(&M.s[1], 2, 3, "", "UNNECESSARY", &p[1], &err);
+  char *buf = NULL;
+  size_t len = 0;
+  FILE *f = open_memstream(&buf, &len);
+  int rc = f ? el__m2_write(f, &M, p) : -1;
+  if (f) fclose(f);
+  CHECK(rc == 0 && buf && strstr(buf, "S She go to school .\nA 1 2|||R:VERB:SVA|||goes|||REQUIRED|||-NONE-|||0\n"
+                                      "A 3 3|||M:OTHER|||the|||"),
+        "a replacement keeps its type, an insertion is M:OTHER: %s", buf ? buf : "");
+  CHECK(buf && strstr(buf, "S All is fine .\nA -1 -1|||noop|||"), "no edit: a noop line");
+  el__m2 back;
+  rc = buf ? el__m2_parse(buf, len, "edits.m2", &back, &err) : -1;
+  CHECK(rc == 0 && back.n == M.n && back.s[0].gold.n == 2 && back.s[1].gold.n == 1 &&
+            has(&back.s[1].gold, 2, 3, "") && back.s[2].gold.n == 0 && back.s[3].gold.n == 0,
+        "reads back as the same edits (%s)", rc ? err.msg : "ok");
+  if (rc == 0) el__m2_free(&back);
+  free(buf);
+  for (int i = 0; i < 4; i++) el__m2_edits_free(&p[i]);
+}
+
 static void test_spell(void) {
   if (access("/usr/share/hunspell/en_GB.dic", R_OK) || access("/usr/share/hunspell/en_US.dic", R_OK)) {
     SKIP("no /usr/share/hunspell/en_GB.dic or en_US.dic (Debian hunspell-en-gb, hunspell-en-us)");
@@ -187,6 +215,7 @@ int main(void) {
     test_minimal();
     test_bytes();
     test_score();
+    test_write();
   }
   test_malformed();
   test_spell();

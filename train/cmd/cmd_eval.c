@@ -19,14 +19,14 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " --task TASK --data FILE --model DIR [--out FILE] [options]\n"
           "       " PROG " --task ged --m2 FILE [--model DIR [--generator DIR]] [--language L]\n"
-          "         [--out FILE]\n\n"
+          "         [--out FILE] [--edits FILE]\n\n"
           "Prints metrics JSON: MCC/accuracy/F1 (classification), Pearson/Spearman (stsb),\n"
           "token precision/recall/F0.5 of the error class (ged), EM/F1 (squad, squad2).\n"
           "--m2: corrections scored as GEC is (M2/ERRANT convention: minimal token edits,\n"
           "exact match against annotator 0), P/R/F0.5 and recall per ERRANT type, for the\n"
           "checker over --model (each match's first replacement, if --model is given) and\n"
           "for hunspell's first suggestions side by side (--language's dictionaries: en_GB +\n"
-          "en_US for en, en_GB alone for en-GB, en_US for en-US); --out: JSON.\n"
+          "en_US for en, en_GB alone for en-GB, en_US for en-US); --out: JSON; --edits: M2.\n"
           "TASK: %s\n\noptions:\n",
           el__task_names());
   el__eval_args unused;
@@ -186,7 +186,7 @@ static int eval_m2(const el__eval_args *a) {
     fprintf(stderr, PROG ": --m2 goes with --task ged and without --data (see --help)\n");
     return 2;
   }
-  el__eval_m2_args m = {a->m2, a->outp, a->max_ex,
+  el__eval_m2_args m = {a->m2, a->outp, a->edits, a->max_ex,
                         {a->model, a->generator, a->correct, a->threshold, a->suggest, a->dict_dir},
                         el__lt_lang_find(a->language ? a->language : "en")->variant};
   return el__eval_m2(&m);
@@ -207,6 +207,9 @@ void el__eval_table(el__eval_args *a, el_opt t[EL_EVAL_N_OPTS]) {
       {"--out", EL_OPT_STR, &a->outp, 0, 0, "FILE", "write predictions here (--m2: the scores, JSON)", 0},
       {"--m2", EL_OPT_STR, &a->m2, 0, 0, "FILE",
        "ged: score corrections against this M2 file's edits instead (no --data)", 0},
+      {"--edits", EL_OPT_STR, &a->edits, 0, 0, "FILE",
+       "--m2: write the checker's corrections (hunspell's without --model) here as an\n"
+       "      M2 file, the hypothesis ERRANT's and the M2 scorer's tools read", 0},
       {"--generator", EL_OPT_STR, &a->generator, 0, 0, "DIR",
        "--m2: the checker's generator (ElectraForMaskedLM, the model's vocabulary;\n"
        "      default: DIR/generator when there is one, else none)", 0},
@@ -264,8 +267,8 @@ int el__cmd_eval(int argc, char **argv) {
 
 int el__eval_run(const el__eval_args *a) {
   if (a->m2) return eval_m2(a);
-  if (a->language) {
-    fprintf(stderr, PROG ": --language goes with --m2 (see --help)\n");
+  if (a->language || a->edits) {
+    fprintf(stderr, PROG ": %s goes with --m2 (see --help)\n", a->language ? "--language" : "--edits");
     return 2;
   }
   const char *miss = !a->task ? "--task" : !a->data ? "--data" : !a->model ? "--model" : NULL;

@@ -4,8 +4,10 @@
  * figures are printed side by side and written to --out as JSON. */
 #include "cmd_eval_m2.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "m2_score.h"
 #include "m2_spell.h"
@@ -39,14 +41,24 @@ static int propose_model(const el__m2 *m, const el__checker_args *ck, el__dict_v
   return rc;
 }
 
-/* One system's edits (model: the checker's, else hunspell's), scored. */
-static int score_system(const el__m2 *m, const el__eval_m2_args *a, int model, el__m2_scores *sc,
-                        el_error *err) {
+/* The edits to path as an M2 file. */
+static int write_edits(const char *path, const el__m2 *m, const el__m2_edits *prop, el_error *err) {
+  FILE *f = fopen(path, "w");
+  int bad = !f || el__m2_write(f, m, prop) != 0;
+  if (f && fclose(f)) bad = 1;
+  return bad ? el_error_set(err, EL_EIO, "%s: %s", path, strerror(errno)) : EL_OK;
+}
+
+/* One system's edits (model: the checker's, else hunspell's), scored;
+ * written to edits_path unless NULL. */
+static int score_system(const el__m2 *m, const el__eval_m2_args *a, int model,
+                        const char *edits_path, el__m2_scores *sc, el_error *err) {
   el__m2_edits *prop = calloc((size_t)m->n + 1, sizeof *prop);
   int rc = !prop   ? el_error_set(err, EL_ENOMEM, "out of memory")
            : model ? propose_model(m, &a->ck, a->variant, prop, err)
                    : propose_hunspell(m, a->ck.dict_dir, a->variant, prop, err);
   if (rc == EL_OK) rc = el__m2_score(m, prop, sc, err);
+  if (rc == EL_OK && edits_path) rc = write_edits(edits_path, m, prop, err);
   for (int i = 0; prop && i < m->n; i++) el__m2_edits_free(&prop[i]);
   free(prop);
   return rc;
@@ -136,7 +148,8 @@ int el__eval_m2(const el__eval_m2_args *a) {
   if (a->max_sents > 0 && a->max_sents < m.n) m.n = (int)a->max_sents; /* all freed at the end */
   for (int model = a->ck.model ? 1 : 0; model >= 0; model--) {
     sys[n_sys].name = model ? "model" : "hunspell";
-    if (score_system(&m, a, model, &sys[n_sys++].sc, &err)) goto fail;
+    if (score_system(&m, a, model, n_sys ? NULL : a->edits, &sys[n_sys].sc, &err)) goto fail;
+    n_sys++;
   }
   print_table(a->m2, m.n, sys, n_sys);
   status = a->outp ? write_json(a->outp, a->m2, m.n, sys, n_sys) : 0;

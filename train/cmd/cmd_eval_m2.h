@@ -9,6 +9,7 @@
 typedef struct el__eval_m2_args {
   const char *m2;       /* the gold M2 file */
   const char *outp;     /* the scores as JSON, or NULL */
+  const char *edits;    /* the first system's edits as an M2 file, or NULL */
   long max_sents;       /* score the first N sentences (0: all) */
   el__checker_args ck;  /* the model (ck.model NULL: hunspell alone); ck.dict_dir for both */
   el__dict_variant variant; /* the English checked, by the model's checker and hunspell alike */

@@ -74,11 +74,11 @@ int el__finetune_run(const el__ft_args *a, el__ft_result *res);
 /* eval: max_len 0 when not given (the task's then applies). */
 typedef struct el__eval_args {
   const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype, *dict, *m2,
-      *dict_dir, *generator, *language;
+      *dict_dir, *generator, *language, *edits;
   long batch, max_len, stride, max_query, threads, max_ex;
   double threshold, dict_weight, dict_threshold, suggest;
 } el__eval_args;
-enum { EL_EVAL_N_OPTS = 24 };
+enum { EL_EVAL_N_OPTS = 25 };
 void el__eval_args_init(el__eval_args *a);
 void el__eval_table(el__eval_args *a, el_opt t[EL_EVAL_N_OPTS]);
 int el__eval_parse(int argc, char **argv, el__eval_args *a);

@@ -12,6 +12,7 @@
 #define EL_TRAIN_M2_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "electra/error.h"
 
@@ -72,5 +73,10 @@ int el__m2_add_byte_edit(const el__m2_sent *s, size_t off, size_t len, const cha
 int el__m2_push_edit(el__m2_edits *out, int start, int end, const char *repl, size_t repl_len,
                      const char *type, el_error *err);
 void el__m2_edits_free(el__m2_edits *es);
+
+/* Writes m's sentences with prop[i] as their edits (annotator 0; a proposed
+ * type gets its operation prefix, "SPELL" -> "R:SPELL"; no edit is a noop
+ * line). -1 on a write error (errno set). */
+int el__m2_write(FILE *f, const el__m2 *m, const el__m2_edits *prop);
 
 #endif
