@@ -90,6 +90,7 @@ int el__checker_new(const el__checker_opts *o, el__checker **out, el_error *err)
   c->owns_lang = !c->lang, c->owns_dict = !c->dict;
   if (!rc && c->owns_lang) rc = el__learner_load(o->wordnet_dir, &c->lang, err);
   if (!rc && c->owns_dict) rc = el__dict_load(o->dict_dir, &c->dict, err);
+  if (!rc && o->word_counts) rc = el__word_freq_load(o->word_counts, &c->freq, err);
   if (rc) {
     el__checker_free(c);
     return rc;
@@ -108,6 +109,7 @@ void el__checker_free(el__checker *c) {
   el_workspace_free(c->ws_gen);
   if (c->owns_lang) el__learner_free(c->lang);
   if (c->owns_dict) el__dict_free(c->dict);
+  el__word_freq_free(c->freq);
   el__strmap_free(&c->accept);
   el_tokens_free(&c->tk);
   el_tokens_free(&c->scratch);

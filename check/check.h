@@ -37,6 +37,9 @@ typedef struct el__checker_opts {
   el__dict *dict;
   int max_suggestions;        /* per match, 1..EL__MATCH_MAX_REPL (0: EL__MATCH_MAX_REPL) */
   int max_tokens;             /* the longest batch it runs (0: 4096) */
+  const char *word_counts;    /* word frequencies (lang/word_freq.h) ranking a misspelling's
+                                 corrections, or NULL: hunspell's order and the models alone
+                                 (el__checker_word_counts finds a model's) */
   int verify_all;             /* verify every candidate within the cap, not best first until
                                  the best is known (check_verify.c): the reference the tests
                                  hold the best-first search to */
@@ -51,6 +54,12 @@ void el__checker_free(el__checker *c);
  * (`recipe ged`, `make run` and `finetune --init RUN` keep it there). Writes
  * it to buf and returns buf, else NULL. */
 const char *el__checker_generator_dir(const char *model_dir, char *buf, size_t cap);
+
+/* A model's word frequencies: word_counts.txt in the generator's directory
+ * (NULL: none), else in the model directory. Writes the path to buf and
+ * returns buf, else NULL. */
+const char *el__checker_word_counts(const char *model_dir, const char *generator_dir, char *buf,
+                                    size_t cap);
 
 /* Checks text (UTF-8, len bytes) as written in variant v of English and
  * appends its matches to out, in text order. Under EL__DICT_GB a word en_GB

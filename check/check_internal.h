@@ -13,6 +13,7 @@
 #include "dict.h"
 #include "learner.h"
 #include "strmap.h"
+#include "word_freq.h"
 #include "words.h"
 
 #define EL__CAND_TEXT 64
@@ -84,6 +85,7 @@ struct el__checker {
   int vocab, max_pos, lower, num_labels;
   el__learner *lang;
   el__dict *dict;
+  el__word_freq *freq; /* o.word_counts, or NULL */
   int owns_lang, owns_dict; /* loaded by the checker (not given in its options) */
   el_workspace *ws_det, *ws_gen;
   int max_tokens, max_seqs;

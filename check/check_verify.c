@@ -51,6 +51,23 @@
  * 8.6-8.9 ms, the 60-minute two-thread model): a round's small batch costs
  * less than the sentences it saves. */
 #define PER_ROUND 1
+/* A misspelling's corrections (the dictionaries reject the word, so one of
+ * them is meant) are ranked as a noisy-channel spelling corrector ranks
+ * them: the detector's verdict in log-odds (a fix at P 0.004 is far
+ * likelier than one at 0.05, which P over the threshold hardly tells
+ * apart), and the word's frequency in the model's own text where the model
+ * has word counts ("which" over "winch" for "wich", "believe" over "belie",
+ * "restaurant" over "rest rant"). Chosen on FCE dev with the one-hour
+ * two-core recipe model, among log-odds weights 0.1, 0.3, 0.5 and
+ * frequency weights 0.05, 0.1, 0.2, 0.4: 0.3 and 0.1 (0.05-0.1 and 0.3-0.5
+ * within 0.003 of each other); docs/RESULTS.md has the figures. */
+#define SPELL_LOGIT_WEIGHT 0.3f
+#define SPELL_FREQ_WEIGHT 0.1f
+
+/* A correction of a word the dictionaries reject. */
+static int misspelling_fix(const el__flag *f, const el__cand *e) {
+  return f->rejected && (e->type == EL__ET_SPELL || e->type == EL__ET_ORTH);
+}
 
 static int put_candidate(el__checker *c, const el__flag *f, const el__cand *e, el_error *err) {
   int cls = el_tokenizer_special_id(c->tok, EL_TOK_CLS), sep = el_tokenizer_special_id(c->tok, EL_TOK_SEP);
@@ -86,8 +103,12 @@ static void judge(el__checker *c, const el__flag *f, el__cand *e, size_t at) {
                 : prev >= 0 ? piece_word(c, at + 1 + (size_t)(W[prev].piece - p0), W[prev].n_pieces)
                 : 0.0f;
   }
+  /* a misspelling's fix is not vetoed by a new flag elsewhere: the word was
+   * wrong for certain, and a misspelling often hid the sentence's other
+   * error from the detector ("Secondly I belive": "believe" makes the
+   * missing comma stand out) */
   int worse = 0;
-  for (int w = s->w0; w < s->w1 && !worse; w++) {
+  for (int w = s->w0; w < s->w1 && !worse && !misspelling_fix(f, e); w++) {
     if (w == f->word || (e->kind == EL__EDIT_DELETE && w == next)) continue;
     long pos = (long)at + 1 + (W[w].piece - p0) + (w > f->word ? shift : 0);
     float p = piece_word(c, (size_t)pos, W[w].n_pieces);
@@ -112,8 +133,17 @@ static float prior_rank(const el__flag *f, const el__cand *e) {
             (f->rejected && e->type != EL__ET_SPELL && e->type != EL__ET_ORTH ? NOT_SPELL_PENALTY : 0);
 }
 
+static float log_odds(float p) {
+  p = p < 1e-6f ? 1e-6f : p > 1 - 1e-6f ? 1 - 1e-6f : p;
+  return logf(p / (1 - p));
+}
+
 static void rank(const el__checker *c, const el__flag *f, el__cand *e) {
-  e->rank = prior_rank(f, e) + e->p_edit / c->o.threshold + (e->by_gen ? GEN_ONLY_RANK : 0.0f);
+  float verdict = e->p_edit / c->o.threshold;
+  if (misspelling_fix(f, e))
+    verdict = SPELL_LOGIT_WEIGHT * log_odds(e->p_edit) -
+              (c->freq ? SPELL_FREQ_WEIGHT * el__word_freq_logp(c->freq, e->text) : 0.0f);
+  e->rank = prior_rank(f, e) + verdict + (e->by_gen ? GEN_ONLY_RANK : 0.0f);
 }
 
 /* The word's own other forms (agreement, tense, verb form, noun number):
@@ -151,6 +181,13 @@ static float least_rank(const el__flag *f, const el__cand *e) {
 
 static int pending(const el__cand *e) { return isnan(e->p_edit); }
 
+/* The order candidates are verified in: a misspelling's fixes first (all
+ * are verified), then by least possible rank. */
+static int before(const el__flag *f, const el__cand *a, const el__cand *b) {
+  int fa = misspelling_fix(f, a), fb = misspelling_fix(f, b);
+  return fa != fb ? fa : least_rank(f, a) < least_rank(f, b);
+}
+
 /* Puts the next PER_ROUND candidates of flag i (least rank first) into
  * c->seqs, unless its best verified candidate already ranks before every
  * candidate still waiting. */
@@ -165,9 +202,12 @@ static int put_round(el__checker *c, int i, el_error *err) {
     for (int j = f->cand0; j < f->cand0 + f->n_cand; j++) {
       const el__cand *e = &c->cands[j];
       if (!pending(e) || e->ok) continue; /* ok marks one put this round */
-      if (next < 0 || least_rank(f, e) < least_rank(f, &c->cands[next])) next = j;
+      if (next < 0 || before(f, e, &c->cands[next])) next = j;
     }
-    if (next < 0 || (!c->o.verify_all && least_rank(f, &c->cands[next]) >= best)) return 0;
+    /* a misspelling's fixes are all verified: their log-odds can lower a
+     * rank, so least_rank bounds none of them */
+    int all = c->o.verify_all || (next >= 0 && misspelling_fix(f, &c->cands[next]));
+    if (next < 0 || (!all && least_rank(f, &c->cands[next]) >= best)) return 0;
     c->cands[next].ok = 1;
     c->where[2 * c->seqs.n] = i, c->where[2 * c->seqs.n + 1] = next;
     if (put_candidate(c, f, &c->cands[next], err)) return err->code;

@@ -34,7 +34,7 @@ static int load_generator(el__model_entry *e, const char *dir) {
 void el__srv_checker_attach(el__model_entry *e, const char *generator_option) {
   e->check_err[0] = 0;
   if (e->task != EL_TASK_SCORE) return;
-  char gdir[1100];
+  char gdir[1100], counts[1200];
   generator_dir_of(e, generator_option, gdir, sizeof gdir);
   if (gdir[0] && load_generator(e, gdir) < 0) {
     el__srv_checker_detach(e);
@@ -47,6 +47,7 @@ void el__srv_checker_attach(el__model_entry *e, const char *generator_option) {
       .threshold = (float)e->threshold,
       .rule = e->cfg->score_rule,
       .correct_label = e->correct_label,
+      .word_counts = el__checker_word_counts(e->dir, gdir[0] ? gdir : NULL, counts, sizeof counts),
   };
   el__checker *c = NULL;
   if (el__srv_lang_learner(&o.learner, &er) || el__srv_lang_dict(&o.dict, &er) ||

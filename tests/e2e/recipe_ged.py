@@ -194,6 +194,13 @@ def main():
     ok(ev.get("synthetic", {}).get("from") == [text] and ev.get("dev_file") is None,
        "eval.json records the synthetic stage (calibrated on held-out synthetic sentences)",
        json.dumps(ev)[:400])
+    wc_path = os.path.join(out, "generator", "word_counts.txt")
+    rows = [l.rstrip("\n").split("\t") for l in open(wc_path)] if os.path.exists(wc_path) else []
+    counts = {w: int(n) for w, n in rows}
+    ok(rows and all(int(rows[i][1]) >= int(rows[i + 1][1]) >= 2 for i in range(len(rows) - 1)) and
+       counts.get("the", 0) == max([n for w, n in counts.items() if w.isalpha()] or [-1]),
+       "the model carries its corpus's word counts (generator/word_counts.txt: word, tab, count; "
+       "most frequent first, 2 or more; %d words)" % len(rows), str(rows[:5]))
     st = json.load(open(os.path.join(out + ".work", "pretrain", "state", "settings.json")))
     ok(st.get("corruption") == "learner" and st.get("corruption_rate", 0) > 0,
        "pretraining ran with learner errors (%s:%s)" % (st.get("corruption"), st.get("corruption_rate")))

@@ -97,6 +97,14 @@ check "finetune log: '1 epoch x 3 steps' ($(grep -o '[0-9]* epochs\? x [0-9]* st
 long=$(grep -oE '[0-9]\.[0-9]{5,}' <(grep '^epoch 1:' "$T/sts.log") | head -3)
 check "dev metrics in the log to 4 decimals at most${long:+ (got $long)}" test -z "$long"
 "$BIN" vocab --input "$T/train.tsv" --vocab-size 40 --out "$T/vocab.txt" 2>/dev/null
+# --word-counts: the words counted twice or more, most frequent first; alone it writes the counts only
+printf 'The cat sat.\nthe cat ran.\nthe dog.\n' >"$T/wc.txt"
+"$BIN" vocab --input "$T/wc.txt" --word-counts "$T/counts.txt" 2>/dev/null
+check "vocab --word-counts alone: the counts, most frequent first (ties by bytes), twice or more ($(tr '\t\n' ': ' <"$T/counts.txt"))" \
+  eval "[ \"\$(tr '\t\n' ': ' <'$T/counts.txt')\" = '.:3 the:3 cat:2 ' ]"
+"$BIN" vocab --input "$T/wc.txt" --out "$T/v2.txt" 2>"$T/err"
+check "vocab --out without --vocab-size or --word-counts: exit 2 saying what is required" \
+  eval "[ $? -eq 2 ] && grep -q 'are required' '$T/err'"
 "$BIN" pretrain --input "$T/train.tsv" --vocab "$T/vocab.txt" --max-steps 1 --batch-size 2 \
   --seq-len 16 --threads 1 --out "$T/pre" 2>"$T/pre.log"
 check "pretrain log: '1 thread,' ($(grep -o '[0-9]* threads\?,' "$T/pre.log"))" grep -q ' 1 thread,' "$T/pre.log"

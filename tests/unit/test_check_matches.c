@@ -225,6 +225,51 @@ static void test_speller_fallback(void) {
   el__matches_free(&ms);
 }
 
+/* A misspelling's verified fixes: the best by hunspell's order without word
+ * counts (the random models' verdicts are too even to reorder them), and a
+ * common word the dictionaries list later first with counts ("which" for
+ * "wich", not "winch"). */
+static const char *best_fix(const char *text, const char *word) {
+  el_error err = {0};
+  C->o.threshold = 1e-6f;
+  int rc = el__check_propose(C, text, strlen(text), EL__DICT_EN, &err);
+  C->o.threshold = 1.0f; /* every fix verifies */
+  if (!rc) rc = el__check_verify(C, &err);
+  const el__flag *f = rc ? NULL : ck_flag(C, word);
+  int best = -1;
+  for (int j = f ? f->cand0 : 0; f && j < f->cand0 + f->n_cand; j++)
+    if (C->cands[j].ok && C->cands[j].type == EL__ET_SPELL && (best < 0 || C->cands[j].rank < C->cands[best].rank))
+      best = j;
+  return best >= 0 ? C->cands[best].text : "";
+}
+
+static void test_word_freq(void) {
+  const char *text = "The question of wich type.";
+  char sug[5][EL__DICT_WORD_MAX], path[] = "/tmp/el_test_wc_XXXXXX";
+  int k = el__dict_suggest(C->dict, EL__DICT_EN, "wich", sug, 5), at = -1;
+  for (int i = 0; i < k; i++)
+    if (!strcmp(sug[i], "which")) at = i;
+  char first[EL__DICT_WORD_MAX];
+  snprintf(first, sizeof first, "%s", best_fix(text, "wich"));
+  CHECK(k > 0 && !strcmp(first, sug[0]), "no counts: hunspell's first, \"%s\" (got \"%s\")", k ? sug[0] : "", first);
+  int fd = mkstemp(path);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (f) {
+    fprintf(f, "the\t3000000\nwhich\t1000000\nquestion\t5000\n");
+    for (int i = 0; i < k; i++)
+      if (strcmp(sug[i], "which")) fprintf(f, "%s\t1\n", sug[i]);
+    fclose(f);
+  }
+  el_error err = {0};
+  int rc = el__word_freq_load(path, &C->freq, &err);
+  snprintf(first, sizeof first, "%s", rc ? "" : best_fix(text, "wich"));
+  CHECK(!rc && at > 0 && !strcmp(first, "which"),
+        "with counts: \"which\" (hunspell's #%d) first (got \"%s\"; %s)", at + 1, first, rc ? err.msg : "");
+  el__word_freq_free(C->freq);
+  C->freq = NULL;
+  unlink(path);
+}
+
 /* The generator's own words rank after every verified candidate of the
  * rules, whatever the detector says of them. (The fixture's random
  * generator is too unsure to propose a word: every third insertion plays
@@ -385,6 +430,7 @@ int main(void) {
     test_picky();
     test_sure_edit();
     test_speller_fallback();
+    test_word_freq();
     test_generator_words_last();
     test_full();
     test_long_sentence();

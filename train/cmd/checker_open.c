@@ -6,14 +6,15 @@
 
 int el__checker_open(const el__checker_args *a, el__checker_set *out, el_error *err) {
   memset(out, 0, sizeof *out);
-  char buf[4096];
+  char buf[4096], counts[4200];
   const char *gdir = a->generator ? a->generator : el__checker_generator_dir(a->model, buf, sizeof buf);
   int rc = el_model_load(a->model, &out->det, err);
   if (!rc && gdir) rc = el_model_load(gdir, &out->gen, err);
   if (rc) return rc;
   const el_config *cfg = el_model_config(out->det);
   el__checker_opts o = {.detector = out->det, .generator = out->gen, .rule = cfg->score_rule,
-                        .correct_label = -1, .dict_dir = a->dict_dir};
+                        .correct_label = -1, .dict_dir = a->dict_dir,
+                        .word_counts = el__checker_word_counts(a->model, gdir, counts, sizeof counts)};
   /* the threshold /score flags at: the combination's for a model read beside
    * hunspell (the checker adds the dictionary's rejections itself) */
   o.threshold = a->threshold >= 0 ? (float)a->threshold : el_score_threshold(cfg, 1);

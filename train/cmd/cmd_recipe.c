@@ -117,7 +117,7 @@ static void usage(FILE *f) {
 /* Paths, budget and progress shared by the stages. */
 typedef struct recipe {
   const recipe_args *a;
-  char work[4200], vocab[4300], run[4300], synth_dir[4300];
+  char work[4200], vocab[4300], run[4300], synth_dir[4300], words[4300];
   double pre, syn, real; /* each stage's share of the budget, seconds */
   double ts[4];          /* time each stage took: vocabulary, pretraining, synthetic, real data */
   double t_probe, epoch_s; /* the speed measurement: its time, one GED epoch's (0: none) */
@@ -214,18 +214,20 @@ static void time_share(const recipe_args *a, double *pre, double *syn, double *r
 
 /* Stage 1 (unless --vocab): a WordPiece vocabulary from the corpus. */
 static int stage_vocab(recipe *r) {
-  if (r->a->vocab) {
-    snprintf(r->vocab, sizeof r->vocab, "%s", r->a->vocab);
-    return 0;
-  }
-  snprintf(r->vocab, sizeof r->vocab, "%s/vocab.txt", r->work);
+  snprintf(r->words, sizeof r->words, "%s/word_counts.txt", r->work);
   el__vocab_args v, dflt;
   el__vocab_args_init(&v);
   el__vocab_args_init(&dflt);
   v.inputs = r->a->corpus;
+  v.word_counts = r->words; /* the checker's word frequencies (keep_word_counts) */
+  v.no_lower_case = r->a->cased;
+  if (r->a->vocab) {
+    snprintf(r->vocab, sizeof r->vocab, "%s", r->a->vocab);
+    return el__vocab_run(&v); /* the counts alone */
+  }
+  snprintf(r->vocab, sizeof r->vocab, "%s/vocab.txt", r->work);
   v.vocab_size = r->a->vocab_size;
   v.out = r->vocab;
-  v.no_lower_case = r->a->cased;
   v.british = 1; /* the synthetic stage writes half its sentences so (text_variants.h) */
   el_opt t[EL_VOCAB_N_OPTS], d[EL_VOCAB_N_OPTS];
   el__vocab_table(&v, t);
@@ -379,6 +381,25 @@ static int stage_pretrain(recipe *r) {
   return rc;
 }
 
+/* The corpus's word counts beside the pretrained generator, so that every
+ * model fine-tuned from it carries them in generator/ (keep_generator.h):
+ * the checker ranks a misspelling's corrections by them (lang/word_freq.h). */
+static int keep_word_counts(const recipe *r) {
+  char dst[4400];
+  struct stat st;
+  snprintf(dst, sizeof dst, "%s/generator", r->run);
+  if (stat(dst, &st) || !S_ISDIR(st.st_mode)) return 0; /* no generator (an MLM run) */
+  snprintf(dst, sizeof dst, "%s/generator/word_counts.txt", r->run);
+  char *data = NULL;
+  size_t len = 0;
+  el_error err = {0};
+  int rc = el__read_file(r->words, (size_t)256 << 20, &data, &len, &err);
+  if (!rc) rc = el__write_file(dst, data, len, &err);
+  free(data);
+  if (rc) fprintf(stderr, PROG ": %s\n", err.msg);
+  return rc ? 1 : 0;
+}
+
 /* Stage 3: GED on the corpus with generated learner errors. */
 static int stage_synthetic(recipe *r) {
   const recipe_args *a = r->a;
@@ -500,7 +521,7 @@ static int recipe_run(const recipe_args *a) {
     return rc;
   print_plan(&r);
   if (a->plan_only) return 0;
-  if ((rc = stage_pretrain(&r)) || (rc = stage_synthetic(&r)) || (a->train && (rc = stage_real(&r))))
+  if ((rc = stage_pretrain(&r)) || (rc = keep_word_counts(&r)) || (rc = stage_synthetic(&r)) || (a->train && (rc = stage_real(&r))))
     return rc;
   final_report(&r, t0);
   return write_quality(&r);

@@ -22,6 +22,11 @@ void el__vocab_table(el__vocab_args *a, el_opt t[EL_VOCAB_N_OPTS]) {
       {"--out", EL_OPT_STR, &a->out, 0, 0, "vocab.txt", "where to write the vocabulary (written atomically; required)", 0},
       {"--min-frequency", EL_OPT_INT, &a->min_frequency, 1, 1e15, "N", "minimum count of a character and of a merged pair (2)", 0},
       {"--no-lower-case", EL_OPT_FLAG, &a->no_lower_case, 0, 0, NULL, "keep case and accents (default: lower-case and strip accents)", 0},
+      {"--word-counts", EL_OPT_STR, &a->word_counts, 0, 0, "FILE",
+       "also write the words counted (word, tab, count; 2 or more, most frequent first): the\n"
+       "      grammar checker's word frequencies for ranking spelling suggestions, read from\n"
+       "      MODEL/generator/word_counts.txt (recipe ged writes it); alone, without --out and\n"
+       "      --vocab-size, only the counts are written", 0},
       {"--british", EL_OPT_FLAG, &a->british, 0, 0, NULL, "count each word with a British spelling (color) half again under it (colour), as if half the text were British; pairs from Debian's wamerican + wbritish word lists", 0},
   };
   memcpy(t, d, sizeof d);
@@ -33,6 +38,8 @@ static void usage(FILE *f) {
   fprintf(f,
           "usage: " PROG " --input PATH... --vocab-size N --out vocab.txt\n"
           "                           [--min-frequency N] [--no-lower-case] [--british]\n"
+          "                           [--word-counts FILE]\n"
+          "       " PROG " --input PATH... --word-counts FILE [--no-lower-case]\n"
           "\n"
           "Learns a WordPiece vocabulary. Text is split into words by the tokenizer the model\n"
           "will use (lower-casing and accent stripping unless --no-lower-case, punctuation split).\n"
@@ -109,15 +116,22 @@ int el__cmd_vocab(int argc, char **argv) {
   return el__vocab_run(&a);
 }
 
+/* Words counted at least this often go into --word-counts: a word seen once
+ * is as often a typo of the corpus as a word. */
+#define WORD_COUNT_MIN 2
+
 int el__vocab_run(const el__vocab_args *a) {
-  if (!a->inputs.n || !a->vocab_size || !a->out) {
-    fprintf(stderr, PROG ": --input, --vocab-size and --out are required (see --help)\n");
+  int counts_only = a->word_counts && !a->out && !a->vocab_size;
+  if (!a->inputs.n || (!counts_only && (!a->vocab_size || !a->out))) {
+    fprintf(stderr, PROG ": --input, --vocab-size and --out are required (--input and "
+                         "--word-counts alone write the counts only; see --help)\n");
     return 2;
   }
   el_error err = {0};
   uint64_t bytes = 0;
   if (el__inputs_check(a->inputs.v, a->inputs.n, &bytes, &err) ||
-      el__prepare_output(a->out, 0, &err)) { /* before reading: a bad --out fails at once */
+      (a->out && el__prepare_output(a->out, 0, &err)) ||
+      (a->word_counts && el__prepare_output(a->word_counts, 0, &err))) { /* before reading: a bad output fails at once */
     fprintf(stderr, PROG ": %s\n", err.msg);
     return 1;
   }
@@ -134,6 +148,15 @@ int el__vocab_run(const el__vocab_args *a) {
   if (bad_lines)
     fprintf(stderr, "skipped %ld line(s) that are not valid UTF-8; the first: %s\n", bad_lines,
             first_bad);
+  /* the text's own counts (before --british's additions) */
+  if (a->word_counts) {
+    if (el__wc_write(wc, a->word_counts, WORD_COUNT_MIN, &err)) goto fail;
+    fprintf(stderr, "wrote %s: the words counted %d times or more\n", a->word_counts, WORD_COUNT_MIN);
+  }
+  if (counts_only) {
+    el__wc_free(wc);
+    return 0;
+  }
   /* after the report: its counts are those of the text read */
   if (a->british && add_british(wc, &err)) goto fail;
   el__vb_opts vo = {(int)a->vocab_size, a->min_frequency, EL_VOCAB_SCORE_FREQ};

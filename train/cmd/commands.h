@@ -30,9 +30,10 @@ typedef struct el__vocab_args {
   el_strlist inputs;
   long vocab_size, min_frequency; /* vocab_size 0: not given (required) */
   const char *out;
+  const char *word_counts; /* also write the word counts here, or NULL */
   int no_lower_case, british;
 } el__vocab_args;
-enum { EL_VOCAB_N_OPTS = 6 };
+enum { EL_VOCAB_N_OPTS = 7 };
 void el__vocab_args_init(el__vocab_args *a);
 void el__vocab_table(el__vocab_args *a, el_opt t[EL_VOCAB_N_OPTS]);
 int el__vocab_parse(int argc, char **argv, el__vocab_args *a);

@@ -632,3 +632,33 @@ int el__vb_check(const char *path, int *size, uint64_t *hash, int *cased, el_err
   }
   return rc;
 }
+
+/* Word counts, most frequent first (ties by bytes: the same text gives the
+ * same file). */
+static const el__word_counts *sort_wc;
+static int by_count(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  int64_t cx = sort_wc->map.value[x], cy = sort_wc->map.value[y];
+  if (cx != cy) return cx > cy ? -1 : 1;
+  return strcmp(el__strmap_key(&sort_wc->map, x), el__strmap_key(&sort_wc->map, y));
+}
+
+int el__wc_write(const el__word_counts *wc, const char *path, long min_count, el_error *err) {
+  int *idx = malloc(((size_t)wc->map.n + 1) * sizeof *idx), n = 0;
+  if (!idx) return el_error_set(err, EL_ENOMEM, "vocab: out of memory writing word counts");
+  for (int i = 0; i < wc->map.n; i++)
+    if (wc->map.value[i] >= min_count) idx[n++] = i;
+  sort_wc = wc;
+  qsort(idx, (size_t)n, sizeof *idx, by_count);
+  el__atomic a;
+  int rc = el__atomic_begin(&a, path, err);
+  for (int i = 0; !rc && i < n; i++)
+    if (fprintf(a.f, "%s\t%lld\n", el__strmap_key(&wc->map, idx[i]), (long long)wc->map.value[idx[i]]) < 0) {
+      rc = io_error(err, "cannot write", a.tmp);
+      el__atomic_abort(&a);
+      free(idx);
+      return rc;
+    }
+  free(idx);
+  return rc ? rc : el__atomic_commit(&a, err);
+}

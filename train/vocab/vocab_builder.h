@@ -59,6 +59,10 @@ int el__wc_add_word(el__word_counts *wc, const char *word, size_t len, long coun
 struct el__variants;
 int el__wc_add_british(el__word_counts *wc, const struct el__variants *v, el_error *err);
 size_t el__wc_distinct(const el__word_counts *wc);
+/* Writes "word<TAB>count" lines, most frequent first, of the words counted
+ * at least min_count times, to path atomically: the word-frequency table
+ * the checker ranks spelling suggestions with (lang/word_freq.h). */
+int el__wc_write(const el__word_counts *wc, const char *path, long min_count, el_error *err);
 uint64_t el__wc_total(const el__word_counts *wc);
 
 enum { EL_VOCAB_SCORE_FREQ = 0, EL_VOCAB_SCORE_LIKELIHOOD = 1 };
