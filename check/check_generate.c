@@ -1,6 +1,6 @@
 /* The generator's one masked pass: for every flagged word that gets
  * suggestions (el__flag_suggests), its sentence with the word replaced by
- * [MASK] and with a [MASK] inserted before it, all in one batch (chunked to
+ * [MASK] and (unless it is a misspelling) with a [MASK] inserted before it, all in one batch (chunked to
  * the workspace). Each mask's distribution is kept as log-probabilities:
  * the generator's proposals come from it (check_gencands.c), and so does
  * the likelihood of every other candidate (of its first piece). */
@@ -58,7 +58,10 @@ int el__check_generate(el__checker *c, el_error *err) {
   for (int i = 0; i < c->n_flags; i++) {
     if (!el__flag_suggests(c, &c->flags[i])) continue;
     c->flags[i].gen_row = c->seqs.n;
-    if (put_masked(c, &c->flags[i], 0, err) || put_masked(c, &c->flags[i], 1, err)) return err->code;
+    if (put_masked(c, &c->flags[i], 0, err)) return err->code;
+    /* a misspelling gets no insertion before it (check_candidates.c): no
+     * inserted mask to fill */
+    if (!c->flags[i].rejected && put_masked(c, &c->flags[i], 1, err)) return err->code;
   }
   return c->seqs.n ? el__seqs_chunks(c, MAX_POS_PER_CALL, gen_chunk, err) : 0;
 }

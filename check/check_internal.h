@@ -72,7 +72,8 @@ typedef struct el__flag {
   int rejected;       /* the check's variant's dictionaries reject the word */
   int variant_only;   /* ... though the other variant's knows it ("favorite" in en-GB) */
   int cand0, n_cand;  /* its candidates, contiguous in c->cands */
-  int gen_row;        /* rows gen_row (replace) and gen_row + 1 (insert) of c->lp; -1 none */
+  int gen_row;        /* rows gen_row (replace) and gen_row + 1 (insert; not for a rejected
+                         word, which gets no insertion) of c->lp; -1 none */
   float gen_top;      /* the generator's likeliest whole word other than this one at the
                          word's mask: its probability (0 without a generator) */
 } el__flag;
