@@ -216,7 +216,8 @@ int el_run_mlm(const el_model *m, el_workspace *ws, const el_batch *b, const int
     memcpy(g + (size_t)i * H, ws->x + (size_t)positions[i] * H, sizeof(float) * (size_t)H);
   el__dense_fused(1, &d, g, &w->gen_dense, NULL, 0, n_pos, H, E, EL__EPI_BIAS_GELU);
   el__bias_layernorm(d, NULL, w->gen_ln.g, w->gen_ln.b, n_pos, E, c->layer_norm_eps);
-  const el__dense_w lm = {w->lm_w, w->lm_b, 0};
+  const el__dense_w lm = m->lm_packed ? (el__dense_w){m->lm_packed, w->lm_b, EL__W_PACKED}
+                                      : (el__dense_w){w->lm_w, w->lm_b, 0};
   el__dense_fused(1, &logits, d, &lm, NULL, 0, n_pos, E, c->vocab_size, EL__EPI_BIAS);
   el__blas_single_end();
   return EL_OK;

@@ -213,6 +213,7 @@ void el_model_free(el_model *m) {
   if (!m) return;
   if (m->tok) el_tokenizer_free(m->tok);
   el__quant_free(m->q);
+  free(m->lm_packed);
   if (m->owned_map_len)
     munmap(m->owned, m->owned_map_len);
   else

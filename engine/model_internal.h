@@ -29,6 +29,7 @@ struct el_model {
   el_dtype dtype;    /* EL_DTYPE_INT8: q holds the dense layers (quant.h) */
   struct el__qmodel *q; /* owned; NULL for fp32 */
   size_t released_floats; /* fp32 dense weights released after quantizing */
+  float *lm_packed;  /* owned: a MASKED_LM's lm_w [V,E] in packed panels (infer_layout.c), or NULL */
 };
 
 /* Puts the encoder's dense weights of an fp32 model in place into the
