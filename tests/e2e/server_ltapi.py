@@ -9,7 +9,7 @@ import os
 import subprocess
 import urllib.parse
 
-from server_lib import SMALL, Server, done, ok, make_models, scratch, skip
+from server_lib import ROOT, SMALL, Server, done, ok, make_models, scratch, skip
 
 FORM = {"Content-Type": "application/x-www-form-urlencoded"}
 DOUBLE = os.environ.get("EL_CHECK_DOUBLE") == "1"
@@ -176,6 +176,32 @@ def test_score_suggestions(srv):
     ok(st in (400, 422), "/score suggestions not a boolean: refused", j)
 
 
+def test_corrupt_word_counts(work, model):
+    """A model whose word_counts.txt is corrupt gets no checker: /v2/check is
+    503 naming the file and line, /score still serves. The real server (the
+    double replaces the checker)."""
+    real = os.path.join(ROOT, os.environ.get("BUILD", "build"), "bin", "electra-server")
+    if not os.access(real, os.X_OK):
+        skip("no %s: the corrupt word_counts.txt check needs the real server" % real)
+        return
+    d = os.path.join(work, "ged-badcounts")
+    os.makedirs(d, exist_ok=True)
+    for f in os.listdir(model):
+        if os.path.isfile(os.path.join(model, f)):
+            with open(os.path.join(model, f), "rb") as src, open(os.path.join(d, f), "wb") as dst:
+                dst.write(src.read())
+    with open(os.path.join(d, "word_counts.txt"), "w") as f:
+        f.write("the\t10\nschool\n")
+    srv = Server([("ged", d)], workdir=work, binary=real).start()
+    st, _, data = srv.request("POST", "/v2/check", b"text=She+go+to+school.&language=en-US", headers=FORM)
+    msg = data.decode("utf-8", "replace")
+    ok(st == 503 and "word_counts.txt:2: no word and tab" in msg,
+       "a corrupt word_counts.txt: /v2/check 503 naming the file and line", (st, msg[:300]))
+    st, _, j = srv.post("/score", {"text": "She go to school."})
+    ok(st == 200, "... and /score still serves", st)
+    srv.stop()
+
+
 def main():
     work = scratch("electra-ltapi-")
     models = make_models(work, {"ged": ["--arch", "pretraining"] + SMALL})
@@ -188,6 +214,7 @@ def main():
     test_npm_client(srv)
     test_score_suggestions(srv)
     srv.stop()
+    test_corrupt_word_counts(work, models["ged"])
     done()
 
 

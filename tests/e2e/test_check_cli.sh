@@ -145,6 +145,16 @@ mkdir -p "$T/withgen" && cp "$M"/* "$T/withgen/" && cp -r "$T/run/generator" "$T
 "$BIN" check --model "$T/withgen" --threshold 0.000001 "$T/a.txt" >"$T/out" 2>"$T/err"
 rc=$?
 check "a model directory's generator/ is used (rc $rc)" [ $rc -eq 1 ] && [ ! -s "$T/err" ]
+"$BIN" vocab --input "$T/text.txt" --word-counts "$T/withgen/generator/word_counts.txt" 2>/dev/null
+"$BIN" check --model "$T/withgen" --threshold 0.000001 "$T/a.txt" >"$T/out2" 2>"$T/err"
+rc=$?
+check "with the generator's word counts (rc $rc)" [ $rc -eq 1 ] && [ ! -s "$T/err" ]
+printf 'the\t10\nriver\tmany\n' >"$T/withgen/generator/word_counts.txt"
+"$BIN" check --model "$T/withgen" "$T/a.txt" >/dev/null 2>"$T/err"
+rc=$?
+check "a corrupt word_counts.txt: exit 2 naming the file and line (rc $rc: $(head -c 160 "$T/err"))" [ $rc -eq 2 ] &&
+  grep -q 'word_counts.txt:2: the count is not a positive integer' "$T/err"
+rm "$T/withgen/generator/word_counts.txt"
 "$BIN" check --model "$M" --generator "$M" "$T/a.txt" >/dev/null 2>"$T/err"
 rc=$?
 check "a generator that is not a masked LM: exit 2, said (rc $rc)" [ $rc -eq 2 ] && grep -q "ElectraForMaskedLM" "$T/err"
