@@ -383,7 +383,7 @@ results-ged-table: $(BINS)
 # make fuzz only builds (run a target by hand, see tests/fuzz/README.md).
 FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 20
-FUZZ_TARGETS := request tokenizer safetensors config data ltcheck markdown
+FUZZ_TARGETS := request tokenizer safetensors config data ltcheck markdown wordfreq
 FUZZ_BINS := $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/fuzz_%)
 .PHONY: fuzz fuzz-bins fuzz-smoke
 fuzz:

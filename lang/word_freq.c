@@ -2,6 +2,7 @@
 #include "word_freq.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,6 +14,7 @@
  * not a word-count table. */
 #define MAX_FILE ((size_t)256 << 20)
 #define WORD_MAX 100
+#define COUNT_MAX 1000000000000000LL
 
 struct el__word_freq {
   el__strmap map; /* lower-cased word -> count */
@@ -38,8 +40,12 @@ static int add_line(el__word_freq *f, const char *s, size_t n, const char *path,
   memcpy(num, tab + 1, clen);
   num[clen] = 0;
   char *end;
+  errno = 0;
   long long c = strtoll(num, &end, 10);
-  if (*end || c <= 0) return bad_line(err, path, line, "the count is not a positive integer");
+  if (*end || c <= 0 || errno) return bad_line(err, path, line, "the count is not a positive integer");
+  /* no text has 10^15 words: a count past it is no count, and sums stay far from overflow */
+  if (c > COUNT_MAX || f->total + (double)c > (double)COUNT_MAX)
+    return bad_line(err, path, line, "counts past 10^15 in all");
   int i = el__strmap_get(&f->map, word, (int)wlen, NULL);
   if (i < 0) return el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
   f->map.value[i] += c;
@@ -63,21 +69,27 @@ static int parse(el__word_freq *f, const char *buf, size_t len, const char *path
   return f->total > 0 ? EL_OK : el_error_set(err, EL_EFORMAT, "%s: no word counts in the file", path);
 }
 
-int el__word_freq_load(const char *path, el__word_freq **out, el_error *err) {
+int el__word_freq_parse(const char *buf, size_t len, const char *name, el__word_freq **out,
+                        el_error *err) {
   *out = NULL;
-  char *buf = NULL;
-  size_t len = 0;
-  int rc = el__read_file(path, MAX_FILE, &buf, &len, err);
-  if (rc) return rc;
   el__word_freq *f = calloc(1, sizeof *f);
-  rc = f ? parse(f, buf, len, path, err) : el_error_set(err, EL_ENOMEM, "%s: out of memory", path);
-  free(buf);
+  int rc = f ? parse(f, buf, len, name, err) : el_error_set(err, EL_ENOMEM, "%s: out of memory", name);
   if (rc) {
     el__word_freq_free(f);
     return rc;
   }
   *out = f;
   return EL_OK;
+}
+
+int el__word_freq_load(const char *path, el__word_freq **out, el_error *err) {
+  *out = NULL;
+  char *buf = NULL;
+  size_t len = 0;
+  int rc = el__read_file(path, MAX_FILE, &buf, &len, err);
+  if (!rc) rc = el__word_freq_parse(buf, len, path, out, err);
+  free(buf);
+  return rc;
 }
 
 void el__word_freq_free(el__word_freq *f) {

@@ -8,15 +8,21 @@
 #ifndef EL_LANG_WORD_FREQ_H
 #define EL_LANG_WORD_FREQ_H
 
+#include <stddef.h>
+
 #include "electra/error.h"
 
 typedef struct el__word_freq el__word_freq;
 
 /* Reads path. Words are looked up in lower case (a cased file's spellings
  * are summed). A line that is not a word, a tab and a positive count is
- * EL_EFORMAT naming path:line; an empty file too. *out owned by the
+ * EL_EFORMAT naming path:line, and so are counts summing past 10^15; an
+ * empty file too. *out owned by the
  * caller: el__word_freq_free. */
 int el__word_freq_load(const char *path, el__word_freq **out, el_error *err);
+/* The same from memory (name in messages). */
+int el__word_freq_parse(const char *buf, size_t len, const char *name, el__word_freq **out,
+                        el_error *err);
 void el__word_freq_free(el__word_freq *f);
 
 /* log P(text) under the unigram distribution, text being one or more words

@@ -373,6 +373,21 @@ static void test_never_flagged(void) {
   C->o.threshold = keep;
 }
 
+/* A text written in capitals is read for the dictionary in small letters:
+ * "REALY" is misspelt, "HAPPY" is not; "BBC" in a sentence that is not
+ * written in capitals is an acronym, never flagged. */
+static void test_shouted_misspelling(void) {
+  float keep = C->o.threshold;
+  C->o.threshold = 1.0f; /* the dictionary's flags alone */
+  const char *text = "WE ARE REALY HAPPY TODAY. The BBC said so.";
+  el_error err = {0};
+  int rc = el__check_propose(C, text, strlen(text), EL__DICT_EN, &err);
+  const el__flag *f = rc ? NULL : ck_flag(C, "REALY");
+  CHECK(!rc && f && f->rejected && C->n_flags == 1,
+        "shouted: REALY alone is a misspelling (%d flags)", rc ? -1 : C->n_flags);
+  C->o.threshold = keep;
+}
+
 /* The writer's own words are never flagged: a word in small letters in any
  * case and with a possessive, one with capitals only as written. */
 static void test_accepted_words(void) {
@@ -435,6 +450,7 @@ int main(void) {
     test_full();
     test_long_sentence();
     test_never_flagged();
+    test_shouted_misspelling();
     test_accepted_words();
   }
   ck_close(&env);

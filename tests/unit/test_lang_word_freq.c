@@ -52,6 +52,9 @@ static void test_refused(void) {
   refused("letters.txt", "the\t60\nwhich\tmany\n", "letters.txt:2: the count is not a positive integer");
   refused("zero.txt", "the\t0\n", "zero.txt:1: the count is not a positive integer");
   refused("empty.txt", "", "no word counts in the file");
+  refused("huge.txt", "the\t9223372036854775807\n", "huge.txt:1: counts past 10^15 in all");
+  refused("sum.txt", "the\t600000000000000\nThe\t600000000000000\n", "sum.txt:2: counts past 10^15 in all");
+  refused("overflow.txt", "the\t99999999999999999999\n", "overflow.txt:1: the count is not a positive integer");
   el__word_freq *f = NULL;
   el_error err = {0};
   char path[256];
