@@ -1,10 +1,10 @@
-#include <stdio.h>
 /* Verification: each flag's most promising candidates (EL__VERIFY_CAP of
  * them, by source order and the generator's likelihood), each as its
  * sentence with that one edit, through the detector in one batched pass. A
  * candidate is kept when the edited region no longer looks wrong and no
  * other word of the sentence starts to; survivors are ranked by how
- * original the region looks and by the generator's likelihood. */
+ * original the region looks and by the generator's likelihood; a
+ * misspelling's fixes as a spelling corrector ranks them (SPELL_*). */
 #include <math.h>
 
 #include "check_internal.h"
@@ -153,7 +153,7 @@ static float fix_prior(const el__checker *c, const el__flag *f, const el__cand *
   return prior_rank(f, e) - (c->freq ? SPELL_FREQ_WEIGHT * el__word_freq_logp(c->freq, e->text) : 0.0f);
 }
 
-/* 1 when e, a fix of f's misspelling, is past the SPELL_CAP best. */
+/* 1 when candidate j, a fix of f's misspelling, is past the SPELL_CAP best. */
 static int past_spell_cap(const el__checker *c, const el__flag *f, int j) {
   float r = fix_prior(c, f, &c->cands[j]);
   int better = 0;
@@ -211,7 +211,7 @@ static float least_rank(const el__flag *f, const el__cand *e) {
 static int pending(const el__cand *e) { return isnan(e->p_edit); }
 
 /* The order candidates are verified in: a misspelling's fixes first (all
- * are verified), then by least possible rank. */
+ * within their cap are verified), then by least possible rank. */
 static int before(const el__flag *f, const el__cand *a, const el__cand *b) {
   int fa = misspelling_fix(f, a), fb = misspelling_fix(f, b);
   return fa != fb ? fa : least_rank(f, a) < least_rank(f, b);
@@ -233,8 +233,9 @@ static int put_round(el__checker *c, int i, el_error *err) {
       if (!pending(e) || e->ok) continue; /* ok marks one put this round */
       if (next < 0 || before(f, e, &c->cands[next])) next = j;
     }
-    /* a misspelling's fixes are all verified, in one round (they come
-     * first): their log-odds can lower a rank, so least_rank bounds none */
+    /* a misspelling's fixes within their cap are all verified, in one round
+     * (they come first): their log-odds can lower a rank, so least_rank
+     * bounds none */
     int fix = next >= 0 && misspelling_fix(f, &c->cands[next]);
     if (fix) k--; /* not counted against the round's others */
     if (next < 0 || (!fix && !c->o.verify_all && least_rank(f, &c->cands[next]) >= best)) return 0;

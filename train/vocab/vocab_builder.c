@@ -635,12 +635,12 @@ int el__vb_check(const char *path, int *size, uint64_t *hash, int *cased, el_err
 
 /* Word counts, most frequent first (ties by bytes: the same text gives the
  * same file). */
-static const el__word_counts *sort_wc;
-static int by_count(const void *a, const void *b) {
+static int by_count(const void *a, const void *b, void *arg) {
+  const el__word_counts *wc = arg;
   int x = *(const int *)a, y = *(const int *)b;
-  int64_t cx = sort_wc->map.value[x], cy = sort_wc->map.value[y];
+  int64_t cx = wc->map.value[x], cy = wc->map.value[y];
   if (cx != cy) return cx > cy ? -1 : 1;
-  return strcmp(el__strmap_key(&sort_wc->map, x), el__strmap_key(&sort_wc->map, y));
+  return strcmp(el__strmap_key(&wc->map, x), el__strmap_key(&wc->map, y));
 }
 
 int el__wc_write(const el__word_counts *wc, const char *path, long min_count, el_error *err) {
@@ -648,8 +648,7 @@ int el__wc_write(const el__word_counts *wc, const char *path, long min_count, el
   if (!idx) return el_error_set(err, EL_ENOMEM, "vocab: out of memory writing word counts");
   for (int i = 0; i < wc->map.n; i++)
     if (wc->map.value[i] >= min_count) idx[n++] = i;
-  sort_wc = wc;
-  qsort(idx, (size_t)n, sizeof *idx, by_count);
+  qsort_r(idx, (size_t)n, sizeof *idx, by_count, (void *)wc);
   el__atomic a;
   int rc = el__atomic_begin(&a, path, err);
   for (int i = 0; !rc && i < n; i++)
