@@ -45,7 +45,8 @@ static int build_table(el__srv_options *o, el_opt *t) {
        "the generator (ElectraForMaskedLM, the same vocabulary) whose words /v2/check\n"
        "      proposes as corrections for the /score model NAME; default: NAME's DIR/generator/\n"
        "      when present (a hub GED model ships none; without one the other candidate\n"
-       "      sources still apply). Repeat for several models (config file:\n"
+       "      sources still apply; its word_counts.txt, else DIR's, ranks a misspelling's\n"
+       "      suggestions). Repeat for several models (config file:\n"
        "      \"generator\": {\"NAME\": \"GEN_DIR\"})", 0},
       {"--dtype", EL_OPT_CUSTOM, o, 0, 0, "fp32|int8",
        "arithmetic of the models' dense layers (fp32). int8: weights quantized once at\n"

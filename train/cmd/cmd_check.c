@@ -263,7 +263,8 @@ void el__check_table(el__check_args *a, el_opt t[EL_CHECK_N_OPTS]) {
       {"--model", EL_OPT_STR, &a->model, 0, 0, "DIR", "the detector's model directory (models/default)", 0},
       {"--generator", EL_OPT_STR, &a->generator, 0, 0, "DIR",
        "a generator (ElectraForMaskedLM) with the detector's vocabulary, for more\n"
-       "      suggestions (default: DIR/generator when there is one, else none)", 0},
+       "      suggestions (default: DIR/generator when there is one, else none); the\n"
+       "      word_counts.txt beside it (else in DIR) ranks a misspelling's suggestions", 0},
       {"--threshold", EL_OPT_FLOAT, &a->threshold, 0, 1, "X",
        "flag words with P(error) >= X (the threshold /score flags at: the dictionary\n"
        "      combination's, else the model's score_threshold, else 0.5)", 0},
