@@ -47,6 +47,8 @@ void el__seqs_free(el__seqs *s);
 typedef struct el__csent {
   int w0, w1; /* words [w0, w1) */
   int cont;   /* continues a sentence cut where it outgrew the model: w0 is no sentence's first word */
+  int shouted; /* written in capitals: 3 or more of its words in capitals are words in small
+                  letters, and at least half of them (check_sents.c) */
 } el__csent;
 
 /* One proposed edit of a flagged word. */

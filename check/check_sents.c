@@ -26,7 +26,7 @@ static int blank_line_between(const el__checker *c, int w) {
 static int push_sent(el__checker *c, int w0, int w1, int cont, el_error *err) {
   if (el__grow((void **)&c->sents, &c->sents_cap, (size_t)c->n_sents + 1, sizeof *c->sents))
     return el_error_set(err, EL_ENOMEM, "check: out of memory");
-  c->sents[c->n_sents++] = (el__csent){w0, w1, cont};
+  c->sents[c->n_sents++] = (el__csent){w0, w1, cont, 0};
   return 0;
 }
 
@@ -65,6 +65,35 @@ static void mark_acronyms(el__checker *c) {
       c->words.w[w].acronym = 0;
 }
 
+/* A word of two or more letters, all of them capitals. */
+static int in_capitals(const el__checker *c, int w) {
+  const el__word *x = &c->words.w[w];
+  int letters = 0;
+  for (size_t i = x->start; i < x->end; i++) {
+    char ch = c->text[i];
+    if (ch >= 'a' && ch <= 'z') return 0;
+    letters += ch >= 'A' && ch <= 'Z';
+  }
+  return letters >= 2;
+}
+
+/* Sentences written in capitals ("WE ARE REALY INTERESTED"), whose words
+ * the dictionary reads in small letters (check_detect.c); a table row of
+ * acronyms ("AMD EPYC with AVX2 or VNNI") is not one: its words in capitals
+ * are no words in small letters. */
+static void mark_shouted(el__checker *c) {
+  char low[EL__LWORD_MAX];
+  for (int i = 0; i < c->n_sents; i++) {
+    int caps = 0, words = 0;
+    for (int w = c->sents[i].w0; w < c->sents[i].w1; w++) {
+      if (!in_capitals(c, w)) continue;
+      caps++;
+      words += c->dict && el__word_low(c, w, low) && el__dict_known(c->dict, EL__DICT_EN, low);
+    }
+    c->sents[i].shouted = words >= 3 && 2 * words >= caps;
+  }
+}
+
 /* A sentence ends after . ! ? (and the closing quotes or brackets after
  * them; not a '.' of an abbreviation), at a blank line, or where it would
  * outgrow the model (the rest then continues it: cont). */
@@ -92,6 +121,7 @@ int el__check_sentences(el__checker *c, el_error *err) {
   }
   if (nw > w0 && push_sent(c, w0, nw, cont, err)) return err->code;
   mark_acronyms(c);
+  mark_shouted(c);
   return 0;
 }
 

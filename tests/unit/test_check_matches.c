@@ -375,7 +375,8 @@ static void test_never_flagged(void) {
 
 /* A text written in capitals is read for the dictionary in small letters:
  * "REALY" is misspelt, "HAPPY" is not; "BBC" in a sentence that is not
- * written in capitals is an acronym, never flagged. */
+ * written in capitals is an acronym, never flagged, and so are the
+ * acronyms of a row of them (no words in small letters: no shouting). */
 static void test_shouted_misspelling(void) {
   float keep = C->o.threshold;
   C->o.threshold = 1.0f; /* the dictionary's flags alone */
@@ -385,6 +386,10 @@ static void test_shouted_misspelling(void) {
   const el__flag *f = rc ? NULL : ck_flag(C, "REALY");
   CHECK(!rc && f && f->rejected && C->n_flags == 1,
         "shouted: REALY alone is a misspelling (%d flags)", rc ? -1 : C->n_flags);
+  const char *row = "AMD EPYC with AVX2 or VNNI.";
+  rc = el__check_propose(C, row, strlen(row), EL__DICT_EN, &err);
+  CHECK(!rc && C->n_flags == 0, "a row of acronyms is not shouting: nothing flagged (%d flags)",
+        rc ? -1 : C->n_flags);
   C->o.threshold = keep;
 }
 
