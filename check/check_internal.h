@@ -126,6 +126,11 @@ struct el__checker {
   size_t logits_cap;
 };
 
+/* The words [*w0, *w1) candidate e's verification sentence holds: f's
+ * sentence, or for a fix of a misspelling 10 words either side of it
+ * (check_verify.c). */
+void el__verify_span(const el__checker *c, const el__flag *f, const el__cand *e, int *w0, int *w1);
+
 /* The text's piece ids of words [w0, w1) appended to the open sequence. */
 int el__put_words(el__checker *c, int w0, int w1, el_error *err);
 /* The word's text, lower-cased ASCII, into low[EL__LWORD_MAX]; 0 when it is

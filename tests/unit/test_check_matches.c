@@ -243,6 +243,31 @@ static const char *best_fix(const char *text, const char *word) {
   return best >= 0 ? C->cands[best].text : "";
 }
 
+/* A misspelling's fix is verified on 10 words either side of it; another
+ * word's candidates on the whole sentence. */
+static void test_verify_span(void) {
+  const char *text = "The letter is in the school and she goes to the school with the music "
+                     "for the children and she will recieve it at the school in the letter of "
+                     "the music for the children .";
+  el_error err = {0};
+  C->o.threshold = 1e-6f;
+  int rc = el__check_propose(C, text, strlen(text), EL__DICT_EN, &err);
+  const el__flag *f = rc ? NULL : ck_flag(C, "recieve"), *g = rc ? NULL : ck_flag(C, "goes");
+  const el__cand *fix = NULL, *other = NULL;
+  for (int j = f ? f->cand0 : 0; f && j < f->cand0 + f->n_cand; j++)
+    if (C->cands[j].type == EL__ET_SPELL && !fix) fix = &C->cands[j];
+  for (int j = g ? g->cand0 : 0; g && j < g->cand0 + g->n_cand; j++)
+    if (!other) other = &C->cands[j];
+  int w0 = -1, w1 = -1, v0 = -1, v1 = -1;
+  if (fix) el__verify_span(C, f, fix, &w0, &w1);
+  if (other) el__verify_span(C, g, other, &v0, &v1);
+  const el__csent *s = f ? &C->sents[f->sent] : NULL;
+  CHECK(fix && s && w0 == f->word - 10 && w1 == f->word + 11 && s->w0 < w0 && s->w1 > w1,
+        "recieve's fix: words %d..%d, 10 either side of word %d (sentence %d..%d)", w0, w1,
+        f ? f->word : -1, s ? s->w0 : -1, s ? s->w1 : -1);
+  CHECK(other && s && v0 == s->w0 && v1 == s->w1, "goes's candidate: the whole sentence (%d..%d)", v0, v1);
+}
+
 static void test_word_freq(void) {
   const char *text = "The question of wich type.";
   char sug[5][EL__DICT_WORD_MAX], path[] = "/tmp/el_test_wc_XXXXXX";
@@ -451,6 +476,7 @@ int main(void) {
     test_sure_edit();
     test_speller_fallback();
     test_word_freq();
+    test_verify_span();
     test_generator_words_last();
     test_full();
     test_long_sentence();
