@@ -44,27 +44,18 @@ int el__flag_suggests(const el__checker *c, const el__flag *f) {
 
 /* A word the check's variant's dictionaries reject, as a spellchecker
  * sees running text (names inside a sentence left alone): 1, or 2 when
- * the other variant knows it (a misspelling only in this variant). */
-/* A word in capitals of a sentence written in capitals (check_sents.c)
- * read for the dictionary: in small letters, as a word that is no name, so
- * "REALY" in "WE ARE REALY INTERESTED" is misspelt as "realy" is; else as
- * written. */
-static int shouted_word(char *word) {
-  int letters = 0;
-  for (const char *p = word; *p; p++) {
-    if (*p >= 'a' && *p <= 'z') return 0;
-    letters += *p >= 'A' && *p <= 'Z';
-  }
-  if (letters < 2) return 0;
-  for (char *p = word; *p; p++)
-    if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
-  return 1;
-}
-
+ * the other variant knows it (a misspelling only in this variant). A word
+ * in capitals of a sentence written in capitals (check_sents.c) is read in
+ * small letters, as a word that is no name: "REALY" in "WE ARE REALY
+ * INTERESTED" is misspelt as "realy" is. */
 static int rejected(el__checker *c, int w, int start) {
   char word[EL__DICT_WORD_MAX];
   if (!c->dict || !el__word_text(c, w, word, sizeof word)) return 0;
-  if (c->sents[c->word_sent[w]].shouted && shouted_word(word)) start = 0;
+  if (c->sents[c->word_sent[w]].shouted && el__word_in_capitals(c, w)) {
+    for (char *p = word; *p; p++)
+      if (*p >= 'A' && *p <= 'Z') *p = (char)(*p - 'A' + 'a');
+    start = 0;
+  }
   if (!el__dict_rejects(c->dict, c->variant, word, start)) return 0;
   return c->variant != EL__DICT_EN && !el__dict_rejects(c->dict, EL__DICT_EN, word, start) ? 2 : 1;
 }

@@ -139,6 +139,8 @@ int el__word_low(const el__checker *c, int w, char *low);
 int el__is_punct_word(const el__checker *c, int w);
 /* 1 when word w is one of the writer's own (el__checker_accept_words). */
 int el__word_accepted(const el__checker *c, int w);
+/* 1 when word w has two or more letters, all of them capitals ("REALY", "BBC's" not). */
+int el__word_in_capitals(const el__checker *c, int w);
 /* 1 when word w begins a sentence (the case a dictionary and the
  * capitalisation rule expect there). */
 int el__sent_start(const el__checker *c, int w);

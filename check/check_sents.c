@@ -65,8 +65,7 @@ static void mark_acronyms(el__checker *c) {
       c->words.w[w].acronym = 0;
 }
 
-/* A word of two or more letters, all of them capitals. */
-static int in_capitals(const el__checker *c, int w) {
+int el__word_in_capitals(const el__checker *c, int w) {
   const el__word *x = &c->words.w[w];
   int letters = 0;
   for (size_t i = x->start; i < x->end; i++) {
@@ -86,7 +85,7 @@ static void mark_shouted(el__checker *c) {
   for (int i = 0; i < c->n_sents; i++) {
     int caps = 0, words = 0;
     for (int w = c->sents[i].w0; w < c->sents[i].w1; w++) {
-      if (!in_capitals(c, w)) continue;
+      if (!el__word_in_capitals(c, w)) continue;
       caps++;
       words += c->dict && el__word_low(c, w, low) && el__dict_known(c->dict, EL__DICT_EN, low);
     }

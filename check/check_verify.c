@@ -145,7 +145,7 @@ static void judge(el__checker *c, const el__flag *f, el__cand *e, size_t at) {
    * corrections need only look better than it, as the corrected word may
    * carry another error the detector also sees ("recieve" -> "receive",
    * where FCE's letters have "received"). */
-  float bar = f->rejected && (e->type == EL__ET_SPELL || e->type == EL__ET_ORTH) && f->prob > c->o.threshold
+  float bar = misspelling_fix(f, e) && f->prob > c->o.threshold
                   ? f->prob : c->o.threshold;
   e->ok = e->p_edit < bar && !worse;
 }
@@ -155,7 +155,7 @@ static float prior_rank(const el__flag *f, const el__cand *e) {
   float lp = isnan(e->gen_lp) ? LP_UNKNOWN : e->gen_lp;
   float w = f->gen_top >= GEN_SURE || f->gen_row < 0 ? LP_WEIGHT : 0.0f;
   return e->prior - w * lp + (e->kind == EL__EDIT_INSERT ? INSERT_PENALTY : 0) +
-            (f->rejected && e->type != EL__ET_SPELL && e->type != EL__ET_ORTH ? NOT_SPELL_PENALTY : 0);
+            (f->rejected && !misspelling_fix(f, e) ? NOT_SPELL_PENALTY : 0);
 }
 
 /* The word's own other forms (agreement, tense, verb form, noun number):

@@ -5,17 +5,16 @@
 
 #include "check.h"
 
-const char *el__checker_generator_dir(const char *model_dir, char *buf, size_t cap) {
-  struct stat st;
-  snprintf(buf, cap, "%s/generator/config.json", model_dir);
-  if (stat(buf, &st) || !S_ISREG(st.st_mode)) return NULL;
-  snprintf(buf, cap, "%s/generator", model_dir);
-  return buf;
-}
-
 static int is_file(const char *path) {
   struct stat st;
   return !stat(path, &st) && S_ISREG(st.st_mode);
+}
+
+const char *el__checker_generator_dir(const char *model_dir, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s/generator/config.json", model_dir);
+  if (!is_file(buf)) return NULL;
+  snprintf(buf, cap, "%s/generator", model_dir);
+  return buf;
 }
 
 const char *el__checker_word_counts(const char *model_dir, const char *generator_dir, char *buf,

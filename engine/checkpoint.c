@@ -140,16 +140,6 @@ done:
 
 /* ---- the directory ---------------------------------------------------- */
 
-static int copy_file(const char *src, const char *dst, el_error *err) {
-  char *buf;
-  size_t len;
-  int rc = el__read_file(src, (size_t)1 << 30, &buf, &len, err);
-  if (rc) return rc;
-  rc = el__write_file(dst, buf, len, err);
-  free(buf);
-  return rc;
-}
-
 static char *fmt_path(const char *a, const char *b, long pid) {
   size_t n = strlen(a) + strlen(b) + 32;
   char *p = malloc(n);
@@ -174,7 +164,7 @@ static int write_all_files(const char *tmp, const el_config *cfg, const el__weig
   int rc;
   if (!st || !vocab) rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", tmp);
   else if (!(rc = el__config_write(tmp, cfg, err)) && !(rc = el__safetensors_save(st, cfg, w, err)))
-    rc = copy_file(vocab_path, vocab, err);
+    rc = el__copy_file(vocab_path, vocab, (size_t)1 << 30, err);
   free(st);
   free(vocab);
   return rc;

@@ -117,6 +117,15 @@ int el__write_file(const char *path, const void *data, size_t len, el_error *err
   return el__fsync_close(fd, path, err);
 }
 
+int el__copy_file(const char *src, const char *dst, size_t max_bytes, el_error *err) {
+  char *buf = NULL;
+  size_t len = 0;
+  int rc = el__read_file(src, max_bytes, &buf, &len, err);
+  if (!rc) rc = el__write_file(dst, buf, len, err);
+  free(buf);
+  return rc;
+}
+
 int el__fsync_dir(const char *dir, el_error *err) {
   int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (fd < 0) return el__io_error(err, errno, dir, "open directory");

@@ -23,6 +23,8 @@ int el__read_file(const char *path, size_t max_bytes, char **out, size_t *len, e
 /* Creates/truncates path, writes len bytes, fsyncs and closes it. A failed
  * write leaves the partial file for the caller to remove. */
 int el__write_file(const char *path, const void *data, size_t len, el_error *err);
+/* dst = a copy of the regular file src (at most max_bytes), as the two above. */
+int el__copy_file(const char *src, const char *dst, size_t max_bytes, el_error *err);
 
 /* The pieces of el__write_file, for writers that stream: */
 /* errno e of `what` on path as an el_error (EL_ENOSPC or EL_EIO). */

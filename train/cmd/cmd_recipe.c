@@ -390,12 +390,8 @@ static int keep_word_counts(const recipe *r) {
   snprintf(dst, sizeof dst, "%s/generator", r->run);
   if (stat(dst, &st) || !S_ISDIR(st.st_mode)) return 0; /* no generator (an MLM run) */
   snprintf(dst, sizeof dst, "%s/generator/word_counts.txt", r->run);
-  char *data = NULL;
-  size_t len = 0;
   el_error err = {0};
-  int rc = el__read_file(r->words, (size_t)256 << 20, &data, &len, &err);
-  if (!rc) rc = el__write_file(dst, data, len, &err);
-  free(data);
+  int rc = el__copy_file(r->words, dst, (size_t)256 << 20, &err);
   if (rc) fprintf(stderr, PROG ": %s\n", err.msg);
   return rc ? 1 : 0;
 }

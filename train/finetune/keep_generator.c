@@ -13,15 +13,6 @@
  * bounds a large generator's weights. */
 #define MAX_FILE ((size_t)4 << 30)
 
-static int copy_file(const char *src, const char *dst, el_error *err) {
-  char *data = NULL;
-  size_t len = 0;
-  int rc = el__read_file(src, MAX_FILE, &data, &len, err);
-  if (!rc) rc = el__write_file(dst, data, len, err);
-  free(data);
-  return rc;
-}
-
 static int copy_regular_files(const char *from, const char *to, el_error *err) {
   DIR *d = opendir(from);
   if (!d) return el__io_error(err, errno, from, "cannot read the generator folder");
@@ -32,7 +23,7 @@ static int copy_regular_files(const char *from, const char *to, el_error *err) {
     struct stat st;
     if (!src || !dst) rc = el_error_set(err, EL_ENOMEM, "finetune: out of memory");
     else if (e->d_name[0] != '.' && stat(src, &st) == 0 && S_ISREG(st.st_mode))
-      rc = copy_file(src, dst, err);
+      rc = el__copy_file(src, dst, MAX_FILE, err);
     free(src);
     free(dst);
   }
