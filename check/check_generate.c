@@ -4,7 +4,6 @@
  * the workspace). Each mask's distribution is kept as log-probabilities:
  * the generator's proposals come from it (check_gencands.c), and so does
  * the likelihood of every other candidate (of its first piece). */
-#include <math.h>
 #include <stdlib.h>
 
 #include "check_internal.h"
@@ -12,15 +11,6 @@
 
 /* Positions per el_run_mlm call: its logits are [positions x vocabulary]. */
 #define MAX_POS_PER_CALL 32
-
-static void log_softmax(float *row, int n) {
-  float mx = row[0];
-  for (int i = 1; i < n; i++) mx = row[i] > mx ? row[i] : mx;
-  double sum = 0;
-  for (int i = 0; i < n; i++) sum += exp((double)(row[i] - mx));
-  float lse = mx + (float)log(sum);
-  for (int i = 0; i < n; i++) row[i] -= lse;
-}
 
 /* The two masked sentences of flag f; the mask's index in the packed ids
  * goes to c->where. */
@@ -44,7 +34,7 @@ static int gen_chunk(el__checker *c, int s0, int s1, size_t id0, el_error *err) 
   el_batch b = {s1 - s0, c->seqs.len + s0, c->seqs.ids + id0, NULL};
   float *rows = c->lp + (size_t)s0 * (size_t)c->vocab;
   int rc = el_run_mlm(c->o.generator, c->ws_gen, &b, pos, s1 - s0, rows, err);
-  for (int s = s0; !rc && s < s1; s++) log_softmax(rows + (size_t)(s - s0) * (size_t)c->vocab, c->vocab);
+  if (!rc) el_log_softmax(rows, s1 - s0, c->vocab);
   return rc;
 }
 

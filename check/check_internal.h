@@ -176,6 +176,11 @@ int el__check_verify(el__checker *c, el_error *err);
 /* 1 when e replaces the word by another form of it from the rules
  * (agreement, tense, verb form, noun number): verified outside the cap. */
 int el__cand_own_form(const el__cand *e);
+/* e->rank from its verdict (e->p_edit) and its priors; and the least rank
+ * any verdict in [0, 1] can give it, which best-first verification stops
+ * on (check_verify.c). */
+void el__cand_rank(const el__checker *c, const el__flag *f, el__cand *e);
+float el__cand_least_rank(const el__checker *c, const el__flag *f, const el__cand *e);
 /* The type of a replacement proposed by the generator, from its relation
  * to the word (orig, cand lower-case). */
 int el__type_of_replacement(el__checker *c, const char *orig, const char *cand);

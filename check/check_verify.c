@@ -66,7 +66,9 @@
 #define SPELL_FREQ_WEIGHT 0.1f
 /* A misspelling's fixes verified: the best by hunspell's order and the
  * word's frequency. Two right (FCE dev, one-hour two-core model: 402 for
- * two or three, 400 for all, 389 for one) at half the sentences of all. */
+ * two or three, 400 for all, 389 for one) at half the sentences of all;
+ * best first (el__cand_least_rank) verifies the second only when its
+ * log-odds could still rank it first. */
 #define SPELL_CAP 2
 /* A misspelling's fix is verified on the words around it, not its whole
  * sentence: only the fix's own P(error) is read (no veto from the other
@@ -190,7 +192,16 @@ static float log_odds(float p) {
   return logf(p / (1 - p));
 }
 
-static void rank(const el__checker *c, const el__flag *f, el__cand *e) {
+/* The least rank e can get once verified: its p_edit adds >= 0, or for a
+ * misspelling's fix at least the log-odds of the least P(error) log_odds
+ * reads (1e-6). */
+float el__cand_least_rank(const el__checker *c, const el__flag *f, const el__cand *e) {
+  if (misspelling_fix(f, e))
+    return fix_prior(c, f, e) + SPELL_LOGIT_WEIGHT * log_odds(0.0f) + (e->by_gen ? GEN_ONLY_RANK : 0.0f);
+  return prior_rank(f, e) + (e->by_gen ? GEN_ONLY_RANK : 0.0f);
+}
+
+void el__cand_rank(const el__checker *c, const el__flag *f, el__cand *e) {
   float verdict = e->p_edit / c->o.threshold;
   float pre = prior_rank(f, e);
   if (misspelling_fix(f, e)) {
@@ -223,19 +234,8 @@ static void cap(el__checker *c, const el__flag *f) {
   }
 }
 
-/* The least rank e can get once verified: its p_edit adds >= 0. */
-static float least_rank(const el__flag *f, const el__cand *e) {
-  return prior_rank(f, e) + (e->by_gen ? GEN_ONLY_RANK : 0.0f);
-}
-
 static int pending(const el__cand *e) { return isnan(e->p_edit); }
 
-/* The order candidates are verified in: a misspelling's fixes first (all
- * within their cap are verified), then by least possible rank. */
-static int before(const el__flag *f, const el__cand *a, const el__cand *b) {
-  int fa = misspelling_fix(f, a), fb = misspelling_fix(f, b);
-  return fa != fb ? fa : least_rank(f, a) < least_rank(f, b);
-}
 
 /* Puts the next PER_ROUND candidates of flag i (least rank first) into
  * c->seqs, unless its best verified candidate already ranks before every
@@ -251,14 +251,9 @@ static int put_round(el__checker *c, int i, el_error *err) {
     for (int j = f->cand0; j < f->cand0 + f->n_cand; j++) {
       const el__cand *e = &c->cands[j];
       if (!pending(e) || e->ok) continue; /* ok marks one put this round */
-      if (next < 0 || before(f, e, &c->cands[next])) next = j;
+      if (next < 0 || el__cand_least_rank(c, f, e) < el__cand_least_rank(c, f, &c->cands[next])) next = j;
     }
-    /* a misspelling's fixes within their cap are all verified, in one round
-     * (they come first): their log-odds can lower a rank, so least_rank
-     * bounds none */
-    int fix = next >= 0 && misspelling_fix(f, &c->cands[next]);
-    if (fix) k--; /* not counted against the round's others */
-    if (next < 0 || (!fix && !c->o.verify_all && least_rank(f, &c->cands[next]) >= best)) return 0;
+    if (next < 0 || (!c->o.verify_all && el__cand_least_rank(c, f, &c->cands[next]) >= best)) return 0;
     c->cands[next].ok = 1;
     c->where[2 * c->seqs.n] = i, c->where[2 * c->seqs.n + 1] = next;
     if (put_candidate(c, f, &c->cands[next], err)) return err->code;
@@ -279,7 +274,7 @@ static int verify_round(el__checker *c, int *more, el_error *err) {
     const el__flag *f = &c->flags[c->where[2 * q]];
     el__cand *e = &c->cands[c->where[2 * q + 1]];
     judge(c, f, e, at);
-    rank(c, f, e);
+    el__cand_rank(c, f, e);
     at += (size_t)c->seqs.len[q];
   }
   return rc;
@@ -303,7 +298,7 @@ int el__check_verify(el__checker *c, el_error *err) {
       el__cand *e = &c->cands[j];
       e->ok = e->by_rule;
       e->p_edit = e->by_rule ? 0.5f * c->o.threshold : e->skip ? 1.0f : NAN;
-      if (!pending(e)) rank(c, f, e);
+      if (!pending(e)) el__cand_rank(c, f, e);
     }
   }
   int more = 1, rc = 0;

@@ -67,6 +67,11 @@ int el_run_token_classify(const el_model *m, el_workspace *ws, const el_batch *b
  * into the batch's T tokens). logits: [n_pos * vocab_size]. */
 int el_run_mlm(const el_model *m, el_workspace *ws, const el_batch *b, const int *positions,
                int n_pos, float *logits, el_error *err);
+/* In place: each of n_rows rows of n logits (row r at rows + r * n) becomes
+ * log-probabilities, log softmax, with a vectorised exp (relative error
+ * < 2e-7) and the normaliser summed in double: el_run_mlm's rows as a
+ * distribution over the vocabulary. */
+void el_log_softmax(float *rows, int n_rows, int n);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

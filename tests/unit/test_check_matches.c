@@ -131,6 +131,34 @@ static void test_best_first(void) {
   CHECK(verified > 0, "some flags had a verified candidate to find (%d)", verified);
 }
 
+/* Best first stops on each candidate's least rank: no verdict may give a
+ * lower one, a misspelling's fixes (ranked by log-odds) included. */
+static void test_least_rank(void) {
+  const char *text = "Becouse of wich leter my freind have two brother.";
+  el_error err = {0};
+  C->o.threshold = 1e-6f;
+  int rc = el__check_propose(C, text, strlen(text), EL__DICT_EN, &err);
+  C->o.threshold = 0.5f;
+  const float verdicts[] = {0.0f, 1e-9f, 1e-4f, 0.01f, 0.3f, 0.5f, 0.9f, 1.0f};
+  int fixes = 0, checked = 0, below = 0;
+  for (int i = 0; !rc && i < C->n_flags; i++) {
+    const el__flag *f = &C->flags[i];
+    for (int j = f->cand0; j < f->cand0 + f->n_cand; j++) {
+      el__cand *e = &C->cands[j];
+      fixes += f->rejected && e->type == EL__ET_SPELL;
+      float least = el__cand_least_rank(C, f, e);
+      for (size_t v = 0; v < sizeof verdicts / sizeof *verdicts; v++, checked++) {
+        e->p_edit = verdicts[v];
+        el__cand_rank(C, f, e);
+        below += e->rank < least - 1e-5f;
+      }
+    }
+  }
+  CHECK(!rc && fixes >= 4 && checked > 0 && !below,
+        "no verdict ranks a candidate below its least rank (%d of %d; %d misspelling fixes)", below, checked,
+        fixes);
+}
+
 /* Above the suggestion threshold only: a misspelling still gets its fix. */
 static void test_suggest_threshold(void) {
   const char *text = "She go to recieve it.";
@@ -455,6 +483,7 @@ int main(void) {
     const char *s = "She go to school yesterday.";
     test_thresholds();
     test_best_first();
+    test_least_rank();
     expect(s, "go", EL__EDIT_REPLACE, "goes", "She goes to school yesterday.", EL__ET_VERB_SVA,
            "Possible agreement error: did you mean \"goes\"?");
     expect(s, "go", EL__EDIT_REPLACE, "went", "She went to school yesterday.", EL__ET_VERB_TENSE, "\"went\"");

@@ -131,6 +131,29 @@ static void test_kernels(void) {
   el__expf_vec(e2, big, 2);
   CHECK(e2[0] >= 0 && e2[0] < 1e-37f && isfinite(e2[1]), "exp kernel clamps huge inputs");
 
+  /* el_log_softmax against log-softmax in double: rows of a vocabulary's
+   * width (past one chunk of the kernel), one with a huge spread */
+  {
+    enum { ROWS = 3, V = 8193 };
+    float *lp = malloc(sizeof(float) * ROWS * V);
+    for (int i = 0; i < ROWS * V; i++) lp[i] = 8.0f * (urand() - 0.5f);
+    lp[2 * V + 17] = 60.0f, lp[2 * V + 18] = -60.0f;
+    double *ref = malloc(sizeof(double) * ROWS * V);
+    for (int rr = 0; rr < ROWS; rr++) {
+      double mx = -1e300, sum = 0;
+      for (int i = 0; i < V; i++) mx = fmax(mx, lp[rr * V + i]);
+      for (int i = 0; i < V; i++) sum += exp(lp[rr * V + i] - mx);
+      for (int i = 0; i < V; i++) ref[rr * V + i] = lp[rr * V + i] - mx - log(sum);
+    }
+    el_log_softmax(lp, ROWS, V);
+    double lw = 0, mass = 0;
+    for (int i = 0; i < ROWS * V; i++) lw = fmax(lw, fabs(lp[i] - ref[i]));
+    for (int i = 0; i < V; i++) mass += exp((double)lp[i]);
+    CHECK(lw <= 2e-5, "el_log_softmax within 2e-5 of log-softmax in double (%.3g)", lw);
+    CHECK(fabs(mass - 1.0) <= 1e-5, "el_log_softmax's row is a distribution (mass %.7f)", mass);
+    free(lp), free(ref);
+  }
+
   /* bias + LayerNorm over rows (bias + GELU: test_dense_fused) */
   const int R = 9, C = 96;
   float *b = malloc(sizeof(float) * C), *g = malloc(sizeof(float) * C),
