@@ -54,9 +54,12 @@ static int target_forms(int family, int form) {
       return form == EL__VF_PAST ? EL__VF_BASE | EL__VF_S3
              : (form & (EL__VF_BASE | EL__VF_S3)) ? EL__VF_PAST : 0;
     case EL__LF_VERB_FORM:
+      /* PAST from PAST: an irregular verb's other past form, the simple
+       * past for the participle and back ("have went" -> "have gone", "I
+       * seen" -> "I saw"); a regular verb has one, the word itself */
       return form == EL__VF_ING ? EL__VF_BASE | EL__VF_PAST
              : form == EL__VF_BASE ? EL__VF_ING | EL__VF_PAST
-             : form == EL__VF_PAST ? EL__VF_BASE | EL__VF_ING : 0;
+             : form == EL__VF_PAST ? EL__VF_BASE | EL__VF_ING | EL__VF_PAST : 0;
     default: return 0;
   }
 }

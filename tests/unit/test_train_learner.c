@@ -338,6 +338,8 @@ static void test_variants(void) {
            {EL__LF_VERB_TENSE, "stop", "stopped"},   {EL__LF_VERB_SVA, "goes", "go"},
            {EL__LF_VERB_SVA, "carry", "carries"},   {EL__LF_VERB_SVA, "is", "are"},
            {EL__LF_VERB_FORM, "make", "making"},     {EL__LF_VERB_FORM, "running", "run"},
+           {EL__LF_VERB_FORM, "went", "gone"},       {EL__LF_VERB_FORM, "seen", "saw"},
+           {EL__LF_VERB_FORM, "wrote", "written"},
            {EL__LF_NOUN_NUM, "child", "children"},   {EL__LF_NOUN_NUM, "cats", "cat"},
            {EL__LF_NOUN_NUM, "box", "boxes"},        {EL__LF_NOUN_NUM, "city", "cities"},
            {EL__LF_NOUN_NUM, "information", "informations"},
