@@ -99,6 +99,10 @@ int el__checker_new(const el__checker_opts *o, el__checker **out, el_error *err)
   return 0;
 }
 
+const el__check_cost *el__checker_cost(const el__checker *c) {
+  return &c->cost;
+}
+
 void el__checker_set_picky(el__checker *c, int picky) {
   c->picky = picky != 0;
 }

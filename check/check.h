@@ -45,10 +45,20 @@ typedef struct el__checker_opts {
                                  hold the best-first search to */
 } el__checker_opts;
 
+/* What the checker has run through its models since it was made: the
+ * measure of a check's cost beside /score's one detection pass (eval --m2
+ * prints it). */
+typedef struct el__check_cost {
+  long detect_ids;                  /* detection: the text's sentences */
+  long gen_seqs, gen_ids;           /* the generator's masked sentences */
+  long verify_rounds, verify_seqs, verify_ids; /* verification's batched passes */
+} el__check_cost;
+
 /* Loads what the candidate sources need (WordNet, dictionaries) and makes
  * the workspaces. *out owned by the caller: el__checker_free. */
 int el__checker_new(const el__checker_opts *o, el__checker **out, el_error *err);
 void el__checker_free(el__checker *c);
+const el__check_cost *el__checker_cost(const el__checker *c);
 
 /* A model directory's generator: DIR/generator/ when it holds a config.json
  * (`recipe ged`, `make run` and `finetune --init RUN` keep it there). Writes

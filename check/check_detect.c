@@ -74,6 +74,7 @@ int el__check_detect(el__checker *c, el_error *err) {
         el__seqs_put(&c->seqs, &sep, 1, err) || el__seqs_close(&c->seqs, err))
       return err->code;
   }
+  c->cost.detect_ids += (long)c->seqs.n_ids;
   int rc = el__detect_seqs(c, err);
   if (rc) return rc;
   if (el__grow((void **)&c->word_p, &c->word_p_cap, (size_t)c->words.n + 1, sizeof(float)))

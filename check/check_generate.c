@@ -53,5 +53,6 @@ int el__check_generate(el__checker *c, el_error *err) {
      * inserted mask to fill */
     if (!c->flags[i].rejected && put_masked(c, &c->flags[i], 1, err)) return err->code;
   }
+  c->cost.gen_seqs += c->seqs.n, c->cost.gen_ids += (long)c->seqs.n_ids;
   return c->seqs.n ? el__seqs_chunks(c, MAX_POS_PER_CALL, gen_chunk, err) : 0;
 }

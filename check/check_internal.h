@@ -92,6 +92,7 @@ struct el__checker {
   int owns_lang, owns_dict; /* loaded by the checker (not given in its options) */
   el_workspace *ws_det, *ws_gen;
   int max_tokens, max_seqs;
+  el__check_cost cost;
   /* one call's text and working storage (reused across calls) */
   const char *text;
   size_t len;

@@ -38,12 +38,13 @@
 #define INSERT_PENALTY 0.5f
 #define NOT_SPELL_PENALTY 1.0f
 /* A word only the generator proposed ranks after every verified candidate
- * of the rules: with the recipe's small generator such words (mostly
- * modals and pronouns inserted before the word, "Everybody would deserve")
- * verified easily and were the annotators' edit for 1 of 135 flags of FCE
- * dev that they won, against 17 % for the rules' candidates there
- * (corrections F0.5 0.263 ranking them with the rest, 0.267 after). They
- * stay among the replacements, after the rules' words. */
+ * of the rules: with the recipe's small generator such words (then mostly
+ * modals and pronouns inserted before the word, "Everybody would deserve",
+ * which it no longer proposes: check_gencands.c) verified easily and were
+ * the annotators' edit for 1 of 135 flags of FCE dev that they won,
+ * against 17 % for the rules' candidates there (corrections F0.5 0.263
+ * ranking them with the rest, 0.267 after). They stay among the
+ * replacements, after the rules' words. */
 #define GEN_ONLY_RANK 100.0f
 /* Candidates of a flag verified together in one round (el__check_verify):
  * one is the fewest sentences (replaying the one-hour model's FCE dev
@@ -52,6 +53,15 @@
  * 8.6-8.9 ms, the 60-minute two-thread model): a round's small batch costs
  * less than the sentences it saves. */
 #define PER_ROUND 1
+/* Rounds of PER_ROUND; the round after them verifies every candidate of a
+ * flag that could still rank first, at once. A pass costs about as much as
+ * 25 more tokens in it whatever its size (bench_check's paragraph: 0.15 ms
+ * for a 12-token sentence, 0.5 ms for 78 tokens), and a flag none of whose
+ * candidates verifies went on one sentence a round. At 3: the same edits on
+ * FCE dev (one-hour two-core and two-hour models), 0.6 % more verification
+ * tokens in two thirds of the rounds (156 against 233); at 2, 3.5 % more
+ * tokens in half of them. */
+#define BEST_FIRST_ROUNDS 3
 /* A misspelling's corrections (the dictionaries reject the word, so one of
  * them is meant) are ranked as a noisy-channel spelling corrector ranks
  * them: the detector's verdict in log-odds (a fix at P 0.004 is far
@@ -240,12 +250,12 @@ static int pending(const el__cand *e) { return isnan(e->p_edit); }
 /* Puts the next PER_ROUND candidates of flag i (least rank first) into
  * c->seqs, unless its best verified candidate already ranks before every
  * candidate still waiting. */
-static int put_round(el__checker *c, int i, el_error *err) {
+static int put_round(el__checker *c, int i, int round, el_error *err) {
   const el__flag *f = &c->flags[i];
   float best = INFINITY;
   for (int j = f->cand0; j < f->cand0 + f->n_cand; j++)
     if (c->cands[j].ok && !pending(&c->cands[j]) && c->cands[j].rank < best) best = c->cands[j].rank;
-  int per_round = c->o.verify_all ? f->n_cand : PER_ROUND;
+  int per_round = c->o.verify_all || round >= BEST_FIRST_ROUNDS ? f->n_cand : PER_ROUND;
   for (int k = 0; k < per_round; k++) {
     int next = -1;
     for (int j = f->cand0; j < f->cand0 + f->n_cand; j++) {
@@ -267,11 +277,12 @@ static int put_round(el__checker *c, int i, el_error *err) {
 
 /* One round: the chosen candidates' sentences through the detector, each
  * judged and ranked. 0 candidates: nothing left to verify (*more = 0). */
-static int verify_round(el__checker *c, int *more, el_error *err) {
+static int verify_round(el__checker *c, int round, int *more, el_error *err) {
   el__seqs_reset(&c->seqs);
   for (int i = 0; i < c->n_flags; i++)
-    if (put_round(c, i, err)) return err->code;
+    if (put_round(c, i, round, err)) return err->code;
   *more = c->seqs.n > 0;
+  if (*more) c->cost.verify_rounds++, c->cost.verify_seqs += c->seqs.n, c->cost.verify_ids += (long)c->seqs.n_ids;
   int rc = *more ? el__detect_seqs(c, err) : 0;
   size_t at = 0;
   for (int q = 0; !rc && q < c->seqs.n; q++) {
@@ -306,7 +317,7 @@ int el__check_verify(el__checker *c, el_error *err) {
     }
   }
   int more = 1, rc = 0;
-  while (!rc && more) rc = verify_round(c, &more, err);
+  for (int round = 0; !rc && more; round++) rc = verify_round(c, round, &more, err);
   for (int j = 0; j < c->n_cands; j++)
     if (pending(&c->cands[j])) {
       c->cands[j].skip = 1, c->cands[j].ok = 0, c->cands[j].p_edit = 1.0f;

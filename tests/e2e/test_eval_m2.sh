@@ -106,10 +106,26 @@ check "--m2 with --data refused (rc $rc)" bash -c '[ "$0" -eq 2 ] && grep -q "wi
 out=$("$ET" eval --task cola --m2 "$T/gold.m2" 2>&1); rc=$?
 check "--m2 with another task refused (rc $rc)" [ "$rc" -eq 2 ]
 
-# The checker's column: needs a GED model directory (EL_M2_MODEL, e.g. the
-# FCE recipe's; its generator from MODEL/generator or EL_M2_GENERATOR).
+# The checker's column: a GED model directory (EL_M2_MODEL, e.g. the FCE
+# recipe's; its generator from MODEL/generator or EL_M2_GENERATOR), else a
+# tiny random detector and generator flagging every word (what they propose
+# is noise: the column's plumbing and the cost line are what is checked).
+if [ -z "${EL_M2_MODEL:-}" ] && /usr/bin/python3 -c 'import torch' 2>/dev/null; then
+  /usr/bin/python3 - "$T/vocab.txt" <<'PY'
+import sys
+sys.path.insert(0, "tests/reference")
+import make_checkpoint as mc
+open(sys.argv[1], "w").write("".join(t + "\n" for t in mc.builtin_vocab()))
+PY
+  mk=(/usr/bin/python3 tests/reference/make_checkpoint.py --vocab "$T/vocab.txt" --hidden 32 --layers 2
+      --heads 2 --intermediate 64 --embedding 32 --seed 3)
+  if "${mk[@]}" --arch pretraining --out "$T/rand" --score-threshold 0.01 >/dev/null 2>&1 &&
+     "${mk[@]}" --arch mlm --tie --out "$T/rand/generator" >/dev/null 2>&1; then
+    EL_M2_MODEL=$T/rand
+  fi
+fi
 if [ -z "${EL_M2_MODEL:-}" ] || [ ! -r "$EL_M2_MODEL/config.json" ]; then
-  skip "no model: set EL_M2_MODEL to a GED model directory to score the checker's column"
+  skip "no model: set EL_M2_MODEL to a GED model directory to score the checker's column (no python3-torch for a random one)"
 else
   gen=()
   [ -n "${EL_M2_GENERATOR:-}" ] && gen=(--generator "$EL_M2_GENERATOR")
@@ -121,6 +137,9 @@ else
   js=$(/usr/bin/python3 -c 'import json,sys; d=json.load(open(sys.argv[1]));
 print("ok" if d["model"]["gold"] == 6 and d["hunspell"]["matched"] == 2 else d)' "$T/m.json" 2>&1)
   check "--out JSON has both systems on the same 6 gold edits ($js)" [ "$js" = ok ]
+  cost=$(grep "^the model's passes:" <<<"$out")
+  check "the model's passes counted: detection and verification tokens ($cost)" \
+    bash -c 'grep -qE "detection [1-9][0-9]* tokens; generator [0-9]+ sentences \([0-9]+ tokens\); verification [1-9][0-9]* sentences \([1-9][0-9]* tokens\) in [1-9][0-9]* rounds" <<<"$0"' "$cost"
 fi
 echo "# $fails failed"
 [ $fails -eq 0 ]

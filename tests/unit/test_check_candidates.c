@@ -161,14 +161,19 @@ static void test_generator(el__checker *with, el__checker *without) {
         "with a generator, insertions it finds unlikely (< 1 %%) are not verified (%d of %d kept, %d below)",
         n_gen, n_rules, below);
   const el__flag *f = ck_flag(C, "go");
-  int gen = 0, bad = 0, other = 0;
+  int gen = 0, bad = 0, other = 0, gen_ins = 0;
   for (int j = f ? f->cand0 : 0; f && j < f->cand0 + f->n_cand; j++) {
     const el__cand *e = &C->cands[j];
     gen += e->by_gen;
+    gen_ins += e->by_gen && e->kind == EL__EDIT_INSERT;
     other += e->type == EL__ET_OTHER;
     bad += !strncmp(e->text, "##", 2) || e->text[0] == '[';
   }
-  CHECK(gen >= 1, "go: the generator proposes whole words (%d)", gen);
+  int gen_all = 0;
+  for (int j = 0; j < C->n_cands; j++) gen_all += C->cands[j].by_gen && C->cands[j].kind == EL__EDIT_REPLACE;
+  CHECK(gen_all >= 1, "\"she go to school.\": the generator proposes whole words the rules do not (%d; %d for go)",
+        gen_all, gen);
+  CHECK(!gen_ins, "go: the generator ranks the rules' insertions and proposes none of its own (%d)", gen_ins);
   CHECK(!other, "no candidate unrelated to the word (OTHER: never offered, not worth verifying): %d", other);
   CHECK(!bad, "no ## piece or special token offered (%d)", bad);
   el__cand *e = ck_cand(C, ck_flag(C, "go"), EL__EDIT_REPLACE, "goes");

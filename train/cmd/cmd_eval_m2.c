@@ -18,6 +18,7 @@
 typedef struct m2_system {
   const char *name;
   el__m2_scores sc;
+  el__check_cost cost; /* the model's: what its checker ran through the models */
 } m2_system;
 
 /* The spellchecker's edits for every sentence. */
@@ -33,10 +34,11 @@ static int propose_hunspell(const el__m2 *m, const char *dict_dir, el__dict_vari
 
 /* The model's edits for every sentence, through the checker. */
 static int propose_model(const el__m2 *m, const el__checker_args *ck, el__dict_variant v,
-                         el__m2_edits *prop, el_error *err) {
+                         el__m2_edits *prop, el__check_cost *cost, el_error *err) {
   el__checker_set cs;
   int rc = el__checker_open(ck, &cs, err);
   if (rc == EL_OK) rc = el__eval_m2_check(cs.checker, v, m, prop, err);
+  if (rc == EL_OK) *cost = *el__checker_cost(cs.checker);
   el__checker_close(&cs);
   return rc;
 }
@@ -52,12 +54,12 @@ static int write_edits(const char *path, const el__m2 *m, const el__m2_edits *pr
 /* One system's edits (model: the checker's, else hunspell's), scored;
  * written to edits_path unless NULL. */
 static int score_system(const el__m2 *m, const el__eval_m2_args *a, int model,
-                        const char *edits_path, el__m2_scores *sc, el_error *err) {
+                        const char *edits_path, m2_system *sys, el_error *err) {
   el__m2_edits *prop = calloc((size_t)m->n + 1, sizeof *prop);
   int rc = !prop   ? el_error_set(err, EL_ENOMEM, "out of memory")
-           : model ? propose_model(m, &a->ck, a->variant, prop, err)
+           : model ? propose_model(m, &a->ck, a->variant, prop, &sys->cost, err)
                    : propose_hunspell(m, a->ck.dict_dir, a->variant, prop, err);
-  if (rc == EL_OK) rc = el__m2_score(m, prop, sc, err);
+  if (rc == EL_OK) rc = el__m2_score(m, prop, &sys->sc, err);
   if (rc == EL_OK && edits_path) rc = write_edits(edits_path, m, prop, err);
   for (int i = 0; prop && i < m->n; i++) el__m2_edits_free(&prop[i]);
   free(prop);
@@ -115,6 +117,14 @@ static void print_table(const char *path, int n_sent, const m2_system *sys, int 
   }
 }
 
+/* The model's passes beside detection's one: what a check costs over
+ * what /score does on the same text. */
+static void print_cost(const el__check_cost *k) {
+  printf("\nthe model's passes: detection %ld tokens; generator %ld sentences (%ld tokens); "
+         "verification %ld sentences (%ld tokens) in %ld rounds\n",
+         k->detect_ids, k->gen_seqs, k->gen_ids, k->verify_seqs, k->verify_ids, k->verify_rounds);
+}
+
 /* {"m2": path, "sentences": n, NAME: scores...} to path. */
 static int write_json(const char *out, const char *m2, int n_sent, const m2_system *sys, int n) {
   cJSON *o = cJSON_CreateObject();
@@ -148,10 +158,11 @@ int el__eval_m2(const el__eval_m2_args *a) {
   if (a->max_sents > 0 && a->max_sents < m.n) m.n = (int)a->max_sents; /* all freed at the end */
   for (int model = a->ck.model ? 1 : 0; model >= 0; model--) {
     sys[n_sys].name = model ? "model" : "hunspell";
-    if (score_system(&m, a, model, n_sys ? NULL : a->edits, &sys[n_sys].sc, &err)) goto fail;
+    if (score_system(&m, a, model, n_sys ? NULL : a->edits, &sys[n_sys], &err)) goto fail;
     n_sys++;
   }
   print_table(a->m2, m.n, sys, n_sys);
+  if (a->ck.model) print_cost(&sys[0].cost);
   status = a->outp ? write_json(a->outp, a->m2, m.n, sys, n_sys) : 0;
   goto out;
 fail:
