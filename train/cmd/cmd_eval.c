@@ -26,7 +26,8 @@ static void usage(FILE *f) {
           "exact match against annotator 0), P/R/F0.5 and recall per ERRANT type, for the\n"
           "checker over --model (each match's first replacement, if --model is given) and\n"
           "for hunspell's first suggestions side by side (--language's dictionaries: en_GB +\n"
-          "en_US for en, en_GB alone for en-GB, en_US for en-US); --out: JSON; --edits: M2.\n"
+          "en_US for en, en_GB alone for en-GB, en_US for en-US), then the tokens the checker\n"
+          "ran through the models (its cost beside /score's one pass); --out: JSON; --edits: M2.\n"
           "TASK: %s\n\noptions:\n",
           el__task_names());
   el__eval_args unused;
