@@ -4,6 +4,7 @@
  * 0, and several words the sum of theirs. */
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
