@@ -1,4 +1,5 @@
-/* The fp32 inference layout of the encoder's dense weights, set once at load,
+/* The fp32 inference layout of the encoder's and the heads' dense weights
+ * (el__layer_dense, el__head_dense), set once at load,
  * in place (the same floats, so a loaded model's memory does not grow):
  *  - packed panels (infer_gemm.h) when the CPU runs one of the engine's own
  *    kernels (AVX2 + FMA or AVX-512F): a product then copies nothing. On an
@@ -50,21 +51,32 @@ static int pack_lm_head(el_model *m, el_error *err) {
   return EL_OK;
 }
 
+/* The n weights d ([out, in] each) into layout to, in place. */
+static void relayout(const el__dense_w *const *d, const int *out, const int *in, int n,
+                     el__wlayout to, float *scratch) {
+  for (int k = 0; k < n; k++) {
+    el__dense_w *dw = (el__dense_w *)d[k]; /* m->w is ours to change */
+    (to == EL__W_PACKED ? pack : transpose)(dw->w, scratch, out[k], in[k]);
+    dw->layout = to;
+  }
+}
+
 int el__infer_layout(el_model *m, el_error *err) {
   const int H = m->cfg.hidden_size, I = m->cfg.intermediate_size;
   const el__wlayout to = el__gemm_isa() != EL__GEMM_NONE ? EL__W_PACKED : EL__W_IN_OUT;
-  float *scratch = malloc(sizeof(float) * (size_t)H * (H > I ? H : I));
+  int widest = H; /* every weight here is [H, x] or [x, H] */
+  const int other[3] = {I, m->cfg.embedding_size, m->cfg.num_labels};
+  for (int k = 0; k < 3; k++) widest = other[k] > widest ? other[k] : widest;
+  float *scratch = malloc(sizeof(float) * (size_t)H * (size_t)widest);
   if (!scratch) return el_error_set(err, EL_ENOMEM, "%s: out of memory (weight layout)", m->dir);
+  _Static_assert(EL__LAYER_DENSE >= EL__HEAD_DENSE, "d holds a layer's or the heads' weights");
   const el__dense_w *d[EL__LAYER_DENSE];
   int out[EL__LAYER_DENSE], in[EL__LAYER_DENSE];
   for (int l = 0; l < m->cfg.num_layers; l++) {
     el__layer_dense(&m->cfg, &m->w.layer[l], d, out, in);
-    for (int k = 0; k < EL__LAYER_DENSE; k++) {
-      el__dense_w *dw = (el__dense_w *)d[k]; /* m->w is ours to change */
-      (to == EL__W_PACKED ? pack : transpose)(dw->w, scratch, out[k], in[k]);
-      dw->layout = to;
-    }
+    relayout(d, out, in, EL__LAYER_DENSE, to, scratch);
   }
+  relayout(d, out, in, el__head_dense(&m->cfg, &m->w, d, out, in), to, scratch);
   free(scratch);
   return m->cfg.arch == EL_ARCH_MASKED_LM && to == EL__W_PACKED ? pack_lm_head(m, err) : EL_OK;
 }

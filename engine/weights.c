@@ -233,6 +233,20 @@ void el__layer_dense(const el_config *cfg, const el__layer_w *lw,
   for (int k = 0; k < EL__LAYER_DENSE; k++) d[k] = all[k], out[k] = o[k], in[k] = i[k];
 }
 
+int el__head_dense(const el_config *cfg, const el__weights *w, const el__dense_w *d[EL__HEAD_DENSE],
+                   int out[EL__HEAD_DENSE], int in[EL__HEAD_DENSE]) {
+  const int H = cfg->hidden_size, E = cfg->embedding_size, L = cfg->num_labels;
+  const el__dense_w *all[EL__HEAD_DENSE] = {&w->project, NULL, NULL};
+  int o[EL__HEAD_DENSE] = {H, 0, 0}, i[EL__HEAD_DENSE] = {E, H, H};
+  if (cfg->arch == EL_ARCH_PRETRAINING) all[1] = &w->disc_dense, o[1] = H;
+  if (cfg->arch == EL_ARCH_SEQ_CLS) all[1] = &w->cls_dense, o[1] = H, all[2] = &w->cls_out, o[2] = L;
+  if (cfg->arch == EL_ARCH_TOKEN_CLS) all[1] = &w->tok_cls, o[1] = L;
+  int n = 0;
+  for (int k = 0; k < EL__HEAD_DENSE; k++)
+    if (all[k] && all[k]->w) d[n] = all[k], out[n] = o[k], in[n] = i[k], n++;
+  return n;
+}
+
 int el__weights_hf_layout(const el_config *cfg, const el__weights *w) {
   const el__dense_w *d[EL__LAYER_DENSE];
   int out[EL__LAYER_DENSE], in[EL__LAYER_DENSE];
@@ -241,5 +255,9 @@ int el__weights_hf_layout(const el_config *cfg, const el__weights *w) {
     for (int k = 0; k < EL__LAYER_DENSE; k++)
       if (!d[k]->w || d[k]->layout != EL__W_HF) return 0;
   }
+  const el__dense_w *h[EL__HEAD_DENSE];
+  int n = el__head_dense(cfg, w, h, out, in);
+  for (int k = 0; k < n; k++)
+    if (h[k]->layout != EL__W_HF) return 0;
   return 1;
 }

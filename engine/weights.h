@@ -130,8 +130,17 @@ void el__layer_dense(const el_config *cfg, const el__layer_w *lw,
                      const el__dense_w *d[EL__LAYER_DENSE], int out[EL__LAYER_DENSE],
                      int in[EL__LAYER_DENSE]);
 
-/* 1 when every encoder dense weight of w is there in the file's layout: none
- * in an inference layout (el__dense_w.layout) nor released by int8 quantization. What code
+/* The dense weights outside the layers that inference runs through
+ * el__dense_fused (the embeddings' projection when E != H, the head's
+ * dense layers; not those read row by row: the discriminator's and QA's
+ * outputs) with their [out, in] sizes under cfg; returns how many. The
+ * generator's output layer is apart (infer_layout.c). */
+#define EL__HEAD_DENSE 3
+int el__head_dense(const el_config *cfg, const el__weights *w, const el__dense_w *d[EL__HEAD_DENSE],
+                   int out[EL__HEAD_DENSE], int in[EL__HEAD_DENSE]);
+
+/* 1 when every encoder and head dense weight of w is there in the file's
+ * layout: none in an inference layout (el__dense_w.layout) nor released by int8 quantization. What code
  * that saves or copies the tensors under their HF names needs. */
 int el__weights_hf_layout(const el_config *cfg, const el__weights *w);
 

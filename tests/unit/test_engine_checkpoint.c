@@ -476,9 +476,12 @@ static void test_inference_layout(void) {
   CHECK(ok && flags, "el_model_load: every encoder dense weight is the file's [out,in] in the "
         "inference layout this CPU gets (%s); el__model_load_hf keeps the file's layout",
         want == EL__W_PACKED ? "packed panels" : "[in,out]");
-  CHECK(!memcmp(inf->w.disc_dense.w, hf->w.disc_dense.w, sizeof(float) * (size_t)H * H) &&
-            inf->w.disc_dense.layout == EL__W_HF && !memcmp(inf->w.word, hf->w.word, sizeof(float) * 40 * 8),
-        "the heads and embeddings keep the file's layout");
+  CHECK(is_layout(inf->w.disc_dense.w, hf->w.disc_dense.w, H, H, want) &&
+            inf->w.disc_dense.layout == want && hf->w.disc_dense.layout == EL__W_HF,
+        "the head's dense layer is in the same inference layout (el__head_dense)");
+  CHECK(!memcmp(inf->w.disc_pred.w, hf->w.disc_pred.w, sizeof(float) * (size_t)H) &&
+            !memcmp(inf->w.word, hf->w.word, sizeof(float) * 40 * 8),
+        "the embeddings and the output row read as a row keep the file's layout");
   CHECK(el__weights_hf_layout(&c, &hf->w) && !el__weights_hf_layout(&c, &inf->w),
         "el__weights_hf_layout tells the two apart");
   char again[320];
