@@ -22,16 +22,20 @@ static const float *dsub(const el__relpos *rel, int i0, int L, int dh) {
   return rel->dist + (size_t)(i0 - (L - 1) + rel->max_pos - 1) * dh;
 }
 
+void el__relpos_gather(float *S, int ldS, const float *G, int ldG, int g0, int n, int L) {
+  for (int i = 0; i < n; i++) {
+    float *s = S + (size_t)i * ldS;
+    const float *g = G + (size_t)i * ldG + g0 + i + L - 1; /* g[-j] is the term of key j */
+    for (int j = 0; j < L; j++) s[j] += g[-j];
+  }
+}
+
 void el__relpos_scores(float *S, int ldS, const float *q, int ldq, int i0, int n, int L, int dh,
                        const el__relpos *rel, float scale, float *G) {
   const int W = n + L - 1;
   cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, W, dh, scale, q, ldq,
               dsub(rel, i0, L, dh), dh, 0.0f, G, W);
-  for (int i = 0; i < n; i++) {
-    float *s = S + (size_t)i * ldS;
-    const float *g = G + (size_t)i * W + i + L - 1; /* g[-j] is the term of key j */
-    for (int j = 0; j < L; j++) s[j] += g[-j];
-  }
+  el__relpos_gather(S, ldS, G, W, 0, n, L);
 }
 
 void el__relpos_backward(float *dq, int ldq, float *dpart, const float *dS, const float *q,

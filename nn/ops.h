@@ -65,6 +65,10 @@ typedef struct el__relpos {
  * points at row i0 (ldq apart); G: n (n + L - 1) floats of scratch. */
 void el__relpos_scores(float *S, int ldS, const float *q, int ldq, int i0, int n, int L, int dh,
                        const el__relpos *rel, float scale, float *G);
+/* Its second half, for G computed elsewhere (the engine's packed product):
+ * S[i][j] += G[i][g0 + i - j + L - 1], rows of G ldG apart, where column g0
+ * of G holds the distance of query row i0 to key L - 1. */
+void el__relpos_gather(float *S, int ldS, const float *G, int ldG, int g0, int n, int L);
 /* From dS [L,L] (the gradient of the scaled scores of one sequence and head):
  * dq += scale dG Dsub, and dpart [2L-1, dh] = scale dG^T q, the gradient of
  * D's rows max_pos - L ... max_pos + L - 2 (el__relpos_accumulate adds it to
