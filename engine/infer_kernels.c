@@ -149,7 +149,8 @@ typedef struct head_pack {
 
 static int pack_head(const att_job *j, size_t off, head_pack *hp) {
   const int L = j->L, dh = j->dh, H = j->H, W = j->rel ? 2 * L - 1 : 0;
-  const size_t zn = (size_t)(L > dh ? (L > W ? L : W) : (dh > W ? dh : W));
+  size_t zn = (size_t)(L > dh ? L : dh); /* the widest product: L, dh or W columns */
+  if ((size_t)W > zn) zn = (size_t)W;
   const size_t kv = (size_t)L * dh, dn = (size_t)W * dh;
   float *buf = el__gemm_isa() == EL__GEMM_NONE ? NULL : pack_scratch(2 * kv + dn + zn);
   if (!buf) return -1;
