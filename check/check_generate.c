@@ -1,9 +1,10 @@
 /* The generator's one masked pass: for every flagged word that gets
  * suggestions (el__flag_suggests), its sentence with the word replaced by
- * [MASK] and (unless it is a misspelling) with a [MASK] inserted before it, all in one batch (chunked to
- * the workspace). Each mask's distribution is kept as log-probabilities:
- * the generator's proposals come from it (check_gencands.c), and so does
- * the likelihood of every other candidate (of its first piece). */
+ * [MASK] and (unless it is a misspelling) with a [MASK] inserted before
+ * it, all in one batch (chunked to the workspace). Each mask's
+ * distribution is kept as log-probabilities: the generator's proposals come
+ * from it (check_gencands.c), and so does the likelihood of every other
+ * candidate (of its first piece). */
 #include <stdlib.h>
 
 #include "check_internal.h"

@@ -66,6 +66,7 @@ typedef struct el__cand {
   int ok;                   /* verified */
   int skip;                 /* not verified: past the cap of its flag (check_verify.c) */
   float rank;               /* lower first */
+  float least;              /* el__cand_least_rank, set once before verification */
 } el__cand;
 
 typedef struct el__flag {

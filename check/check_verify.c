@@ -246,7 +246,6 @@ static void cap(el__checker *c, const el__flag *f) {
 
 static int pending(const el__cand *e) { return isnan(e->p_edit); }
 
-
 /* Puts the next PER_ROUND candidates of flag i (least rank first) into
  * c->seqs, unless its best verified candidate already ranks before every
  * candidate still waiting. */
@@ -261,9 +260,9 @@ static int put_round(el__checker *c, int i, int round, el_error *err) {
     for (int j = f->cand0; j < f->cand0 + f->n_cand; j++) {
       const el__cand *e = &c->cands[j];
       if (!pending(e) || e->ok) continue; /* ok marks one put this round */
-      if (next < 0 || el__cand_least_rank(c, f, e) < el__cand_least_rank(c, f, &c->cands[next])) next = j;
+      if (next < 0 || e->least < c->cands[next].least) next = j;
     }
-    if (next < 0 || (!c->o.verify_all && el__cand_least_rank(c, f, &c->cands[next]) >= best)) return 0;
+    if (next < 0 || (!c->o.verify_all && c->cands[next].least >= best)) return 0;
     /* the generator's own words come last (GEN_ONLY_RANK) and rarely verify:
      * once they are next, all of them go in this round, one pass, not one
      * round each */
@@ -314,6 +313,7 @@ int el__check_verify(el__checker *c, el_error *err) {
       e->ok = e->by_rule;
       e->p_edit = e->by_rule ? 0.5f * c->o.threshold : e->skip ? 1.0f : NAN;
       if (!pending(e)) el__cand_rank(c, f, e);
+      else e->least = el__cand_least_rank(c, f, e); /* constant: one frequency lookup */
     }
   }
   int more = 1, rc = 0;
