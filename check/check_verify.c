@@ -263,10 +263,6 @@ static int put_round(el__checker *c, int i, int round, el_error *err) {
       if (next < 0 || e->least < c->cands[next].least) next = j;
     }
     if (next < 0 || (!c->o.verify_all && c->cands[next].least >= best)) return 0;
-    /* the generator's own words come last (GEN_ONLY_RANK) and rarely verify:
-     * once they are next, all of them go in this round, one pass, not one
-     * round each */
-    if (c->cands[next].by_gen) per_round = f->n_cand;
     c->cands[next].ok = 1;
     c->where[2 * c->seqs.n] = i, c->where[2 * c->seqs.n + 1] = next;
     if (put_candidate(c, f, &c->cands[next], err)) return err->code;
