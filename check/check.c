@@ -41,6 +41,16 @@ static int check_models(const el__checker_opts *o, el_error *err) {
   if (!(o->suggest_threshold >= 0.0f && o->suggest_threshold <= 1.0f))
     return el_error_set(err, EL_EINVAL, "check: suggest_threshold %g is not in [0, 1]",
                         (double)o->suggest_threshold);
+  if (o->verifier && o->verifier != o->detector) {
+    const el_config *v = el_model_config(o->verifier);
+    if (v->arch != d->arch || v->vocab_size != d->vocab_size || v->num_labels != d->num_labels ||
+        v->hidden_size != d->hidden_size || v->num_layers != d->num_layers)
+      return el_error_set(err, EL_ESHAPE,
+                          "check: the verifier (%s, %d layers of %d) is not the detector's checkpoint "
+                          "(%s, %d layers of %d): it must be the same model in another dtype",
+                          el_arch_name(v->arch), v->num_layers, v->hidden_size,
+                          el_arch_name(d->arch), d->num_layers, d->hidden_size);
+  }
   if (!o->generator) return 0;
   const el_config *g = el_model_config(o->generator);
   if (g->arch != EL_ARCH_MASKED_LM)
@@ -66,6 +76,8 @@ static int make_workspaces(el__checker *c, el_error *err) {
   if (c->max_tokens < c->max_pos) c->max_tokens = c->max_pos;
   c->max_seqs = c->max_tokens / 3 + 1;
   int rc = el_workspace_new(c->o.detector, c->max_tokens, c->max_seqs, &c->ws_det, err);
+  if (!rc && c->o.verifier != c->o.detector)
+    rc = el_workspace_new(c->o.verifier, c->max_tokens, c->max_seqs, &c->ws_ver, err);
   if (!rc && c->o.generator) rc = el_workspace_new(c->o.generator, c->max_tokens, c->max_seqs, &c->ws_gen, err);
   return rc;
 }
@@ -77,6 +89,7 @@ int el__checker_new(const el__checker_opts *o, el__checker **out, el_error *err)
   el__checker *c = calloc(1, sizeof *c);
   if (!c) return el_error_set(err, EL_ENOMEM, "check: out of memory");
   c->o = *o;
+  if (!c->o.verifier) c->o.verifier = o->detector;
   if (!(c->o.suggest_threshold > 0))
     c->o.suggest_threshold = o->threshold > DEFAULT_SUGGEST ? o->threshold : DEFAULT_SUGGEST;
   const el_config *d = el_model_config(o->detector);
@@ -110,6 +123,7 @@ void el__checker_set_picky(el__checker *c, int picky) {
 void el__checker_free(el__checker *c) {
   if (!c) return;
   el_workspace_free(c->ws_det);
+  el_workspace_free(c->ws_ver);
   el_workspace_free(c->ws_gen);
   if (c->owns_lang) el__learner_free(c->lang);
   if (c->owns_dict) el__dict_free(c->dict);

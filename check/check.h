@@ -17,6 +17,9 @@ typedef struct el__checker el__checker;
 
 typedef struct el__checker_opts {
   const el_model *detector;   /* ElectraForPreTraining or ElectraForTokenClassification; borrowed */
+  const el_model *verifier;   /* the detector's verdict on candidate sentences, or NULL: the
+                                 detector. The same checkpoint loaded in int8 (check.c says
+                                 why); borrowed */
   const el_model *generator;  /* ElectraForMaskedLM with the detector's vocabulary, or NULL:
                                  the other candidate sources still apply; borrowed */
   float threshold;            /* a word whose P(error) >= threshold is flagged */
@@ -53,6 +56,12 @@ typedef struct el__check_cost {
   long gen_seqs, gen_ids;           /* the generator's masked sentences */
   long verify_rounds, verify_seqs, verify_ids; /* verification's batched passes */
 } el__check_cost;
+
+/* The dtype a checker's verification pass runs in: requested when it is an
+ * el_dtype (>= 0), else int8 where this build has it, else the detector's.
+ * A verifier in another dtype than the detector is a second copy of it
+ * (el__checker_opts.verifier). */
+el_dtype el__check_verify_dtype(el_dtype detector, int requested);
 
 /* Loads what the candidate sources need (WordNet, dictionaries) and makes
  * the workspaces. *out owned by the caller: el__checker_free. */

@@ -5,23 +5,32 @@
 #include "check_internal.h"
 #include "support_api.h"
 
-/* One engine call over sequences [s0, s1) whose ids start at id0. */
-static int detect_chunk(el__checker *c, int s0, int s1, size_t id0, el_error *err) {
+/* One engine call of model m over sequences [s0, s1) whose ids start at id0. */
+static int run_chunk(el__checker *c, const el_model *m, el_workspace *ws, int s0, int s1, size_t id0,
+                     el_error *err) {
   size_t t = 0;
   for (int s = s0; s < s1; s++) t += (size_t)c->seqs.len[s];
   el_batch b = {s1 - s0, c->seqs.len + s0, c->seqs.ids + id0, NULL};
-  if (c->o.correct_label < 0) return el_run_replaced(c->o.detector, c->ws_det, &b, c->prob + id0, err);
+  if (c->o.correct_label < 0) return el_run_replaced(m, ws, &b, c->prob + id0, err);
   if (el__grow((void **)&c->logits, &c->logits_cap, t * (size_t)c->num_labels, sizeof(float)))
     return el_error_set(err, EL_ENOMEM, "check: out of memory");
-  int rc = el_run_token_classify(c->o.detector, c->ws_det, &b, c->logits, err);
+  int rc = el_run_token_classify(m, ws, &b, c->logits, err);
   if (!rc) el_error_probs(c->logits, (int)t, c->num_labels, c->o.correct_label, c->prob + id0);
   return rc;
 }
 
-int el__detect_seqs(el__checker *c, el_error *err) {
+static int detect_chunk(el__checker *c, int s0, int s1, size_t id0, el_error *err) {
+  return run_chunk(c, c->o.detector, c->ws_det, s0, s1, id0, err);
+}
+
+static int verify_chunk(el__checker *c, int s0, int s1, size_t id0, el_error *err) {
+  return run_chunk(c, c->o.verifier, c->ws_ver ? c->ws_ver : c->ws_det, s0, s1, id0, err);
+}
+
+int el__detect_seqs(el__checker *c, int verify, el_error *err) {
   if (el__grow((void **)&c->prob, &c->prob_cap, c->seqs.n_ids + 1, sizeof(float)))
     return el_error_set(err, EL_ENOMEM, "check: out of memory");
-  return el__seqs_chunks(c, 0, detect_chunk, err);
+  return el__seqs_chunks(c, 0, verify ? verify_chunk : detect_chunk, err);
 }
 
 static int add_flag(el__checker *c, int w, float p, int rejected, int variant_only, el_error *err) {
@@ -75,7 +84,7 @@ int el__check_detect(el__checker *c, el_error *err) {
       return err->code;
   }
   c->cost.detect_ids += (long)c->seqs.n_ids;
-  int rc = el__detect_seqs(c, err);
+  int rc = el__detect_seqs(c, 0, err);
   if (rc) return rc;
   if (el__grow((void **)&c->word_p, &c->word_p_cap, (size_t)c->words.n + 1, sizeof(float)))
     return el_error_set(err, EL_ENOMEM, "check: out of memory");

@@ -91,7 +91,7 @@ struct el__checker {
   el__dict *dict;
   el__word_freq *freq; /* o.word_counts, or NULL */
   int owns_lang, owns_dict; /* loaded by the checker (not given in its options) */
-  el_workspace *ws_det, *ws_gen;
+  el_workspace *ws_det, *ws_gen, *ws_ver; /* ws_ver: o.verifier's, when it is not the detector */
   int max_tokens, max_seqs;
   el__check_cost cost;
   /* one call's text and working storage (reused across calls) */
@@ -161,7 +161,8 @@ int el__check_propose(el__checker *c, const char *text, size_t len, el__dict_var
                       el_error *err);
 int el__check_sentences(el__checker *c, el_error *err);
 /* Detector P(error) for every id of c->seqs into c->prob. */
-int el__detect_seqs(el__checker *c, el_error *err);
+/* c->seqs through the detector (verify = 0) or the verifier (1) into c->prob. */
+int el__detect_seqs(el__checker *c, int verify, el_error *err);
 int el__check_detect(el__checker *c, el_error *err);
 /* 1 when flag f gets replacements: a misspelling, or a P(error) at the
  * suggest_threshold. The other flags are matches without suggestions and

@@ -278,7 +278,7 @@ static int verify_round(el__checker *c, int round, int *more, el_error *err) {
     if (put_round(c, i, round, err)) return err->code;
   *more = c->seqs.n > 0;
   if (*more) c->cost.verify_rounds++, c->cost.verify_seqs += c->seqs.n, c->cost.verify_ids += (long)c->seqs.n_ids;
-  int rc = *more ? el__detect_seqs(c, err) : 0;
+  int rc = *more ? el__detect_seqs(c, 1, err) : 0;
   size_t at = 0;
   for (int q = 0; !rc && q < c->seqs.n; q++) {
     const el__flag *f = &c->flags[c->where[2 * q]];

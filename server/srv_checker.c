@@ -31,12 +31,26 @@ static int load_generator(el__model_entry *e, const char *dir) {
   return 0;
 }
 
-void el__srv_checker_attach(el__model_entry *e, const char *generator_option) {
+/* The detector again in the verification pass's dtype, when it is not the
+ * detector's own (el__check_verify_dtype). */
+static int load_verifier(el__model_entry *e, int verify_dtype) {
+  el_load_options lo = {.dtype = el__check_verify_dtype(el_model_dtype(e->model), verify_dtype)};
+  if (lo.dtype == el_model_dtype(e->model)) return 0;
+  el_error er = {0};
+  if (el_model_load_opts(e->dir, &lo, &e->verifier, &er)) {
+    snprintf(e->check_err, sizeof e->check_err, "the %s verifier of %s: %s", el_dtype_name(lo.dtype),
+             e->dir, er.msg);
+    return -1;
+  }
+  return 0;
+}
+
+void el__srv_checker_attach(el__model_entry *e, const char *generator_option, int verify_dtype) {
   e->check_err[0] = 0;
   if (e->task != EL_TASK_SCORE) return;
   char gdir[1100], counts[1200];
   generator_dir_of(e, generator_option, gdir, sizeof gdir);
-  if (gdir[0] && load_generator(e, gdir) < 0) {
+  if ((gdir[0] && load_generator(e, gdir) < 0) || load_verifier(e, verify_dtype) < 0) {
     el__srv_checker_detach(e);
     return;
   }
@@ -44,6 +58,7 @@ void el__srv_checker_attach(el__model_entry *e, const char *generator_option) {
   el__checker_opts o = {
       .detector = e->model,
       .generator = e->generator,
+      .verifier = e->verifier,
       .threshold = (float)e->threshold,
       .rule = e->cfg->score_rule,
       .correct_label = e->correct_label,
@@ -65,4 +80,6 @@ void el__srv_checker_detach(el__model_entry *e) {
   e->checker = NULL;
   el_model_free(e->generator);
   e->generator = NULL;
+  el_model_free(e->verifier);
+  e->verifier = NULL;
 }

@@ -137,6 +137,16 @@ static void info_score_settings(el__sb *b, const el__model_entry *e) {
     el__sb_json_float(b, c->score_dictionary_name_weight);
   else
     el__sb_puts(b, "null");
+  /* /v2/check's checker: whether it has a generator, the verification
+   * pass's dtype and the memory of its copy of the detector; null without one */
+  if (e->checker) {
+    const el_model *v = e->verifier ? e->verifier : e->model;
+    el__sb_printf(b, ",\"checker\":{\"generator\":%s,\"verify_dtype\":\"%s\",\"verifier_weight_bytes\":%zu}",
+                  e->generator ? "true" : "false", el_dtype_name(el_model_dtype(v)),
+                  e->verifier ? el_model_weight_bytes(e->verifier) : (size_t)0);
+  } else {
+    el__sb_puts(b, ",\"checker\":null");
+  }
   el__sb_puts(b, ",\"quality\":");
   if (e->quality[0])
     el__sb_json_str(b, e->quality, strlen(e->quality));

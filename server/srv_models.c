@@ -129,7 +129,7 @@ int el__model_set_load(const el__model_spec *specs, int n, int ws_tokens, int ws
     if (specs[i].no_checker)
       snprintf(e->check_err, sizeof e->check_err, "the server runs with --no-checker");
     else
-      el__srv_checker_attach(e, specs[i].generator);
+      el__srv_checker_attach(e, specs[i].generator, specs[i].verify_dtype);
     if (e->task >= 0 && s->task_default[e->task] < 0) s->task_default[e->task] = i;
   }
   *out = s;

@@ -45,6 +45,7 @@ typedef struct el__model_entry {
   /* /score models: the grammar checker behind /v2/check (srv_checker.h),
    * used by the inference thread only; NULL with the reason in check_err */
   el_model *generator;
+  el_model *verifier; /* the detector in the verification pass's dtype when it differs, else NULL */
   struct el__checker *checker;
   char check_err[1700]; /* room for a path and an el_error message */
   el__model_set *set;

@@ -26,6 +26,8 @@ typedef struct el__model_spec {
   int no_dictionary; /* --no-dictionary: the model alone even when config.json has a
                         score_dictionary_weight (set once parsing ends) */
   int no_checker;    /* --no-checker: no grammar checker (set once parsing ends) */
+  int verify_dtype;  /* el_dtype of the checker's verification pass (--verify-dtype); -1:
+                        int8 where the build has it, else fp32 (set once parsing ends) */
 } el__model_spec;
 
 /* One --correct-label NAME=LABEL as given; applied to models[] once every
@@ -74,6 +76,7 @@ typedef struct el__srv_options {
   int no_access_log; /* --no-access-log as given (access_log is its negation) */
   int no_dictionary; /* --no-dictionary: copied to every model's spec */
   int no_checker;    /* --no-checker: copied to every model's spec */
+  int verify_dtype;  /* --verify-dtype: copied to every model's spec; -1 when not given */
   int healthcheck;   /* --healthcheck: probe /health and exit */
   int help, version;
 } el__srv_options;

@@ -5,7 +5,10 @@ errors, on one electra-server: BENCH_ROUNDS (20) rounds, each a /score then a
 3 warm-up rounds. Prints median and p90 latency of each, the ratio of the
 medians, how many words /score flagged and /v2/check matched, and the first
 /v2/check's time: later ones find hunspell's suggestions for the paragraph's
-misspellings cached (lang/dict.c), as an editor re-checking a document does."""
+misspellings cached (lang/dict.c), as an editor re-checking a document does.
+Beside it, in the same rounds, /v2/check on a second server verifying in
+fp32 (--verify-dtype fp32) where the first verifies in int8 (its default where
+the build has int8), so the two are compared on the same machine state."""
 import json
 import os
 import socket
@@ -49,38 +52,50 @@ def post(url, body, ctype):
     return time.perf_counter() - t, json.loads(data)
 
 
+def start(build, model, extra):
+    port = free_port()
+    srv = subprocess.Popen([f"{build}/bin/electra-server", "--model", f"ged={model}", "--port",
+                            str(port), "--no-access-log"] + extra, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL)
+    base = f"http://127.0.0.1:{port}"
+    for _ in range(600):
+        try:
+            with urllib.request.urlopen(base + "/ready", timeout=1) as r:
+                if r.status == 200:
+                    return srv, base
+        except Exception:
+            time.sleep(0.1)
+    srv.terminate()
+    sys.exit(f"bench_check: the server with {extra} did not get ready")
+
+
 def main(model):
     build = os.environ.get("BUILD", "build")
     rounds = int(os.environ.get("BENCH_ROUNDS", "20"))
-    port = free_port()
-    srv = subprocess.Popen([f"{build}/bin/electra-server", "--model", f"ged={model}", "--port",
-                            str(port), "--no-access-log"], stdout=subprocess.DEVNULL,
-                           stderr=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
+    srv, base = start(build, model, [])
+    srv32, base32 = start(build, model, ["--verify-dtype", "fp32"])
     try:
-        for _ in range(600):
-            try:
-                with urllib.request.urlopen(base + "/ready", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except Exception:
-                time.sleep(0.1)
         score_body = json.dumps({"text": PARAGRAPH}).encode()
         check_body = urllib.parse.urlencode({"text": PARAGRAPH, "language": "en-GB"}).encode()
-        ts, tc, flagged, matched, cold = [], [], 0, 0, 0.0
+        form = "application/x-www-form-urlencoded"
+        ts, tc, t32, flagged, matched, cold = [], [], [], 0, 0, 0.0
         for i in range(rounds + 3):
             a, s = post(base + "/score", score_body, "application/json")
-            b, c = post(base + "/v2/check", check_body, "application/x-www-form-urlencoded")
+            b, c = post(base + "/v2/check", check_body, form)
+            d, c32 = post(base32 + "/v2/check", check_body, form)
             if i == 0:
                 cold = b
             if i >= 3:
                 ts.append(a)
                 tc.append(b)
+                t32.append(d)
             flagged = sum(w["flagged"] for w in s["words"])
             matched = len(c["matches"])
+            same = [m["offset"] for m in c["matches"]] == [m["offset"] for m in c32["matches"]]
     finally:
-        srv.terminate()
-        srv.wait(timeout=30)
+        for p in (srv, srv32):
+            p.terminate()
+            p.wait(timeout=30)
     med = lambda v: statistics.median(v) * 1e3
     p90 = lambda v: sorted(v)[int(0.9 * (len(v) - 1))] * 1e3
     words = len(PARAGRAPH.split())
@@ -88,7 +103,10 @@ def main(model):
     print(f"{'route':<12}{'median ms':>12}{'p90 ms':>10}")
     print(f"{'/score':<12}{med(ts):>12.1f}{p90(ts):>10.1f}   {flagged} words flagged")
     print(f"{'/v2/check':<12}{med(tc):>12.1f}{p90(tc):>10.1f}   {matched} matches")
-    print(f"ratio /v2/check / /score (medians): {med(tc) / med(ts):.2f}x (target <= 2x)")
+    print(f"{'fp32 verify':<12}{med(t32):>12.1f}{p90(t32):>10.1f}   "
+          f"{len(c32['matches'])} matches ({'the same' if same else 'not the same'} words)")
+    print(f"ratio /v2/check / /score (medians): {med(tc) / med(ts):.2f}x (target <= 2x); "
+          f"verifying in fp32 {med(t32) / med(ts):.2f}x")
     print(f"first /v2/check (hunspell's suggestions not yet cached): {cold * 1e3:.1f} ms")
 
 

@@ -202,6 +202,53 @@ def test_corrupt_word_counts(work, model):
     srv.stop()
 
 
+def test_verifier(work, model):
+    """The verification pass's dtype (--verify-dtype): /info tells it and the
+    memory of the detector's int8 copy; fp32 verifies on the detector itself
+    (no copy); a value the build cannot run is refused at start. The real
+    server (the double has no verification pass)."""
+    real = os.path.join(ROOT, os.environ.get("BUILD", "build"), "bin", "electra-server")
+    if not os.access(real, os.X_OK):
+        skip("no %s: the verifier check needs the real server" % real)
+        return
+    body = b"text=She+go+to+school+yesterday.&language=en-US"
+    seen = {}
+    for dtype in ("fp32", "int8", None):
+        args = ["--verify-dtype", dtype] if dtype else []
+        srv = Server([("ged", model)], args=args, workdir=work, binary=real, log_name="verify.log")
+        try:
+            srv.start()
+        except RuntimeError as e:
+            ok(dtype == "int8" and "no int8 path" in str(e),
+               "--verify-dtype %s: the server starts, or refuses int8 the build lacks" % dtype, str(e)[-300:])
+            continue
+        st, _, data = srv.get("/info")
+        j = json.loads(data)
+        ck = j["models"][0].get("checker") if st == 200 else None
+        want = dtype or ck and ck["verify_dtype"]
+        ok(ck is not None and ck["verify_dtype"] == want and ck["generator"] is False,
+           "--verify-dtype %s: /info checker %s" % (dtype or "(default)", ck), j)
+        copy = ck and ck["verify_dtype"] != "fp32"  # the detector is fp32 here
+        ok(ck is not None and (ck["verifier_weight_bytes"] > 0) == bool(copy) and
+           ck["verifier_weight_bytes"] < j["models"][0]["weight_bytes"],
+           "... its verifier's memory: %s (the detector's %d)" % (ck and ck["verifier_weight_bytes"],
+                                                                  j["models"][0]["weight_bytes"]))
+        st, _, data = srv.request("POST", "/v2/check", body, headers=FORM)
+        ok(st == 200, "... /v2/check answers", (st, data[:200]))
+        seen[dtype] = ck and ck["verify_dtype"]
+        srv.stop()
+    ok(seen.get(None) in ("int8", "fp32") and (seen.get("int8") is None or seen[None] == "int8"),
+       "the default verifies in int8 where the build has it (%s)" % seen.get(None))
+    srv = Server([("ged", model)], args=["--verify-dtype", "fp16"], workdir=work, binary=real,
+                 log_name="verify-bad.log")
+    try:
+        srv.start()
+        ok(False, "--verify-dtype fp16 is refused")
+        srv.stop()
+    except RuntimeError as e:
+        ok("--verify-dtype must be one of fp32|int8" in str(e), "--verify-dtype fp16 is refused", str(e)[-300:])
+
+
 def main():
     work = scratch("electra-ltapi-")
     models = make_models(work, {"ged": ["--arch", "pretraining"] + SMALL})
@@ -215,6 +262,7 @@ def main():
     test_score_suggestions(srv)
     srv.stop()
     test_corrupt_word_counts(work, models["ged"])
+    test_verifier(work, models["ged"])
     done()
 
 

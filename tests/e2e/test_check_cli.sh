@@ -159,6 +159,23 @@ rm "$T/withgen/generator/word_counts.txt"
 rc=$?
 check "a generator that is not a masked LM: exit 2, said (rc $rc)" [ $rc -eq 2 ] && grep -q "ElectraForMaskedLM" "$T/err"
 
+# the verification pass in fp32 and in int8 (the default where the build has
+# int8): the same words flagged either way (detection is the detector's)
+"$BIN" check --model "$M" --threshold 0.000001 --verify-dtype fp32 "$T/a.txt" >"$T/out32" 2>"$T/err"
+rc=$?
+check "--verify-dtype fp32: every word flagged (rc $rc)" [ $rc -eq 1 ] && [ "$(wc -l <"$T/out32")" -eq 7 ]
+"$BIN" check --model "$M" --threshold 0.000001 --verify-dtype int8 "$T/a.txt" >"$T/out8" 2>"$T/err"
+rc=$?
+if grep -q "no int8 path" "$T/err"; then
+  echo "ok - # SKIP --verify-dtype int8: this build has no int8 path"
+else
+  check "--verify-dtype int8: the same words flagged (rc $rc)" [ $rc -eq 1 ] &&
+    [ "$(cut -d: -f1-3 "$T/out8")" = "$(cut -d: -f1-3 "$T/out32")" ]
+fi
+"$BIN" check --model "$M" --verify-dtype fp16 "$T/a.txt" >/dev/null 2>"$T/err"
+rc=$?
+check "--verify-dtype fp16: exit 2, the choices named (rc $rc)" [ $rc -eq 2 ] && grep -q "auto|fp32|int8" "$T/err"
+
 "$BIN" check --model "$M" >/dev/null 2>"$T/err"
 rc=$?
 check "no FILE: exit 2 with a usage message (rc $rc)" [ $rc -eq 2 ] && grep -q "no FILE" "$T/err"

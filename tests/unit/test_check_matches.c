@@ -470,6 +470,80 @@ static void test_accepted_words(void) {
   C->o.threshold = keep;
 }
 
+/* Verdicts of every candidate of text at threshold 0.5 through checker k
+ * (all verified) into p[] (n of them), flags' P(error) into fp[]. */
+static int verdicts(el__checker *k, const char *text, float *p, int *n, float *fp, int *nf) {
+  el_error err = {0};
+  k->o.threshold = 1e-6f;
+  k->o.suggest_threshold = 1e-6f;
+  int rc = el__check_propose(k, text, strlen(text), EL__DICT_EN, &err);
+  k->o.threshold = 0.5f;
+  k->o.verify_all = 1;
+  if (!rc) rc = el__check_verify(k, &err);
+  k->o.verify_all = 0;
+  *n = *nf = 0;
+  for (int j = 0; !rc && j < k->n_cands && *n < 256; j++)
+    if (!k->cands[j].skip && !k->cands[j].by_rule) p[(*n)++] = k->cands[j].p_edit;
+  for (int i = 0; !rc && i < k->n_flags && *nf < 64; i++) fp[(*nf)++] = k->flags[i].prob;
+  return rc;
+}
+
+/* The verification pass runs on o.verifier and detection on the detector:
+ * with another random detector of the same shape as verifier the flags stay
+ * and the verdicts change; an int8 copy of the detector gives verdicts
+ * within int8's error of the detector's own; a verifier of another shape
+ * is refused. */
+static void test_verifier(ck_env *e) {
+  const char *text = "She go to school yesterday and he have two brother.";
+  char dir[300], vocab[300];
+  snprintf(dir, sizeof dir, "%s/det2", e->tmp);
+  snprintf(vocab, sizeof vocab, "%s/vocab.txt", e->tmp);
+  el_model *other = NULL, *q8 = NULL;
+  el_error err = {0};
+  int n_vocab = el_tokenizer_vocab_size(el_model_tokenizer(e->det));
+  if (ck_save(dir, EL_ARCH_PRETRAINING, n_vocab, vocab) || el_model_load(dir, &other, &err)) {
+    CHECK(0, "a second random detector: %s", err.msg);
+    return;
+  }
+  el__checker_opts o = e->rules->o;
+  o.verifier = other;
+  el__checker *k = NULL;
+  int rc = el__checker_new(&o, &k, &err);
+  CHECK(rc == 0, "a checker with a verifier: %s", rc ? err.msg : "ok");
+  static float p0[256], p1[256], f0[64], f1[64];
+  int n0 = 0, n1 = 0, nf0 = 0, nf1 = 0;
+  if (!rc) rc = verdicts(e->rules, text, p0, &n0, f0, &nf0) || verdicts(k, text, p1, &n1, f1, &nf1);
+  int same_flags = nf0 == nf1 && nf0 > 0 && !memcmp(f0, f1, (size_t)nf0 * sizeof *f0), differ = 0;
+  for (int j = 0; j < n0 && j < n1; j++) differ += p0[j] != p1[j];
+  CHECK(!rc && same_flags && n0 == n1 && n0 > 0 && differ > 0,
+        "detection on the detector (%d flags, the same: %d), verification on the verifier "
+        "(%d of %d verdicts differ)", nf1, same_flags, differ, n1);
+  el__checker_free(k);
+  k = NULL;
+  if (el_dtype_available(EL_DTYPE_INT8)) {
+    snprintf(dir, sizeof dir, "%s/det", e->tmp);
+    el_load_options lo = {.dtype = EL_DTYPE_INT8};
+    rc = el_model_load_opts(dir, &lo, &q8, &err);
+    o.verifier = q8;
+    if (!rc) rc = el__checker_new(&o, &k, &err);
+    if (!rc) rc = verdicts(k, text, p1, &n1, f1, &nf1);
+    float worst = 0;
+    for (int j = 0; j < n0 && j < n1; j++) worst = fabsf(p0[j] - p1[j]) > worst ? fabsf(p0[j] - p1[j]) : worst;
+    /* worst > 0: the int8 arithmetic ran */
+    CHECK(!rc && n1 == n0 && worst < 0.02f && worst > 0,
+          "an int8 verifier: %d verdicts within 0.02 of fp32's, not equal (%g)%s%s", n1, (double)worst,
+          rc ? ": " : "", rc ? err.msg : "");
+    el__checker_free(k);
+    k = NULL;
+  }
+  o.verifier = e->gen;
+  rc = el__checker_new(&o, &k, &err);
+  CHECK(rc == EL_ESHAPE && strstr(err.msg, "verifier"), "a generator as verifier is refused (%s)", err.msg);
+  el__checker_free(k);
+  el_model_free(q8);
+  el_model_free(other);
+}
+
 int main(void) {
   ck_env env;
   if (ck_open(&env, "/tmp/el_test_check_match_XXXXXX")) {
@@ -482,6 +556,8 @@ int main(void) {
     C->o.suggest_threshold = 1e-6f;
     const char *s = "She go to school yesterday.";
     test_thresholds();
+    test_verifier(&env);
+    C->o.suggest_threshold = 1e-6f;
     test_best_first();
     test_least_rank();
     expect(s, "go", EL__EDIT_REPLACE, "goes", "She goes to school yesterday.", EL__ET_VERB_SVA,

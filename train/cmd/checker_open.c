@@ -4,15 +4,34 @@
 #include <stdio.h>
 #include <string.h>
 
+int el__verify_dtype_parse(const char *v, int *out, char *msg, size_t cap) {
+  *out = -1;
+  if (!v || !strcmp(v, "auto")) return 0;
+  int d = el_dtype_from_name(v);
+  if (d < 0) {
+    snprintf(msg, cap, "--verify-dtype must be one of auto|fp32|int8, got '%s'", v);
+    return -1;
+  }
+  if (!el_dtype_available((el_dtype)d)) {
+    snprintf(msg, cap, "--verify-dtype %s: this build has no int8 path", v);
+    return -1;
+  }
+  *out = d;
+  return 0;
+}
+
 int el__checker_open(const el__checker_args *a, el__checker_set *out, el_error *err) {
   memset(out, 0, sizeof *out);
   char buf[4096], counts[4200];
   const char *gdir = a->generator ? a->generator : el__checker_generator_dir(a->model, buf, sizeof buf);
-  int rc = el_model_load(a->model, &out->det, err);
+  el_load_options lo = {.dtype = (el_dtype)a->dtype};
+  int rc = el_model_load_opts(a->model, &lo, &out->det, err);
   if (!rc && gdir) rc = el_model_load(gdir, &out->gen, err);
+  el_load_options vo = {.dtype = el__check_verify_dtype(lo.dtype, a->verify_dtype)};
+  if (!rc && vo.dtype != lo.dtype) rc = el_model_load_opts(a->model, &vo, &out->ver, err);
   if (rc) return rc;
   const el_config *cfg = el_model_config(out->det);
-  el__checker_opts o = {.detector = out->det, .generator = out->gen, .rule = cfg->score_rule,
+  el__checker_opts o = {.detector = out->det, .generator = out->gen, .verifier = out->ver, .rule = cfg->score_rule,
                         .correct_label = -1, .dict_dir = a->dict_dir,
                         .word_counts = el__checker_word_counts(a->model, gdir, counts, sizeof counts)};
   /* the threshold /score flags at: the combination's for a model read beside
@@ -29,5 +48,6 @@ void el__checker_close(el__checker_set *s) {
   el__checker_free(s->checker);
   el_model_free(s->gen);
   el_model_free(s->det);
+  el_model_free(s->ver);
   memset(s, 0, sizeof *s);
 }

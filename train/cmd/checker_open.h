@@ -13,12 +13,18 @@ typedef struct el__checker_args {
                             combination's, else the model's score_threshold, else 0.5) */
   double suggest_threshold; /* < 0: the threshold (el__checker_opts.suggest_threshold) */
   const char *dict_dir;  /* hunspell's dictionaries; NULL: /usr/share/hunspell */
+  int dtype;             /* the detector's el_dtype */
+  int verify_dtype;      /* the verification pass's el_dtype; -1: el__check_verify_dtype's default */
 } el__checker_args;
 
 typedef struct el__checker_set {
-  el_model *det, *gen;
+  el_model *det, *gen, *ver;
   el__checker *checker;
 } el__checker_set;
+
+/* --verify-dtype's value: auto (-1), fp32 or int8 into *out; 0, else a
+ * message in msg (int8 in a build without it is refused). */
+int el__verify_dtype_parse(const char *v, int *out, char *msg, size_t cap);
 
 /* Loads the models and makes the checker; *out zeroed first, released by
  * el__checker_close (also after a failure). */

@@ -188,13 +188,20 @@ static int eval_m2(const el__eval_args *a) {
     return 2;
   }
   el__eval_m2_args m = {a->m2, a->outp, a->edits, a->max_ex,
-                        {a->model, a->generator, a->correct, a->threshold, a->suggest, a->dict_dir},
+                        {a->model, a->generator, a->correct, a->threshold, a->suggest, a->dict_dir,
+                         el_dtype_from_name(a->dtype), -1},
                         el__lt_lang_find(a->language ? a->language : "en")->variant};
+  char msg[256];
+  if (el__verify_dtype_parse(a->verify_dtype, &m.ck.verify_dtype, msg, sizeof msg)) {
+    fprintf(stderr, PROG ": %s\n", msg);
+    return 2;
+  }
   return el__eval_m2(&m);
 }
 
 void el__eval_args_init(el__eval_args *a) {
   *a = (el__eval_args){.batch = 32, .stride = 128, .max_query = 64, .threshold = -1, .dtype = "fp32",
+                       .verify_dtype = "auto",
                        .dict_weight = -1, .dict_threshold = -1, .suggest = -1};
 }
 
@@ -237,6 +244,9 @@ void el__eval_table(el__eval_args *a, el_opt t[EL_EVAL_N_OPTS]) {
        "      the model's own and hunspell's alone", 0},
       {"--dictionary-weight", EL_OPT_FLOAT, &a->dict_weight, 0, 1, "Q",
        "ged: the dictionary's weight (the model's score_dictionary_weight)", 0},
+      {"--verify-dtype", EL_OPT_CHOICE, &a->verify_dtype, 0, 0, "auto|fp32|int8",
+       "ged --m2: the checker's verification pass, as electra-train check --verify-dtype:\n"
+       "      auto (default) int8 where the build has it, fp32 on the detector itself", 0},
       {"--suggest-threshold", EL_OPT_FLOAT, &a->suggest, 0, 1, "X",
        "ged --m2: the checker offers replacements only for words with P(error) >= X (as\n"
        "      electra-train check --suggest-threshold: 0.7, or the threshold when higher)", 0},
@@ -266,7 +276,24 @@ int el__cmd_eval(int argc, char **argv) {
   return el__eval_run(&a);
 }
 
+/* --dtype: known, and runnable by this build. */
+static int dtype_ok(const char *name) {
+  int dt = el_dtype_from_name(name);
+  if (dt < 0) {
+    fprintf(stderr, PROG ": --dtype must be one of fp32|int8, got '%s'\n", name);
+    return 0;
+  }
+  if (!el_dtype_available((el_dtype)dt)) {
+    fprintf(stderr, PROG ": --dtype %s: this build has no int8 path (it needs oneDNN: install "
+            "libdnnl-dev and rebuild)\n", name);
+    return 0;
+  }
+  return 1;
+}
+
 int el__eval_run(const el__eval_args *a) {
+  if (!dtype_ok(a->dtype)) return 2;
+  if (a->threads > 0) el_set_threads((int)a->threads);
   if (a->m2) return eval_m2(a);
   if (a->language || a->edits) {
     fprintf(stderr, PROG ": %s goes with --m2 (see --help)\n", a->language ? "--language" : "--edits");
@@ -287,17 +314,6 @@ int el__eval_run(const el__eval_args *a) {
     fprintf(stderr, PROG ": --dictionary must be on or off, got '%s'\n", a->dict);
     return 2;
   }
-  int dt = el_dtype_from_name(a->dtype);
-  if (dt < 0) {
-    fprintf(stderr, PROG ": --dtype must be one of fp32|int8, got '%s'\n", a->dtype);
-    return 2;
-  }
-  if (!el_dtype_available((el_dtype)dt)) {
-    fprintf(stderr, PROG ": --dtype %s: this build has no int8 path (it needs oneDNN: install "
-            "libdnnl-dev and rebuild)\n", a->dtype);
-    return 2;
-  }
-  if (a->threads > 0) el_set_threads((int)a->threads);
   el__eval_args r = *a;
   if (!r.max_len) r.max_len = t->max_seq_len; /* not given: the task's */
   return run_eval(&r, t);

@@ -74,12 +74,12 @@ int el__finetune_run(const el__ft_args *a, el__ft_result *res);
 
 /* eval: max_len 0 when not given (the task's then applies). */
 typedef struct el__eval_args {
-  const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype, *dict, *m2,
+  const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype, *verify_dtype, *dict, *m2,
       *dict_dir, *generator, *language, *edits;
   long batch, max_len, stride, max_query, threads, max_ex;
   double threshold, dict_weight, dict_threshold, suggest;
 } el__eval_args;
-enum { EL_EVAL_N_OPTS = 25 };
+enum { EL_EVAL_N_OPTS = 26 };
 void el__eval_args_init(el__eval_args *a);
 void el__eval_table(el__eval_args *a, el_opt t[EL_EVAL_N_OPTS]);
 int el__eval_parse(int argc, char **argv, el__eval_args *a);
@@ -87,13 +87,14 @@ int el__eval_run(const el__eval_args *a);
 
 /* check: FILE operands in files (allocated by el__check_parse). */
 typedef struct el__check_args {
-  const char *model, *generator, *format, *correct, *language, *markup, *words, *only, *disable;
+  const char *model, *generator, *format, *correct, *language, *markup, *words, *only, *disable,
+      *verify_dtype;
   double threshold, suggest;
   long threads;
   char **files;
   int n_files;
 } el__check_args;
-enum { EL_CHECK_N_OPTS = 12 };
+enum { EL_CHECK_N_OPTS = 13 };
 void el__check_args_init(el__check_args *a);
 void el__check_table(el__check_args *a, el_opt t[EL_CHECK_N_OPTS]);
 int el__check_parse(int argc, char **argv, el__check_args *a);
