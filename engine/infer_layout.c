@@ -1,5 +1,5 @@
 /* The fp32 inference layout of the encoder's and the heads' dense weights
- * (el__layer_dense, el__head_dense), set once at load,
+ * (el__layer_dense, el__head_dense; an int8 model's heads alone), set once at load,
  * in place (the same floats, so a loaded model's memory does not grow):
  *  - packed panels (infer_gemm.h) when the CPU runs one of the engine's own
  *    kernels (AVX2 + FMA or AVX-512F): a product then copies nothing. On an
@@ -61,7 +61,7 @@ static void relayout(const el__dense_w *const *d, const int *out, const int *in,
   }
 }
 
-int el__infer_layout(el_model *m, el_error *err) {
+int el__infer_layout(el_model *m, int layers, el_error *err) {
   const int H = m->cfg.hidden_size, I = m->cfg.intermediate_size;
   const el__wlayout to = el__gemm_isa() != EL__GEMM_NONE ? EL__W_PACKED : EL__W_IN_OUT;
   int widest = H; /* every weight here is [H, x] or [x, H] */
@@ -72,7 +72,7 @@ int el__infer_layout(el_model *m, el_error *err) {
   _Static_assert(EL__LAYER_DENSE >= EL__HEAD_DENSE, "d holds a layer's or the heads' weights");
   const el__dense_w *d[EL__LAYER_DENSE];
   int out[EL__LAYER_DENSE], in[EL__LAYER_DENSE];
-  for (int l = 0; l < m->cfg.num_layers; l++) {
+  for (int l = 0; layers && l < m->cfg.num_layers; l++) {
     el__layer_dense(&m->cfg, &m->w.layer[l], d, out, in);
     relayout(d, out, in, EL__LAYER_DENSE, to, scratch);
   }

@@ -189,7 +189,7 @@ static int load_model(const char *dir, el_dtype dtype, int hf_layout, el_model *
   if ((rc = el__config_load(dir, &m->cfg, err)) || (rc = load_weights(m, st, err)) ||
       (rc = load_vocab(m, vocab, err)) ||
       (dtype == EL_DTYPE_INT8 && (rc = el__quant_build(m, err))) ||
-      (dtype == EL_DTYPE_FP32 && !hf_layout && (rc = el__infer_layout(m, err))))
+      (!hf_layout && (rc = el__infer_layout(m, dtype == EL_DTYPE_FP32, err))))
     goto done;
   *out = m;
   m = NULL;

@@ -32,9 +32,11 @@ struct el_model {
   float *lm_packed;  /* owned: a MASKED_LM's lm_w [V,E] in packed panels (infer_layout.c), or NULL */
 };
 
-/* Puts the encoder's dense weights of an fp32 model in place into the
- * inference layout (el__dense_w.layout), once, at load (infer_layout.c). */
-int el__infer_layout(el_model *m, el_error *err);
+/* Puts the dense weights in place into the inference layout
+ * (el__dense_w.layout), once, at load (infer_layout.c): the heads' and the
+ * embeddings' projection always, the encoder layers' too when layers is
+ * set (an int8 model's layers are quantized instead, quant.h). */
+int el__infer_layout(el_model *m, int layers, el_error *err);
 
 /* el_model_load for code that reads the weights themselves (the trainer's
  * --init, the loader's tests): an fp32 model with every tensor in the file's
