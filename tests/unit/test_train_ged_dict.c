@@ -45,6 +45,23 @@ static void test_score(el__dict *d) {
   CHECK(rc == 0 && r.weight == 0.2 && r.with.f05 == 1.0 && r.threshold > 0.24 && r.threshold < 0.28,
         "a given weight is used as is; the chosen threshold (%.4f) lies between Ngozi (0.24) "
         "and Becouse (0.28): exactly the errors flagged", r.threshold);
+  /* a model whose flags add nothing to the dictionary's: the two rejected
+   * words alike (0.05), its surest words false alarms ("there" 0.5, "liked"
+   * 0.4). The best threshold found keeps them out, but the combination does
+   * not beat the dictionary alone, so the threshold becomes just under q:
+   * the dictionary's words and only words the model is as sure of */
+  for (int k = 0; k < 13; k++) prob[k] = 0.1f;
+  prob[0] = prob[5] = 0.05f, prob[3] = 0.5f, prob[6] = 0.4f;
+  rc = el__ged_dict_score(d, &g, first, prob, gold, 0.8, 1.0, 1, 0, NULL, &r, &err);
+  CHECK(rc == 0 && r.with.f05 <= r.alone.f05 && fabs(r.threshold - 0.7999) < 1e-9 && r.with.tp == 1 &&
+            r.with.fp == 1,
+        "no gain over the dictionary alone (%.3f against %.3f): threshold just under q (%.4f), "
+        "the dictionary's two words flagged (tp %ld, fp %ld)", r.with.f05, r.alone.f05, r.threshold,
+        r.with.tp, r.with.fp);
+  prob[3] = 0.9f; /* now the model is surer of a false alarm than q: it is flagged */
+  rc = el__ged_dict_score(d, &g, first, prob, gold, 0.8, 1.0, 1, 0, NULL, &r, &err);
+  CHECK(rc == 0 && fabs(r.threshold - 0.7999) < 1e-9 && r.with.fp == 2,
+        "... and a word the model scores over q (0.9) is flagged with them (fp %ld)", r.with.fp);
 }
 
 int main(void) {
