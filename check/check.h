@@ -58,7 +58,8 @@ typedef struct el__check_cost {
 } el__check_cost;
 
 /* The dtype a checker's verification pass runs in: requested when it is an
- * el_dtype (>= 0), else int8 where this build has it, else the detector's.
+ * el_dtype (>= 0), else int8 where the engine's own int8 kernels run
+ * (el_dtype_native), else the detector's.
  * A verifier in another dtype than the detector is a second copy of it
  * (el__checker_opts.verifier). */
 el_dtype el__check_verify_dtype(el_dtype detector, int requested);

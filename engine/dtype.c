@@ -2,6 +2,7 @@
 #include <string.h>
 #include "electra/model.h"
 #include "quant.h"
+#include "quant_gemm.h"
 
 static const char *const names[EL_DTYPE_COUNT] = {"fp32", "int8"};
 
@@ -19,4 +20,9 @@ int el_dtype_available(el_dtype d) {
   if (d == EL_DTYPE_FP32) return 1;
   if (d == EL_DTYPE_INT8) return el__quant_available();
   return 0;
+}
+
+int el_dtype_native(el_dtype d) {
+  if (d == EL_DTYPE_FP32) return 1;
+  return d == EL_DTYPE_INT8 && el__quant_available() && el__qgemm_isa() != EL__QGEMM_NONE;
 }

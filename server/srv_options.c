@@ -134,8 +134,9 @@ static int build_table(el__srv_options *o, el_opt *t) {
        "      shared by every model) and its workspaces", 0},
       {"--verify-dtype", EL_OPT_CUSTOM, o, 0, 0, "fp32|int8",
        "arithmetic of /v2/check's verification pass (the detector's verdict on each\n"
-       "      candidate correction's sentence): int8 (the default where the build has it)\n"
-       "      verifies on an int8 copy of an fp32 detector, about a third faster for a\n"
+       "      candidate correction's sentence): int8 (the default where the engine's own\n"
+       "      int8 kernels run: AVX2 or AVX-512 VNNI) verifies on an int8 copy of an fp32\n"
+       "      detector, up to a third faster for a\n"
        "      quarter of its dense weights' memory, the same corrections within noise;\n"
        "      fp32 verifies on the detector itself (docs/CHECKER.md)", 0},
       {"--no-access-log", EL_OPT_FLAG, &o->no_access_log, 0, 0, NULL, "no log line per request", 0},

@@ -93,6 +93,11 @@ const char *el_dtype_name(el_dtype d);
 int el_dtype_from_name(const char *name);
 /* 1 when this build can load models with dtype d (int8 needs oneDNN). */
 int el_dtype_available(el_dtype d);
+/* 1 when dtype d runs on the engine's own kernels on this CPU, compiled
+ * ahead of time (fp32 always; int8 on AVX2 or AVX-512 VNNI), 0 when it
+ * would run on code oneDNN generates at load (which a process denied
+ * writable-executable memory cannot run) or not at all. */
+int el_dtype_native(el_dtype d);
 void el_model_free(el_model *m);
 
 /* The threshold /score flags at for the model configured by c, a request

@@ -14,6 +14,7 @@
 #include <string.h>
 #include "electra/model.h"
 #include "quant.h"
+#include "quant_gemm.h"
 #include "../test.h"
 
 static float frand(unsigned *s) {
@@ -158,6 +159,15 @@ static void test_dtype_names(void) {
         "el_dtype_from_name and invalid values");
   CHECK(el_dtype_available(EL_DTYPE_FP32) && el_dtype_available(EL_DTYPE_INT8) == el__quant_available(),
         "el_dtype_available: fp32 always, int8 with oneDNN (%d)", el__quant_available());
+  /* native: on the engine's own kernels; without a cap in the environment
+   * an AVX2 + FMA CPU runs int8 on them */
+  int own = el__quant_available() && el__qgemm_isa() != EL__QGEMM_NONE;
+  int capped = getenv("ELECTRA_QGEMM") || getenv("ELECTRA_GEMM");
+  __builtin_cpu_init();
+  int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
+  CHECK(el_dtype_native(EL_DTYPE_FP32) && el_dtype_native(EL_DTYPE_INT8) == own &&
+            !el_dtype_native((el_dtype)7) && (capped || !el__quant_available() || !avx2 || own),
+        "el_dtype_native: fp32 always, int8 on the engine's own kernels (%d; AVX2+FMA %d)", own, avx2);
   el_model *m = NULL;
   el_error err = {0};
   el_load_options o = {.dtype = (el_dtype)9};

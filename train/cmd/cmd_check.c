@@ -298,9 +298,10 @@ void el__check_table(el__check_args *a, el_opt t[EL_CHECK_N_OPTS]) {
        "an ElectraForTokenClassification detector's \"no error\" label (found by name)", 0},
       {"--verify-dtype", EL_OPT_CHOICE, &a->verify_dtype, 0, 0, "auto|fp32|int8",
        "arithmetic of the verification pass (the detector's verdict on each candidate\n"
-       "      correction's sentence): auto (default) int8 where the build has it, on an\n"
-       "      int8 copy of an fp32 detector (about a third faster; the same corrections\n"
-       "      within noise, docs/CHECKER.md); fp32 on the detector itself", 0},
+       "      correction's sentence): auto (default) int8 on the engine's own int8 kernels\n"
+       "      (AVX2, AVX-512 VNNI), on an int8 copy of an fp32 detector: up to a third\n"
+       "      faster, the same corrections within noise (docs/CHECKER.md); fp32 on the\n"
+       "      detector itself", 0},
       {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota)", 0},
   };
   memcpy(t, d, sizeof d);

@@ -246,7 +246,7 @@ void el__eval_table(el__eval_args *a, el_opt t[EL_EVAL_N_OPTS]) {
        "ged: the dictionary's weight (the model's score_dictionary_weight)", 0},
       {"--verify-dtype", EL_OPT_CHOICE, &a->verify_dtype, 0, 0, "auto|fp32|int8",
        "ged --m2: the checker's verification pass, as electra-train check --verify-dtype:\n"
-       "      auto (default) int8 where the build has it, fp32 on the detector itself", 0},
+       "      auto (default) int8 on the engine's own int8 kernels, fp32 on the detector itself", 0},
       {"--suggest-threshold", EL_OPT_FLOAT, &a->suggest, 0, 1, "X",
        "ged --m2: the checker offers replacements only for words with P(error) >= X (as\n"
        "      electra-train check --suggest-threshold: 0.7, or the threshold when higher)", 0},
