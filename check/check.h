@@ -18,8 +18,8 @@ typedef struct el__checker el__checker;
 typedef struct el__checker_opts {
   const el_model *detector;   /* ElectraForPreTraining or ElectraForTokenClassification; borrowed */
   const el_model *verifier;   /* the detector's verdict on candidate sentences, or NULL: the
-                                 detector. The same checkpoint loaded in int8 (check.c says
-                                 why); borrowed */
+                                 detector. The same checkpoint loaded in int8
+                                 (check_dtype.c says why); borrowed */
   const el_model *generator;  /* ElectraForMaskedLM with the detector's vocabulary, or NULL:
                                  the other candidate sources still apply; borrowed */
   float threshold;            /* a word whose P(error) >= threshold is flagged */

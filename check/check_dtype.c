@@ -1,5 +1,5 @@
-/* The verification pass's dtype (check.h). int8 by default where the
- * build has it: verification runs several times detection's tokens
+/* The verification pass's dtype (check.h). int8 by default: verification
+ * runs more tokens than detection does
  * through the detector (bench_check's paragraph: 528 against 305), and on
  * an int8 copy of an fp32 detector it takes up to a third less time with
  * the same corrections within noise (FCE dev, docs/CHECKER.md), because a

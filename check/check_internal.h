@@ -160,8 +160,8 @@ int el__seqs_chunks(el__checker *c, int max_per_call, el__chunk_fn run, el_error
 int el__check_propose(el__checker *c, const char *text, size_t len, el__dict_variant v,
                       el_error *err);
 int el__check_sentences(el__checker *c, el_error *err);
-/* Detector P(error) for every id of c->seqs into c->prob. */
-/* c->seqs through the detector (verify = 0) or the verifier (1) into c->prob. */
+/* P(error) for every id of c->seqs into c->prob, from the detector
+ * (verify = 0) or the verifier (1). */
 int el__detect_seqs(el__checker *c, int verify, el_error *err);
 int el__check_detect(el__checker *c, el_error *err);
 /* 1 when flag f gets replacements: a misspelling, or a P(error) at the
