@@ -1,7 +1,6 @@
 /* The verification pass's dtype (check.h). int8 by default: verification
- * runs more tokens than detection does
- * through the detector (bench_check's paragraph: 528 against 305), and on
- * an int8 copy of an fp32 detector it takes up to a third less time with
+ * runs more tokens through the detector than detection does (bench_check's
+ * paragraph: 528 against 305), and on an int8 copy of an fp32 detector it takes up to a third less time with
  * the same corrections within noise (FCE dev, docs/CHECKER.md), because a
  * candidate's verdict is a comparison of P(error) against the threshold,
  * far coarser than int8's error in it (docs/QUANT.md: within 0.02). Only
