@@ -91,6 +91,8 @@ typedef struct att_job {
   int L, rows, nb, groups, H, dh; /* a task: one group of a head's nb blocks of rows */
   float scale;
   const el__relpos *rel; /* NULL: absolute positions */
+  const float *dist;     /* rel's distance rows the sequence reaches, packed once for all its
+                            heads (pack_dist), or NULL: OpenBLAS's product */
 } att_job;
 
 /* Query rows of a block: rows x L scores fit the stack scratch; rows <= L and
@@ -101,28 +103,33 @@ static int att_rows(int L) {
   return r < 1 ? 1 : r > L ? L : r;
 }
 
-/* A thread's packed keys, values and a row of zeros (2 L dh + max(L, dh)
- * floats), kept between calls and freed when the thread ends; NULL when out
- * of memory (the task then takes OpenBLAS's path). */
+/* A thread's packed buffers, kept between calls and freed when the thread
+ * ends: PACK_HEAD a task's keys, values and a row of zeros, PACK_DIST the
+ * distance rows of the sequence whose attention the thread runs (a task
+ * run inline on the same thread uses both at once); NULL when out of memory
+ * (the product then takes OpenBLAS's path). */
+enum { PACK_HEAD, PACK_DIST, PACK_KEYS };
 typedef struct pack_buf {
   float *f;
   size_t cap;
 } pack_buf;
-static pthread_key_t g_pack_key;
+static pthread_key_t g_pack_key[PACK_KEYS];
 static pthread_once_t g_pack_once = PTHREAD_ONCE_INIT;
 static void pack_buf_free(void *p) {
   pack_buf *b = p;
   free(b->f);
   free(b);
 }
-static void pack_key_init(void) { pthread_key_create(&g_pack_key, pack_buf_free); }
+static void pack_key_init(void) {
+  for (int k = 0; k < PACK_KEYS; k++) pthread_key_create(&g_pack_key[k], pack_buf_free);
+}
 
-static float *pack_scratch(size_t floats) {
+static float *pack_scratch(int key, size_t floats) {
   pthread_once(&g_pack_once, pack_key_init);
-  pack_buf *b = pthread_getspecific(g_pack_key);
+  pack_buf *b = pthread_getspecific(g_pack_key[key]);
   if (!b) {
     if (!(b = calloc(1, sizeof *b))) return NULL;
-    if (pthread_setspecific(g_pack_key, b)) {
+    if (pthread_setspecific(g_pack_key[key], b)) {
       free(b);
       return NULL;
     }
@@ -137,40 +144,49 @@ static float *pack_scratch(size_t floats) {
 
 /* The head's keys and values packed as the products' "weights": keys as
  * [L out, dh in] with the scale folded in (S = scale q K^T), values as
- * [dh out, L in] (ctx = S V); with relative positions, the 2L - 1 rows of
- * the layer's distance embedding the sequence's queries reach, scaled, as
- * [2L - 1 out, dh in] (column c: distance c - (L - 1)), so their product
- * does not go through OpenBLAS's packing on every block (4-6 % of a
- * grammar check's samples); zeros: a row the products start from. NULL
- * where the packed kernels do not run. */
+ * [dh out, L in] (ctx = S V); zeros: a row the products start from, as wide
+ * as the widest of them (with relative positions the 2L - 1 distances).
+ * NULL where the packed kernels do not run. */
 typedef struct head_pack {
-  float *k, *v, *d, *zeros;
+  float *k, *v, *zeros;
 } head_pack;
 
 static int pack_head(const att_job *j, size_t off, head_pack *hp) {
   const int L = j->L, dh = j->dh, H = j->H, W = j->rel ? 2 * L - 1 : 0;
-  size_t zn = (size_t)(L > dh ? L : dh); /* the widest product: L, dh or W columns */
+  size_t zn = (size_t)(L > dh ? L : dh);
   if ((size_t)W > zn) zn = (size_t)W;
-  const size_t kv = (size_t)L * dh, dn = (size_t)W * dh;
-  float *buf = el__gemm_isa() == EL__GEMM_NONE ? NULL : pack_scratch(2 * kv + dn + zn);
+  const size_t kv = (size_t)L * dh;
+  float *buf = el__gemm_isa() == EL__GEMM_NONE ? NULL : pack_scratch(PACK_HEAD, 2 * kv + zn);
   if (!buf) return -1;
-  hp->k = buf, hp->v = buf + kv, hp->d = j->rel ? buf + 2 * kv : NULL, hp->zeros = buf + 2 * kv + dn;
+  hp->k = buf, hp->v = buf + kv, hp->zeros = buf + 2 * kv;
   el__gemm_pack_strided(hp->k, j->k + off, (size_t)H, 1, L, dh, j->scale);
   el__gemm_pack_strided(hp->v, j->v + off, 1, (size_t)H, dh, L, 1.0f);
-  if (j->rel) /* D rows P - L ... P + L - 2 */
-    el__gemm_pack_strided(hp->d, j->rel->dist + (size_t)(j->rel->max_pos - L) * dh, (size_t)dh, 1, W,
-                          dh, j->scale);
   memset(hp->zeros, 0, sizeof(float) * zn);
   return 0;
 }
 
+/* With relative positions, the 2L - 1 rows of the layer's distance
+ * embedding the sequence's queries reach, scaled, as [2L - 1 out, dh in]
+ * (column c: distance c - (L - 1)): once per sequence, as every head reads
+ * the same rows, so their product does not go through OpenBLAS's packing
+ * on every block (4-6 % of a grammar check's samples). NULL: not packed. */
+static const float *pack_dist(const att_job *j) {
+  if (!j->rel || el__gemm_isa() == EL__GEMM_NONE) return NULL;
+  const int L = j->L, dh = j->dh, W = 2 * L - 1;
+  float *d = pack_scratch(PACK_DIST, (size_t)W * dh);
+  if (d) /* D rows P - L ... P + L - 2 */
+    el__gemm_pack_strided(d, j->rel->dist + (size_t)(j->rel->max_pos - L) * dh, (size_t)dh, 1, W, dh,
+                          j->scale);
+  return d;
+}
+
 /* scale q_i.D[i - j + P - 1] added to S for the block's rows, on the packed
  * distances: the block's distances are columns i0 ... i0 + n + L - 2 of
- * hp->d; the product starts at the panel boundary before i0. */
+ * j->dist; the product starts at the panel boundary before i0. */
 static void relpos_packed(const att_job *j, const head_pack *hp, const float *qs, int i0, int n,
                           float *S, float *G) {
   const int L = j->L, c0 = i0 / EL_GEMM_NR * EL_GEMM_NR, nc = i0 + n + L - 1 - c0;
-  el__gemm_packed(el__gemm_isa(), n, nc, j->dh, qs, (size_t)j->H, hp->d, 2 * L - 1, c0, hp->zeros, G,
+  el__gemm_packed(el__gemm_isa(), n, nc, j->dh, qs, (size_t)j->H, j->dist, 2 * L - 1, c0, hp->zeros, G,
                   (size_t)nc);
   el__relpos_gather(S, L, G, nc, i0 - c0, n, L);
 }
@@ -190,7 +206,7 @@ static void att_block(const att_job *j, size_t off, const head_pack *hp, int pac
   if (j->rel) { /* n (n + L - 1) <= 2 ATT_SCRATCH (n <= L, n L <= ATT_SCRATCH), and the
                  * packed product starts up to EL_GEMM_NR - 1 columns earlier */
     float G[2 * ATT_SCRATCH + ATT_MAX_ROWS * EL_GEMM_NR];
-    if (packed) relpos_packed(j, hp, qs, i0, n, S, G);
+    if (packed && j->dist) relpos_packed(j, hp, qs, i0, n, S, G);
     else el__relpos_scores(S, L, qs, H, i0, n, L, dh, j->rel, j->scale, G);
   }
   softmax_unnormalised(S, inv, n, L);
@@ -238,6 +254,7 @@ void el__attention(float *ctx, const float *q, const float *k, const float *v, c
      * heads of 2 blocks, one group each) */
     const int want = (2 * el__pool_avail() + nh - 1) / nh; /* 1 inside a task: inline */
     j.groups = want < 1 ? 1 : want > j.nb ? j.nb : want;
+    j.dist = pack_dist(&j);
     el__pool_run(nh * j.groups, att_task, &j);
   }
 }
