@@ -19,7 +19,7 @@ typedef struct el__checker_opts {
   const el_model *detector;   /* ElectraForPreTraining or ElectraForTokenClassification; borrowed */
   const el_model *verifier;   /* the detector's verdict on candidate sentences, or NULL: the
                                  detector. The same checkpoint loaded in int8
-                                 (check_dtype.c says why); borrowed */
+                                 (check_verifier.c says why); borrowed */
   const el_model *generator;  /* ElectraForMaskedLM with the detector's vocabulary, or NULL:
                                  the other candidate sources still apply; borrowed */
   float threshold;            /* a word whose P(error) >= threshold is flagged */
@@ -57,12 +57,14 @@ typedef struct el__check_cost {
   long verify_rounds, verify_seqs, verify_ids; /* verification's batched passes */
 } el__check_cost;
 
-/* The dtype a checker's verification pass runs in: requested when it is an
- * el_dtype (>= 0), else int8 where the engine's own int8 kernels run
- * (el_dtype_native), else the detector's.
- * A verifier in another dtype than the detector is a second copy of it
- * (el__checker_opts.verifier). */
-el_dtype el__check_verify_dtype(el_dtype detector, int requested);
+/* The verifier (el__checker_opts.verifier) of the detector loaded from dir:
+ * its verification pass runs in the requested el_dtype (>= 0), else in
+ * int8 where the engine's own int8 kernels run (el_dtype_native), else in
+ * the detector's. *out: a second copy of the checkpoint in that dtype,
+ * owned by the caller (el_model_free), or NULL when it is the detector's
+ * own (the detector verifies). */
+int el__check_verifier_load(const char *dir, const el_model *detector, int requested,
+                            el_model **out, el_error *err);
 
 /* Loads what the candidate sources need (WordNet, dictionaries) and makes
  * the workspaces. *out owned by the caller: el__checker_free. */

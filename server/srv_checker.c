@@ -32,14 +32,11 @@ static int load_generator(el__model_entry *e, const char *dir) {
 }
 
 /* The detector again in the verification pass's dtype, when it is not the
- * detector's own (el__check_verify_dtype). */
+ * detector's own (el__check_verifier_load). */
 static int load_verifier(el__model_entry *e, int verify_dtype) {
-  el_load_options lo = {.dtype = el__check_verify_dtype(el_model_dtype(e->model), verify_dtype)};
-  if (lo.dtype == el_model_dtype(e->model)) return 0;
   el_error er = {0};
-  if (el_model_load_opts(e->dir, &lo, &e->verifier, &er)) {
-    snprintf(e->check_err, sizeof e->check_err, "the %s verifier of %s: %s", el_dtype_name(lo.dtype),
-             e->dir, er.msg);
+  if (el__check_verifier_load(e->dir, e->model, verify_dtype, &e->verifier, &er)) {
+    snprintf(e->check_err, sizeof e->check_err, "the verifier of %s: %s", e->dir, er.msg);
     return -1;
   }
   return 0;

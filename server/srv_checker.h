@@ -9,7 +9,7 @@
 #include "srv_models.h"
 
 /* Sets e->generator, e->checker, or e->check_err (never fails the load). */
-/* verify_dtype: the verification pass's el_dtype, -1 for el__check_verify_dtype's default. */
+/* verify_dtype: the verification pass's el_dtype, -1 for el__check_verifier_load's default. */
 void el__srv_checker_attach(el__model_entry *e, const char *generator_dir, int verify_dtype);
 void el__srv_checker_detach(el__model_entry *e);
 

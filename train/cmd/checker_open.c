@@ -27,8 +27,7 @@ int el__checker_open(const el__checker_args *a, el__checker_set *out, el_error *
   el_load_options lo = {.dtype = (el_dtype)a->dtype};
   int rc = el_model_load_opts(a->model, &lo, &out->det, err);
   if (!rc && gdir) rc = el_model_load(gdir, &out->gen, err);
-  el_load_options vo = {.dtype = el__check_verify_dtype(lo.dtype, a->verify_dtype)};
-  if (!rc && vo.dtype != lo.dtype) rc = el_model_load_opts(a->model, &vo, &out->ver, err);
+  if (!rc) rc = el__check_verifier_load(a->model, out->det, a->verify_dtype, &out->ver, err);
   if (rc) return rc;
   const el_config *cfg = el_model_config(out->det);
   el__checker_opts o = {.detector = out->det, .generator = out->gen, .verifier = out->ver, .rule = cfg->score_rule,

@@ -14,7 +14,7 @@ typedef struct el__checker_args {
   double suggest_threshold; /* < 0: the threshold (el__checker_opts.suggest_threshold) */
   const char *dict_dir;  /* hunspell's dictionaries; NULL: /usr/share/hunspell */
   int dtype;             /* the detector's el_dtype */
-  int verify_dtype;      /* the verification pass's el_dtype; -1: el__check_verify_dtype's default */
+  int verify_dtype;      /* the verification pass's el_dtype; -1: el__check_verifier_load's default */
 } el__checker_args;
 
 typedef struct el__checker_set {
