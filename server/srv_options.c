@@ -136,9 +136,9 @@ static int build_table(el__srv_options *o, el_opt *t) {
        "arithmetic of /v2/check's verification pass (the detector's verdict on each\n"
        "      candidate correction's sentence): int8 (the default where the engine's own\n"
        "      int8 kernels run: AVX2 or AVX-512 VNNI) verifies on an int8 copy of an fp32\n"
-       "      detector, up to a third faster for a\n"
-       "      quarter of its dense weights' memory, the same corrections within noise;\n"
-       "      fp32 verifies on the detector itself (docs/CHECKER.md)", 0},
+       "      detector, up to a third faster for a quarter of its dense weights' memory,\n"
+       "      the same corrections within noise; fp32 verifies on the detector itself\n"
+       "      (docs/CHECKER.md)", 0},
       {"--no-access-log", EL_OPT_FLAG, &o->no_access_log, 0, 0, NULL, "no log line per request", 0},
       {"--healthcheck", EL_OPT_FLAG, &o->healthcheck, 0, 0, NULL,
        "probe http://HOST:PORT/health (HEALTH_PORT when given) and exit 0 when it\n"

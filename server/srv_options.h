@@ -27,7 +27,7 @@ typedef struct el__model_spec {
                         score_dictionary_weight (set once parsing ends) */
   int no_checker;    /* --no-checker: no grammar checker (set once parsing ends) */
   int verify_dtype;  /* el_dtype of the checker's verification pass (--verify-dtype); -1:
-                        int8 where the build has it, else fp32 (set once parsing ends) */
+                        el__check_verifier_load's default (set once parsing ends) */
 } el__model_spec;
 
 /* One --correct-label NAME=LABEL as given; applied to models[] once every
