@@ -8,7 +8,8 @@ medians, how many words /score flagged and /v2/check matched, and the first
 misspellings cached (lang/dict.c), as an editor re-checking a document does.
 Beside it, in the same rounds, /v2/check on a second server verifying in
 fp32 (--verify-dtype fp32) where the first verifies in int8 (its default where
-the build has int8), so the two are compared on the same machine state."""
+the engine's own int8 kernels run), so the two are compared on the same
+machine state."""
 import json
 import os
 import socket

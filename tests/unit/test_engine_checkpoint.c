@@ -494,6 +494,9 @@ static void test_inference_layout(void) {
     el_model *q = NULL;
     el_load_options lo = {.dtype = EL_DTYPE_INT8};
     rc = el_model_load_opts(dir, &lo, &q, &err);
+    CHECK(!rc && is_layout(q->w.disc_dense.w, hf->w.disc_dense.w, H, H, want) &&
+              q->w.disc_dense.layout == want,
+          "an int8 model's fp32 head is in the same inference layout (%s)", rc ? err.msg : "ok");
     if (!rc) rc = el__checkpoint_save(again, &q->cfg, &q->w, vocab, &err);
     CHECK(rc == EL_EINVAL && has(err.msg, "int8") && !path_exists(again),
           "saving an int8-loaded model (its fp32 dense weights released) is refused: %s", err.msg);
