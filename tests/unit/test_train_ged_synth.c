@@ -48,7 +48,7 @@ static void test_sentences(void) {
   el__ged_data d;
   el_error err = {0};
   const char *paths[] = {p};
-  CHECK(el__sentences_read(paths, 1, 1000, 1, &d, &err) == 0, "sentences: read (%s)", err.msg);
+  CHECK(el__sentences_read(paths, 1, 1000, 1, 0, &d, &err) == 0, "sentences: read (%s)", err.msg);
   CHECK(d.n == 32, "sentences: 2 from the paragraph + 30 glossary lines, the 2-word line dropped (%d)", d.n);
   int found = 0;
   for (int i = 0; i < d.n; i++) {
@@ -61,14 +61,14 @@ static void test_sentences(void) {
   }
   CHECK(found == 1, "sentences: joined across lines, punctuation split off, case kept, all labels 0");
   el__ged_free(&d);
-  CHECK(el__sentences_read(paths, 1, 5, 1, &d, &err) == 0 && d.n == 5, "sentences: a sample of at most N");
+  CHECK(el__sentences_read(paths, 1, 5, 1, 0, &d, &err) == 0 && d.n == 5, "sentences: a sample of at most N");
   el__ged_data d2;
-  CHECK(el__sentences_read(paths, 1, 5, 1, &d2, &err) == 0 && same_data(&d, &d2),
+  CHECK(el__sentences_read(paths, 1, 5, 1, 0, &d2, &err) == 0 && same_data(&d, &d2),
         "sentences: the same sample for the same seed");
   el__ged_free(&d);
   el__ged_free(&d2);
   const char *none[] = {put("empty.txt", "\n\nab\n")};
-  CHECK(el__sentences_read(none, 1, 10, 1, &d, &err) == EL_EFORMAT && strstr(err.msg, "empty.txt"),
+  CHECK(el__sentences_read(none, 1, 10, 1, 0, &d, &err) == EL_EFORMAT && strstr(err.msg, "empty.txt"),
         "sentences: no usable sentence is an error naming the file (%s)", err.msg);
 }
 
@@ -87,7 +87,7 @@ static const char *comma_corpus(void) {
 
 static void test_synthesize(void) {
   char *paths[] = {(char *)comma_corpus()};
-  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1, NULL, 0, NULL, 0, 0, 0};
+  el__synth_opts o = {paths, 1, 300, 50, 0.3, 7, NULL, 1, NULL, 0, NULL, 0, 0, 0, 0};
   el__ged_data tr, dv, tr2, dv2;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
@@ -113,7 +113,7 @@ static void test_synthesize(void) {
    * natural commas plus the errors (natural ones are in 1 of 10 sentences) */
   el__ged_data clean;
   long natural = 0, commas = 0, bad = 0;
-  CHECK(el__sentences_read((const char *const *)paths, 1, 350, 7, &clean, &err) == 0, "clean sample");
+  CHECK(el__sentences_read((const char *const *)paths, 1, 350, 7, 0, &clean, &err) == 0, "clean sample");
   for (int i = 0; i < clean.n; i++)
     for (int j = 0; j < clean.s[i].n; j++) natural += !strcmp(clean.s[i].words[j], ",");
   el__ged_free(&clean);
@@ -155,7 +155,7 @@ static void test_passes(void) {
                      "We went to the cinema and watched a funny film .\n\n"
                      "He is writing an email to his friend in London .\n\n";
   char *paths[] = {(char *)put("six.txt", text)};
-  el__synth_opts o = {paths, 1, 40, 1, 0.3, 3, NULL, 1, NULL, 0, NULL, 0, 0, 0};
+  el__synth_opts o = {paths, 1, 40, 1, 0.3, 3, NULL, 1, NULL, 0, NULL, 0, 0, 0, 0};
   el__ged_data tr, dv;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
@@ -189,7 +189,7 @@ static void test_repeated_not_dev(void) {
     for (int c = 0; c < 2; c++) snprintf(text + strlen(text), sizeof text - strlen(text), "%s\n\n", twice[i]);
   for (int i = 0; i < 3; i++) snprintf(text + strlen(text), sizeof text - strlen(text), "%s\n\n", once[i]);
   char *paths[] = {(char *)put("twice.txt", text)};
-  el__synth_opts o = {paths, 1, 40, 3, 0.3, 3, NULL, 1, NULL, 0, NULL, 0, 0, 0};
+  el__synth_opts o = {paths, 1, 40, 3, 0.3, 3, NULL, 1, NULL, 0, NULL, 0, 0, 0, 0};
   el__ged_data tr, dv;
   el_error err = {0};
   int rc = el__ged_synthesize(&o, &tr, &dv, &err);
@@ -242,7 +242,7 @@ static void test_third_person(void) {
   for (int i = 0; i < 40; i++)
     at += (size_t)snprintf(text + at, sizeof text - at, "I like the green house number %d .\n\n", i);
   char *paths[] = {(char *)put("tp.txt", text)};
-  el__synth_opts o = {paths, 1, 400, 0, 0.0, 5, NULL, 1, NULL, 0, NULL, 0, 0, 0};
+  el__synth_opts o = {paths, 1, 400, 0, 0.0, 5, NULL, 1, NULL, 0, NULL, 0, 0, 0, 0};
   el__ged_data tr, dv;
   el_error err = {0};
   CHECK(el__ged_synthesize(&o, &tr, &dv, &err) == 0, "third person 0: ok (%s)", err.msg);
@@ -278,7 +278,7 @@ static void test_agreement_pairs(void) {
                            "The house number %d is green .\n\nShe goes to the green house number %d .\n\n",
                            i, i);
   char *paths[] = {(char *)put("pairs.txt", text)};
-  el__synth_opts o = {paths, 1, 400, 0, 0.0, 5, NULL, 1, NULL, 0, NULL, 0, 0, 0.5};
+  el__synth_opts o = {paths, 1, 400, 0, 0.0, 5, NULL, 1, NULL, 0, NULL, 0, 0, 0.5, 0};
   el__ged_data tr, dv;
   el_error err = {0};
   CHECK(el__ged_synthesize(&o, &tr, &dv, &err) == 0, "agreement pairs: ok (%s)", err.msg);
@@ -312,10 +312,62 @@ static void test_agreement_pairs(void) {
   el__ged_free(&dv);
 }
 
+/* Units of two sentences (join_share): every sentence also kept alone, a
+ * joined unit holds a sentence and the one before it in the same file with
+ * its full stop inside, never a sentence of another file, never more than
+ * 45 words; at share 0 there are none. */
+static int has_inner_stop(const el__ged_sentence *s) {
+  for (int j = 0; j + 1 < s->n; j++)
+    if (!strcmp(s->words[j], ".")) return 1;
+  return 0;
+}
+
+static void test_joined(void) {
+  char long_one[1024] = "This";
+  for (int i = 0; i < 40; i++) strcat(long_one, " very");
+  strcat(long_one, " long sentence ends here.");
+  char text[2048];
+  snprintf(text, sizeof text,
+           "I am free in July. I will come to the concert.\n\nMy friend likes music. %s Then we "
+           "go home.\n",
+           long_one);
+  const char *paths[] = {put("two.txt", text), put("other.txt", "Another file starts here.\n")};
+  el__ged_data one, all;
+  el_error err = {0};
+  CHECK(el__sentences_read(paths, 2, 1000, 3, 0, &one, &err) == 0 && one.n == 6,
+        "joined: 6 sentences alone at share 0 (%d)", one.n);
+  int inner = 0;
+  for (int i = 0; i < one.n; i++) inner += has_inner_stop(&one.s[i]);
+  CHECK(inner == 0, "joined: none at share 0");
+  CHECK(el__sentences_read(paths, 2, 1000, 3, 1, &all, &err) == 0, "joined: read (%s)", err.msg);
+  int alone = 0, joined = 0, bad = 0, across = 0, pair = 0;
+  for (int i = 0; i < all.n; i++) {
+    const el__ged_sentence *s = &all.s[i];
+    if (!has_inner_stop(s)) {
+      for (int k = 0; k < one.n; k++) alone += same_sentence(s, &one.s[k]);
+      continue;
+    }
+    joined++;
+    bad += s->n > 45;
+    for (int j = 0; j < s->n; j++) across += !strcmp(s->words[j], "Another");
+    pair += s->n == 13 && !strcmp(s->words[0], "I") && !strcmp(s->words[5], ".") &&
+            !strcmp(s->words[6], "I") && !strcmp(s->words[12], ".");
+  }
+  /* pairs: July+concert, concert+friend (across the paragraph), then the long
+   * sentence's neighbours are too long to join; "Then we go home." follows it */
+  CHECK(alone == 6, "joined: every sentence also kept alone (%d)", alone);
+  CHECK(joined == 2 && pair == 1, "joined: the two pairs that fit, one unit each (%d, %d)", joined,
+        pair);
+  CHECK(!bad && !across, "joined: at most 45 words, never across files");
+  el__ged_free(&one);
+  el__ged_free(&all);
+}
+
 int main(void) {
   snprintf(dir, sizeof dir, "/tmp/el_synth_XXXXXX");
   if (!mkdtemp(dir)) return 1;
   test_sentences();
+  test_joined();
   if (access("/usr/share/wordnet/verb.exc", R_OK) == 0 &&
       access("/usr/share/dict/british-english", R_OK) == 0 &&
       access("/usr/share/dict/american-english", R_OK) == 0) {

@@ -142,7 +142,8 @@ static void fill_opts(el__ft_opts *o, const el__ft_args *a, const el__task *t, i
   o->ged_rule = (el_score_rule)rule_id;
   o->synth = (el__synth_opts){a->synth.v, a->synth.n, a->synth_n, a->dev ? 0 : a->synth_dev,
                               a->synth_rate, 0, NULL, 0, a->synth_mix, a->synth_coverage, NULL,
-                              a->synth_word_share, a->synth_third, a->synth_pairs};
+                              a->synth_word_share, a->synth_third, a->synth_pairs,
+                              a->synth_joined};
   o->task = t;
   o->train = a->train;
   o->dev = a->dev;
@@ -306,6 +307,10 @@ void el__ft_table(el__ft_args *a, el_opt t[EL_FT_N_OPTS]) {
        "ged: share of sentence copies with a verb after he/she/it given as a pair, one "
        "agreement error there (\"she go\") and the same sentence correct, so the verb's form is "
        "learnt rather than its place (0.4; 0 = none)", 0},
+      {"--synthetic-joined", EL_OPT_FLOAT, &a->synth_joined, 0, 1, "X",
+       "ged: share of sentences also kept joined to the sentence before them in their file, "
+       "one unit of two, so a full stop between sentences is not read as an error (0.15; "
+       "0 = single sentences only)", 0},
   };
   memcpy(t, d, sizeof d);
 }
@@ -314,7 +319,7 @@ void el__ft_args_init(el__ft_args *a) {
   *a = (el__ft_args){.batch = 32, .accumulate = 1, .stride = 128, .max_query = 64, .log_every = 50,
                      .warmup = 0.1, .wd = 0.01, .rule = "max", .synth_n = 200000, .synth_dev = 5000,
                      .synth_rate = 0.12, .synth_third = EL__SYNTH_THIRD_PERSON,
-                     .synth_pairs = EL__SYNTH_AGREEMENT_PAIRS};
+                     .synth_pairs = EL__SYNTH_AGREEMENT_PAIRS, .synth_joined = EL__SYNTH_JOINED};
 }
 
 int el__finetune_parse(int argc, char **argv, el__ft_args *a) {

@@ -49,7 +49,7 @@ typedef struct recipe_args {
   const char *out, *train, *dev, *vocab, *preset, *mix, *position;
   double time;
   long threads, vocab_size, seed, synth_sentences;
-  double rate, pretrain_corruption, pretrain_share, pairs; /* share, pairs: -1 = not given */
+  double rate, pretrain_corruption, pretrain_share, pairs, joined; /* share, pairs, joined: -1 = not given */
   int cased, plan_only, overwrite, dictionary;
 } recipe_args;
 
@@ -58,10 +58,10 @@ typedef struct recipe_args {
 static void recipe_defaults(recipe_args *a) {
   *a = (recipe_args){.preset = "tiny", .position = "relative_key", .time = 600, .vocab_size = 8192,
                      .seed = 1, .rate = 0.12, .pretrain_corruption = 0.1, .pretrain_share = -1,
-                     .pairs = -1};
+                     .pairs = -1, .joined = -1};
 }
 
-enum { N_OPTS = 22 };
+enum { N_OPTS = 23 };
 /* One entry per option, read as data; --help lists them in this order. */
 static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
   const el_opt d[N_OPTS] = {
@@ -79,6 +79,7 @@ static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
       {"--synthetic-sentences", EL_OPT_INT, &a->synth_sentences, 0, 1e8, "N", "synthetic sentences (0: 1000 per second of the stage, at least 200000)", 0},
       {"--synthetic-rate", EL_OPT_FLOAT, &a->rate, 0.001, 1, "X", "learner errors per word in the synthetic stage (0.12)", 0},
       {"--synthetic-agreement-pairs", EL_OPT_FLOAT, &a->pairs, 0, 1, "X", "share of synthetic copies shown as an agreement error and its correct twin (see electra-train finetune --help)", 0},
+      {"--synthetic-joined", EL_OPT_FLOAT, &a->joined, 0, 1, "X", "share of synthetic sentences also kept joined to the one before them (see electra-train finetune --help)", 0},
       {"--synthetic-mix", EL_OPT_STR, &a->mix, 0, 0, "TYPE=X,...", "scale error types' shares in the synthetic stage: R:SPELL=0.5 (see electra-train corrupt --help)", 0},
       {"--pretrain-corruption", EL_OPT_FLOAT, &a->pretrain_corruption, 0, 1, "X", "learner errors per token in pretraining (0.1; 0 = plain ELECTRA)", 0},
       {"--pretrain-share", EL_OPT_FLOAT, &a->pretrain_share, 0.05, 0.95, "X", "share of the budget for pretraining (0.45; 0.5 with --train)", 0},
@@ -410,6 +411,7 @@ static int stage_synthetic(recipe *r) {
   f.synth_n = a->synth_sentences > 0 ? a->synth_sentences : (long)rint(want);
   f.synth_rate = a->rate;
   if (a->pairs >= 0) f.synth_pairs = a->pairs;
+  if (a->joined >= 0) f.synth_joined = a->joined;
   f.synth_mix = a->mix;
   if (!a->train) f.dev = a->dev;
   f.out = a->train ? r->synth_dir : a->out;

@@ -9,6 +9,9 @@
  * lower-casing: punctuation is its own word, like the FCE token files).
  * Sentences that are not valid UTF-8 are skipped.
  *
+ * With probability join_share a sentence is also kept joined to the sentence
+ * before it in the same file, as one unit of two (at most 45 words).
+ *
  * At most max_sentences are kept: a uniform sample of the whole input
  * (reservoir sampling keyed by seed), so a large corpus is read in one pass
  * without holding it. The result is GED data with every label 0 ("correct"):
@@ -21,6 +24,6 @@
 #include "task_data.h"
 
 int el__sentences_read(const char *const *paths, int n_paths, long max_sentences, uint64_t seed,
-                       el__ged_data *out, el_error *err);
+                       double join_share, el__ged_data *out, el_error *err);
 
 #endif

@@ -111,6 +111,9 @@ typedef struct el__ged_data {
   /* The threshold search takes the lowest threshold within this fraction of
    * the best F0.5 (el__ged_best_threshold); 0 for a real GED file. */
   double near_best;
+  /* Generated data (ged_synth.h): its errors were made by lang/'s learner-error
+   * generator, not by learners. */
+  int generated;
 } el__ged_data;
 
 int el__ged_read(const char *path, el__ged_data *out, el_error *err);

@@ -214,7 +214,7 @@ static int oom(el_error *err) {
 static int prepare(synth_run *r, long n_dev, el_error *err) {
   const el__synth_opts *o = r->o;
   int rc = el__sentences_read((const char *const *)o->paths, o->n_paths, o->sentences + n_dev,
-                              o->seed, &r->clean, err);
+                              o->seed, o->joined, &r->clean, err);
   if (!rc) rc = el__learner_load(o->wordnet_dir, &r->l, err);
   if (!rc) rc = el__variants_load(o->dict_dir, &r->var, err);
   if (rc) return rc;
@@ -296,6 +296,7 @@ int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_dat
     double cov = o->coverage > 0 ? o->coverage : el__learner_coverage(r.l);
     dev->unseen_errors = cov > 0 && cov < 1 ? (double)dev->n_errors * (1 / cov - 1) : 0;
     dev->near_best = EL__SYNTH_NEAR_BEST;
+    dev->generated = 1;
   }
   release(&r);
   if (rc) {

@@ -25,6 +25,8 @@ typedef struct el__synth_opts {
   double max_word_share; /* of a word's occurrences that may be errors; 0: the default below */
   double third_person;   /* share of copies rewritten to he/she/it (el__learner_third_person) */
   double agreement_pairs; /* share of copies given as an agreement pair (below) */
+  double joined;          /* share of sentences also kept joined to the one before
+                           * (el__sentences_read's join_share) */
 } el__synth_opts;
 
 /* At most this share of a word's occurrences in generated data are errors
@@ -40,6 +42,11 @@ typedef struct el__synth_opts {
 /* Default share of copies given as agreement pairs (el__synth_opts.agreement_pairs;
  * measured in docs/RESULTS.md §1b). */
 #define EL__SYNTH_AGREEMENT_PAIRS 0.4
+
+/* Default share of sentences also kept as a unit with the sentence before
+ * them (el__synth_opts.joined): FCE's lines hold two sentences now and then,
+ * and text sent to /score often does. */
+#define EL__SYNTH_JOINED 0.15
 
 /* The threshold calibrated on generated dev is the lowest whose F0.5 is
  * within 2 % of the best there (el__ged_best_threshold's near_best). The
