@@ -62,6 +62,18 @@ static void test_score(el__dict *d) {
   rc = el__ged_dict_score(d, &g, first, prob, gold, 0.8, 1.0, 1, 0, NULL, &r, &err);
   CHECK(rc == 0 && fabs(r.threshold - 0.7999) < 1e-9 && r.with.fp == 2,
         "... and a word the model scores over q (0.9) is flagged with them (fp %ld)", r.with.fp);
+  /* generated data: even where the model's flags gain there, the threshold is
+   * just under q (generated errors overstate the model's precision) */
+  for (int k = 0; k < 13; k++) prob[k] = 0.1f;
+  prob[2] = 0.6f; /* "go", the error the dictionary misses: a gain at 0.5 */
+  rc = el__ged_dict_score(d, &g, first, prob, gold, 0.8, 1.0, 1, 0, NULL, &r, &err);
+  CHECK(rc == 0 && r.with.f05 > r.alone.f05 && r.threshold < 0.7,
+        "learners' data: the model's gain kept, threshold %.4f", r.threshold);
+  g.generated = 1;
+  rc = el__ged_dict_score(d, &g, first, prob, gold, 0.8, 1.0, 1, 0, NULL, &r, &err);
+  CHECK(rc == 0 && fabs(r.threshold - 0.7999) < 1e-9 && r.with.tp == 1,
+        "generated data: threshold just under q (%.4f), the model's 0.6 not flagged", r.threshold);
+  g.generated = 0;
 }
 
 int main(void) {
