@@ -65,6 +65,10 @@ typedef struct el__check_cost {
  * own (the detector verifies). */
 int el__check_verifier_load(const char *dir, const el_model *detector, int requested,
                             el_model **out, el_error *err);
+/* The verifier's dtype as the server and the CLIs take it (--verify-dtype,
+ * named src in messages): "auto" or NULL (-1: el__check_verifier_load's
+ * default), "fp32", "int8" (refused when this build cannot load int8). */
+int el__check_verify_dtype_parse(const char *v, const char *src, int *out, el_error *err);
 
 /* Loads what the candidate sources need (WordNet, dictionaries) and makes
  * the workspaces. *out owned by the caller: el__checker_free. */

@@ -11,6 +11,20 @@
  * measured. */
 #include "check.h"
 
+#include <string.h>
+
+int el__check_verify_dtype_parse(const char *v, const char *src, int *out, el_error *err) {
+  *out = -1;
+  if (!v || !strcmp(v, "auto")) return EL_OK;
+  int d = el_dtype_from_name(v);
+  if (d < 0) return el_error_set(err, EL_EINVAL, "%s must be one of auto|fp32|int8, got '%s'", src, v);
+  if (!el_dtype_available((el_dtype)d))
+    return el_error_set(err, EL_EINVAL, "%s %s: this build has no int8 path (it needs oneDNN: "
+                        "install libdnnl-dev and rebuild, or use fp32)", src, v);
+  *out = d;
+  return EL_OK;
+}
+
 int el__check_verifier_load(const char *dir, const el_model *detector, int requested,
                             el_model **out, el_error *err) {
   *out = NULL;

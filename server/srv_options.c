@@ -6,6 +6,7 @@
 
 #include "el_cli.h"
 #include "electra/model.h"
+#include "check.h"
 #include "srv_modeldir.h"
 #include "support_api.h"
 
@@ -132,10 +133,10 @@ static int build_table(el__srv_options *o, el_opt *t) {
        "no grammar checker: /v2/check and /score's suggestions answer 503; saves the\n"
        "      checker's English (~24 MB resident: hunspell's dictionaries, WordNet's forms,\n"
        "      shared by every model) and its workspaces", 0},
-      {"--verify-dtype", EL_OPT_CUSTOM, o, 0, 0, "fp32|int8",
+      {"--verify-dtype", EL_OPT_CUSTOM, o, 0, 0, "auto|fp32|int8",
        "arithmetic of /v2/check's verification pass (the detector's verdict on each\n"
-       "      candidate correction's sentence): int8 (the default where the engine's own\n"
-       "      int8 kernels run: AVX2 or AVX-512 VNNI) verifies on an int8 copy of an fp32\n"
+       "      candidate correction's sentence): auto (default) is int8 where the engine's\n"
+       "      own int8 kernels run (AVX2 or AVX-512 VNNI), else fp32; int8 verifies on an int8 copy of an fp32\n"
        "      detector, up to a third faster for a quarter of its dense weights' memory,\n"
        "      the same corrections within noise; fp32 verifies on the detector itself\n"
        "      (docs/CHECKER.md)", 0},
@@ -442,7 +443,11 @@ static int set_value(el__srv_options *o, const el_opt *d, const char *v, const c
   if (rc <= 0) return rc;
   const char *src = shown ? shown : d->name;
   if (!strcmp(d->name, "--dtype")) return parse_dtype(v, src, &o->dtype, err, cap);
-  if (!strcmp(d->name, "--verify-dtype")) return parse_dtype(v, src, &o->verify_dtype, err, cap);
+  if (!strcmp(d->name, "--verify-dtype")) {
+    el_error e = {0};
+    if (el__check_verify_dtype_parse(v, src, &o->verify_dtype, &e) == EL_OK) return 0;
+    return fail(err, cap, "%s", e.msg);
+  }
   if (!strcmp(d->name, "--model") || !strcmp(d->name, "--correct-label") ||
       !strcmp(d->name, "--model-dtype") || !strcmp(d->name, "--generator")) {
     int (*add)(el__srv_options *, const char *, const char *, char *, size_t) =

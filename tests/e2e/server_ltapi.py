@@ -213,7 +213,7 @@ def test_verifier(work, model):
         return
     body = b"text=She+go+to+school+yesterday.&language=en-US"
     seen = {}
-    for dtype in ("fp32", "int8", None):
+    for dtype in ("fp32", "int8", None, "auto"):
         args = ["--verify-dtype", dtype] if dtype else []
         srv = Server([("ged", model)], args=args, workdir=work, binary=real, log_name="verify.log")
         try:
@@ -225,7 +225,7 @@ def test_verifier(work, model):
         st, _, data = srv.get("/info")
         j = json.loads(data)
         ck = j["models"][0].get("checker") if st == 200 else None
-        want = dtype or ck and ck["verify_dtype"]
+        want = dtype if dtype in ("fp32", "int8") else ck and ck["verify_dtype"]
         ok(ck is not None and ck["verify_dtype"] == want and ck["generator"] is False,
            "--verify-dtype %s: /info checker %s" % (dtype or "(default)", ck), j)
         copy = ck and ck["verify_dtype"] != "fp32"  # the detector is fp32 here
@@ -242,6 +242,7 @@ def test_verifier(work, model):
         and not os.environ.get("ELECTRA_QGEMM") and not os.environ.get("ELECTRA_GEMM")
     ok(seen.get(None) in ("int8", "fp32") and (not own or seen[None] == "int8"),
        "the default verifies in int8 where the engine's own int8 kernels run (%s)" % seen.get(None))
+    ok(seen.get("auto") == seen.get(None), "--verify-dtype auto is the default (%s)" % seen.get("auto"))
     if seen.get("int8") is not None:  # oneDNN's generated kernels: the default stays fp32
         srv = Server([("ged", model)], workdir=work, binary=real, log_name="verify-onednn.log",
                      env={"ELECTRA_QGEMM": "onednn"}).start()
@@ -257,7 +258,7 @@ def test_verifier(work, model):
         ok(False, "--verify-dtype fp16 is refused")
         srv.stop()
     except RuntimeError as e:
-        ok("--verify-dtype must be one of fp32|int8" in str(e), "--verify-dtype fp16 is refused", str(e)[-300:])
+        ok("--verify-dtype must be one of auto|fp32|int8" in str(e), "--verify-dtype fp16 is refused", str(e)[-300:])
 
 
 def main():

@@ -4,22 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-int el__verify_dtype_parse(const char *v, int *out, char *msg, size_t cap) {
-  *out = -1;
-  if (!v || !strcmp(v, "auto")) return 0;
-  int d = el_dtype_from_name(v);
-  if (d < 0) {
-    snprintf(msg, cap, "--verify-dtype must be one of auto|fp32|int8, got '%s'", v);
-    return -1;
-  }
-  if (!el_dtype_available((el_dtype)d)) {
-    snprintf(msg, cap, "--verify-dtype %s: this build has no int8 path", v);
-    return -1;
-  }
-  *out = d;
-  return 0;
-}
-
 int el__checker_open(const el__checker_args *a, el__checker_set *out, el_error *err) {
   memset(out, 0, sizeof *out);
   char buf[4096], counts[4200];

@@ -22,9 +22,6 @@ typedef struct el__checker_set {
   el__checker *checker;
 } el__checker_set;
 
-/* --verify-dtype's value: auto (-1), fp32 or int8 into *out; 0, else a
- * message in msg (int8 in a build without it is refused). */
-int el__verify_dtype_parse(const char *v, int *out, char *msg, size_t cap);
 
 /* Loads the models and makes the checker; *out zeroed first, released by
  * el__checker_close (also after a failure). */

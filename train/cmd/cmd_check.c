@@ -231,7 +231,7 @@ static int run_check(const el__check_args *a, char **files, int n_files) {
   el__checker_args ca = {a->model, a->generator, a->correct, a->threshold, a->suggest, NULL,
                          EL_DTYPE_FP32, -1};
   unsigned types = 0;
-  if (el__verify_dtype_parse(a->verify_dtype, &ca.verify_dtype, err.msg, sizeof err.msg) ||
+  if (el__check_verify_dtype_parse(a->verify_dtype, "--verify-dtype", &ca.verify_dtype, &err) ||
       report_types(a, &types, &err)) {
     fprintf(stderr, PROG ": %s\n", err.msg);
     return 2;

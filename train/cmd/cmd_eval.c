@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "check.h"
 #include "el_cli.h"
 #include "cmd_eval_m2.h"
 #include "lt_lang.h"
@@ -191,9 +192,9 @@ static int eval_m2(const el__eval_args *a) {
                         {a->model, a->generator, a->correct, a->threshold, a->suggest, a->dict_dir,
                          el_dtype_from_name(a->dtype), -1},
                         el__lt_lang_find(a->language ? a->language : "en")->variant};
-  char msg[256];
-  if (el__verify_dtype_parse(a->verify_dtype, &m.ck.verify_dtype, msg, sizeof msg)) {
-    fprintf(stderr, PROG ": %s\n", msg);
+  el_error err = {0};
+  if (el__check_verify_dtype_parse(a->verify_dtype, "--verify-dtype", &m.ck.verify_dtype, &err)) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
     return 2;
   }
   return el__eval_m2(&m);
