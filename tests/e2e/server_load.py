@@ -182,7 +182,7 @@ ok(st == 200 and 'electra_reloads_total{result="ok"} 3' in met and
    "after the failed reload the old models still answer; reloads counted")
 ok(srv.get("/ready")[0] == 200, "still ready after a failed reload")
 rc = srv.stop()
-ok(rc == 0, "exit 0")
+ok(rc == 0, "exit 0", "exit status %r; log: %s" % (rc, srv.log()[-1500:].decode(errors="replace")))
 
 # ---- models load before the server listens (config.json is a FIFO: the load's open()
 # blocks): nothing listens meanwhile; a model failing to load ends the start-up, exit 1
