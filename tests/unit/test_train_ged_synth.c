@@ -48,7 +48,7 @@ static void test_sentences(void) {
   el__ged_data d;
   el_error err = {0};
   const char *paths[] = {p};
-  CHECK(el__sentences_read(paths, 1, 1000, 1, 0, &d, &err) == 0, "sentences: read (%s)", err.msg);
+  CHECK(el__sentences_read(paths, 1, 1000, 1, 0, &d, NULL, &err) == 0, "sentences: read (%s)", err.msg);
   CHECK(d.n == 32, "sentences: 2 from the paragraph + 30 glossary lines, the 2-word line dropped (%d)", d.n);
   int found = 0;
   for (int i = 0; i < d.n; i++) {
@@ -61,14 +61,14 @@ static void test_sentences(void) {
   }
   CHECK(found == 1, "sentences: joined across lines, punctuation split off, case kept, all labels 0");
   el__ged_free(&d);
-  CHECK(el__sentences_read(paths, 1, 5, 1, 0, &d, &err) == 0 && d.n == 5, "sentences: a sample of at most N");
+  CHECK(el__sentences_read(paths, 1, 5, 1, 0, &d, NULL, &err) == 0 && d.n == 5, "sentences: a sample of at most N");
   el__ged_data d2;
-  CHECK(el__sentences_read(paths, 1, 5, 1, 0, &d2, &err) == 0 && same_data(&d, &d2),
+  CHECK(el__sentences_read(paths, 1, 5, 1, 0, &d2, NULL, &err) == 0 && same_data(&d, &d2),
         "sentences: the same sample for the same seed");
   el__ged_free(&d);
   el__ged_free(&d2);
   const char *none[] = {put("empty.txt", "\n\nab\n")};
-  CHECK(el__sentences_read(none, 1, 10, 1, 0, &d, &err) == EL_EFORMAT && strstr(err.msg, "empty.txt"),
+  CHECK(el__sentences_read(none, 1, 10, 1, 0, &d, NULL, &err) == EL_EFORMAT && strstr(err.msg, "empty.txt"),
         "sentences: no usable sentence is an error naming the file (%s)", err.msg);
 }
 
@@ -113,7 +113,7 @@ static void test_synthesize(void) {
    * natural commas plus the errors (natural ones are in 1 of 10 sentences) */
   el__ged_data clean;
   long natural = 0, commas = 0, bad = 0;
-  CHECK(el__sentences_read((const char *const *)paths, 1, 350, 7, 0, &clean, &err) == 0, "clean sample");
+  CHECK(el__sentences_read((const char *const *)paths, 1, 350, 7, 0, &clean, NULL, &err) == 0, "clean sample");
   for (int i = 0; i < clean.n; i++)
     for (int j = 0; j < clean.s[i].n; j++) natural += !strcmp(clean.s[i].words[j], ",");
   el__ged_free(&clean);
@@ -333,13 +333,14 @@ static void test_joined(void) {
            long_one);
   const char *paths[] = {put("two.txt", text), put("other.txt", "Another file starts here.\n")};
   el__ged_data one, all;
+  unsigned char *shared = NULL;
   el_error err = {0};
-  CHECK(el__sentences_read(paths, 2, 1000, 3, 0, &one, &err) == 0 && one.n == 6,
+  CHECK(el__sentences_read(paths, 2, 1000, 3, 0, &one, NULL, &err) == 0 && one.n == 6,
         "joined: 6 sentences alone at share 0 (%d)", one.n);
   int inner = 0;
   for (int i = 0; i < one.n; i++) inner += has_inner_stop(&one.s[i]);
   CHECK(inner == 0, "joined: none at share 0");
-  CHECK(el__sentences_read(paths, 2, 1000, 3, 1, &all, &err) == 0, "joined: read (%s)", err.msg);
+  CHECK(el__sentences_read(paths, 2, 1000, 3, 1, &all, &shared, &err) == 0, "joined: read (%s)", err.msg);
   int alone = 0, joined = 0, bad = 0, across = 0, pair = 0;
   for (int i = 0; i < all.n; i++) {
     const el__ged_sentence *s = &all.s[i];
@@ -359,6 +360,17 @@ static void test_joined(void) {
   CHECK(joined == 2 && pair == 1, "joined: the two pairs that fit, one unit each (%d, %d)", joined,
         pair);
   CHECK(!bad && !across, "joined: at most 45 words, never across files");
+  int n_shared = 0, shared_ok = 1;
+  for (int i = 0; i < all.n; i++) {
+    n_shared += shared[i];
+    /* the long sentence, "Then we go home." and the other file's stand alone */
+    if (all.s[i].n > 40 || !strcmp(all.s[i].words[0], "Then") || !strcmp(all.s[i].words[0], "Another"))
+      shared_ok &= !shared[i];
+  }
+  CHECK(n_shared == 5 && shared_ok,
+        "joined: the two pairs and the three sentences in them marked shared, no other (%d)",
+        n_shared);
+  free(shared);
   el__ged_free(&one);
   el__ged_free(&all);
 }

@@ -20,15 +20,19 @@ typedef struct reservoir {
   long n, cap, seen;
   el__rng rng;
   /* Joined units: the file's sentence before this one, and the draws that
-   * decide whether the two are also kept as one unit (rng of their own, so
-   * the sample of single sentences does not depend on join_share). */
+   * decide whether the two are also kept as one unit (an rng of their own,
+   * apart from the reservoir's). */
   double join_share;
   el__rng join_rng;
   char *prev;
   size_t prev_len, prev_cap;
+  /* Sentences are numbered in reading order; a slot's unit holds sentences
+   * first[slot]..last[slot] (one, or two when joined). */
+  long ord, prev_ord;
+  long *first, *last;
 } reservoir;
 
-static int keep(reservoir *r, const char *s, size_t len) {
+static int keep(reservoir *r, const char *s, size_t len, long first, long last) {
   long slot = r->seen < r->cap ? r->seen : (long)(el__rng_u64(&r->rng) % (uint64_t)(r->seen + 1));
   r->seen++;
   if (slot >= r->cap) return 0;
@@ -37,6 +41,8 @@ static int keep(reservoir *r, const char *s, size_t len) {
   if (slot < r->n) free(r->s[slot]);
   else r->n++;
   r->s[slot] = c;
+  r->first[slot] = first;
+  r->last[slot] = last;
   return 0;
 }
 
@@ -56,7 +62,8 @@ static long count_words(const char *s, size_t n) {
  * (measured: make run's model flagged 32 of FCE dev's 82 stops inside a line,
  * 3 of them errors). */
 static int keep_joined(reservoir *r, const char *s, size_t n) {
-  if (keep(r, s, n)) return -1;
+  const long ord = ++r->ord;
+  if (keep(r, s, n, ord, ord)) return -1;
   int join = r->prev_len && el__rng_uniform(&r->join_rng) < r->join_share &&
              count_words(r->prev, r->prev_len) + count_words(s, n) <= MAX_JOINED;
   if (join) {
@@ -65,7 +72,7 @@ static int keep_joined(reservoir *r, const char *s, size_t n) {
     memcpy(both, r->prev, r->prev_len);
     both[r->prev_len] = ' ';
     memcpy(both + r->prev_len + 1, s, n);
-    int rc = keep(r, both, r->prev_len + 1 + n);
+    int rc = keep(r, both, r->prev_len + 1 + n, r->prev_ord, ord);
     free(both);
     if (rc) return -1;
   }
@@ -78,6 +85,7 @@ static int keep_joined(reservoir *r, const char *s, size_t n) {
   }
   memcpy(r->prev, s, n);
   r->prev_len = n;
+  r->prev_ord = ord;
   return 0;
 }
 
@@ -89,9 +97,11 @@ static int keep_sentence(reservoir *r, char *s, size_t n) {
     size_t a = 0;
     for (size_t i = 0; i <= n; i++)
       if (i == n || s[i] == '\n') {
-        if (i > a && keep(r, s + a, i - a)) return -1;
+        if (i > a && keep(r, s + a, i - a, r->ord + 1, r->ord + 1)) return -1;
+        r->ord++;
         a = i + 1;
       }
+    r->prev_len = 0; /* lines of a list are not joined to what follows */
     return 0;
   }
   for (size_t i = 0; i < n; i++)
@@ -195,7 +205,24 @@ static void free_sentence(el__ged_sentence *s) {
   free(s->err);
 }
 
-static int to_words(reservoir *r, el__ged_data *out, el_error *err) {
+/* shared[slot] = 1 when the slot's unit has a sentence that another unit
+ * of the sample also has (a joined unit and a sentence of it alone). */
+static int mark_shared(const reservoir *r, unsigned char *shared) {
+  unsigned char *count = calloc((size_t)r->ord + 1, 1);
+  if (!count) return -1;
+  for (long i = 0; i < r->n; i++)
+    for (long o = r->first[i]; o <= r->last[i]; o++) count[o] += count[o] < 2;
+  for (long i = 0; i < r->n; i++) {
+    shared[i] = 0;
+    for (long o = r->first[i]; o <= r->last[i]; o++) shared[i] |= count[o] > 1;
+  }
+  free(count);
+  return 0;
+}
+
+/* The units' words into out; shared (NULL or [r->n]) follows them as they
+ * are kept (units of no words are dropped). */
+static int to_words(reservoir *r, el__ged_data *out, unsigned char *shared, el_error *err) {
   el__words w = {0};
   int rc = EL_OK;
   out->s = calloc((size_t)(r->n ? r->n : 1), sizeof *out->s);
@@ -208,6 +235,7 @@ static int to_words(reservoir *r, el__ged_data *out, el_error *err) {
       rc = el_error_set(err, EL_ENOMEM, "sentences: out of memory");
     } else if (s.n) {
       s.line = (int)i + 1;
+      if (shared) shared[out->n] = shared[i];
       out->s[out->n++] = s;
       out->n_words += s.n;
     }
@@ -217,8 +245,10 @@ static int to_words(reservoir *r, el__ged_data *out, el_error *err) {
 }
 
 int el__sentences_read(const char *const *paths, int n_paths, long max_sentences, uint64_t seed,
-                       double join_share, el__ged_data *out, el_error *err) {
+                       double join_share, el__ged_data *out, unsigned char **shared,
+                       el_error *err) {
   memset(out, 0, sizeof *out);
+  if (shared) *shared = NULL;
   if (max_sentences < 1) return el_error_set(err, EL_EINVAL, "sentences: need at least one");
   reservoir r = {0};
   r.cap = max_sentences;
@@ -226,15 +256,28 @@ int el__sentences_read(const char *const *paths, int n_paths, long max_sentences
   r.join_share = join_share;
   el__rng_seed(&r.join_rng, seed ^ 0x5A17C0DE5A17C0DEull);
   r.s = calloc((size_t)max_sentences, sizeof *r.s);
-  int rc = r.s ? EL_OK : el_error_set(err, EL_ENOMEM, "sentences: out of memory");
+  r.first = calloc((size_t)max_sentences, sizeof *r.first);
+  r.last = calloc((size_t)max_sentences, sizeof *r.last);
+  unsigned char *sh = shared ? calloc((size_t)max_sentences, 1) : NULL;
+  int rc = r.s && r.first && r.last && (sh || !shared)
+               ? EL_OK
+               : el_error_set(err, EL_ENOMEM, "sentences: out of memory");
   for (int i = 0; i < n_paths && !rc; i++) rc = read_file(&r, paths[i], err);
-  if (!rc) rc = to_words(&r, out, err);
+  if (!rc && sh && mark_shared(&r, sh)) rc = el_error_set(err, EL_ENOMEM, "sentences: out of memory");
+  if (!rc) rc = to_words(&r, out, sh, err);
   if (!rc && out->n == 0)
     rc = el_error_set(err, EL_EFORMAT, "%s%s: no sentence of %d to %d words", paths[0],
                       n_paths > 1 ? " ..." : "", MIN_WORDS, MAX_WORDS);
   for (long i = 0; i < r.n; i++) free(r.s[i]);
   free(r.s);
+  free(r.first);
+  free(r.last);
   free(r.prev);
-  if (rc) el__ged_free(out);
+  if (rc) {
+    el__ged_free(out);
+    free(sh);
+  } else if (shared) {
+    *shared = sh;
+  }
   return rc;
 }

@@ -10,7 +10,10 @@
  * Sentences that are not valid UTF-8 are skipped.
  *
  * With probability join_share a sentence is also kept joined to the sentence
- * before it in the same file, as one unit of two (at most 45 words).
+ * before it in the same file, as one unit of two (at most 45 words). shared
+ * (NULL, or set to a malloc'd [out->n] the caller frees): 1 for a unit that
+ * has a sentence another unit of the sample also has, which must not be
+ * held out from training while the other is trained on.
  *
  * At most max_sentences are kept: a uniform sample of the whole input
  * (reservoir sampling keyed by seed), so a large corpus is read in one pass
@@ -24,6 +27,7 @@
 #include "task_data.h"
 
 int el__sentences_read(const char *const *paths, int n_paths, long max_sentences, uint64_t seed,
-                       double join_share, el__ged_data *out, el_error *err);
+                       double join_share, el__ged_data *out, unsigned char **shared,
+                       el_error *err);
 
 #endif

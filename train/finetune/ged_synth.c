@@ -204,6 +204,7 @@ typedef struct synth_run {
   el__learner_out c, tp;     /* the corrupted copy; the third-person copy */
   word_counts wc;
   unsigned char *repeated;   /* mark_repeated */
+  unsigned char *shared;     /* el__sentences_read's: a sentence in two units */
 } synth_run;
 
 static int oom(el_error *err) {
@@ -214,7 +215,7 @@ static int oom(el_error *err) {
 static int prepare(synth_run *r, long n_dev, el_error *err) {
   const el__synth_opts *o = r->o;
   int rc = el__sentences_read((const char *const *)o->paths, o->n_paths, o->sentences + n_dev,
-                              o->seed, o->joined, &r->clean, err);
+                              o->seed, o->joined, &r->clean, &r->shared, err);
   if (!rc) rc = el__learner_load(o->wordnet_dir, &r->l, err);
   if (!rc) rc = el__variants_load(o->dict_dir, &r->var, err);
   if (rc) return rc;
@@ -229,6 +230,9 @@ static int prepare(synth_run *r, long n_dev, el_error *err) {
   if (count_natural(&r->wc, &r->clean)) return oom(err);
   r->repeated = calloc((size_t)(r->clean.n > 0 ? r->clean.n : 1), 1);
   if (!r->repeated || (n_dev > 0 && mark_repeated(&r->clean, r->repeated))) return oom(err);
+  /* a unit joined to a sentence that is also trained on alone (or the other
+   * way round) is not held out either */
+  for (int i = 0; i < r->clean.n; i++) r->repeated[i] |= r->shared[i];
   return EL_OK;
 }
 
@@ -262,6 +266,7 @@ static int add_copy(synth_run *r, long k, long n_dev, el__ged_data *train, el__g
 static void release(synth_run *r) {
   el__strmap_free(&r->wc.map);
   free(r->repeated);
+  free(r->shared);
   el__learner_sentence_free(&r->c);
   el__learner_sentence_free(&r->tp);
   el__learner_free(r->l);
