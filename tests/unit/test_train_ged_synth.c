@@ -312,6 +312,45 @@ static void test_agreement_pairs(void) {
   el__ged_free(&dv);
 }
 
+/* With joined units (el__synth_opts.joined) dev still gets its size, and
+ * none of it is a joined unit or a sentence of one. */
+static void test_joined_dev(void) {
+  static char text[20000];
+  size_t at = 0;
+  for (int i = 0; i < 200; i++)
+    at += (size_t)snprintf(text + at, sizeof text - at, "I like the green house number %d .\n\n", i);
+  char *paths[] = {(char *)put("jd.txt", text)};
+  el__synth_opts o = {paths, 1, 400, 20, 0.3, 5, NULL, 1, NULL, 0, NULL, 0, 0, 0, 0.3};
+  el__ged_data tr, dv;
+  el_error err = {0};
+  CHECK(el__ged_synthesize(&o, &tr, &dv, &err) == 0, "joined dev: ok (%s)", err.msg);
+  int inner = 0;
+  for (int i = 0; i < dv.n; i++) {
+    int stops = 0;
+    for (int j = 0; j < dv.s[i].n; j++) stops += !strcmp(dv.s[i].words[j], ".");
+    inner += stops > 1;
+  }
+  CHECK(dv.n == 20 && inner == 0, "joined dev: 20 sentences, none a joined unit (%d, %d)", dv.n, inner);
+  /* and no training unit of two holds a dev sentence (its number) */
+  unsigned char in_dev[200] = {0};
+  for (int i = 0; i < dv.n; i++)
+    for (int j = 1; j < dv.s[i].n; j++)
+      if (!strcmp(dv.s[i].words[j - 1], "number")) in_dev[atoi(dv.s[i].words[j]) % 200] = 1;
+  int leaked = 0, joined = 0;
+  for (int i = 0; i < tr.n; i++) {
+    int stops = 0;
+    for (int j = 0; j < tr.s[i].n; j++) stops += !strcmp(tr.s[i].words[j], ".");
+    if (stops < 2) continue;
+    joined++;
+    for (int j = 1; j < tr.s[i].n; j++)
+      if (!strcmp(tr.s[i].words[j - 1], "number")) leaked += in_dev[atoi(tr.s[i].words[j]) % 200];
+  }
+  CHECK(joined > 0 && leaked == 0, "joined dev: %d training units of two, none holds a dev sentence (%d)",
+        joined, leaked);
+  el__ged_free(&tr);
+  el__ged_free(&dv);
+}
+
 /* Units of two sentences (join_share): every sentence also kept alone, a
  * joined unit holds a sentence and the one before it in the same file with
  * its full stop inside, never a sentence of another file, never more than
@@ -388,6 +427,7 @@ int main(void) {
     test_repeated_not_dev();
     test_third_person();
     test_agreement_pairs();
+    test_joined_dev();
   } else {
     SKIP("no /usr/share/wordnet or /usr/share/dict word lists (Debian wordnet-base, wamerican, "
          "wbritish): synthetic data needs them");

@@ -205,6 +205,7 @@ typedef struct synth_run {
   word_counts wc;
   unsigned char *repeated;   /* mark_repeated */
   unsigned char *shared;     /* el__sentences_read's: a sentence in two units */
+  unsigned char *to_dev;     /* held out: every k-th of the sentences neither repeated nor shared */
 } synth_run;
 
 static int oom(el_error *err) {
@@ -233,17 +234,25 @@ static int prepare(synth_run *r, long n_dev, el_error *err) {
   /* a unit joined to a sentence that is also trained on alone (or the other
    * way round) is not held out either */
   for (int i = 0; i < r->clean.n; i++) r->repeated[i] |= r->shared[i];
+  /* dev: spread over the sentences that may be held out, so that those that
+   * may not do not leave dev short */
+  r->to_dev = calloc((size_t)(r->clean.n > 0 ? r->clean.n : 1), 1);
+  if (!r->to_dev) return oom(err);
+  long eligible = 0, j = 0;
+  for (int i = 0; i < r->clean.n; i++) eligible += !r->repeated[i];
+  for (int i = 0; i < r->clean.n; i++)
+    if (!r->repeated[i]) r->to_dev[i] = (unsigned char)goes_to_dev(j++, eligible, n_dev);
   return EL_OK;
 }
 
 /* Generated copy k (of clean sentence k mod n): written another way, maybe
  * third person, then an agreement pair, a corrupted copy or a clean one,
  * into dev or train. */
-static int add_copy(synth_run *r, long k, long n_dev, el__ged_data *train, el__ged_data *dev,
+static int add_copy(synth_run *r, long k, el__ged_data *train, el__ged_data *dev,
                     el_error *err) {
   const el__synth_opts *o = r->o;
   int i = (int)(k % r->clean.n);
-  int is_dev = !r->repeated[i] && goes_to_dev(i, r->clean.n, n_dev);
+  int is_dev = r->to_dev[i];
   if (is_dev && k >= r->clean.n) return EL_OK;
   int to_dev = is_dev && (size_t)dev->n < dev->cap;
   el__ged_sentence view, *s = &view;
@@ -267,6 +276,7 @@ static void release(synth_run *r) {
   el__strmap_free(&r->wc.map);
   free(r->repeated);
   free(r->shared);
+  free(r->to_dev);
   el__learner_sentence_free(&r->c);
   el__learner_sentence_free(&r->tp);
   el__learner_free(r->l);
@@ -295,7 +305,7 @@ int el__ged_synthesize(const el__synth_opts *o, el__ged_data *train, el__ged_dat
     if (dev) dev->cap = (size_t)(n_dev > 0 ? n_dev : 1);
     if (!train->s || (dev && !dev->s)) rc = oom(err);
   }
-  for (long k = 0; !rc && k < total; k++) rc = add_copy(&r, k, n_dev, train, dev, err);
+  for (long k = 0; !rc && k < total; k++) rc = add_copy(&r, k, train, dev, err);
   if (!rc && train->n == 0) rc = el_error_set(err, EL_EFORMAT, "synthetic GED data: no training sentence");
   if (!rc && dev) {
     double cov = o->coverage > 0 ? o->coverage : el__learner_coverage(r.l);

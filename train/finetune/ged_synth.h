@@ -60,7 +60,7 @@ typedef struct el__synth_opts {
  * The dev sentences are drawn from the same sample (every k-th sentence), so
  * they are never trained on; a sentence the sample holds twice, or that is
  * also part of a joined unit (el__synth_opts.joined), is not held out (dev
- * gets that many fewer). When the files hold fewer sentences than asked
+ * is every k-th of the others). When the files hold fewer sentences than asked
  * for, each clean sentence is used several times, every copy with errors of
  * its own (a small corpus still fills a long stage with fresh errors).
  *
