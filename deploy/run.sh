@@ -212,6 +212,8 @@ task_model[$t]=default
 for d in models/*/; do
   d=${d%/}
   [ -f "$d/config.json" ] && [ "$(cd "$d" && pwd)" != "$(cd "$MODEL_DIR" && pwd)" ] || continue
+  # ELECTRA_MODEL_DIR elsewhere is "default" instead of models/default
+  [ "$(basename "$d")" != default ] || continue
   t=$(task_of "$d")
   [ -n "$t" ] || continue # e.g. a masked-LM generator: no route serves it
   models+=(--model "$(basename "$d")=$d")

@@ -123,6 +123,21 @@ stop_server
 check "SIGTERM to the server as it starts: run.sh exits 0 (got $rc)" test "$rc" -eq 0
 check "... and does not claim it never became ready" sh -c "! grep -q 'did not become ready' '$tmp/log2'"
 
+# ELECTRA_MODEL_DIR elsewhere while models/default exists: that model is
+# "default", models/default is left out (two models named default: the
+# server refused to start).
+cp -r "$repo/models/default" "$tmp/other"
+ELECTRA_MODEL_DIR=$tmp/other ELECTRA_PORT=$port BUILD=build "$repo/deploy/run.sh" >"$tmp/log4" 2>&1 &
+rpid=$!
+for _ in $(seq 150); do
+  grep -q 'API: http' "$tmp/log4" && break
+  kill -0 "$rpid" 2>/dev/null || break
+  sleep 0.2
+done
+check "ELECTRA_MODEL_DIR elsewhere with a models/default: it serves as default, models/default left out" \
+  sh -c "grep -q 'Ready. Try' '$tmp/log4' && grep -q -- '--model default=$tmp/other' '$tmp/log4' && ! grep -q 'default=models/default' '$tmp/log4'"
+stop_server
+
 # The port held by another process: one that accepts and never answers (make
 # run hung on it), one that answers HTTP (make run printed its answers as
 # ours). run.sh must fail, naming the port, without a banner.
