@@ -70,14 +70,19 @@ mk() { "$PYTHON" tests/reference/make_checkpoint.py --arch "$1" --out "$repo/mod
 mk pretraining default && mk cls sst2 && mk qa squad && mk mlm generator ||
   { nok "make_checkpoint.py"; exit 1; }
 port=$("$PYTHON" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+# wait_banner LOG: until run.sh ($rpid) has printed its whole banner, which
+# ends with the API line (after 'Ready. Try' it runs its /score examples
+# first), or has exited
+wait_banner() {
+  for _ in $(seq 150); do
+    grep -q 'API: http' "$1" && break
+    kill -0 "$rpid" 2>/dev/null || break
+    sleep 0.2
+  done
+}
 ELECTRA_PORT=$port BUILD=build "$repo/deploy/run.sh" >"$tmp/log" 2>&1 &
 rpid=$!
-# the banner ends with the API line (after 'Ready. Try' it runs its /score examples first)
-for _ in $(seq 150); do
-  grep -q 'API: http' "$tmp/log" && break
-  kill -0 "$rpid" 2>/dev/null || break
-  sleep 0.2
-done
+wait_banner "$tmp/log"
 check "run.sh starts the server and prints 'Ready. Try'" grep -q 'Ready. Try' "$tmp/log"
 check "no training when models/default exists" sh -c "! grep -q pretraining '$tmp/log'"
 check "serves default, sst2 and squad" grep -qE -- '--model default=models/default.*--model squad=models/squad.*--model sst2=models/sst2' "$tmp/log"
@@ -129,11 +134,7 @@ check "... and does not claim it never became ready" sh -c "! grep -q 'did not b
 cp -r "$repo/models/default" "$tmp/other"
 ELECTRA_MODEL_DIR=$tmp/other ELECTRA_PORT=$port BUILD=build "$repo/deploy/run.sh" >"$tmp/log4" 2>&1 &
 rpid=$!
-for _ in $(seq 150); do
-  grep -q 'API: http' "$tmp/log4" && break
-  kill -0 "$rpid" 2>/dev/null || break
-  sleep 0.2
-done
+wait_banner "$tmp/log4"
 check "ELECTRA_MODEL_DIR elsewhere with a models/default: it serves as default, models/default left out" \
   sh -c "grep -q 'Ready. Try' '$tmp/log4' && grep -q -- '--model default=$tmp/other' '$tmp/log4' && ! grep -q 'default=models/default' '$tmp/log4'"
 stop_server

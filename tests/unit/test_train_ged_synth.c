@@ -234,14 +234,19 @@ static int starting(const el__ged_data *d, const char *first, const char *verb) 
   return k;
 }
 
+/* A file of n paragraphs "I like the green house number i ." */
+static const char *house_file(int n, const char *name) {
+  static char text[20000];
+  size_t at = 0;
+  for (int i = 0; i < n; i++)
+    at += (size_t)snprintf(text + at, sizeof text - at, "I like the green house number %d .\n\n", i);
+  return put(name, text);
+}
+
 /* third_person: that share of the copies of "I like ..." become "He/She/It
  * likes ...", unlabelled; 0 leaves every copy as it is. */
 static void test_third_person(void) {
-  char text[8192];
-  size_t at = 0;
-  for (int i = 0; i < 40; i++)
-    at += (size_t)snprintf(text + at, sizeof text - at, "I like the green house number %d .\n\n", i);
-  char *paths[] = {(char *)put("tp.txt", text)};
+  char *paths[] = {(char *)house_file(40, "tp.txt")};
   el__synth_opts o = {paths, 1, 400, 0, 0.0, 5, NULL, 1, NULL, 0, NULL, 0, 0, 0, 0};
   el__ged_data tr, dv;
   el_error err = {0};
@@ -315,11 +320,7 @@ static void test_agreement_pairs(void) {
 /* With joined units (el__synth_opts.joined) dev still gets its size, and
  * none of it is a joined unit or a sentence of one. */
 static void test_joined_dev(void) {
-  static char text[20000];
-  size_t at = 0;
-  for (int i = 0; i < 200; i++)
-    at += (size_t)snprintf(text + at, sizeof text - at, "I like the green house number %d .\n\n", i);
-  char *paths[] = {(char *)put("jd.txt", text)};
+  char *paths[] = {(char *)house_file(200, "jd.txt")};
   el__synth_opts o = {paths, 1, 400, 20, 0.3, 5, NULL, 1, NULL, 0, NULL, 0, 0, 0, 0.3};
   el__ged_data tr, dv;
   el_error err = {0};
