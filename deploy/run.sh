@@ -19,7 +19,8 @@
 #   ELECTRA_DEFAULT_VOCAB_SIZE  its WordPiece vocabulary size (8000)
 #   ELECTRA_PORT                port (8080)
 # Other model directories under models/ (fine-tuned classifiers, QA models)
-# are served too, each under its directory's name.
+# are served too, each under its directory's name (models/default only as
+# the default: not when ELECTRA_MODEL_DIR names another).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 BUILD=${BUILD:-build}

@@ -134,12 +134,10 @@ static int build_table(el__srv_options *o, el_opt *t) {
        "      checker's English (~24 MB resident: hunspell's dictionaries, WordNet's forms,\n"
        "      shared by every model) and its workspaces", 0},
       {"--verify-dtype", EL_OPT_CUSTOM, o, 0, 0, "auto|fp32|int8",
-       "arithmetic of /v2/check's verification pass (the detector's verdict on each\n"
-       "      candidate correction's sentence): auto (default) is int8 where the engine's\n"
-       "      own int8 kernels run (AVX2 or AVX-512 VNNI), else fp32; int8 verifies on an int8 copy of an fp32\n"
-       "      detector, up to a third faster for a quarter of its dense weights' memory,\n"
-       "      the same corrections within noise; fp32 verifies on the detector itself\n"
-       "      (docs/CHECKER.md)", 0},
+       "arithmetic of /v2/check's verification pass: auto (default) is int8 where the\n"
+       "      engine's own int8 kernels run (AVX2, AVX-512 VNNI), else fp32; int8 verifies\n"
+       "      on an int8 copy of an fp32 detector, up to a third faster, the same\n"
+       "      corrections within noise; fp32 on the detector itself (docs/CHECKER.md)", 0},
       {"--no-access-log", EL_OPT_FLAG, &o->no_access_log, 0, 0, NULL, "no log line per request", 0},
       {"--healthcheck", EL_OPT_FLAG, &o->healthcheck, 0, 0, NULL,
        "probe http://HOST:PORT/health (HEALTH_PORT when given) and exit 0 when it\n"

@@ -22,7 +22,6 @@ typedef struct el__checker_set {
   el__checker *checker;
 } el__checker_set;
 
-
 /* Loads the models and makes the checker; *out zeroed first, released by
  * el__checker_close (also after a failure). */
 int el__checker_open(const el__checker_args *a, el__checker_set *out, el_error *err);

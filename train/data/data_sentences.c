@@ -97,8 +97,8 @@ static int keep_sentence(reservoir *r, char *s, size_t n) {
     size_t a = 0;
     for (size_t i = 0; i <= n; i++)
       if (i == n || s[i] == '\n') {
-        if (i > a && keep(r, s + a, i - a, r->ord + 1, r->ord + 1)) return -1;
-        r->ord++;
+        const long ord = ++r->ord;
+        if (i > a && keep(r, s + a, i - a, ord, ord)) return -1;
         a = i + 1;
       }
     r->prev_len = 0; /* lines of a list are not joined to what follows */

@@ -35,6 +35,19 @@ static int dict_verdicts(el__dict *d, const el__ged_data *g, const long *first, 
  * float) stays flagged. */
 static double surest_only(double q) { return floor(q * 1e4) / 1e4 - 1e-4; }
 
+/* The combination's threshold chosen on g (out->alone and out->weight set):
+ * just under q on generated data, else as the model's own is chosen, unless
+ * that does not beat the dictionary alone. < 0: out of memory. */
+static double chosen_threshold(const float *comb, const int *gold, int n, const el__ged_data *g,
+                               el__ged_dict_result *out) {
+  if (g->generated) return surest_only(out->weight);
+  double thr = el__ged_best_threshold(comb, gold, n, g->unseen_errors, g->near_best);
+  if (thr < 0) return thr;
+  thr = round(thr * 1e4) / 1e4; /* as the model's own: a readable config value */
+  el__metric_ged_at(comb, gold, n, thr, &out->with);
+  return out->with.f05 <= out->alone.f05 ? surest_only(out->weight) : thr;
+}
+
 int el__ged_dict_score(el__dict *d, const el__ged_data *g, const long *first, const float *prob,
                        const int *gold, double weight, double name_weight, int pick,
                        double threshold, float *comb_out, el__ged_dict_result *out, el_error *err) {
@@ -58,15 +71,9 @@ int el__ged_dict_score(el__dict *d, const el__ged_data *g, const long *first, co
     for (int k = 0; k < n; k++)
       comb[k] = el_word_prob_dict(prob[k], (el_dict_verdict)rej[k], (float)out->weight,
                                   (float)out->name_weight);
-    double thr = threshold;
-    if (pick) thr = el__ged_best_threshold(comb, gold, n, g->unseen_errors, g->near_best);
+    const double thr = pick ? chosen_threshold(comb, gold, n, g, out) : threshold;
     if (thr < 0) rc = el_error_set(err, EL_ENOMEM, "dictionary: out of memory");
-    if (pick) thr = round(thr * 1e4) / 1e4; /* as the model's own: a readable config value */
-    el__metric_ged_at(comb, gold, n, thr, &out->with);
-    if (pick && (g->generated || out->with.f05 <= out->alone.f05)) {
-      thr = surest_only(out->weight);
-      el__metric_ged_at(comb, gold, n, thr, &out->with);
-    }
+    else el__metric_ged_at(comb, gold, n, thr, &out->with);
     out->threshold = thr;
   }
   free(rej);

@@ -26,8 +26,8 @@ typedef struct el__ged_dict_result {
  * among names), else use weight and name_weight; pick: choose the threshold
  * as the model's own is chosen (el__ged_best_threshold with g's
  * unseen_errors and near_best; just under q when g is generated or the
- * combination does not beat the dictionary alone there), else use threshold. comb (NULL or [n])
- * receives the combined probabilities. */
+ * combination does not beat the dictionary alone there), else use
+ * threshold. comb (NULL or [n]) receives the combined probabilities. */
 int el__ged_dict_score(el__dict *d, const el__ged_data *g, const long *first, const float *prob,
                        const int *gold, double weight, double name_weight, int pick,
                        double threshold, float *comb, el__ged_dict_result *out, el_error *err);
