@@ -18,7 +18,7 @@
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      build-essential pkg-config libopenblas-dev libmicrohttpd-dev libcjson-dev libuv1-dev libutf8proc-dev libdnnl-dev libhunspell-dev hunspell-en-gb hunspell-en-us \
+      build-essential pkg-config libopenblas-dev libmicrohttpd-dev libcjson-dev libuv1-dev libutf8proc-dev libdnnl-dev libhunspell-dev hunspell-en-gb hunspell-en-us libsphinxbase-dev pocketsphinx-en-us \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -30,7 +30,7 @@ RUN make -j"$(nproc)" PORTABLE=1 build/bin/electra-server build/bin/electra-trai
 FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 libutf8proc2 libdnnl2 libhunspell-1.7-0 hunspell-en-gb hunspell-en-us \
+      libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 libutf8proc2 libdnnl2 libhunspell-1.7-0 hunspell-en-gb hunspell-en-us libsphinxbase3 pocketsphinx-en-us \
  && rm -rf /var/lib/apt/lists/* \
  && groupadd --system --gid 10001 electra \
  && useradd --system --uid 10001 --gid 10001 --no-create-home --home-dir /nonexistent \

@@ -8,7 +8,7 @@ DESTDIR ?=
 BUILD ?= build
 PYTHON ?= /usr/bin/python3
 
-PKGS := openblas libmicrohttpd libcjson libuv libutf8proc hunspell
+PKGS := openblas libmicrohttpd libcjson libuv libutf8proc hunspell sphinxbase
 PKG_CFLAGS := $(shell pkg-config --cflags $(PKGS) 2>/dev/null)
 PKG_LIBS := $(shell pkg-config --libs $(PKGS) 2>/dev/null)
 

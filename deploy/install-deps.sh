@@ -14,9 +14,11 @@ set -euo pipefail
 # detects it, make DNNL=0 leaves it out), installed by default.
 # libhunspell-dev + hunspell-en-gb/-en-us: the spelling dictionaries the GED
 # score and the checker's spelling suggestions read (lang/dict.h).
-build_pkgs="build-essential pkg-config libopenblas-dev libmicrohttpd-dev libcjson-dev libuv1-dev libutf8proc-dev libdnnl-dev libhunspell-dev hunspell-en-gb hunspell-en-us"
+# libsphinxbase-dev + pocketsphinx-en-us: CMU Sphinx's English trigram model,
+# read beside hunspell by GED models built with --ngram (lang/ngram.h).
+build_pkgs="build-essential pkg-config libopenblas-dev libmicrohttpd-dev libcjson-dev libuv1-dev libutf8proc-dev libdnnl-dev libhunspell-dev hunspell-en-gb hunspell-en-us libsphinxbase-dev pocketsphinx-en-us"
 # -fopenmp links libgomp.so.1: without libgomp1 the binaries do not start.
-runtime_pkgs="libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 libutf8proc2 libdnnl2 libhunspell-1.7-0 hunspell-en-gb hunspell-en-us"
+runtime_pkgs="libopenblas0-pthread libgomp1 libmicrohttpd12 libcjson1 libuv1 libutf8proc2 libdnnl2 libhunspell-1.7-0 hunspell-en-gb hunspell-en-us libsphinxbase3 pocketsphinx-en-us"
 # python3-torch is the independent reference the tests check the engine against;
 # curl drives the end-to-end server tests; fortunes(-min) + wordnet are the English text
 # the default model of `make run` is pretrained on, with trans-de-en's example sentences; wamerican + wbritish are the word lists

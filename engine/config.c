@@ -245,6 +245,15 @@ static int read_dictionary_settings(const reader *r, el_config *c) {
     return el_error_set(r->err, EL_EFORMAT, "%s: field \"score_dictionary_name_weight\" must be "
                         "a number in [0, 1]", r->path);
   c->score_dictionary_name_weight = (float)v;
+  const cJSON *g = field(r, "score_dictionary_ngram");
+  if (g && !cJSON_IsBool(g))
+    return el_error_set(r->err, EL_EFORMAT, "%s: field \"score_dictionary_ngram\" must be true or "
+                        "false", r->path);
+  c->score_dictionary_ngram = g && cJSON_IsTrue(g);
+  if (c->score_dictionary_ngram && !c->has_score_dictionary)
+    return el_error_set(r->err, EL_EFORMAT, "%s: \"score_dictionary_ngram\" needs "
+                        "\"score_dictionary_weight\" (the n-gram model is read with the dictionary)",
+                        r->path);
   return EL_OK;
 }
 
@@ -439,6 +448,7 @@ static cJSON *config_json(const el_config *c) {
   if (c->score_rule != EL_SCORE_MAX) STR("score_aggregation", el_score_rule_name(c->score_rule));
   if (c->has_score_dictionary) {
     NUM("score_dictionary_name_weight", short_float(c->score_dictionary_name_weight));
+    if (c->score_dictionary_ngram) ok &= cJSON_AddTrueToObject(o, "score_dictionary_ngram") != NULL;
     NUM("score_dictionary_threshold", short_float(c->score_dictionary_threshold));
     NUM("score_dictionary_weight", short_float(c->score_dictionary_weight));
   }

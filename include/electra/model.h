@@ -58,6 +58,11 @@ typedef struct el_config {
    * "score_dictionary_name_weight" (e for names, score.h): 1 when absent. */
   int has_score_dictionary;
   float score_dictionary_weight, score_dictionary_threshold, score_dictionary_name_weight;
+  /* "score_dictionary_ngram": true when the English n-gram model's verdicts
+   * were read with the dictionary's when q and the threshold were chosen (a
+   * word with a far likelier alternative counts as a rejected one); 0 when
+   * absent. Only with the dictionary. */
+  int score_dictionary_ngram;
   int do_lower_case;      /* from tokenizer_config.json, default 1 */
 } el_config;
 

@@ -30,7 +30,7 @@ static void test_score(el__dict *d) {
   el__ged_dict_result r;
   float comb[13];
   el_error err = {0};
-  int rc = el__ged_dict_score(d, &g, first, prob, gold, -1, -1, 0, 0.5, comb, &r, &err);
+  int rc = el__ged_dict_score(&(el__ged_readers){d, NULL, NULL}, &g, first, prob, gold, -1, -1, 0, 0.5, comb, &r, &err);
   CHECK(rc == 0, "scores: %s", rc ? err.msg : "ok");
   CHECK(r.alone.tp == 1 && r.alone.fp == 1 && r.alone.fn == 1,
         "hunspell alone: Becouse found, Ngozi (sentence start) a false alarm, go missed");
@@ -41,7 +41,7 @@ static void test_score(el__dict *d) {
   CHECK_NEAR(comb[11], 0.1, 1e-7, 0, "color (American) keeps the model's prob");
   CHECK(r.with.tp == 2 && r.with.fp == 1 && r.threshold == 0.5,
         "at the given 0.5: Becouse and go found, Ngozi (0.525) the one false alarm");
-  rc = el__ged_dict_score(d, &g, first, prob, gold, 0.2, 1.0, 1, 0, NULL, &r, &err);
+  rc = el__ged_dict_score(&(el__ged_readers){d, NULL, NULL}, &g, first, prob, gold, 0.2, 1.0, 1, 0, NULL, &r, &err);
   CHECK(rc == 0 && r.weight == 0.2 && r.with.f05 == 1.0 && r.threshold > 0.24 && r.threshold < 0.28,
         "a given weight is used as is; the chosen threshold (%.4f) lies between Ngozi (0.24) "
         "and Becouse (0.28): exactly the errors flagged", r.threshold);
@@ -52,25 +52,25 @@ static void test_score(el__dict *d) {
    * the dictionary's words and only words the model is as sure of */
   for (int k = 0; k < 13; k++) prob[k] = 0.1f;
   prob[0] = prob[5] = 0.05f, prob[3] = 0.5f, prob[6] = 0.4f;
-  rc = el__ged_dict_score(d, &g, first, prob, gold, 0.8, 1.0, 1, 0, NULL, &r, &err);
+  rc = el__ged_dict_score(&(el__ged_readers){d, NULL, NULL}, &g, first, prob, gold, 0.8, 1.0, 1, 0, NULL, &r, &err);
   CHECK(rc == 0 && r.with.f05 <= r.alone.f05 && fabs(r.threshold - 0.7999) < 1e-9 && r.with.tp == 1 &&
             r.with.fp == 1,
         "no gain over the dictionary alone (%.3f against %.3f): threshold just under q (%.4f), "
         "the dictionary's two words flagged (tp %ld, fp %ld)", r.with.f05, r.alone.f05, r.threshold,
         r.with.tp, r.with.fp);
   prob[3] = 0.9f; /* now the model is surer of a false alarm than q: it is flagged */
-  rc = el__ged_dict_score(d, &g, first, prob, gold, 0.8, 1.0, 1, 0, NULL, &r, &err);
+  rc = el__ged_dict_score(&(el__ged_readers){d, NULL, NULL}, &g, first, prob, gold, 0.8, 1.0, 1, 0, NULL, &r, &err);
   CHECK(rc == 0 && fabs(r.threshold - 0.7999) < 1e-9 && r.with.fp == 2,
         "... and a word the model scores over q (0.9) is flagged with them (fp %ld)", r.with.fp);
   /* generated data: even where the model's flags gain there, the threshold is
    * just under q (generated errors overstate the model's precision) */
   for (int k = 0; k < 13; k++) prob[k] = 0.1f;
   prob[2] = 0.6f; /* "go", the error the dictionary misses: a gain at 0.5 */
-  rc = el__ged_dict_score(d, &g, first, prob, gold, 0.8, 1.0, 1, 0, NULL, &r, &err);
+  rc = el__ged_dict_score(&(el__ged_readers){d, NULL, NULL}, &g, first, prob, gold, 0.8, 1.0, 1, 0, NULL, &r, &err);
   CHECK(rc == 0 && r.with.f05 > r.alone.f05 && r.threshold < 0.7,
         "learners' data: the model's gain kept, threshold %.4f", r.threshold);
   g.generated = 1;
-  rc = el__ged_dict_score(d, &g, first, prob, gold, 0.8, 1.0, 1, 0, NULL, &r, &err);
+  rc = el__ged_dict_score(&(el__ged_readers){d, NULL, NULL}, &g, first, prob, gold, 0.8, 1.0, 1, 0, NULL, &r, &err);
   CHECK(rc == 0 && fabs(r.threshold - 0.7999) < 1e-9 && r.with.tp == 1,
         "generated data: threshold just under q (%.4f), the model's 0.6 not flagged", r.threshold);
   g.generated = 0;

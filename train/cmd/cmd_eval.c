@@ -72,7 +72,9 @@ static int ged_dictionary(const el__eval_args *a, const el_config *c, el__ft_sha
                       : c->has_score_dictionary ? el_score_threshold(c, 1)
                                                 : ged_threshold(c, a->threshold);
   el_error err = {0};
-  if (el__dict_load(NULL, &s->dict, &err)) {
+  int ngram = a->ngram ? !strcmp(a->ngram, "on") : c->score_dictionary_ngram;
+  if (el__dict_load(NULL, &s->dict, &err) ||
+      (ngram && el__ged_readers_open_ngram(&s->ngram, &err))) {
     fprintf(stderr, PROG ": %s\n", err.msg);
     return 1;
   }
@@ -175,6 +177,7 @@ out:
   if (pf) fclose(pf);
   el__ft_engine_ctx_free(&ectx);
   el__dict_free(shape.dict);
+  el__ged_readers_close_ngram(&shape.ngram);
   el_workspace_free(ws);
   el__ft_data_free(&d);
   el__ft_examples_free(&ex);
@@ -243,6 +246,9 @@ void el__eval_table(el__eval_args *a, el_opt t[EL_EVAL_N_OPTS]) {
        "ged: combine the model with hunspell's verdicts as /score does (on when config.json\n"
        "      has score_dictionary_weight); scores under \"dictionary\" in the JSON, beside\n"
        "      the model's own and hunspell's alone", 0},
+      {"--ngram", EL_OPT_CHOICE, &a->ngram, 0, 0, "on|off",
+       "ged with the dictionary: the English n-gram model's verdicts join hunspell's, as /score\n"
+       "      reads them (on when config.json has score_dictionary_ngram)", 0},
       {"--dictionary-weight", EL_OPT_FLOAT, &a->dict_weight, 0, 1, "Q",
        "ged: the dictionary's weight (the model's score_dictionary_weight)", 0},
       {"--verify-dtype", EL_OPT_CHOICE, &a->verify_dtype, 0, 0, "auto|fp32|int8",

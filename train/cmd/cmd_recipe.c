@@ -50,7 +50,7 @@ typedef struct recipe_args {
   double time;
   long threads, vocab_size, seed, synth_sentences;
   double rate, pretrain_corruption, pretrain_share, pairs, joined; /* share, pairs, joined: -1 = not given */
-  int cased, plan_only, overwrite, dictionary;
+  int cased, plan_only, overwrite, dictionary, ngram;
 } recipe_args;
 
 /* relative_key by default: with FCE data 10 minutes gave 0.373 / 0.363 against 0.341 / 0.347
@@ -61,7 +61,7 @@ static void recipe_defaults(recipe_args *a) {
                      .pairs = -1, .joined = -1};
 }
 
-enum { N_OPTS = 23 };
+enum { N_OPTS = 24 };
 /* One entry per option, read as data; --help lists them in this order. */
 static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
   const el_opt d[N_OPTS] = {
@@ -84,6 +84,7 @@ static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
       {"--pretrain-corruption", EL_OPT_FLOAT, &a->pretrain_corruption, 0, 1, "X", "learner errors per token in pretraining (0.1; 0 = plain ELECTRA)", 0},
       {"--pretrain-share", EL_OPT_FLOAT, &a->pretrain_share, 0.05, 0.95, "X", "share of the budget for pretraining (0.45; 0.5 with --train)", 0},
       {"--dictionary", EL_OPT_FLAG, &a->dictionary, 0, 0, NULL, "combine hunspell's verdicts with the model (finetune --dictionary): weight and threshold calibrated on dev, in config.json", 0},
+      {"--ngram", EL_OPT_FLAG, &a->ngram, 0, 0, NULL, "with --dictionary: an English n-gram model reads beside hunspell (finetune --ngram)", 0},
       {"--cased", EL_OPT_FLAG, &a->cased, 0, 0, NULL, "learn a cased vocabulary (case errors and names visible to the model)", 0},
       {"--seed", EL_OPT_INT, &a->seed, 0, 1e15, "N", "seed of every stage (1)", 0},
       {"--plan-only", EL_OPT_FLAG, &a->plan_only, 0, 0, NULL, "print how the budget will be split (after the vocabulary and, with --train, the speed measurement) and stop", 0},
@@ -417,6 +418,7 @@ static int stage_synthetic(recipe *r) {
   f.out = a->train ? r->synth_dir : a->out;
   f.overwrite = a->overwrite;
   f.dictionary = a->dictionary;
+  f.ngram = a->ngram;
   f.epochs = 1;
   f.time_limit = stage_limit(r->syn);
   double s = el__mono_s();
@@ -438,6 +440,7 @@ static int stage_real(recipe *r) {
   f.out = r->a->out;
   f.overwrite = r->a->overwrite;
   f.dictionary = r->a->dictionary;
+  f.ngram = r->a->ngram;
   f.time_limit = stage_limit(r->real);
   f.epochs = REAL_EPOCHS;
   double s = el__mono_s();

@@ -59,13 +59,13 @@ typedef struct el__ft_args {
   long epochs, batch, max_len, seed, stride, max_query, threads, max_train, max_dev, log_every;
   long accumulate;
   double lr, decay, warmup, wd, time_limit;
-  int random_init, overwrite, dictionary;
+  int random_init, overwrite, dictionary, ngram;
   el_strlist synth;
   long synth_n, synth_dev;
   double synth_rate, synth_coverage, synth_word_share, synth_third, synth_pairs, synth_joined;
   const char *synth_mix;
 } el__ft_args;
-enum { EL_FT_N_OPTS = 39 };
+enum { EL_FT_N_OPTS = 40 };
 void el__ft_args_init(el__ft_args *a);
 void el__ft_table(el__ft_args *a, el_opt t[EL_FT_N_OPTS]);
 int el__finetune_parse(int argc, char **argv, el__ft_args *a);
@@ -75,11 +75,11 @@ int el__finetune_run(const el__ft_args *a, el__ft_result *res);
 /* eval: max_len 0 when not given (the task's then applies). */
 typedef struct el__eval_args {
   const char *task, *data, *model, *outp, *tcol, *pcol, *lcol, *correct, *dtype, *verify_dtype, *dict, *m2,
-      *dict_dir, *generator, *language, *edits;
+      *dict_dir, *generator, *language, *edits, *ngram;
   long batch, max_len, stride, max_query, threads, max_ex;
   double threshold, dict_weight, dict_threshold, suggest;
 } el__eval_args;
-enum { EL_EVAL_N_OPTS = 26 };
+enum { EL_EVAL_N_OPTS = 27 };
 void el__eval_args_init(el__eval_args *a);
 void el__eval_table(el__eval_args *a, el_opt t[EL_EVAL_N_OPTS]);
 int el__eval_parse(int argc, char **argv, el__eval_args *a);

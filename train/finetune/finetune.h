@@ -82,6 +82,9 @@ typedef struct el__ft_shape {
    * the combination's threshold when the evaluation does not choose one. */
   el__dict *dict;
   double dict_weight, dict_name_weight, dict_threshold;
+  /* ged with dict: the English n-gram model's verdicts join the dictionary's
+   * (ged_dict.h; lm NULL: the dictionary's alone) */
+  el__ged_readers ngram;
 } el__ft_shape;
 
 int el__ft_features(const el__ft_examples *ex, const el_tokenizer *tok, const el__ft_shape *s,

@@ -362,7 +362,7 @@ static int eval_ged(const el__ft_runner *r, const el__ft_examples *ex, const el_
     float *comb = s->dict && pred ? malloc(((size_t)n + 1) * sizeof *comb) : NULL;
     if (s->dict && pred && !comb) rc = el_error_set(err, EL_ENOMEM, "%s: out of memory", ex->path);
     if (s->dict && !rc)
-      rc = el__ged_dict_score(s->dict, g, first, prob, gold, s->dict_weight, s->dict_name_weight,
+      rc = el__ged_dict_score(&(el__ged_readers){s->dict, s->ngram.lm, s->ngram.learner}, g, first, prob, gold, s->dict_weight, s->dict_name_weight,
                               pick, s->dict_threshold, comb, &mt->dict, err);
     mt->has_dict = s->dict != NULL;
     if (pred && !rc) ged_predictions(g, first, prob, comb, comb ? mt->dict.threshold : thr, pred);

@@ -319,6 +319,8 @@ static int load_inputs(ft_run *r, el_error *err) {
   r->shape.dict_weight = -1; /* calibrated on dev */
   if (o->dictionary && o->task->kind == EL__TASK_GED && (rc = el__dict_load(NULL, &r->shape.dict, err)))
     return rc;
+  if (r->shape.dict && o->ngram && (rc = el__ged_readers_open_ngram(&r->shape.ngram, err)))
+    return rc;
   const el_config *scfg = el_model_config(r->src);
   if (o->max_seq_len > scfg->max_position_embeddings)
     return el_error_set(err, EL_EINVAL, "--max-seq-len %ld exceeds the model's max_position_embeddings %d",
@@ -633,6 +635,7 @@ static int save_best(ft_run *r, long ep, const el__ft_metrics *mt, el_error *err
     r->cfg.score_dictionary_weight = (float)mt->dict.weight;
     r->cfg.score_dictionary_name_weight = (float)mt->dict.name_weight;
     r->cfg.score_dictionary_threshold = (float)mt->dict.threshold;
+    r->cfg.score_dictionary_ngram = mt->has_dict && r->shape.ngram.lm;
   }
   double t0 = el__mono_s();
   int rc = r->rank ? EL_OK : el__checkpoint_save(r->o->out, &r->cfg, &r->p.w[0], r->vocab, err);
@@ -725,6 +728,7 @@ static void ft_run_free(ft_run *r) {
   el__ft_examples_free(&r->tr);
   el__ft_examples_free(&r->dv);
   el__dict_free(r->shape.dict);
+  el__ged_readers_close_ngram(&r->shape.ngram);
   el_model_free(r->src);
 }
 

@@ -26,6 +26,8 @@ typedef struct el__ft_opts {
   el_score_rule ged_rule;  /* ged: how a word's pieces are labelled and scored */
   int dictionary;          /* ged: calibrate hunspell's verdicts beside the model on dev and
                               save its weight and threshold in config.json (ged_dict.h) */
+  int ngram;               /* ged with dictionary: the English n-gram model's verdicts join
+                              hunspell's (lang/ngram.h) */
   el__synth_opts synth;    /* ged: n_paths > 0 -> synthetic training data instead of train */
 } el__ft_opts;
 

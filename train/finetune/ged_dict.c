@@ -7,14 +7,41 @@
 
 /* rej[first[i] + j]: the dictionary's el_dict_verdict on word j of sentence
  * i, read as a spellchecker reads the sentence (el__dict_read_words). */
-static int dict_verdicts(el__dict *d, const el__ged_data *g, const long *first, unsigned char *rej,
-                         el_error *err) {
+static int dict_verdicts(const el__ged_readers *rd, const el__ged_data *g, const long *first,
+                         unsigned char *rej, el_error *err) {
+  unsigned char *lm = NULL;
   for (int i = 0; i < g->n; i++) {
     const el__ged_sentence *s = &g->s[i];
-    int rc = el__dict_read_words(d, EL__DICT_EN, (const char *const *)s->words, s->n, rej + first[i], err);
-    if (rc) return rc;
+    const char *const *w = (const char *const *)s->words;
+    int rc = el__dict_read_words(rd->dict, EL__DICT_EN, w, s->n, rej + first[i], err);
+    if (!rc && rd->lm) {
+      unsigned char *grown = realloc(lm, (size_t)s->n + 1);
+      rc = grown ? el__ngram_read_words(rd->lm, rd->learner, w, s->n, lm = grown, err)
+                 : el_error_set(err, EL_ENOMEM, "n-gram model: out of memory");
+      for (int j = 0; !rc && j < s->n; j++)
+        if (lm[j] && rej[first[i] + j] == EL_DICT_NONE) rej[first[i] + j] = EL_DICT_REJECTS;
+    }
+    if (rc) {
+      free(lm);
+      return rc;
+    }
   }
+  free(lm);
   return EL_OK;
+}
+
+int el__ged_readers_open_ngram(el__ged_readers *rd, el_error *err) {
+  int rc = el__ngram_load(NULL, &rd->lm, err);
+  if (!rc) rc = el__learner_load(NULL, &rd->learner, err);
+  if (rc) el__ged_readers_close_ngram(rd);
+  return rc;
+}
+
+void el__ged_readers_close_ngram(el__ged_readers *rd) {
+  el__ngram_free(rd->lm);
+  el__learner_free(rd->learner);
+  rd->lm = NULL;
+  rd->learner = NULL;
 }
 
 /* The threshold when the model's flags do not add to the dictionary's on
@@ -48,7 +75,7 @@ static double chosen_threshold(const float *comb, const int *gold, int n, const 
   return out->with.f05 <= out->alone.f05 ? surest_only(out->weight) : thr;
 }
 
-int el__ged_dict_score(el__dict *d, const el__ged_data *g, const long *first, const float *prob,
+int el__ged_dict_score(const el__ged_readers *rd, const el__ged_data *g, const long *first, const float *prob,
                        const int *gold, double weight, double name_weight, int pick,
                        double threshold, float *comb_out, el__ged_dict_result *out, el_error *err) {
   int n = (int)first[g->n];
@@ -56,7 +83,7 @@ int el__ged_dict_score(el__dict *d, const el__ged_data *g, const long *first, co
   int *flag = malloc(((size_t)n + 1) * sizeof *flag);
   float *comb = comb_out ? comb_out : malloc(((size_t)n + 1) * sizeof *comb);
   int rc = !rej || !flag || !comb ? el_error_set(err, EL_ENOMEM, "dictionary: out of memory")
-                                  : dict_verdicts(d, g, first, rej, err);
+                                  : dict_verdicts(rd, g, first, rej, err);
   if (!rc) {
     long names = 0, name_errors = 0;
     for (int k = 0; k < n; k++) {

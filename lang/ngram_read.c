@@ -1,0 +1,147 @@
+/* The n-gram model's reading of a sentence (ngram.h): for each word, how much
+ * likelier the likeliest of the learner-error library's alternatives makes
+ * the sentence. Only the trigrams that see the changed place are scored:
+ * a change at position p alters the probabilities of p, p + 1 and p + 2. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "learner.h"
+#include "ngram_internal.h"
+
+/* 1 % of the places of each kind in correct English are flagged at these
+ * gains (docs/GED.md, "The n-gram model"). A dropped word always makes a
+ * sentence shorter and so likelier, an added one less likely: their levels
+ * differ for that reason. */
+const double EL__NGRAM_GAIN[EL__NGRAM_EDITS] = {4.81, 7.41, 1.30};
+
+#define NO_GAIN (-1e30)
+#define MAX_ALT 8
+
+/* The families whose alternatives replace a word: the confusion sets of
+ * articles and prepositions, and the other forms of a verb or noun. */
+static const int REPLACING[] = {EL__LF_DET_WRONG, EL__LF_PREP_WRONG, EL__LF_VERB_SVA,
+                                EL__LF_VERB_TENSE, EL__LF_VERB_FORM, EL__LF_NOUN_NUM};
+/* What an added article may be ("take exam" -> "take the exam"). */
+static const char *const ADDED[] = {"the", "a", "an"};
+
+typedef struct sentence {
+  int32_t *ids;  /* <s>, the words the model reads, </s> */
+  int *word_at;  /* position in ids -> index of the word (-1: a boundary) */
+  int len;
+  int32_t *alt;  /* scratch: ids with one change, len + 1 */
+} sentence;
+
+static void sentence_free(sentence *s) {
+  free(s->ids);
+  free(s->word_at);
+  free(s->alt);
+}
+
+static int sentence_read(el__ngram *m, const char *const *words, int n, sentence *s) {
+  memset(s, 0, sizeof *s);
+  s->ids = malloc(((size_t)n + 2) * sizeof *s->ids);
+  s->word_at = malloc(((size_t)n + 2) * sizeof *s->word_at);
+  s->alt = malloc(((size_t)n + 3) * sizeof *s->alt);
+  if (!s->ids || !s->word_at || !s->alt) return -1;
+  s->word_at[s->len] = -1;
+  s->ids[s->len++] = el__ngram_boundary(m, 0);
+  for (int i = 0; i < n; i++)
+    if (el__ngram_has_text(words[i])) {
+      s->word_at[s->len] = i;
+      s->ids[s->len++] = el__ngram_id(m, words[i]);
+    }
+  s->word_at[s->len] = -1;
+  s->ids[s->len++] = el__ngram_boundary(m, 1);
+  return 0;
+}
+
+/* ln P of the sentence with ids[p] replaced by id, less the sentence's. */
+static double replace_gain(el__ngram *m, const sentence *s, int p, int32_t id) {
+  memcpy(s->alt, s->ids, (size_t)s->len * sizeof *s->alt);
+  s->alt[p] = id;
+  return el__ngram_span_logp(m, s->alt, s->len, p, p + 3) -
+         el__ngram_span_logp(m, s->ids, s->len, p, p + 3);
+}
+
+/* ... with ids[p] left out. */
+static double drop_gain(el__ngram *m, const sentence *s, int p) {
+  memcpy(s->alt, s->ids, (size_t)p * sizeof *s->alt);
+  memcpy(s->alt + p, s->ids + p + 1, (size_t)(s->len - p - 1) * sizeof *s->alt);
+  return el__ngram_span_logp(m, s->alt, s->len - 1, p, p + 2) -
+         el__ngram_span_logp(m, s->ids, s->len, p, p + 3);
+}
+
+/* ... with id added before ids[p]. */
+static double add_gain(el__ngram *m, const sentence *s, int p, int32_t id) {
+  memcpy(s->alt, s->ids, (size_t)p * sizeof *s->alt);
+  s->alt[p] = id;
+  memcpy(s->alt + p + 1, s->ids + p, (size_t)(s->len - p) * sizeof *s->alt);
+  return el__ngram_span_logp(m, s->alt, s->len + 1, p, p + 3) -
+         el__ngram_span_logp(m, s->ids, s->len, p, p + 2);
+}
+
+static double max_d(double a, double b) { return a > b ? a : b; }
+
+/* A word the model may judge: known to it, and not a name (capitalised
+ * where a sentence does not start) nor "I". */
+static int judged(const sentence *s, int p, const char *w) {
+  if (s->ids[p] == EL__NGRAM_NONE) return 0;
+  int capital = w[0] >= 'A' && w[0] <= 'Z';
+  return !(capital && p > 1) && strcmp(w, "I");
+}
+
+static void lower(const char *w, char *out) {
+  size_t i = 0;
+  for (; w[i] && i + 1 < EL__LWORD_MAX; i++)
+    out[i] = (char)(w[i] >= 'A' && w[i] <= 'Z' ? w[i] - 'A' + 'a' : w[i]);
+  out[i] = 0;
+}
+
+/* The gains of the alternatives to the word at position p, into g[3]. */
+static void word_gains(el__ngram *m, const el__learner *l, const sentence *s,
+                       const char *const *words, int p, double *g) {
+  char low[EL__LWORD_MAX], prev[EL__LWORD_MAX] = "", alt[MAX_ALT][EL__LWORD_MAX];
+  lower(words[s->word_at[p]], low);
+  if (s->word_at[p - 1] >= 0) lower(words[s->word_at[p - 1]], prev);
+  for (size_t f = 0; f < sizeof REPLACING / sizeof *REPLACING; f++) {
+    int k = el__learner_variants(l, low, REPLACING[f], alt, MAX_ALT);
+    for (int a = 0; a < k; a++) {
+      int32_t id = el__ngram_id(m, alt[a]);
+      if (id != EL__NGRAM_NONE)
+        g[EL__NGRAM_REPLACE] = max_d(g[EL__NGRAM_REPLACE], replace_gain(m, s, p, id));
+    }
+  }
+  uint32_t cls = el__learner_word_class(l, low);
+  if (cls & (EL__LC_ARTICLE | EL__LC_PREP)) g[EL__NGRAM_DROP] = drop_gain(m, s, p);
+  /* an article before an open-class word, unless a determiner is already there */
+  if (!cls && !(el__learner_word_class(l, prev) & EL__LC_DET))
+    for (size_t a = 0; a < sizeof ADDED / sizeof *ADDED; a++)
+      g[EL__NGRAM_ADD] = max_d(g[EL__NGRAM_ADD], add_gain(m, s, p, el__ngram_id(m, ADDED[a])));
+}
+
+int el__ngram_gains(el__ngram *m, const el__learner *l, const char *const *words, int n,
+                    double *gain, el_error *err) {
+  for (int i = 0; i < 3 * n; i++) gain[i] = NO_GAIN;
+  sentence s;
+  if (sentence_read(m, words, n, &s)) {
+    sentence_free(&s);
+    return el_error_set(err, EL_ENOMEM, "n-gram model: out of memory");
+  }
+  for (int p = 1; p + 1 < s.len; p++)
+    if (judged(&s, p, words[s.word_at[p]])) word_gains(m, l, &s, words, p, gain + 3 * s.word_at[p]);
+  sentence_free(&s);
+  return EL_OK;
+}
+
+int el__ngram_read_words(el__ngram *m, const el__learner *l, const char *const *words, int n,
+                         unsigned char *out, el_error *err) {
+  double *g = malloc((3 * (size_t)n + 1) * sizeof *g);
+  if (!g) return el_error_set(err, EL_ENOMEM, "n-gram model: out of memory");
+  int rc = el__ngram_gains(m, l, words, n, g, err);
+  for (int i = 0; i < n; i++) {
+    out[i] = 0;
+    for (int k = 0; !rc && k < EL__NGRAM_EDITS; k++) out[i] |= g[3 * i + k] >= EL__NGRAM_GAIN[k];
+  }
+  free(g);
+  return rc;
+}
