@@ -174,6 +174,9 @@ make_default_model() {
   # --dictionary: hunspell's verdicts beside the model (a WordPiece model sees
   # a misspelling only as an unusual split), weighted and thresholded on the
   # synthetic dev data; the recipe writes quality.json (what the model is).
+  # --ngram: CMU Sphinx's English trigram model (pocketsphinx-en-us) reads
+  # beside hunspell: a word for which another article, preposition or form
+  # is far likelier ("interested on") counts as one hunspell rejects.
   # Agreement pairs in 70 % of the synthetic copies, on the recipe's relative
   # positions: with absolute positions the model learnt subject-verb agreement
   # only at the start of a sentence ("He go" flagged, "Every morning he go"
@@ -181,7 +184,7 @@ make_default_model() {
   run_logged "$BUILD/default-recipe.log" \
     "$TRAIN" recipe ged --out "$out" --corpus "$corpus" --synthetic-corpus "$sents" \
     --vocab-size "$VOCAB_SIZE" --time-limit "$MODEL_TIME" --synthetic-agreement-pairs 0.7 \
-    --dictionary
+    --dictionary --ngram
   [ -f "$out/config.json" ] || die "the recipe wrote no $out/config.json"
   # Appears whole or not at all: a half-copied model would be served next time.
   mkdir -p "$(dirname "$MODEL_DIR")"

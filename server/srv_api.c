@@ -405,7 +405,8 @@ static el__http_err render_score_item(el__sb *b, const el__api_req *r, const ite
   el__sb_puts(b, "],\"words\":[");
   const el_config *c = r->entry->cfg;
   el__score_view v = {en, prob, c->score_rule, r->threshold, r->entry->dict,
-                      c->score_dictionary_weight, c->score_dictionary_name_weight};
+                      c->score_dictionary_weight, c->score_dictionary_name_weight,
+                      r->entry->ngram, r->entry->learner};
   el__http_err e = el__score_text_render(b, &it->words, &v, f);
   if (e) return e;
   el__sb_puts(b, "],\"max_prob\":");

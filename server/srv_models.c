@@ -81,6 +81,12 @@ static int use_dictionary(el__model_set *s, el__model_entry *e, const el__model_
   }
   e->dict = s->dict;
   e->threshold = el_score_threshold(e->cfg, 1);
+  if (e->cfg->score_dictionary_ngram &&
+      (el__srv_lang_ngram(&e->ngram, &er) || el__srv_lang_learner(&e->learner, &er))) {
+    snprintf(err, cap, "model \"%s\" is calibrated with the English n-gram model: %s (or start "
+             "with --no-dictionary)", e->name, er.msg);
+    return -1;
+  }
   return 0;
 }
 

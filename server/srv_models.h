@@ -20,6 +20,7 @@
 #include <stdatomic.h>
 
 #include "dict.h"
+#include "ngram.h"
 #include "electra/electra.h"
 #include "srv_heads.h"
 #include "srv_options.h"
@@ -40,6 +41,9 @@ typedef struct el__model_entry {
   char quality[640]; /* quality.json's "summary" beside config.json (recipe-made models), or "" */
   el__dict *dict;   /* the set's hunspell when this model is read beside it (config.json's
                        score_dictionary_weight, no --no-dictionary), else NULL */
+  el__ngram *ngram; /* with dict, when config.json has score_dictionary_ngram: the process's
+                       n-gram model and learner tables (srv_lang.h), else NULL; borrowed */
+  el__learner *learner;
   int correct_label;       /* token classifier: index of the "no error" label, else -1 */
   int correct_from_option; /* 1: --correct-label named it; 0: found by its name */
   /* /score models: the grammar checker behind /v2/check (srv_checker.h),

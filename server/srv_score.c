@@ -75,6 +75,25 @@ static unsigned char *dict_verdicts(el__dict *d, const el__score_text *st) {
   return out;
 }
 
+/* The n-gram model's verdicts (lang/ngram.h) joined to hunspell's: a word
+ * with a far likelier alternative reads as one the dictionary rejects. On
+ * failure (out of memory) hunspell's stay alone. */
+static void ngram_verdicts(const el__score_view *v, const el__score_text *st, unsigned char *verdict) {
+  int n = st->words.n;
+  char **w = calloc((size_t)n + 1, sizeof *w);
+  unsigned char *lm = malloc((size_t)n + 1);
+  int ok = w && lm;
+  for (int i = 0; ok && i < n; i++)
+    ok = (w[i] = strndup(st->text + st->words.w[i].start, st->words.w[i].end - st->words.w[i].start)) != NULL;
+  el_error er = {0};
+  if (ok && !el__ngram_read_words(v->ngram, v->learner, (const char *const *)w, n, lm, &er))
+    for (int i = 0; i < n; i++)
+      if (lm[i] && verdict[i] == EL_DICT_NONE) verdict[i] = EL_DICT_REJECTS;
+  for (int i = 0; w && i < n; i++) free(w[i]);
+  free(w);
+  free(lm);
+}
+
 el__http_err el__score_text_render(el__sb *b, const el__score_text *st, const el__score_view *v,
                                    el__fail *f) {
   if (st->failed) return el__failf(f, EL_HERR_INTERNAL, "%s", st->errmsg);
@@ -84,6 +103,7 @@ el__http_err el__score_text_render(el__sb *b, const el__score_text *st, const el
   while (k0 < en->n && en->segment[k0] != 0) k0++;
   while (k0 + kept < en->n && en->segment[k0 + kept] == 0) kept++;
   unsigned char *verdict = v->dict ? dict_verdicts(v->dict, st) : NULL;
+  if (verdict && v->ngram) ngram_verdicts(v, st, verdict);
   for (int i = 0; i < st->words.n; i++) {
     const el__word *w = &st->words.w[i];
     if (w->piece >= kept) break;

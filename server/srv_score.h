@@ -11,6 +11,7 @@
 
 #include "check.h"
 #include "dict.h"
+#include "ngram.h"
 #include "electra/electra.h"
 #include "srv_errors.h"
 #include "srv_sbuf.h"
@@ -41,6 +42,8 @@ typedef struct el__score_view {
   double threshold;
   el__dict *dict;         /* non-NULL: the model is read beside hunspell (srv_dict.h) */
   double dict_weight, dict_name_weight; /* its config.json's weights */
+  el__ngram *ngram;       /* with dict, non-NULL: the n-gram model's verdicts join hunspell's */
+  const el__learner *learner;
 } el__score_view;
 
 /* The "words" array's members (without the brackets). 500 when the check failed. */
