@@ -100,4 +100,46 @@ check "eval with the model's dictionary weight: hunspell alone and the combinati
 out=$("$TRAIN" eval --task ged --data "$T/dev.txt" --model "$M" --dictionary off 2>&1)
 check "eval --dictionary off: no dictionary scores, the model alone flags nothing" \
   "$PYTHON" -c 'import json,sys; j=json.loads(sys.argv[1]); sys.exit("dictionary" in j or j["recall"] != 0)' "$out"
+
+# the English n-gram model beside hunspell (score_dictionary_ngram; lang/ngram.h)
+if [ ! -r /usr/share/pocketsphinx/model/en-us/en-us.lm.bin ]; then
+  echo "ok - # SKIP the n-gram part: pocketsphinx-en-us not installed"
+  exit $((fails > 0))
+fi
+G=$T/ged-ngram
+cp -r "$M" "$G"
+"$PYTHON" - "$G/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["score_dictionary_ngram"] = True
+json.dump(c, open(sys.argv[1], "w"), indent=2)
+PY
+PREP="I am interested on music and I recieve letters."
+serve "$G" || { nok "server on a model with score_dictionary_ngram"; exit 1; }
+got=$(score "$PREP" | flagged)
+check "with the n-gram model: the wrong preposition and the misspelling flagged ($got)" \
+  test "$got" = "on recieve"
+got=$(score "The cat sat on the mat." | flagged)
+check "with the n-gram model: nothing flagged in 'The cat sat on the mat.' ($got)" test -z "$got"
+stop
+serve "$M" || { nok "server on the model without it"; exit 1; }
+got=$(score "$PREP" | flagged)
+check "without score_dictionary_ngram: the misspelling alone ($got)" test "$got" = "recieve"
+stop
+printf 'I c\nam c\ninterested c\non i\nmusic c\n. c\n\n' >"$T/prep.txt"
+out=$("$TRAIN" eval --task ged --data "$T/prep.txt" --model "$G" 2>&1)
+check "eval reads the n-gram model as /score does: 'on' found (P = R = 1) ($out)" \
+  "$PYTHON" -c 'import json,sys; d=json.loads(sys.argv[1])["dictionary"]; sys.exit(not d["f0.5"] == 1)' "$out"
+out=$("$TRAIN" eval --task ged --data "$T/prep.txt" --model "$G" --ngram off 2>&1)
+check "eval --ngram off: hunspell alone finds nothing there" \
+  "$PYTHON" -c 'import json,sys; d=json.loads(sys.argv[1])["dictionary"]; sys.exit(not d["recall"] == 0)' "$out"
+B=$T/bad-ngram
+cp -r "$T/run/discriminator" "$B"
+"$PYTHON" - "$B/config.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["score_dictionary_ngram"] = True
+json.dump(c, open(sys.argv[1], "w"), indent=2)
+PY
+"$SERVER" --model "ged=$B" --port "$port" --no-access-log >"$T/bad.log" 2>&1
+check "score_dictionary_ngram without the dictionary's weight: refused, the field named" \
+  grep -q 'score_dictionary_ngram.*needs' "$T/bad.log"
 exit $((fails > 0))

@@ -1,0 +1,115 @@
+/* The English n-gram model beside hunspell (lang/ngram.h): the model's words
+ * and sentence probabilities, the learner-error library's alternatives read
+ * through it (a wrong preposition, article or verb form flagged; correct
+ * English, names and unknown words left alone; each kind of edit at its own
+ * level), and a clear error for a missing file. Needs pocketsphinx-en-us and
+ * wordnet-base (SKIP without them). */
+#include <string.h>
+#include <unistd.h>
+#include "../test.h"
+#include "learner.h"
+#include "ngram.h"
+
+static el__ngram *M;
+static el__learner *L;
+
+/* Splits s at spaces into at most 32 words (in buf). */
+static int words_of(const char *s, char *buf, size_t cap, const char **w) {
+  snprintf(buf, cap, "%s", s);
+  int n = 0;
+  for (char *t = strtok(buf, " "); t && n < 32; t = strtok(NULL, " ")) w[n++] = t;
+  return n;
+}
+
+/* The words of s the model flags, joined by '|' ("" for none). */
+static void flagged(const char *s, const char *want) {
+  char buf[512], got[512] = "";
+  const char *w[32];
+  int n = words_of(s, buf, sizeof buf, w);
+  unsigned char out[32];
+  el_error err = {0};
+  int rc = el__ngram_read_words(M, L, w, n, out, &err);
+  for (int i = 0; !rc && i < n; i++)
+    if (out[i]) {
+      if (*got) strcat(got, "|");
+      strcat(got, w[i]);
+    }
+  CHECK(!rc && !strcmp(got, want), "\"%s\": flagged \"%s\", want \"%s\" (%s)", s, got, want,
+        err.msg);
+}
+
+static double logp(const char *s) {
+  char buf[512];
+  const char *w[32];
+  int n = words_of(s, buf, sizeof buf, w);
+  return el__ngram_logp(M, w, n);
+}
+
+static void test_model(void) {
+  CHECK(el__ngram_known(M, "the") && el__ngram_known(M, "The") && el__ngram_known(M, "school"),
+        "common words are known, in any case");
+  CHECK(!el__ngram_known(M, "recieve") && !el__ngram_known(M, "qzxv"), "misspellings are not");
+  CHECK(logp("he goes to school") > logp("he go to school") + 1, "he goes > he go (%.2f, %.2f)",
+        logp("he goes to school"), logp("he go to school"));
+  CHECK(logp("I am interested in music") > logp("I am interested on music") + 3,
+        "interested in > interested on");
+  CHECK(logp("he goes to school .") == logp("he goes to school"), "punctuation is not read");
+}
+
+static void test_verdicts(void) {
+  flagged("I am interested on music .", "on");     /* R:PREP */
+  flagged("The cat sat on the mat .", "");           /* correct English */
+  flagged("She goes to school every day .", "");
+  flagged("I have lived in London for two years .", "");
+  flagged("Ngozi lives in Stavanger with her sister .", ""); /* names: not the model's call */
+  flagged("I recieve many letters .", "");          /* a misspelling: hunspell's, not this */
+  /* each word has its gains per kind; a dropped word needs more than a replaced one */
+  char buf[512];
+  const char *w[32];
+  int n = words_of("I am interested on music .", buf, sizeof buf, w);
+  double g[3 * 32];
+  el_error err = {0};
+  CHECK(el__ngram_gains(M, L, w, n, g, &err) == EL_OK, "gains: %s", err.msg);
+  CHECK(g[3 * 3 + EL__NGRAM_REPLACE] >= EL__NGRAM_GAIN[EL__NGRAM_REPLACE],
+        "\"on\" -> another preposition gains %.2f", g[3 * 3 + EL__NGRAM_REPLACE]);
+  CHECK(g[3 * 5 + EL__NGRAM_REPLACE] < -1e29 && g[3 * 5 + EL__NGRAM_DROP] < -1e29,
+        "\".\" has no alternatives");
+  CHECK(EL__NGRAM_GAIN[EL__NGRAM_DROP] > EL__NGRAM_GAIN[EL__NGRAM_REPLACE] &&
+            EL__NGRAM_GAIN[EL__NGRAM_REPLACE] > EL__NGRAM_GAIN[EL__NGRAM_ADD],
+        "a shorter sentence is likelier: dropping needs the most, adding the least");
+}
+
+static void test_missing(void) {
+  el__ngram *x = NULL;
+  el_error err = {0};
+  int rc = el__ngram_load("/nonexistent/en-us.lm.bin", &x, &err);
+  CHECK(rc == EL_EIO && !x && strstr(err.msg, "/nonexistent/en-us.lm.bin") &&
+            strstr(err.msg, "pocketsphinx-en-us"),
+        "missing model: the file and the Debian package named: %s", err.msg);
+  char path[] = "/tmp/el_ngram_bad_XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0 && write(fd, "not a model\n", 12) == 12, "temp file");
+  close(fd);
+  rc = el__ngram_load(path, &x, &err);
+  CHECK(rc == EL_EIO && !x && strstr(err.msg, path), "a file that is no model is refused: %s",
+        err.msg);
+  unlink(path);
+}
+
+int main(void) {
+  if (access(EL__NGRAM_DEFAULT_PATH, R_OK)) {
+    SKIP("no " EL__NGRAM_DEFAULT_PATH " (Debian pocketsphinx-en-us)");
+    return el_test_done();
+  }
+  el_error err = {0};
+  int rc = el__ngram_load(NULL, &M, &err);
+  if (!rc) rc = el__learner_load(NULL, &L, &err);
+  CHECK(!rc, "the model and the learner tables load: %s", err.msg);
+  if (rc) return el_test_done();
+  test_model();
+  test_verdicts();
+  test_missing();
+  el__learner_free(L);
+  el__ngram_free(M);
+  return el_test_done();
+}
