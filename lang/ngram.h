@@ -5,9 +5,9 @@
  * sees a learner's "interested on" or "I have went" only weakly; the model of
  * millions of words of English sees that one word of a small set of
  * alternatives is far likelier there. The alternatives are the learner-error
- * library's (learner.h: other articles and prepositions, the other forms of
- * a verb or noun, a dropped article or preposition, an article added before
- * a word), so what the checker proposes and what this reads are one list.
+ * library's (learner.h: other prepositions, the other forms of a verb or
+ * noun, an article added before a word), so what the checker proposes and
+ * what this reads come from one list.
  *
  * Thread-safe: libsphinxbase's trie keeps a history cache in the model, so
  * calls are serialised on a lock. */
@@ -38,8 +38,7 @@ double el__ngram_logp(el__ngram *m, const char *const *words, int n);
 
 /* How an alternative changes a word of a sentence. */
 typedef enum el__ngram_edit {
-  EL__NGRAM_REPLACE = 0, /* another word in its place ("on" -> "in") */
-  EL__NGRAM_DROP,        /* the word left out ("discuss about it") */
+  EL__NGRAM_REPLACE = 0, /* another word in its place ("on" -> "in", "go" -> "goes") */
   EL__NGRAM_ADD,         /* an article before it ("take exam": the word after the gap) */
   EL__NGRAM_EDITS
 } el__ngram_edit;
@@ -51,8 +50,8 @@ typedef enum el__ngram_edit {
 extern const double EL__NGRAM_GAIN[EL__NGRAM_EDITS];
 
 /* For each of the n words (a tokenized sentence, FCE's "do n't" split or a
- * writer's words), gain[i] = the largest ln P(sentence with an alternative at
- * word i) - ln P(sentence), for each kind of edit (gain[3 i + kind]; -1e30
+ * writer's words), the largest ln P(sentence with an alternative at word i)
+ * - ln P(sentence), for each kind of edit (gain[EL__NGRAM_EDITS i + kind]; -1e30
  * where no alternative of that kind applies; words unknown to the model and
  * names are left alone: a spellchecker's business). Returns EL_OK, or
  * EL_ENOMEM with a message. */

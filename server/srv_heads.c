@@ -137,6 +137,7 @@ static void info_score_settings(el__sb *b, const el__model_entry *e) {
     el__sb_json_float(b, c->score_dictionary_name_weight);
   else
     el__sb_puts(b, "null");
+  el__sb_printf(b, ",\"score_dictionary_ngram\":%s", !e->dict ? "null" : e->ngram ? "true" : "false");
   /* /v2/check's checker: whether it has a generator, the verification
    * pass's dtype and the memory of its copy of the detector; null without one */
   if (e->checker) {

@@ -127,8 +127,8 @@ static int build_table(el__srv_options *o, el_opt *t) {
       {"--log-format", EL_OPT_CUSTOM, o, 0, 0, "text|json",
        "log line format (text, to stderr; json lines go to stdout)", 0},
       {"--no-dictionary", EL_OPT_FLAG, &o->no_dictionary, 0, 0, NULL,
-       "/score with the models alone: no hunspell verdicts beside a model whose config.json\n"
-       "      has score_dictionary_weight (its score_threshold then applies)", 0},
+       "/score with the models alone: no hunspell (nor n-gram) verdicts beside a model whose\n"
+       "      config.json has score_dictionary_weight (its score_threshold then applies)", 0},
       {"--no-checker", EL_OPT_FLAG, &o->no_checker, 0, 0, NULL,
        "no grammar checker: /v2/check and /score's suggestions answer 503; saves the\n"
        "      checker's English (~24 MB resident: hunspell's dictionaries, WordNet's forms,\n"

@@ -59,7 +59,7 @@ int main(int argc, char **argv) {
   double *g[EL__NGRAM_EDITS];
   for (int k = 0; k < EL__NGRAM_EDITS; k++) g[k] = malloc(cap * sizeof *g[k]);
   char line[8192], store[16384], *w[MAX_WORDS];
-  double gain[3 * MAX_WORDS];
+  double gain[EL__NGRAM_EDITS * MAX_WORDS];
   long lines = 0;
   while (fgets(line, sizeof line, f)) {
     if (seen++ % every) continue;
@@ -67,8 +67,8 @@ int main(int argc, char **argv) {
     if (n < 4) continue; /* blank lines, list items: not sentences */
     lines++;
     if (el__ngram_gains(m, l, (const char *const *)w, n, gain, &err)) break;
-    for (int i = 0; i < 3 * n; i++) {
-      int k = i % 3;
+    for (int i = 0; i < EL__NGRAM_EDITS * n; i++) {
+      int k = i % EL__NGRAM_EDITS;
       if (gain[i] < -1e29) continue;
       if (count[k] == cap) {
         cap *= 2;
@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
     }
   }
   fclose(f);
-  static const char *const names[] = {"replace", "drop", "add"};
+  static const char *const names[] = {"replace", "add"};
   static const double shares[] = {0.05, 0.02, 0.01, 0.005};
   printf("%ld lines of %s\n", lines, argv[1]);
   for (int k = 0; k < EL__NGRAM_EDITS; k++) {

@@ -59,24 +59,27 @@ static void test_model(void) {
 static void test_verdicts(void) {
   flagged("I am interested on music .", "on");     /* R:PREP */
   flagged("The cat sat on the mat .", "");           /* correct English */
+  flagged("The chef cooked the meal and then he ate it .", ""); /* articles: not judged */
   flagged("She goes to school every day .", "");
   flagged("I have lived in London for two years .", "");
   flagged("Ngozi lives in Stavanger with her sister .", ""); /* names: not the model's call */
   flagged("I recieve many letters .", "");          /* a misspelling: hunspell's, not this */
-  /* each word has its gains per kind; a dropped word needs more than a replaced one */
+  /* each word has its gains per kind */
   char buf[512];
   const char *w[32];
   int n = words_of("I am interested on music .", buf, sizeof buf, w);
-  double g[3 * 32];
+  double g[EL__NGRAM_EDITS * 32];
   el_error err = {0};
   CHECK(el__ngram_gains(M, L, w, n, g, &err) == EL_OK, "gains: %s", err.msg);
-  CHECK(g[3 * 3 + EL__NGRAM_REPLACE] >= EL__NGRAM_GAIN[EL__NGRAM_REPLACE],
-        "\"on\" -> another preposition gains %.2f", g[3 * 3 + EL__NGRAM_REPLACE]);
-  CHECK(g[3 * 5 + EL__NGRAM_REPLACE] < -1e29 && g[3 * 5 + EL__NGRAM_DROP] < -1e29,
+  const int E = EL__NGRAM_EDITS;
+  CHECK(g[E * 3 + EL__NGRAM_REPLACE] >= EL__NGRAM_GAIN[EL__NGRAM_REPLACE],
+        "\"on\" -> another preposition gains %.2f", g[E * 3 + EL__NGRAM_REPLACE]);
+  CHECK(g[E * 5 + EL__NGRAM_REPLACE] < -1e29 && g[E * 5 + EL__NGRAM_ADD] < -1e29,
         "\".\" has no alternatives");
-  CHECK(EL__NGRAM_GAIN[EL__NGRAM_DROP] > EL__NGRAM_GAIN[EL__NGRAM_REPLACE] &&
-            EL__NGRAM_GAIN[EL__NGRAM_REPLACE] > EL__NGRAM_GAIN[EL__NGRAM_ADD],
-        "a shorter sentence is likelier: dropping needs the most, adding the least");
+  CHECK(g[E * 2 + EL__NGRAM_ADD] > -1e29 && g[E * 0 + EL__NGRAM_ADD] < -1e29,
+        "an article may be added before \"interested\", not before \"I\"");
+  CHECK(EL__NGRAM_GAIN[EL__NGRAM_REPLACE] > EL__NGRAM_GAIN[EL__NGRAM_ADD],
+        "an added word makes any sentence less likely: adding needs less");
 }
 
 static void test_missing(void) {
