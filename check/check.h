@@ -11,6 +11,7 @@
 #include "electra/electra.h"
 #include "dict.h"
 #include "learner.h"
+#include "ngram.h"
 #include "match.h"
 
 typedef struct el__checker el__checker;
@@ -38,6 +39,11 @@ typedef struct el__checker_opts {
    * the two folders above and owned by the checker. */
   el__learner *learner;
   el__dict *dict;
+  /* The English n-gram model (lang/ngram.h), borrowed, or NULL: a word for which it finds
+   * another preposition, form or an added article far likelier is flagged with that
+   * correction, which it has verified (a model built with --ngram: config.json's
+   * score_dictionary_ngram) */
+  el__ngram *ngram;
   int max_suggestions;        /* per match, 1..EL__MATCH_MAX_REPL (0: EL__MATCH_MAX_REPL) */
   int max_tokens;             /* the longest batch it runs (0: 4096) */
   const char *word_counts;    /* word frequencies (lang/word_freq.h) ranking a misspelling's

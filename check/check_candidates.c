@@ -115,6 +115,25 @@ static int add_insertions(el__checker *c, el__flag *f, el_error *err) {
   return 0;
 }
 
+/* The n-gram model's correction (check.h o.ngram), first and already
+ * verified: the model found it far likelier than the writer's word there. */
+static int add_ngram(el__checker *c, el__flag *f, const char *word, const char *low,
+                     el_error *err) {
+  if (f->ngram_kind < 0) return 0;
+  char cased[EL__LWORD_MAX];
+  int rc;
+  if (f->ngram_kind == EL__NGRAM_ADD) {
+    rc = el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, f->ngram_alt, err);
+  } else {
+    el__learner_recase(word, f->ngram_alt, cased);
+    rc = el__cand_add(c, f, EL__EDIT_REPLACE, el__type_of_replacement(c, low, f->ngram_alt), cased,
+                      err);
+  }
+  if (rc < 0) return err->code;
+  if (rc) c->cands[c->n_cands - 1].by_rule = 1, c->cands[c->n_cands - 1].prior = -1.0f;
+  return 0;
+}
+
 static int flag_candidates(el__checker *c, el__flag *f, el_error *err) {
   char word[EL__DICT_WORD_MAX], low[EL__LWORD_MAX];
   int start = el__sent_start(c, f->word);
@@ -122,6 +141,8 @@ static int flag_candidates(el__checker *c, el__flag *f, el_error *err) {
   f->n_cand = 0;
   if (!el__flag_suggests(c, f)) return 0;
   int has_low = el__word_low(c, f->word, low);
+  if (has_low && el__word_text(c, f->word, word, sizeof word) && add_ngram(c, f, word, low, err))
+    return err->code;
   if (el__word_text(c, f->word, word, sizeof word)) {
     if (has_low && add_variants(c, f, word, low, err)) return err->code;
     if (add_spelling(c, f, word, err) || add_case(c, f, word, start, err)) return err->code;

@@ -1,5 +1,6 @@
 /* Detection: the detector over packed sequences, chunked to the
  * workspace, and the flagged words of the text. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "check_internal.h"
@@ -44,11 +45,35 @@ static int add_flag(el__checker *c, int w, float p, int rejected, int variant_on
   f->gen_row = -1;
   f->rejected = rejected;
   f->variant_only = variant_only;
+  f->ngram_kind = -1;
   return 0;
 }
 
 int el__flag_suggests(const el__checker *c, const el__flag *f) {
-  return f->rejected || f->prob >= (c->picky ? c->o.threshold : c->o.suggest_threshold);
+  return f->rejected || f->ngram_kind >= 0 ||
+         f->prob >= (c->picky ? c->o.threshold : c->o.suggest_threshold);
+}
+
+/* The n-gram model's edits of sentence s (o.ngram; lang/ngram.h) into
+ * kind[w - w0] / alt[w - w0]: -1 where it has none. On failure (out of
+ * memory) it has none. */
+static void ngram_edits(el__checker *c, const el__csent *s, int *kind, char (*alt)[EL__LWORD_MAX]) {
+  int n = s->w1 - s->w0;
+  for (int i = 0; i < n; i++) kind[i] = -1;
+  if (!c->o.ngram || n <= 0) return;
+  char(*text)[EL__LWORD_MAX] = calloc((size_t)n, sizeof *text);
+  const char **w = calloc((size_t)n, sizeof *w);
+  el_error er = {0};
+  if (text && w) {
+    for (int i = 0; i < n; i++) {
+      if (!el__word_text(c, s->w0 + i, text[i], sizeof text[i])) strcpy(text[i], "?");
+      w[i] = text[i];
+    }
+    if (el__ngram_best(c->o.ngram, c->lang, w, n, kind, alt, &er))
+      for (int i = 0; i < n; i++) kind[i] = -1;
+  }
+  free(text);
+  free(w);
 }
 
 /* A word the check's variant's dictionaries reject, as a spellchecker
@@ -90,20 +115,43 @@ int el__check_detect(el__checker *c, el_error *err) {
     return el_error_set(err, EL_ENOMEM, "check: out of memory");
   c->n_flags = 0;
   size_t at = 0;
+  int *lm_kind = NULL;
+  char(*lm_alt)[EL__LWORD_MAX] = NULL;
   for (int s = 0; s < c->n_sents; s++) {
     const el__word *first = &c->words.w[c->sents[s].w0];
+    size_t n = (size_t)(c->sents[s].w1 - c->sents[s].w0) + 1;
+    int *k2 = realloc(lm_kind, n * sizeof *lm_kind);
+    lm_kind = k2 ? k2 : lm_kind;
+    char(*a2)[EL__LWORD_MAX] = realloc(lm_alt, n * sizeof *lm_alt);
+    lm_alt = a2 ? a2 : lm_alt;
+    if (!k2 || !a2) {
+      free(lm_kind);
+      free(lm_alt);
+      return el_error_set(err, EL_ENOMEM, "check: out of memory");
+    }
+    ngram_edits(c, &c->sents[s], lm_kind, lm_alt);
     for (int w = c->sents[s].w0; w < c->sents[s].w1; w++) {
       const el__word *x = &c->words.w[w];
       const float *pp = c->prob + at + 1 + (x->piece - first->piece);
       c->word_p[w] = el_word_prob(c->o.rule, pp, x->n_pieces);
       /* code, the web, acronyms, the writer's own words: context, never an error */
       if (x->technical || x->acronym || el__word_accepted(c, w)) continue;
-      int rej = rejected(c, w, el__sent_start(c, w));
-      if ((c->word_p[w] >= c->o.threshold || rej) &&
-          add_flag(c, w, c->word_p[w], rej != 0, rej == 2, err))
+      int rej = rejected(c, w, el__sent_start(c, w)), lm = lm_kind[w - c->sents[s].w0];
+      if (!(c->word_p[w] >= c->o.threshold || rej || lm >= 0)) continue;
+      if (add_flag(c, w, c->word_p[w], rej != 0, rej == 2, err)) {
+        free(lm_kind);
+        free(lm_alt);
         return err->code;
+      }
+      el__flag *f = &c->flags[c->n_flags - 1];
+      if (!rej && lm >= 0) {
+        f->ngram_kind = lm;
+        memcpy(f->ngram_alt, lm_alt[w - c->sents[s].w0], EL__LWORD_MAX);
+      }
     }
     at += (size_t)c->seqs.len[s];
   }
+  free(lm_kind);
+  free(lm_alt);
   return 0;
 }

@@ -79,6 +79,8 @@ typedef struct el__flag {
                          word, which gets no insertion) of c->lp; -1 none */
   float gen_top;      /* the generator's likeliest whole word other than this one at the
                          word's mask: its probability (0 without a generator) */
+  int ngram_kind;     /* el__ngram_edit the n-gram model finds far likelier (o.ngram), or -1 */
+  char ngram_alt[EL__LWORD_MAX]; /* ... the word it writes instead or the article it adds */
 } el__flag;
 
 struct el__checker {

@@ -58,6 +58,14 @@ extern const double EL__NGRAM_GAIN[EL__NGRAM_EDITS];
 int el__ngram_gains(el__ngram *m, const el__learner *l, const char *const *words, int n,
                     double *gain, el_error *err);
 
+/* Per word, the edit the model finds far likelier: kind[i] (el__ngram_edit,
+ * the one whose gain passes its level by most; -1 none) and best[i] (the word
+ * written instead, or the article added before it; lower case; "" for
+ * none). The grammar checker's correction of such a word. Returns EL_OK, or
+ * EL_ENOMEM with a message. */
+int el__ngram_best(el__ngram *m, const el__learner *l, const char *const *words, int n, int *kind,
+                   char (*best)[EL__LWORD_MAX], el_error *err);
+
 /* 1 where a word's gain of some kind reaches EL__NGRAM_GAIN: an alternative
  * is far likelier there (out[i]; else 0). */
 int el__ngram_read_words(el__ngram *m, const el__learner *l, const char *const *words, int n,

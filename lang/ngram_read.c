@@ -75,8 +75,6 @@ static double add_gain(el__ngram *m, const sentence *s, int p, int32_t id) {
          el__ngram_span_logp(m, s->ids, s->len, p, p + 2);
 }
 
-static double max_d(double a, double b) { return a > b ? a : b; }
-
 /* A word the model may judge: known to it, and not a name (capitalised
  * where a sentence does not start) nor "I". */
 static int judged(const sentence *s, int p, const char *w) {
@@ -92,9 +90,20 @@ static void lower(const char *w, char *out) {
   out[i] = 0;
 }
 
-/* The gains of the alternatives to the word at position p, into g[EL__NGRAM_EDITS]. */
+/* g[kind] = max(g[kind], gain); the alternative kept beside it (alt may be NULL). */
+static void keep(double *g, char (*alt)[EL__LWORD_MAX], int kind, double gain, const char *text) {
+  if (gain <= g[kind]) return;
+  g[kind] = gain;
+  if (!alt) return;
+  size_t n = strnlen(text, EL__LWORD_MAX - 1);
+  memcpy(alt[kind], text, n);
+  alt[kind][n] = 0;
+}
+
+/* The gains of the alternatives to the word at position p, into
+ * g[EL__NGRAM_EDITS], and the alternatives into alt (NULL: not kept). */
 static void word_gains(el__ngram *m, const el__learner *l, const sentence *s,
-                       const char *const *words, int p, double *g) {
+                       const char *const *words, int p, double *g, char (*alt_out)[EL__LWORD_MAX]) {
   char low[EL__LWORD_MAX], prev[EL__LWORD_MAX] = "", alt[MAX_ALT][EL__LWORD_MAX];
   lower(words[s->word_at[p]], low);
   if (s->word_at[p - 1] >= 0) lower(words[s->word_at[p - 1]], prev);
@@ -102,19 +111,20 @@ static void word_gains(el__ngram *m, const el__learner *l, const sentence *s,
     int k = el__learner_variants(l, low, REPLACING[f], alt, MAX_ALT);
     for (int a = 0; a < k; a++) {
       int32_t id = el__ngram_id(m, alt[a]);
-      if (id != EL__NGRAM_NONE)
-        g[EL__NGRAM_REPLACE] = max_d(g[EL__NGRAM_REPLACE], replace_gain(m, s, p, id));
+      if (id != EL__NGRAM_NONE) keep(g, alt_out, EL__NGRAM_REPLACE, replace_gain(m, s, p, id), alt[a]);
     }
   }
   uint32_t cls = el__learner_word_class(l, low);
   /* an article before an open-class word, unless a determiner is already there */
   if (!cls && !(el__learner_word_class(l, prev) & EL__LC_DET))
     for (size_t a = 0; a < sizeof ADDED / sizeof *ADDED; a++)
-      g[EL__NGRAM_ADD] = max_d(g[EL__NGRAM_ADD], add_gain(m, s, p, el__ngram_id(m, ADDED[a])));
+      keep(g, alt_out, EL__NGRAM_ADD, add_gain(m, s, p, el__ngram_id(m, ADDED[a])), ADDED[a]);
 }
 
-int el__ngram_gains(el__ngram *m, const el__learner *l, const char *const *words, int n,
-                    double *gain, el_error *err) {
+/* el__ngram_gains, keeping each gain's alternative in alt[EL__NGRAM_EDITS i + kind] when alt
+ * is non-NULL. */
+static int gains(el__ngram *m, const el__learner *l, const char *const *words, int n, double *gain,
+                 char (*alt)[EL__LWORD_MAX], el_error *err) {
   for (int i = 0; i < EL__NGRAM_EDITS * n; i++) gain[i] = NO_GAIN;
   sentence s;
   if (sentence_read(m, words, n, &s)) {
@@ -122,9 +132,41 @@ int el__ngram_gains(el__ngram *m, const el__learner *l, const char *const *words
     return el_error_set(err, EL_ENOMEM, "n-gram model: out of memory");
   }
   for (int p = 1; p + 1 < s.len; p++)
-    if (judged(&s, p, words[s.word_at[p]])) word_gains(m, l, &s, words, p, gain + EL__NGRAM_EDITS * s.word_at[p]);
+    if (judged(&s, p, words[s.word_at[p]])) {
+      size_t at = EL__NGRAM_EDITS * (size_t)s.word_at[p];
+      word_gains(m, l, &s, words, p, gain + at, alt ? alt + at : NULL);
+    }
   sentence_free(&s);
   return EL_OK;
+}
+
+int el__ngram_gains(el__ngram *m, const el__learner *l, const char *const *words, int n,
+                    double *gain, el_error *err) {
+  return gains(m, l, words, n, gain, NULL, err);
+}
+
+int el__ngram_best(el__ngram *m, const el__learner *l, const char *const *words, int n, int *kind,
+                   char (*best)[EL__LWORD_MAX], el_error *err) {
+  size_t k = EL__NGRAM_EDITS * (size_t)n + 1;
+  double *g = malloc(k * sizeof *g);
+  char(*alt)[EL__LWORD_MAX] = malloc(k * sizeof *alt);
+  int rc = g && alt ? gains(m, l, words, n, g, alt, err)
+                    : el_error_set(err, EL_ENOMEM, "n-gram model: out of memory");
+  for (int i = 0; i < n; i++) {
+    kind[i] = -1;
+    best[i][0] = 0;
+    double most = 0; /* by how much a gain passes its level */
+    for (int e = 0; !rc && e < EL__NGRAM_EDITS; e++) {
+      double over = g[EL__NGRAM_EDITS * i + e] - EL__NGRAM_GAIN[e];
+      if (over >= 0 && (kind[i] < 0 || over > most)) {
+        kind[i] = e, most = over;
+        memcpy(best[i], alt[EL__NGRAM_EDITS * i + e], EL__LWORD_MAX);
+      }
+    }
+  }
+  free(g);
+  free(alt);
+  return rc;
 }
 
 int el__ngram_read_words(el__ngram *m, const el__learner *l, const char *const *words, int n,

@@ -60,6 +60,7 @@ void el__srv_checker_attach(el__model_entry *e, const char *generator_option, in
       .rule = e->cfg->score_rule,
       .correct_label = e->correct_label,
       .word_counts = el__checker_word_counts(e->dir, gdir[0] ? gdir : NULL, counts, sizeof counts),
+      .ngram = e->ngram, /* a model read beside the n-gram model: its corrections too */
   };
   el__checker *c = NULL;
   if (el__srv_lang_learner(&o.learner, &er) || el__srv_lang_dict(&o.dict, &er) ||

@@ -120,6 +120,11 @@ check "with the n-gram model: the wrong preposition and the misspelling flagged 
   test "$got" = "on recieve"
 got=$(score "The cat sat on the mat." | flagged)
 check "with the n-gram model: nothing flagged in 'The cat sat on the mat.' ($got)" test -z "$got"
+got=$(curl -s "http://127.0.0.1:$port/v2/check" --data-urlencode "text=I am interested on music." \
+  -d language=en-US | "$PYTHON" -c 'import json,sys
+m = json.load(sys.stdin)["matches"]
+print(";".join("%d:%s" % (x["offset"], x["replacements"][0]["value"] if x["replacements"] else "") for x in m))')
+check "/v2/check: the n-gram model's correction of the preposition ($got)" test "$got" = "16:in"
 stop
 serve "$M" || { nok "server on the model without it"; exit 1; }
 got=$(score "$PREP" | flagged)

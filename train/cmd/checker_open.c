@@ -24,6 +24,8 @@ int el__checker_open(const el__checker_args *a, el__checker_set *out, el_error *
   if (cfg->arch == EL_ARCH_TOKEN_CLS &&
       (rc = el_correct_label(cfg->id2label, cfg->num_labels, a->correct, &o.correct_label, err)))
     return rc;
+  if (cfg->score_dictionary_ngram && (rc = el__ngram_load(NULL, &out->ngram, err))) return rc;
+  o.ngram = out->ngram;
   return el__checker_new(&o, &out->checker, err);
 }
 
@@ -32,5 +34,6 @@ void el__checker_close(el__checker_set *s) {
   el_model_free(s->gen);
   el_model_free(s->det);
   el_model_free(s->ver);
+  el__ngram_free(s->ngram);
   memset(s, 0, sizeof *s);
 }

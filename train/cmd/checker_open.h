@@ -19,6 +19,7 @@ typedef struct el__checker_args {
 
 typedef struct el__checker_set {
   el_model *det, *gen, *ver;
+  el__ngram *ngram; /* a model calibrated with it (score_dictionary_ngram): its corrections */
   el__checker *checker;
 } el__checker_set;
 
