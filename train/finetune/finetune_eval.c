@@ -400,6 +400,7 @@ static void add_dict_scores(cJSON *j, const el__ged_dict_result *d) {
   cJSON_AddNumberToObject(o, "precision", d->with.precision);
   cJSON_AddNumberToObject(o, "recall", d->with.recall);
   cJSON_AddNumberToObject(o, "f0.5", d->with.f05);
+  cJSON_AddBoolToObject(o, "ngram", d->ngram);
   cJSON *a = cJSON_AddObjectToObject(o, "alone");
   if (!a) return;
   cJSON_AddNumberToObject(a, "precision", d->alone.precision);

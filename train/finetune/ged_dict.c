@@ -92,6 +92,7 @@ int el__ged_dict_score(const el__ged_readers *rd, const el__ged_data *g, const l
       name_errors += rej[k] == EL_DICT_NAME && gold[k];
     }
     el__metric_ged(flag, gold, n, &out->alone);
+    out->ngram = rd->lm != NULL;
     /* q: how often a rejected word is an error here; e: how often a name is */
     out->weight = weight >= 0 ? weight : out->alone.precision;
     out->name_weight = weight >= 0 ? name_weight : names ? (double)name_errors / names : 1.0;

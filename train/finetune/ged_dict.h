@@ -17,7 +17,9 @@ typedef struct el__ged_dict_result {
   double name_weight;     /* e used: the given one, or the share of errors among names here
                              (1 when there are none: no evidence) */
   double threshold;       /* applied to the combination (given, or chosen here) */
-  el__ged_scores alone;   /* flagging exactly the words the dictionary rejects */
+  int ngram;              /* the n-gram model's verdicts joined hunspell's (rd->lm) */
+  el__ged_scores alone;   /* flagging exactly the words the dictionary rejects (with ngram: or
+                             the n-gram model flags) */
   el__ged_scores with;    /* the combination at threshold: what /score flags */
 } el__ged_dict_result;
 

@@ -16,8 +16,11 @@ static cJSON *quality_object(const cJSON *dev, double seconds, const char *dev_f
   double alone = d ? num(cJSON_GetObjectItemCaseSensitive(d, "alone"), "f0.5") : -1;
   int demo = seconds < EL__QUALITY_MIN_SECONDS || (alone >= 0 && with < EL__QUALITY_MARGIN * alone);
   const char *on = dev_file ? dev_file : "its synthetic dev data";
-  char sum[640], hs[96] = "";
-  if (alone >= 0) snprintf(hs, sizeof hs, "; hunspell alone %.2f, the model alone %.2f", alone, model);
+  char sum[640], hs[128] = "";
+  int ngram = d && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "ngram"));
+  if (alone >= 0)
+    snprintf(hs, sizeof hs, "; %s alone %.2f, the model alone %.2f",
+             ngram ? "hunspell and the n-gram model" : "hunspell", alone, model);
   int min = seconds >= 120;
   snprintf(sum, sizeof sum, "%s: F0.5 %.2f on %s%s; a %.0f-%s recipe%s", demo ? "demo" : "detector",
            with, on, hs, min ? seconds / 60 : seconds, min ? "minute" : "second",
