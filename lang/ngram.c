@@ -74,8 +74,10 @@ int el__ngram_known(el__ngram *m, const char *word) { return el__ngram_id(m, wor
 /* The model's id for an id of ngram_internal.h: <UNK> for an unknown word. */
 static int32 model_id(const el__ngram *m, int32_t id) { return id == EL__NGRAM_NONE ? m->unk : id; }
 
-/* ln P(ids[p] | the two before it); ids[0] is <s>. Called under the lock. */
+/* ln P(ids[p] | the two before it); ids[0] is <s>, and nothing predicts a
+ * sentence's start (<s> after </s>): 0 there. Called under the lock. */
 static double position_logp(const el__ngram *m, const int32_t *ids, int p) {
+  if (ids[p] == m->start) return 0;
   int32 used, w = model_id(m, ids[p]), h1 = model_id(m, ids[p - 1]);
   int32 s = p >= 2 ? ngram_tg_score(m->lm, w, h1, model_id(m, ids[p - 2]), &used)
                    : ngram_bg_score(m->lm, w, h1, &used);
@@ -96,19 +98,4 @@ int el__ngram_has_text(const char *w) {
   for (; *w; w++)
     if (isalnum((unsigned char)*w)) return 1;
   return 0;
-}
-
-double el__ngram_logp(el__ngram *m, const char *const *words, int n) {
-  int32_t *ids = malloc(((size_t)n + 2) * sizeof *ids);
-  if (!ids) return 0;
-  int len = 0;
-  ids[len++] = m->start;
-  pthread_mutex_lock(&m->lock);
-  for (int i = 0; i < n; i++)
-    if (el__ngram_has_text(words[i])) ids[len++] = model_id(m, word_id(m, words[i]));
-  pthread_mutex_unlock(&m->lock);
-  ids[len++] = m->end;
-  double s = el__ngram_span_logp(m, ids, len, 1, len);
-  free(ids);
-  return s;
 }

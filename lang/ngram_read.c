@@ -28,7 +28,8 @@ static const int REPLACING[] = {EL__LF_PREP_WRONG, EL__LF_VERB_SVA, EL__LF_VERB_
 static const char *const ADDED[] = {"the", "a", "an"};
 
 typedef struct sentence {
-  int32_t *ids;  /* <s>, the words the model reads, </s> */
+  int32_t *ids;  /* <s>, the words the model reads, </s>; </s> <s> where a sentence ends
+                    inside the text (". ! ?" before more words) */
   int *word_at;  /* position in ids -> index of the word (-1: a boundary) */
   int len;
   int32_t *alt;  /* scratch: ids with one change, len + 1 */
@@ -40,21 +41,35 @@ static void sentence_free(sentence *s) {
   free(s->alt);
 }
 
+static void put(sentence *s, int32_t id, int word) {
+  s->word_at[s->len] = word;
+  s->ids[s->len++] = id;
+}
+
+static int ends_sentence(const char *w) { return !strcmp(w, ".") || !strcmp(w, "!") || !strcmp(w, "?"); }
+
 static int sentence_read(el__ngram *m, const char *const *words, int n, sentence *s) {
   memset(s, 0, sizeof *s);
-  s->ids = malloc(((size_t)n + 2) * sizeof *s->ids);
-  s->word_at = malloc(((size_t)n + 2) * sizeof *s->word_at);
-  s->alt = malloc(((size_t)n + 3) * sizeof *s->alt);
+  size_t cap = 3 * (size_t)n + 3; /* each word may end a sentence: </s> <s> after it */
+  s->ids = malloc(cap * sizeof *s->ids);
+  s->word_at = malloc(cap * sizeof *s->word_at);
+  s->alt = malloc((cap + 1) * sizeof *s->alt);
   if (!s->ids || !s->word_at || !s->alt) return -1;
-  s->word_at[s->len] = -1;
-  s->ids[s->len++] = el__ngram_boundary(m, 0);
-  for (int i = 0; i < n; i++)
-    if (el__ngram_has_text(words[i])) {
-      s->word_at[s->len] = i;
-      s->ids[s->len++] = el__ngram_id(m, words[i]);
+  put(s, el__ngram_boundary(m, 0), -1);
+  int ended = 0; /* a sentence ended: the next word starts another */
+  for (int i = 0; i < n; i++) {
+    if (!el__ngram_has_text(words[i])) {
+      ended |= ends_sentence(words[i]);
+      continue;
     }
-  s->word_at[s->len] = -1;
-  s->ids[s->len++] = el__ngram_boundary(m, 1);
+    if (ended && s->word_at[s->len - 1] >= 0) {
+      put(s, el__ngram_boundary(m, 1), -1);
+      put(s, el__ngram_boundary(m, 0), -1);
+    }
+    ended = 0;
+    put(s, el__ngram_id(m, words[i]), i);
+  }
+  put(s, el__ngram_boundary(m, 1), -1);
   return 0;
 }
 
@@ -77,10 +92,11 @@ static double add_gain(el__ngram *m, const sentence *s, int p, int32_t id) {
 
 /* A word the model may judge: known to it, and not a name (capitalised
  * where a sentence does not start) nor "I". */
-static int judged(const sentence *s, int p, const char *w) {
-  if (s->ids[p] == EL__NGRAM_NONE) return 0;
+static int judged(el__ngram *m, const sentence *s, int p, const char *w) {
+  if (s->word_at[p] < 0 || s->ids[p] == EL__NGRAM_NONE) return 0;
   int capital = w[0] >= 'A' && w[0] <= 'Z';
-  return !(capital && p > 1) && strcmp(w, "I");
+  int first = s->ids[p - 1] == el__ngram_boundary(m, 0);
+  return !(capital && !first) && strcmp(w, "I");
 }
 
 static void lower(const char *w, char *out) {
@@ -132,12 +148,19 @@ static int gains(el__ngram *m, const el__learner *l, const char *const *words, i
     return el_error_set(err, EL_ENOMEM, "n-gram model: out of memory");
   }
   for (int p = 1; p + 1 < s.len; p++)
-    if (judged(&s, p, words[s.word_at[p]])) {
+    if (judged(m, &s, p, words[s.word_at[p] < 0 ? 0 : s.word_at[p]])) {
       size_t at = EL__NGRAM_EDITS * (size_t)s.word_at[p];
       word_gains(m, l, &s, words, p, gain + at, alt ? alt + at : NULL);
     }
   sentence_free(&s);
   return EL_OK;
+}
+
+double el__ngram_logp(el__ngram *m, const char *const *words, int n) {
+  sentence s;
+  double lp = sentence_read(m, words, n, &s) ? 0 : el__ngram_span_logp(m, s.ids, s.len, 1, s.len);
+  sentence_free(&s);
+  return lp;
 }
 
 int el__ngram_gains(el__ngram *m, const el__learner *l, const char *const *words, int n,
@@ -171,13 +194,12 @@ int el__ngram_best(el__ngram *m, const el__learner *l, const char *const *words,
 
 int el__ngram_read_words(el__ngram *m, const el__learner *l, const char *const *words, int n,
                          unsigned char *out, el_error *err) {
-  double *g = malloc((EL__NGRAM_EDITS * (size_t)n + 1) * sizeof *g);
-  if (!g) return el_error_set(err, EL_ENOMEM, "n-gram model: out of memory");
-  int rc = el__ngram_gains(m, l, words, n, g, err);
-  for (int i = 0; i < n; i++) {
-    out[i] = 0;
-    for (int k = 0; !rc && k < EL__NGRAM_EDITS; k++) out[i] |= g[EL__NGRAM_EDITS * i + k] >= EL__NGRAM_GAIN[k];
-  }
-  free(g);
+  int *kind = malloc(((size_t)n + 1) * sizeof *kind);
+  char(*best)[EL__LWORD_MAX] = malloc(((size_t)n + 1) * sizeof *best);
+  int rc = kind && best ? el__ngram_best(m, l, words, n, kind, best, err)
+                        : el_error_set(err, EL_ENOMEM, "n-gram model: out of memory");
+  for (int i = 0; i < n; i++) out[i] = !rc && kind[i] >= 0;
+  free(kind);
+  free(best);
   return rc;
 }
