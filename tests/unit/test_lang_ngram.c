@@ -64,6 +64,11 @@ static void test_verdicts(void) {
   flagged("I have lived in London for two years .", "");
   flagged("Ngozi lives in Stavanger with her sister .", ""); /* names: not the model's call */
   flagged("I recieve many letters .", "");          /* a misspelling: hunspell's, not this */
+  flagged("The colour of the theatre was grey .", ""); /* British spellings */
+  flagged("I do n't think so , but she does n't agree .", ""); /* FCE's split contractions */
+  /* several sentences: each read as one (its first word judged, no trigram across the stop) */
+  flagged("We met last week . I am interested on music .", "on");
+  flagged("We met . Interested in music , she plays .", "");
   /* each word has its gains per kind */
   char buf[512];
   const char *w[32];
