@@ -19,7 +19,7 @@
  * names the missing files and their Debian packages. */
 int el__srv_lang_dict(el__dict **out, el_error *err);
 int el__srv_lang_learner(el__learner **out, el_error *err);
-/* ... CMU Sphinx's English trigram model (lang/ngram.h, ~30 MB). */
+/* ... CMU Sphinx's English trigram model (lang/ngram.h, ~34 MB resident). */
 int el__srv_lang_ngram(el__ngram **out, el_error *err);
 
 #endif
