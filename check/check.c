@@ -136,6 +136,8 @@ void el__checker_free(el__checker *c) {
   free(c->sents);
   free(c->word_sent);
   free(c->word_p);
+  free(c->lm_kind);
+  free(c->lm_alt);
   free(c->flags);
   free(c->all_flags);
   free(c->cands);

@@ -57,7 +57,8 @@ int el__flag_suggests(const el__checker *c, const el__flag *f) {
 /* The n-gram model's edits of sentence s (o.ngram; lang/ngram.h) into
  * kind[w - w0] / alt[w - w0]: -1 where it has none. On failure (out of
  * memory) it has none. */
-static void ngram_edits(el__checker *c, const el__csent *s, int *kind, char (*alt)[EL__LWORD_MAX]) {
+static void sentence_ngram_edits(el__checker *c, const el__csent *s, int *kind,
+                                 char (*alt)[EL__LWORD_MAX]) {
   int n = s->w1 - s->w0;
   for (int i = 0; i < n; i++) kind[i] = -1;
   if (!c->o.ngram || n <= 0) return;
@@ -74,6 +75,17 @@ static void ngram_edits(el__checker *c, const el__csent *s, int *kind, char (*al
   }
   free(text);
   free(w);
+}
+
+/* c->lm_kind and c->lm_alt for every word of the text. */
+static int ngram_edits(el__checker *c, el_error *err) {
+  size_t n = (size_t)c->words.n + 1;
+  if (el__grow((void **)&c->lm_kind, &c->lm_kind_cap, n, sizeof *c->lm_kind) ||
+      el__grow((void **)&c->lm_alt, &c->lm_alt_cap, n, sizeof *c->lm_alt))
+    return el_error_set(err, EL_ENOMEM, "check: out of memory");
+  for (int s = 0; s < c->n_sents; s++)
+    sentence_ngram_edits(c, &c->sents[s], c->lm_kind + c->sents[s].w0, c->lm_alt + c->sents[s].w0);
+  return 0;
 }
 
 /* A word the check's variant's dictionaries reject, as a spellchecker
@@ -113,45 +125,27 @@ int el__check_detect(el__checker *c, el_error *err) {
   if (rc) return rc;
   if (el__grow((void **)&c->word_p, &c->word_p_cap, (size_t)c->words.n + 1, sizeof(float)))
     return el_error_set(err, EL_ENOMEM, "check: out of memory");
+  if ((rc = ngram_edits(c, err))) return rc;
   c->n_flags = 0;
   size_t at = 0;
-  int *lm_kind = NULL;
-  char(*lm_alt)[EL__LWORD_MAX] = NULL;
   for (int s = 0; s < c->n_sents; s++) {
     const el__word *first = &c->words.w[c->sents[s].w0];
-    size_t n = (size_t)(c->sents[s].w1 - c->sents[s].w0) + 1;
-    int *k2 = realloc(lm_kind, n * sizeof *lm_kind);
-    lm_kind = k2 ? k2 : lm_kind;
-    char(*a2)[EL__LWORD_MAX] = realloc(lm_alt, n * sizeof *lm_alt);
-    lm_alt = a2 ? a2 : lm_alt;
-    if (!k2 || !a2) {
-      free(lm_kind);
-      free(lm_alt);
-      return el_error_set(err, EL_ENOMEM, "check: out of memory");
-    }
-    ngram_edits(c, &c->sents[s], lm_kind, lm_alt);
     for (int w = c->sents[s].w0; w < c->sents[s].w1; w++) {
       const el__word *x = &c->words.w[w];
       const float *pp = c->prob + at + 1 + (x->piece - first->piece);
       c->word_p[w] = el_word_prob(c->o.rule, pp, x->n_pieces);
       /* code, the web, acronyms, the writer's own words: context, never an error */
       if (x->technical || x->acronym || el__word_accepted(c, w)) continue;
-      int rej = rejected(c, w, el__sent_start(c, w)), lm = lm_kind[w - c->sents[s].w0];
+      int rej = rejected(c, w, el__sent_start(c, w)), lm = c->lm_kind[w];
       if (!(c->word_p[w] >= c->o.threshold || rej || lm >= 0)) continue;
-      if (add_flag(c, w, c->word_p[w], rej != 0, rej == 2, err)) {
-        free(lm_kind);
-        free(lm_alt);
-        return err->code;
-      }
+      if (add_flag(c, w, c->word_p[w], rej != 0, rej == 2, err)) return err->code;
       el__flag *f = &c->flags[c->n_flags - 1];
-      if (!rej && lm >= 0) {
+      if (!rej && lm >= 0) { /* a misspelling's corrections are the dictionary's */
         f->ngram_kind = lm;
-        memcpy(f->ngram_alt, lm_alt[w - c->sents[s].w0], EL__LWORD_MAX);
+        memcpy(f->ngram_alt, c->lm_alt[w], EL__LWORD_MAX);
       }
     }
     at += (size_t)c->seqs.len[s];
   }
-  free(lm_kind);
-  free(lm_alt);
   return 0;
 }

@@ -109,6 +109,9 @@ struct el__checker {
   size_t word_sent_cap;
   float *word_p;
   size_t word_p_cap;
+  int *lm_kind; /* per word: the n-gram model's edit (el__ngram_edit), -1 none (o.ngram) */
+  char (*lm_alt)[EL__LWORD_MAX]; /* ... and the word it writes or the article it adds */
+  size_t lm_kind_cap, lm_alt_cap;
   el__flag *flags; /* the flags being corrected (a round of all_flags) */
   size_t flags_cap;
   int n_flags;
