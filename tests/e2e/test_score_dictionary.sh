@@ -92,14 +92,23 @@ check "/info with --no-dictionary: score_dictionary_weight null" \
   grep -q '"score_dictionary_weight":null' <<<"$(curl -s "http://127.0.0.1:$port/info")"
 stop
 
+# eval_holds NAME EXPR DATA MODEL [ARGS...]: eval's JSON j (d = its "dictionary", or {})
+# makes the Python expression EXPR true
+eval_holds() {
+  local name=$1 expr=$2 data=$3 model=$4 out
+  shift 4
+  out=$("$TRAIN" eval --task ged --data "$data" --model "$model" "$@" 2>&1)
+  check "$name ($out)" "$PYTHON" -c 'import json,sys
+j = json.loads(sys.argv[1]); d = j.get("dictionary", {})
+sys.exit(not eval(sys.argv[2]))' "$out" "$expr"
+}
+
 # eval: the same words as a tokenized GED file; the combination beside hunspell alone
 printf 'I c\r\nrecieve i\r\nthe c\r\ncolour c\r\nfrom c\r\nNgozi c\r\n, c\r\nbecouse i\r\nit c\r\nis c\r\nn'"'"'t c\r\norganized c\r\n. c\r\n\r\n' >"$T/dev.txt"
-out=$("$TRAIN" eval --task ged --data "$T/dev.txt" --model "$M" 2>&1)
-check "eval with the model's dictionary weight: hunspell alone and the combination at P = R = 1 ($out)" \
-  "$PYTHON" -c 'import json,sys; d=json.loads(sys.argv[1])["dictionary"]; sys.exit(not (d["f0.5"] == 1 and d["alone"]["f0.5"] == 1 and d["weight"] == 0.9))' "$out"
-out=$("$TRAIN" eval --task ged --data "$T/dev.txt" --model "$M" --dictionary off 2>&1)
-check "eval --dictionary off: no dictionary scores, the model alone flags nothing" \
-  "$PYTHON" -c 'import json,sys; j=json.loads(sys.argv[1]); sys.exit("dictionary" in j or j["recall"] != 0)' "$out"
+eval_holds "eval with the model's dictionary weight: hunspell alone and the combination at P = R = 1" \
+  'd["f0.5"] == 1 and d["alone"]["f0.5"] == 1 and d["weight"] == 0.9' "$T/dev.txt" "$M"
+eval_holds "eval --dictionary off: no dictionary scores, the model alone flags nothing" \
+  '"dictionary" not in j and j["recall"] == 0' "$T/dev.txt" "$M" --dictionary off
 
 # the English n-gram model beside hunspell (score_dictionary_ngram; lang/ngram.h)
 if [ ! -r /usr/share/pocketsphinx/model/en-us/en-us.lm.bin ]; then
@@ -131,12 +140,10 @@ got=$(score "$PREP" | flagged)
 check "without score_dictionary_ngram: the misspelling alone ($got)" test "$got" = "recieve"
 stop
 printf 'I c\nam c\ninterested c\non i\nmusic c\n. c\n\n' >"$T/prep.txt"
-out=$("$TRAIN" eval --task ged --data "$T/prep.txt" --model "$G" 2>&1)
-check "eval reads the n-gram model as /score does: 'on' found (P = R = 1) ($out)" \
-  "$PYTHON" -c 'import json,sys; d=json.loads(sys.argv[1])["dictionary"]; sys.exit(not d["f0.5"] == 1)' "$out"
-out=$("$TRAIN" eval --task ged --data "$T/prep.txt" --model "$G" --ngram off 2>&1)
-check "eval --ngram off: hunspell alone finds nothing there" \
-  "$PYTHON" -c 'import json,sys; d=json.loads(sys.argv[1])["dictionary"]; sys.exit(not d["recall"] == 0)' "$out"
+eval_holds "eval reads the n-gram model as /score does: 'on' found (P = R = 1)" \
+  'd["f0.5"] == 1 and d["ngram"]' "$T/prep.txt" "$G"
+eval_holds "eval --ngram off: hunspell alone finds nothing there" \
+  'd["recall"] == 0 and not d["ngram"]' "$T/prep.txt" "$G" --ngram off
 B=$T/bad-ngram
 cp -r "$T/run/discriminator" "$B"
 "$PYTHON" - "$B/config.json" <<'PY'
