@@ -38,15 +38,19 @@ double el__ngram_logp(el__ngram *m, const char *const *words, int n);
 
 /* How an alternative changes a word of a sentence. */
 typedef enum el__ngram_edit {
-  EL__NGRAM_REPLACE = 0, /* another word in its place ("on" -> "in", "go" -> "goes") */
-  EL__NGRAM_ADD,         /* an article before it ("take exam": the word after the gap) */
+  EL__NGRAM_PREP = 0, /* another preposition in its place ("interested on" -> "in") */
+  EL__NGRAM_VERB,     /* another form of the verb ("he go" -> "goes", "have went" -> "gone") */
+  EL__NGRAM_NOUN,     /* the noun's other number ("many informations" -> "information") */
+  EL__NGRAM_AN,       /* "a" for "an" and back ("a apple" -> "an") */
+  EL__NGRAM_ADD,      /* an article before it ("take exam": the word after the gap) */
   EL__NGRAM_EDITS
 } el__ngram_edit;
 
 /* How much likelier (ln of the ratio) an alternative must make the sentence
  * before a word is read as wrong, per kind of edit: the levels at which 1 %
  * of the places of that kind in correct English text (make run's Debian
- * sentences) would be flagged; docs/GED.md has the measurement. */
+ * sentences) would be flagged, so each kind keeps the same false-alarm rate
+ * there whatever its gains look like; docs/GED.md has the measurement. */
 extern const double EL__NGRAM_GAIN[EL__NGRAM_EDITS];
 
 /* For each of the n words (a tokenized sentence, FCE's "do n't" split or a

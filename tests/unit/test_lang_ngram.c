@@ -58,6 +58,8 @@ static void test_model(void) {
 
 static void test_verdicts(void) {
   flagged("I am interested on music .", "on");     /* R:PREP */
+  flagged("We was very happy .", "was");             /* R:VERB:SVA */
+  flagged("There are many informations .", "informations"); /* R:NOUN:NUM */
   flagged("The cat sat on the mat .", "");           /* correct English */
   flagged("The chef cooked the meal and then he ate it .", ""); /* articles: not judged */
   flagged("She goes to school every day .", "");
@@ -77,14 +79,18 @@ static void test_verdicts(void) {
   el_error err = {0};
   CHECK(el__ngram_gains(M, L, w, n, g, &err) == EL_OK, "gains: %s", err.msg);
   const int E = EL__NGRAM_EDITS;
-  CHECK(g[E * 3 + EL__NGRAM_REPLACE] >= EL__NGRAM_GAIN[EL__NGRAM_REPLACE],
-        "\"on\" -> another preposition gains %.2f", g[E * 3 + EL__NGRAM_REPLACE]);
-  CHECK(g[E * 5 + EL__NGRAM_REPLACE] < -1e29 && g[E * 5 + EL__NGRAM_ADD] < -1e29,
-        "\".\" has no alternatives");
+  CHECK(g[E * 3 + EL__NGRAM_PREP] >= EL__NGRAM_GAIN[EL__NGRAM_PREP],
+        "\"on\" -> another preposition gains %.2f", g[E * 3 + EL__NGRAM_PREP]);
+  CHECK(g[E * 3 + EL__NGRAM_NOUN] < -1e29 && g[E * 4 + EL__NGRAM_NOUN] > -1e29,
+        "a preposition has no noun forms, \"music\" has");
+  int none = 1;
+  for (int k = 0; k < E; k++) none &= g[E * 5 + k] < -1e29;
+  CHECK(none, "\".\" has no alternatives");
   CHECK(g[E * 2 + EL__NGRAM_ADD] > -1e29 && g[E * 0 + EL__NGRAM_ADD] < -1e29,
         "an article may be added before \"interested\", not before \"I\"");
-  CHECK(EL__NGRAM_GAIN[EL__NGRAM_REPLACE] > EL__NGRAM_GAIN[EL__NGRAM_ADD],
-        "an added word makes any sentence less likely: adding needs less");
+  for (int k = 0; k < E; k++)
+    CHECK(EL__NGRAM_GAIN[k] > EL__NGRAM_GAIN[EL__NGRAM_ADD] || k == EL__NGRAM_ADD,
+          "an added word makes any sentence less likely: adding needs less than edit %d", k);
 }
 
 static void test_missing(void) {
