@@ -266,9 +266,9 @@ void el__ft_table(el__ft_args *a, el_opt t[EL_FT_N_OPTS]) {
        "ged: combine hunspell's verdicts with the model as /score does; dev calibrates the "
        "dictionary's weight and the combination's threshold, saved in config.json", 0},
       {"--ngram", EL_OPT_FLAG, &a->ngram, 0, 0, NULL,
-       "ged with --dictionary: an English n-gram model (Debian's pocketsphinx-en-us) reads beside "
-       "hunspell: a word for which an alternative of the learner-error library (another article, "
-       "preposition or form) is far likelier counts as one the dictionary rejects", 0},
+       "ged with --dictionary: an English trigram model (Debian's pocketsphinx-en-us) reads beside\n"
+       "      hunspell: a word for which another preposition, form or an added article is far\n"
+       "      likelier counts as one the dictionary rejects (docs/GED.md)", 0},
       {"--text-column", EL_OPT_STR, &a->tcol, 0, 0, "NAME|N", "tsv: text column (text)", 0},
       {"--pair-column", EL_OPT_STR, &a->pcol, 0, 0, "NAME|N", "tsv: second text column (none)", 0},
       {"--label-column", EL_OPT_STR, &a->lcol, 0, 0, "NAME|N", "tsv: label column (label)", 0},
