@@ -175,8 +175,9 @@ make_default_model() {
   # a misspelling only as an unusual split), weighted and thresholded on the
   # synthetic dev data; the recipe writes quality.json (what the model is).
   # --ngram: CMU Sphinx's English trigram model (pocketsphinx-en-us) reads
-  # beside hunspell: a word for which another article, preposition or form
-  # is far likelier ("interested on") counts as one hunspell rejects.
+  # beside hunspell: a word for which another preposition, another form of
+  # it or an article before it is far likelier ("interested on", "We was")
+  # counts as one hunspell rejects.
   # Agreement pairs in 70 % of the synthetic copies, on the recipe's relative
   # positions: with absolute positions the model learnt subject-verb agreement
   # only at the start of a sentence ("He go" flagged, "Every morning he go"

@@ -209,7 +209,7 @@ INFO_MODEL = obj({
     "score_dictionary_name_weight": {"type": ["number", "null"],
                                      "description": "/score models read beside hunspell: a word the dictionary reads as a name (capitalised mid-sentence, its lower-case form unknown) gets prob p * name_weight (config.json score_dictionary_name_weight, 1 when absent); null: the model alone"},
     "score_dictionary_ngram": {"type": ["boolean", "null"],
-                               "description": "/score models read beside hunspell: true when the English n-gram model (pocketsphinx-en-us) reads beside it too (config.json score_dictionary_ngram): a word for which another article, preposition or form is far likelier counts as a rejected one; null: the model alone"},
+                               "description": "/score models read beside hunspell: true when the English n-gram model (pocketsphinx-en-us) reads beside it too (config.json score_dictionary_ngram): a word for which another preposition, another form of it or an article before it is far likelier counts as a rejected one; null: the model alone"},
     "quality": {"type": ["string", "null"],
                 "description": "what the model says it is (quality.json beside config.json, written by electra-train recipe): its class (demo or detector) and dev F0.5 beside hunspell's; null when it has none"},
     "checker": {"type": ["object", "null"],
