@@ -9,19 +9,21 @@
 #include "ngram_internal.h"
 
 /* 1 % of the places of each kind in correct English are flagged at these
- * gains (docs/GED.md, "The English n-gram model beside hunspell"). An added
- * word makes a sentence less likely whatever it is, so adding needs less. */
+ * gains, in el__ngram_edit's order (docs/GED.md, "The English n-gram model
+ * beside hunspell"; tests/bench/ngram_levels measures them). An added word
+ * makes a sentence less likely whatever it is, so adding needs least. */
 const double EL__NGRAM_GAIN[EL__NGRAM_EDITS] = {6.07, 4.69, 3.57, 2.18, 1.28};
 
 #define NO_GAIN (-1e30)
 #define MAX_ALT 8
 
-/* The families whose alternatives replace a word: the confusion set of
- * prepositions and the other forms of a verb or noun. Not articles (but "a"
- * and "an" for each other, below), nor a dropped word: the trigrams prefer "cooked a meal" and "cooked meal" to
- * "cooked the meal" by 5.6 and 10 nats, and which article is right depends on
- * what the text said before; both together added nothing on FCE dev
- * (docs/RESULTS.md) and flagged "the" in make run's example sentence. */
+/* The families whose alternatives replace a word, and the kind each counts
+ * as: the confusion set of prepositions and the other forms of a verb or
+ * noun. Not articles (but "a" and "an" for each other, below), nor a dropped
+ * word: the trigrams prefer "cooked a meal" and "cooked meal" to "cooked the
+ * meal" by 5.6 and 10 nats, and which article is right depends on what the
+ * text said before; both together added nothing on FCE dev (docs/RESULTS.md)
+ * and flagged "the" in make run's example sentence. */
 static const struct {
   int family;
   el__ngram_edit kind;
