@@ -76,7 +76,7 @@ static void encoder_layer(const el__layer_w *lw, const el_workspace *ws, float *
   el__dense_fused(3, qkv, x, qkv_w, NULL, 0, Tc, H, H, EL__EPI_BIAS);
   el__relpos rp;
   el__attention(ctx, qkv[0], qkv[1], qkv[2], seq_len, n_seqs, H, ws->nh,
-                el__layer_relpos(lw, ws->max_pos, &rp));
+                el__layer_relpos(lw, ws->max_pos, &rp), 0);
   el__dense_fused(1, &x, ctx, &lw->attn_out, &lw->attn_ln, eps, Tc, H, H, EL__EPI_RESIDUAL_LN);
   el__dense_fused(1, &big, x, &lw->inter, NULL, 0, Tc, H, In, EL__EPI_BIAS_GELU);
   el__dense_fused(1, &x, big, &lw->out, &lw->out_ln, eps, Tc, In, H, EL__EPI_RESIDUAL_LN);

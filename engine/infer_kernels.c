@@ -3,7 +3,8 @@
  * and GELU from op_fastmath.h, shared with the training ops); the matrix
  * products inside attention run on the packed-weight kernels of
  * infer_gemm.h (a head's keys and values packed once per task, a task a head
- * or a group of its rows), or on OpenBLAS
+ * or a group of its rows), on bf16_gemm.h's bf16 kernel when the int8
+ * forward pass asks for it and the CPU has AVX512_BF16, or on OpenBLAS
  * where those do not run (ELECTRA_GEMM=openblas, a CPU without AVX2). */
 #include <cblas.h>
 #undef I /* complex.h (pulled in by cblas.h) defines I */
@@ -12,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bf16_gemm.h"
 #include "infer_gemm.h"
 #include "infer_kernels.h"
 #include "op_fastmath.h"
@@ -89,6 +91,7 @@ typedef struct att_job {
   const float *q, *k, *v;
   size_t t0;
   int L, rows, nb, groups, H, dh; /* a task: one group of a head's nb blocks of rows */
+  int bf16;                       /* the two products in bf16 (bf16_gemm.h) */
   float scale;
   const el__relpos *rel; /* NULL: absolute positions */
   const float *dist;     /* rel's distance rows the sequence reaches, packed once for all its
@@ -108,7 +111,7 @@ static int att_rows(int L) {
  * distance rows of the sequence whose attention the thread runs (a task
  * run inline on the same thread uses both at once); NULL when out of memory
  * (the product then takes OpenBLAS's path). */
-enum { PACK_HEAD, PACK_DIST, PACK_KEYS };
+enum { PACK_HEAD, PACK_DIST, PACK_ROWS, PACK_KEYS };
 typedef struct pack_buf {
   float *f;
   size_t cap;
@@ -144,23 +147,39 @@ static float *pack_scratch(int key, size_t floats) {
 
 /* The head's keys and values packed as the products' "weights": keys as
  * [L out, dh in] with the scale folded in (S = scale q K^T), values as
- * [dh out, L in] (ctx = S V); zeros: a row the products start from, as wide
- * as the widest of them (with relative positions the 2L - 1 distances).
- * NULL where the packed kernels do not run. */
+ * [dh out, L in] (ctx = S V), in fp32 (k, v) or, for j->bf16, in bf16 (bk,
+ * bv; k and v NULL); zeros: a row the fp32 products start from, as wide as
+ * the widest of them (with relative positions the 2L - 1 distances).
+ * Fails where the packed kernels do not run; out of memory for bf16's
+ * rows, the fp32 products are packed instead. */
 typedef struct head_pack {
   float *k, *v, *zeros;
+  uint16_t *bk, *bv, *rows; /* rows: a block's queries, then its probabilities, in bf16 */
 } head_pack;
 
 static int pack_head(const att_job *j, size_t off, head_pack *hp) {
   const int L = j->L, dh = j->dh, H = j->H, W = j->rel ? 2 * L - 1 : 0;
   size_t zn = (size_t)(L > dh ? L : dh);
   if ((size_t)W > zn) zn = (size_t)W;
-  const size_t kv = (size_t)L * dh;
-  float *buf = el__gemm_isa() == EL__GEMM_NONE ? NULL : pack_scratch(PACK_HEAD, 2 * kv + zn);
+  const int widest = (L > dh ? L : dh) + 1;
+  uint16_t *rows = j->bf16 ? (uint16_t *)pack_scratch(PACK_ROWS, (size_t)j->rows * widest / 2 + 1)
+                           : NULL;
+  const int bf16 = rows != NULL;
+  const size_t nk = bf16 ? el__bgemm_packed_elems(L, dh) : (size_t)L * dh;
+  const size_t nv = bf16 ? el__bgemm_packed_elems(dh, L) : (size_t)L * dh;
+  const size_t kv = bf16 ? (nk + nv + 1) / 2 : nk + nv; /* in floats */
+  float *buf = el__gemm_isa() == EL__GEMM_NONE ? NULL : pack_scratch(PACK_HEAD, kv + zn);
   if (!buf) return -1;
-  hp->k = buf, hp->v = buf + kv, hp->zeros = buf + 2 * kv;
-  el__gemm_pack_strided(hp->k, j->k + off, (size_t)H, 1, L, dh, j->scale);
-  el__gemm_pack_strided(hp->v, j->v + off, 1, (size_t)H, dh, L, 1.0f);
+  *hp = (head_pack){.zeros = buf + kv, .rows = rows};
+  if (bf16) {
+    hp->bk = (uint16_t *)buf, hp->bv = hp->bk + nk;
+    el__bgemm_pack_strided(hp->bk, j->k + off, (size_t)H, 1, L, dh, j->scale);
+    el__bgemm_pack_strided(hp->bv, j->v + off, 1, (size_t)H, dh, L, 1.0f);
+  } else {
+    hp->k = buf, hp->v = buf + nk;
+    el__gemm_pack_strided(hp->k, j->k + off, (size_t)H, 1, L, dh, j->scale);
+    el__gemm_pack_strided(hp->v, j->v + off, 1, (size_t)H, dh, L, 1.0f);
+  }
   memset(hp->zeros, 0, sizeof(float) * zn);
   return 0;
 }
@@ -198,7 +217,12 @@ static void att_block(const att_job *j, size_t off, const head_pack *hp, int pac
   float S[ATT_SCRATCH], inv[ATT_MAX_ROWS];
   const float *qs = j->q + off + (size_t)i0 * H;
   float *cs = j->ctx + off + (size_t)i0 * H;
-  if (packed)
+  const size_t lq = (size_t)(dh + 1) / 2 * 2, lp = (size_t)(L + 1) / 2 * 2;
+  uint16_t *rows = packed ? hp->rows : NULL; /* bf16 */
+  if (rows) {
+    el__bf16_rows(rows, lq, qs, (size_t)H, n, dh);
+    el__bgemm(n, L, dh, rows, lq, hp->bk, S, (size_t)L);
+  } else if (packed)
     el__gemm_packed(el__gemm_isa(), n, L, dh, qs, (size_t)H, hp->k, L, 0, hp->zeros, S, (size_t)L);
   else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, L, dh, j->scale, qs, H, j->k + off, H,
@@ -210,7 +234,10 @@ static void att_block(const att_job *j, size_t off, const head_pack *hp, int pac
     else el__relpos_scores(S, L, qs, H, i0, n, L, dh, j->rel, j->scale, G);
   }
   softmax_unnormalised(S, inv, n, L);
-  if (packed)
+  if (rows) {
+    el__bf16_rows(rows, lp, S, (size_t)L, n, L);
+    el__bgemm(n, dh, L, rows, lp, hp->bv, cs, (size_t)H);
+  } else if (packed)
     el__gemm_packed(el__gemm_isa(), n, dh, L, S, (size_t)L, hp->v, dh, 0, hp->zeros, cs, (size_t)H);
   else
     cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dh, L, 1.0f, S, L, j->v + off, H,
@@ -242,9 +269,10 @@ static void att_task(void *p, int task, int worker) {
 /* One pool run per sequence: a batch of several sequences runs its chunks
  * in parallel already (encoder.c), where these runs are inline. */
 void el__attention(float *ctx, const float *q, const float *k, const float *v, const int *seq_len,
-                   int n_seqs, int H, int nh, const el__relpos *rel) {
+                   int n_seqs, int H, int nh, const el__relpos *rel, int bf16) {
   att_job j = {.ctx = ctx, .q = q, .k = k, .v = v, .H = H, .dh = H / nh,
-               .scale = 1.0f / sqrtf((float)(H / nh)), .rel = rel};
+               .scale = 1.0f / sqrtf((float)(H / nh)), .rel = rel,
+               .bf16 = bf16 && el__bgemm_available()};
   for (int s = 0; s < n_seqs; j.t0 += (size_t)seq_len[s++]) {
     j.L = seq_len[s];
     j.rows = att_rows(j.L);

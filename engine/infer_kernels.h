@@ -33,9 +33,12 @@ void el__bias_layernorm(float *x, const float *b, const float *g, const float *b
  * softmax(q k^T/sqrt(dh)) v per head, each sequence attending only to
  * itself. The (sequence, head, block of query rows) tasks are shared out by
  * the op pool (op_pool.h); the scores of a block live on the stack. rel:
- * NULL, or the layer's relative-key positions (nn/ops.h, op_relpos.c). */
+ * NULL, or the layer's relative-key positions (nn/ops.h, op_relpos.c).
+ * bf16: the two products (q K^T and P V) in bf16 with fp32 sums where the
+ * CPU has AVX512_BF16 (bf16_gemm.h), else fp32 all the same; the int8
+ * forward pass asks for it, the fp32 one never does. */
 void el__attention(float *ctx, const float *q, const float *k, const float *v, const int *seq_len,
-                   int n_seqs, int H, int nh, const el__relpos *rel);
+                   int n_seqs, int H, int nh, const el__relpos *rel, int bf16);
 
 /* The relative-key positions of layer lw (NULL for an absolute-position model,
  * whose layers have no distance embedding); *slot holds them. */

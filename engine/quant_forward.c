@@ -88,7 +88,7 @@ void el__quant_layer(const el_model *m, int l, const el_workspace *ws, float *x,
                 .bias = {lw->q.b, lw->k.b, lw->v.b}};
   qgemm(&j_qkv, ws->q, x, Tc, H, H);
   el__relpos rp; /* fp32, shared with the fp32 path */
-  el__attention(ctx, q, k, v, seq_len, n_seqs, H, ws->nh, el__layer_relpos(lw, ws->max_pos, &rp));
+  el__attention(ctx, q, k, v, seq_len, n_seqs, H, ws->nh, el__layer_relpos(lw, ws->max_pos, &rp), 1);
   qjob j_ao = {.n = 1, .accumulate = 1, .d = {ql->attn_out}, .out = {x}, .epi = EPI_LAYERNORM,
                .b = lw->attn_out.b, .g = lw->attn_ln.g, .beta = lw->attn_ln.b, .eps = eps};
   qgemm(&j_ao, ws->q, ctx, Tc, H, H);

@@ -112,8 +112,8 @@ TGTV __m512 add_product(__m512 o, __m512 s, __m512 sw, __m512 x) {
 /* The tile's floats from its int32 sums (el__qdeq): rows of deq from row
  * r0, columns from col. */
 __attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) static void store_deq(
-    const el__qdeq *deq, int r0, int col, const int32_t *C, size_t ldc, const int m, __mmask16 m0,
-    __mmask16 m1) {
+    const el__qdeq *deq, int r0, int col, const int32_t *C, size_t ldc, size_t ldo, const int m,
+    __mmask16 m0, __mmask16 m1) {
   const __m512 sw0 = _mm512_maskz_loadu_ps(m0, deq->sw + col), sw1 = _mm512_maskz_loadu_ps(m1, deq->sw + col + 16);
   const __m512i cs0 = _mm512_maskz_loadu_epi32(m0, deq->cs + col), cs1 = _mm512_maskz_loadu_epi32(m1, deq->cs + col + 16);
   const __m512 b0 = deq->bias ? _mm512_maskz_loadu_ps(m0, deq->bias + col) : _mm512_setzero_ps();
@@ -123,7 +123,7 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) static void sto
     const __m512i c0 = _mm512_maskz_loadu_epi32(m0, C + r * ldc), c1 = _mm512_maskz_loadu_epi32(m1, C + r * ldc + 16);
     const __m512 s = _mm512_set1_ps(deq->sa[r0 + r]);
     const __m512i z = _mm512_set1_epi32(deq->za[r0 + r]);
-    float *o = deq->out + (size_t)(r0 + r) * ldc + col;
+    float *o = deq->out + (size_t)(r0 + r) * ldo + col;
     /* (sa sw) (float)(acc - za cs), as el__dequant evaluates it */
     const __m512 x0 = _mm512_cvtepi32_ps(_mm512_sub_epi32(c0, _mm512_mullo_epi32(z, cs0)));
     const __m512 x1 = _mm512_cvtepi32_ps(_mm512_sub_epi32(c1, _mm512_mullo_epi32(z, cs1)));
@@ -171,10 +171,19 @@ TGTV void tile_vnni(const int m, const int tail, kblock kb, const uint8_t *A, si
   /* stored as floats: the same bits (a masked move converts nothing), and
    * GCC 12 spilled every accumulator in the loop above around
    * _mm512_mask_storeu_epi32, not around this */
+  if ((m0 & m1) == 0xffff) { /* plain stores: a masked store does not forward to the loads
+                                store_deq makes of the tile right after */
 #pragma GCC unroll 12
-  for (int r = 0; r < m; r++) {
-    _mm512_mask_storeu_ps(C + r * ldc, m0, _mm512_castsi512_ps(c0[r]));
-    _mm512_mask_storeu_ps(C + r * ldc + 16, m1, _mm512_castsi512_ps(c1[r]));
+    for (int r = 0; r < m; r++) {
+      _mm512_storeu_ps(C + r * ldc, _mm512_castsi512_ps(c0[r]));
+      _mm512_storeu_ps(C + r * ldc + 16, _mm512_castsi512_ps(c1[r]));
+    }
+  } else {
+#pragma GCC unroll 12
+    for (int r = 0; r < m; r++) {
+      _mm512_mask_storeu_ps(C + r * ldc, m0, _mm512_castsi512_ps(c0[r]));
+      _mm512_mask_storeu_ps(C + r * ldc + 16, m1, _mm512_castsi512_ps(c1[r]));
+    }
   }
 }
 
@@ -189,9 +198,17 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void rows_vnni(
     int cols, const el__qdeq *deq, int col) {
   const __mmask16 m0 = (__mmask16)(cols >= 16 ? 0xffff : (1u << cols) - 1);
   const __mmask16 m1 = (__mmask16)(cols >= 32 ? 0xffff : cols > 16 ? (1u << (cols - 16)) - 1 : 0);
-  const size_t block = (size_t)(kb.nq + (kb.tail > 0)) * QROW;
+  const size_t block = (size_t)(kb.nq + (kb.tail > 0)) * QROW, ldo = ldc;
   const int tiles = (M + MRV - 1) / MRV;
-  for (int i = 0; i < M; i += MRV, A += MRV * lda, C += MRV * ldc) {
+  /* A product made in one block of k and dequantized needs its int32 tile
+   * only until store_deq has read it: the tile goes through this buffer,
+   * which stays in L1, instead of the [M,N] acc (a store and a load of
+   * every sum in L2 or further out). */
+  _Alignas(64) int32_t tile[MRV * EL_QGEMM_NR];
+  const int in_tile = deq && kb.first && kb.last;
+  const size_t step = in_tile ? 0 : MRV * ldc;
+  if (in_tile) C = tile, ldc = EL_QGEMM_NR;
+  for (int i = 0; i < M; i += MRV, A += MRV * lda, C += step) {
     prefetch_slice(B + block, block, i / MRV, tiles);
     switch (min_int(MRV, M - i)) {
       TILEV_CASE(1) TILEV_CASE(2) TILEV_CASE(3) TILEV_CASE(4) TILEV_CASE(5) TILEV_CASE(6)
@@ -199,7 +216,7 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void rows_vnni(
     }
     /* the last block's tile, still in L1, into floats (apart from the loop
      * above: in it, the epilogue made GCC spill the accumulators) */
-    if (deq && kb.last) store_deq(deq, i, col, C, ldc, min_int(MRV, M - i), m0, m1);
+    if (deq && kb.last) store_deq(deq, i, col, C, ldc, ldo, min_int(MRV, M - i), m0, m1);
   }
 }
 

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "electra/engine.h"
+#include "bf16_gemm.h"
 #include "infer_gemm.h"
 #include "infer_internal.h"
 #include "infer_kernels.h"
@@ -108,6 +109,24 @@ static void test_dense_fused(int Cin, int Cout, el__wlayout lay) {
   free(in), free(w), free(wt), free(b), free(g), free(be), free(res), free(out), free(ref);
 }
 
+/* The int8 forward pass's attention (bf16 products where the CPU has
+ * AVX512_BF16): ctx against the naive fp32 attention in ref. Its error is
+ * bf16's rounding of q, k, v and the probabilities (8 significant bits);
+ * differing from fp32 at all shows the bf16 kernel ran. */
+static void bf16_attention(float *ctx, const float *ref, const float *q, const float *k,
+                           const float *v, const int *lens, int ns, int H, int nh,
+                           const el__relpos *rel) {
+  const size_t n = (size_t)(1 + 5 + 33 + 64 + 2 + 200 + 300) * H;
+  if (!el__bgemm_available()) {
+    SKIP("bf16 attention H=%d: this CPU has no AVX512_BF16 (or ELECTRA_BF16=off, ELECTRA_GEMM=avx2|openblas)", H);
+    return;
+  }
+  el__attention(ctx, q, k, v, lens, ns, H, nh, rel, 1);
+  const double d = max_abs_diff(ctx, ref, n);
+  CHECK(d > 1e-6 && d <= 2e-2, "%sattention in bf16, H=%d heads=%d: within 2e-2 of naive fp32 "
+        "and not equal to it (%.3g)", rel ? "relative-key " : "", H, nh, d);
+}
+
 static void test_kernels(void) {
   enum { N = 200001 };
   float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N),
@@ -182,18 +201,20 @@ static void test_kernels(void) {
     float *q = malloc(sizeof(float) * n * 3), *k = q + n, *v = k + n;
     float *ctx = malloc(sizeof(float) * n), *ref = malloc(sizeof(float) * n);
     fill(q, 3 * n, 0.8f);
-    el__attention(ctx, q, k, v, lens, ns, H, nh, NULL);
+    el__attention(ctx, q, k, v, lens, ns, H, nh, NULL, 0);
     el__attention_forward_naive(ref, NULL, q, k, v, NULL, lens, ns, H, nh, NULL);
     double d = max_abs_diff(ctx, ref, n);
     CHECK(d <= 1e-5, "attention H=%d heads=%d, lengths 1..300, matches naive (%.3g)", H, nh, d);
+    bf16_attention(ctx, ref, q, k, v, lens, ns, H, nh, NULL);
     float *dist = malloc(sizeof(float) * (2 * 512 - 1) * (size_t)(H / nh));
     fill(dist, (2 * 512 - 1) * (size_t)(H / nh), 0.8f);
     const el__relpos rel = {dist, NULL, 512};
-    el__attention(ctx, q, k, v, lens, ns, H, nh, &rel);
+    el__attention(ctx, q, k, v, lens, ns, H, nh, &rel, 0);
     el__attention_forward_naive(ref, NULL, q, k, v, NULL, lens, ns, H, nh, &rel);
     d = max_abs_diff(ctx, ref, n);
     CHECK(d <= 1e-5, "relative-key attention H=%d heads=%d, lengths 1..300, matches naive (%.3g)",
           H, nh, d);
+    bf16_attention(ctx, ref, q, k, v, lens, ns, H, nh, &rel);
     free(dist);
     free(q), free(ctx), free(ref);
   }

@@ -1,0 +1,176 @@
+/* The bf16 product of bf16_gemm.h. As quant_gemm.c's int8 kernel: a tile of
+ * 12 rows x 32 columns of fp32 sums in registers; per pair of k, one row of
+ * the panel (32 columns x 2 values) is loaded and each row of the tile
+ * broadcasts its pair of activations (one 32-bit word). Compiled for its
+ * instruction set by target attributes, whatever the build's -march, and
+ * run only where cpuid reports it. */
+#include "bf16_gemm.h"
+#include <immintrin.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include "infer_gemm.h"
+
+#define MRB 12                  /* rows per tile */
+#define PAIR_ROW (2 * EL_BGEMM_NR) /* elements of one pair of k in a panel */
+
+static int round_up(int x, int m) { return (x + m - 1) / m * m; }
+static int min_int(int a, int b) { return a < b ? a : b; }
+
+static int g_available;
+static pthread_once_t g_once = PTHREAD_ONCE_INIT;
+
+static void available_init(void) {
+  __builtin_cpu_init();
+  const char *off = getenv("ELECTRA_BF16");
+  g_available = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                __builtin_cpu_supports("avx512bf16") && el__gemm_isa() == EL__GEMM_AVX512 &&
+                !(off && !strcmp(off, "off"));
+}
+
+int el__bgemm_available(void) {
+  pthread_once(&g_once, available_init);
+  return g_available;
+}
+
+uint16_t el__bf16_round(float x) {
+  uint32_t u;
+  memcpy(&u, &x, 4);
+  if ((u & 0x7f800000u) == 0) return (uint16_t)((u >> 16) & 0x8000u); /* subnormal: signed zero */
+  if ((u & 0x7fffffffu) > 0x7f800000u) return (uint16_t)((u >> 16) | 0x40u); /* NaN stays NaN */
+  u += 0x7fffu + ((u >> 16) & 1u); /* to nearest, ties to even */
+  return (uint16_t)(u >> 16);
+}
+
+size_t el__bgemm_packed_elems(int Cout, int K) {
+  return (size_t)round_up(Cout, EL_BGEMM_NR) * (size_t)round_up(K, 2);
+}
+
+#define TGTB __attribute__((target("avx512f,avx512bw,avx512bf16")))
+
+/* 16 floats alpha x (n of them from p, zeros after) as bf16 in the low half
+ * of each 32-bit lane. */
+TGTB static inline __m512i bf16_lanes(const float *p, int n, __m512 alpha) {
+  const __mmask16 m = (__mmask16)(n >= 16 ? 0xffff : n <= 0 ? 0 : (1u << n) - 1);
+  const __m256bh h = _mm512_cvtneps_pbh(_mm512_mul_ps(alpha, _mm512_maskz_loadu_ps(m, p)));
+  return _mm512_cvtepu16_epi32((__m256i)h);
+}
+
+/* The packing when a column's k are contiguous in src (sk == 1: a head's
+ * keys): each column's pairs converted at once, then stored to their
+ * places in the panel (one 32-bit word each). */
+TGTB static void pack_columns(uint16_t *dst, const float *src, size_t sc, int Cout, int K,
+                              float alpha) {
+  const int Kp = round_up(K, 2);
+  const __m512 a = _mm512_set1_ps(alpha);
+  uint32_t *w = (uint32_t *)dst;
+  for (int c = 0; c < Cout; c++) {
+    uint32_t *col = w + (size_t)(c / EL_BGEMM_NR) * EL_BGEMM_NR * (Kp / 2) + c % EL_BGEMM_NR;
+    const float *s = src + (size_t)c * sc;
+    for (int k = 0; k < K; k += 32) {
+      const __m512i lo = bf16_lanes(s + k, K - k, a), hi = bf16_lanes(s + k + 16, K - k - 16, a);
+      /* lanes 0..15 hold k .. k+15 and 16..31 the next: pairs are lanes (2i, 2i+1) */
+      const __m512i idx_lo = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
+      const __m512i even = _mm512_permutex2var_epi32(lo, idx_lo, hi);
+      const __m512i odd = _mm512_permutex2var_epi32(lo, _mm512_add_epi32(idx_lo, _mm512_set1_epi32(1)), hi);
+      uint32_t pairs[16];
+      _mm512_storeu_si512(pairs, _mm512_or_si512(even, _mm512_slli_epi32(odd, 16)));
+      for (int p = 0; p < 16 && k + 2 * p < K; p++) col[(size_t)(k / 2 + p) * EL_BGEMM_NR] = pairs[p];
+    }
+  }
+}
+
+/* The packing when a k's columns are contiguous in src (sc == 1: a head's
+ * values): each pair of k for 16 columns at once, two 16-float loads. */
+TGTB static void pack_rows(uint16_t *dst, const float *src, size_t sk, int Cout, int K, float alpha) {
+  const int Kp = round_up(K, 2);
+  const __m512 a = _mm512_set1_ps(alpha);
+  uint32_t *w = (uint32_t *)dst;
+  for (int j = 0; j < round_up(Cout, EL_BGEMM_NR); j += 16) {
+    uint32_t *panel = w + (size_t)(j / EL_BGEMM_NR) * EL_BGEMM_NR * (Kp / 2) + j % EL_BGEMM_NR;
+    for (int k = 0; k < Kp; k += 2) {
+      const __m512i lo = bf16_lanes(src + (size_t)k * sk + j, Cout - j, a);
+      const __m512i hi = k + 1 < K ? bf16_lanes(src + (size_t)(k + 1) * sk + j, Cout - j, a)
+                                   : _mm512_setzero_si512();
+      _mm512_storeu_si512(panel + (size_t)(k / 2) * EL_BGEMM_NR, _mm512_or_si512(lo, _mm512_slli_epi32(hi, 16)));
+    }
+  }
+}
+
+void el__bgemm_pack_strided(uint16_t *dst, const float *src, size_t sc, size_t sk, int Cout, int K,
+                            float alpha) {
+  if (el__bgemm_available() && sc == 1 && K > 0) return pack_rows(dst, src, sk, Cout, K, alpha);
+  const size_t Kp = (size_t)round_up(K, 2);
+  memset(dst, 0, sizeof(uint16_t) * el__bgemm_packed_elems(Cout, K));
+  if (el__bgemm_available() && sk == 1) return pack_columns(dst, src, sc, Cout, K, alpha);
+  for (int c = 0; c < Cout; c++) {
+    uint16_t *col = dst + (size_t)(c / EL_BGEMM_NR) * EL_BGEMM_NR * Kp + (size_t)(c % EL_BGEMM_NR) * 2;
+    for (int k = 0; k < K; k++)
+      col[(size_t)(k / 2) * PAIR_ROW + k % 2] = el__bf16_round(alpha * src[(size_t)c * sc + (size_t)k * sk]);
+  }
+}
+
+TGTB void el__bf16_rows(uint16_t *dst, size_t ldd, const float *src, size_t lds, int M, int K) {
+  for (int m = 0; m < M; m++) {
+    const float *s = src + (size_t)m * lds;
+    uint16_t *d = dst + (size_t)m * ldd;
+    for (int k = 0; k < K; k += 16) {
+      const __mmask16 mask = (__mmask16)(K - k >= 16 ? 0xffff : (1u << (K - k)) - 1);
+      const __m256bh h = _mm512_cvtneps_pbh(_mm512_maskz_loadu_ps(mask, s + k));
+      _mm256_mask_storeu_epi16(d + k, mask, (__m256i)h);
+    }
+    if (K % 2) d[K] = 0;
+  }
+}
+
+/* C[m, 0:32] = A[m, 0:2np] x the panel B; masks select the columns that
+ * exist in C (the panel is always 32 wide). m is a constant where this is
+ * inlined, so the loops over rows unroll. */
+TGTB __attribute__((always_inline)) static inline void tile_bf16(const int m, int np,
+                                                                  const uint16_t *A, size_t lda,
+                                                                  const uint16_t *B, float *C,
+                                                                  size_t ldc, __mmask16 m0,
+                                                                  __mmask16 m1) {
+  __m512 c0[MRB], c1[MRB];
+#pragma GCC unroll 12
+  for (int r = 0; r < m; r++) c0[r] = c1[r] = _mm512_setzero_ps();
+  for (int p = 0; p < np; p++) {
+    const __m512bh b0 = (__m512bh)_mm512_loadu_si512(B + (size_t)p * PAIR_ROW);
+    const __m512bh b1 = (__m512bh)_mm512_loadu_si512(B + (size_t)p * PAIR_ROW + EL_BGEMM_NR);
+#pragma GCC unroll 12
+    for (int r = 0; r < m; r++) {
+      int32_t w;
+      memcpy(&w, A + r * lda + 2 * p, 4);
+      const __m512bh a = (__m512bh)_mm512_set1_epi32(w);
+      c0[r] = _mm512_dpbf16_ps(c0[r], a, b0);
+      c1[r] = _mm512_dpbf16_ps(c1[r], a, b1);
+    }
+  }
+#pragma GCC unroll 12
+  for (int r = 0; r < m; r++) {
+    _mm512_mask_storeu_ps(C + r * ldc, m0, c0[r]);
+    _mm512_mask_storeu_ps(C + r * ldc + 16, m1, c1[r]);
+  }
+}
+
+#define TILEB_CASE(n) \
+  case n: tile_bf16(n, np, A, lda, B, C, ldc, m0, m1); break;
+
+TGTB static void rows_bf16(int M, int np, const uint16_t *A, size_t lda, const uint16_t *B,
+                           float *C, size_t ldc, int cols) {
+  const __mmask16 m0 = (__mmask16)(cols >= 16 ? 0xffff : (1u << cols) - 1);
+  const __mmask16 m1 = (__mmask16)(cols >= 32 ? 0xffff : cols > 16 ? (1u << (cols - 16)) - 1 : 0);
+  for (int i = 0; i < M; i += MRB, A += MRB * lda, C += MRB * ldc) {
+    switch (min_int(MRB, M - i)) {
+      TILEB_CASE(1) TILEB_CASE(2) TILEB_CASE(3) TILEB_CASE(4) TILEB_CASE(5) TILEB_CASE(6)
+      TILEB_CASE(7) TILEB_CASE(8) TILEB_CASE(9) TILEB_CASE(10) TILEB_CASE(11) TILEB_CASE(12)
+    }
+  }
+}
+
+void el__bgemm(int M, int nc, int K, const uint16_t *A, size_t lda, const uint16_t *W, float *C,
+               size_t ldc) {
+  const int Kp = round_up(K, 2);
+  for (int j = 0; j < nc; j += EL_BGEMM_NR)
+    rows_bf16(M, Kp / 2, A, lda, W + (size_t)j * Kp, C + j, ldc, min_int(EL_BGEMM_NR, nc - j));
+}
