@@ -103,6 +103,13 @@ const int32_t *el__qdense_colsum(const el__qdense *d);
 #define EL_QWS_WORKERS 256
 void el__qdense_run(const el__qdense *d, el__qws *ws, int worker, const uint8_t *a, int32_t *acc,
                     int M, const el__qdeq *deq);
+/* Whether d runs on the engine's own kernels, whose products can be made a
+ * range of columns at a time (el__qgemm_cols); oneDNN's cannot. */
+int el__qdense_by_columns(const el__qdense *d);
+/* Columns [n0, n1) of el__qdense_run's product (n0 a multiple of
+ * EL_QGEMM_NR); d must run on the engine's kernels. */
+void el__qdense_run_cols(const el__qdense *d, const uint8_t *a, int32_t *acc, int M,
+                         const el__qdeq *deq, int n0, int n1);
 /* A workspace's int8 buffers for max_tokens rows of up to width columns. */
 int el__qws_alloc(el__qws **out, int max_tokens, int width, size_t scratch, el_error *err);
 /* Its buffers: returns the u8 activations, sets the row scales, zero points

@@ -218,6 +218,13 @@ static dnnl_stream_t worker_stream(el__qws *ws, int worker, void **scratch) {
  * OpenMP count is 1 for the call). A failure here (out of memory inside
  * oneDNN) cannot be reported through the void forward pass: it aborts
  * rather than return a wrong answer. */
+int el__qdense_by_columns(const el__qdense *d) { return d->packed != NULL; }
+
+void el__qdense_run_cols(const el__qdense *d, const uint8_t *a, int32_t *acc, int M,
+                         const el__qdeq *deq, int n0, int n1) {
+  el__qgemm_cols(d->isa, M, d->N, d->K, a, d->packed, acc, deq, n0, n1);
+}
+
 void el__qdense_run(const el__qdense *d, el__qws *ws, int worker, const uint8_t *a, int32_t *acc,
                     int M, const el__qdeq *deq) {
   if (d->packed) {
@@ -248,7 +255,7 @@ void el__qdense_run(const el__qdense *d, el__qws *ws, int worker, const uint8_t 
   if (dst) dnnl_memory_destroy(dst);
   if (scr) dnnl_memory_destroy(scr);
   if (bad) abort();
-  if (deq) el__qdeq_apart(deq, acc, M, d->N);
+  if (deq) el__qdeq_apart(deq, acc, M, d->N, 0, d->N);
 }
 
 int el__qws_alloc(el__qws **out, int max_tokens, int width, size_t scratch, el_error *err) {
@@ -323,6 +330,11 @@ int el__qws_alloc(el__qws **out, int max_tokens, int width, size_t scratch, el_e
   return el_error_set(err, EL_EUNSUPPORTED, "dtype int8 needs oneDNN, and this build has none");
 }
 void el__qws_free(el__qws *q) { (void)q; }
+int el__qdense_by_columns(const el__qdense *d) { (void)d; return 0; }
+void el__qdense_run_cols(const el__qdense *d, const uint8_t *a, int32_t *acc, int M,
+                         const el__qdeq *deq, int n0, int n1) {
+  (void)d, (void)a, (void)acc, (void)M, (void)deq, (void)n0, (void)n1;
+}
 uint8_t *el__qws_act(el__qws *q, float **sa, int32_t **za, int32_t **acc) {
   (void)q;
   *sa = NULL, *za = NULL, *acc = NULL;

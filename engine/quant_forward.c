@@ -14,6 +14,7 @@
 #include "op_pool.h"
 #include "ops.h"
 #include "quant.h"
+#include "quant_gemm.h"
 
 /* Rows per task: about four tasks per thread, so a thread that gets no CPU
  * time for a while leaves little to wait for, within [32, 256] rows: fewer
@@ -71,10 +72,74 @@ static void qjob_task(void *ctx, int task, int worker) {
   if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
 }
 
+/* ---- few rows (a sentence or two): the columns shared out instead ----
+ * With rows split, every thread reads all of a layer's weights for a few
+ * rows each, and 42 rows cut into blocks of 32 give one thread three times
+ * the other's work. Cut by columns, each thread reads its share of the
+ * weights once: the rows are quantized first (blocks of QUANT_ROWS over the
+ * pool), then each product's column blocks go over the pool, GELU on each
+ * block's own columns; a LayerNorm, which needs whole rows, follows on the
+ * calling thread. The floats are the row split's: each is the same exact
+ * integer sum, dequantized the same way. */
+#define COLUMN_ROWS 96 /* products of at most this many rows are split by columns */
+#define QUANT_ROWS 8
+
+static int by_columns(const qjob *j) {
+  if (j->M > COLUMN_ROWS || el__pool_avail() < 2) return 0;
+  for (int i = 0; i < j->n; i++)
+    if (!el__qdense_by_columns(j->d[i])) return 0;
+  return 1;
+}
+
+static void quant_task(void *ctx, int task, int worker) {
+  (void)worker;
+  const qjob *j = ctx;
+  const int lo = task * QUANT_ROWS, rows = j->M - lo < QUANT_ROWS ? j->M - lo : QUANT_ROWS;
+  float *sa;
+  int32_t *za, *acc;
+  uint8_t *a = el__qws_act(j->ws, &sa, &za, &acc);
+  el__quant_rows(a + (size_t)lo * j->K, sa + lo, za + lo, j->x + (size_t)lo * j->K, rows, j->K);
+}
+
+typedef struct cjob {
+  const qjob *j;
+  int i, cols; /* the product, columns per task (a multiple of EL_QGEMM_NR) */
+} cjob;
+
+static void column_task(void *ctx, int task, int worker) {
+  (void)worker;
+  const cjob *c = ctx;
+  const qjob *j = c->j;
+  const int i = c->i, N = j->N[i], n0 = task * c->cols, n1 = n0 + c->cols < N ? n0 + c->cols : N;
+  float *sa;
+  int32_t *za, *acc;
+  const uint8_t *a = el__qws_act(j->ws, &sa, &za, &acc);
+  const el__qdeq deq = {j->out[i], sa, el__qdense_scale(j->d[i]), j->bias[i], za,
+                        el__qdense_colsum(j->d[i]), j->accumulate};
+  el__qdense_run_cols(j->d[i], a, acc, j->M, &deq, n0, n1);
+  if (i == 0 && j->epi == EPI_GELU)
+    for (int r = 0; r < j->M; r++) { /* gelu(out + b) on this block's columns */
+      float *seg = j->out[0] + (size_t)r * N + n0;
+      el__add_inplace(seg, j->b + n0, (size_t)(n1 - n0));
+      el__gelu_vec(seg, seg, (size_t)(n1 - n0));
+    }
+}
+
+static void qgemm_by_columns(const qjob *j) {
+  el__pool_run(el__blocks(j->M, QUANT_ROWS), quant_task, (void *)j);
+  for (int i = 0; i < j->n; i++) { /* one after another: they share the int32 buffer */
+    const int per = (j->N[i] + 4 * el__pool_width() - 1) / (4 * el__pool_width());
+    cjob c = {.j = j, .i = i, .cols = (per + EL_QGEMM_NR - 1) / EL_QGEMM_NR * EL_QGEMM_NR};
+    el__pool_run(el__blocks(j->N[i], c.cols), column_task, &c);
+  }
+  if (j->epi == EPI_LAYERNORM) el__bias_layernorm(j->out[0], j->b, j->g, j->beta, j->M, j->N[0], j->eps);
+}
+
 static void qgemm(qjob *j, el__qws *ws, const float *x, int M, int K, int N) {
   j->ws = ws, j->x = x, j->M = M, j->K = K, j->rows = rows_per_task(M);
   for (int i = 0; i < j->n; i++) j->N[i] = N;
-  el__pool_run(el__blocks(M, j->rows), qjob_task, j);
+  if (by_columns(j)) qgemm_by_columns(j);
+  else el__pool_run(el__blocks(M, j->rows), qjob_task, j);
 }
 
 void el__quant_layer(const el_model *m, int l, const el_workspace *ws, float *x, float *ctx,

@@ -311,11 +311,11 @@ __attribute__((target("avx2"))) static void rows_avx2(int M, kblock kb, const ui
  * not 512 + 256) so the prefetch of the next one matches its size. */
 /* The int32 product; deq: the VNNI kernel's float epilogue (else NULL). */
 static void product(el__qgemm_isa_t isa, int M, int N, int K, const uint8_t *a, const int8_t *W,
-                    int32_t *acc, const el__qdeq *deq) {
+                    int32_t *acc, const el__qdeq *deq, int n0, int n1) {
   const size_t Kp = (size_t)round_up(K, 4), lda = (size_t)K, ldc = (size_t)N;
   const int blocks = (K + QKC - 1) / QKC, kc = round_up((K + blocks - 1) / blocks, 4);
-  for (int j = 0; j < N; j += EL_QGEMM_NR) {
-    const int cols = min_int(EL_QGEMM_NR, N - j);
+  for (int j = n0; j < n1; j += EL_QGEMM_NR) {
+    const int cols = min_int(EL_QGEMM_NR, n1 - j);
     const int8_t *panel = W + (size_t)j * Kp;
     for (int k0 = 0; k0 < K; k0 += kc) {
       const int kn = min_int(kc, K - k0); /* only the last block can end inside a group */
@@ -332,11 +332,18 @@ static void product(el__qgemm_isa_t isa, int M, int N, int K, const uint8_t *a, 
   }
 }
 
+void el__qgemm_cols(el__qgemm_isa_t isa, int M, int N, int K, const uint8_t *a, const int8_t *W,
+                    int32_t *acc, const el__qdeq *deq, int n0, int n1) {
+  if (M <= 0 || n1 <= n0) return;
+  const int fused = deq && K > 0 && isa == EL__QGEMM_VNNI;
+  if (K <= 0)
+    for (int m = 0; m < M; m++) memset(acc + (size_t)m * N + n0, 0, sizeof(int32_t) * (size_t)(n1 - n0));
+  else
+    product(isa, M, N, K, a, W, acc, fused ? deq : NULL, n0, n1);
+  if (deq && !fused) el__qdeq_apart(deq, acc, M, N, n0, n1);
+}
+
 void el__qgemm(el__qgemm_isa_t isa, int M, int N, int K, const uint8_t *a, const int8_t *W,
                int32_t *acc, const el__qdeq *deq) {
-  if (M <= 0 || N <= 0) return;
-  const int fused = deq && K > 0 && isa == EL__QGEMM_VNNI;
-  if (K <= 0) memset(acc, 0, sizeof(int32_t) * (size_t)M * N);
-  else product(isa, M, N, K, a, W, acc, fused ? deq : NULL);
-  if (deq && !fused) el__qdeq_apart(deq, acc, M, N);
+  el__qgemm_cols(isa, M, N, K, a, W, acc, deq, 0, N);
 }

@@ -56,8 +56,9 @@ typedef struct el__qdeq {
 } el__qdeq;
 
 /* The dequantization of deq on an int32 product acc [M,N] already made (the
- * reference of the VNNI kernel's epilogue; quant_act.c). */
-void el__qdeq_apart(const el__qdeq *deq, const int32_t *acc, int M, int N);
+ * reference of the VNNI kernel's epilogue; quant_act.c): columns [n0, n1) of
+ * every row, N apart in acc and deq->out. */
+void el__qdeq_apart(const el__qdeq *deq, const int32_t *acc, int M, int N, int n0, int n1);
 
 /* acc [M,N] = a [M,K] x Wq^T for W packed by el__qgemm_pack; a and acc
  * row-major without gaps. isa: el__qgemm_isa() or a lesser one the CPU also
@@ -67,5 +68,11 @@ void el__qdeq_apart(const el__qdeq *deq, const int32_t *acc, int M, int N);
  * after). */
 void el__qgemm(el__qgemm_isa_t isa, int M, int N, int K, const uint8_t *a, const int8_t *W,
                int32_t *acc, const el__qdeq *deq);
+/* Columns [n0, n1) of el__qgemm's product (n0 a multiple of EL_QGEMM_NR, n1
+ * <= N): only those columns of acc (rows N apart) or of deq->out written, so
+ * runs over disjoint column ranges may go at once (quant_forward.c, batch 1:
+ * each thread then reads its share of the weights, not all of them). */
+void el__qgemm_cols(el__qgemm_isa_t isa, int M, int N, int K, const uint8_t *a, const int8_t *W,
+                    int32_t *acc, const el__qdeq *deq, int n0, int n1);
 
 #endif

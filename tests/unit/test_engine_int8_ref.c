@@ -10,6 +10,8 @@
  *  - every other head's logits (class, start/end, per-token label, MLM) within
  *    TOL_LOGIT * max(1, |v|) of fp32, and the final hidden states within TOL_HIDDEN;
  *  - int8 really ran: the outputs differ from fp32 somewhere (> 1e-6);
+ *  - the hidden states on 1 thread equal those on the default count bit for bit (short
+ *    batches have their products cut by columns on 2 threads, by rows on 1);
  *  - each sequence alone gives the batch result within TOL_SELF * max(1, |v|): the int8
  *    products are exact integers and every step is row-wise, so only the E != H
  *    projection (fp32, whose OpenBLAS rounding depends on the row count) can move them:
@@ -116,6 +118,17 @@ static void check_case(const el_model *m8, const el_model *m32, el_workspace *ws
     if (pre) worst_prob = fmax(worst_prob, fmax(d, dref));
     else worst_logit = fmax(worst_logit, fmax(d, dref));
     worst_hidden = fmax(worst_hidden, dh);
+    /* one thread: each product's rows in one block; two: a short batch's
+     * products cut by columns (quant_forward.c), a long one's by rows */
+    float *h1 = malloc(sizeof(float) * nh);
+    const int threads = el_get_threads();
+    el_set_threads(1);
+    const int rc1 = el_run_hidden(m8, ws8, &b, h1, &err);
+    el_set_threads(threads);
+    CHECK(rc1 == 0 && !memcmp(h1, h8, sizeof(float) * nh),
+          "%s case %d (%d tokens): int8 hidden states on 1 thread == on %d, bit for bit", fx->arch,
+          i, k->T, threads);
+    free(h1);
     if (k->n_seqs > 1) {
       double ds = alone_vs_batch(m8, ws8, fx, k, o8);
       CHECK_NEAR(ds, 0, TOL_SELF, 0, "%s case %d: int8, each of %d sequences alone == in the batch",

@@ -54,7 +54,7 @@ static void make_acts(uint8_t *a, int M, int K) {
 typedef struct kernel {
   const char *name;
   el__qgemm_isa_t isa; /* EL__QGEMM_NONE: oneDNN's, through el__qdense */
-  long shapes, wrong, spill, deq_wrong, deq_spill;
+  long shapes, wrong, spill, deq_wrong, deq_spill, cols_wrong;
 } kernel;
 
 /* acc [M,N] by kernel k into a buffer holding garbage, with guards after it;
@@ -99,14 +99,23 @@ static void run_deq(kernel *kn, const int8_t *packed, const el__qdense *d, el__q
   const int accumulate = (M + N) & 1;
   const float *b = (M + K) & 1 ? bias : NULL;
   const el__qdeq dw = {want, sa, sw, b, za, cs, accumulate}, dq = {out, sa, sw, b, za, cs, accumulate};
-  el__qdeq_apart(&dw, exact, M, N);
+  float *cols = malloc(sizeof(float) * n); /* the same by column ranges */
+  memcpy(cols, out, sizeof(float) * n);
+  el__qdeq_apart(&dw, exact, M, N, 0, N);
   if (kn->isa != EL__QGEMM_NONE)
     el__qgemm(kn->isa, M, N, K, a, packed, acc, &dq);
   else
     el__qdense_run(d, ws, 0, a, acc, M, &dq);
   for (size_t i = 0; i < n; i++) kn->deq_wrong += memcmp(&out[i], &want[i], sizeof(float)) != 0;
   for (int g = 0; g < GUARD; g++) kn->deq_spill += out[n + g] != -1234.5f;
-  free(a), free(acc), free(exact), free(out), free(want), free(sa), free(bias), free(za);
+  if (kn->isa != EL__QGEMM_NONE) { /* the second range first: each writes only its own */
+    const int cut = N / 2 / EL_QGEMM_NR * EL_QGEMM_NR;
+    const el__qdeq dc = {cols, sa, sw, b, za, cs, accumulate};
+    el__qgemm_cols(kn->isa, M, N, K, a, packed, acc, &dc, cut, N);
+    el__qgemm_cols(kn->isa, M, N, K, a, packed, acc, &dc, 0, cut);
+    for (size_t i = 0; i < n; i++) kn->cols_wrong += memcmp(&cols[i], &want[i], sizeof(float)) != 0;
+  }
+  free(a), free(acc), free(exact), free(out), free(want), free(sa), free(bias), free(za), free(cols);
 }
 
 /* Every M for one N x K, each kernel against the naive int64 product. */
@@ -178,6 +187,10 @@ static void test_products(void) {
           "%s: dequantized in the product (row and column scales, zero points, bias or none, = or "
           "+=) equals el__qdeq_apart on the exact product bit for bit (%ld wrong, %ld guards "
           "overwritten)", ks[i].name, ks[i].deq_wrong, ks[i].deq_spill);
+    if (ks[i].isa != EL__QGEMM_NONE)
+      CHECK(ks[i].cols_wrong == 0,
+            "%s: the same in two column ranges (el__qgemm_cols, cut at a panel near N / 2, the "
+            "second range first) equals it bit for bit (%ld wrong)", ks[i].name, ks[i].cols_wrong);
   }
 }
 
