@@ -185,18 +185,15 @@ static int pack_head(const att_job *j, size_t off, head_pack *hp) {
 }
 
 /* With relative positions, the 2L - 1 rows of the layer's distance
- * embedding the sequence's queries reach, scaled, as [2L - 1 out, dh in]
- * (column c: distance c - (L - 1)): once per sequence, as every head reads
- * the same rows, so their product does not go through OpenBLAS's packing
- * on every block (4-6 % of a grammar check's samples). NULL: not packed. */
-static const float *pack_dist(const att_job *j) {
-  if (!j->rel || el__gemm_isa() == EL__GEMM_NONE) return NULL;
-  const int L = j->L, dh = j->dh, W = 2 * L - 1;
-  float *d = pack_scratch(PACK_DIST, (size_t)W * dh);
-  if (d) /* D rows P - L ... P + L - 2 */
-    el__gemm_pack_strided(d, j->rel->dist + (size_t)(j->rel->max_pos - L) * dh, (size_t)dh, 1, W, dh,
-                          j->scale);
-  return d;
+ * embedding a sequence of L queries reaches, scaled, as [2L - 1 out, dh in]
+ * (column c: distance c - (L - 1)), into d: once per length in a pool run,
+ * as every head (and every sequence of that length) reads the same rows, so
+ * their product does not go through OpenBLAS's packing on every block (4-6 %
+ * of a grammar check's samples). */
+static void pack_dist(const att_job *j, float *d) { /* D rows P - L ... P + L - 2 */
+  const int L = j->L, dh = j->dh;
+  el__gemm_pack_strided(d, j->rel->dist + (size_t)(j->rel->max_pos - L) * dh, (size_t)dh, 1,
+                        2 * L - 1, dh, j->scale);
 }
 
 /* scale q_i.D[i - j + P - 1] added to S for the block's rows, on the packed
@@ -266,24 +263,81 @@ static void att_task(void *p, int task, int worker) {
   }
 }
 
-/* One pool run per sequence: a batch of several sequences runs its chunks
- * in parallel already (encoder.c), where these runs are inline. */
+/* The sequences of one pool run: their tasks numbered one after another. */
+#define ATT_SEQS 64
+typedef struct att_run {
+  att_job job[ATT_SEQS];
+  int first[ATT_SEQS + 1]; /* first task of each sequence; first[n] = all tasks */
+  int n;
+} att_run;
+
+static void att_run_task(void *p, int task, int worker) {
+  const att_run *r = p;
+  int lo = 0, hi = r->n - 1; /* the last sequence whose first task is <= task */
+  while (lo < hi) {
+    const int mid = (lo + hi + 1) / 2;
+    if (r->first[mid] <= task) lo = mid;
+    else hi = mid - 1;
+  }
+  att_task((void *)&r->job[lo], task - r->first[lo], worker);
+}
+
+/* The distance rows of each length in the run, packed on the calling thread
+ * (its PACK_DIST buffer, read by every task of the run); NULL for all where
+ * the packed kernels do not run or memory is short (OpenBLAS's product). */
+static void pack_dists(att_run *r) {
+  const att_job *j0 = &r->job[0];
+  for (int i = 0; i < r->n; i++) r->job[i].dist = NULL;
+  if (!j0->rel || el__gemm_isa() == EL__GEMM_NONE) return;
+  size_t total = 0;
+  for (int i = 0; i < r->n; i++) {
+    int seen = 0;
+    for (int k = 0; k < i && !seen; k++) seen = r->job[k].L == r->job[i].L;
+    if (!seen) total += (size_t)(2 * r->job[i].L - 1) * j0->dh;
+  }
+  float *buf = pack_scratch(PACK_DIST, total);
+  if (!buf) return;
+  for (int i = 0; i < r->n; i++) {
+    for (int k = 0; k < i && !r->job[i].dist; k++)
+      if (r->job[k].L == r->job[i].L) r->job[i].dist = r->job[k].dist;
+    if (!r->job[i].dist) {
+      pack_dist(&r->job[i], buf);
+      r->job[i].dist = buf;
+      buf += (size_t)(2 * r->job[i].L - 1) * j0->dh;
+    }
+  }
+}
+
+/* Up to ATT_SEQS sequences a pool run (one fork-join for a batch's 32
+ * sequences, not 32); a batch of several chunks runs its chunks in parallel
+ * already (encoder.c), where these runs are inline. */
 void el__attention(float *ctx, const float *q, const float *k, const float *v, const int *seq_len,
                    int n_seqs, int H, int nh, const el__relpos *rel, int bf16) {
-  att_job j = {.ctx = ctx, .q = q, .k = k, .v = v, .H = H, .dh = H / nh,
-               .scale = 1.0f / sqrtf((float)(H / nh)), .rel = rel,
-               .bf16 = bf16 && el__bgemm_available()};
-  for (int s = 0; s < n_seqs; j.t0 += (size_t)seq_len[s++]) {
-    j.L = seq_len[s];
-    j.rows = att_rows(j.L);
-    j.nb = (j.L + j.rows - 1) / j.rows;
+  const att_job base = {.ctx = ctx, .q = q, .k = k, .v = v, .H = H, .dh = H / nh,
+                        .scale = 1.0f / sqrtf((float)(H / nh)), .rel = rel,
+                        .bf16 = bf16 && el__bgemm_available()};
+  const int avail = el__pool_avail(); /* 1 inside a task: inline */
+  att_run r;
+  size_t t0 = 0;
+  for (int s0 = 0; s0 < n_seqs; s0 += ATT_SEQS) {
+    r.n = n_seqs - s0 < ATT_SEQS ? n_seqs - s0 : ATT_SEQS;
     /* as few groups a head as keep two tasks a thread: each group packs the
-     * head's keys and values (ELECTRA-Small at length 128 on 2 threads: 4
-     * heads of 2 blocks, one group each) */
-    const int want = (2 * el__pool_avail() + nh - 1) / nh; /* 1 inside a task: inline */
-    j.groups = want < 1 ? 1 : want > j.nb ? j.nb : want;
-    j.dist = pack_dist(&j);
-    el__pool_run(nh * j.groups, att_task, &j);
+     * head's keys and values (ELECTRA-Small, one sequence of 128 on 2
+     * threads: 4 heads of 2 blocks, one group each) */
+    const int want = (2 * avail + nh * r.n - 1) / (nh * r.n);
+    r.first[0] = 0;
+    for (int i = 0; i < r.n; i++) {
+      att_job *j = &r.job[i];
+      *j = base;
+      j->t0 = t0, j->L = seq_len[s0 + i];
+      t0 += (size_t)j->L;
+      j->rows = att_rows(j->L);
+      j->nb = (j->L + j->rows - 1) / j->rows;
+      j->groups = want < 1 ? 1 : want > j->nb ? j->nb : want;
+      r.first[i + 1] = r.first[i] + nh * j->groups;
+    }
+    pack_dists(&r);
+    el__pool_run(r.first[r.n], att_run_task, &r);
   }
 }
 
