@@ -5,6 +5,7 @@
  * word of what the insertion families add (FCE flags the word after a gap).
  * The generator's proposals join them (check_gencands.c). */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
@@ -56,6 +57,57 @@ static int add_spelling(el__checker *c, el__flag *f, const char *word, el_error 
     int rc = el__cand_add(c, f, EL__EDIT_REPLACE, type, sug[i], err);
     if (rc < 0) return rc;
     if (rc) c->cands[c->n_cands - 1].prior = DICT_ORDER * (float)i; /* hunspell's order */
+  }
+  return 0;
+}
+
+/* Priors of k irregular forms of f's word: each before hunspell's first
+ * suggestion, and where the checker has the n-gram model, IRREGULAR_NAT
+ * more per nat its sentence is less likely than the likeliest's ("I have
+ * goed": "have went" is 3.6 nats less likely than "have gone"; half a
+ * point a nat outweighs how much commoner "went" is and the detector's
+ * verdict on the two, which ranked "went" first), else level. */
+#define IRREGULAR_NAT 0.5f
+static void irregular_priors(const el__checker *c, const el__flag *f, char (*alt)[EL__LWORD_MAX],
+                             int k, float *prior) {
+  for (int i = 0; i < k; i++) prior[i] = -DICT_ORDER;
+  const el__csent *s = &c->sents[f->sent];
+  const int n = s->w1 - s->w0;
+  if (!c->o.ngram || k < 2 || n <= 0) return;
+  char(*text)[EL__LWORD_MAX] = calloc((size_t)n, sizeof *text);
+  const char **w = calloc((size_t)n, sizeof *w);
+  double lp[4];
+  if (text && w) {
+    el__sent_texts(c, s, text, w);
+    for (int i = 0; i < k; i++) {
+      w[f->word - s->w0] = alt[i];
+      lp[i] = el__ngram_logp(c->o.ngram, w, n);
+    }
+    double best = lp[0];
+    for (int i = 1; i < k; i++) best = lp[i] > best ? lp[i] : best;
+    for (int i = 0; i < k; i++) prior[i] += IRREGULAR_NAT * (float)(best - lp[i]);
+  }
+  free(text);
+  free(w);
+}
+
+/* A misspelling that is a regular ending on an irregular word ("buyed",
+ * "childs"): its irregular forms, before hunspell's suggestions ("bayed",
+ * "buoyed") and as spelling fixes (ERRANT counts them as the word's
+ * inflection; the verification treats them as a misspelling's), added
+ * before the word's other forms, which would add them again as verb forms. */
+static int add_irregular(el__checker *c, el__flag *f, const char *word, const char *low,
+                         el_error *err) {
+  if (!f->rejected) return 0;
+  char alt[4][EL__LWORD_MAX], cased[EL__LWORD_MAX];
+  float prior[4];
+  int k = el__learner_irregular(c->lang, low, alt, 4);
+  irregular_priors(c, f, alt, k, prior);
+  for (int i = 0; i < k; i++) {
+    el__learner_recase(word, alt[i], cased);
+    int rc = el__cand_add(c, f, EL__EDIT_REPLACE, EL__ET_SPELL, cased, err);
+    if (rc < 0) return err->code;
+    if (rc) c->cands[c->n_cands - 1].prior = prior[i];
   }
   return 0;
 }
@@ -144,7 +196,8 @@ static int flag_candidates(el__checker *c, el__flag *f, el_error *err) {
   if (has_low && el__word_text(c, f->word, word, sizeof word) && add_ngram(c, f, word, low, err))
     return err->code;
   if (el__word_text(c, f->word, word, sizeof word)) {
-    if (has_low && add_variants(c, f, word, low, err)) return err->code;
+    if (has_low && (add_irregular(c, f, word, low, err) || add_variants(c, f, word, low, err)))
+      return err->code;
     if (add_spelling(c, f, word, err) || add_case(c, f, word, start, err)) return err->code;
   }
   if (f->rejected) return el__gen_candidates(c, f, err); /* a misspelling stays one otherwise */

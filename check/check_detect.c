@@ -66,10 +66,7 @@ static void sentence_ngram_edits(el__checker *c, const el__csent *s, int *kind,
   const char **w = calloc((size_t)n, sizeof *w);
   el_error er = {0};
   if (text && w) {
-    for (int i = 0; i < n; i++) {
-      if (!el__word_text(c, s->w0 + i, text[i], sizeof text[i])) strcpy(text[i], "?");
-      w[i] = text[i];
-    }
+    el__sent_texts(c, s, text, w);
     if (el__ngram_best(c->o.ngram, c->lang, w, n, kind, alt, &er))
       for (int i = 0; i < n; i++) kind[i] = -1;
   }

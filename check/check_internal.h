@@ -153,6 +153,10 @@ int el__word_in_capitals(const el__checker *c, int w);
 int el__sent_start(const el__checker *c, int w);
 /* The word's text as written, NUL-terminated, into out[cap]; 0 if too long. */
 int el__word_text(const el__checker *c, int w, char *out, size_t cap);
+/* The texts of sentence s's words into text[i] (a word too long: "?") and
+ * w[i] pointing at them, i < s->w1 - s->w0: what the n-gram model reads. */
+void el__sent_texts(const el__checker *c, const el__csent *s, char (*text)[EL__LWORD_MAX],
+                    const char **w);
 
 /* Calls run over consecutive runs of c->seqs that fit the workspace (at
  * most max_per_call sequences each when > 0); sequences [s0, s1), whose ids

@@ -164,3 +164,11 @@ int el__word_text(const el__checker *c, int w, char *out, size_t cap) {
   out[n] = 0;
   return 1;
 }
+
+void el__sent_texts(const el__checker *c, const el__csent *s, char (*text)[EL__LWORD_MAX],
+                    const char **w) {
+  for (int i = 0; i < s->w1 - s->w0; i++) {
+    if (!el__word_text(c, s->w0 + i, text[i], sizeof text[i])) strcpy(text[i], "?");
+    w[i] = text[i];
+  }
+}

@@ -157,6 +157,13 @@ int el__learner_subject_agreement(const el__learner *l, const char *const *words
 int el__learner_variants(const el__learner *l, const char *w, int family,
                          char out[][EL__LWORD_MAX], int max);
 
+/* The irregular forms a regular ending on an irregular word stands for, the
+ * overregularisation learners make: "buyed" -> "bought", "goed" -> "went"
+ * "gone", "childs" -> "children", "stoped" -> "stopped" (WordNet's exception
+ * lists), lower-case, into out[0..max); 0 when w is a word WordNet knows or
+ * no such form. */
+int el__learner_irregular(const el__learner *l, const char *w, char out[][EL__LWORD_MAX], int max);
+
 /* low (a lower-case word) in the capitalisation pattern of pattern: all
  * upper when pattern has 2+ letters all upper, first upper when pattern's
  * first is, else as is; into out[EL__LWORD_MAX] (truncated). The checker

@@ -174,6 +174,24 @@ int el__lm_noun(const el__learner *l, const char *w, char *other) {
   return other[0] && strcmp(other, w) ? 1 : 0;
 }
 
+/* ---- a regular ending on an irregular word ----------------------------------- */
+
+int el__learner_irregular(const el__learner *l, const char *w, char out[][EL__LWORD_MAX], int max) {
+  char base[EL__LWORD_MAX], reg[EL__LWORD_MAX];
+  if (max < 1 || !plain(w) || el__lword(l, w) >= 0) return 0; /* a word WordNet knows is itself */
+  int k = 0;
+  if (el__lm_verb(l, w, base) == EL__VF_PAST) { /* "buyed": buy's past */
+    regular_past(base, reg);
+    char forms[4][EL__LWORD_MAX];
+    int n = el__lm_verb_make(l, base, EL__VF_PAST, forms, 4);
+    for (int i = 0; i < n && k < max; i++)
+      if (strcmp(forms[i], w) && strcmp(forms[i], reg)) strcpy(out[k++], forms[i]);
+  }
+  if (k == 0 && el__lm_noun(l, w, base) == 2 && el__lm_noun(l, base, reg) == 1 && strcmp(reg, w))
+    strcpy(out[k++], reg); /* "childs": child's plural */
+  return k;
+}
+
 /* ---- be / have / do / modals ---------------------------------------------- */
 
 typedef struct aux_map {

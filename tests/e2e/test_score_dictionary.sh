@@ -134,6 +134,12 @@ got=$(curl -s "http://127.0.0.1:$port/v2/check" --data-urlencode "text=I am inte
 m = json.load(sys.stdin)["matches"]
 print(";".join("%d:%s" % (x["offset"], x["replacements"][0]["value"] if x["replacements"] else "") for x in m))')
 check "/v2/check: the n-gram model's correction of the preposition ($got)" test "$got" = "16:in"
+got=$(curl -s "http://127.0.0.1:$port/v2/check" \
+  --data-urlencode "text=I have goed there. The childs goed home." -d language=en-US |
+  "$PYTHON" -c 'import json,sys
+print(";".join(x["replacements"][0]["value"] for x in json.load(sys.stdin)["matches"] if x["replacements"]))')
+check "/v2/check: a regular ending on an irregular word, the n-gram model choosing the form ($got)" \
+  test "$got" = "gone;children;went"
 stop
 serve "$M" || { nok "server on the model without it"; exit 1; }
 got=$(score "$PREP" | flagged)

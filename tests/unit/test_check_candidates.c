@@ -65,6 +65,20 @@ static void test_case_and_number(void) {
   expect("child", EL__EDIT_REPLACE, "children", EL__ET_NOUN_NUM);
 }
 
+/* A regular ending on an irregular word: its irregular forms as spelling
+ * fixes, ranked before hunspell's suggestions. */
+static void test_irregular(void) {
+  if (propose("He buyed it and the childs ran.")) return;
+  expect("buyed", EL__EDIT_REPLACE, "bought", EL__ET_SPELL);
+  expect("childs", EL__EDIT_REPLACE, "children", EL__ET_SPELL);
+  const el__flag *f = ck_flag(C, "buyed");
+  const el__cand *e = ck_cand(C, f, EL__EDIT_REPLACE, "bought");
+  int first = e != NULL;
+  for (int j = f ? f->cand0 : 0; e && j < f->cand0 + f->n_cand; j++)
+    if (C->cands[j].type == EL__ET_SPELL && &C->cands[j] != e) first &= C->cands[j].prior > e->prior;
+  CHECK(first, "buyed: \"bought\" has a better prior than every dictionary suggestion");
+}
+
 /* A misspelling is flagged even where the detector sees nothing. */
 static void test_dictionary_flags(void) {
   const char *text = "I recieve it. London is big.";
@@ -226,6 +240,7 @@ int main(void) {
     C = env.rules;
     test_rules();
     test_case_and_number();
+    test_irregular();
     test_dictionary_flags();
     test_variants();
     test_generator(env.c, env.rules);

@@ -362,6 +362,25 @@ static void test_variants(void) {
   CHECK(el__learner_variants(L, "the", EL__LF_NOUN_NUM, v, 8) == 0 &&
             el__learner_variants(L, "xqzt", EL__LF_VERB_TENSE, v, 8) == 0,
         "function words and unknown words have no noun/verb variants");
+  /* overregularisation: a regular ending on an irregular word */
+  static const struct {
+    const char *w, *want;
+  } R[] = {{"buyed", "bought"}, {"goed", "went"}, {"goed", "gone"}, {"thinked", "thought"},
+           {"childs", "children"}, {"mans", "men"}, {"foots", "feet"}, {"stoped", "stopped"}};
+  int irregular = 1;
+  for (size_t r = 0; r < sizeof R / sizeof R[0]; r++) {
+    int k = el__learner_irregular(L, R[r].w, v, 8), hit = 0;
+    for (int i = 0; i < k; i++) hit |= !strcmp(v[i], R[r].want);
+    irregular &= hit;
+    if (!hit) printf("# %s: no %s among %d\n", R[r].w, R[r].want, k);
+  }
+  CHECK(irregular, "irregular forms of regular endings: buyed bought, goed went gone, thinked "
+                   "thought, childs children, mans men, foots feet, stoped stopped");
+  CHECK(el__learner_irregular(L, "walked", v, 8) == 0 && el__learner_irregular(L, "went", v, 8) == 0 &&
+            el__learner_irregular(L, "informations", v, 8) == 0 &&
+            el__learner_irregular(L, "xqzted", v, 8) == 0,
+        "none for a regular verb's past, a word WordNet knows, a noun without an irregular "
+        "plural, an unknown stem");
   CHECK((el__learner_word_class(L, "the") & EL__LC_ARTICLE) &&
             (el__learner_word_class(L, "with") & EL__LC_PREP) &&
             (el__learner_word_class(L, "they") & EL__LC_PRON_SUBJ) &&
