@@ -24,6 +24,7 @@ static void available_init(void) {
   __builtin_cpu_init();
   const char *off = getenv("ELECTRA_BF16");
   g_available = __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+                __builtin_cpu_supports("avx512vl") &&
                 __builtin_cpu_supports("avx512bf16") && el__gemm_isa() == EL__GEMM_AVX512 &&
                 !(off && !strcmp(off, "off"));
 }
@@ -46,7 +47,7 @@ size_t el__bgemm_packed_elems(int Cout, int K) {
   return (size_t)round_up(Cout, EL_BGEMM_NR) * (size_t)round_up(K, 2);
 }
 
-#define TGTB __attribute__((target("avx512f,avx512bw,avx512bf16")))
+#define TGTB __attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16")))
 
 /* 16 floats alpha x (n of them from p, zeros after) as bf16 in the low half
  * of each 32-bit lane. */

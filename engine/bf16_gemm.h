@@ -27,7 +27,7 @@
 
 #define EL_BGEMM_NR 32 /* columns per panel */
 
-/* Whether this CPU runs the bf16 kernel (AVX-512F/BW and AVX512_BF16, read
+/* Whether this CPU runs the bf16 kernel (AVX-512F/BW/VL and AVX512_BF16, read
  * once), and the fp32 kernels are the AVX-512 ones: ELECTRA_GEMM=avx2 and
  * =openblas (infer_gemm.h) turn it off as they cap the rest of the engine,
  * and so does ELECTRA_BF16=off (attention in fp32 under int8 too). */
