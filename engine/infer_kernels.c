@@ -94,8 +94,8 @@ typedef struct att_job {
   int bf16;                       /* the two products in bf16 (bf16_gemm.h) */
   float scale;
   const el__relpos *rel; /* NULL: absolute positions */
-  const float *dist;     /* rel's distance rows the sequence reaches, packed once for all its
-                            heads (pack_dist), or NULL: OpenBLAS's product */
+  const float *dist;     /* rel's distance rows the sequence reaches, packed once per length
+                            for all heads of a pool run (pack_dists), or NULL: OpenBLAS's */
 } att_job;
 
 /* Query rows of a block: rows x L scores fit the stack scratch; rows <= L and
@@ -108,9 +108,10 @@ static int att_rows(int L) {
 
 /* A thread's packed buffers, kept between calls and freed when the thread
  * ends: PACK_HEAD a task's keys, values and a row of zeros, PACK_DIST the
- * distance rows of the sequence whose attention the thread runs (a task
- * run inline on the same thread uses both at once); NULL when out of memory
- * (the product then takes OpenBLAS's path). */
+ * distance rows of the pool run the thread starts (a task run inline on
+ * the same thread uses both at once), PACK_ROWS a block's queries and
+ * probabilities in bf16; NULL when out of memory (the product then takes
+ * OpenBLAS's path, or for PACK_ROWS the fp32 kernels). */
 enum { PACK_HEAD, PACK_DIST, PACK_ROWS, PACK_KEYS };
 typedef struct pack_buf {
   float *f;

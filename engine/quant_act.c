@@ -83,13 +83,10 @@ void el__dequant(float *out, const int32_t *acc, const float *sa, const int32_t 
 }
 
 void el__qdeq_apart(const el__qdeq *deq, const int32_t *acc, int M, int N, int n0, int n1) {
-  if (n0 == 0 && n1 == N) {
-    el__dequant(deq->out, acc, deq->sa, deq->za, deq->sw, deq->cs, M, N, deq->accumulate);
-  } else { /* row by row: el__dequant on one row's columns */
-    for (int m = 0; m < M; m++)
-      el__dequant(deq->out + (size_t)m * N + n0, acc + (size_t)m * N + n0, deq->sa + m, deq->za + m,
-                  deq->sw + n0, deq->cs + n0, 1, n1 - n0, deq->accumulate);
+  for (int m = 0; m < M; m++) { /* el__dequant on one row's columns, then the bias */
+    float *o = deq->out + (size_t)m * N + n0;
+    el__dequant(o, acc + (size_t)m * N + n0, deq->sa + m, deq->za + m, deq->sw + n0, deq->cs + n0,
+                1, n1 - n0, deq->accumulate);
+    if (deq->bias) el__add_inplace(o, deq->bias + n0, (size_t)(n1 - n0));
   }
-  for (int m = 0; deq->bias && m < M; m++)
-    el__add_inplace(deq->out + (size_t)m * N + n0, deq->bias + n0, (size_t)(n1 - n0));
 }

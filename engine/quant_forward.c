@@ -47,6 +47,16 @@ typedef struct qjob {
   float eps;
 } qjob;
 
+/* gelu(out + b) on columns [c0, c1) of rows [0, rows) of out (ld floats
+ * apart), as the fp32 epilogue computes it. */
+static void bias_gelu(float *out, size_t ld, const float *b, int rows, int c0, int c1) {
+  for (int r = 0; r < rows; r++) {
+    float *seg = out + (size_t)r * ld + c0;
+    el__add_inplace(seg, b + c0, (size_t)(c1 - c0));
+    el__gelu_vec(seg, seg, (size_t)(c1 - c0));
+  }
+}
+
 static void qjob_task(void *ctx, int task, int worker) {
   const qjob *j = ctx;
   const int lo = task * j->rows, rows = j->M - lo < j->rows ? j->M - lo : j->rows;
@@ -63,12 +73,7 @@ static void qjob_task(void *ctx, int task, int worker) {
     el__qdense_run(j->d[i], j->ws, worker, a, acc_i, rows, &deq);
   }
   float *o = j->out[0] + (size_t)lo * j->N[0];
-  if (j->epi == EPI_GELU)
-    for (int r = 0; r < rows; r++) { /* gelu(out + b), as the fp32 epilogue */
-      float *row = o + (size_t)r * j->N[0];
-      el__add_inplace(row, j->b, (size_t)j->N[0]);
-      el__gelu_vec(row, row, (size_t)j->N[0]);
-    }
+  if (j->epi == EPI_GELU) bias_gelu(o, (size_t)j->N[0], j->b, rows, 0, j->N[0]);
   if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
 }
 
@@ -117,12 +122,7 @@ static void column_task(void *ctx, int task, int worker) {
   const el__qdeq deq = {j->out[i], sa, el__qdense_scale(j->d[i]), j->bias[i], za,
                         el__qdense_colsum(j->d[i]), j->accumulate};
   el__qdense_run_cols(j->d[i], a, acc, j->M, &deq, n0, n1);
-  if (i == 0 && j->epi == EPI_GELU)
-    for (int r = 0; r < j->M; r++) { /* gelu(out + b) on this block's columns */
-      float *seg = j->out[0] + (size_t)r * N + n0;
-      el__add_inplace(seg, j->b + n0, (size_t)(n1 - n0));
-      el__gelu_vec(seg, seg, (size_t)(n1 - n0));
-    }
+  if (i == 0 && j->epi == EPI_GELU) bias_gelu(j->out[0], (size_t)N, j->b, j->M, n0, n1);
 }
 
 static void qgemm_by_columns(const qjob *j) {

@@ -126,14 +126,13 @@ static void keep(double *g, char (*alt)[EL__LWORD_MAX], int kind, double gain, c
  * g[EL__NGRAM_EDITS], and the alternatives into alt (NULL: not kept).
  * A verb's gain is its best form's, but the alternative kept is the form
  * that agrees with its subject when that one reaches the verb level too:
- * "She go to school" -> "goes", not the trigrams' likelier "went", which
- * would change what the writer said rather than mend its grammar. */
+ * "she have me" -> "has", not the trigrams' likelier "had", which would
+ * change what the writer said rather than mend its grammar. */
 static void word_gains(el__ngram *m, const el__learner *l, const sentence *s,
                        const char *const *words, int p, double *g, char (*alt_out)[EL__LWORD_MAX]) {
   char low[EL__LWORD_MAX], prev[EL__LWORD_MAX] = "", alt[MAX_ALT][EL__LWORD_MAX];
-  double agree[EL__NGRAM_EDITS];
-  char agree_alt[EL__NGRAM_EDITS][EL__LWORD_MAX];
-  agree[EL__NGRAM_VERB] = NO_GAIN;
+  double agree = NO_GAIN; /* the best agreeing form's gain, and the form */
+  char agree_alt[EL__LWORD_MAX] = "";
   lower(words[s->word_at[p]], low);
   if (s->word_at[p - 1] >= 0) lower(words[s->word_at[p - 1]], prev);
   for (size_t f = 0; f < sizeof REPLACING / sizeof *REPLACING; f++) {
@@ -143,11 +142,14 @@ static void word_gains(el__ngram *m, const el__learner *l, const sentence *s,
       if (id == EL__NGRAM_NONE) continue;
       const double gain = replace_gain(m, s, p, id);
       keep(g, alt_out, REPLACING[f].kind, gain, alt[a]);
-      if (REPLACING[f].family == EL__LF_VERB_SVA) keep(agree, agree_alt, EL__NGRAM_VERB, gain, alt[a]);
+      if (REPLACING[f].family == EL__LF_VERB_SVA && gain > agree) {
+        agree = gain;
+        memcpy(agree_alt, alt[a], EL__LWORD_MAX);
+      }
     }
   }
-  if (alt_out && agree[EL__NGRAM_VERB] >= EL__NGRAM_GAIN[EL__NGRAM_VERB])
-    memcpy(alt_out[EL__NGRAM_VERB], agree_alt[EL__NGRAM_VERB], EL__LWORD_MAX);
+  if (alt_out && agree >= EL__NGRAM_GAIN[EL__NGRAM_VERB])
+    memcpy(alt_out[EL__NGRAM_VERB], agree_alt, EL__LWORD_MAX);
   /* "a" for "an" and back: the next word's sound decides, not what the text said before */
   const char *other = !strcmp(low, "a") ? "an" : !strcmp(low, "an") ? "a" : NULL;
   if (other) keep(g, alt_out, EL__NGRAM_AN, replace_gain(m, s, p, el__ngram_id(m, other)), other);
