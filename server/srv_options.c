@@ -52,8 +52,8 @@ static int build_table(el__srv_options *o, el_opt *t) {
       {"--dtype", EL_OPT_CUSTOM, o, 0, 0, "fp32|int8",
        "arithmetic of the models' dense layers (fp32). int8: weights quantized once at\n"
        "      load (per output channel), activations per token, int32 products on the\n"
-       "      engine's own AVX2 / AVX-512 VNNI kernels, else oneDNN's (speed, memory and\n"
-       "      accuracy: docs/QUANT.md). Needs a build with oneDNN (libdnnl-dev)", 0},
+       "      engine's own AVX2 / AVX-512 VNNI kernels, else oneDNN's; attention in bf16 on\n"
+       "      AVX512_BF16 CPUs (speed, memory, accuracy: docs/QUANT.md). Needs oneDNN", 0},
       {"--model-dtype", EL_OPT_CUSTOM, o, 0, 0, "NAME=DTYPE",
        "--dtype for the model NAME alone. Repeat for several models (config file:\n"
        "      \"model_dtype\": {\"NAME\": \"int8\"}, or \"dtype\" in a \"models\" array entry)", 0},
