@@ -40,6 +40,8 @@ static int add_variants(el__checker *c, el__flag *f, const char *word, const cha
   for (size_t v = 0; v < sizeof VARIANT_FAMILIES / sizeof *VARIANT_FAMILIES; v++) {
     int k = el__learner_variants(c->lang, low, VARIANT_FAMILIES[v].family, alt, 8);
     for (int i = 0; i < k; i++) {
+      /* a rule's form no dictionary knows ("childs", "putted") mends nothing */
+      if (c->dict && el__dict_rejects(c->dict, c->variant, alt[i], 0)) continue;
       el__learner_recase(word, alt[i], cased);
       if (el__cand_add(c, f, EL__EDIT_REPLACE, VARIANT_FAMILIES[v].type, cased, err) < 0)
         return err->code;

@@ -164,6 +164,25 @@ int el__learner_variants(const el__learner *l, const char *w, int family,
  * no such form. */
 int el__learner_irregular(const el__learner *l, const char *w, char out[][EL__LWORD_MAX], int max);
 
+/* The tense the sentence's lower-case words[0..n) are written in, leaving
+ * out words[skip]: the sign of what its finite verbs (a past form after
+ * be/have is a participle, not counted) and time words ("every", "usually";
+ * "yesterday", "ago", "last week") say; 0 when they say nothing or
+ * disagree evenly. words[i] may be NULL (not a word). */
+int el__learner_sentence_tense(const el__learner *l, const char *const *words, int n, int skip);
+
+/* A verb right after a subject pronoun (one adverb between at most) whose
+ * form does not agree with it, the commonest errors a learner makes and a
+ * pattern that decides alone: "she go" -> "goes" ("went" when the sentence
+ * is in the past), "he have" -> "has", "he don't" -> "doesn't", "I is" ->
+ * "am", "they goes" -> "go", "we was" -> "were", "there is many" -> "are"
+ * (a number or a quantifier of many after the verb). low[0..n) are a text's
+ * lower-case words (NULL for none); a pronoun after a word that makes it an
+ * object or inverts a question ("let it go", "does she go") is no subject,
+ * and a verb whose base form is also its past ("she put") is left alone.
+ * Returns 1 and the form into fix[EL__LWORD_MAX], else 0. */
+int el__learner_agreement(const el__learner *l, const char *const *low, int n, int i, char *fix);
+
 /* low (a lower-case word) in the capitalisation pattern of pattern: all
  * upper when pattern has 2+ letters all upper, first upper when pattern's
  * first is, else as is; into out[EL__LWORD_MAX] (truncated). The checker

@@ -107,6 +107,17 @@ int el__lf_word_order(el__lsent *s, uint64_t *rng);
 int el__lv_third_person(el__lsent *s, uint64_t *rng);
 /* One agreement error right after he/she/it (el__learner_subject_agreement); 1 done. */
 int el__lv_subject_sva(el__lsent *s, uint64_t *rng);
+/* he/she/it; I/you/we/they (lower-case). */
+int el__lv_3sg_subject(const char *w);
+int el__lv_plain_subject(const char *w);
+/* Whether a pronoun after the lower-case word prev may be a subject: not
+ * after an auxiliary or modal ("do you like"), nor a verb whose object a
+ * bare infinitive follows ("let you go"). */
+int el__lv_subject_after(const el__learner *l, const char *prev);
+/* A verb whose base form is its past ("put", "read"); or one ending in such
+ * a verb ("misread", "outbid"). */
+int el__lv_same_past(const char *w);
+int el__lv_ends_same_past(const char *w);
 
 /* --- random draws: splitmix64 on the caller's 64-bit state --------------- */
 
@@ -139,6 +150,11 @@ int el__lm_verb_make(const el__learner *l, const char *lemma, int form,
 /* Noun number: 1 singular, 2 plural (other form into other), 0 not a noun
  * form the tables know. */
 int el__lm_noun(const el__learner *l, const char *w, char *other);
+/* The other number's forms of noun w into out: el__lm_noun's, and for a
+ * singular whose WordNet plural is irregular, also its plural by the rule:
+ * the exception lists keep old or learned plurals ("brother" -> "brethren",
+ * "camera" -> "camerae") where the regular one is the common one. */
+int el__lm_noun_forms(const el__learner *l, const char *w, char out[][EL__LWORD_MAX], int max);
 /* The be/have/do/modal counterpart of w for a family: for SVA "is" ->
  * "are", for TENSE "is" -> "was"; writes up to max into out. */
 int el__lm_aux_variants(const char *w, int family, char out[][EL__LWORD_MAX], int max);

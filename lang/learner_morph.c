@@ -174,6 +174,15 @@ int el__lm_noun(const el__learner *l, const char *w, char *other) {
   return other[0] && strcmp(other, w) ? 1 : 0;
 }
 
+int el__lm_noun_forms(const el__learner *l, const char *w, char out[][EL__LWORD_MAX], int max) {
+  int number = max < 1 ? 0 : el__lm_noun(l, w, out[0]);
+  if (number != 1 || max < 2 || strlen(w) + 4 >= EL__LWORD_MAX) return number != 0;
+  int id = el__lword(l, w);
+  if (id < 0 || l->nexc.head_lemma[id] < 0) return 1;
+  regular_plural(w, out[1]); /* beside WordNet's "brethren", "brothers" */
+  return strcmp(out[1], out[0]) && strcmp(out[1], w) ? 2 : 1;
+}
+
 /* ---- a regular ending on an irregular word ----------------------------------- */
 
 int el__learner_irregular(const el__learner *l, const char *w, char out[][EL__LWORD_MAX], int max) {
@@ -201,6 +210,8 @@ typedef struct aux_map {
 static const aux_map AUX_SVA[] = {
     {"is", "are"}, {"are", "is"}, {"am", "is are"}, {"was", "were"}, {"were", "was"},
     {"has", "have"}, {"have", "has"}, {"does", "do"}, {"do", "does"},
+    {"doesn't", "don't"}, {"don't", "doesn't"}, {"hasn't", "haven't"}, {"haven't", "hasn't"},
+    {"isn't", "aren't"}, {"aren't", "isn't"}, {"wasn't", "weren't"}, {"weren't", "wasn't"},
 };
 static const aux_map AUX_TENSE[] = {
     {"is", "was"}, {"are", "were"}, {"am", "was"}, {"was", "is"}, {"were", "are"},

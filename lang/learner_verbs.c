@@ -10,10 +10,10 @@
 
 static const char *prev_low(const el__lsent *s, int i) { return i > 0 ? s->w[i - 1].low : ""; }
 
-static int is_3sg_subject(const char *w) {
+int el__lv_3sg_subject(const char *w) {
   return !strcmp(w, "he") || !strcmp(w, "she") || !strcmp(w, "it");
 }
-static int is_plain_subject(const char *w) {
+int el__lv_plain_subject(const char *w) {
   return !strcmp(w, "i") || !strcmp(w, "you") || !strcmp(w, "we") || !strcmp(w, "they");
 }
 
@@ -73,9 +73,18 @@ static const char *const SAME_PAST[] = {
     "hurt", "let", "put", "quit", "read", "rid", "set", "shed", "shut", "slit",
     "split", "spread", "thrust", "upset", "wet", "beat"};
 
-static int same_past(const char *w) {
+int el__lv_same_past(const char *w) {
   for (size_t k = 0; k < sizeof SAME_PAST / sizeof *SAME_PAST; k++)
     if (!strcmp(w, SAME_PAST[k])) return 1;
+  return 0;
+}
+
+int el__lv_ends_same_past(const char *w) {
+  size_t n = strlen(w);
+  for (size_t k = 0; k < sizeof SAME_PAST / sizeof *SAME_PAST; k++) {
+    size_t m = strlen(SAME_PAST[k]);
+    if (n >= m && !strcmp(w + n - m, SAME_PAST[k])) return 1;
+  }
   return 0;
 }
 
@@ -83,7 +92,7 @@ static int same_past(const char *w) {
  * "he put" reads as a correct past. (Its past by the rule, "putted", stays
  * a tense error: learners over-regularise.) */
 static int past_is_base(const char *lemma, int form) {
-  return form == EL__VF_S3 && same_past(lemma) ? EL__VF_BASE : 0;
+  return form == EL__VF_S3 && el__lv_same_past(lemma) ? EL__VF_BASE : 0;
 }
 
 int el__learner_variants(const el__learner *l, const char *w, int family,
@@ -91,10 +100,9 @@ int el__learner_variants(const el__learner *l, const char *w, int family,
   int k = 0;
   if (family == EL__LF_DET_WRONG || family == EL__LF_PREP_WRONG || family == EL__LF_PUNCT_WRONG)
     k = el__lc_variants(l, w, family, out, max);
-  else if (family == EL__LF_NOUN_NUM) {
-    char other[EL__LWORD_MAX];
-    if (max > 0 && el__lm_noun(l, w, other)) strcpy(out[k++], other);
-  } else if (family == EL__LF_VERB_SVA || family == EL__LF_VERB_TENSE ||
+  else if (family == EL__LF_NOUN_NUM)
+    k = el__lm_noun_forms(l, w, out, max);
+  else if (family == EL__LF_VERB_SVA || family == EL__LF_VERB_TENSE ||
              family == EL__LF_VERB_FORM) {
     k = el__lm_aux_variants(w, family, out, max);
     char lemma[EL__LWORD_MAX];
@@ -131,13 +139,13 @@ static int verb_site(const el__lsent *s, int i, int family, char *lemma) {
   int after_aux = (pc & EL__LC_AUX) != 0;
   switch (family) {
     case EL__LF_VERB_SVA:
-      if (form == EL__VF_S3 && is_3sg_subject(p)) return EL__VF_BASE & ~past_is_base(lemma, form);
-      if (form == EL__VF_BASE && is_plain_subject(p)) return EL__VF_S3;
+      if (form == EL__VF_S3 && el__lv_3sg_subject(p)) return EL__VF_BASE & ~past_is_base(lemma, form);
+      if (form == EL__VF_BASE && el__lv_plain_subject(p)) return EL__VF_S3;
       return 0;
     case EL__LF_VERB_TENSE:
       if (form == EL__VF_PAST && !after_aux)
-        return is_3sg_subject(p) ? EL__VF_S3 : EL__VF_BASE;
-      if ((form == EL__VF_S3 && is_3sg_subject(p)) || (form == EL__VF_BASE && is_plain_subject(p)))
+        return el__lv_3sg_subject(p) ? EL__VF_S3 : EL__VF_BASE;
+      if ((form == EL__VF_S3 && el__lv_3sg_subject(p)) || (form == EL__VF_BASE && el__lv_plain_subject(p)))
         return EL__VF_PAST;
       return 0;
     case EL__LF_VERB_FORM:
@@ -186,7 +194,7 @@ int el__lv_subject_sva(el__lsent *s, uint64_t *rng) {
   char lemma[EL__LWORD_MAX];
   int m = 0;
   for (int i = 1; i < s->n; i++)
-    if (is_3sg_subject(s->w[i - 1].low) && !is_be_form(s->w[i].low) &&
+    if (el__lv_3sg_subject(s->w[i - 1].low) && !is_be_form(s->w[i].low) &&
         verb_site(s, i, EL__LF_VERB_SVA, lemma))
       s->sites[m++] = i;
   return rewrite_site(s, m, EL__LF_VERB_SVA, rng);
@@ -219,7 +227,7 @@ int el__lf_noun_num(el__lsent *s, uint64_t *rng) {
   for (int i = 0; i < s->n; i++) {
     if (!open_word(s, i)) continue;
     const char *p = prev_low(s, i);
-    if (is_3sg_subject(p) || is_plain_subject(p) || !strcmp(p, "to") ||
+    if (el__lv_3sg_subject(p) || el__lv_plain_subject(p) || !strcmp(p, "to") ||
         (i > 0 && (s->w[i - 1].cls & EL__LC_MODAL)))
       continue;
     if (el__lm_noun(s->l, s->w[i].low, other)) s->sites[m++] = i;
@@ -266,7 +274,7 @@ static int third_person_verb(const el__lsent *s, int i, char *to) {
       return 1;
     }
   char lemma[EL__LWORD_MAX], past[MAXV][EL__LWORD_MAX], s3[1][EL__LWORD_MAX];
-  if (same_past(w) || el__lm_verb(s->l, w, lemma) != EL__VF_BASE) return 0;
+  if (el__lv_same_past(w) || el__lm_verb(s->l, w, lemma) != EL__VF_BASE) return 0;
   int k = el__lm_verb_make(s->l, lemma, EL__VF_PAST, past, MAXV);
   for (int j = 0; j < k; j++)
     if (!strcmp(past[j], w)) return 0;
@@ -278,14 +286,20 @@ static int third_person_verb(const el__lsent *s, int i, char *to) {
 /* A subject, not an object or an inverted question: nothing before it that
  * puts the verb first ("do you like", "can we go", "don't you think") or
  * makes it an object ("let you go", "thank you"). */
-static int subject_place(const el__lsent *s, int i) {
-  if (i == 0) return 1;
-  const el__lw *p = &s->w[i - 1];
-  if ((p->cls & (EL__LC_AUX | EL__LC_MODAL)) || !strcmp(p->low, "n't") || !strcmp(p->low, "t"))
+int el__lv_subject_after(const el__learner *l, const char *prev) {
+  if ((el__learner_word_class(l, prev) & (EL__LC_AUX | EL__LC_MODAL)) || !strcmp(prev, "n't") ||
+      !strcmp(prev, "t"))
+    return 0;
+  size_t n = strlen(prev); /* "doesn't he look", "what's he look like" */
+  if ((n > 3 && !strcmp(prev + n - 3, "n't")) || (n > 2 && !strcmp(prev + n - 2, "'s")))
     return 0;
   for (size_t k = 0; k < sizeof OBJECT_THEN_VERB / sizeof *OBJECT_THEN_VERB; k++)
-    if (!strcmp(p->low, OBJECT_THEN_VERB[k])) return 0;
+    if (!strcmp(prev, OBJECT_THEN_VERB[k])) return 0;
   return 1;
+}
+
+static int subject_place(const el__lsent *s, int i) {
+  return i == 0 || el__lv_subject_after(s->l, s->w[i - 1].low);
 }
 
 /* Word i rewritten as low (lower-case), in the case the sentence needs: "I"
@@ -305,7 +319,7 @@ int el__lv_third_person(el__lsent *s, uint64_t *rng) {
    * work" (0.73) but not "Every morning he go to work" (0.16) */
   int m = 0;
   for (int i = 0; i + 1 < s->n; i++)
-    if (is_plain_subject(s->w[i].low) && subject_place(s, i) && third_person_verb(s, i + 1, verb))
+    if (el__lv_plain_subject(s->w[i].low) && subject_place(s, i) && third_person_verb(s, i + 1, verb))
       s->sites[m++] = i;
   int i = el__ls_pick(s->sites, m, rng);
   if (i < 0) return 0;

@@ -63,6 +63,9 @@ static void test_case_and_number(void) {
   if (propose("SHE GO with child.")) return;
   expect("GO", EL__EDIT_REPLACE, "GOES", EL__ET_VERB_SVA);
   expect("child", EL__EDIT_REPLACE, "children", EL__ET_NOUN_NUM);
+  absent("child", EL__EDIT_REPLACE, "childs", "a rule's form no dictionary knows mends nothing");
+  if (propose("He has two brother.")) return;
+  expect("brother", EL__EDIT_REPLACE, "brothers", EL__ET_NOUN_NUM);
 }
 
 /* A regular ending on an irregular word: its irregular forms as spelling

@@ -63,6 +63,9 @@ static void test_verdicts(void) {
   flagged("The cat sat on the mat .", "");           /* correct English */
   flagged("The chef cooked the meal and then he ate it .", ""); /* articles: not judged */
   flagged("She goes to school every day .", "");
+  flagged("He have two brother .", "have|brother"); /* "brothers", not WordNet's "brethren" */
+  flagged("She go to school every day .", "go");     /* the pronoun decides, not the trigrams */
+  flagged("My father and I are alike .", "");
   flagged("I have lived in London for two years .", "");
   flagged("Ngozi lives in Stavanger with her sister .", ""); /* names: not the model's call */
   flagged("I recieve many letters .", "");          /* a misspelling: hunspell's, not this */
@@ -113,6 +116,12 @@ static void test_alternatives(void) {
   char alt[EL__LWORD_MAX];
   best_of("she have me", 1, &kind, alt);
   CHECK(kind == EL__NGRAM_VERB && !strcmp(alt, "has"), "\"she have me\": \"has\" offered (%d, %s)",
+        kind, alt);
+  best_of("She go to school every day .", 1, &kind, alt);
+  CHECK(kind == EL__NGRAM_VERB && !strcmp(alt, "goes"),
+        "\"She go to school every day\": \"goes\" offered (%d, %s)", kind, alt);
+  best_of("He has two brother .", 3, &kind, alt);
+  CHECK(kind == EL__NGRAM_NOUN && !strcmp(alt, "brothers"), "\"two brother\": \"brothers\" (%d, %s)",
         kind, alt);
   best_of("I am interested on music", 3, &kind, alt);
   CHECK(kind == EL__NGRAM_PREP && !strcmp(alt, "in"),

@@ -337,6 +337,7 @@ static void test_variants(void) {
   } C[] = {{EL__LF_VERB_TENSE, "went", "go"},        {EL__LF_VERB_TENSE, "walks", "walked"},
            {EL__LF_VERB_TENSE, "stop", "stopped"},   {EL__LF_VERB_SVA, "goes", "go"},
            {EL__LF_VERB_SVA, "carry", "carries"},   {EL__LF_VERB_SVA, "is", "are"},
+           {EL__LF_VERB_SVA, "don't", "doesn't"},
            {EL__LF_VERB_FORM, "make", "making"},     {EL__LF_VERB_FORM, "running", "run"},
            {EL__LF_VERB_FORM, "went", "gone"},       {EL__LF_VERB_FORM, "seen", "saw"},
            {EL__LF_VERB_FORM, "wrote", "written"},
@@ -381,6 +382,19 @@ static void test_variants(void) {
             el__learner_irregular(L, "xqzted", v, 8) == 0,
         "none for a regular verb's past, a word WordNet knows, a noun without an irregular "
         "plural, an unknown stem");
+  /* a singular whose WordNet plural is old or learned also has its plural by the rule */
+  static const char *const PLURALS[][3] = {{"brother", "brothers", "brethren"},
+                                           {"camera", "cameras", "camerae"},
+                                           {"child", "children", NULL}};
+  for (size_t p = 0; p < sizeof PLURALS / sizeof PLURALS[0]; p++) {
+    int k = el__learner_variants(L, PLURALS[p][0], EL__LF_NOUN_NUM, v, 8), common = 0, old = 0;
+    for (int i = 0; i < k; i++)
+      common |= !strcmp(v[i], PLURALS[p][1]), old |= PLURALS[p][2] && !strcmp(v[i], PLURALS[p][2]);
+    CHECK(common && (old || !PLURALS[p][2]), "NOUN:NUM variants of \"%s\": \"%s\"%s%s (%d)",
+          PLURALS[p][0], PLURALS[p][1], PLURALS[p][2] ? " and " : "", PLURALS[p][2] ? PLURALS[p][2] : "", k);
+  }
+  CHECK(el__learner_variants(L, "media", EL__LF_NOUN_NUM, v, 8) == 1 && !strcmp(v[0], "medium"),
+        "a plural gets its singular alone (\"media\" -> \"medium\")");
   CHECK((el__learner_word_class(L, "the") & EL__LC_ARTICLE) &&
             (el__learner_word_class(L, "with") & EL__LC_PREP) &&
             (el__learner_word_class(L, "they") & EL__LC_PRON_SUBJ) &&
@@ -576,6 +590,73 @@ static void expect_subject_sva(const char *in, const char *want) {
     CHECK(ok, "subject agreement \"%s\": no agreement site after he/she/it, unchanged", in);
 }
 
+/* Splits s at spaces into lower-case words (NULL-free) in buf. */
+static int low_words(const char *s, char *buf, size_t cap, const char **w, int max) {
+  snprintf(buf, cap, "%s", s);
+  for (char *p = buf; *p; p++) *p = (char)(*p >= 'A' && *p <= 'Z' ? *p + 32 : *p);
+  int n = 0;
+  for (char *t = strtok(buf, " "); t && n < max; t = strtok(NULL, " ")) w[n++] = t;
+  return n;
+}
+
+/* A verb that does not agree with its pronoun: the fix where the pattern
+ * decides, nothing in correct English, objects, questions, compound
+ * subjects and sentences in the past. */
+static void test_agreement(void) {
+  static const struct {
+    const char *s;
+    int at;
+    const char *fix; /* NULL: none */
+  } A[] = {{"She go to school every day .", 1, "goes"},
+           {"He have two brothers .", 1, "has"},
+           {"He don't like apples .", 1, "doesn't"},
+           {"he do n't like apples .", 1, "does"},
+           {"He always go home late .", 2, "goes"},
+           {"They goes home .", 1, "go"},
+           {"I thinks so .", 1, "think"},
+           {"We was very happy .", 1, "were"},
+           {"I is here .", 1, "am"},
+           {"There is many people here .", 1, "are"},
+           {"because it rain every day .", 2, "rains"},
+           {"John and he go there .", 3, NULL}, /* a compound subject, or a clause */
+           {"She goes to school every day .", 1, NULL},
+           {"She go to school yesterday .", 1, NULL}, /* the past: "went" or "gone" */
+           {"She put it there .", 1, NULL},              /* "put" may be the past */
+           {"He misread the data .", 1, NULL},
+           {"My father and I are alike .", 4, NULL},
+           {"Does she go there ?", 2, NULL},
+           {"Doesn't he look fine ?", 2, NULL},
+           {"Let it go .", 2, NULL},
+           {"I want it back .", 3, NULL},
+           {"What I said to you is true .", 5, NULL},
+           {"We kids rode in the back .", 1, NULL},
+           {"She still my best friend .", 1, NULL},
+           {"She need not come .", 1, NULL},
+           {"There are a lot of people .", 1, NULL},
+           {"Thank you guys .", 2, NULL}};
+  for (size_t a = 0; a < sizeof A / sizeof A[0]; a++) {
+    char buf[256], fix[EL__LWORD_MAX] = "";
+    const char *w[32];
+    int n = low_words(A[a].s, buf, sizeof buf, w, 32);
+    int got = el__learner_agreement(L, w, n, A[a].at, fix);
+    CHECK(A[a].fix ? got && !strcmp(fix, A[a].fix) : !got, "\"%s\" word %d: %s (got %s)", A[a].s,
+          A[a].at, A[a].fix ? A[a].fix : "no fix", got ? fix : "none");
+  }
+  static const struct {
+    const char *s;
+    int tense;
+  } T[] = {{"She went there yesterday", -1}, {"I go there every day", 1},
+           {"Last week we visit London", -1}, {"At last we visit London", 0},
+           {"He has gone home", 1},            {"I have eaten", 0}};
+  for (size_t t = 0; t < sizeof T / sizeof T[0]; t++) {
+    char buf[256];
+    const char *w[32];
+    int n = low_words(T[t].s, buf, sizeof buf, w, 32);
+    CHECK(el__learner_sentence_tense(L, w, n, -1) == T[t].tense, "\"%s\": tense %d (got %d)",
+          T[t].s, T[t].tense, el__learner_sentence_tense(L, w, n, -1));
+  }
+}
+
 static void test_subject_agreement(void) {
   expect_subject_sva("She goes to school .", "She go to school .");
   expect_subject_sva("He has a car .", "He have a car .");
@@ -614,6 +695,7 @@ int main(void) {
   test_mix();
   test_third_person();
   test_subject_agreement();
+  test_agreement();
   el__learner_sentence_free(&OUT);
   el__learner_free(L);
   return el_test_done();

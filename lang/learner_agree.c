@@ -1,0 +1,166 @@
+/* A verb that does not agree with its subject pronoun, and the tense a
+ * sentence is written in (learner.h: el__learner_agreement,
+ * el__learner_sentence_tense): the commonest errors learners make where the
+ * pattern alone decides, for the checker and the n-gram reading beside the
+ * model ("she go" -> "goes", which the trigrams find only 2.1 nats likelier
+ * in "she goes to school every day"). */
+#include <string.h>
+
+#include "learner_internal.h"
+
+#define MAXV 6
+
+
+/* be/have/do after he/she/it, and after I or we/you/they: the form each wants. */
+static const char *const AUX_FIX_3SG[][2] = {
+    {"have", "has"}, {"do", "does"}, {"are", "is"}, {"am", "is"},
+    {"don't", "doesn't"}, {"haven't", "hasn't"}, {"aren't", "isn't"}};
+static const char *const AUX_FIX_I[][2] = {
+    {"is", "am"}, {"are", "am"}, {"has", "have"}, {"does", "do"},
+    {"doesn't", "don't"}, {"hasn't", "haven't"}};
+static const char *const AUX_FIX_PLURAL[][2] = {
+    {"is", "are"}, {"am", "are"}, {"was", "were"}, {"has", "have"}, {"does", "do"},
+    {"doesn't", "don't"}, {"hasn't", "haven't"}, {"isn't", "aren't"}, {"wasn't", "weren't"}};
+/* adverbs a learner puts between subject and verb ("he always go") */
+static const char *const BETWEEN[] = {"always", "often", "never", "usually", "sometimes", "also",
+                                      "really", "only", "just", "still", "even", "already"};
+
+/* a subject joined to another: the verb agrees with both */
+static const char *const JOINING[] = {"and", "or", "nor"};
+/* verbs that are also modals ("she need not") */
+static const char *const SEMI_MODAL[] = {"need", "dare"};
+
+static const char *aux_fix(const char *const (*table)[2], size_t n, const char *w) {
+  for (size_t k = 0; k < n; k++)
+    if (!strcmp(w, table[k][0])) return table[k][1];
+  return NULL;
+}
+#define AUX_FIX(table, w) aux_fix(table, sizeof table / sizeof *table, w)
+
+static int listed(const char *w, const char *const *list, size_t n) {
+  for (size_t k = 0; k < n; k++)
+    if (!strcmp(w, list[k])) return 1;
+  return 0;
+}
+#define LISTED(w, list) listed(w, list, sizeof list / sizeof *list)
+
+/* ---- the tense of a sentence ---------------------------------------------- */
+
+static const char *const PRESENT_AUX[] = {"am", "is", "are", "does", "has", "can", "will", "must", "shall", "may"};
+static const char *const PAST_AUX[] = {"was", "were", "did", "had", "could"};
+static const char *const PRESENT_TIME[] = {"usually", "nowadays", "every", "normally", "generally", "today", "now"};
+static const char *const PAST_TIME[] = {"yesterday", "ago", "previously"};
+/* "last" tells the past before these ("last week"), not in "at last" */
+static const char *const LAST_WHAT[] = {"week", "month", "year", "night", "summer", "winter", "weekend",
+                                        "time", "holiday", "holidays", "spring", "autumn", "monday",
+                                        "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"};
+
+/* 1 present ("goes", "is", "can"), -1 past ("went", "was"), 0 neither. */
+static int word_tense(const el__learner *l, const char *w) {
+  if (LISTED(w, PRESENT_AUX)) return 1;
+  if (LISTED(w, PAST_AUX)) return -1;
+  char lemma[EL__LWORD_MAX];
+  int form = el__lm_verb(l, w, lemma);
+  return form == EL__VF_S3 ? 1 : form == EL__VF_PAST ? -1 : 0;
+}
+
+/* The tense word i of a sentence tells, as a verb in its place or a time
+ * word: a past form after be/have is a participle and tells nothing. */
+static int tells(const el__learner *l, const char *const *words, int n, int i) {
+  const char *w = words[i];
+  if (LISTED(w, PRESENT_TIME)) return 1;
+  if (LISTED(w, PAST_TIME)) return -1;
+  if (!strcmp(w, "last") && i + 1 < n && words[i + 1] && LISTED(words[i + 1], LAST_WHAT)) return -1;
+  int t = word_tense(l, w);
+  if (t < 0 && i > 0 && !LISTED(w, PAST_AUX) && words[i - 1] &&
+      (el__learner_word_class(l, words[i - 1]) & EL__LC_AUX))
+    return 0;
+  return t;
+}
+
+int el__learner_sentence_tense(const el__learner *l, const char *const *words, int n, int skip) {
+  int sum = 0;
+  for (int i = 0; i < n; i++)
+    if (i != skip && words[i]) sum += tells(l, words, n, i);
+  return (sum > 0) - (sum < 0);
+}
+
+/* ---- agreement --------------------------------------------------------------- */
+
+/* An open verb's form `to` (S3 or BASE) for the word w in form
+ * `from`; 0 when w is not that form or its tense is unclear ("put", "read":
+ * a base form that is also its past). */
+static int open_verb_fix(const el__learner *l, const char *w, int from, int to, char *fix) {
+  char lemma[EL__LWORD_MAX], forms[MAXV][EL__LWORD_MAX];
+  if (el__lv_ends_same_past(w) || el__lm_verb(l, w, lemma) != from) return 0;
+  int k = el__lm_verb_make(l, lemma, EL__VF_PAST, forms, MAXV);
+  for (int j = 0; j < k; j++)
+    if (!strcmp(forms[j], w)) return 0;
+  if (el__lm_verb_make(l, lemma, to, forms, 1) != 1) return 0;
+  strcpy(fix, forms[0]);
+  return 1;
+}
+
+/* Whether "it" or "you" at i may be a subject: it opens the text, or
+ * follows punctuation or a conjunction ("because it rain"; not "I want it
+ * back", "to you is"). */
+static const char *const CONJUNCTIONS[] = {"but", "so", "because", "when", "if", "that", "while",
+                                           "although", "though", "since", "until", "where", "then"};
+static int clause_start(const char *const *low, int i) {
+  return i == 0 || !low[i - 1] || el__learner_token_kind(low[i - 1]) == EL__LK_PUNCT ||
+         LISTED(low[i - 1], CONJUNCTIONS);
+}
+
+/* "there is many people" -> "are": the word after the verb decides where
+ * it is a number or a quantifier of many. (Not "there are a" -> "is":
+ * "there are a lot of", "a few", "a million".) */
+static const char *const MANY[] = {"many", "several", "few", "two", "three", "four", "five",
+                                   "six", "seven", "eight", "nine", "ten", "lots", "both"};
+static const char *const THERE_FIX[][2] = {{"is", "are"}, {"was", "were"}, {"isn't", "aren't"},
+                                           {"wasn't", "weren't"}};
+
+static int there_fix(const char *const *low, int n, int i, char *fix) {
+  const char *to = AUX_FIX(THERE_FIX, low[i]);
+  if (!to || i + 1 >= n || !low[i + 1] || !LISTED(low[i + 1], MANY))
+    return 0;
+  strcpy(fix, to);
+  return 1;
+}
+
+int el__learner_agreement(const el__learner *l, const char *const *low, int n, int i, char *fix) {
+  if (i < 1 || i >= n || !low[i] || LISTED(low[i], BETWEEN) ||
+      LISTED(low[i], SEMI_MODAL))
+    return 0; /* "she still my friend": "still" is a verb too */
+  if (!strcmp(low[i - 1], "there") && (i < 2 || !low[i - 2] || el__lv_subject_after(l, low[i - 2])))
+    return there_fix(low, n, i, fix);
+  int subj = i - 1; /* the pronoun, one adverb back at most */
+  if (low[subj] && LISTED(low[subj], BETWEEN)) subj--;
+  if (subj < 0 || !low[subj] || (subj > 0 && low[subj - 1] && !el__lv_subject_after(l, low[subj - 1])))
+    return 0;
+  const char *p = low[subj], *w = low[i], *to = NULL;
+  if ((!strcmp(p, "it") || !strcmp(p, "you")) && !clause_start(low, subj)) return 0;
+  if (subj > 0 && low[subj - 1] && LISTED(low[subj - 1], JOINING))
+    return 0; /* "my father and I are": the subject is both */
+  if (subj > 0 && low[subj - 1] && LISTED(low[subj - 1], SEMI_MODAL))
+    return 0; /* "dare he laugh" */
+  if (el__lv_3sg_subject(p)) {
+    if ((to = AUX_FIX(AUX_FIX_3SG, w))) return strcpy(fix, to), 1;
+    /* "she go to school yesterday" wants the past, which of an irregular
+     * verb's two the tables cannot tell ("went", "gone"): left to the model */
+    if (el__learner_sentence_tense(l, low, n, i) < 0) return 0;
+    return open_verb_fix(l, w, EL__VF_BASE, EL__VF_S3, fix);
+  }
+  if (!strcmp(p, "i")) {
+    if ((to = AUX_FIX(AUX_FIX_I, w))) return strcpy(fix, to), 1;
+    return open_verb_fix(l, w, EL__VF_S3, EL__VF_BASE, fix);
+  }
+  if (el__lv_plain_subject(p)) {
+    if ((to = AUX_FIX(AUX_FIX_PLURAL, w))) return strcpy(fix, to), 1;
+    /* not after "you" ("thank you guys", "I tell you stories"), nor a noun's
+     * plural after "we" ("we kids rode"; "they goes" is a plural noun too) */
+    char sg[EL__LWORD_MAX];
+    if (!strcmp(p, "you") || (!strcmp(p, "we") && el__lm_noun(l, w, sg) == 2)) return 0;
+    return open_verb_fix(l, w, EL__VF_S3, EL__VF_BASE, fix);
+  }
+  return 0;
+}
