@@ -164,6 +164,17 @@ int el__learner_variants(const el__learner *l, const char *w, int family,
  * no such form. */
 int el__learner_irregular(const el__learner *l, const char *w, char out[][EL__LWORD_MAX], int max);
 
+/* A verb form the words before it decide: the base form after a modal or a
+ * form of "do", a subject pronoun between them or not ("can goes", "didn't
+ * went", "did he went" -> "go"; "can", "will", "may", "must" and "might",
+ * which are nouns too, only after a subject pronoun), and the -ing form after
+ * "look forward to" ("hear" -> "hearing"); not a regular past after a
+ * modal, often an adjective that wants "be" ("would interested"). low as
+ * el__learner_agreement's; returns 1 and the form into fix[EL__LWORD_MAX],
+ * else 0. */
+int el__learner_verb_form_fix(const el__learner *l, const char *const *low, int n, int i,
+                              char *fix);
+
 /* The tense the sentence's lower-case words[0..n) are written in, leaving
  * out words[skip]: the sign of what its finite verbs (a past form after
  * be/have is a participle, not counted) and time words ("every", "usually";

@@ -160,10 +160,11 @@ static void word_gains(el__ngram *m, const el__learner *l, const sentence *s,
       keep(g, alt_out, EL__NGRAM_ADD, add_gain(m, s, p, el__ngram_id(m, ADDED[a])), ADDED[a]);
 }
 
-/* What el__learner_agreement finds ("she go" -> "goes") as a verb edit
- * past any level: the pattern decides alone, where the trigrams gain too
- * little for a level that keeps correct English clean ("she goes to school
- * every day" is only 2.1 nats likelier than "she go ..."). */
+/* What el__learner_agreement and el__learner_verb_form_fix find ("she go"
+ * -> "goes", "didn't went" -> "go") as a verb edit past any level: the
+ * pattern decides alone, where the trigrams gain too little for a level that
+ * keeps correct English clean ("she goes to school every day" is only 2.1
+ * nats likelier than "she go ..."). */
 #define AGREEMENT_GAIN 100.0
 static int agreement(const el__learner *l, const char *const *words, int n, double *gain,
                      char (*alt)[EL__LWORD_MAX], el_error *err) {
@@ -180,7 +181,7 @@ static int agreement(const el__learner *l, const char *const *words, int n, doub
   }
   char fix[EL__LWORD_MAX];
   for (int i = 0; i < n; i++)
-    if (el__learner_agreement(l, w, n, i, fix))
+    if (el__learner_agreement(l, w, n, i, fix) || el__learner_verb_form_fix(l, w, n, i, fix))
       keep(gain + EL__NGRAM_EDITS * (size_t)i, alt ? alt + EL__NGRAM_EDITS * (size_t)i : NULL,
            EL__NGRAM_VERB, AGREEMENT_GAIN, fix);
   free(low);

@@ -66,6 +66,8 @@ static void test_verdicts(void) {
   flagged("He have two brother .", "have|brother"); /* "brothers", not WordNet's "brethren" */
   flagged("She go to school every day .", "go");     /* the pronoun decides, not the trigrams */
   flagged("My father and I are alike .", "");
+  flagged("He did n't went there .", "went");    /* the base form after "do" */
+  flagged("They did experiments in the lab .", ""); /* "did" a main verb */
   flagged("I have lived in London for two years .", "");
   flagged("Ngozi lives in Stavanger with her sister .", ""); /* names: not the model's call */
   flagged("I recieve many letters .", "");          /* a misspelling: hunspell's, not this */
@@ -123,6 +125,9 @@ static void test_alternatives(void) {
   best_of("He has two brother .", 3, &kind, alt);
   CHECK(kind == EL__NGRAM_NOUN && !strcmp(alt, "brothers"), "\"two brother\": \"brothers\" (%d, %s)",
         kind, alt);
+  best_of("I look forward to hear from you .", 4, &kind, alt);
+  CHECK(kind == EL__NGRAM_VERB && !strcmp(alt, "hearing"),
+        "\"look forward to hear\": \"hearing\" (%d, %s)", kind, alt);
   best_of("I am interested on music", 3, &kind, alt);
   CHECK(kind == EL__NGRAM_PREP && !strcmp(alt, "in"),
         "\"interested on music\": \"in\" offered (%d, %s)", kind, alt);

@@ -644,6 +644,32 @@ static void test_agreement(void) {
   }
   static const struct {
     const char *s;
+    int at;
+    const char *fix; /* NULL: none */
+  } F[] = {{"He didn't went there .", 2, "go"},
+           {"He did n't went there .", 3, "go"},
+           {"Did you went there ?", 2, "go"},
+           {"She can goes .", 2, "go"},
+           {"We will spent a lot .", 2, "spend"},
+           {"I look forward to hear from you .", 4, "hearing"},
+           {"You would interested in it .", 2, NULL}, /* wants "be" */
+           {"He didn't go there .", 2, NULL},
+           {"I do exercises every day .", 2, NULL},   /* "do" a main verb */
+           {"He did complicated drawings .", 2, NULL},
+           {"Why won't sharks eat lawyers ?", 3, NULL}, /* a noun's plural */
+           {"She could lay her hands on it .", 2, NULL}, /* "lay" is a base form too */
+           {"He came forward to serve him .", 4, NULL},
+           {"Free will makes us human .", 2, NULL}};
+  for (size_t f = 0; f < sizeof F / sizeof F[0]; f++) {
+    char buf[256], fix[EL__LWORD_MAX] = "x";
+    const char *w[32];
+    int n = low_words(F[f].s, buf, sizeof buf, w, 32);
+    int got = el__learner_verb_form_fix(L, w, n, F[f].at, fix);
+    CHECK(F[f].fix ? got && !strcmp(fix, F[f].fix) : !got, "\"%s\" word %d: %s (got %s)", F[f].s,
+          F[f].at, F[f].fix ? F[f].fix : "no fix", got ? fix : "none");
+  }
+  static const struct {
+    const char *s;
     int tense;
   } T[] = {{"She went there yesterday", -1}, {"I go there every day", 1},
            {"Last week we visit London", -1}, {"At last we visit London", 0},
