@@ -131,7 +131,7 @@ int el__learner_agreement(const el__learner *l, const char *const *low, int n, i
   if (i < 1 || i >= n || !low[i] || LISTED(low[i], BETWEEN) ||
       LISTED(low[i], SEMI_MODAL))
     return 0; /* "she still my friend": "still" is a verb too */
-  if (!strcmp(low[i - 1], "there") && (i < 2 || !low[i - 2] || el__lv_subject_after(l, low[i - 2])))
+  if (low[i - 1] && !strcmp(low[i - 1], "there") && (i < 2 || !low[i - 2] || el__lv_subject_after(l, low[i - 2])))
     return there_fix(low, n, i, fix);
   int subj = i - 1; /* the pronoun, one adverb back at most */
   if (low[subj] && LISTED(low[subj], BETWEEN)) subj--;

@@ -68,6 +68,8 @@ static void test_verdicts(void) {
   flagged("My father and I are alike .", "");
   flagged("He did n't went there .", "went");    /* the base form after "do" */
   flagged("They did experiments in the lab .", ""); /* "did" a main verb */
+  /* a word too long for the tables before a verb (the agreement rule reads it as none) */
+  flagged("Pneumonoultramicroscopicsilicovolcanoconiosisandmoreletters is rare .", "");
   flagged("I have lived in London for two years .", "");
   flagged("Ngozi lives in Stavanger with her sister .", ""); /* names: not the model's call */
   flagged("I recieve many letters .", "");          /* a misspelling: hunspell's, not this */

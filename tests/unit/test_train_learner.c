@@ -668,6 +668,12 @@ static void test_agreement(void) {
     CHECK(F[f].fix ? got && !strcmp(fix, F[f].fix) : !got, "\"%s\" word %d: %s (got %s)", F[f].s,
           F[f].at, F[f].fix ? F[f].fix : "no fix", got ? fix : "none");
   }
+  const char *holes[] = {NULL, "is", "there", NULL, "many", NULL, "go", NULL};
+  char fix[EL__LWORD_MAX];
+  int any = 0;
+  for (int i = 0; i < 8; i++)
+    any |= el__learner_agreement(L, holes, 8, i, fix) | el__learner_verb_form_fix(L, holes, 8, i, fix);
+  CHECK(!any, "words that are none (too long, not text) are no subject, verb or \"there\"");
   static const struct {
     const char *s;
     int tense;
