@@ -10,7 +10,6 @@
 
 #define MAXV 6
 
-
 /* be/have/do after he/she/it, and after I or we/you/they: the form each wants. */
 static const char *const AUX_FIX_3SG[][2] = {
     {"have", "has"}, {"do", "does"}, {"are", "is"}, {"am", "is"},
@@ -37,23 +36,19 @@ static const char *aux_fix(const char *const (*table)[2], size_t n, const char *
 }
 #define AUX_FIX(table, w) aux_fix(table, sizeof table / sizeof *table, w)
 
-static int listed(const char *w, const char *const *list, size_t n) {
-  for (size_t k = 0; k < n; k++)
-    if (!strcmp(w, list[k])) return 1;
-  return 0;
-}
-#define LISTED(w, list) listed(w, list, sizeof list / sizeof *list)
-
 /* ---- the tense of a sentence ---------------------------------------------- */
 
-static const char *const PRESENT_AUX[] = {"am", "is", "are", "does", "has", "can", "will", "must", "shall", "may"};
+static const char *const PRESENT_AUX[] = {"am",   "is",   "are",   "does",  "has",
+                                          "can",  "will", "must",  "shall", "may"};
 static const char *const PAST_AUX[] = {"was", "were", "did", "had", "could"};
-static const char *const PRESENT_TIME[] = {"usually", "nowadays", "every", "normally", "generally", "today", "now"};
+static const char *const PRESENT_TIME[] = {"usually",   "nowadays", "every", "normally",
+                                           "generally", "today",    "now"};
 static const char *const PAST_TIME[] = {"yesterday", "ago", "previously"};
 /* "last" tells the past before these ("last week"), not in "at last" */
-static const char *const LAST_WHAT[] = {"week", "month", "year", "night", "summer", "winter", "weekend",
-                                        "time", "holiday", "holidays", "spring", "autumn", "monday",
-                                        "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday"};
+static const char *const LAST_WHAT[] = {
+    "week",    "month",   "year",     "night",   "summer",  "winter",    "weekend",
+    "time",    "holiday", "holidays", "spring",  "autumn",  "monday",    "tuesday",
+    "wednesday", "thursday", "friday", "saturday", "sunday"};
 
 /* 1 present ("goes", "is", "can"), -1 past ("went", "was"), 0 neither. */
 static int word_tense(const el__learner *l, const char *w) {
@@ -127,22 +122,33 @@ static int there_fix(const char *const *low, int n, int i, char *fix) {
   return 1;
 }
 
-int el__learner_agreement(const el__learner *l, const char *const *low, int n, int i, char *fix) {
-  if (i < 1 || i >= n || !low[i] || LISTED(low[i], BETWEEN) ||
-      LISTED(low[i], SEMI_MODAL))
-    return 0; /* "she still my friend": "still" is a verb too */
-  if (low[i - 1] && !strcmp(low[i - 1], "there") && (i < 2 || !low[i - 2] || el__lv_subject_after(l, low[i - 2])))
-    return there_fix(low, n, i, fix);
-  int subj = i - 1; /* the pronoun, one adverb back at most */
+/* The pronoun verb i follows (one adverb between at most), or -1 when no
+ * subject stands there: an object or an inverted question ("let it go",
+ * "does she go", "I want it back"), a subject joined to another ("my father
+ * and I are"), a pronoun after "dare" or "need" ("dare he laugh"). */
+static int subject_of(const el__learner *l, const char *const *low, int i) {
+  int subj = i - 1;
   if (low[subj] && LISTED(low[subj], BETWEEN)) subj--;
-  if (subj < 0 || !low[subj] || (subj > 0 && low[subj - 1] && !el__lv_subject_after(l, low[subj - 1])))
+  if (subj < 0 || !low[subj]) return -1;
+  const char *before = subj > 0 ? low[subj - 1] : NULL;
+  if (before && (!el__lv_subject_after(l, before) || LISTED(before, JOINING) ||
+                 LISTED(before, SEMI_MODAL)))
+    return -1;
+  if ((!strcmp(low[subj], "it") || !strcmp(low[subj], "you")) && !clause_start(low, subj))
+    return -1;
+  return subj;
+}
+
+int el__learner_agreement(const el__learner *l, const char *const *low, int n, int i, char *fix) {
+  /* "she still my friend": "still" is a verb too; "she need not" */
+  if (i < 1 || i >= n || !low[i] || LISTED(low[i], BETWEEN) || LISTED(low[i], SEMI_MODAL))
     return 0;
+  if (low[i - 1] && !strcmp(low[i - 1], "there") &&
+      (i < 2 || !low[i - 2] || el__lv_subject_after(l, low[i - 2])))
+    return there_fix(low, n, i, fix);
+  int subj = subject_of(l, low, i);
+  if (subj < 0) return 0;
   const char *p = low[subj], *w = low[i], *to = NULL;
-  if ((!strcmp(p, "it") || !strcmp(p, "you")) && !clause_start(low, subj)) return 0;
-  if (subj > 0 && low[subj - 1] && LISTED(low[subj - 1], JOINING))
-    return 0; /* "my father and I are": the subject is both */
-  if (subj > 0 && low[subj - 1] && LISTED(low[subj - 1], SEMI_MODAL))
-    return 0; /* "dare he laugh" */
   if (el__lv_3sg_subject(p)) {
     if ((to = AUX_FIX(AUX_FIX_3SG, w))) return strcpy(fix, to), 1;
     /* "she go to school yesterday" wants the past, which of an irregular

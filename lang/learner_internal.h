@@ -107,6 +107,13 @@ int el__lf_word_order(el__lsent *s, uint64_t *rng);
 int el__lv_third_person(el__lsent *s, uint64_t *rng);
 /* One agreement error right after he/she/it (el__learner_subject_agreement); 1 done. */
 int el__lv_subject_sva(el__lsent *s, uint64_t *rng);
+/* Whether w is one of the n words of list; LISTED for a static array. */
+static inline int el__lw_listed(const char *w, const char *const *list, size_t n) {
+  for (size_t k = 0; k < n; k++)
+    if (!strcmp(w, list[k])) return 1;
+  return 0;
+}
+#define LISTED(w, list) el__lw_listed(w, list, sizeof list / sizeof *list)
 /* he/she/it; I/you/we/they (lower-case). */
 int el__lv_3sg_subject(const char *w);
 int el__lv_plain_subject(const char *w);

@@ -7,22 +7,14 @@
 
 #include "learner_internal.h"
 
-static int listed(const char *w, const char *const *list, size_t n) {
-  for (size_t k = 0; k < n; k++)
-    if (!strcmp(w, list[k])) return 1;
-  return 0;
-}
-#define LISTED(w, list) listed(w, list, sizeof list / sizeof *list)
-
 /* Modals that are no nouns; "can", "will", "may", "must", "might" are also
  * nouns ("free will makes", "a must"), so they count only after a subject
  * pronoun. */
-static const char *const MODAL[] = {"could",    "would",     "should",   "shall",     "cannot",
-                                    "can't",    "won't",     "couldn't", "wouldn't",  "shouldn't",
-                                    "mustn't",  "mightn't"};
+static const char *const MODAL[] = {"could",  "would",    "should",   "shall",     "cannot",
+                                    "can't",  "won't",    "couldn't", "wouldn't",  "shouldn't",
+                                    "mustn't", "mightn't"};
 static const char *const MODAL_NOUN[] = {"can", "will", "may", "must", "might"};
-static const char *const DO[] = {"do",   "does",  "did",    "don't", "doesn't",
-                                 "didn't"};
+static const char *const DO[] = {"do", "does", "did", "don't", "doesn't", "didn't"};
 /* subject pronouns; not "it", an object as often ("how I do it took") */
 static const char *const SUBJECT[] = {"i", "you", "he", "she", "we", "they"};
 
@@ -41,9 +33,7 @@ static int base_form(const el__learner *l, const char *w, int surely_verb, char 
   /* a regular past is often an adjective that wants "be" or "have" before
    * it ("you would interested" -> "would be interested", "could blocked"
    * -> "could have blocked"), an irregular one seldom ("will spent" ->
-   * "spend"); left to the model (flagged without a form, the checker's
-   * other candidates did worse on FCE dev: 393 of 772 edits right against
-   * 394 of 770) */
+   * "spend"): the regular ones are left to the model */
   size_t n = strlen(w);
   if (form == EL__VF_PAST && n > 2 && !strcmp(w + n - 2, "ed")) return 0;
   strcpy(fix, lemma);
@@ -81,8 +71,10 @@ int el__learner_verb_form_fix(const el__learner *l, const char *const *low, int 
   if (place) return base_form(l, low[i], place == 2, fix);
   char lemma[EL__LWORD_MAX], ing[1][EL__LWORD_MAX];
   /* "look forward to hear" -> "hearing" */
-  if (i >= 3 && low[i - 1] && low[i - 2] && low[i - 3] && !strcmp(low[i - 1], "to") &&
-      !strcmp(low[i - 2], "forward") && !strncmp(low[i - 3], "look", 4) && el__lm_verb(l, low[i], lemma) == EL__VF_BASE &&
+  int after_look_forward_to = i >= 3 && low[i - 1] && low[i - 2] && low[i - 3] &&
+                              !strcmp(low[i - 1], "to") && !strcmp(low[i - 2], "forward") &&
+                              !strncmp(low[i - 3], "look", 4);
+  if (after_look_forward_to && el__lm_verb(l, low[i], lemma) == EL__VF_BASE &&
       el__lm_verb_make(l, lemma, EL__VF_ING, ing, 1) == 1) {
     strcpy(fix, ing[0]);
     return 1;

@@ -116,23 +116,22 @@ static void best_of(const char *s, int i, int *kind, char *alt) {
  * but the form that agrees with the subject is the one offered; where
  * agreement is no fix ("interested on") the best alternative stays. */
 static void test_alternatives(void) {
-  int kind;
-  char alt[EL__LWORD_MAX];
-  best_of("she have me", 1, &kind, alt);
-  CHECK(kind == EL__NGRAM_VERB && !strcmp(alt, "has"), "\"she have me\": \"has\" offered (%d, %s)",
-        kind, alt);
-  best_of("She go to school every day .", 1, &kind, alt);
-  CHECK(kind == EL__NGRAM_VERB && !strcmp(alt, "goes"),
-        "\"She go to school every day\": \"goes\" offered (%d, %s)", kind, alt);
-  best_of("He has two brother .", 3, &kind, alt);
-  CHECK(kind == EL__NGRAM_NOUN && !strcmp(alt, "brothers"), "\"two brother\": \"brothers\" (%d, %s)",
-        kind, alt);
-  best_of("I look forward to hear from you .", 4, &kind, alt);
-  CHECK(kind == EL__NGRAM_VERB && !strcmp(alt, "hearing"),
-        "\"look forward to hear\": \"hearing\" (%d, %s)", kind, alt);
-  best_of("I am interested on music", 3, &kind, alt);
-  CHECK(kind == EL__NGRAM_PREP && !strcmp(alt, "in"),
-        "\"interested on music\": \"in\" offered (%d, %s)", kind, alt);
+  static const struct {
+    const char *s;
+    int at, kind;
+    const char *want;
+  } A[] = {{"she have me", 1, EL__NGRAM_VERB, "has"},
+           {"She go to school every day .", 1, EL__NGRAM_VERB, "goes"}, /* the pronoun decides */
+           {"He has two brother .", 3, EL__NGRAM_NOUN, "brothers"},      /* not "brethren" */
+           {"I look forward to hear from you .", 4, EL__NGRAM_VERB, "hearing"},
+           {"I am interested on music", 3, EL__NGRAM_PREP, "in"}};
+  for (size_t a = 0; a < sizeof A / sizeof A[0]; a++) {
+    int kind;
+    char alt[EL__LWORD_MAX];
+    best_of(A[a].s, A[a].at, &kind, alt);
+    CHECK(kind == A[a].kind && !strcmp(alt, A[a].want), "\"%s\": \"%s\" offered (%d, %s)", A[a].s,
+          A[a].want, kind, alt);
+  }
 }
 
 static void test_missing(void) {

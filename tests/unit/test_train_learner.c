@@ -599,74 +599,68 @@ static int low_words(const char *s, char *buf, size_t cap, const char **w, int m
   return n;
 }
 
-/* A verb that does not agree with its pronoun: the fix where the pattern
- * decides, nothing in correct English, objects, questions, compound
- * subjects and sentences in the past. */
+typedef int (*verb_rule)(const el__learner *, const char *const *, int, int, char *);
+#define AGREE el__learner_agreement
+#define FORM el__learner_verb_form_fix
+
+/* A verb that does not agree with its pronoun, and a verb form the words
+ * before it decide: the fix where the pattern decides, nothing in correct
+ * English, objects, questions, compound subjects and sentences in the past. */
 static void test_agreement(void) {
   static const struct {
+    verb_rule rule;
     const char *s;
     int at;
     const char *fix; /* NULL: none */
-  } A[] = {{"She go to school every day .", 1, "goes"},
-           {"He have two brothers .", 1, "has"},
-           {"He don't like apples .", 1, "doesn't"},
-           {"he do n't like apples .", 1, "does"},
-           {"He always go home late .", 2, "goes"},
-           {"They goes home .", 1, "go"},
-           {"I thinks so .", 1, "think"},
-           {"We was very happy .", 1, "were"},
-           {"I is here .", 1, "am"},
-           {"There is many people here .", 1, "are"},
-           {"because it rain every day .", 2, "rains"},
-           {"John and he go there .", 3, NULL}, /* a compound subject, or a clause */
-           {"She goes to school every day .", 1, NULL},
-           {"She go to school yesterday .", 1, NULL}, /* the past: "went" or "gone" */
-           {"She put it there .", 1, NULL},              /* "put" may be the past */
-           {"He misread the data .", 1, NULL},
-           {"My father and I are alike .", 4, NULL},
-           {"Does she go there ?", 2, NULL},
-           {"Doesn't he look fine ?", 2, NULL},
-           {"Let it go .", 2, NULL},
-           {"I want it back .", 3, NULL},
-           {"What I said to you is true .", 5, NULL},
-           {"We kids rode in the back .", 1, NULL},
-           {"She still my best friend .", 1, NULL},
-           {"She need not come .", 1, NULL},
-           {"There are a lot of people .", 1, NULL},
-           {"Thank you guys .", 2, NULL}};
+  } A[] = {{AGREE, "She go to school every day .", 1, "goes"},
+           {AGREE, "He have two brothers .", 1, "has"},
+           {AGREE, "He don't like apples .", 1, "doesn't"},
+           {AGREE, "he do n't like apples .", 1, "does"},
+           {AGREE, "He always go home late .", 2, "goes"},
+           {AGREE, "They goes home .", 1, "go"},
+           {AGREE, "I thinks so .", 1, "think"},
+           {AGREE, "We was very happy .", 1, "were"},
+           {AGREE, "I is here .", 1, "am"},
+           {AGREE, "There is many people here .", 1, "are"},
+           {AGREE, "because it rain every day .", 2, "rains"},
+           {AGREE, "John and he go there .", 3, NULL}, /* a compound subject, or a clause */
+           {AGREE, "She goes to school every day .", 1, NULL},
+           {AGREE, "She go to school yesterday .", 1, NULL}, /* the past: "went" or "gone" */
+           {AGREE, "She put it there .", 1, NULL},              /* "put" may be the past */
+           {AGREE, "He misread the data .", 1, NULL},
+           {AGREE, "My father and I are alike .", 4, NULL},
+           {AGREE, "Does she go there ?", 2, NULL},
+           {AGREE, "Doesn't he look fine ?", 2, NULL},
+           {AGREE, "Let it go .", 2, NULL},
+           {AGREE, "I want it back .", 3, NULL},
+           {AGREE, "What I said to you is true .", 5, NULL},
+           {AGREE, "We kids rode in the back .", 1, NULL},
+           {AGREE, "She still my best friend .", 1, NULL},
+           {AGREE, "She need not come .", 1, NULL},
+           {AGREE, "There are a lot of people .", 1, NULL},
+           {AGREE, "Thank you guys .", 2, NULL},
+           {FORM, "He didn't went there .", 2, "go"},
+           {FORM, "He did n't went there .", 3, "go"},
+           {FORM, "Did you went there ?", 2, "go"},
+           {FORM, "She can goes .", 2, "go"},
+           {FORM, "We will spent a lot .", 2, "spend"},
+           {FORM, "I look forward to hear from you .", 4, "hearing"},
+           {FORM, "You would interested in it .", 2, NULL}, /* wants "be" */
+           {FORM, "He didn't go there .", 2, NULL},
+           {FORM, "I do exercises every day .", 2, NULL},   /* "do" a main verb */
+           {FORM, "He did complicated drawings .", 2, NULL},
+           {FORM, "Why won't sharks eat lawyers ?", 3, NULL}, /* a noun's plural */
+           {FORM, "She could lay her hands on it .", 2, NULL}, /* "lay" is a base form too */
+           {FORM, "He came forward to serve him .", 4, NULL},
+           {FORM, "Free will makes us human .", 2, NULL}};
   for (size_t a = 0; a < sizeof A / sizeof A[0]; a++) {
     char buf[256], fix[EL__LWORD_MAX] = "";
     const char *w[32];
     int n = low_words(A[a].s, buf, sizeof buf, w, 32);
-    int got = el__learner_agreement(L, w, n, A[a].at, fix);
-    CHECK(A[a].fix ? got && !strcmp(fix, A[a].fix) : !got, "\"%s\" word %d: %s (got %s)", A[a].s,
-          A[a].at, A[a].fix ? A[a].fix : "no fix", got ? fix : "none");
-  }
-  static const struct {
-    const char *s;
-    int at;
-    const char *fix; /* NULL: none */
-  } F[] = {{"He didn't went there .", 2, "go"},
-           {"He did n't went there .", 3, "go"},
-           {"Did you went there ?", 2, "go"},
-           {"She can goes .", 2, "go"},
-           {"We will spent a lot .", 2, "spend"},
-           {"I look forward to hear from you .", 4, "hearing"},
-           {"You would interested in it .", 2, NULL}, /* wants "be" */
-           {"He didn't go there .", 2, NULL},
-           {"I do exercises every day .", 2, NULL},   /* "do" a main verb */
-           {"He did complicated drawings .", 2, NULL},
-           {"Why won't sharks eat lawyers ?", 3, NULL}, /* a noun's plural */
-           {"She could lay her hands on it .", 2, NULL}, /* "lay" is a base form too */
-           {"He came forward to serve him .", 4, NULL},
-           {"Free will makes us human .", 2, NULL}};
-  for (size_t f = 0; f < sizeof F / sizeof F[0]; f++) {
-    char buf[256], fix[EL__LWORD_MAX] = "x";
-    const char *w[32];
-    int n = low_words(F[f].s, buf, sizeof buf, w, 32);
-    int got = el__learner_verb_form_fix(L, w, n, F[f].at, fix);
-    CHECK(F[f].fix ? got && !strcmp(fix, F[f].fix) : !got, "\"%s\" word %d: %s (got %s)", F[f].s,
-          F[f].at, F[f].fix ? F[f].fix : "no fix", got ? fix : "none");
+    int got = A[a].rule(L, w, n, A[a].at, fix);
+    CHECK(A[a].fix ? got && !strcmp(fix, A[a].fix) : !got, "%s \"%s\" word %d: %s (got %s)",
+          A[a].rule == AGREE ? "agreement" : "verb form", A[a].s, A[a].at,
+          A[a].fix ? A[a].fix : "no fix", got ? fix : "none");
   }
   const char *holes[] = {NULL, "is", "there", NULL, "many", NULL, "go", NULL};
   char fix[EL__LWORD_MAX];
