@@ -121,9 +121,8 @@ int el__lv_plain_subject(const char *w);
  * after an auxiliary or modal ("do you like"), nor a verb whose object a
  * bare infinitive follows ("let you go"). */
 int el__lv_subject_after(const el__learner *l, const char *prev);
-/* A verb whose base form is its past ("put", "read"); or one ending in such
+/* A verb whose base form is its past ("put", "read"), or one ending in such
  * a verb ("misread", "outbid"). */
-int el__lv_same_past(const char *w);
 int el__lv_ends_same_past(const char *w);
 
 /* --- random draws: splitmix64 on the caller's 64-bit state --------------- */

@@ -73,7 +73,7 @@ static const char *const SAME_PAST[] = {
     "hurt", "let", "put", "quit", "read", "rid", "set", "shed", "shut", "slit",
     "split", "spread", "thrust", "upset", "wet", "beat"};
 
-int el__lv_same_past(const char *w) {
+static int same_past(const char *w) {
   for (size_t k = 0; k < sizeof SAME_PAST / sizeof *SAME_PAST; k++)
     if (!strcmp(w, SAME_PAST[k])) return 1;
   return 0;
@@ -92,7 +92,7 @@ int el__lv_ends_same_past(const char *w) {
  * "he put" reads as a correct past. (Its past by the rule, "putted", stays
  * a tense error: learners over-regularise.) */
 static int past_is_base(const char *lemma, int form) {
-  return form == EL__VF_S3 && el__lv_same_past(lemma) ? EL__VF_BASE : 0;
+  return form == EL__VF_S3 && same_past(lemma) ? EL__VF_BASE : 0;
 }
 
 int el__learner_variants(const el__learner *l, const char *w, int family,
@@ -274,7 +274,7 @@ static int third_person_verb(const el__lsent *s, int i, char *to) {
       return 1;
     }
   char lemma[EL__LWORD_MAX], past[MAXV][EL__LWORD_MAX], s3[1][EL__LWORD_MAX];
-  if (el__lv_same_past(w) || el__lm_verb(s->l, w, lemma) != EL__VF_BASE) return 0;
+  if (same_past(w) || el__lm_verb(s->l, w, lemma) != EL__VF_BASE) return 0;
   int k = el__lm_verb_make(s->l, lemma, EL__VF_PAST, past, MAXV);
   for (int j = 0; j < k; j++)
     if (!strcmp(past[j], w)) return 0;
