@@ -34,6 +34,8 @@ static void test_score(el__dict *d) {
   CHECK(rc == 0, "scores: %s", rc ? err.msg : "ok");
   CHECK(r.alone.tp == 1 && r.alone.fp == 1 && r.alone.fn == 1,
         "hunspell alone: Becouse found, Ngozi (sentence start) a false alarm, go missed");
+  CHECK(!r.ngram && r.spell.tp == r.alone.tp && r.spell.fp == r.alone.fp && r.spell.fn == r.alone.fn,
+        "without the n-gram model, hunspell's own scores are the dictionary's");
   CHECK_NEAR(r.weight, 0.5, 1e-9, 0, "q calibrated: its precision here, 1 of 2");
   CHECK_NEAR(r.name_weight, 1.0, 1e-9, 0, "no name mid-sentence here: e 1, no evidence");
   CHECK_NEAR(comb[0], 1 - 0.9 * 0.5, 1e-6, 0, "Becouse: 1 - (1 - 0.1)(1 - 0.5)");
@@ -76,6 +78,34 @@ static void test_score(el__dict *d) {
   g.generated = 0;
 }
 
+/* With the n-gram model: "hear" after "look forward to" becomes a rejected
+ * word (the verb-form rule), which the dictionary's scores count and
+ * hunspell's own do not. */
+static char *S3[] = {"I", "look", "forward", "to", "hear", "from", "yuo", "."};
+static unsigned char E3[] = {0, 0, 0, 0, 1, 0, 1, 0};
+
+static void test_spell_apart(el__dict *d) {
+  el__ged_readers rd = {d, NULL, NULL};
+  el_error err = {0};
+  if (el__ged_readers_open_ngram(&rd, &err)) {
+    SKIP("no n-gram model: %s", err.msg);
+    return;
+  }
+  el__ged_sentence s[1] = {{8, S3, E3, 0}};
+  el__ged_data g = {.s = s, .n = 1};
+  long first[2] = {0, 8};
+  float prob[8] = {0};
+  int gold[8] = {0, 0, 0, 0, 1, 0, 1, 0};
+  el__ged_dict_result r;
+  int rc = el__ged_dict_score(&rd, &g, first, prob, gold, -1, -1, 0, 0.5, NULL, &r, &err);
+  CHECK(rc == 0, "scores with the n-gram model: %s", rc ? err.msg : "ok");
+  CHECK(r.ngram && r.alone.tp == 2 && r.alone.fn == 0 && r.spell.tp == 1 && r.spell.fn == 1 &&
+            r.spell.fp == 0,
+        "the dictionary with the n-gram model finds yuo and hear (tp %ld), hunspell alone yuo "
+        "(tp %ld, fn %ld)", r.alone.tp, r.spell.tp, r.spell.fn);
+  el__ged_readers_close_ngram(&rd);
+}
+
 int main(void) {
   if (access("/usr/share/hunspell/en_GB.dic", R_OK) || access("/usr/share/hunspell/en_US.dic", R_OK)) {
     SKIP("no hunspell en_GB/en_US dictionaries");
@@ -85,6 +115,7 @@ int main(void) {
   el_error err = {0};
   CHECK(el__dict_load(NULL, &d, &err) == 0, "dictionaries load: %s", err.msg);
   if (d) test_score(d);
+  if (d) test_spell_apart(d);
   el__dict_free(d);
   return el_test_done();
 }

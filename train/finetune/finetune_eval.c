@@ -406,6 +406,11 @@ static void add_dict_scores(cJSON *j, const el__ged_dict_result *d) {
   cJSON_AddNumberToObject(a, "precision", d->alone.precision);
   cJSON_AddNumberToObject(a, "recall", d->alone.recall);
   cJSON_AddNumberToObject(a, "f0.5", d->alone.f05);
+  cJSON *h = cJSON_AddObjectToObject(o, "hunspell");
+  if (!h) return;
+  cJSON_AddNumberToObject(h, "precision", d->spell.precision);
+  cJSON_AddNumberToObject(h, "recall", d->spell.recall);
+  cJSON_AddNumberToObject(h, "f0.5", d->spell.f05);
 }
 
 cJSON *el__ft_metrics_object(const el__task *t, const el__ft_metrics *mt) {

@@ -6,9 +6,10 @@
 #include "ged_dict.h"
 
 /* rej[first[i] + j]: the dictionary's el_dict_verdict on word j of sentence
- * i, read as a spellchecker reads the sentence (el__dict_read_words). */
+ * i, read as a spellchecker reads the sentence (el__dict_read_words);
+ * by_lm[first[i] + j]: 1 where the n-gram model's verdict made it a rejection. */
 static int dict_verdicts(const el__ged_readers *rd, const el__ged_data *g, const long *first,
-                         unsigned char *rej, el_error *err) {
+                         unsigned char *rej, unsigned char *by_lm, el_error *err) {
   unsigned char *lm = NULL;
   for (int i = 0; i < g->n; i++) {
     const el__ged_sentence *s = &g->s[i];
@@ -19,7 +20,10 @@ static int dict_verdicts(const el__ged_readers *rd, const el__ged_data *g, const
       rc = grown ? el__ngram_read_words(rd->lm, rd->learner, w, s->n, lm = grown, err)
                  : el_error_set(err, EL_ENOMEM, "n-gram model: out of memory");
       for (int j = 0; !rc && j < s->n; j++)
-        if (lm[j] && rej[first[i] + j] == EL_DICT_NONE) rej[first[i] + j] = EL_DICT_REJECTS;
+        if (lm[j] && rej[first[i] + j] == EL_DICT_NONE) {
+          rej[first[i] + j] = EL_DICT_REJECTS;
+          by_lm[first[i] + j] = 1;
+        }
     }
     if (rc) {
       free(lm);
@@ -79,18 +83,20 @@ int el__ged_dict_score(const el__ged_readers *rd, const el__ged_data *g, const l
                        const int *gold, double weight, double name_weight, int pick,
                        double threshold, float *comb_out, el__ged_dict_result *out, el_error *err) {
   int n = (int)first[g->n];
-  unsigned char *rej = calloc((size_t)n + 1, 1);
+  unsigned char *rej = calloc((size_t)n + 1, 1), *by_lm = calloc((size_t)n + 1, 1);
   int *flag = malloc(((size_t)n + 1) * sizeof *flag);
   float *comb = comb_out ? comb_out : malloc(((size_t)n + 1) * sizeof *comb);
-  int rc = !rej || !flag || !comb ? el_error_set(err, EL_ENOMEM, "dictionary: out of memory")
-                                  : dict_verdicts(rd, g, first, rej, err);
+  int rc = !rej || !by_lm || !flag || !comb ? el_error_set(err, EL_ENOMEM, "dictionary: out of memory")
+                                            : dict_verdicts(rd, g, first, rej, by_lm, err);
   if (!rc) {
     long names = 0, name_errors = 0;
     for (int k = 0; k < n; k++) {
-      flag[k] = rej[k] == EL_DICT_REJECTS;
+      flag[k] = rej[k] == EL_DICT_REJECTS && !by_lm[k];
       names += rej[k] == EL_DICT_NAME;
       name_errors += rej[k] == EL_DICT_NAME && gold[k];
     }
+    el__metric_ged(flag, gold, n, &out->spell);
+    for (int k = 0; k < n; k++) flag[k] = rej[k] == EL_DICT_REJECTS;
     el__metric_ged(flag, gold, n, &out->alone);
     out->ngram = rd->lm != NULL;
     /* q: how often a rejected word is an error here; e: how often a name is */
@@ -105,6 +111,7 @@ int el__ged_dict_score(const el__ged_readers *rd, const el__ged_data *g, const l
     out->threshold = thr;
   }
   free(rej);
+  free(by_lm);
   free(flag);
   if (comb != comb_out) free(comb);
   return rc;

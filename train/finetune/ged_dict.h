@@ -20,6 +20,8 @@ typedef struct el__ged_dict_result {
   int ngram;              /* the n-gram model's verdicts joined hunspell's (rd->lm) */
   el__ged_scores alone;   /* flagging exactly the words the dictionary rejects (with ngram: or
                              the n-gram model flags) */
+  el__ged_scores spell;   /* flagging the words hunspell rejects, the n-gram model's aside: the
+                             free spellchecker a model is measured against (= alone without ngram) */
   el__ged_scores with;    /* the combination at threshold: what /score flags */
 } el__ged_dict_result;
 

@@ -14,13 +14,17 @@ static cJSON *quality_object(const cJSON *dev, double seconds, const char *dev_f
   const cJSON *d = cJSON_GetObjectItemCaseSensitive(dev, "dictionary");
   double model = num(dev, "f0.5"), with = d ? num(d, "f0.5") : model;
   double alone = d ? num(cJSON_GetObjectItemCaseSensitive(d, "alone"), "f0.5") : -1;
-  int demo = seconds < EL__QUALITY_MIN_SECONDS || (alone >= 0 && with < EL__QUALITY_MARGIN * alone);
+  const cJSON *h = d ? cJSON_GetObjectItemCaseSensitive(d, "hunspell") : NULL;
+  double spell = h ? num(h, "f0.5") : alone;
+  int demo = seconds < EL__QUALITY_MIN_SECONDS || (spell >= 0 && with < EL__QUALITY_MARGIN * spell);
   const char *on = dev_file ? dev_file : "its synthetic dev data";
-  char sum[640], hs[128] = "";
+  char sum[640], hs[160] = "";
   int ngram = d && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(d, "ngram"));
-  if (alone >= 0)
-    snprintf(hs, sizeof hs, "; %s alone %.2f, the model alone %.2f",
-             ngram ? "hunspell and the n-gram model" : "hunspell", alone, model);
+  if (spell >= 0 && ngram)
+    snprintf(hs, sizeof hs, "; hunspell alone %.2f, with the n-gram model %.2f, the model alone %.2f",
+             spell, alone, model);
+  else if (spell >= 0)
+    snprintf(hs, sizeof hs, "; hunspell alone %.2f, the model alone %.2f", spell, model);
   int min = seconds >= 120;
   snprintf(sum, sizeof sum, "%s: F0.5 %.2f on %s%s; a %.0f-%s recipe%s", demo ? "demo" : "detector",
            with, on, hs, min ? seconds / 60 : seconds, min ? "minute" : "second",
@@ -33,6 +37,7 @@ static cJSON *quality_object(const cJSON *dev, double seconds, const char *dev_f
   cJSON_AddNumberToObject(q, "f0.5", with);
   cJSON_AddNumberToObject(q, "model_alone_f0.5", model);
   if (alone >= 0) cJSON_AddNumberToObject(q, "dictionary_alone_f0.5", alone);
+  if (spell >= 0) cJSON_AddNumberToObject(q, "hunspell_alone_f0.5", spell);
   cJSON_AddNumberToObject(q, "recipe_seconds", seconds);
   return q;
 }

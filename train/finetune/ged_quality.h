@@ -11,8 +11,9 @@
 struct cJSON;
 
 /* A model is a demo when it was made in less than this, or when on its own
- * dev data it does not beat hunspell alone by EL__QUALITY_MARGIN: the model
- * then adds too little to what a spellchecker flags. */
+ * dev data what /score flags does not beat hunspell alone (the spellchecker a
+ * user already has; the n-gram model's verdicts are the served combination's
+ * part, not the baseline's) by EL__QUALITY_MARGIN. */
 #define EL__QUALITY_MIN_SECONDS 600.0
 #define EL__QUALITY_MARGIN 1.25
 
