@@ -194,6 +194,15 @@ int el__learner_sentence_tense(const el__learner *l, const char *const *words, i
  * Returns 1 and the form into fix[EL__LWORD_MAX], else 0. */
 int el__learner_agreement(const el__learner *l, const char *const *low, int n, int i, char *fix);
 
+/* The same after a possessive and a noun for a person or pet at the start
+ * of a clause, singular or plural ("my sister go" -> "goes", "my parents
+ * is" -> "are", "my friend have" -> "has"): the pattern proposes, the
+ * n-gram model's reading keeps only what it finds likelier (a noun before a
+ * noun, "my mother tongue", is not a verb). Returns 1 and the form into
+ * fix[EL__LWORD_MAX], else 0. */
+int el__learner_noun_agreement(const el__learner *l, const char *const *low, int n, int i,
+                               char *fix);
+
 /* low (a lower-case word) in the capitalisation pattern of pattern: all
  * upper when pattern has 2+ letters all upper, first upper when pattern's
  * first is, else as is; into out[EL__LWORD_MAX] (truncated). The checker

@@ -170,3 +170,42 @@ int el__learner_agreement(const el__learner *l, const char *const *low, int n, i
   }
   return 0;
 }
+
+/* ---- a noun subject --------------------------------------------------------- */
+
+/* Nouns for people and pets, the subjects learners write of themselves and
+ * their families ("my sister go"), singular and plural; after a possessive
+ * at the start of a clause they are the subject (not "I saw my sister go",
+ * "let my friends come"), and not a noun before another noun ("my mother
+ * tongue"), which the n-gram model's reading rules out (ngram_read.c). */
+static const char *const PERSON[] = {
+    "sister",  "brother",  "mother",  "father",      "mum",         "mom",        "dad",
+    "friend",  "teacher",  "boss",        "husband",     "wife",       "son",
+    "daughter", "uncle",   "aunt",    "cousin",      "grandmother", "grandfather", "grandma",
+    "grandpa", "girlfriend", "boyfriend", "neighbour", "neighbor",  "partner",    "colleague",
+    "classmate", "baby",   "dog",     "cat"};
+static const char *const PERSONS[] = {
+    "sisters", "brothers", "parents", "friends", "teachers", "children", "kids", "cousins",
+    "grandparents", "neighbours", "neighbors", "colleagues", "classmates", "dogs", "cats"};
+static const char *const POSSESSIVE[] = {"my", "your", "his", "her", "our", "their"};
+
+int el__learner_noun_agreement(const el__learner *l, const char *const *low, int n, int i,
+                               char *fix) {
+  if (i < 2 || i >= n || !low[i] || LISTED(low[i], BETWEEN) || LISTED(low[i], SEMI_MODAL))
+    return 0;
+  int noun = low[i - 1] && LISTED(low[i - 1], BETWEEN) ? i - 2 : i - 1;
+  if (noun < 1 || !low[noun] || !low[noun - 1] || !LISTED(low[noun - 1], POSSESSIVE) ||
+      !clause_start(low, noun - 1))
+    return 0;
+  const char *w = low[i], *to;
+  if (LISTED(low[noun], PERSON)) {
+    if ((to = AUX_FIX(AUX_FIX_3SG, w))) return strcpy(fix, to), 1;
+    if (el__learner_sentence_tense(l, low, n, i) < 0) return 0; /* as for she/he above */
+    return open_verb_fix(l, w, EL__VF_BASE, EL__VF_S3, fix);
+  }
+  if (LISTED(low[noun], PERSONS)) {
+    if ((to = AUX_FIX(AUX_FIX_PLURAL, w))) return strcpy(fix, to), 1;
+    return open_verb_fix(l, w, EL__VF_S3, EL__VF_BASE, fix);
+  }
+  return 0;
+}

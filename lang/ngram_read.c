@@ -164,10 +164,14 @@ static void word_gains(el__ngram *m, const el__learner *l, const sentence *s,
  * -> "goes", "didn't went" -> "go") as a verb edit past any level: the
  * pattern decides alone, where the trigrams gain too little for a level that
  * keeps correct English clean ("she goes to school every day" is only 2.1
- * nats likelier than "she go ..."). */
+ * nats likelier than "she go ..."). What el__learner_noun_agreement finds
+ * ("my sister go") counts the same when the trigrams find the fix at least
+ * NOUN_AGREEMENT_LEVEL likelier: after a noun the pattern alone cannot tell
+ * a verb from a second noun ("my mother tongue", "my family name"). */
 #define AGREEMENT_GAIN 100.0
-static int agreement(const el__learner *l, const char *const *words, int n, double *gain,
-                     char (*alt)[EL__LWORD_MAX], el_error *err) {
+#define NOUN_AGREEMENT_LEVEL 0.0
+static int agreement(el__ngram *m, const el__learner *l, const sentence *s, const char *const *words,
+                     int n, double *gain, char (*alt)[EL__LWORD_MAX], el_error *err) {
   char(*low)[EL__LWORD_MAX] = malloc(((size_t)n + 1) * sizeof *low);
   const char **w = malloc(((size_t)n + 1) * sizeof *w);
   if (!low || !w) {
@@ -184,6 +188,14 @@ static int agreement(const el__learner *l, const char *const *words, int n, doub
     if (el__learner_agreement(l, w, n, i, fix) || el__learner_verb_form_fix(l, w, n, i, fix))
       keep(gain + EL__NGRAM_EDITS * (size_t)i, alt ? alt + EL__NGRAM_EDITS * (size_t)i : NULL,
            EL__NGRAM_VERB, AGREEMENT_GAIN, fix);
+  for (int p = 1; p + 1 < s->len; p++) {
+    const int i = s->word_at[p];
+    if (i < 0 || !el__learner_noun_agreement(l, w, n, i, fix)) continue;
+    const int32_t id = el__ngram_id(m, fix);
+    if (id != EL__NGRAM_NONE && replace_gain(m, s, p, id) >= NOUN_AGREEMENT_LEVEL)
+      keep(gain + EL__NGRAM_EDITS * (size_t)i, alt ? alt + EL__NGRAM_EDITS * (size_t)i : NULL,
+           EL__NGRAM_VERB, AGREEMENT_GAIN, fix);
+  }
   free(low);
   free(w);
   return EL_OK;
@@ -204,8 +216,9 @@ static int gains(el__ngram *m, const el__learner *l, const char *const *words, i
       size_t at = EL__NGRAM_EDITS * (size_t)s.word_at[p];
       word_gains(m, l, &s, words, p, gain + at, alt ? alt + at : NULL);
     }
+  int rc = agreement(m, l, &s, words, n, gain, alt, err);
   sentence_free(&s);
-  return agreement(l, words, n, gain, alt, err);
+  return rc;
 }
 
 double el__ngram_logp(el__ngram *m, const char *const *words, int n) {

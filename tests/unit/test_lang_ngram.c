@@ -124,7 +124,11 @@ static void test_alternatives(void) {
            {"She go to school every day .", 1, EL__NGRAM_VERB, "goes"}, /* the pronoun decides */
            {"He has two brother .", 3, EL__NGRAM_NOUN, "brothers"},      /* not "brethren" */
            {"I look forward to hear from you .", 4, EL__NGRAM_VERB, "hearing"},
-           {"I am interested on music", 3, EL__NGRAM_PREP, "in"}};
+           {"I am interested on music", 3, EL__NGRAM_PREP, "in"},
+           {"My sister go to school every day .", 2, EL__NGRAM_VERB, "goes"}, /* a noun subject */
+           /* the pattern proposes "tongues", "names"; the trigrams find them unlikelier */
+           {"My mother tongue is French .", 2, -1, ""},
+           {"My brother name is Tom .", 2, -1, ""}};
   for (size_t a = 0; a < sizeof A / sizeof A[0]; a++) {
     int kind;
     char alt[EL__LWORD_MAX];

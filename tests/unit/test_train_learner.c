@@ -602,6 +602,7 @@ static int low_words(const char *s, char *buf, size_t cap, const char **w, int m
 typedef int (*verb_rule)(const el__learner *, const char *const *, int, int, char *);
 #define AGREE el__learner_agreement
 #define FORM el__learner_verb_form_fix
+#define NOUN el__learner_noun_agreement
 
 /* A verb that does not agree with its pronoun, and a verb form the words
  * before it decide: the fix where the pattern decides, nothing in correct
@@ -652,14 +653,25 @@ static void test_agreement(void) {
            {FORM, "Why won't sharks eat lawyers ?", 3, NULL}, /* a noun's plural */
            {FORM, "She could lay her hands on it .", 2, NULL}, /* "lay" is a base form too */
            {FORM, "He came forward to serve him .", 4, NULL},
-           {FORM, "Free will makes us human .", 2, NULL}};
+           {FORM, "Free will makes us human .", 2, NULL},
+           {NOUN, "My sister go to school every day .", 2, "goes"},
+           {NOUN, "my friend have a dog .", 2, "has"},
+           {NOUN, "My brother always play football .", 3, "plays"},
+           {NOUN, "because my parents is kind .", 3, "are"},
+           {NOUN, "My friends likes it .", 2, "like"},
+           {NOUN, "My sister goes to school .", 2, NULL},
+           {NOUN, "I saw my sister go home .", 4, NULL}, /* an object: "see her go" */
+           {NOUN, "My family are here .", 2, NULL},     /* a collective noun takes either */
+           {NOUN, "My sister went home yesterday .", 2, NULL},
+           {NOUN, "The sister go home .", 2, NULL}, /* a possessive only */
+           {NOUN, "My mother tongue is French .", 2, "tongues"}}; /* the n-gram reading rules it out */
   for (size_t a = 0; a < sizeof A / sizeof A[0]; a++) {
     char buf[256], fix[EL__LWORD_MAX] = "";
     const char *w[32];
     int n = low_words(A[a].s, buf, sizeof buf, w, 32);
     int got = A[a].rule(L, w, n, A[a].at, fix);
     CHECK(A[a].fix ? got && !strcmp(fix, A[a].fix) : !got, "%s \"%s\" word %d: %s (got %s)",
-          A[a].rule == AGREE ? "agreement" : "verb form", A[a].s, A[a].at,
+          A[a].rule == AGREE ? "agreement" : A[a].rule == NOUN ? "noun agreement" : "verb form", A[a].s, A[a].at,
           A[a].fix ? A[a].fix : "no fix", got ? fix : "none");
   }
   const char *holes[] = {NULL, "is", "there", NULL, "many", NULL, "go", NULL};
