@@ -1,7 +1,8 @@
 /* A verb form that the word before it decides (learner.h,
  * el__learner_verb_form_fix): the base form after a modal or a form of "do"
- * ("can goes", "didn't went", "did he went" -> "go"), and the -ing form
- * after "look forward to" ("I look forward to hear from you"), errors
+ * ("can goes", "didn't went", "did he went" -> "go"), the -ing form after
+ * "look forward to" ("I look forward to hear from you"), and a feeling's -ed
+ * form after a person and "be" ("I am interesting in music"), errors
  * learners make often and correct English has almost never. */
 #include <string.h>
 
@@ -64,9 +65,44 @@ static int bare_infinitive_place(const char *const *low, int i) {
   return LISTED(w, MODAL_NOUN) && after_subject ? 2 : 0;
 }
 
+/* A feeling's two adjectives: what causes it and who has it. */
+static const char *const FEELING[][2] = {
+    {"interesting", "interested"}, {"boring", "bored"},           {"exciting", "excited"},
+    {"surprising", "surprised"},   {"confusing", "confused"},     {"frightening", "frightened"},
+    {"amazing", "amazed"},         {"annoying", "annoyed"},       {"embarrassing", "embarrassed"},
+    {"disappointing", "disappointed"}, {"worrying", "worried"},   {"satisfying", "satisfied"},
+    {"shocking", "shocked"},       {"terrifying", "terrified"},   {"fascinating", "fascinated"},
+    {"depressing", "depressed"},   {"frustrating", "frustrated"}, {"tiring", "tired"}};
+static const char *const BE[] = {"am", "is", "are", "was", "were", "'m", "'re"};
+static const char *const DEGREE[] = {"very", "so", "really", "quite", "too", "extremely", "not",
+                                     "always", "never", "also", "still"};
+/* pronouns for people only: "they" and "you" are things as often ("they were
+ * interesting in their way") */
+static const char *const PERSON_SUBJECT[] = {"i", "we", "he", "she"};
+/* the prepositions that follow who has the feeling ("interested in", "bored with") */
+static const char *const FEELING_PREP[] = {"in", "with", "about", "of", "by", "at"};
+
+/* "I am interesting in music" -> "interested": the -ing adjective after a
+ * person (I, we, he or she) and a form of "be", one or two degree
+ * words between, and before a preposition: the one who feels, not what
+ * causes it ("it is interesting in many ways" is left alone). */
+static int feeling_fix(const char *const *low, int n, int i, char *fix) {
+  const char *to = NULL;
+  for (size_t k = 0; k < sizeof FEELING / sizeof *FEELING && !to; k++)
+    if (!strcmp(low[i], FEELING[k][0])) to = FEELING[k][1];
+  if (!to || i + 1 >= n || !low[i + 1] || !LISTED(low[i + 1], FEELING_PREP)) return 0;
+  int j = i - 1;
+  while (j >= 0 && j >= i - 2 && low[j] && LISTED(low[j], DEGREE)) j--;
+  if (j < 1 || !low[j] || !low[j - 1] || !LISTED(low[j], BE) || !LISTED(low[j - 1], PERSON_SUBJECT))
+    return 0;
+  strcpy(fix, to);
+  return 1;
+}
+
 int el__learner_verb_form_fix(const el__learner *l, const char *const *low, int n, int i,
                               char *fix) {
   if (i < 1 || i >= n || !low[i]) return 0;
+  if (feeling_fix(low, n, i, fix)) return 1;
   int place = bare_infinitive_place(low, i);
   if (place) return base_form(l, low[i], place == 2, fix);
   char lemma[EL__LWORD_MAX], ing[1][EL__LWORD_MAX];

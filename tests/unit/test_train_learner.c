@@ -654,6 +654,13 @@ static void test_agreement(void) {
            {FORM, "She could lay her hands on it .", 2, NULL}, /* "lay" is a base form too */
            {FORM, "He came forward to serve him .", 4, NULL},
            {FORM, "Free will makes us human .", 2, NULL},
+           {FORM, "I am interesting in music .", 2, "interested"},
+           {FORM, "She was very disappointing with the show .", 3, "disappointed"},
+           {FORM, "I 'm really boring with it .", 3, "bored"},
+           {FORM, "It is interesting in many ways .", 2, NULL},   /* a thing */
+           {FORM, "They were interesting in their way .", 2, NULL}, /* things as often */
+           {FORM, "I am interesting .", 2, NULL},                 /* no preposition */
+           {FORM, "I am interested in music .", 2, NULL},
            {NOUN, "My sister go to school every day .", 2, "goes"},
            {NOUN, "my friend have a dog .", 2, "has"},
            {NOUN, "My brother always play football .", 3, "plays"},
