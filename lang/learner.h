@@ -203,6 +203,14 @@ int el__learner_agreement(const el__learner *l, const char *const *low, int n, i
 int el__learner_noun_agreement(const el__learner *l, const char *const *low, int n, int i,
                                char *fix);
 
+/* The past forms for a present verb right after a subject pronoun, the
+ * sentence's first verb, where a time word puts the sentence in the past and
+ * nothing in it tells the present ("Yesterday I go to the cinema" -> "went"
+ * "gone", "Two years ago I am" -> "was"): into out[0..max), lower-case;
+ * which one fits the n-gram model's reading chooses. 0 when none. */
+int el__learner_past_fixes(const el__learner *l, const char *const *low, int n, int i,
+                           char out[][EL__LWORD_MAX], int max);
+
 /* low (a lower-case word) in the capitalisation pattern of pattern: all
  * upper when pattern has 2+ letters all upper, first upper when pattern's
  * first is, else as is; into out[EL__LWORD_MAX] (truncated). The checker

@@ -209,3 +209,87 @@ int el__learner_noun_agreement(const el__learner *l, const char *const *low, int
   }
   return 0;
 }
+
+/* ---- a present verb in a sentence a time word puts in the past --------------- */
+
+/* be/have/do's past after any subject */
+static const char *const AUX_PAST[][2] = {
+    {"am", "was"}, {"is", "was"}, {"are", "were"}, {"have", "had"}, {"has", "had"},
+    {"do", "did"}, {"does", "did"}, {"don't", "didn't"}, {"doesn't", "didn't"},
+    {"isn't", "wasn't"}, {"aren't", "weren't"}, {"haven't", "hadn't"}, {"hasn't", "hadn't"}};
+
+/* The sentence around word i: [*from, *to) between ". ! ?" (low may hold a
+ * whole text). */
+static int ends_sentence(const char *w) {
+  return w && (!strcmp(w, ".") || !strcmp(w, "!") || !strcmp(w, "?"));
+}
+static void sentence_around(const char *const *low, int n, int i, int *from, int *to) {
+  *from = i;
+  while (*from > 0 && !ends_sentence(low[*from - 1])) --*from;
+  *to = i + 1;
+  while (*to < n && !ends_sentence(low[*to - 1])) ++*to;
+}
+
+/* Whether words [from, to) are a past time phrase: "yesterday" (and
+ * "morning" ... after it), "last" and a time ("last week"), or up to three
+ * words ending in "ago" ("two years ago"). */
+static const char *const DAY_PART[] = {"morning", "afternoon", "evening", "night"};
+static int past_time_phrase(const char *const *low, int from, int to) {
+  int n = to - from;
+  if (n < 1 || !low[from]) return 0;
+  if (!strcmp(low[from], "yesterday"))
+    return n == 1 || (n == 2 && low[from + 1] && LISTED(low[from + 1], DAY_PART));
+  if (!strcmp(low[from], "last")) return n == 2 && low[from + 1] && LISTED(low[from + 1], LAST_WHAT);
+  return n <= 3 && low[to - 1] && !strcmp(low[to - 1], "ago");
+}
+
+/* Whether the sentence [from, to) opens with a past time phrase, a comma
+ * after it or not, right before the subject at subj ("Yesterday I go",
+ * "Two years ago, I live", "Last week we visit"), and no word of it tells
+ * the present; the verb at i aside. A time word elsewhere is as often
+ * another clause's ("I hear that you were attacked last night", "it is
+ * long ago"). */
+static int past_by_time_word(const el__learner *l, const char *const *low, int from, int to,
+                             int subj, int i) {
+  int end = subj > from && low[subj - 1] && !strcmp(low[subj - 1], ",") ? subj - 1 : subj;
+  if (!past_time_phrase(low, from, end)) return 0;
+  for (int k = from; k < to; k++)
+    if (k != i && low[k] && tells(l, low, to, k) > 0) return 0;
+  return 1;
+}
+
+/* Whether a verb or auxiliary comes before i in its sentence: then i may be
+ * in a clause of its own ("yesterday I learned that they live here"). */
+static int verb_before(const el__learner *l, const char *const *low, int from, int i) {
+  char lemma[EL__LWORD_MAX];
+  for (int k = from; k < i; k++)
+    if (low[k] && ((el__learner_word_class(l, low[k]) & EL__LC_AUX) ||
+                   (el__lm_verb(l, low[k], lemma) & (EL__VF_S3 | EL__VF_PAST))))
+      return 1;
+  return 0;
+}
+
+static int subject_pronoun(const char *w) {
+  return el__lv_3sg_subject(w) || !strcmp(w, "i") || el__lv_plain_subject(w);
+}
+
+int el__learner_past_fixes(const el__learner *l, const char *const *low, int n, int i,
+                           char out[][EL__LWORD_MAX], int max) {
+  if (i < 1 || i >= n || !low[i] || max < 1 || LISTED(low[i], BETWEEN) || LISTED(low[i], SEMI_MODAL))
+    return 0;
+  int subj = subject_of(l, low, i), from, end;
+  sentence_around(low, n, i, &from, &end);
+  if (subj < 0 || !subject_pronoun(low[subj]) || verb_before(l, low, from, i) ||
+      !past_by_time_word(l, low, from, end, subj, i))
+    return 0;
+  char lemma[EL__LWORD_MAX];
+  /* "have seen" wants "saw", not "had seen" */
+  if ((!strcmp(low[i], "have") || !strcmp(low[i], "has")) && i + 1 < n && low[i + 1] &&
+      (!strcmp(low[i + 1], "been") || el__lm_verb(l, low[i + 1], lemma) == EL__VF_PAST))
+    return 0;
+  const char *to = AUX_FIX(AUX_PAST, low[i]);
+  if (to) return strcpy(out[0], to), 1;
+  int form = el__lm_verb(l, low[i], lemma);
+  if ((form != EL__VF_BASE && form != EL__VF_S3) || el__lv_ends_same_past(low[i])) return 0;
+  return el__lm_verb_make(l, lemma, EL__VF_PAST, out, max);
+}

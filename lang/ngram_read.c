@@ -190,9 +190,18 @@ static int agreement(el__ngram *m, const el__learner *l, const sentence *s, cons
            EL__NGRAM_VERB, AGREEMENT_GAIN, fix);
   for (int p = 1; p + 1 < s->len; p++) {
     const int i = s->word_at[p];
-    if (i < 0 || !el__learner_noun_agreement(l, w, n, i, fix)) continue;
-    const int32_t id = el__ngram_id(m, fix);
-    if (id != EL__NGRAM_NONE && replace_gain(m, s, p, id) >= NOUN_AGREEMENT_LEVEL)
+    if (i < 0) continue;
+    char past[MAX_ALT][EL__LWORD_MAX];
+    int k = el__learner_past_fixes(l, w, n, i, past, MAX_ALT);
+    if (el__learner_noun_agreement(l, w, n, i, fix)) memcpy(past[0], fix, EL__LWORD_MAX), k = 1;
+    /* the likeliest of the fixes ("went" rather than "gone"), if at least as likely */
+    double best = NO_GAIN;
+    for (int a = 0; a < k; a++) {
+      const int32_t id = el__ngram_id(m, past[a]);
+      const double g = id == EL__NGRAM_NONE ? NO_GAIN : replace_gain(m, s, p, id);
+      if (g > best) best = g, memcpy(fix, past[a], EL__LWORD_MAX);
+    }
+    if (k && best >= NOUN_AGREEMENT_LEVEL)
       keep(gain + EL__NGRAM_EDITS * (size_t)i, alt ? alt + EL__NGRAM_EDITS * (size_t)i : NULL,
            EL__NGRAM_VERB, AGREEMENT_GAIN, fix);
   }

@@ -127,6 +127,7 @@ static void test_alternatives(void) {
            {"I am interested on music", 3, EL__NGRAM_PREP, "in"},
            {"My sister go to school every day .", 2, EL__NGRAM_VERB, "goes"}, /* a noun subject */
            {"She is very interesting in music .", 3, EL__NGRAM_VERB, "interested"},
+           {"Yesterday I go to the cinema .", 2, EL__NGRAM_VERB, "went"}, /* not "gone" */
            /* the pattern proposes "tongues", "names"; the trigrams find them unlikelier */
            {"My mother tongue is French .", 2, -1, ""},
            {"My brother name is Tom .", 2, -1, ""}};

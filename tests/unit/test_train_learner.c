@@ -681,6 +681,32 @@ static void test_agreement(void) {
           A[a].rule == AGREE ? "agreement" : A[a].rule == NOUN ? "noun agreement" : "verb form", A[a].s, A[a].at,
           A[a].fix ? A[a].fix : "no fix", got ? fix : "none");
   }
+  /* a present verb after a sentence-opening past time phrase: its past forms */
+  static const struct {
+    const char *s;
+    int at;
+    const char *first; /* NULL: none */
+  } P[] = {{"Yesterday I go to the cinema .", 2, "went"},
+           {"Two years ago , I live in London .", 5, "lived"},
+           {"Yesterday morning she buy a dress .", 3, "bought"},
+           {"Last week we are in Paris .", 3, "were"},
+           {"Yesterday I went to the cinema .", 2, NULL},
+           {"I go to the cinema yesterday .", 1, NULL},       /* the phrase must open it */
+           {"Yesterday I learned that they live here .", 5, NULL}, /* not the first verb */
+           {"Yesterday I go there , and now I like it .", 2, NULL}, /* "now" tells the present */
+           {"Last weekend I have been in London .", 3, NULL},   /* "was", not "had been" */
+           {"At last I go home .", 3, NULL},
+           {"Yesterday the man go home .", 3, NULL}};          /* a pronoun subject only */
+  for (size_t p = 0; p < sizeof P / sizeof P[0]; p++) {
+    char buf[256], out[4][EL__LWORD_MAX];
+    const char *w[32];
+    int n = low_words(P[p].s, buf, sizeof buf, w, 32);
+    int k = el__learner_past_fixes(L, w, n, P[p].at, out, 4);
+    int has = 0;
+    for (int j = 0; j < k; j++) has |= P[p].first && !strcmp(out[j], P[p].first);
+    CHECK(P[p].first ? has : k == 0, "past by a time word: \"%s\" word %d: %s (%d forms, first %s)",
+          P[p].s, P[p].at, P[p].first ? P[p].first : "none", k, k ? out[0] : "-");
+  }
   const char *holes[] = {NULL, "is", "there", NULL, "many", NULL, "go", NULL};
   char fix[EL__LWORD_MAX];
   int any = 0;
