@@ -91,6 +91,11 @@ def real_data_checks(work, text, vocab):
        json.dumps({k: ev.get(k) for k in ("train", "dev_file", "init")}))
     ok(ev.get("steps_per_epoch", 0) > 0 and ev.get("train_seconds", 0) > 0,
        "eval.json records steps_per_epoch and train_seconds", json.dumps(ev)[-400:])
+    ged_cmd = [l for l in r.stderr.splitlines() if "finetune --task ged --train" in l and "--init" in l
+               and "speed" not in l]
+    ok(ged_cmd and "--joined 0.15" in ged_cmd[-1] and "also joined to the one before" in r.stderr,
+       "the GED stage trains on joined neighbours too (--joined 0.15), as /score reads texts",
+       (ged_cmd[-1] if ged_cmd else r.stderr[-800:]))
     th = json.load(open(os.path.join(out, "config.json"))).get("score_threshold")
     ok(isinstance(th, float) and abs(th - ev["dev"]["threshold"]) < 1e-4,
        "config.json's score_threshold is the GED stage's calibrated one (%s)" % th)

@@ -126,6 +126,26 @@ static void ged_tests(void) {
   p = put("ged_nolab.txt", "Dear c\nSir\n");
   CHECK(el__ged_read(p, &g, &err) == EL_EFORMAT && strstr(err.msg, "ged_nolab.txt:2:"),
         "GED line without label: %s", err.msg);
+  /* neighbours joined: every pair at share 1, none at 0, none past max_words */
+  p = put("ged_join.txt", "She c\ngo i\n.\tc\n\nIt c\nis c\n\nOk i\n");
+  int rc = el__ged_read(p, &g, &err);
+  if (!rc) rc = el__ged_join_neighbours(&g, 1.0, 1, 80, &err);
+  CHECK(rc == 0, "join: %s", rc ? err.msg : "read and joined");
+  CHECK(g.n == 5 && g.s[3].n == 5 && !strcmp(g.s[3].words[0], "She") &&
+            !strcmp(g.s[3].words[3], "It") && g.s[3].err[1] == 1 && g.s[3].err[3] == 0 &&
+            g.s[3].line == 1 && g.s[4].n == 3 && !strcmp(g.s[4].words[2], "Ok") &&
+            g.s[4].err[2] == 1 && g.n_words == 6 + 8 && g.n_errors == 2 + 2,
+        "join: the file's 3 sentences stay, each with the one before as a unit of its own "
+        "(words, labels, counts)");
+  el__ged_free(&g);
+  CHECK(el__ged_read(p, &g, &err) == 0 && el__ged_join_neighbours(&g, 0.0, 1, 80, &err) == 0 &&
+            g.n == 3,
+        "join: share 0 adds nothing");
+  el__ged_free(&g);
+  CHECK(el__ged_read(p, &g, &err) == 0 && el__ged_join_neighbours(&g, 1.0, 1, 4, &err) == 0 &&
+            g.n == 4 && g.s[3].n == 3,
+        "join: a pair over max_words (3 + 2 > 4) stays apart, 2 + 1 joins");
+  el__ged_free(&g);
 }
 
 static void squad_tests(void) {

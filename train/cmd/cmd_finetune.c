@@ -160,6 +160,7 @@ static void fill_opts(el__ft_opts *o, const el__ft_args *a, const el__task *t, i
   o->max_query_len = a->max_query;
   o->threads = a->threads;
   o->max_train = a->max_train;
+  o->ged_joined = a->joined;
   o->max_dev = a->max_dev;
   o->log_every = a->log_every;
   o->accumulate = a->accumulate;
@@ -312,6 +313,10 @@ void el__ft_table(el__ft_args *a, el_opt t[EL_FT_N_OPTS]) {
        "ged: share of sentence copies with a verb after he/she/it given as a pair, one "
        "agreement error there (\"she go\") and the same sentence correct, so the verb's form is "
        "learnt rather than its place (0.4; 0 = none)", 0},
+      {"--joined", EL_OPT_FLOAT, &a->joined, 0, 1, "X",
+       "ged with --train: share of its sentences also trained on joined to the sentence before "
+       "them in the file, one unit of two, as /score reads a text of several (0 = single "
+       "sentences only; recipe ged gives 0.15)", 0},
       {"--synthetic-joined", EL_OPT_FLOAT, &a->synth_joined, 0, 1, "X",
        "ged: share of sentences also kept joined to the sentence before them in their file, "
        "one unit of two, so a full stop between sentences is not read as an error (0.15; "

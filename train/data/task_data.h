@@ -20,6 +20,8 @@
 #ifndef EL_TRAIN_TASK_DATA_H
 #define EL_TRAIN_TASK_DATA_H
 
+#include <stdint.h>
+
 #include "electra/error.h"
 
 typedef enum el__task_kind {
@@ -118,6 +120,13 @@ typedef struct el__ged_data {
 
 int el__ged_read(const char *path, el__ged_data *out, el_error *err);
 void el__ged_free(el__ged_data *d);
+/* Appends to g, for each of its sentences after the first with probability
+ * share (seeded), that sentence and the one before it in the file as one
+ * unit of their own (when they have at most max_words): so a model
+ * fine-tuned on single sentences also reads a text of several, as /score
+ * gets them. The sentences themselves stay. */
+int el__ged_join_neighbours(el__ged_data *g, double share, uint64_t seed, int max_words,
+                            el_error *err);
 
 /* ---- SQuAD ---- */
 

@@ -94,6 +94,9 @@ static int read_synthetic(const el__ft_opts *o, const el_tokenizer *tok, el__ft_
   return EL_OK;
 }
 
+/* Words in a joined unit at most: two FCE sentences of average length are 35. */
+#define JOINED_MAX_WORDS 80
+
 static int read_examples(const el__ft_opts *o, const el_tokenizer *tok, el__ft_examples *tr,
                          el__ft_examples *dv, FILE *log, el_error *err) {
   if (o->synth.n_paths) return read_synthetic(o, tok, tr, dv, log, err);
@@ -103,6 +106,14 @@ static int read_examples(const el__ft_opts *o, const el_tokenizer *tok, el__ft_e
   if (rc) return rc;
   el__ft_skip_note(tr, note, sizeof note);
   if (note[0]) fprintf(log, "finetune: train: %s\n", note);
+  if (o->task->kind == EL__TASK_GED && o->ged_joined > 0) {
+    const int alone = tr->ged.n;
+    /* a unit of two within the pieces a sequence holds, as most FCE pairs are */
+    if ((rc = el__ged_join_neighbours(&tr->ged, o->ged_joined, (uint64_t)o->seed, JOINED_MAX_WORDS, err)))
+      return rc;
+    fprintf(log, "finetune: train: %d sentences, and %d of them also joined to the one before\n",
+            alone, tr->ged.n - alone);
+  }
   char *const *labels = tr->cls.n_labels ? tr->cls.labels : NULL;
   if ((rc = el__ft_read(o->task, o->dev, &o->cols, labels, tr->cls.n_labels, (int)o->max_dev, dv, err)))
     return rc;

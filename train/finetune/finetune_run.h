@@ -29,6 +29,8 @@ typedef struct el__ft_opts {
   int ngram;               /* ged with dictionary: the English n-gram model's verdicts join
                               hunspell's (lang/ngram.h) */
   el__synth_opts synth;    /* ged: n_paths > 0 -> synthetic training data instead of train */
+  double ged_joined;       /* ged --train: share of its sentences also trained on joined to the one
+                              before them (el__ged_join_neighbours) */
 } el__ft_opts;
 
 /* What a run found, as DIR/eval.json records it: for a caller that goes on

@@ -9,16 +9,19 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rng.h"
 #include "task_data.h"
 #include "trainer_api.h"
 
+static void sentence_free(el__ged_sentence *s) {
+  for (int j = 0; s->words && j < s->n; j++) free(s->words[j]);
+  free(s->words);
+  free(s->err);
+}
+
 void el__ged_free(el__ged_data *d) {
   if (!d) return;
-  for (int i = 0; i < d->n; i++) {
-    for (int j = 0; j < d->s[i].n; j++) free(d->s[i].words[j]);
-    free(d->s[i].words);
-    free(d->s[i].err);
-  }
+  for (int i = 0; i < d->n; i++) sentence_free(&d->s[i]);
   free(d->s);
   memset(d, 0, sizeof *d);
 }
@@ -116,4 +119,39 @@ done:
   fclose(fp);
   if (rc) el__ged_free(out);
   return rc;
+}
+
+/* Sentence a followed by sentence b, as one unit of their own copies. */
+static int joined_unit(const el__ged_sentence *a, const el__ged_sentence *b, el__ged_sentence *out) {
+  int n = a->n + b->n;
+  *out = (el__ged_sentence){n, calloc((size_t)n, sizeof(char *)), malloc((size_t)n), a->line};
+  if (!out->words || !out->err) return -1;
+  for (int j = 0; j < n; j++) {
+    const el__ged_sentence *from = j < a->n ? a : b;
+    int k = j < a->n ? j : j - a->n;
+    if (!(out->words[j] = strdup(from->words[k]))) return -1;
+    out->err[j] = from->err[k];
+  }
+  return 0;
+}
+
+int el__ged_join_neighbours(el__ged_data *g, double share, uint64_t seed, int max_words,
+                            el_error *err) {
+  el__rng rng;
+  el__rng_seed(&rng, seed ^ 0x10C0FFEEull);
+  const int n = g->n; /* the units join the file's sentences, not each other */
+  for (int i = 1; i < n; i++) {
+    if (el__rng_uniform(&rng) >= share || g->s[i - 1].n + g->s[i].n > max_words) continue;
+    if (el__grow((void **)&g->s, &g->cap, (size_t)g->n + 1, sizeof *g->s))
+      return el_error_set(err, EL_ENOMEM, "joining sentences: out of memory");
+    el__ged_sentence u;
+    if (joined_unit(&g->s[i - 1], &g->s[i], &u)) {
+      sentence_free(&u);
+      return el_error_set(err, EL_ENOMEM, "joining sentences: out of memory");
+    }
+    g->s[g->n++] = u;
+    g->n_words += u.n;
+    for (int j = 0; j < u.n; j++) g->n_errors += u.err[j];
+  }
+  return EL_OK;
 }
