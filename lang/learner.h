@@ -236,6 +236,8 @@ uint32_t el__learner_word_class(const el__learner *l, const char *w);
  * accented words), which the families leave alone. */
 enum { EL__LK_OTHER = 0, EL__LK_WORD = 1, EL__LK_PUNCT = 2 };
 int el__learner_token_kind(const char *s);
+/* 1 when w (non-NULL) is a mark that ends a sentence: ". ! ?". */
+int el__learner_ends_sentence(const char *w);
 
 /* One spelling error of the lower-case word w (3+ letters, letters only):
  * a character deleted, inserted (a keyboard neighbour), transposed,

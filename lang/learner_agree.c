@@ -220,9 +220,7 @@ static const char *const AUX_PAST[][2] = {
 
 /* The sentence around word i: [*from, *to) between ". ! ?" (low may hold a
  * whole text). */
-static int ends_sentence(const char *w) {
-  return w && (!strcmp(w, ".") || !strcmp(w, "!") || !strcmp(w, "?"));
-}
+static int ends_sentence(const char *w) { return w && el__learner_ends_sentence(w); }
 static void sentence_around(const char *const *low, int n, int i, int *from, int *to) {
   *from = i;
   while (*from > 0 && !ends_sentence(low[*from - 1])) --*from;

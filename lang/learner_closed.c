@@ -110,7 +110,7 @@ static int infinitive_to(const el__lsent *s, int i) {
 static int closing_marks(char alt[][EL__LWORD_MAX], int k) {
   int m = 0;
   for (int j = 0; j < k; j++)
-    if (!strcmp(alt[j], ".") || !strcmp(alt[j], "!") || !strcmp(alt[j], "?")) memmove(alt[m++], alt[j], EL__LWORD_MAX);
+    if (el__learner_ends_sentence(alt[j])) memmove(alt[m++], alt[j], EL__LWORD_MAX);
   return m;
 }
 

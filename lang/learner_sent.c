@@ -10,6 +10,10 @@ static int is_ascii_punct(unsigned char c) {
          (c >= 123 && c <= 126);
 }
 
+int el__learner_ends_sentence(const char *w) {
+  return !strcmp(w, ".") || !strcmp(w, "!") || !strcmp(w, "?");
+}
+
 int el__learner_token_kind(const char *s) {
   int letters = 0, other = 0, punct = 0;
   for (const unsigned char *p = (const unsigned char *)s; *p; p++) {

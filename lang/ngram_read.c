@@ -52,7 +52,6 @@ static void put(sentence *s, int32_t id, int word) {
   s->ids[s->len++] = id;
 }
 
-static int ends_sentence(const char *w) { return !strcmp(w, ".") || !strcmp(w, "!") || !strcmp(w, "?"); }
 
 static int sentence_read(el__ngram *m, const char *const *words, int n, sentence *s) {
   memset(s, 0, sizeof *s);
@@ -65,7 +64,7 @@ static int sentence_read(el__ngram *m, const char *const *words, int n, sentence
   int ended = 0; /* a sentence ended: the next word starts another */
   for (int i = 0; i < n; i++) {
     if (!el__ngram_has_text(words[i])) {
-      ended |= ends_sentence(words[i]);
+      ended |= el__learner_ends_sentence(words[i]);
       continue;
     }
     if (ended && s->word_at[s->len - 1] >= 0) {
