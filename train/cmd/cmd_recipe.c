@@ -314,6 +314,7 @@ static int probe_runs(recipe *r, char *text, const char *init, const char *ft, e
   el__ft_args f;
   ged_common(r, &f, init);
   f.train = r->a->train;
+  f.joined = REAL_JOINED; /* the epoch the GED stage will run */
   f.dev = r->a->dev;
   f.max_dev = 64;
   f.random_init = 1;
