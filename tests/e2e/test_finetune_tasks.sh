@@ -134,6 +134,8 @@ for bad in "pos" "pos,,neg" "pos,neg,pos"; do
 done
 msg=$($FT --task sst2 --labels a,b --train $T/sst_train.tsv --dev $T/sst_dev.tsv --out $T/x 2>&1); rc=$?
 check "--labels with a GLUE task is refused (its labels are fixed)" [ $rc -eq 2 -a -n "$(grep -o 'task tsv' <<<"$msg")" ]
+msg=$($FT --task sst2 --joined 0.2 --train $T/sst_train.tsv --dev $T/sst_dev.tsv --out $T/x 2>&1); rc=$?
+check "--joined with a classification task is refused (exit 2: $msg)" [ $rc -eq 2 -a ! -e $T/x -a -n "$(grep -o 'task ged' <<<"$msg")" ]
 
 # determinism: same seed and --threads -> same weights (another thread count
 # changes the model copies and so the order of float sums: test_train_copies.sh)

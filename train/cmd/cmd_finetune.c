@@ -118,6 +118,11 @@ static int check_args(const el__ft_args *a, const el__task **task, int *rule_id)
                     "first, then --init from that model with --train (electra-train recipe ged does both)\n");
     return 1;
   }
+  if (a->joined > 0 && (t->kind != EL__TASK_GED || !a->train)) {
+    fprintf(stderr, PROG ": --joined joins the sentences of a GED --train file: it needs --task ged "
+                    "and --train (--synthetic-joined is the synthetic data's)\n");
+    return 1;
+  }
   if ((a->tcol || a->pcol || a->lcol) && (t->kind == EL__TASK_GED || t->kind == EL__TASK_QA)) {
     fprintf(stderr, PROG ": --text/pair/label-column apply to TSV tasks, not %s\n", t->name);
     return 1;
