@@ -52,7 +52,6 @@ static void put(sentence *s, int32_t id, int word) {
   s->ids[s->len++] = id;
 }
 
-
 static int sentence_read(el__ngram *m, const char *const *words, int n, sentence *s) {
   memset(s, 0, sizeof *s);
   size_t cap = 3 * (size_t)n + 3; /* each word may end a sentence: </s> <s> after it */
@@ -163,12 +162,13 @@ static void word_gains(el__ngram *m, const el__learner *l, const sentence *s,
  * -> "goes", "didn't went" -> "go") as a verb edit past any level: the
  * pattern decides alone, where the trigrams gain too little for a level that
  * keeps correct English clean ("she goes to school every day" is only 2.1
- * nats likelier than "she go ..."). What el__learner_noun_agreement finds
- * ("my sister go") counts the same when the trigrams find the fix at least
- * NOUN_AGREEMENT_LEVEL likelier: after a noun the pattern alone cannot tell
- * a verb from a second noun ("my mother tongue", "my family name"). */
+ * nats likelier than "she go ..."). What el__learner_noun_agreement ("my
+ * sister go") and el__learner_past_fixes ("Yesterday I go") propose counts
+ * the same when the trigrams find the fix (the likeliest of the past forms)
+ * at least CHECKED_FIX_LEVEL likelier: after a noun the pattern alone cannot
+ * tell a verb from a second noun ("my mother tongue", "my brother name"). */
 #define AGREEMENT_GAIN 100.0
-#define NOUN_AGREEMENT_LEVEL 0.0
+#define CHECKED_FIX_LEVEL 0.0
 static int agreement(el__ngram *m, const el__learner *l, const sentence *s, const char *const *words,
                      int n, double *gain, char (*alt)[EL__LWORD_MAX], el_error *err) {
   char(*low)[EL__LWORD_MAX] = malloc(((size_t)n + 1) * sizeof *low);
@@ -200,7 +200,7 @@ static int agreement(el__ngram *m, const el__learner *l, const sentence *s, cons
       const double g = id == EL__NGRAM_NONE ? NO_GAIN : replace_gain(m, s, p, id);
       if (g > best) best = g, memcpy(fix, past[a], EL__LWORD_MAX);
     }
-    if (k && best >= NOUN_AGREEMENT_LEVEL)
+    if (k && best >= CHECKED_FIX_LEVEL)
       keep(gain + EL__NGRAM_EDITS * (size_t)i, alt ? alt + EL__NGRAM_EDITS * (size_t)i : NULL,
            EL__NGRAM_VERB, AGREEMENT_GAIN, fix);
   }
