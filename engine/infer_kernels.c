@@ -219,7 +219,7 @@ static void att_block(const att_job *j, size_t off, const head_pack *hp, int pac
   uint16_t *rows = packed ? hp->rows : NULL; /* bf16 */
   if (rows) {
     el__bf16_rows(rows, lq, qs, (size_t)H, n, dh);
-    el__bgemm(n, L, dh, rows, lq, hp->bk, S, (size_t)L);
+    el__bgemm(n, L, dh, rows, lq, hp->bk, S, (size_t)L, 0);
   } else if (packed)
     el__gemm_packed(el__gemm_isa(), n, L, dh, qs, (size_t)H, hp->k, L, 0, hp->zeros, S, (size_t)L);
   else
@@ -234,7 +234,7 @@ static void att_block(const att_job *j, size_t off, const head_pack *hp, int pac
   softmax_unnormalised(S, inv, n, L);
   if (rows) {
     el__bf16_rows(rows, lp, S, (size_t)L, n, L);
-    el__bgemm(n, dh, L, rows, lp, hp->bv, cs, (size_t)H);
+    el__bgemm(n, dh, L, rows, lp, hp->bv, cs, (size_t)H, 0);
   } else if (packed)
     el__gemm_packed(el__gemm_isa(), n, dh, L, S, (size_t)L, hp->v, dh, 0, hp->zeros, cs, (size_t)H);
   else
@@ -316,7 +316,8 @@ void el__attention(float *ctx, const float *q, const float *k, const float *v, c
                    int n_seqs, int H, int nh, const el__relpos *rel, int bf16) {
   const att_job base = {.ctx = ctx, .q = q, .k = k, .v = v, .H = H, .dh = H / nh,
                         .scale = 1.0f / sqrtf((float)(H / nh)), .rel = rel,
-                        .bf16 = bf16 && el__bgemm_available()};
+                        .bf16 = bf16 && el__bgemm_available() &&
+                                el__gemm_isa() == EL__GEMM_AVX512};
   const int avail = el__pool_avail(); /* 1 inside a task: inline */
   att_run r;
   size_t t0 = 0;

@@ -4,18 +4,17 @@
  * with R_h = 0 for absolute positions, else the relative-key terms of
  * op_relpos.c, whose gradient for the shared distance embedding is summed per
  * (sequence, head) and added in task order, so it too is thread-count free.
- * The fast path runs both products as strided SGEMMs over the [T,H] buffers,
- * one (sequence, head) pair per task of the op pool (op_pool.h); each thread
- * has its own scratch, so the passed scratch is used only by serial calls.
- * Results do not depend on the thread count (each pair is computed the same
- * way whichever thread takes it). Run with OpenBLAS at 1 thread. */
-#include <cblas.h>
-#undef I /* complex.h (pulled in by cblas.h) defines I */
+ * The fast path runs both products as strided el__matmul calls (matmul.h)
+ * over the [T,H] buffers, one (sequence, head) pair per task of the op pool
+ * (op_pool.h); each thread has its own scratch, so the passed scratch is used
+ * only by serial calls. Results do not depend on the thread count (each pair
+ * is computed the same way whichever thread takes it). Run with OpenBLAS at 1 thread. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "op_fastmath.h"
 #include "op_pool.h"
+#include "matmul.h"
 #include "ops.h"
 
 /* Offsets of each sequence's first token and first probability; [n_seqs + 1]. */
@@ -93,7 +92,7 @@ static void softmax_rows(float *p, int rows, int cols) {
 static void attend_one(float *ctx, float *P, float *Pd, float *G, const float *q, const float *k,
                        const float *v, const float *dm, const el__relpos *rel, int L, int H, int dh,
                        float scale) {
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, L, L, dh, scale, q, H, k, H, 0.0f, P, L);
+  el__matmul(0, 1, L, L, dh, scale, q, H, k, H, 0.0f, P, L);
   if (rel) el__relpos_scores(P, L, q, H, 0, L, L, dh, rel, scale, G);
   softmax_rows(P, L, L);
   const float *Pu = P;
@@ -101,7 +100,7 @@ static void attend_one(float *ctx, float *P, float *Pd, float *G, const float *q
     for (size_t i = 0; i < (size_t)L * L; i++) Pd[i] = P[i] * dm[i];
     Pu = Pd;
   }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, dh, L, 1.0f, Pu, L, v, H, 0.0f, ctx,
+  el__matmul(0, 0, L, dh, L, 1.0f, Pu, L, v, H, 0.0f, ctx,
               H);
 }
 
@@ -190,9 +189,9 @@ static void attend_back_one(float *dq, float *dk, float *dv, const float *dctx, 
     for (size_t i = 0; i < (size_t)L * L; i++) buf[i] = P[i] * dm[i];
     Pd = buf;
   }
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L, dh, L, 1.0f, Pd, L, dctx, H, 1.0f, dv,
+  el__matmul(1, 0, L, dh, L, 1.0f, Pd, L, dctx, H, 1.0f, dv,
               H);
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, L, L, dh, 1.0f, dctx, H, v, H, 0.0f, dP, L);
+  el__matmul(0, 1, L, L, dh, 1.0f, dctx, H, v, H, 0.0f, dP, L);
   for (int i = 0; i < L; i++) {
     float *dr = dP + (size_t)i * L;
     const float *pr = P + (size_t)i * L;
@@ -204,9 +203,9 @@ static void attend_back_one(float *dq, float *dk, float *dv, const float *dctx, 
     for (int j = 0; j < L; j++) dot += dr[j] * pr[j];
     for (int j = 0; j < L; j++) dr[j] = pr[j] * (dr[j] - dot);
   }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, dh, L, scale, dP, L, k, H, 1.0f, dq,
+  el__matmul(0, 0, L, dh, L, scale, dP, L, k, H, 1.0f, dq,
               H);
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, L, dh, L, scale, dP, L, q, H, 1.0f, dk, H);
+  el__matmul(1, 0, L, dh, L, scale, dP, L, q, H, 1.0f, dk, H);
   if (rel) el__relpos_backward(dq, H, dpart, dP, q, L, dh, rel, scale, buf + 2 * (size_t)L * L);
 }
 

@@ -1,17 +1,17 @@
 /* Dense (nn.Linear) forward and backward: out = in . W^T + b, W in HF layout
- * [out, in]. The fast path is OpenBLAS SGEMM; the naive loops are the
- * reference the tests compare it with.
+ * [out, in]. The fast path is el__matmul (OpenBLAS SGEMM, or bf16 under
+ * --precision bf16: matmul.h); the naive loops are the reference the tests
+ * compare it with.
  *
  * Threading: large products are cut into FIXED blocks (of rows of the output,
  * or of its columns when it is much wider than tall) shared out by the op
- * pool (op_pool.h); each block is one single-threaded SGEMM. The blocks depend
+ * pool (op_pool.h); each block is one single-threaded product. The blocks depend
  * only on the shapes, so results are identical for any thread count. Run with
  * OpenBLAS at 1 thread (el__tmodel does): two thread pools on the same cores
  * spin against each other. */
-#include <cblas.h>
-#undef I /* complex.h (pulled in by cblas.h) defines I */
 #include <string.h>
 #include "op_pool.h"
+#include "matmul.h"
 #include "ops.h"
 
 #define ROW_BLOCK 1024 /* rows of out / din per block (each block re-packs W) */
@@ -41,7 +41,7 @@ static void forward_block(void *p, int k, int worker) {
   if (j->b)
     for (int n = r0; n < r1; n++)
       memcpy(j->out + (size_t)n * Cout + c0, j->b + c0, sizeof(float) * (size_t)(c1 - c0));
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, r1 - r0, c1 - c0, Cin, 1.0f,
+  el__matmul(0, 1, r1 - r0, c1 - c0, Cin, 1.0f,
               j->in + (size_t)r0 * Cin, Cin, j->w + (size_t)c0 * Cin, Cin, j->b ? 1.0f : 0.0f,
               j->out + (size_t)r0 * Cout + c0, Cout);
 }
@@ -77,14 +77,14 @@ void el__dense_forward_naive(float *out, const float *in, const float *w, const 
 static void backward_dw(const dense_job *j, int i) {
   const int o0 = j->nb_w > 1 ? i * DW_BLOCK : 0;
   const int o1 = j->nb_w > 1 && o0 + DW_BLOCK < j->Cout ? o0 + DW_BLOCK : j->Cout;
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, o1 - o0, j->Cin, j->N, 1.0f, j->dout + o0,
+  el__matmul(1, 0, o1 - o0, j->Cin, j->N, 1.0f, j->dout + o0,
               j->Cout, j->in, j->Cin, 1.0f, j->dw + (size_t)o0 * j->Cin, j->Cin);
 }
 
 static void backward_din(const dense_job *j, int i) {
   const int r0 = j->nb_in > 1 ? i * ROW_BLOCK : 0;
   const int r1 = j->nb_in > 1 && r0 + ROW_BLOCK < j->N ? r0 + ROW_BLOCK : j->N;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, r1 - r0, j->Cin, j->Cout, 1.0f,
+  el__matmul(0, 0, r1 - r0, j->Cin, j->Cout, 1.0f,
               j->dout + (size_t)r0 * j->Cout, j->Cout, j->w, j->Cin, 1.0f,
               j->din + (size_t)r0 * j->Cin, j->Cin);
 }

@@ -12,9 +12,8 @@
  * consecutive rows of D from (i0 - (L - 1) + P - 1) on. One product
  * G = Q_block Dsub^T [n, n + L - 1] gives every term, read back by gather:
  * the term for (i, j) is G[i][i - j + L - 1]. */
-#include <cblas.h>
-#undef I /* complex.h (pulled in by cblas.h) defines I */
 #include <string.h>
+#include "matmul.h"
 #include "ops.h"
 
 /* The first row of D the block [i0, ...) against L keys needs. */
@@ -33,7 +32,7 @@ void el__relpos_gather(float *S, int ldS, const float *G, int ldG, int g0, int n
 void el__relpos_scores(float *S, int ldS, const float *q, int ldq, int i0, int n, int L, int dh,
                        const el__relpos *rel, float scale, float *G) {
   const int W = n + L - 1;
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, n, W, dh, scale, q, ldq,
+  el__matmul(0, 1, n, W, dh, scale, q, ldq,
               dsub(rel, i0, L, dh), dh, 0.0f, G, W);
   el__relpos_gather(S, ldS, G, W, 0, n, L);
 }
@@ -47,9 +46,9 @@ void el__relpos_backward(float *dq, int ldq, float *dpart, const float *dS, cons
     float *g = dG + (size_t)i * W + i + L - 1;
     for (int j = 0; j < L; j++) g[-j] = ds[j];
   }
-  cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, L, dh, W, scale, dG, W,
+  el__matmul(0, 0, L, dh, W, scale, dG, W,
               dsub(rel, 0, L, dh), dh, 1.0f, dq, ldq);
-  cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, W, dh, L, scale, dG, W, q, ldq, 0.0f,
+  el__matmul(1, 0, W, dh, L, scale, dG, W, q, ldq, 0.0f,
               dpart, dh);
 }
 

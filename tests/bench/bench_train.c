@@ -18,6 +18,7 @@
 #include <sys/resource.h>
 #include <time.h>
 #include "electra/engine.h"
+#include "matmul.h"
 #include "objective.h"
 #include "optim.h"
 #include "params.h"
@@ -65,6 +66,13 @@ int main(int argc, char **argv) {
   int steps = argc > 2 ? atoi(argv[2]) : 10;
   int threads = argc > 3 ? atoi(argv[3]) : 2;
   el_set_threads(threads);
+  /* EL_BENCH_PRECISION=bf16: the products as --precision bf16 runs them */
+  const char *precision = getenv("EL_BENCH_PRECISION");
+  const int bf16 = precision && !strcmp(precision, "bf16");
+  if (el__matmul_set_bf16(bf16)) {
+    fprintf(stderr, "bench_train: bf16 products need AVX512_BF16, which this CPU lacks\n");
+    return 1;
+  }
   el_error err = {0};
   el_config d = preset(name), g;
   el__params p;
@@ -126,12 +134,12 @@ int main(int argc, char **argv) {
   const double rate = bench_sgemm_gflops(B * S, d.intermediate_size, d.hidden_size, 1.0);
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);
-  printf("{\"impl\": \"electra.c\", \"preset\": \"%s\", \"threads\": %d, \"steps\": %d, "
+  printf("{\"impl\": \"electra.c%s\", \"preset\": \"%s\", \"threads\": %d, \"steps\": %d, "
          "\"ms_per_step\": %.1f, \"tokens_per_s\": %.0f, \"peak_rss_mb\": %.1f, "
          "\"params\": %zu, \"activation_mb\": %.1f, \"loss_first\": %.4f, \"loss_last\": %.4f, "
          "\"gflop_per_step\": %.1f, \"sgemm_gflops\": %.1f, \"floor_ms\": %.1f, "
          "\"gflops\": %.1f}\n",
-         name, threads, steps, 1e3 * dt / steps, (double)B * S * steps / dt,
+         bf16 ? " bf16" : "", name, threads, steps, 1e3 * dt / steps, (double)B * S * steps / dt,
          ru.ru_maxrss / 1024.0, p.numel, el__electra_bytes(e) / 1048576.0, loss0, loss, gflop,
          rate, rate > 0 ? 1e3 * gflop / rate : 0.0, gflop * steps / dt);
   el__electra_free(e);

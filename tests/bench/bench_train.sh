@@ -3,7 +3,9 @@
 # `small` presets: build/bench/bench_train (this trainer) against
 # tests/bench/bench_train.py (the same step in PyTorch eager: same shapes,
 # same objective, same optimizer work), in the same run, same thread count.
-# Prints tokens/s, ms/step, the speed ratio and each process's peak RSS.
+# Prints tokens/s, ms/step, the speed ratio and each process's peak RSS; on a
+# CPU with AVX512_BF16 also a "c bf16" row, the trainer with --precision
+# bf16's products, and its ratio to the fp32 row.
 # And the floor of a step: its matrix-product FLOPs at OpenBLAS's SGEMM rate
 # (bench_train.c), beside the time a 3x-PyTorch target would need.
 #
@@ -26,6 +28,9 @@ BIN=$BUILD/bench/bench_train
 [ -x "$BIN" ] || make --no-print-directory "$BIN" >/dev/null || { echo "cannot build $BIN"; exit 1; }
 have_torch=1
 "$PYTHON" -c 'import torch' 2>/dev/null || have_torch=0
+# a "c bf16" row (--precision bf16's products) where the CPU has AVX512_BF16
+bf16=0
+grep -qw avx512_bf16 /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo && [ "${ELECTRA_BF16:-}" != off ] && bf16=1
 
 declare -A c_steps=([tiny]=${BENCH_STEPS_TINY:-10} [small]=${BENCH_STEPS_SMALL:-4})
 declare -A p_steps=([tiny]=${BENCH_PT_STEPS_TINY:-4} [small]=${BENCH_PT_STEPS_SMALL:-2})
@@ -56,6 +61,15 @@ run_table() { # label, env...
         "$(field "$p" peak_rss_mb)" "$(awk -v a="$ct" -v b="$pt" 'BEGIN{printf "%.2fx", a/b}')"
     else
       echo "$preset pytorch: skipped (no torch for $PYTHON)"
+    fi
+    if [ $bf16 = 1 ]; then # the same step with --precision bf16's products
+      local cb; cb=$(env "$@" EL_BENCH_PRECISION=bf16 "$BIN" "$preset" "${c_steps[$preset]}" "$THREADS") || cb=""
+      if [ -n "$cb" ]; then
+        local bt; bt=$(field "$cb" tokens_per_s)
+        printf '%-6s %-10s %10s %11s %13s %10s\n' "$preset" "c bf16" "$(field "$cb" ms_per_step)" "$bt" \
+          "$(field "$cb" peak_rss_mb)" "$([ -n "$p" ] && awk -v a="$bt" -v b="$(field "$p" tokens_per_s)" 'BEGIN{printf "%.2fx", a/b}')"
+        echo "#   bf16 products against fp32: $(awk -v a="$bt" -v b="$ct" 'BEGIN{printf "%.2fx", a/b}') the tokens a second (last loss: fp32 $(field "$c" loss_last), bf16 $(field "$cb" loss_last))"
+      fi
     fi
     echo "#   load average $l0 -> $l1; $c"
     local fl; fl=$(field "$c" floor_ms)

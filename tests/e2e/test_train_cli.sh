@@ -5,7 +5,7 @@
 # a TSV row with an extra column reported with file and line, STS-B's
 # metric/score, singular counts, 4-decimal dev metrics, and a failed pretrain
 # removing what it made (not what was there), recipe refusing earlier output
-# before any work. Runtime: ~15 s.
+# before any work, --precision's choices and refusal. Runtime: ~15 s.
 set -u
 cd "$(dirname "$0")/../.."
 BUILD=${BUILD:-build}
@@ -48,6 +48,9 @@ recipe_refusals() {
   rm "$T/rcp/config.json" && mkdir -p "$T/rcp.work"
   "$BIN" recipe ged --out "$T/rcp" --corpus "$T/fail3/cache/mine" --time-limit 1h 2>"$T/err"
   check "... and into an existing DIR.work" eval "[ $? -eq 1 ] && grep -q \"rcp.work already exists (an earlier recipe's stages)\" '$T/err'"
+  ELECTRA_BF16=off "$BIN" recipe ged --out "$T/rcp16" --corpus "$T/fail3/cache/mine" --time-limit 1h --precision bf16 2>"$T/err"
+  check "recipe --precision bf16 where it cannot run: exit 2 before any work" \
+    eval "[ $? -eq 2 ] && [ ! -e '$T/rcp16.work' ] && grep -q 'precision bf16: this CPU' '$T/err'"
 }
 
 if ! "$PY" -c 'import torch' 2>/dev/null; then
@@ -108,6 +111,29 @@ check "vocab --out without --vocab-size or --word-counts: exit 2 saying what is 
 "$BIN" pretrain --input "$T/train.tsv" --vocab "$T/vocab.txt" --max-steps 1 --batch-size 2 \
   --seq-len 16 --threads 1 --out "$T/pre" 2>"$T/pre.log"
 check "pretrain log: '1 thread,' ($(grep -o '[0-9]* threads\?,' "$T/pre.log"))" grep -q ' 1 thread,' "$T/pre.log"
+
+# --precision: auto is bf16 exactly where the CPU has AVX512_BF16; bf16 asked
+# for where it cannot run is refused before any work, naming the way out
+PRE=(--input "$T/train.tsv" --vocab "$T/vocab.txt" --max-steps 1 --batch-size 2 --seq-len 16 --threads 1)
+want=fp32
+grep -qw avx512_bf16 /proc/cpuinfo && grep -qw avx512bw /proc/cpuinfo && grep -qw avx512vl /proc/cpuinfo && want=bf16
+check "pretrain --precision auto (the default): products in $want on this CPU" \
+  grep -q " products in $want," "$T/pre.log"
+"$BIN" pretrain "${PRE[@]}" --precision fp32 --out "$T/pre32" 2>"$T/pre32.log"
+check "pretrain --precision fp32: exit 0, products in fp32" \
+  eval "[ $? -eq 0 ] && grep -q ' products in fp32,' '$T/pre32.log'"
+ELECTRA_BF16=off "$BIN" pretrain "${PRE[@]}" --precision bf16 --out "$T/pre16" 2>"$T/err"
+rc=$?
+check "pretrain --precision bf16 where it cannot run (ELECTRA_BF16=off): exit 2, nothing made ($(head -1 "$T/err"))" \
+  eval "[ $rc -eq 2 ] && [ ! -e '$T/pre16' ] && grep -q 'precision bf16: this CPU has no AVX512_BF16.*use --precision fp32 or auto' '$T/err'"
+ELECTRA_BF16=off "${FT[@]}" --train "$T/train.tsv" --dev "$T/dev.tsv" --out "$T/m16" --precision bf16 2>"$T/err"
+check "finetune --precision bf16 likewise: exit 2" eval "[ $? -eq 2 ] && [ ! -e '$T/m16' ]"
+ELECTRA_BF16=off "${FT[@]}" --train "$T/train.tsv" --dev "$T/dev.tsv" --out "$T/m32" 2>"$T/m32.log"
+check "finetune --precision auto without bf16: exit 0, products in fp32" \
+  eval "[ $? -eq 0 ] && grep -q 'products in fp32' '$T/m32.log'"
+"$BIN" pretrain "${PRE[@]}" --precision fp16 --out "$T/pre17" 2>"$T/err"
+check "pretrain --precision fp16: exit 2, the choices named" \
+  eval "[ $? -eq 2 ] && grep -q 'auto|fp32|bf16' '$T/err'"
 
 # a failed run takes away what it made, and only that
 : >"$T/empty.txt"

@@ -117,7 +117,7 @@ static void bf16_attention(float *ctx, const float *ref, const float *q, const f
                            const float *v, const int *lens, int ns, int H, int nh,
                            const el__relpos *rel) {
   const size_t n = (size_t)(1 + 5 + 33 + 64 + 2 + 200 + 300) * H;
-  if (!el__bgemm_available()) {
+  if (!el__bgemm_available() || el__gemm_isa() != EL__GEMM_AVX512) {
     SKIP("bf16 attention H=%d: this CPU has no AVX512_BF16 (or ELECTRA_BF16=off, ELECTRA_GEMM=avx2|openblas)", H);
     return;
   }

@@ -7,11 +7,18 @@
  *     tolerance |fd - grad| <= 2e-3 + 2e-2 |grad| (float forward rounding
  *     divided by h dominates).
  * Backward ops must ACCUMULATE: gradients start from a random non-zero
- * buffer and the increment is compared. */
+ * buffer and the increment is compared.
+ * With bf16 products (--precision bf16, nn/matmul.h; where the CPU has
+ * AVX512_BF16): dense against the naive reference on the same bf16-rounded
+ * operands (the bias gradient on the fp32 ones), one block and several;
+ * attention, whose probabilities are rounded inside, against the fp32
+ * reference within bf16's precision (3e-2 of the values' scale). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "bf16_gemm.h"
+#include "matmul.h"
 #include "op_fastmath.h"
 #include "ops.h"
 #include "rng.h"
@@ -672,6 +679,96 @@ static void test_large_paths(void) {
   for (int j = 0; j < 3; j++) free(g1[j]), free(g2[j]);
 }
 
+/* ---------------- bf16 products ---------------- */
+static float *rounded(const float *x, size_t n) {
+  float *y = malloc(sizeof(float) * (n ? n : 1));
+  for (size_t i = 0; i < n; i++) {
+    const uint32_t u = (uint32_t)el__bf16_round(x[i]) << 16;
+    memcpy(&y[i], &u, 4);
+  }
+  return y;
+}
+
+/* fp32 sums of K terms in another order: 1e-6 K absolute (the terms are
+ * O(1)), 1e-4 relative */
+#define CLOSE_SUM(a, b, n, K, what)                                                 \
+  do {                                                                              \
+    double w_ = worst((a), (b), (n), 1e-6 * (K), 1e-4);                             \
+    CHECK(w_ <= 1.0, "%s fast vs naive (worst error ratio %.3g)", (what), w_);      \
+  } while (0)
+
+static void bf16_dense_case(int N, int Cin, int Cout) {
+  char what[96];
+  const size_t ni = (size_t)N * Cin, nw = (size_t)Cout * Cin, no = (size_t)N * Cout;
+  float *in = rnd(ni, 1), *w = rnd(nw, 0.3f), *b = rnd(Cout, 0.5f), *dout = rnd(no, 1);
+  float *in_r = rounded(in, ni), *w_r = rounded(w, nw), *dout_r = rounded(dout, no);
+  float *o1 = malloc(sizeof(float) * no), *o2 = malloc(sizeof(float) * no);
+  el__dense_forward(o1, in, w, b, N, Cin, Cout);
+  el__dense_forward_naive(o2, in_r, w_r, b, N, Cin, Cout);
+  snprintf(what, sizeof what, "bf16 dense forward %d x %d -> %d", N, Cin, Cout);
+  CLOSE_SUM(o1, o2, no, Cin, what);
+  float *din0 = rnd(ni, 1), *dw0 = rnd(nw, 1), *db0 = rnd(Cout, 1);
+  float *din1 = dup(din0, ni), *dw1 = dup(dw0, nw), *db1 = dup(db0, Cout);
+  float *din2 = dup(din0, ni), *dw2 = dup(dw0, nw), *db2 = dup(db0, Cout);
+  el__dense_backward(din1, dw1, db1, dout, in, w, N, Cin, Cout);
+  el__dense_backward_naive(din2, dw2, NULL, dout_r, in_r, w_r, N, Cin, Cout);
+  el__dense_backward_naive(NULL, NULL, db2, dout, in, w, N, Cin, Cout);
+  snprintf(what, sizeof what, "bf16 dense backward din %d x %d -> %d", N, Cin, Cout);
+  CLOSE_SUM(din1, din2, ni, Cout, what);
+  snprintf(what, sizeof what, "bf16 dense backward dw %d x %d -> %d", N, Cin, Cout);
+  CLOSE_SUM(dw1, dw2, nw, N, what);
+  snprintf(what, sizeof what, "bf16 dense backward db (fp32 sums) %d x %d -> %d", N, Cin, Cout);
+  CLOSE_SUM(db1, db2, Cout, N, what);
+  free(in); free(w); free(b); free(dout); free(in_r); free(w_r); free(dout_r); free(o1); free(o2);
+  free(din0); free(dw0); free(db0); free(din1); free(dw1); free(db1); free(din2); free(dw2);
+  free(db2);
+}
+
+static void bf16_attention(void) {
+  const int seq_len[3] = {5, 17, 12}, n_seqs = 3, H = 32, nh = 2, T = 34, max_pos = 24;
+  const size_t TH = (size_t)T * H, nd = (size_t)(2 * max_pos - 1) * (H / nh);
+  const size_t np = el__attention_probs_size(seq_len, n_seqs, nh);
+  float *q = rnd(TH, 1), *k = rnd(TH, 1), *v = rnd(TH, 1), *dc = rnd(TH, 1), *dist = rnd(nd, 1);
+  float *c1 = malloc(sizeof(float) * TH), *c2 = malloc(sizeof(float) * TH);
+  float *p1 = malloc(sizeof(float) * np), *p2 = malloc(sizeof(float) * np);
+  float *dd1 = calloc(nd, sizeof(float)), *dd2 = calloc(nd, sizeof(float)), *g1[3], *g2[3];
+  for (int j = 0; j < 3; j++) g1[j] = calloc(TH, sizeof(float)), g2[j] = calloc(TH, sizeof(float));
+  float *scratch = malloc(sizeof(float) * el__attention_scratch_size(17, 1));
+  el__relpos r1 = {dist, dd1, max_pos}, r2 = {dist, dd2, max_pos};
+  ATT_OK(el__attention_forward(c1, p1, q, k, v, NULL, seq_len, n_seqs, H, nh, &r1, scratch));
+  ATT_OK(el__attention_backward(g1[0], g1[1], g1[2], dc, p1, q, k, v, NULL, seq_len, n_seqs, H, nh,
+                                &r1, scratch));
+  el__attention_forward_naive(c2, p2, q, k, v, NULL, seq_len, n_seqs, H, nh, &r2);
+  el__attention_backward_naive(g2[0], g2[1], g2[2], dc, p2, q, k, v, NULL, seq_len, n_seqs, H, nh,
+                               &r2);
+  const char *names[3] = {"dq", "dk", "dv"};
+  double w = worst(c1, c2, TH, 3e-2, 3e-2);
+  CHECK(w <= 1.0, "bf16 relative-key attention forward within bf16 precision of fp32 (worst "
+                  "error ratio %.3g)", w);
+  for (int j = 0; j < 3; j++) {
+    w = worst(g1[j], g2[j], TH, 3e-2, 3e-2);
+    CHECK(w <= 1.0, "bf16 relative-key attention backward %s within bf16 precision of fp32 "
+                    "(worst error ratio %.3g)", names[j], w);
+  }
+  w = worst(dd1, dd2, nd, 3e-2, 3e-2);
+  CHECK(w <= 1.0, "bf16 relative-key attention backward: distance embedding within bf16 "
+                  "precision of fp32 (worst error ratio %.3g)", w);
+  free(q); free(k); free(v); free(dc); free(dist); free(c1); free(c2); free(p1); free(p2);
+  free(dd1); free(dd2); free(scratch);
+  for (int j = 0; j < 3; j++) free(g1[j]), free(g2[j]);
+}
+
+static void test_bf16_products(void) {
+  if (el__matmul_set_bf16(1)) {
+    SKIP("bf16 products: this CPU has no AVX512_BF16 (or ELECTRA_BF16=off)");
+    return;
+  }
+  bf16_dense_case(37, 29, 19);
+  bf16_dense_case(2100, 64, 300); /* several row blocks and dW blocks, on the op pool */
+  bf16_attention();
+  el__matmul_set_bf16(0);
+}
+
 int main(void) {
   el__rng_seed(&R, 1234);
   test_dense();
@@ -691,5 +788,6 @@ int main(void) {
   test_label_xent();
   test_fastmath();
   test_large_paths();
+  test_bf16_products();
   return el_test_done();
 }

@@ -22,7 +22,10 @@
  * losses and every gradient, and for electra/cls also a 10-step AdamW run
  * (clip 1.0, weight decay 0.01, warmup 3 + linear decay over 10, samples
  * drawn by the C side and written out), for train_ref.py to replay in float64
- * autograd. */
+ * autograd. Where the CPU has AVX512_BF16, electra_rel and ged_rel are also
+ * written as "<case>_bf16" computed with bf16 products (--precision bf16,
+ * nn/matmul.h; no AdamW run), which train_ref.py checks against the same
+ * float64 math at bf16's tolerance. */
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -30,6 +33,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include "finetune_heads.h"
+#include "matmul.h"
 #include "objective.h"
 #include "ops.h"
 #include "optim.h"
@@ -334,7 +338,7 @@ static void fd_case(gcase *c, el__rng *r) {
 }
 
 /* ---------------- dump for PyTorch ---------------- */
-static void dump_case(gcase *c) {
+static void dump_case(gcase *c, int bf16) {
   el_error err = {0};
   c->train = 0;
   c->use_forced = 0;
@@ -361,9 +365,9 @@ static void dump_case(gcase *c) {
   dump_f32(c->name, "ged_labels", c->ged_labels, (size_t)T_TOT);
   dump_f32(c->name, "ged_w", c->ged_w, (size_t)T_TOT);
   dump_f32(c->name, "reg_targets", c->reg_targets, NSEQ);
-  fprintf(meta, ", \"mask_id\": %d", MASK_ID);
+  fprintf(meta, ", \"mask_id\": %d, \"bf16\": %d", MASK_ID, bf16);
 
-  if (!strncmp(c->name, "electra", 7) || !strcmp(c->name, "cls")) {
+  if (!bf16 && (!strncmp(c->name, "electra", 7) || !strcmp(c->name, "cls"))) {
     /* 10 AdamW steps; the electra samples of each step are written out */
     el__adamw o = el__adamw_defaults();
     const double peak = 2e-3;
@@ -466,9 +470,24 @@ int main(int argc, char **argv) {
       gcase c;
       setup(&c, cases[k], &r);
       if (k) fprintf(meta, ", ");
-      dump_case(&c);
+      dump_case(&c, 0);
       teardown(&c);
     }
+    /* the relative-key cases again with bf16 products, under their own names */
+    const int bf16_cases[2] = {7, 8};
+    const char *bf16_names[2] = {"electra_rel_bf16", "ged_rel_bf16"};
+    if (el__matmul_set_bf16(1)) SKIP("bf16 cases: this CPU has no AVX512_BF16");
+    for (int i = 0; i < 2 && el__matmul_bf16(); i++) {
+      el__rng r;
+      el__rng_seed(&r, 1000 + (uint64_t)bf16_cases[i]);
+      gcase c;
+      setup(&c, cases[bf16_cases[i]], &r);
+      c.name = bf16_names[i];
+      fprintf(meta, ", ");
+      dump_case(&c, 1);
+      teardown(&c);
+    }
+    el__matmul_set_bf16(0);
     fprintf(meta, "}\n");
     fclose(meta);
     return el_test_done();

@@ -10,6 +10,7 @@
 #include "dist.h"
 #include "learner_ids.h"
 #include "pretrain_cli.h"
+#include "precision.h"
 #include "pretrain_run.h"
 #include "schedule.h"
 
@@ -362,6 +363,10 @@ int el__pretrain_run(const el__pt_args *a) {
   int code = check_args(a, &rate);
   if (code) return code;
   el_error err = {0};
+  if (el__precision_apply(a->precision, &err)) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
+    return 2;
+  }
   if (el__dist_init(&err)) {
     fprintf(stderr, PROG ": %s\n", err.msg);
     return 1;

@@ -30,6 +30,7 @@
 #include "commands.h"
 #include "finetune.h"
 #include "ged_quality.h"
+#include "precision.h"
 #include "progress.h"
 
 #define PROG "electra-train recipe ged"
@@ -52,7 +53,7 @@
 /* The command line's values. */
 typedef struct recipe_args {
   el_strlist corpus, synth_corpus;
-  const char *out, *train, *dev, *vocab, *preset, *mix, *position;
+  const char *out, *train, *dev, *vocab, *preset, *mix, *position, *precision;
   double time;
   long threads, vocab_size, seed, synth_sentences;
   double rate, pretrain_corruption, pretrain_share, pairs, joined; /* share, pairs, joined: -1 = not given */
@@ -67,7 +68,7 @@ static void recipe_defaults(recipe_args *a) {
                      .pairs = -1, .joined = -1};
 }
 
-enum { N_OPTS = 24 };
+enum { N_OPTS = 25 };
 /* One entry per option, read as data; --help lists them in this order. */
 static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
   const el_opt d[N_OPTS] = {
@@ -77,6 +78,7 @@ static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
       {"--dev", EL_OPT_STR, &a->dev, 0, 0, "FILE", "GED dev file: calibrates the threshold (needed with --train)", 0},
       {"--time-limit", EL_OPT_DURATION, &a->time, 10, 1e7, "T", "whole budget, split between the stages (10m)", 0},
       {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota); the training stages share each batch out over model copies, one per thread", 0},
+      {"--precision", EL_OPT_CHOICE, &a->precision, 0, 0, "auto|fp32|bf16", "the training stages' matrix products (see electra-train pretrain --help; auto)", 0},
       {"--preset", EL_OPT_CHOICE, &a->preset, 0, 0, "tiny|small|base|large", "model size (tiny)", 0},
       {"--position-embedding", EL_OPT_CHOICE, &a->position, 0, 0, "absolute|relative_key", "the model's positions (relative_key; absolute is the paper's; see electra-train pretrain --help)", 0},
       {"--vocab", EL_OPT_STR, &a->vocab, 0, 0, "FILE", "use this vocabulary instead of learning one", 0},
@@ -176,6 +178,7 @@ static void pretrain_common(const recipe *r, el__pt_args *p) {
   p->preset = r->a->preset;
   p->position = r->a->position;
   p->threads = r->a->threads;
+  p->precision = r->a->precision;
   p->seed = r->a->seed;
 }
 static void ged_common(const recipe *r, el__ft_args *f, const char *init) {
@@ -183,6 +186,7 @@ static void ged_common(const recipe *r, el__ft_args *f, const char *init) {
   f->task = "ged";
   f->init = init;
   f->threads = r->a->threads;
+  f->precision = r->a->precision;
   f->seed = r->a->seed;
 }
 
@@ -202,6 +206,11 @@ static int check_args(const recipe_args *a) {
   }
   if (a->train && !a->dev) {
     fprintf(stderr, PROG ": --train needs --dev (the threshold is calibrated on it)\n");
+    return 2;
+  }
+  el_error err = {0}; /* before any work: the stages apply it again */
+  if (el__precision_apply(a->precision, &err)) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
     return 2;
   }
   return 0;

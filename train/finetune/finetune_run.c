@@ -35,6 +35,7 @@
 #include "metrics_log.h"
 #include "optim.h"
 #include "params.h"
+#include "precision.h"
 #include "progress.h"
 #include "replicas.h"
 #include "save_trial.h"
@@ -446,11 +447,11 @@ static void start_schedule(ft_run *r) {
   fprintf(r->log,
           "finetune: task %s, %d train / %d dev examples -> %d / %d sequences (max %d tokens), "
           "%s encoder from %s, %ld epoch%s x %ld step%s, batch %d, lr %g, layer decay %g, warmup "
-          "%ld step%s, weight decay %g, seed %ld\n",
+          "%ld step%s, weight decay %g, seed %ld, products in %s\n",
           r->t->name, n_examples(r->t, &r->tr), n_examples(r->t, &r->dv), r->dtr.n, r->ddv.n,
           r->max_len, o->random_init ? "random" : "pretrained", r->mdir, o->epochs,
           el__s(o->epochs), steps_per_epoch(r), el__s(steps_per_epoch(r)), r->B, o->lr,
-          o->layer_decay, r->warm, el__s(r->warm), o->weight_decay, o->seed);
+          o->layer_decay, r->warm, el__s(r->warm), o->weight_decay, o->seed, el__precision_now());
   if (r->dtr.n_truncated)
     fprintf(r->log, "finetune: %ld training example(s) truncated to %ld tokens\n", r->dtr.n_truncated,
             o->max_seq_len);
@@ -665,8 +666,12 @@ static int end_epoch(ft_run *r, long ep, double t_ep, double loss_sum, long n_lo
   el__ft_tmodel_ctx rctx = {r->copy[0].m, r->t->kind, r->K};
   el__ft_runner runner = {el__ft_tmodel_run, &rctx};
   double t_eval = el__mono_s();
+  /* in fp32 whatever --precision trains in: the threshold chosen here is
+   * the fp32 server's */
+  const int precision = el__precision_fp32_begin();
   int rc = el__ft_evaluate(&runner, &r->dv, &r->ddv, &r->shape, r->micro_cap, 1, 0, NULL, &mt,
                            err);
+  el__precision_restore(precision);
   if (rc) return rc;
   r->eval_s = el__mono_s() - t_eval;
   r->eval_total += r->eval_s;

@@ -16,6 +16,7 @@ typedef struct el__pt_args {
   el_strlist inputs;
   const char *vocab, *out, *cache, *preset, *objective, *bias_init, *disc_special;
   const char *position;   /* --position-embedding absolute|relative_key */
+  const char *precision;  /* --precision auto|fp32|bf16 (precision.h) */
   const char *corruption; /* --corruption none|learner[:RATE] */
   long accumulate, max_steps, batch, seq_len, warmup, seed, save_every, threads, log_every,
       val_every, val_examples;
@@ -23,7 +24,7 @@ typedef struct el__pt_args {
   int resume, tie_generator; /* flags: 0 = not given */
 } el__pt_args;
 
-enum { EL_PT_N_OPTS = 30 };
+enum { EL_PT_N_OPTS = 31 };
 
 /* Nothing given. */
 void el__pt_args_init(el__pt_args *a);

@@ -13,6 +13,7 @@
 #include "trainer_api.h"
 #include "el_cli.h"
 #include "dist.h"
+#include "precision.h"
 #include "pretrain_eval.h"
 #include "pretrain_run.h"
 #include "schedule.h"
@@ -270,10 +271,11 @@ static void describe_run(const el__pt_run *r, int resume, const el__state *st) {
              el__format_duration(o->time_limit, lim, sizeof lim), cap);
   fprintf(stderr,
           "data: %llu examples (%llu train, %llu held out), %llu tokens; batch %ld x %ld, "
-          "%d thread%s, %s step %lld%s\n",
+          "%d thread%s, products in %s, %s step %lld%s\n",
           (unsigned long long)r->data.cache.h.n_examples, (unsigned long long)r->data.n_train,
           (unsigned long long)r->data.n_val, (unsigned long long)r->data.cache.h.n_tokens,
-          o->batch_size, o->seq_len, el_get_threads(), el__s(el_get_threads()), resume ? "resuming after" : "starting at",
+          o->batch_size, o->seq_len, el_get_threads(), el__s(el_get_threads()), el__precision_now(),
+          resume ? "resuming after" : "starting at",
           (long long)r->step, of);
   if (r->ranks > 1 || r->accumulate > 1 || r->copies > 1)
     fprintf(stderr,

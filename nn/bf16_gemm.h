@@ -1,12 +1,11 @@
-/* Internal: a bf16 product for attention under --dtype int8.
+/* Internal: a bf16 matrix product with fp32 sums.
  *
- * With the dense layers in int8 (quant_gemm.h), attention's two products
- * (scores = q K^T, context = P V) were a sixth of an int8 forward pass in
- * fp32 (ELECTRA-Small, batch 32 x 128, AVX-512 EPYC). CPUs with AVX512_BF16
- * multiply pairs of bfloat16 into fp32 sums (vdpbf16ps) at twice the rate of
- * fp32 FMAs; the int8 forward pass runs attention so there, where the CPU
- * has it (docs/QUANT.md). The fp32 forward pass never does: its results are
- * checked against PyTorch to 1e-6.
+ * CPUs with AVX512_BF16 multiply pairs of bfloat16 into fp32 sums
+ * (vdpbf16ps) at twice the rate of fp32 FMAs. Two users: attention's two
+ * products under --dtype int8 (engine/infer_kernels.c, docs/QUANT.md), and
+ * the trainer's dense layers under --precision bf16 (op_dense.c,
+ * docs/TRAINING.md). The engine's fp32 forward pass never uses it: its
+ * results are checked against PyTorch to 1e-6.
  *
  * bf16 here is the upper half of an IEEE float rounded to nearest even (as
  * vcvtneps2bf16 rounds; subnormal inputs become zero, as that instruction
@@ -28,9 +27,9 @@
 #define EL_BGEMM_NR 32 /* columns per panel */
 
 /* Whether this CPU runs the bf16 kernel (AVX-512F/BW/VL and AVX512_BF16, read
- * once), and the fp32 kernels are the AVX-512 ones: ELECTRA_GEMM=avx2 and
- * =openblas (infer_gemm.h) turn it off as they cap the rest of the engine,
- * and so does ELECTRA_BF16=off (attention in fp32 under int8 too). */
+ * once) and ELECTRA_BF16 is not "off". (The engine also asks that its fp32
+ * kernels be the AVX-512 ones, so that ELECTRA_GEMM=avx2 measures an
+ * AVX2-only CPU: infer_kernels.c.) */
 int el__bgemm_available(void);
 
 /* x rounded to bf16 (the scalar reference of the conversions below). */
@@ -49,11 +48,25 @@ void el__bgemm_pack_strided(uint16_t *dst, const float *src, size_t sc, size_t s
  * el__bgemm_available(). */
 void el__bf16_rows(uint16_t *dst, size_t ldd, const float *src, size_t lds, int M, int K);
 
-/* C [M, nc] = A [M, K] x W^T for W packed by el__bgemm_pack_strided with
- * Cout >= nc columns: C's first nc columns of M rows (ldc apart) written,
- * nothing else; A rows lda elements apart (even), padded as el__bf16_rows
- * writes them. Needs el__bgemm_available(). */
+/* C [M, nc] = A [M, K] x W^T (accumulate 0), or C += A x W^T (accumulate
+ * 1), for W packed by el__bgemm_pack_strided with Cout >= nc columns: C's
+ * first nc columns of M rows (ldc apart) written, nothing else; A rows lda
+ * elements apart (even), padded as el__bf16_rows writes them. Needs
+ * el__bgemm_available(). */
 void el__bgemm(int M, int nc, int K, const uint16_t *A, size_t lda, const uint16_t *W, float *C,
-               size_t ldc);
+               size_t ldc, int accumulate);
+
+/* The same with A's pair p of row r the 32-bit word at A + r rs + p ps (in
+ * bf16 elements): el__bgemm's rows are rs = lda, ps = 2; el__bf16_pairs's
+ * layout is rs = 2, ps = 2 M. */
+void el__bgemm_strided(int M, int nc, int K, const uint16_t *A, size_t rs, size_t ps,
+                       const uint16_t *W, float *C, size_t ldc, int accumulate);
+
+/* The transpose of src [K rows of M floats, lds apart] as bf16 pairs,
+ * pair-major: dst's 32-bit word p M + m holds (src[2p][m], src[2p+1][m]),
+ * the second a zero for an odd K; (K + 1) / 2 M words. This is how a
+ * product reads op(A) = A^T with no transposition: a pair of A's rows
+ * converts into one run of words. Needs el__bgemm_available(). */
+void el__bf16_pairs(uint16_t *dst, const float *src, size_t lds, int M, int K);
 
 #endif

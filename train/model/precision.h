@@ -1,0 +1,32 @@
+/* --precision: what the training ops' matrix products run in (nn/matmul.h).
+ *
+ *   fp32  OpenBLAS SGEMM, as the PyTorch reference tests check it.
+ *   bf16  operands rounded to bfloat16, sums in fp32: about twice the
+ *         products' speed on a CPU with AVX512_BF16 (AMD Zen 4 and later,
+ *         Intel Cooper Lake and Sapphire Rapids); refused elsewhere.
+ *   auto  bf16 where the CPU has it, else fp32 (the default).
+ *
+ * Weights, gradients, the optimizer and the saved checkpoints are fp32 in
+ * all three; so are the fine-tuner's dev evaluations, which choose the
+ * epoch and the threshold the fp32 server uses. */
+#ifndef EL_TRAIN_PRECISION_H
+#define EL_TRAIN_PRECISION_H
+
+#include "electra/error.h"
+
+#define EL_PRECISION_CHOICES "auto|fp32|bf16"
+
+/* Applies choice (NULL = auto) to the process; EL_EINVAL naming the reason
+ * when bf16 is asked for and this CPU cannot run it. */
+int el__precision_apply(const char *choice, el_error *err);
+
+/* "bf16" or "fp32": what the products run in now. */
+const char *el__precision_now(void);
+
+/* fp32 products from now on (the fine-tuner's dev evaluations); returns
+ * what to hand el__precision_restore after. Not while another thread
+ * trains. */
+int el__precision_fp32_begin(void);
+void el__precision_restore(int saved);
+
+#endif
