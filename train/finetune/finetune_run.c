@@ -772,6 +772,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el__ft_result *res, el_error *er
   if (!rc) rc = build_model(r, err);
   if (!rc) rc = time_save(r, err);
   if (!rc) start_schedule(r);
+  const int precision = el__precision_train_begin();
   for (long ep = 1; !rc && ep <= o->epochs; ep++) {
     double t_ep = el__mono_s(), loss_sum = 0;
     long n_loss = 0;
@@ -779,6 +780,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el__ft_result *res, el_error *er
     if (!rc) rc = end_epoch(r, ep, t_ep, loss_sum, n_loss, err);
     if (r->pl && r->plan_over) break;
   }
+  el__precision_restore(precision);
   if (!rc) rc = finish(r, res, err);
   ft_run_free(r);
   free(r);

@@ -16,16 +16,19 @@
 
 #define EL_PRECISION_CHOICES "auto|fp32|bf16"
 
-/* Applies choice (NULL = auto) to the process; EL_EINVAL naming the reason
- * when bf16 is asked for and this CPU cannot run it. */
+/* Records choice (NULL = auto) for the training loops of this process;
+ * EL_EINVAL naming the reason when bf16 is asked for and this CPU cannot
+ * run it. The products stay fp32 outside the loops (the engine's fp32
+ * forward pass shares nn's relative-position product). */
 int el__precision_apply(const char *choice, el_error *err);
 
-/* "bf16" or "fp32": what the products run in now. */
+/* "bf16" or "fp32": what the training loops' products run in. */
 const char *el__precision_now(void);
 
-/* fp32 products from now on (the fine-tuner's dev evaluations); returns
- * what to hand el__precision_restore after. Not while another thread
- * trains. */
+/* The recorded precision from now on (a training loop's start), or fp32
+ * (the fine-tuner's dev evaluations); each returns what to hand
+ * el__precision_restore after. Not while another thread trains. */
+int el__precision_train_begin(void);
 int el__precision_fp32_begin(void);
 void el__precision_restore(int saved);
 

@@ -643,7 +643,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st, int accumulate)
   el__progress_init(&r->prog, quiet ? quiet : stderr, o->max_steps);
   el_error err = {0};
   const char *what = ""; /* what failed, before err's message */
-  int early = 0, code = 1;
+  int early = 0, code = 1, precision = -1; /* the products' precision before the run */
   session s;
   memset(&s, 0, sizeof s);
   s.t0 = el__mono_s();
@@ -657,6 +657,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st, int accumulate)
     goto out;
   }
   describe_run(r, resume, st);
+  precision = el__precision_train_begin();
   g_stop = 0;
   signal(SIGINT, on_signal);
   signal(SIGTERM, on_signal);
@@ -673,6 +674,7 @@ int el__pretrain_main(el__pt_opts *o, int resume, el__state *st, int accumulate)
   if (session_end(r, &s, &what, &err)) goto out;
   code = 0;
 out:
+  if (precision >= 0) el__precision_restore(precision);
   if (code) fail(r, what, &err);
   el__packed_free(&s.pk);
   if (code) remove_made(r, made); /* before el__pt_run_free clears r's paths */
