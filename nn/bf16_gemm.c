@@ -55,26 +55,58 @@ TGTB static inline __m512i bf16_lanes(const float *p, int n, __m512 alpha) {
   return _mm512_cvtepu16_epi32((__m256i)h);
 }
 
+/* r[i] word p -> r[p] word i: a 16 x 16 transpose of 32-bit words in
+ * registers (pairs within 128-bit lanes, then 4 x 4 blocks of lanes). */
+TGTB static inline void transpose16(__m512i r[16]) {
+  __m512i t[16], u[16];
+  for (int i = 0; i < 16; i += 2) {
+    t[i] = _mm512_unpacklo_epi32(r[i], r[i + 1]);
+    t[i + 1] = _mm512_unpackhi_epi32(r[i], r[i + 1]);
+  }
+  for (int i = 0; i < 16; i += 4) { /* u[i + e], lane L: word 4L + e of rows i..i+3 */
+    u[i] = _mm512_unpacklo_epi64(t[i], t[i + 2]);
+    u[i + 1] = _mm512_unpackhi_epi64(t[i], t[i + 2]);
+    u[i + 2] = _mm512_unpacklo_epi64(t[i + 1], t[i + 3]);
+    u[i + 3] = _mm512_unpackhi_epi64(t[i + 1], t[i + 3]);
+  }
+  for (int e = 0; e < 4; e++) {
+    const __m512i x0 = _mm512_shuffle_i32x4(u[e], u[4 + e], 0x44);
+    const __m512i x1 = _mm512_shuffle_i32x4(u[e], u[4 + e], 0xee);
+    const __m512i y0 = _mm512_shuffle_i32x4(u[8 + e], u[12 + e], 0x44);
+    const __m512i y1 = _mm512_shuffle_i32x4(u[8 + e], u[12 + e], 0xee);
+    r[e] = _mm512_shuffle_i32x4(x0, y0, 0x88);
+    r[4 + e] = _mm512_shuffle_i32x4(x0, y0, 0xdd);
+    r[8 + e] = _mm512_shuffle_i32x4(x1, y1, 0x88);
+    r[12 + e] = _mm512_shuffle_i32x4(x1, y1, 0xdd);
+  }
+}
+
 /* The packing when a column's k are contiguous in src (sk == 1: a head's
- * keys): each column's pairs converted at once, then stored to their
- * places in the panel (one 32-bit word each). */
+ * keys, a dense layer's weights): for 16 columns, 32 k of each converted
+ * into 16 pair words, the 16 x 16 words transposed, and each pair's 16
+ * columns stored at once. Writes every element, padding included. */
 TGTB static void pack_columns(uint16_t *dst, const float *src, size_t sc, int Cout, int K,
                               float alpha) {
-  const int Kp = round_up(K, 2);
+  const int Kp = round_up(K, 2), Cp = round_up(Cout, EL_BGEMM_NR);
   const __m512 a = _mm512_set1_ps(alpha);
   uint32_t *w = (uint32_t *)dst;
-  for (int c = 0; c < Cout; c++) {
-    uint32_t *col = w + (size_t)(c / EL_BGEMM_NR) * EL_BGEMM_NR * (Kp / 2) + c % EL_BGEMM_NR;
-    const float *s = src + (size_t)c * sc;
-    for (int k = 0; k < K; k += 32) {
-      const __m512i lo = bf16_lanes(s + k, K - k, a), hi = bf16_lanes(s + k + 16, K - k - 16, a);
-      /* lanes 0..15 hold k .. k+15 and 16..31 the next: pairs are lanes (2i, 2i+1) */
-      const __m512i idx_lo = _mm512_setr_epi32(0, 2, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28, 30);
-      const __m512i even = _mm512_permutex2var_epi32(lo, idx_lo, hi);
-      const __m512i odd = _mm512_permutex2var_epi32(lo, _mm512_add_epi32(idx_lo, _mm512_set1_epi32(1)), hi);
-      uint32_t pairs[16];
-      _mm512_storeu_si512(pairs, _mm512_or_si512(even, _mm512_slli_epi32(odd, 16)));
-      for (int p = 0; p < 16 && k + 2 * p < K; p++) col[(size_t)(k / 2 + p) * EL_BGEMM_NR] = pairs[p];
+  for (int c0 = 0; c0 < Cp; c0 += 16) {
+    uint32_t *panel = w + (size_t)(c0 / EL_BGEMM_NR) * EL_BGEMM_NR * (Kp / 2) + c0 % EL_BGEMM_NR;
+    for (int k = 0; k < Kp; k += 32) {
+      const __mmask16 m0 = (__mmask16)(K - k >= 16 ? 0xffff : (1u << (K - k)) - 1);
+      const __mmask16 m1 =
+          (__mmask16)(K - k >= 32 ? 0xffff : K - k > 16 ? (1u << (K - k - 16)) - 1 : 0);
+      __m512i r[16];
+      for (int i = 0; i < 16; i++) {
+        const float *s = src + (size_t)(c0 + i) * sc + k;
+        r[i] = c0 + i >= Cout
+                   ? _mm512_setzero_si512()
+                   : (__m512i)_mm512_cvtne2ps_pbh(_mm512_mul_ps(a, _mm512_maskz_loadu_ps(m1, s + 16)),
+                                                  _mm512_mul_ps(a, _mm512_maskz_loadu_ps(m0, s)));
+      }
+      transpose16(r);
+      const int np = min_int(16, (Kp - k) / 2);
+      for (int p = 0; p < np; p++) _mm512_storeu_si512(panel + (size_t)(k / 2 + p) * EL_BGEMM_NR, r[p]);
     }
   }
 }
@@ -99,9 +131,9 @@ TGTB static void pack_rows(uint16_t *dst, const float *src, size_t sk, int Cout,
 void el__bgemm_pack_strided(uint16_t *dst, const float *src, size_t sc, size_t sk, int Cout, int K,
                             float alpha) {
   if (el__bgemm_available() && sc == 1 && K > 0) return pack_rows(dst, src, sk, Cout, K, alpha);
+  if (el__bgemm_available() && sk == 1 && K > 0) return pack_columns(dst, src, sc, Cout, K, alpha);
   const size_t Kp = (size_t)round_up(K, 2);
   memset(dst, 0, sizeof(uint16_t) * el__bgemm_packed_elems(Cout, K));
-  if (el__bgemm_available() && sk == 1) return pack_columns(dst, src, sc, Cout, K, alpha);
   for (int c = 0; c < Cout; c++) {
     uint16_t *col = dst + (size_t)(c / EL_BGEMM_NR) * EL_BGEMM_NR * Kp + (size_t)(c % EL_BGEMM_NR) * 2;
     for (int k = 0; k < K; k++)
