@@ -149,6 +149,7 @@ static void test_opts_json(void) {
   o.lr = 3.3e-4;
   o.seed = 123456789012345;
   o.time_limit = 5400;
+  snprintf(o.precision, sizeof o.precision, "bf16");
   char *j = el__pt_opts_to_json(&o);
   el_error err = {0};
   CHECK(j && el__pt_opts_from_json(j, &r, "RUN/state/state.bin", &err) == EL_OK,
@@ -156,9 +157,21 @@ static void test_opts_json(void) {
   CHECK(r.n_inputs == 2 && !strcmp(r.inputs[1], "c\"d.txt") && !strcmp(r.vocab, "v.txt") &&
             r.cache == NULL && r.mlm == 1 && r.lr == 3.3e-4 && r.seed == 123456789012345 &&
             r.time_limit == 5400 && !strcmp(r.preset, "small") && r.batch_size == 128 &&
-            r.gen_size == 0.25,
+            r.gen_size == 0.25 && !strcmp(r.precision, "bf16"),
         "every setting survives (doubles exactly)");
   el__pt_opts_free(&r);
+  /* a run saved before --precision existed trained in fp32, and resumes so */
+  char *old = strstr(j, "\"precision\"");
+  CHECK(old != NULL, "the settings JSON holds \"precision\"");
+  if (old) memcpy(old, "\"precisiox\"", 11);
+  CHECK(el__pt_opts_from_json(j, &r, "RUN/state/state.bin", &err) == EL_OK &&
+            !strcmp(r.precision, "fp32"),
+        "settings without \"precision\" (older runs) read as fp32: %s", r.precision);
+  el__pt_opts_free(&r);
+  if (old) memcpy(old, "\"precision\": \"fp16\"", 19);
+  CHECK(el__pt_opts_from_json(j, &r, "RUN/state/state.bin", &err) == EL_EFORMAT &&
+            strstr(err.msg, "precision"),
+        "a precision other than auto, fp32, bf16 is refused: %s", err.msg);
   free(j);
   CHECK(el__pt_opts_from_json("{\"input\": []}", &r, "RUN/state/state.bin", &err) == EL_EFORMAT &&
             strstr(err.msg, "vocab") && strstr(err.msg, "RUN/state/state.bin"),

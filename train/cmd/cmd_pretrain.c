@@ -192,10 +192,13 @@ static void run_control(const el__pt_args *a, el__pt_opts *o) {
   if (a->log_every >= 0) o->log_every = a->log_every;
   if (a->val_every >= 0) o->val_every = a->val_every;
   if (a->time_limit >= 0) o->time_limit = a->time_limit;
+  if (a->precision) snprintf(o->precision, sizeof o->precision, "%s", a->precision);
 }
 
 /* What a resumed session may change: the step budget, the time limit, the
- * intervals, threads, the input files, vocabulary and cache paths. */
+ * intervals, threads, the products' precision (by default a resume keeps
+ * the run's, so that it continues bit for bit), the input files, vocabulary
+ * and cache paths. */
 static int session_overrides(const el__pt_args *a, el__pt_opts *o, const el__state *st) {
   if (a->max_steps >= 0 && a->max_steps != o->max_steps) {
     fprintf(stderr,
@@ -363,10 +366,6 @@ int el__pretrain_run(const el__pt_args *a) {
   int code = check_args(a, &rate);
   if (code) return code;
   el_error err = {0};
-  if (el__precision_apply(a->precision, &err)) {
-    fprintf(stderr, PROG ": %s\n", err.msg);
-    return 2;
-  }
   if (el__dist_init(&err)) {
     fprintf(stderr, PROG ": %s\n", err.msg);
     return 1;
@@ -376,6 +375,10 @@ int el__pretrain_run(const el__pt_args *a) {
   el__state st;
   memset(&st, 0, sizeof st);
   code = settings(a, rate, &o, &st);
+  if (!code && el__precision_apply(o.precision, &err)) {
+    fprintf(stderr, PROG ": %s%s\n", err.msg, a->resume && !a->precision ? " (the run's own)" : "");
+    code = 2;
+  }
   if (!code) code = el__pretrain_main(&o, a->resume, a->resume ? &st : NULL, (int)a->accumulate);
   free(st.settings_json);
   el__pt_opts_free(&o);

@@ -48,6 +48,7 @@ void el__pt_opts_defaults(el__pt_opts *o, const el__preset *p) {
   o->val_every = 500;
   o->val_examples = 512;
   o->val_fraction = 0.01;
+  snprintf(o->precision, sizeof o->precision, "auto");
 }
 
 void el__pt_opts_free(el__pt_opts *o) {
@@ -124,6 +125,7 @@ char *el__pt_opts_to_json(const el__pt_opts *o) {
   cJSON_AddStringToObject(j, "disc_special", o->disc_skip_special ? "exclude" : "include");
   cJSON_AddStringToObject(j, "corruption", o->corruption_rate > 0 ? "learner" : "none");
   cJSON_AddNumberToObject(j, "corruption_rate", o->corruption_rate);
+  cJSON_AddStringToObject(j, "precision", o->precision);
 #define NUM(k, v) cJSON_AddNumberToObject(j, k, (double)(v));
   PT_NUMBERS(NUM)
 #undef NUM
@@ -177,6 +179,13 @@ static int read_added_fields(const cJSON *j, el__pt_opts *o, const char *where, 
   if (pe && !cJSON_IsString(pe))
     return el_error_set(err, EL_EFORMAT, "%s: \"position_embedding\" is not a string", where);
   o->relative_positions = pe && !strcmp(pe->valuestring, "relative_key"); /* older: absolute */
+  /* runs saved before --precision existed trained in fp32 */
+  const cJSON *pr = cJSON_GetObjectItemCaseSensitive(j, "precision");
+  if (pr && (!cJSON_IsString(pr) || (strcmp(pr->valuestring, "auto") &&
+                                     strcmp(pr->valuestring, "fp32") &&
+                                     strcmp(pr->valuestring, "bf16"))))
+    return el_error_set(err, EL_EFORMAT, "%s: \"precision\" is not auto, fp32 or bf16", where);
+  snprintf(o->precision, sizeof o->precision, "%s", pr ? pr->valuestring : "fp32");
   /* runs saved before --corruption existed had none (learner:RATE takes (0, 1]) */
   o->corruption_rate = 0.0;
   return el__json_num(j, "corruption_rate", 0, 0, 1, &o->corruption_rate, where, err);

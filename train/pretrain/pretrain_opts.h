@@ -33,6 +33,7 @@ typedef struct el__pt_opts {
   long planned_steps; /* the last time plan's total (recorded at each save); 0 = none */
   long save_every, threads, log_every, val_every, val_examples;
   double val_fraction;
+  char precision[8]; /* --precision auto|fp32|bf16 as given (train/model/precision.h) */
 } el__pt_opts;
 
 /* Sizes of a preset's discriminator (the MLM baseline uses them as is). */
