@@ -8,7 +8,10 @@
 #                               build flags alone would still run AVX-512);
 #   OPENBLAS_CORETYPE=Haswell   OpenBLAS's AVX2 kernels, for the engine and
 #                               for PyTorch's Linear alike;
-#   ATEN_CPU_CAPABILITY=avx2    PyTorch's own kernels on their AVX2 path.
+#   ATEN_CPU_CAPABILITY=avx2    PyTorch's own kernels on their AVX2 path;
+#   ELECTRA_BF16=off            no bf16 products (an AVX2 CPU has none): the
+#                               trainer's --precision auto is fp32, and
+#                               bench_train.sh prints no "c bf16" row.
 # ONNX Runtime has no such switch: its MLAS kernels pick AVX-512 whenever the
 # CPU has it, so against ORT this run is stricter than a real AVX2 machine.
 # What it cannot show is another CPU's caches and clocks: a real AVX2-only
@@ -28,7 +31,7 @@ fi
 echo "== building $AVX2_BUILD with -march=haswell"
 make --no-print-directory -j"$(nproc)" BUILD="$AVX2_BUILD" OPT="-O3 -march=haswell" \
   "$AVX2_BUILD/bench/bench_forward" "$AVX2_BUILD/bench/bench_train" >/dev/null
-export ELECTRA_GEMM=avx2 OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2
+export ELECTRA_GEMM=avx2 OPENBLAS_CORETYPE=Haswell ATEN_CPU_CAPABILITY=avx2 ELECTRA_BF16=off
 # ONNX Runtime's npm install is shared with the main build when it exists there.
 [ -d "$BUILD/onnxruntime" ] && export ORT_DIR=${ORT_DIR:-$BUILD/onnxruntime}
 echo "== inference: engine (AVX2) and PyTorch (AVX2) against ONNX Runtime (AVX-512)"
