@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include "lanes.h"
 
 #define KC 256 /* rows of k per block: a 32-column panel block is 32 KiB */
 
@@ -112,8 +113,7 @@ __attribute__((target("avx512f,fma"))) static void rows512(int M, int kc, const 
                                                            size_t lda, const float *B, int w,
                                                            const float *bias, float *C,
                                                            size_t ldc, int cols) {
-  const __mmask16 m0 = (__mmask16)(cols >= 16 ? 0xffff : (1u << cols) - 1);
-  const __mmask16 m1 = (__mmask16)(cols >= 32 ? 0xffff : cols > 16 ? (1u << (cols - 16)) - 1 : 0);
+  const __mmask16 m0 = el__first_lanes(cols), m1 = el__first_lanes(cols - 16);
   const int tiles = (M + MR512 - 1) / MR512;
   for (int i = 0; i < M; i += MR512, A += MR512 * lda, C += MR512 * ldc) {
     prefetch_slice(B + (size_t)kc * w, (size_t)KC * EL_GEMM_NR, i / MR512, tiles);

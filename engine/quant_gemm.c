@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "infer_gemm.h"
+#include "lanes.h"
 
 #define QKC 512   /* most k per block: a panel's block is then 16 KiB */
 #define QROW 128  /* bytes of one group of 4 k in a panel: 32 columns x 4 codes */
@@ -196,8 +197,7 @@ TGTV void tile_vnni(const int m, const int tail, kblock kb, const uint8_t *A, si
 __attribute__((target("avx512f,avx512bw,avx512vnni"))) static void rows_vnni(
     int M, kblock kb, const uint8_t *A, size_t lda, const int8_t *B, int32_t *C, size_t ldc,
     int cols, const el__qdeq *deq, int col) {
-  const __mmask16 m0 = (__mmask16)(cols >= 16 ? 0xffff : (1u << cols) - 1);
-  const __mmask16 m1 = (__mmask16)(cols >= 32 ? 0xffff : cols > 16 ? (1u << (cols - 16)) - 1 : 0);
+  const __mmask16 m0 = el__first_lanes(cols), m1 = el__first_lanes(cols - 16);
   const size_t block = (size_t)(kb.nq + (kb.tail > 0)) * QROW, ldo = ldc;
   const int tiles = (M + MRV - 1) / MRV;
   /* A product made in one block of k and dequantized needs its int32 tile

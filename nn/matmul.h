@@ -10,9 +10,10 @@
 #ifndef EL_MATMUL_H
 #define EL_MATMUL_H
 
-/* Turn bf16 products on (1) or off (0) for the whole process, before
- * training starts; -1 (and off) when this CPU has no AVX512_BF16 or
- * ELECTRA_BF16=off (bf16_gemm.h). Off unless turned on. */
+/* Turn bf16 products on (1) or off (0) for the whole process, while no
+ * other thread runs a product (train/model/precision.c: around the training
+ * loops, off for dev evaluations); -1 (and off) when this CPU has no
+ * AVX512_BF16 or ELECTRA_BF16=off (bf16_gemm.h). Off unless turned on. */
 int el__matmul_set_bf16(int on);
 int el__matmul_bf16(void);
 

@@ -267,7 +267,7 @@ void el__ft_table(el__ft_args *a, el_opt t[EL_FT_N_OPTS]) {
       {"--doc-stride", EL_OPT_INT, &a->stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
       {"--max-query-len", EL_OPT_INT, &a->max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},
       {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota); each batch is shared out over model copies, one per thread (see below)", 0},
-      {"--precision", EL_OPT_CHOICE, &a->precision, 0, 0, "auto|fp32|bf16", "what the training's matrix products run in: bf16 (operands rounded to bfloat16, sums, weights and checkpoints fp32; about 1.5x the steps a second) or fp32; auto = bf16 where the CPU has AVX512_BF16 (auto)" "; dev is evaluated in fp32 as the server reads it", 0},
+      {"--precision", EL_OPT_CHOICE, &a->precision, 0, 0, EL_PRECISION_CHOICES, EL_PRECISION_HELP "; dev is evaluated in fp32 as the server reads it", 0},
       {"--random-init", EL_OPT_FLAG, &a->random_init, 0, 0, NULL,
        "keep a random encoder of the --init shape (baseline)", 0},
       {"--dictionary", EL_OPT_FLAG, &a->dictionary, 0, 0, NULL,

@@ -79,7 +79,7 @@ static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
       {"--dev", EL_OPT_STR, &a->dev, 0, 0, "FILE", "GED dev file: calibrates the threshold (needed with --train)", 0},
       {"--time-limit", EL_OPT_DURATION, &a->time, 10, 1e7, "T", "whole budget, split between the stages (10m)", 0},
       {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota); the training stages share each batch out over model copies, one per thread", 0},
-      {"--precision", EL_OPT_CHOICE, &a->precision, 0, 0, "auto|fp32|bf16", "the training stages' matrix products (see electra-train pretrain --help; auto)", 0},
+      {"--precision", EL_OPT_CHOICE, &a->precision, 0, 0, EL_PRECISION_CHOICES, "the training stages' matrix products (see electra-train pretrain --help; auto)", 0},
       {"--preset", EL_OPT_CHOICE, &a->preset, 0, 0, "tiny|small|base|large", "model size (tiny)", 0},
       {"--position-embedding", EL_OPT_CHOICE, &a->position, 0, 0, "absolute|relative_key", "the model's positions (relative_key; absolute is the paper's; see electra-train pretrain --help)", 0},
       {"--vocab", EL_OPT_STR, &a->vocab, 0, 0, "FILE", "use this vocabulary instead of learning one", 0},

@@ -15,6 +15,11 @@
 #include "electra/error.h"
 
 #define EL_PRECISION_CHOICES "auto|fp32|bf16"
+/* --help of pretrain and finetune (recipe points at pretrain's) */
+#define EL_PRECISION_HELP                                                                   \
+  "what the training's matrix products run in: bf16 (operands rounded to bfloat16, sums, " \
+  "weights and checkpoints fp32; about 1.5x the steps a second) or fp32; auto = bf16 "     \
+  "where the CPU has AVX512_BF16 (auto)"
 
 /* Records choice (NULL = auto) for the training loops of this process;
  * EL_EINVAL naming the reason when bf16 is asked for and this CPU cannot

@@ -1,6 +1,7 @@
 /* The option table of electra-train pretrain (pretrain_cli.h). */
 #include <string.h>
 #include "pretrain_cli.h"
+#include "precision.h"
 
 void el__pt_args_init(el__pt_args *a) {
   memset(a, 0, sizeof *a);
@@ -37,7 +38,7 @@ void el__pt_cli_table(el__pt_args *a, el_opt t[EL_PT_N_OPTS]) {
       {"--seed", EL_OPT_INT, &a->seed, 0, 9007199254740992.0, "N", "random seed: init, data order, masking, dropout, samples (1)", 0},
       {"--save-every", EL_OPT_INT, &a->save_every, 0, 1e12, "N", "checkpoint every N steps, 0 = only at the end (1000)", 0},
       {"--threads", EL_OPT_INT, &a->threads, 0, 1024, "N", "threads, 0 = the CPUs available (0); each step's batch is shared out over model copies, one per thread (see below)", 0},
-      {"--precision", EL_OPT_CHOICE, &a->precision, 0, 0, "auto|fp32|bf16", "what the training's matrix products run in: bf16 (operands rounded to bfloat16, sums, weights and checkpoints fp32; about 1.5x the steps a second) or fp32; auto = bf16 where the CPU has AVX512_BF16 (auto)", 0},
+      {"--precision", EL_OPT_CHOICE, &a->precision, 0, 0, EL_PRECISION_CHOICES, EL_PRECISION_HELP, 0},
       {"--resume", EL_OPT_FLAG, &a->resume, 0, 0, NULL, "continue the run saved in --out exactly where it stopped", 0},
       {"--log-every", EL_OPT_INT, &a->log_every, 1, 1e12, "N", "a metrics.jsonl row (and a log line) every N steps (10)", 0},
       {"--val-every", EL_OPT_INT, &a->val_every, 0, 1e12, "N", "validate on the held-out slice every N steps, 0 = only at the end (500)", 0},
