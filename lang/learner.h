@@ -205,11 +205,14 @@ int el__learner_noun_agreement(const el__learner *l, const char *const *low, int
 
 /* The past forms for a present verb right after a subject pronoun, the
  * sentence's first verb, where a time word puts the sentence in the past and
- * nothing in it tells the present ("Yesterday I go to the cinema" -> "went"
- * "gone", "Two years ago I am" -> "was"): into out[0..max), lower-case;
- * which one fits the n-gram model's reading chooses. 0 when none. */
+ * nothing in it tells the present: a time phrase opening the sentence
+ * ("Yesterday I go to the cinema" -> "went" "gone", "Two years ago I am" ->
+ * "was") or ending the verb's one clause ("I go to the cinema yesterday",
+ * "we visit London last year"; *phrase_last = 1 then, else 0; NULL allowed).
+ * Into out[0..max), lower-case; which one fits the n-gram model's reading
+ * chooses. 0 when none. */
 int el__learner_past_fixes(const el__learner *l, const char *const *low, int n, int i,
-                           char out[][EL__LWORD_MAX], int max);
+                           char out[][EL__LWORD_MAX], int max, int *phrase_last);
 
 /* low (a lower-case word) in the capitalisation pattern of pattern: all
  * upper when pattern has 2+ letters all upper, first upper when pattern's

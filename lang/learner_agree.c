@@ -241,16 +241,58 @@ static int past_time_phrase(const char *const *low, int from, int to) {
   return n <= 3 && low[to - 1] && !strcmp(low[to - 1], "ago");
 }
 
+/* Words that start another clause or join a second verb to the first: a
+ * time word after one of them may be that clause's ("I hear that you were
+ * attacked last night", "we stay and they left yesterday"). */
+static const char *const CLAUSE_WORDS[] = {
+    "that", "who", "which", "when", "where", "while", "because", "if", "since", "until",
+    "and", "but", "or", "so", "as", "before", "after", ",", ";", ":", "-"};
+/* "two years ago", not a predicate's "(it is) long ago" */
+static const char *const TIME_UNITS[] = {"minute", "minutes", "hour", "hours", "day", "days",
+                                         "week", "weeks", "month", "months", "year", "years",
+                                         "time", "while", "decade", "decades"};
+static int time_unit(const char *w) { return w && LISTED(w, TIME_UNITS); }
+
+/* pronouns that are only subjects: a clause of their own starts there */
+static const char *const NEW_SUBJECT[] = {"i", "he", "she", "we", "they"};
+
+/* Whether a past time phrase ends the one clause subj ... i ... starts: the
+ * sentence opens with the subject, the phrase comes last (its final mark
+ * aside), and nothing between the verb and it is another verb or opens
+ * another clause ("I go to the cinema yesterday", "we visit London last
+ * year"; not "I know you went there yesterday"). */
+static int past_phrase_at_end(const el__learner *l, const char *const *low, int from, int to,
+                              int subj, int i) {
+  int end = to;
+  if (end > from && ends_sentence(low[end - 1])) end--;
+  if (subj != from || end <= i + 1) return 0;
+  for (int len = 1; len <= 3 && end - len > i; len++) {
+    if (!past_time_phrase(low, end - len, end) || (!strcmp(low[end - 1], "ago") && !time_unit(low[end - 2])))
+      continue;
+    /* nor an -ing form: "I am writing to tell you about a concert last month" */
+    char lemma[EL__LWORD_MAX];
+    for (int k = i + 1; k < end - len; k++)
+      if (!low[k] || LISTED(low[k], CLAUSE_WORDS) || LISTED(low[k], NEW_SUBJECT) ||
+          word_tense(l, low[k]) || (el__learner_word_class(l, low[k]) & (EL__LC_AUX | EL__LC_MODAL)) ||
+          (el__lm_verb(l, low[k], lemma) & EL__VF_ING))
+        return 0;
+    return 1;
+  }
+  return 0;
+}
+
 /* Whether the sentence [from, to) opens with a past time phrase, a comma
  * after it or not, right before the subject at subj ("Yesterday I go",
- * "Two years ago, I live", "Last week we visit"), and no word of it tells
- * the present; the verb at i aside. A time word elsewhere is as often
- * another clause's ("I hear that you were attacked last night", "it is
- * long ago"). */
+ * "Two years ago, I live", "Last week we visit"), or ends the verb's one
+ * clause with one (past_phrase_at_end), and no word of it tells the
+ * present; the verb at i aside. A time word elsewhere is as often another
+ * clause's ("I hear that you were attacked last night", "it is long ago"). */
 static int past_by_time_word(const el__learner *l, const char *const *low, int from, int to,
-                             int subj, int i) {
+                             int subj, int i, int *last) {
   int end = subj > from && low[subj - 1] && !strcmp(low[subj - 1], ",") ? subj - 1 : subj;
-  if (!past_time_phrase(low, from, end)) return 0;
+  *last = 0;
+  if (!past_time_phrase(low, from, end) && !(*last = past_phrase_at_end(l, low, from, to, subj, i)))
+    return 0;
   for (int k = from; k < to; k++)
     if (k != i && low[k] && tells(l, low, to, k) > 0) return 0;
   return 1;
@@ -272,13 +314,16 @@ static int subject_pronoun(const char *w) {
 }
 
 int el__learner_past_fixes(const el__learner *l, const char *const *low, int n, int i,
-                           char out[][EL__LWORD_MAX], int max) {
+                           char out[][EL__LWORD_MAX], int max, int *phrase_last) {
+  int last_dummy;
+  if (!phrase_last) phrase_last = &last_dummy;
+  *phrase_last = 0;
   if (i < 1 || i >= n || !low[i] || max < 1 || LISTED(low[i], BETWEEN) || LISTED(low[i], SEMI_MODAL))
     return 0;
   int subj = subject_of(l, low, i), from, end;
   sentence_around(low, n, i, &from, &end);
   if (subj < 0 || !subject_pronoun(low[subj]) || verb_before(l, low, from, i) ||
-      !past_by_time_word(l, low, from, end, subj, i))
+      !past_by_time_word(l, low, from, end, subj, i, phrase_last))
     return 0;
   char lemma[EL__LWORD_MAX];
   /* "have seen" wants "saw", not "had seen" */

@@ -166,7 +166,9 @@ static void word_gains(el__ngram *m, const el__learner *l, const sentence *s,
  * sister go") and el__learner_past_fixes ("Yesterday I go") propose counts
  * the same when the trigrams find the fix (the likeliest of the past forms)
  * at least CHECKED_FIX_LEVEL likelier: after a noun the pattern alone cannot
- * tell a verb from a second noun ("my mother tongue", "my brother name"). */
+ * tell a verb from a second noun ("my mother tongue", "my brother name").
+ * A time phrase that ends the clause ("I go to the cinema yesterday") is out
+ * of the trigrams' reach from the verb: there they only choose the form. */
 #define AGREEMENT_GAIN 100.0
 #define CHECKED_FIX_LEVEL 0.0
 static int agreement(el__ngram *m, const el__learner *l, const sentence *s, const char *const *words,
@@ -191,8 +193,8 @@ static int agreement(el__ngram *m, const el__learner *l, const sentence *s, cons
     const int i = s->word_at[p];
     if (i < 0) continue;
     char past[MAX_ALT][EL__LWORD_MAX];
-    int k = el__learner_past_fixes(l, w, n, i, past, MAX_ALT);
-    if (el__learner_noun_agreement(l, w, n, i, fix)) memcpy(past[0], fix, EL__LWORD_MAX), k = 1;
+    int last = 0, k = el__learner_past_fixes(l, w, n, i, past, MAX_ALT, &last);
+    if (el__learner_noun_agreement(l, w, n, i, fix)) memcpy(past[0], fix, EL__LWORD_MAX), k = 1, last = 0;
     /* the likeliest of the fixes ("went" rather than "gone"), if at least as likely */
     double best = NO_GAIN;
     for (int a = 0; a < k; a++) {
@@ -200,7 +202,7 @@ static int agreement(el__ngram *m, const el__learner *l, const sentence *s, cons
       const double g = id == EL__NGRAM_NONE ? NO_GAIN : replace_gain(m, s, p, id);
       if (g > best) best = g, memcpy(fix, past[a], EL__LWORD_MAX);
     }
-    if (k && best >= CHECKED_FIX_LEVEL)
+    if (k && (last ? best > NO_GAIN : best >= CHECKED_FIX_LEVEL))
       keep(gain + EL__NGRAM_EDITS * (size_t)i, alt ? alt + EL__NGRAM_EDITS * (size_t)i : NULL,
            EL__NGRAM_VERB, AGREEMENT_GAIN, fix);
   }

@@ -681,7 +681,7 @@ static void test_agreement(void) {
           A[a].rule == AGREE ? "agreement" : A[a].rule == NOUN ? "noun agreement" : "verb form", A[a].s, A[a].at,
           A[a].fix ? A[a].fix : "no fix", got ? fix : "none");
   }
-  /* a present verb after a sentence-opening past time phrase: its past forms */
+  /* a present verb in a clause a past time phrase opens or ends: its past forms */
   static const struct {
     const char *s;
     int at;
@@ -691,7 +691,16 @@ static void test_agreement(void) {
            {"Yesterday morning she buy a dress .", 3, "bought"},
            {"Last week we are in Paris .", 3, "were"},
            {"Yesterday I went to the cinema .", 2, NULL},
-           {"I go to the cinema yesterday .", 1, NULL},       /* the phrase must open it */
+           {"I go to the cinema yesterday .", 1, "went"},     /* or end the one clause */
+           {"We visit our grandparents two years ago .", 1, "visited"},
+           {"I want to see him yesterday .", 1, "wanted"},
+           {"I know you went there yesterday .", 1, NULL},    /* another verb before it */
+           {"I hear that you were attacked last night .", 1, NULL}, /* another clause's */
+           {"I stay at home and they leave yesterday .", 1, NULL},
+           {"I go there every day last year .", 1, NULL},     /* "every" tells the present */
+           {"Then I go to the cinema yesterday .", 2, NULL},  /* the clause must open it */
+           {"I am writing to tell you about the concert last month .", 1, NULL},
+           {"It is too long ago .", 1, NULL},                 /* a predicate, not a time */
            {"Yesterday I learned that they live here .", 5, NULL}, /* not the first verb */
            {"Yesterday I go there , and now I like it .", 2, NULL}, /* "now" tells the present */
            {"Last weekend I have been in London .", 3, NULL},   /* "was", not "had been" */
@@ -701,7 +710,7 @@ static void test_agreement(void) {
     char buf[256], out[4][EL__LWORD_MAX];
     const char *w[32];
     int n = low_words(P[p].s, buf, sizeof buf, w, 32);
-    int k = el__learner_past_fixes(L, w, n, P[p].at, out, 4);
+    int k = el__learner_past_fixes(L, w, n, P[p].at, out, 4, NULL);
     int has = 0;
     for (int j = 0; j < k; j++) has |= P[p].first && !strcmp(out[j], P[p].first);
     CHECK(P[p].first ? has : k == 0, "past by a time word: \"%s\" word %d: %s (%d forms, first %s)",
