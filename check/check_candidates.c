@@ -178,6 +178,8 @@ static int add_ngram(el__checker *c, el__flag *f, const char *word, const char *
   int rc;
   if (f->ngram_kind == EL__NGRAM_ADD) {
     rc = el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, f->ngram_alt, err);
+  } else if (f->ngram_kind == EL__NGRAM_DEL) {
+    rc = el__cand_add(c, f, EL__EDIT_DELETE, EL__ET_UNNECESSARY, "", err);
   } else {
     el__learner_recase(word, f->ngram_alt, cased);
     rc = el__cand_add(c, f, EL__EDIT_REPLACE, el__type_of_replacement(c, low, f->ngram_alt), cased,

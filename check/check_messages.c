@@ -35,7 +35,7 @@ void el__match_describe(el__match *m, const el__cand *e, const char *word, el__d
   if (!e) {
     snprintf(m->message, sizeof m->message, "%s: \"%s\" looks wrong here.", lead, word);
   } else if (e->kind == EL__EDIT_DELETE) {
-    snprintf(m->message, sizeof m->message, "This word may be unnecessary.");
+    snprintf(m->message, sizeof m->message, "\"%s\" may be unnecessary here.", word);
   } else if (e->kind == EL__EDIT_INSERT) {
     const char *what = strcmp(e->text, ",") ? "A word" : "A comma";
     snprintf(m->short_message, sizeof m->short_message, "%s",

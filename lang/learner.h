@@ -214,6 +214,15 @@ int el__learner_noun_agreement(const el__learner *l, const char *const *low, int
 int el__learner_past_fixes(const el__learner *l, const char *const *low, int n, int i,
                            char out[][EL__LWORD_MAX], int max, int *phrase_last);
 
+/* Whether low[i] is a word a learner added that the pattern alone shows is
+ * unnecessary (its deletion the correction): "am"/"are" between I/we/they/
+ * you and a verb of thinking or wanting ("I am agree"), a preposition after
+ * a verb that takes its object directly ("we discussed about the plan",
+ * "mention about", "emphasise on"), "more" before an "-er" comparative and
+ * "than" or before "better"/"worse" ("more taller than"). low as
+ * el__learner_agreement's. 1 or 0. */
+int el__learner_extra_word(const el__learner *l, const char *const *low, int n, int i);
+
 /* low (a lower-case word) in the capitalisation pattern of pattern: all
  * upper when pattern has 2+ letters all upper, first upper when pattern's
  * first is, else as is; into out[EL__LWORD_MAX] (truncated). The checker

@@ -8,11 +8,16 @@
 #include "learner.h"
 #include "ngram_internal.h"
 
+/* A deletion is read by rule alone (el__learner_extra_word, at
+ * AGREEMENT_GAIN below): the trigrams find almost any sentence likelier
+ * with a word fewer. */
+#define DEL_LEVEL 50.0
+
 /* 1 % of the places of each kind in correct English are flagged at these
  * gains, in el__ngram_edit's order (docs/GED.md, "The English n-gram model
  * beside hunspell"; tests/bench/ngram_levels measures them). An added word
  * makes a sentence less likely whatever it is, so adding needs least. */
-const double EL__NGRAM_GAIN[EL__NGRAM_EDITS] = {6.07, 4.69, 3.57, 2.18, 1.28};
+const double EL__NGRAM_GAIN[EL__NGRAM_EDITS] = {6.07, 4.69, 3.57, 2.18, 1.28, DEL_LEVEL};
 
 #define NO_GAIN (-1e30)
 #define MAX_ALT 8
@@ -185,10 +190,13 @@ static int agreement(el__ngram *m, const el__learner *l, const sentence *s, cons
     w[i] = strlen(words[i]) < EL__LWORD_MAX - 1 ? low[i] : NULL;
   }
   char fix[EL__LWORD_MAX];
-  for (int i = 0; i < n; i++)
+  for (int i = 0; i < n; i++) {
+    double *g = gain + EL__NGRAM_EDITS * (size_t)i;
+    char(*a)[EL__LWORD_MAX] = alt ? alt + EL__NGRAM_EDITS * (size_t)i : NULL;
     if (el__learner_agreement(l, w, n, i, fix) || el__learner_verb_form_fix(l, w, n, i, fix))
-      keep(gain + EL__NGRAM_EDITS * (size_t)i, alt ? alt + EL__NGRAM_EDITS * (size_t)i : NULL,
-           EL__NGRAM_VERB, AGREEMENT_GAIN, fix);
+      keep(g, a, EL__NGRAM_VERB, AGREEMENT_GAIN, fix);
+    if (el__learner_extra_word(l, w, n, i)) keep(g, a, EL__NGRAM_DEL, AGREEMENT_GAIN, "");
+  }
   for (int p = 1; p + 1 < s->len; p++) {
     const int i = s->word_at[p];
     if (i < 0) continue;

@@ -8,7 +8,9 @@
 # 1e-6 and 1 make every word flagged or none). With a trained model
 # (ELECTRA_CHECK_MODEL, else models/default when made by a recipe at least as
 # long as make run's: tests/e2e/trained_model.py) it also checks that
-# "She go to school yesterday." gets "goes" or "went"; SKIP without.
+# "She go to school yesterday." gets "goes" or "went", and with the n-gram
+# model's rules "I am agree" the removal of "am", "I go to the cinema
+# yesterday" "went"; SKIP without.
 # Needs hunspell-en-gb/en-us and wordnet-base. Runtime: ~10 s.
 set -u
 cd "$(dirname "$0")/../.."
@@ -196,10 +198,16 @@ check "no --model and no models/default: exit 2, says make run builds it (rc $rc
 check "check is in electra-train's usage" sh -c "'$BIN' --help | grep -q '^  check '"
 
 if REAL=$("$PY" tests/e2e/trained_model.py 2>"$T/why"); then
-  printf 'She go to school yesterday.\n' >"$T/real.txt"
+  printf 'She go to school yesterday.\nI am agree with you.\nI go to the cinema yesterday.\n' >"$T/real.txt"
   "$BIN" check --model "$REAL" "$T/real.txt" >"$T/out" 2>&1
   sed 's/^/#   /' "$T/out"
   check "$REAL: \"go\" gets goes or went" grep -qE ':1:5: .*\[(goes|went)' "$T/out"
+  if grep -qE '"score_dictionary_ngram":[[:space:]]*true' "$REAL/config.json"; then
+    check "$REAL: \"am\" in \"I am agree\" offered for removal" grep -qE ':2:2: UNNECESSARY: .*\[\(remove\)\]' "$T/out"
+    check "$REAL: \"go\" before a closing \"yesterday\" gets went" grep -qE ':3:3: VERB:TENSE: .*\[went' "$T/out"
+  else
+    skip "the rules' checks need a model calibrated with the n-gram model (score_dictionary_ngram)"
+  fi
 else
   skip "the goes/went check needs a trained model: $(cat "$T/why")"
 fi

@@ -128,6 +128,11 @@ static void test_alternatives(void) {
            {"My sister go to school every day .", 2, EL__NGRAM_VERB, "goes"}, /* a noun subject */
            {"She is very interesting in music .", 3, EL__NGRAM_VERB, "interested"},
            {"Yesterday I go to the cinema .", 2, EL__NGRAM_VERB, "went"}, /* not "gone" */
+           {"I go to the cinema yesterday .", 1, EL__NGRAM_VERB, "went"}, /* a phrase at the end */
+           {"I am agree with you .", 1, EL__NGRAM_DEL, ""},               /* by rule: deleted */
+           {"We discussed about the plan .", 2, EL__NGRAM_DEL, ""},
+           {"He is more taller than me .", 2, EL__NGRAM_DEL, ""},
+           {"I agree with you .", 1, -1, ""},
            /* the pattern proposes "tongues", "names"; the trigrams find them unlikelier */
            {"My mother tongue is French .", 2, -1, ""},
            {"My brother name is Tom .", 2, -1, ""}};

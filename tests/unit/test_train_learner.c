@@ -737,6 +737,39 @@ static void test_agreement(void) {
   }
 }
 
+/* Words a pattern shows unnecessary (el__learner_extra_word): the word at
+ * `at` of each sentence, 1 when it is one. */
+static void test_extra_word(void) {
+  static const struct {
+    const char *s;
+    int at, extra;
+  } X[] = {{"I am agree with you .", 1, 1},
+           {"We hope you are agree with us .", 3, 1},
+           {"they are believe it", 1, 1},
+           {"I am sure .", 1, 0},                     /* no verb after it */
+           {"She is agree .", 1, 0},                  /* "agrees": more than a deletion */
+           {"Do you are agree", 2, 0},                /* "you" no subject after "do" */
+           {"They are like air .", 1, 0},             /* "like" is also a preposition */
+           {"We discussed about the plan .", 2, 1},
+           {"You mention about discounts .", 2, 1},
+           {"I would like to emphasise on the fact", 5, 1},
+           {"We talked about the plan .", 2, 0},
+           {"for lack of food", 2, 0},                /* a noun's preposition */
+           {"what we discussed about .", 3, 0},       /* no object after it */
+           {"He is more taller than me .", 2, 1},
+           {"It feels much more better .", 3, 1},
+           {"He is more clever than me .", 2, 0},     /* an adjective in -er itself */
+           {"more water than", 0, 0},
+           {"He is taller than me .", 2, 0}};
+  for (size_t x = 0; x < sizeof X / sizeof X[0]; x++) {
+    char buf[256];
+    const char *w[32];
+    int n = low_words(X[x].s, buf, sizeof buf, w, 32);
+    CHECK(el__learner_extra_word(L, w, n, X[x].at) == X[x].extra, "\"%s\" word %d: %s", X[x].s,
+          X[x].at, X[x].extra ? "unnecessary" : "not unnecessary");
+  }
+}
+
 static void test_subject_agreement(void) {
   expect_subject_sva("She goes to school .", "She go to school .");
   expect_subject_sva("He has a car .", "He have a car .");
@@ -775,6 +808,7 @@ int main(void) {
   test_mix();
   test_third_person();
   test_subject_agreement();
+  test_extra_word();
   test_agreement();
   el__learner_sentence_free(&OUT);
   el__learner_free(L);
