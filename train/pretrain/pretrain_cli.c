@@ -17,7 +17,7 @@ void el__pt_cli_table(el__pt_args *a, el_opt t[EL_PT_N_OPTS]) {
       {"--input", EL_OPT_STRS, &a->inputs, 0, 0, "PATH...", "text files: one sentence or paragraph per line, a blank line between documents", 0},
       {"--vocab", EL_OPT_STR, &a->vocab, 0, 0, "vocab.txt", "WordPiece vocabulary (electra-train vocab); must hold [PAD] [UNK] [CLS] [SEP] [MASK]", 0},
       {"--out", EL_OPT_STR, &a->out, 0, 0, "RUN", "run directory (checkpoints, state, metrics.jsonl, loss.svg)", 0},
-      {"--preset", EL_OPT_CHOICE, &a->preset, 0, 0, "tiny|small|base|large", "model size (tiny: hidden 128, 4 layers, 2 heads, FFN 512, embedding 128)", 0},
+      {"--preset", EL_OPT_CHOICE, &a->preset, 0, 0, "tiny|mini|small|base|large", "model size (tiny: hidden 128, 4 layers, 2 heads, FFN 512, embedding 128)", 0},
       {"--objective", EL_OPT_CHOICE, &a->objective, 0, 0, "electra|mlm", "replaced-token detection (default) or the BERT MLM baseline", 0},
       {"--max-steps", EL_OPT_INT, &a->max_steps, 1, 1e12, "N", "optimizer steps; the LR decays linearly to 0 at N (tiny 10000, small 1M, base 766k, large 400k); with --time-limit an upper bound of the plan (none unless given)", 0},
       {"--time-limit", EL_OPT_DURATION, &a->time_limit, 0, 1e9, "T", "plan the LR schedule so that this session, its setup and final save included, ends by T: 90s, 10m, 2h, 1h30m (see below)", 0},

@@ -15,6 +15,7 @@
  * (docs/RESULTS.md §1). */
 static const el__preset PRESETS[] = {
     {"tiny", 128, 4, 2, 512, 128, 0.25, 5e-4, 0.15, 128, 32, 1000, 10000},
+    {"mini", 256, 4, 4, 1024, 128, 0.25, 5e-4, 0.15, 128, 32, 1000, 10000},
     {"small", 256, 12, 4, 1024, 128, 0.25, 5e-4, 0.15, 128, 128, 10000, 1000000},
     {"base", 768, 12, 12, 3072, 768, 1.0 / 3.0, 2e-4, 0.15, 512, 256, 10000, 766000},
     {"large", 1024, 24, 16, 4096, 1024, 0.25, 2e-4, 0.25, 512, 2048, 10000, 400000},
@@ -26,7 +27,7 @@ const el__preset *el__preset_find(const char *name) {
   return NULL;
 }
 
-const char *el__preset_names(void) { return "tiny|small|base|large"; }
+const char *el__preset_names(void) { return "tiny|mini|small|base|large"; }
 
 void el__pt_opts_defaults(el__pt_opts *o, const el__preset *p) {
   memset(o, 0, sizeof *o);

@@ -47,7 +47,7 @@ typedef struct el__preset {
 
 /* The preset called name, or NULL. */
 const el__preset *el__preset_find(const char *name);
-/* "tiny|small|base|large" */
+/* "tiny|mini|small|base|large" */
 const char *el__preset_names(void);
 
 /* Fills o with the defaults of preset p (strings NULL). */
