@@ -180,6 +180,10 @@ static void test_opts_json(void) {
   CHECK(t && t->hidden == 128 && t->layers == 4 && t->heads == 2 && t->ffn == 512 &&
             t->embedding == 128,
         "tiny preset: 128 hidden, 4 layers, 2 heads, FFN 512, embedding 128");
+  const el__preset *mi = el__preset_find("mini");
+  CHECK(mi && mi->hidden == 256 && mi->layers == 4 && mi->heads == 4 && mi->ffn == 1024 &&
+            mi->embedding == 128 && mi->batch_size == 32,
+        "mini preset: 256 hidden, 4 layers, 4 heads, FFN 1024, embedding 128, batch 32");
   const el__preset *b = el__preset_find("base");
   CHECK(b && b->hidden == 768 && b->heads == 12 && fabs(b->gen_size - 1.0 / 3) < 1e-12,
         "base preset with generator 1/3");
