@@ -6,6 +6,7 @@
  * from the dictionaries, typed SPELL there; another word the generator
  * offers for it is OTHER.) */
 #include <string.h>
+#include <strings.h>
 
 #include "check_internal.h"
 
@@ -14,6 +15,18 @@ static int is_variant(el__checker *c, const char *orig, const char *cand, int fa
   int k = el__learner_variants(c->lang, orig, family, alt, 8);
   for (int i = 0; i < k; i++)
     if (!strcmp(alt[i], cand)) return 1;
+  return 0;
+}
+
+static int confused(const char *orig, const char *cand) {
+  char low[EL__LWORD_MAX], alt[4][EL__LWORD_MAX];
+  size_t i = 0;
+  for (; orig[i] && i + 1 < sizeof low; i++)
+    low[i] = (char)(orig[i] >= 'A' && orig[i] <= 'Z' ? orig[i] - 'A' + 'a' : orig[i]);
+  low[i] = 0;
+  int k = el__learner_confusables(low, alt, 4);
+  for (int j = 0; j < k; j++)
+    if (!strcasecmp(alt[j], cand)) return 1;
   return 0;
 }
 
@@ -35,5 +48,7 @@ int el__type_of_replacement(el__checker *c, const char *orig, const char *cand) 
    * the annotators' edit on FCE dev (0 of 50) */
   if ((a & EL__LC_DET) && is_variant(c, orig, cand, EL__LF_DET_WRONG)) return EL__ET_DET;
   if ((a & EL__LC_PREP) && (b & EL__LC_PREP)) return EL__ET_PREP;
+  /* "hole" for "whole": a misspelling no dictionary can see, as LanguageTool files its confusion pairs */
+  if (confused(orig, cand)) return EL__ET_SPELL;
   return EL__ET_OTHER;
 }

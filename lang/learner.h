@@ -223,6 +223,12 @@ int el__learner_past_fixes(const el__learner *l, const char *const *low, int n, 
  * el__learner_agreement's. 1 or 0. */
 int el__learner_extra_word(const el__learner *l, const char *const *low, int n, int i);
 
+/* The words the lower-case word w is often confused with, real words all
+ * ("then" -> "than", "hole" -> "whole", "though" -> "thought" "through"),
+ * into out[0..max), lower-case; returns how many (0: none). Which one a
+ * place wants the n-gram model's reading decides (ngram.h). */
+int el__learner_confusables(const char *w, char out[][EL__LWORD_MAX], int max);
+
 /* low (a lower-case word) in the capitalisation pattern of pattern: all
  * upper when pattern has 2+ letters all upper, first upper when pattern's
  * first is, else as is; into out[EL__LWORD_MAX] (truncated). The checker

@@ -17,7 +17,7 @@
  * gains, in el__ngram_edit's order (docs/GED.md, "The English n-gram model
  * beside hunspell"; tests/bench/ngram_levels measures them). An added word
  * makes a sentence less likely whatever it is, so adding needs least. */
-const double EL__NGRAM_GAIN[EL__NGRAM_EDITS] = {6.07, 4.69, 3.57, 2.18, 1.28, DEL_LEVEL};
+const double EL__NGRAM_GAIN[EL__NGRAM_EDITS] = {6.07, 4.69, 3.57, 2.18, 1.28, DEL_LEVEL, 2.16};
 
 #define NO_GAIN (-1e30)
 #define MAX_ALT 8
@@ -156,6 +156,12 @@ static void word_gains(el__ngram *m, const el__learner *l, const sentence *s,
   /* "a" for "an" and back: the next word's sound decides, not what the text said before */
   const char *other = !strcmp(low, "a") ? "an" : !strcmp(low, "an") ? "a" : NULL;
   if (other) keep(g, alt_out, EL__NGRAM_AN, replace_gain(m, s, p, el__ngram_id(m, other)), other);
+  /* a word often confused with it ("the hole day" -> "whole") */
+  int k = el__learner_confusables(low, alt, MAX_ALT);
+  for (int a = 0; a < k; a++) {
+    int32_t id = el__ngram_id(m, alt[a]);
+    if (id != EL__NGRAM_NONE) keep(g, alt_out, EL__NGRAM_CONF, replace_gain(m, s, p, id), alt[a]);
+  }
   uint32_t cls = el__learner_word_class(l, low);
   /* an article before an open-class word, unless a determiner is already there */
   if (!cls && !(el__learner_word_class(l, prev) & EL__LC_DET))

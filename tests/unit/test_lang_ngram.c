@@ -133,6 +133,11 @@ static void test_alternatives(void) {
            {"We discussed about the plan .", 2, EL__NGRAM_DEL, ""},
            {"He is more taller than me .", 2, EL__NGRAM_DEL, ""},
            {"I agree with you .", 1, -1, ""},
+           {"I stayed there the hole day .", 4, EL__NGRAM_CONF, "whole"}, /* a real word */
+           {"He is bigger then me .", 3, EL__NGRAM_CONF, "than"},
+           {"I though it was a good idea .", 1, EL__NGRAM_CONF, "thought"},
+           {"Then we went home .", 0, -1, ""},
+           {"There were many people where I live .", 4, -1, ""},
            /* the pattern proposes "tongues", "names"; the trigrams find them unlikelier */
            {"My mother tongue is French .", 2, -1, ""},
            {"My brother name is Tom .", 2, -1, ""}};

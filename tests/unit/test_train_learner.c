@@ -770,6 +770,21 @@ static void test_extra_word(void) {
   }
 }
 
+/* Real words learners confuse: each set's other members, none for a word
+ * outside every set. */
+static void test_confusables(void) {
+  char out[4][EL__LWORD_MAX];
+  int k = el__learner_confusables("then", out, 4);
+  CHECK(k == 1 && !strcmp(out[0], "than"), "then -> than (%d)", k);
+  k = el__learner_confusables("though", out, 4);
+  CHECK(k == 2 && !strcmp(out[0], "thought") && !strcmp(out[1], "through"),
+        "though -> thought, through (%d)", k);
+  k = el__learner_confusables("lose", out, 4);
+  CHECK(k == 2 && !strcmp(out[0], "loose") && !strcmp(out[1], "loss"), "lose in two sets (%d)", k);
+  CHECK(el__learner_confusables("lose", out, 1) == 1, "at most max");
+  CHECK(el__learner_confusables("cat", out, 4) == 0, "a word of no set: none");
+}
+
 static void test_subject_agreement(void) {
   expect_subject_sva("She goes to school .", "She go to school .");
   expect_subject_sva("He has a car .", "He have a car .");
@@ -809,6 +824,7 @@ int main(void) {
   test_third_person();
   test_subject_agreement();
   test_extra_word();
+  test_confusables();
   test_agreement();
   el__learner_sentence_free(&OUT);
   el__learner_free(L);
