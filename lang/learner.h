@@ -223,6 +223,18 @@ int el__learner_past_fixes(const el__learner *l, const char *const *low, int n, 
  * el__learner_agreement's. 1 or 0. */
 int el__learner_extra_word(const el__learner *l, const char *const *low, int n, int i);
 
+/* A word a fixed phrase wants before low[i] that the writer left out: "it"
+ * after a conjunction before "is"/"was" ("because is cheap"; because, if,
+ * although, though) and between "appreciate" and "if", "to" between "look
+ * forward" and an -ing form ("forward hearing from you"). 1 and the word
+ * into word[EL__LWORD_MAX], else 0. low as el__learner_agreement's. */
+int el__learner_missing_word(const el__learner *l, const char *const *low, int n, int i, char *word);
+
+/* The preposition a fixed phrase wants where low[i] is another: "look
+ * forward for/of/about ..." -> "to", "the reason of" -> "for" (not "by reason
+ * of"). 1 and the preposition into fix[EL__LWORD_MAX], else 0. */
+int el__learner_phrase_prep(const char *const *low, int n, int i, char *fix);
+
 /* The words the lower-case word w is often confused with, real words all
  * ("then" -> "than", "hole" -> "whole", "though" -> "thought" "through"),
  * into out[0..max), lower-case; returns how many (0: none). Which one a

@@ -202,6 +202,8 @@ static int agreement(el__ngram *m, const el__learner *l, const sentence *s, cons
     if (el__learner_agreement(l, w, n, i, fix) || el__learner_verb_form_fix(l, w, n, i, fix))
       keep(g, a, EL__NGRAM_VERB, AGREEMENT_GAIN, fix);
     if (el__learner_extra_word(l, w, n, i)) keep(g, a, EL__NGRAM_DEL, AGREEMENT_GAIN, "");
+    if (el__learner_missing_word(l, w, n, i, fix)) keep(g, a, EL__NGRAM_ADD, AGREEMENT_GAIN, fix);
+    if (el__learner_phrase_prep(w, n, i, fix)) keep(g, a, EL__NGRAM_PREP, AGREEMENT_GAIN, fix);
   }
   for (int p = 1; p + 1 < s->len; p++) {
     const int i = s->word_at[p];

@@ -137,6 +137,12 @@ static void test_alternatives(void) {
            {"He is bigger then me .", 3, EL__NGRAM_CONF, "than"},
            {"I though it was a good idea .", 1, EL__NGRAM_CONF, "thought"},
            {"Then we went home .", 0, -1, ""},
+           {"I like it because is cheap .", 4, EL__NGRAM_ADD, "it"},     /* fixed phrases */
+           {"I would appreciate if you answer .", 3, EL__NGRAM_ADD, "it"},
+           {"I look forward hearing from you .", 3, EL__NGRAM_ADD, "to"},
+           {"I look forward for your answer .", 3, EL__NGRAM_PREP, "to"},
+           {"The reason of my letter is the show .", 2, EL__NGRAM_PREP, "for"},
+           {"He looked forward and saw the ship .", 3, -1, ""},
            {"There were many people where I live .", 4, -1, ""},
            /* the pattern proposes "tongues", "names"; the trigrams find them unlikelier */
            {"My mother tongue is French .", 2, -1, ""},

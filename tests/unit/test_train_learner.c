@@ -770,6 +770,38 @@ static void test_extra_word(void) {
   }
 }
 
+/* Fixed phrases (el__learner_missing_word, el__learner_phrase_prep): the word
+ * a phrase wants at `at`, "" for none. */
+static void test_phrases(void) {
+  static const struct {
+    const char *s;
+    int at;
+    const char *missing, *prep;
+  } P[] = {{"because is cheap", 1, "it", ""},
+           {"if was boring", 1, "it", ""},
+           {"as is", 1, "", ""},                       /* "sold as is" */
+           {"for a while was merry", 3, "", ""},      /* "while" a noun */
+           {"I would appreciate if you", 3, "it", ""},
+           {"I look forward hearing from you", 3, "to", ""},
+           {"I am looking forward to hearing", 4, "", ""},
+           {"he looked forward and saw", 3, "", ""},
+           {"I look forward for your answer", 3, "", "to"},
+           {"we look forward with hope", 3, "", ""},  /* the other "look forward" */
+           {"the reason of my letter", 2, "", "for"},
+           {"by reason of his age", 2, "", ""},
+           {"the reason for my letter", 2, "", ""}};
+  for (size_t p = 0; p < sizeof P / sizeof P[0]; p++) {
+    char buf[256], got[EL__LWORD_MAX] = "", prep[EL__LWORD_MAX] = "";
+    const char *w[32];
+    int n = low_words(P[p].s, buf, sizeof buf, w, 32);
+    if (!el__learner_missing_word(L, w, n, P[p].at, got)) got[0] = 0;
+    if (!el__learner_phrase_prep(w, n, P[p].at, prep)) prep[0] = 0;
+    CHECK(!strcmp(got, P[p].missing) && !strcmp(prep, P[p].prep),
+          "\"%s\" word %d: missing \"%s\", preposition \"%s\" (got \"%s\", \"%s\")", P[p].s,
+          P[p].at, P[p].missing, P[p].prep, got, prep);
+  }
+}
+
 /* Real words learners confuse: each set's other members, none for a word
  * outside every set. */
 static void test_confusables(void) {
@@ -825,6 +857,7 @@ int main(void) {
   test_subject_agreement();
   test_extra_word();
   test_confusables();
+  test_phrases();
   test_agreement();
   el__learner_sentence_free(&OUT);
   el__learner_free(L);
