@@ -219,16 +219,23 @@ int el__learner_past_fixes(const el__learner *l, const char *const *low, int n, 
  * you and a verb of thinking or wanting ("I am agree"), a preposition after
  * a verb that takes its object directly ("we discussed about the plan",
  * "mention about", "emphasise on"), "more" before an "-er" comparative and
- * "than" or before "better"/"worse" ("more taller than"). low as
- * el__learner_agreement's. 1 or 0. */
+ * "than" or before "better"/"worse" ("more taller than"), "of" after
+ * "despite", "to" after a pronoun and "must"/"should" ("you must to go").
+ * low as el__learner_agreement's. 1 or 0. */
 int el__learner_extra_word(const el__learner *l, const char *const *low, int n, int i);
 
 /* A word a fixed phrase wants before low[i] that the writer left out: "it"
  * after a conjunction before "is"/"was" ("because is cheap"; because, if,
  * although, though) and between "appreciate" and "if", "to" between "look
- * forward" and an -ing form ("forward hearing from you"). 1 and the word
+ * forward" and an -ing form ("forward hearing from you"), "you" after
+ * "thank" before "for", "to" between "explain" and an object pronoun,
+ * "from" in "forward to hearing you". 1 and the word
  * into word[EL__LWORD_MAX], else 0. low as el__learner_agreement's. */
 int el__learner_missing_word(const el__learner *l, const char *const *low, int n, int i, char *word);
+
+/* The plural a fixed phrase wants where low[i] is singular: "all kind of"
+ * -> "kinds" ("sort", "type" too). 1 and the plural into fix, else 0. */
+int el__learner_phrase_noun(const char *const *low, int n, int i, char *fix);
 
 /* The preposition a fixed phrase wants where low[i] is another: "look
  * forward for/of/about ..." -> "to", "the reason of" -> "for" (not "by reason

@@ -70,7 +70,20 @@ static int extra_more(const char *const *low, int n, int i) {
   return i + 2 < n && low[i + 2] && !strcmp(low[i + 2], "than");
 }
 
+/* "despite of the rain"; "you must to go": "to" after "must" or "should"
+ * after a subject pronoun ("could" and "would" leave "do" out as often:
+ * "all I could to help"; "will" and "can" are nouns too). */
+static const char *const MODAL_NO_TO[] = {"must", "should"};
+static const char *const SUBJECT[] = {"i", "you", "he", "she", "it", "we", "they"};
+static int extra_fixed(const char *const *low, int n, int i) {
+  if (i < 1 || i + 1 >= n || !low[i - 1] || !low[i + 1]) return 0;
+  if (!strcmp(low[i], "of") && !strcmp(low[i - 1], "despite")) return 1;
+  return i >= 2 && low[i - 2] && LISTED(low[i - 2], SUBJECT) && !strcmp(low[i], "to") &&
+         LISTED(low[i - 1], MODAL_NO_TO) && el__learner_token_kind(low[i + 1]) == EL__LK_WORD;
+}
+
 int el__learner_extra_word(const el__learner *l, const char *const *low, int n, int i) {
   if (i < 0 || i >= n || !low[i]) return 0;
-  return extra_be(low, n, i) || extra_prep(l, low, n, i) || extra_more(low, n, i);
+  return extra_be(low, n, i) || extra_prep(l, low, n, i) || extra_more(low, n, i) ||
+         extra_fixed(low, n, i);
 }

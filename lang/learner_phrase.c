@@ -1,9 +1,11 @@
 /* Fixed phrases learners break in ways the pattern alone decides
- * (learner.h: el__learner_missing_word, el__learner_phrase_prep): a subject
- * "it" dropped after a conjunction ("because is cheap") or after
- * "appreciate" ("I would appreciate if you"), "to" dropped or replaced in
- * "look forward to" ("forward hearing", "forward for your answer"), "the
- * reason of" for "the reason for". Each is a place the trigrams judge
+ * (learner.h: el__learner_missing_word, el__learner_phrase_prep,
+ * el__learner_phrase_noun): a subject "it" dropped after a conjunction
+ * ("because is cheap") or after "appreciate" ("I would appreciate if you"),
+ * "to" dropped or replaced in "look forward to" ("forward hearing",
+ * "forward for your answer"), "you" in "thank you for", "to" in "explain to
+ * me", "from" in "hearing from you", "the reason of" for "the reason for",
+ * "all kind of" for "all kinds of". Each is a place the trigrams judge
  * weakly: a word added or another preposition changes little of a short
  * window. */
 #include <stdio.h>
@@ -16,6 +18,9 @@
  * nor "while", a noun as often ("for a while was merry"). */
 static const char *const CONJ_IT[] = {"because", "if", "although", "though"};
 static const char *const BE_3SG[] = {"is", "was", "isn't", "wasn't"};
+/* people a thing is explained to: not "her" (a possessive too: "explain her
+ * ideas"), "them", "him" (the thing explained as often: "I cannot explain them") */
+static const char *const OBJECT[] = {"me", "you", "us"};
 
 int el__learner_missing_word(const el__learner *l, const char *const *low, int n, int i, char *word) {
   if (i < 1 || i >= n || !low[i] || !low[i - 1]) return 0;
@@ -29,6 +34,19 @@ int el__learner_missing_word(const el__learner *l, const char *const *low, int n
   if (!strcmp(low[i - 1], "forward") && i >= 2 && low[i - 2] && !strncmp(low[i - 2], "look", 4) &&
       (el__lm_verb(l, low[i], lemma) & EL__VF_ING))
     return strcpy(word, "to"), 1;
+  /* "Thank for your letter" -> "Thank you for"; not "nobody to thank for it" */
+  if (!strcmp(low[i], "for") && !strcmp(low[i - 1], "thank") &&
+      (i == 1 || !low[i - 2] || el__learner_token_kind(low[i - 2]) == EL__LK_PUNCT ||
+       !strcmp(low[i - 2], "i") || !strcmp(low[i - 2], "we")))
+    return strcpy(word, "you"), 1;
+  /* "Can you explain me" -> "explain to me" */
+  if (LISTED(low[i], OBJECT) && !strncmp(low[i - 1], "explain", 7) &&
+      (!low[i - 1][7] || !strcmp(low[i - 1] + 7, "s") || !strcmp(low[i - 1] + 7, "ed")))
+    return strcpy(word, "to"), 1;
+  /* "I look forward to hearing you" -> "hearing from you" */
+  if (!strcmp(low[i], "you") && !strcmp(low[i - 1], "hearing") && i >= 3 && low[i - 2] &&
+      low[i - 3] && !strcmp(low[i - 2], "to") && !strcmp(low[i - 3], "forward"))
+    return strcpy(word, "from"), 1;
   return 0;
 }
 
@@ -46,5 +64,16 @@ int el__learner_phrase_prep(const char *const *low, int n, int i, char *fix) {
   if (!strcmp(low[i], "of") && (!strcmp(low[i - 1], "reason") || !strcmp(low[i - 1], "reasons")) &&
       (!strcmp(low[i - 2], "the") || !strcmp(low[i - 2], "main") || !strcmp(low[i - 2], "a")))
     return strcpy(fix, "for"), 1;
+  return 0;
+}
+
+/* "all kind of" -> "all kinds of": a plural after "all" that "of" follows. */
+int el__learner_phrase_noun(const char *const *low, int n, int i, char *fix) {
+  if (i < 1 || i + 1 >= n || !low[i] || !low[i - 1] || !low[i + 1] || strcmp(low[i - 1], "all") ||
+      strcmp(low[i + 1], "of"))
+    return 0;
+  if (!strcmp(low[i], "kind")) return strcpy(fix, "kinds"), 1;
+  if (!strcmp(low[i], "sort")) return strcpy(fix, "sorts"), 1;
+  if (!strcmp(low[i], "type")) return strcpy(fix, "types"), 1;
   return 0;
 }

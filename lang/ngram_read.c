@@ -204,6 +204,7 @@ static int agreement(el__ngram *m, const el__learner *l, const sentence *s, cons
     if (el__learner_extra_word(l, w, n, i)) keep(g, a, EL__NGRAM_DEL, AGREEMENT_GAIN, "");
     if (el__learner_missing_word(l, w, n, i, fix)) keep(g, a, EL__NGRAM_ADD, AGREEMENT_GAIN, fix);
     if (el__learner_phrase_prep(w, n, i, fix)) keep(g, a, EL__NGRAM_PREP, AGREEMENT_GAIN, fix);
+    if (el__learner_phrase_noun(w, n, i, fix)) keep(g, a, EL__NGRAM_NOUN, AGREEMENT_GAIN, fix);
   }
   for (int p = 1; p + 1 < s->len; p++) {
     const int i = s->word_at[p];

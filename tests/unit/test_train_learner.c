@@ -760,7 +760,11 @@ static void test_extra_word(void) {
            {"It feels much more better .", 3, 1},
            {"He is more clever than me .", 2, 0},     /* an adjective in -er itself */
            {"more water than", 0, 0},
-           {"He is taller than me .", 2, 0}};
+           {"He is taller than me .", 2, 0},
+           {"despite of the rain", 1, 1},
+           {"you must to go", 2, 1},
+           {"all I could to help", 3, 0},             /* "could (do) to" */
+           {"the will to live", 2, 0}};
   for (size_t x = 0; x < sizeof X / sizeof X[0]; x++) {
     char buf[256];
     const char *w[32];
@@ -789,7 +793,13 @@ static void test_phrases(void) {
            {"we look forward with hope", 3, "", ""},  /* the other "look forward" */
            {"the reason of my letter", 2, "", "for"},
            {"by reason of his age", 2, "", ""},
-           {"the reason for my letter", 2, "", ""}};
+           {"the reason for my letter", 2, "", ""},
+           {"thank for your letter", 1, "you", ""},
+           {"nobody to thank for it", 3, "", ""},
+           {"can you explain me the rules", 3, "to", ""},
+           {"she explained her ideas", 2, "", ""},      /* a possessive */
+           {"I cannot explain them", 3, "", ""},         /* the thing explained */
+           {"look forward to hearing you soon", 4, "from", ""}};
   for (size_t p = 0; p < sizeof P / sizeof P[0]; p++) {
     char buf[256], got[EL__LWORD_MAX] = "", prep[EL__LWORD_MAX] = "";
     const char *w[32];
@@ -815,6 +825,11 @@ static void test_confusables(void) {
   CHECK(k == 2 && !strcmp(out[0], "loose") && !strcmp(out[1], "loss"), "lose in two sets (%d)", k);
   CHECK(el__learner_confusables("lose", out, 1) == 1, "at most max");
   CHECK(el__learner_confusables("cat", out, 4) == 0, "a word of no set: none");
+  const char *kinds[] = {"all", "kind", "of", "music"}, *kind1[] = {"a", "kind", "of", "music"};
+  char fix[EL__LWORD_MAX] = "";
+  CHECK(el__learner_phrase_noun(kinds, 4, 1, fix) && !strcmp(fix, "kinds") &&
+            !el__learner_phrase_noun(kind1, 4, 1, fix),
+        "\"all kind of\" -> \"kinds\", not \"a kind of\" (%s)", fix);
 }
 
 static void test_subject_agreement(void) {
