@@ -189,15 +189,32 @@ static const char *const PERSONS[] = {
     "grandparents", "neighbours", "neighbors", "colleagues", "classmates", "dogs", "cats"};
 static const char *const POSSESSIVE[] = {"my", "your", "his", "her", "our", "their"};
 
+/* "people" opening a clause, or after one of these that opens it: a plural
+ * subject ("The people is friendly", "most people thinks") */
+static const char *const PEOPLE_BEFORE[] = {"the", "most", "many", "some", "these", "those",
+                                            "other", "young", "old", "all"};
+static int people_subject(const char *const *low, int noun) {
+  if (noun < 0 || !low[noun] || strcmp(low[noun], "people")) return 0;
+  if (clause_start(low, noun)) return 1;
+  return noun >= 1 && low[noun - 1] && LISTED(low[noun - 1], PEOPLE_BEFORE) &&
+         clause_start(low, noun - 1);
+}
+
 int el__learner_noun_agreement(const el__learner *l, const char *const *low, int n, int i,
                                char *fix) {
-  if (i < 2 || i >= n || !low[i] || LISTED(low[i], BETWEEN) || LISTED(low[i], SEMI_MODAL))
+  if (i < 1 || i >= n || !low[i] || LISTED(low[i], BETWEEN) || LISTED(low[i], SEMI_MODAL))
     return 0;
   int noun = low[i - 1] && LISTED(low[i - 1], BETWEEN) ? i - 2 : i - 1;
+  const char *to;
+  if (people_subject(low, noun)) {
+    if ((to = AUX_FIX(AUX_FIX_PLURAL, low[i]))) return strcpy(fix, to), 1;
+    return open_verb_fix(l, low[i], EL__VF_S3, EL__VF_BASE, fix);
+  }
+  if (i < 2) return 0;
   if (noun < 1 || !low[noun] || !low[noun - 1] || !LISTED(low[noun - 1], POSSESSIVE) ||
       !clause_start(low, noun - 1))
     return 0;
-  const char *w = low[i], *to;
+  const char *w = low[i];
   if (LISTED(low[noun], PERSON)) {
     if ((to = AUX_FIX(AUX_FIX_3SG, w))) return strcpy(fix, to), 1;
     if (el__learner_sentence_tense(l, low, n, i) < 0) return 0; /* as for she/he above */

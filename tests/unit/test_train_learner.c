@@ -666,6 +666,10 @@ static void test_agreement(void) {
            {NOUN, "My brother always play football .", 3, "plays"},
            {NOUN, "because my parents is kind .", 3, "are"},
            {NOUN, "My friends likes it .", 2, "like"},
+           {NOUN, "The people is very friendly .", 2, "are"},   /* "people" a plural subject */
+           {NOUN, "Most people thinks so .", 2, "think"},
+           {NOUN, "People was happy .", 1, "were"},
+           {NOUN, "I saw the people go .", 3, NULL},             /* an object, not a subject */
            {NOUN, "My sister goes to school .", 2, NULL},
            {NOUN, "I saw my sister go home .", 4, NULL}, /* an object: "see her go" */
            {NOUN, "My family are here .", 2, NULL},     /* a collective noun takes either */
