@@ -214,6 +214,13 @@ int el__learner_noun_agreement(const el__learner *l, const char *const *low, int
 int el__learner_past_fixes(const el__learner *l, const char *const *low, int n, int i,
                            char out[][EL__LWORD_MAX], int max, int *phrase_last);
 
+/* Whether low[i] is the "have"/"has" of a present perfect that a past time
+ * phrase rules out, in a clause that a subject pronoun opens ("I have
+ * visited London last year", "Last week we have bought a car"), the
+ * participle being the simple past too (its deletion the correction: "I
+ * visited"; not "have seen", which wants "saw"). 1 or 0. */
+int el__learner_perfect_in_past(const el__learner *l, const char *const *low, int n, int i);
+
 /* Whether low[i] is a word a learner added that the pattern alone shows is
  * unnecessary (its deletion the correction): "am"/"are" between I/we/they/
  * you and a verb of thinking or wanting ("I am agree"), a preposition after

@@ -4,6 +4,7 @@
  * pattern alone decides, for the checker and the n-gram reading beside the
  * model ("she go" -> "goes", which the trigrams find only 2.1 nats likelier
  * in "she goes to school every day"). */
+#include <stdlib.h>
 #include <string.h>
 
 #include "learner_internal.h"
@@ -352,4 +353,29 @@ int el__learner_past_fixes(const el__learner *l, const char *const *low, int n, 
   int form = el__lm_verb(l, low[i], lemma);
   if ((form != EL__VF_BASE && form != EL__VF_S3) || el__lv_ends_same_past(low[i])) return 0;
   return el__lm_verb_make(l, lemma, EL__VF_PAST, out, max);
+}
+
+int el__learner_perfect_in_past(const el__learner *l, const char *const *low, int n, int i) {
+  if (i < 1 || i + 1 >= n || !low[i] || !low[i + 1] || (strcmp(low[i], "have") && strcmp(low[i], "has")))
+    return 0;
+  /* a participle that is the simple past too ("visited", "bought": the verb's
+   * one past form), so that dropping "have" leaves the past: not "seen",
+   * "gone" (WordNet lists "saw" and "seen" alike) */
+  char lemma[EL__LWORD_MAX], past[4][EL__LWORD_MAX];
+  if (!(el__lm_verb(l, low[i + 1], lemma) & EL__VF_PAST)) return 0;
+  int k = el__lm_verb_make(l, lemma, EL__VF_PAST, past, 4), simple = 0;
+  for (int j = 0; j < k; j++) simple |= !strcmp(past[j], low[i + 1]);
+  int subj = subject_of(l, low, i), from, end, last;
+  if (!simple || k != 1 || subj < 0 || !subject_pronoun(low[subj])) return 0;
+  sentence_around(low, n, i, &from, &end);
+  if (verb_before(l, low, from, i)) return 0;
+  /* the time phrase read as for a present verb at the participle, "have"
+   * itself (which tells the present) left out */
+  const char **rest = malloc((size_t)n * sizeof *rest);
+  if (!rest) return 0;
+  memcpy(rest, low, (size_t)n * sizeof *rest);
+  rest[i] = NULL;
+  int past_phrase = past_by_time_word(l, rest, from, end, subj, i + 1, &last);
+  free(rest);
+  return past_phrase;
 }

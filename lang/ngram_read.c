@@ -201,7 +201,8 @@ static int agreement(el__ngram *m, const el__learner *l, const sentence *s, cons
     char(*a)[EL__LWORD_MAX] = alt ? alt + EL__NGRAM_EDITS * (size_t)i : NULL;
     if (el__learner_agreement(l, w, n, i, fix) || el__learner_verb_form_fix(l, w, n, i, fix))
       keep(g, a, EL__NGRAM_VERB, AGREEMENT_GAIN, fix);
-    if (el__learner_extra_word(l, w, n, i)) keep(g, a, EL__NGRAM_DEL, AGREEMENT_GAIN, "");
+    if (el__learner_extra_word(l, w, n, i) || el__learner_perfect_in_past(l, w, n, i))
+      keep(g, a, EL__NGRAM_DEL, AGREEMENT_GAIN, "");
     if (el__learner_missing_word(l, w, n, i, fix)) keep(g, a, EL__NGRAM_ADD, AGREEMENT_GAIN, fix);
     if (el__learner_phrase_prep(w, n, i, fix)) keep(g, a, EL__NGRAM_PREP, AGREEMENT_GAIN, fix);
     if (el__learner_phrase_noun(w, n, i, fix)) keep(g, a, EL__NGRAM_NOUN, AGREEMENT_GAIN, fix);

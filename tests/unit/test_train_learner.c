@@ -769,6 +769,23 @@ static void test_extra_word(void) {
            {"you must to go", 2, 1},
            {"all I could to help", 3, 0},             /* "could (do) to" */
            {"the will to live", 2, 0}};
+  /* a present perfect a past time phrase rules out (el__learner_perfect_in_past) */
+  static const struct {
+    const char *s;
+    int at, extra;
+  } H[] = {{"I have visited London last year .", 1, 1},
+           {"Last week we have bought a car .", 3, 1},
+           {"He has finished it two days ago .", 1, 1},
+           {"I have seen him yesterday .", 1, 0},      /* wants "saw", not a deletion */
+           {"I have visited London many times .", 1, 0},
+           {"I know that you have visited it last year .", 4, 0}};
+  for (size_t h = 0; h < sizeof H / sizeof H[0]; h++) {
+    char buf[256];
+    const char *w[32];
+    int n = low_words(H[h].s, buf, sizeof buf, w, 32);
+    CHECK(el__learner_perfect_in_past(L, w, n, H[h].at) == H[h].extra, "\"%s\" word %d: %s",
+          H[h].s, H[h].at, H[h].extra ? "a perfect the time rules out" : "left alone");
+  }
   for (size_t x = 0; x < sizeof X / sizeof X[0]; x++) {
     char buf[256];
     const char *w[32];
