@@ -741,57 +741,49 @@ static void test_agreement(void) {
   }
 }
 
-/* Words a pattern shows unnecessary (el__learner_extra_word): the word at
- * `at` of each sentence, 1 when it is one. */
+/* Words a pattern shows unnecessary: the word at `at` of each sentence, 1
+ * when el__learner_extra_word (perfect 0) or el__learner_perfect_in_past
+ * (perfect 1: a present perfect a past time phrase rules out) says so. */
 static void test_extra_word(void) {
   static const struct {
     const char *s;
-    int at, extra;
-  } X[] = {{"I am agree with you .", 1, 1},
-           {"We hope you are agree with us .", 3, 1},
-           {"they are believe it", 1, 1},
-           {"I am sure .", 1, 0},                     /* no verb after it */
-           {"She is agree .", 1, 0},                  /* "agrees": more than a deletion */
-           {"Do you are agree", 2, 0},                /* "you" no subject after "do" */
-           {"They are like air .", 1, 0},             /* "like" is also a preposition */
-           {"We discussed about the plan .", 2, 1},
-           {"You mention about discounts .", 2, 1},
-           {"I would like to emphasise on the fact", 5, 1},
-           {"We talked about the plan .", 2, 0},
-           {"for lack of food", 2, 0},                /* a noun's preposition */
-           {"what we discussed about .", 3, 0},       /* no object after it */
-           {"He is more taller than me .", 2, 1},
-           {"It feels much more better .", 3, 1},
-           {"He is more clever than me .", 2, 0},     /* an adjective in -er itself */
-           {"more water than", 0, 0},
-           {"He is taller than me .", 2, 0},
-           {"despite of the rain", 1, 1},
-           {"you must to go", 2, 1},
-           {"all I could to help", 3, 0},             /* "could (do) to" */
-           {"the will to live", 2, 0}};
-  /* a present perfect a past time phrase rules out (el__learner_perfect_in_past) */
-  static const struct {
-    const char *s;
-    int at, extra;
-  } H[] = {{"I have visited London last year .", 1, 1},
-           {"Last week we have bought a car .", 3, 1},
-           {"He has finished it two days ago .", 1, 1},
-           {"I have seen him yesterday .", 1, 0},      /* wants "saw", not a deletion */
-           {"I have visited London many times .", 1, 0},
-           {"I know that you have visited it last year .", 4, 0}};
-  for (size_t h = 0; h < sizeof H / sizeof H[0]; h++) {
-    char buf[256];
-    const char *w[32];
-    int n = low_words(H[h].s, buf, sizeof buf, w, 32);
-    CHECK(el__learner_perfect_in_past(L, w, n, H[h].at) == H[h].extra, "\"%s\" word %d: %s",
-          H[h].s, H[h].at, H[h].extra ? "a perfect the time rules out" : "left alone");
-  }
+    int at, extra, perfect;
+  } X[] = {{"I am agree with you .", 1, 1, 0},
+           {"We hope you are agree with us .", 3, 1, 0},
+           {"they are believe it", 1, 1, 0},
+           {"I am sure .", 1, 0, 0},                     /* no verb after it */
+           {"She is agree .", 1, 0, 0},                  /* "agrees": more than a deletion */
+           {"Do you are agree", 2, 0, 0},                /* "you" no subject after "do" */
+           {"They are like air .", 1, 0, 0},             /* "like" is also a preposition */
+           {"We discussed about the plan .", 2, 1, 0},
+           {"You mention about discounts .", 2, 1, 0},
+           {"I would like to emphasise on the fact", 5, 1, 0},
+           {"We talked about the plan .", 2, 0, 0},
+           {"for lack of food", 2, 0, 0},                /* a noun's preposition */
+           {"what we discussed about .", 3, 0, 0},       /* no object after it */
+           {"He is more taller than me .", 2, 1, 0},
+           {"It feels much more better .", 3, 1, 0},
+           {"He is more clever than me .", 2, 0, 0},     /* an adjective in -er itself */
+           {"more water than", 0, 0, 0},
+           {"He is taller than me .", 2, 0, 0},
+           {"despite of the rain", 1, 1, 0},
+           {"you must to go", 2, 1, 0},
+           {"all I could to help", 3, 0, 0},             /* "could (do) to" */
+           {"the will to live", 2, 0, 0},
+           {"I have visited London last year .", 1, 1, 1},
+           {"Last week we have bought a car .", 3, 1, 1},
+           {"He has finished it two days ago .", 1, 1, 1},
+           {"I have seen him yesterday .", 1, 0, 1},      /* wants "saw", not a deletion */
+           {"I have visited London many times .", 1, 0, 1},
+           {"I know that you have visited it last year .", 4, 0, 1}};
   for (size_t x = 0; x < sizeof X / sizeof X[0]; x++) {
     char buf[256];
     const char *w[32];
     int n = low_words(X[x].s, buf, sizeof buf, w, 32);
-    CHECK(el__learner_extra_word(L, w, n, X[x].at) == X[x].extra, "\"%s\" word %d: %s", X[x].s,
-          X[x].at, X[x].extra ? "unnecessary" : "not unnecessary");
+    int got = X[x].perfect ? el__learner_perfect_in_past(L, w, n, X[x].at)
+                           : el__learner_extra_word(L, w, n, X[x].at);
+    CHECK(got == X[x].extra, "\"%s\" word %d: %s", X[x].s, X[x].at,
+          X[x].extra ? "unnecessary" : "not unnecessary");
   }
 }
 
