@@ -80,7 +80,7 @@ static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
       {"--time-limit", EL_OPT_DURATION, &a->time, 10, 1e7, "T", "whole budget, split between the stages (10m)", 0},
       {"--threads", EL_OPT_INT, &a->threads, 0, 4096, "N", "threads (0 = CPU quota); the training stages share each batch out over model copies, one per thread", 0},
       {"--precision", EL_OPT_CHOICE, &a->precision, 0, 0, EL_PRECISION_CHOICES, "the training stages' matrix products (see electra-train pretrain --help; auto)", 0},
-      {"--preset", EL_OPT_CHOICE, &a->preset, 0, 0, "tiny|small|base|large", "model size (tiny)", 0},
+      {"--preset", EL_OPT_CHOICE, &a->preset, 0, 0, "tiny|mini|small|base|large", "model size (tiny)", 0},
       {"--position-embedding", EL_OPT_CHOICE, &a->position, 0, 0, "absolute|relative_key", "the model's positions (relative_key; absolute is the paper's; see electra-train pretrain --help)", 0},
       {"--vocab", EL_OPT_STR, &a->vocab, 0, 0, "FILE", "use this vocabulary instead of learning one", 0},
       {"--vocab-size", EL_OPT_INT, &a->vocab_size, 64, 1 << 20, "N", "entries of the learned vocabulary (8192)", 0},
@@ -130,6 +130,7 @@ typedef struct recipe {
   const recipe_args *a;
   char work[4200], vocab[4300], run[4300], synth_dir[4300], words[4300];
   double pre, syn, real; /* each stage's share of the budget, seconds */
+  double deadline;       /* el__mono_s() by which the recipe must end */
   double ts[4];          /* time each stage took: vocabulary, pretraining, synthetic, real data */
   double t_probe, epoch_s; /* the speed measurement: its time, one GED epoch's (0: none) */
   double moved;          /* of the GED stage's share, what went to pretraining */
@@ -257,6 +258,16 @@ static int stage_vocab(recipe *r) {
   r->pre -= r->ts[0]; /* the vocabulary's time comes out of pretraining's share */
   return rc;
 }
+
+/* What the recipe has after its last stage (quality.json, the report, the
+ * process's exit): kept out of the last stage's time. */
+#define END_RESERVE 0.3
+
+/* Seconds until the recipe's deadline. Each training stage's time is
+ * reckoned from it, so what a stage or the work between stages took beyond
+ * plan (a cold disk, a slower final save) comes out of the stages after
+ * it, not out of the budget. */
+static double time_left(const recipe *r) { return r->deadline - el__mono_s(); }
 
 /* A stage's time: its share, at least 5 s (the vocabulary and the speed
  * measurement may have taken a small budget's whole share). */
@@ -387,6 +398,7 @@ static int stage_pretrain(recipe *r) {
   pretrain_common(r, &p);
   p.inputs = r->a->corpus;
   p.out = r->run;
+  r->pre = time_left(r) - END_RESERVE - r->syn - (r->a->train ? r->real : 0);
   p.time_limit = stage_limit(r->pre);
   char corruption[48]; /* learner:RATE, the rate as --corruption reads it */
   if (r->a->pretrain_corruption > 0) {
@@ -396,7 +408,6 @@ static int stage_pretrain(recipe *r) {
   double s = el__mono_s();
   int rc = run_pretrain(r, "pretraining", r->pre, &p);
   r->ts[1] = el__mono_s() - s;
-  r->syn += r->pre - r->ts[1]; /* the synthetic stage gets what pretraining left */
   return rc;
 }
 
@@ -418,6 +429,7 @@ static int keep_word_counts(const recipe *r) {
 /* Stage 3: GED on the corpus with generated learner errors. */
 static int stage_synthetic(recipe *r) {
   const recipe_args *a = r->a;
+  r->syn = time_left(r) - END_RESERVE - (a->train ? r->real : 0); /* with what pretraining left */
   el__ft_args f;
   ged_common(r, &f, r->run);
   f.synth = a->synth_corpus.n ? a->synth_corpus : a->corpus;
@@ -444,15 +456,15 @@ static int stage_synthetic(recipe *r) {
   double s = el__mono_s();
   int rc = run_finetune(r, "synthetic GED", r->syn, &f, &r->syn_res);
   r->ts[2] = el__mono_s() - s;
-  /* what the synthetic stage left goes to the GED stage, up to its cap (beyond
-   * it the stage would stop early anyway) */
-  r->real = fmin(r->real + r->syn - r->ts[2], real_cap(r));
   return rc;
 }
 
 /* Stage 4 (with --train): fine-tuning on the real GED data; the time decides
  * the epochs and dev picks the best one. */
 static int stage_real(recipe *r) {
+  /* what the synthetic stage left, up to the cap (beyond it the stage would
+   * stop early anyway) */
+  r->real = fmin(time_left(r) - END_RESERVE, real_cap(r));
   el__ft_args f;
   ged_common(r, &f, r->synth_dir);
   f.train = r->a->train;
@@ -539,6 +551,7 @@ static int recipe_run(const recipe_args *a) {
   static recipe r; /* ~17 KB of paths: off the stack */
   memset(&r, 0, sizeof r);
   r.a = a;
+  r.deadline = t0 + a->time;
   if ((rc = plan(&r)) || (rc = stage_vocab(&r)) || (a->train && (rc = stage_probe(&r))))
     return rc;
   print_plan(&r);
