@@ -84,7 +84,7 @@ expect "pretrain: missing vocabulary" 1 "nope.txt" \
   "$BIN" pretrain --input "$T/text.txt" --vocab "$T/nope.txt" --out "$T/r5"
 expect "pretrain: unknown option" 2 "unknown option '--bogus'" \
   "$BIN" pretrain --input "$T/text.txt" "${P[@]}" --out "$T/r6" --bogus 1
-expect "pretrain: bad preset" 2 "one of tiny\|small\|base\|large" \
+expect "pretrain: bad preset" 2 "one of tiny|mini|small|base|large" \
   "$BIN" pretrain --input "$T/text.txt" "${P[@]}" --out "$T/r6" --preset huge
 expect "pretrain: bad duration" 2 "duration" \
   "$BIN" pretrain --input "$T/text.txt" "${P[@]}" --out "$T/r6" --time-limit 10q
