@@ -6,7 +6,6 @@
  * from the dictionaries, typed SPELL there; another word the generator
  * offers for it is OTHER.) */
 #include <string.h>
-#include <strings.h>
 
 #include "check_internal.h"
 
@@ -18,15 +17,12 @@ static int is_variant(el__checker *c, const char *orig, const char *cand, int fa
   return 0;
 }
 
+/* Whether cand is a word orig is often confused with (both lower-case). */
 static int confused(const char *orig, const char *cand) {
-  char low[EL__LWORD_MAX], alt[4][EL__LWORD_MAX];
-  size_t i = 0;
-  for (; orig[i] && i + 1 < sizeof low; i++)
-    low[i] = (char)(orig[i] >= 'A' && orig[i] <= 'Z' ? orig[i] - 'A' + 'a' : orig[i]);
-  low[i] = 0;
-  int k = el__learner_confusables(low, alt, 4);
+  char alt[4][EL__LWORD_MAX];
+  int k = el__learner_confusables(orig, alt, 4);
   for (int j = 0; j < k; j++)
-    if (!strcasecmp(alt[j], cand)) return 1;
+    if (!strcmp(alt[j], cand)) return 1;
   return 0;
 }
 

@@ -4,7 +4,6 @@
  * pattern alone decides, for the checker and the n-gram reading beside the
  * model ("she go" -> "goes", which the trigrams find only 2.1 nats likelier
  * in "she goes to school every day"). */
-#include <stdlib.h>
 #include <string.h>
 
 #include "learner_internal.h"
@@ -303,16 +302,17 @@ static int past_phrase_at_end(const el__learner *l, const char *const *low, int 
  * after it or not, right before the subject at subj ("Yesterday I go",
  * "Two years ago, I live", "Last week we visit"), or ends the verb's one
  * clause with one (past_phrase_at_end), and no word of it tells the
- * present; the verb at i aside. A time word elsewhere is as often another
- * clause's ("I hear that you were attacked last night", "it is long ago"). */
+ * present; the verb at i and the word at aux (a perfect's "have"; -1 none)
+ * aside. A time word elsewhere is as often another clause's ("I hear that
+ * you were attacked last night", "it is long ago"). */
 static int past_by_time_word(const el__learner *l, const char *const *low, int from, int to,
-                             int subj, int i, int *last) {
+                             int subj, int i, int aux, int *last) {
   int end = subj > from && low[subj - 1] && !strcmp(low[subj - 1], ",") ? subj - 1 : subj;
   *last = 0;
   if (!past_time_phrase(low, from, end) && !(*last = past_phrase_at_end(l, low, from, to, subj, i)))
     return 0;
   for (int k = from; k < to; k++)
-    if (k != i && low[k] && tells(l, low, to, k) > 0) return 0;
+    if (k != i && k != aux && low[k] && tells(l, low, to, k) > 0) return 0;
   return 1;
 }
 
@@ -341,7 +341,7 @@ int el__learner_past_fixes(const el__learner *l, const char *const *low, int n, 
   int subj = subject_of(l, low, i), from, end;
   sentence_around(low, n, i, &from, &end);
   if (subj < 0 || !subject_pronoun(low[subj]) || verb_before(l, low, from, i) ||
-      !past_by_time_word(l, low, from, end, subj, i, phrase_last))
+      !past_by_time_word(l, low, from, end, subj, i, -1, phrase_last))
     return 0;
   char lemma[EL__LWORD_MAX];
   /* "have seen" wants "saw", not "had seen" */
@@ -370,12 +370,6 @@ int el__learner_perfect_in_past(const el__learner *l, const char *const *low, in
   sentence_around(low, n, i, &from, &end);
   if (verb_before(l, low, from, i)) return 0;
   /* the time phrase read as for a present verb at the participle, "have"
-   * itself (which tells the present) left out */
-  const char **rest = malloc((size_t)n * sizeof *rest);
-  if (!rest) return 0;
-  memcpy(rest, low, (size_t)n * sizeof *rest);
-  rest[i] = NULL;
-  int past_phrase = past_by_time_word(l, rest, from, end, subj, i + 1, &last);
-  free(rest);
-  return past_phrase;
+   * itself (which tells the present) aside */
+  return past_by_time_word(l, low, from, end, subj, i + 1, i, &last);
 }

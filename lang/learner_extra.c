@@ -14,9 +14,6 @@
 static const char *const STATIVE[] = {"agree", "disagree", "believe", "know", "want", "prefer",
                                       "enjoy", "hope", "suggest", "remember", "understand",
                                       "think", "need", "wish", "recommend", "regret"};
-/* Subjects whose verb takes its base form: deleting "am"/"are" leaves a
- * correct verb ("I agree"; after he/she "is agree" wants "agrees"). */
-static const char *const BASE_SUBJECT[] = {"i", "we", "they", "you"};
 static const char *const BE_PLAIN[] = {"am", "are"};
 /* words after which a pronoun opens a clause (not "do you", "let them") */
 static const char *const OPENS_CLAUSE[] = {"and", "but", "so", "because", "that", "if", "when",
@@ -43,7 +40,9 @@ static const char *const COMPARATIVE[] = {
  * opens a clause and a verb of STATIVE. */
 static int extra_be(const char *const *low, int n, int i) {
   if (i < 1 || i + 1 >= n || !low[i - 1] || !low[i + 1] || !LISTED(low[i], BE_PLAIN)) return 0;
-  if (!LISTED(low[i - 1], BASE_SUBJECT) || !LISTED(low[i + 1], STATIVE)) return 0;
+  /* after I/you/we/they deleting "am"/"are" leaves a correct verb ("I agree";
+   * after he/she "is agree" wants "agrees") */
+  if (!el__lv_plain_subject(low[i - 1]) || !LISTED(low[i + 1], STATIVE)) return 0;
   return i == 1 || !low[i - 2] || el__learner_token_kind(low[i - 2]) == EL__LK_PUNCT ||
          LISTED(low[i - 2], OPENS_CLAUSE);
 }
@@ -74,11 +73,11 @@ static int extra_more(const char *const *low, int n, int i) {
  * after a subject pronoun ("could" and "would" leave "do" out as often:
  * "all I could to help"; "will" and "can" are nouns too). */
 static const char *const MODAL_NO_TO[] = {"must", "should"};
-static const char *const SUBJECT[] = {"i", "you", "he", "she", "it", "we", "they"};
 static int extra_fixed(const char *const *low, int n, int i) {
   if (i < 1 || i + 1 >= n || !low[i - 1] || !low[i + 1]) return 0;
   if (!strcmp(low[i], "of") && !strcmp(low[i - 1], "despite")) return 1;
-  return i >= 2 && low[i - 2] && LISTED(low[i - 2], SUBJECT) && !strcmp(low[i], "to") &&
+  return i >= 2 && low[i - 2] && (el__lv_3sg_subject(low[i - 2]) || el__lv_plain_subject(low[i - 2])) &&
+         !strcmp(low[i], "to") &&
          LISTED(low[i - 1], MODAL_NO_TO) && el__learner_token_kind(low[i + 1]) == EL__LK_WORD;
 }
 
