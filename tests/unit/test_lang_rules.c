@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "../test.h"
 #include "learner.h"
+#include "learner_fixture.h"
 
 static el__learner *L;
 
@@ -268,14 +269,7 @@ static void test_confusables(void) {
 }
 
 int main(void) {
-  if (access("/usr/share/wordnet/verb.exc", R_OK) || access("/usr/share/wordnet/index.noun", R_OK)) {
-    SKIP("WordNet files missing in /usr/share/wordnet (install the Debian package wordnet-base)");
-    return el_test_done();
-  }
-  el_error err = {0};
-  int rc = el__learner_load(NULL, &L, &err);
-  CHECK(rc == 0, "WordNet tables load: %s", rc ? err.msg : "ok");
-  if (rc) return el_test_done();
+  if (!(L = el_test_learner_load())) return el_test_done();
   test_agreement();
   test_extra_word();
   test_phrases();

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "../test.h"
 #include "learner.h"
+#include "learner_fixture.h"
 
 static el__learner *L;
 static el__learner_out OUT;
@@ -610,14 +611,7 @@ static void test_subject_agreement(void) {
 }
 
 int main(void) {
-  if (access("/usr/share/wordnet/verb.exc", R_OK) || access("/usr/share/wordnet/index.noun", R_OK)) {
-    SKIP("WordNet files missing in /usr/share/wordnet (install the Debian package wordnet-base)");
-    return el_test_done();
-  }
-  el_error err = {0};
-  int rc = el__learner_load(NULL, &L, &err);
-  CHECK(rc == 0, "WordNet tables load: %s", rc ? err.msg : "ok");
-  if (rc) return el_test_done();
+  if (!(L = el_test_learner_load())) return el_test_done();
   test_families();
   test_insertions();
   test_spelling_and_order();
