@@ -153,6 +153,11 @@ static void drop_if_unlikely(el__checker *c, el__flag *f) {
   f->n_cand--;
 }
 
+/* A missing comma is punctuation (ERRANT's M:PUNCT), a missing word MISSING. */
+static int inserted_type(const char *text) {
+  return el__learner_token_kind(text) == EL__LK_PUNCT ? EL__ET_PUNCT : EL__ET_MISSING;
+}
+
 static int add_insertions(el__checker *c, el__flag *f, el_error *err) {
   const el__csent *s = &c->sents[f->sent];
   int punct_ok = f->word > s->w0 && !el__is_punct_word(c, f->word) && !el__is_punct_word(c, f->word - 1);
@@ -161,7 +166,7 @@ static int add_insertions(el__checker *c, el__flag *f, el_error *err) {
     int n = 0;
     const char *const *ins = el__learner_insertions(INSERT_FAMILIES[k], &n);
     for (int i = 0; i < n; i++) {
-      int rc = el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, ins[i], err);
+      int rc = el__cand_add(c, f, EL__EDIT_INSERT, inserted_type(ins[i]), ins[i], err);
       if (rc < 0) return err->code;
       if (rc) drop_if_unlikely(c, f);
     }
@@ -177,9 +182,13 @@ static int add_ngram(el__checker *c, el__flag *f, const char *word, const char *
   char cased[EL__LWORD_MAX];
   int rc;
   if (f->ngram_kind == EL__NGRAM_ADD) {
-    rc = el__cand_add(c, f, EL__EDIT_INSERT, EL__ET_MISSING, f->ngram_alt, err);
+    rc = el__cand_add(c, f, EL__EDIT_INSERT, inserted_type(f->ngram_alt), f->ngram_alt, err);
   } else if (f->ngram_kind == EL__NGRAM_DEL) {
     rc = el__cand_add(c, f, EL__EDIT_DELETE, EL__ET_UNNECESSARY, "", err);
+  } else if (f->ngram_kind == EL__NGRAM_JOIN) {
+    if (f->word + 1 >= c->sents[f->sent].w1) return 0;
+    el__learner_recase(word, f->ngram_alt, cased);
+    rc = el__cand_add(c, f, EL__EDIT_JOIN, EL__ET_VERB_FORM, cased, err);
   } else {
     el__learner_recase(word, f->ngram_alt, cased);
     rc = el__cand_add(c, f, EL__EDIT_REPLACE, el__type_of_replacement(c, low, f->ngram_alt), cased,
@@ -199,6 +208,7 @@ static int flag_candidates(el__checker *c, el__flag *f, el_error *err) {
   int has_low = el__word_low(c, f->word, low);
   if (has_low && el__word_text(c, f->word, word, sizeof word) && add_ngram(c, f, word, low, err))
     return err->code;
+  if (f->ngram_kind == EL__NGRAM_JOIN) return 0; /* "to go" -> "going": nothing else mends two words */
   if (el__word_text(c, f->word, word, sizeof word)) {
     if (has_low && (add_irregular(c, f, word, low, err) || add_variants(c, f, word, low, err)))
       return err->code;

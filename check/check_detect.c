@@ -135,6 +135,8 @@ int el__check_detect(el__checker *c, el_error *err) {
       if (x->technical || x->acronym || el__word_accepted(c, w)) continue;
       int rej = rejected(c, w, el__sent_start(c, w)), lm = c->lm_kind[w];
       if (!(c->word_p[w] >= c->o.threshold || rej || lm >= 0)) continue;
+      /* "go" in "suggest to go": the match of "to" rewrites it ("going") */
+      if (!rej && w > c->sents[s].w0 && c->lm_kind[w - 1] == EL__NGRAM_JOIN) continue;
       if (add_flag(c, w, c->word_p[w], rej != 0, rej == 2, err)) return err->code;
       el__flag *f = &c->flags[c->n_flags - 1];
       if (!rej && lm >= 0) { /* a misspelling's corrections are the dictionary's */

@@ -28,7 +28,15 @@
  * sentences over the file). */
 #define EL__VERIFY_CAP 4
 
-enum { EL__EDIT_REPLACE, EL__EDIT_DELETE, EL__EDIT_INSERT };
+/* REPLACE writes the text for the word, JOIN for the word and the next one
+ * ("suggest to go" -> "going"), DELETE removes it, INSERT puts the text
+ * before it. */
+enum { EL__EDIT_REPLACE, EL__EDIT_DELETE, EL__EDIT_INSERT, EL__EDIT_JOIN };
+
+/* Words an edit of the kind writes over: 0 (INSERT), 1, or 2 (JOIN). */
+static inline int el__edit_words(int kind) {
+  return kind == EL__EDIT_INSERT ? 0 : kind == EL__EDIT_JOIN ? 2 : 1;
+}
 
 /* Packed sequences for one engine call (or several, chunked). */
 typedef struct el__seqs {
@@ -197,10 +205,12 @@ float el__cand_least_rank(const el__checker *c, const el__flag *f, const el__can
  * to the word (orig, cand lower-case). */
 int el__type_of_replacement(el__checker *c, const char *orig, const char *cand);
 /* The message and short message of a match whose best edit is e (NULL: no
- * verified edit) of the word `word`; variant: the English a misspelling is
+ * verified edit) of the word `word`, `before` the word before it in its
+ * sentence ("" when first: a missing comma goes after it); variant: the English a misspelling is
  * one only in (EL__DICT_GB: "favorite"), named in a spelling message, else
  * EL__DICT_EN. */
-void el__match_describe(el__match *m, const el__cand *e, const char *word, el__dict_variant variant);
+void el__match_describe(el__match *m, const el__cand *e, const char *word, const char *before,
+                        el__dict_variant variant);
 int el__check_matches(el__checker *c, el__matches *out, el_error *err);
 
 #endif

@@ -89,7 +89,7 @@ static void to_edit(const el__checker *c, const el__flag *f, const el__cand *e, 
   if (e->kind == EL__EDIT_DELETE) return deletion(c, f, d);
   if (e->kind == EL__EDIT_INSERT) return insertion(c, f, e, d);
   d->a = w->start;
-  d->b = w->end;
+  d->b = c->words.w[f->word + el__edit_words(e->kind) - 1].end;
   snprintf(d->s, sizeof d->s, "%s", e->text);
   char was = w->end - w->start == 1 ? c->text[w->start] : 0;
   if (ends_sentence(e->text) && was != '.' && was != '!' && was != '?') sentence_end(c, f, d);
@@ -148,6 +148,14 @@ static char *span_text(const char *text, size_t s, const edit *d, size_t e) {
   return out;
 }
 
+/* The text of word i into out[EL__LWORD_MAX] (cut to fit). */
+static void word_at(const el__checker *c, int i, char *out) {
+  const el__word *w = &c->words.w[i];
+  size_t len = w->end - w->start < EL__LWORD_MAX ? w->end - w->start : EL__LWORD_MAX - 1;
+  memcpy(out, c->text + w->start, len);
+  out[len] = 0;
+}
+
 /* Long because: the span is the union of the edits, and every replacement
  * is written over it; a few lines each. */
 static int flag_match(el__checker *c, const el__flag *f, el__match *m, el_error *err) {
@@ -178,11 +186,10 @@ static int flag_match(el__checker *c, const el__flag *f, el__match *m, el_error 
     if (dup) free(r);
     else m->repl[m->n_repl++] = r;
   }
-  char word[EL__LWORD_MAX];
-  size_t len = w->end - w->start < sizeof word ? w->end - w->start : sizeof word - 1;
-  memcpy(word, c->text + w->start, len);
-  word[len] = 0;
-  el__match_describe(m, n ? &c->cands[best[0]] : NULL, word,
+  char word[EL__LWORD_MAX], before[EL__LWORD_MAX] = "";
+  word_at(c, f->word, word);
+  if (f->word > c->sents[f->sent].w0) word_at(c, f->word - 1, before);
+  el__match_describe(m, n ? &c->cands[best[0]] : NULL, word, before,
                      f->variant_only ? c->variant : EL__DICT_EN);
   return 0;
 }

@@ -23,7 +23,8 @@ static const struct {
     [EL__ET_OTHER] = {"Possible error", "Possible error"},
 };
 
-void el__match_describe(el__match *m, const el__cand *e, const char *word, el__dict_variant variant) {
+void el__match_describe(el__match *m, const el__cand *e, const char *word, const char *before,
+                        el__dict_variant variant) {
   int t = m->type >= 0 && m->type < EL__ET_COUNT ? m->type : EL__ET_OTHER;
   /* "favorite" in a British check: the writer may not know it is American */
   char lead[96];
@@ -36,6 +37,9 @@ void el__match_describe(el__match *m, const el__cand *e, const char *word, el__d
     snprintf(m->message, sizeof m->message, "%s: \"%s\" looks wrong here.", lead, word);
   } else if (e->kind == EL__EDIT_DELETE) {
     snprintf(m->message, sizeof m->message, "\"%s\" may be unnecessary here.", word);
+  } else if (e->kind == EL__EDIT_INSERT && !strcmp(e->text, ",") && before[0]) {
+    snprintf(m->short_message, sizeof m->short_message, "Missing comma");
+    snprintf(m->message, sizeof m->message, "A comma may be missing after \"%s\".", before);
   } else if (e->kind == EL__EDIT_INSERT) {
     const char *what = strcmp(e->text, ",") ? "A word" : "A comma";
     snprintf(m->short_message, sizeof m->short_message, "%s",

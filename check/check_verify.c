@@ -108,7 +108,7 @@ static int put_candidate(el__checker *c, const el__flag *f, const el__cand *e, e
   el__verify_span(c, f, e, &w0, &w1);
   if (el__seqs_put(&c->seqs, &cls, 1, err) || el__put_words(c, w0, f->word, err) ||
       el__seqs_put(&c->seqs, c->pool + e->ids, e->n_ids, err) ||
-      el__put_words(c, e->kind == EL__EDIT_INSERT ? f->word : f->word + 1, w1, err) ||
+      el__put_words(c, f->word + el__edit_words(e->kind), w1, err) ||
       el__seqs_put(&c->seqs, &sep, 1, err) || el__seqs_close(&c->seqs, err))
     return err->code;
   return 0;
@@ -128,9 +128,10 @@ static void judge(el__checker *c, const el__flag *f, el__cand *e, size_t at) {
   (void)w1;
   int p0 = W[w0].piece;
   size_t edit = at + 1 + (size_t)(W[f->word].piece - p0); /* first id after the words before */
-  int shift = e->n_ids - (e->kind == EL__EDIT_INSERT ? 0 : W[f->word].n_pieces);
   int next = f->word + 1 < s->w1 ? f->word + 1 : -1, prev = f->word > s->w0 ? f->word - 1 : -1;
-  if (e->kind == EL__EDIT_REPLACE) {
+  int shift = e->n_ids;
+  for (int k = 0; k < el__edit_words(e->kind); k++) shift -= W[f->word + k].n_pieces;
+  if (e->kind == EL__EDIT_REPLACE || e->kind == EL__EDIT_JOIN) {
     e->p_edit = piece_word(c, edit, e->n_ids);
   } else if (e->kind == EL__EDIT_INSERT) {
     float pi = piece_word(c, edit, e->n_ids), pw = piece_word(c, edit + (size_t)e->n_ids, W[f->word].n_pieces);
@@ -146,7 +147,8 @@ static void judge(el__checker *c, const el__flag *f, el__cand *e, size_t at) {
    * missing comma stand out) */
   int worse = 0;
   for (int w = s->w0; w < s->w1 && !worse && !misspelling_fix(f, e); w++) {
-    if (w == f->word || (e->kind == EL__EDIT_DELETE && w == next)) continue;
+    if (w == f->word || (w == next && (e->kind == EL__EDIT_DELETE || e->kind == EL__EDIT_JOIN)))
+      continue;
     long pos = (long)at + 1 + (W[w].piece - p0) + (w > f->word ? shift : 0);
     float p = piece_word(c, (size_t)pos, W[w].n_pieces);
     /* a word already flagged may look worse once its neighbour is fixed

@@ -249,6 +249,24 @@ int el__learner_phrase_noun(const char *const *low, int n, int i, char *fix);
  * of"). 1 and the preposition into fix[EL__LWORD_MAX], else 0. */
 int el__learner_phrase_prep(const char *const *low, int n, int i, char *fix);
 
+/* "to" and a base verb after a verb that takes an -ing object ("I suggest
+ * to go", "enjoy to swim"; suggest, enjoy, avoid, mind, finish, consider,
+ * imagine, miss, recommend, ...; not after a form of "be": "it was suggested
+ * to them"), low[i] being that "to": 1 and the -ing form into
+ * fix[EL__LWORD_MAX] ("going"), which replaces low[i] and low[i + 1]; else 0. */
+int el__learner_gerund_object(const el__learner *l, const char *const *low, int n, int i, char *fix);
+
+/* "you" where "your" belongs: between a preposition and a noun that is no
+ * verb ("thank you for you letter", "about you advertisement"); not before
+ * "guys", "today" and the like. 1 or 0; which of the two the place wants the
+ * n-gram model's reading confirms (ngram.h). */
+int el__learner_you_your(const el__learner *l, const char *const *low, int n, int i);
+
+/* A comma missing after a sentence's opening "However", "First of all",
+ * "For example" or "For instance", before a subject or a clause ("However I
+ * think"): 1 where low[i] is the word after the gap, else 0. */
+int el__learner_opening_comma(const el__learner *l, const char *const *low, int n, int i);
+
 /* The words the lower-case word w is often confused with, real words all
  * ("then" -> "than", "hole" -> "whole", "though" -> "thought" "through"),
  * into out[0..max), lower-case; returns how many (0: none). Which one a

@@ -45,6 +45,7 @@ typedef enum el__ngram_edit {
   EL__NGRAM_ADD,      /* an article before it ("take exam": the word after the gap) */
   EL__NGRAM_DEL,      /* the word deleted ("I am agree", "discussed about it"): by rule only */
   EL__NGRAM_CONF,     /* a word it is often confused with ("the hole day" -> "whole") */
+  EL__NGRAM_JOIN,     /* it and the next word as one word ("suggest to go" -> "going"): by rule */
   EL__NGRAM_EDITS
 } el__ngram_edit;
 

@@ -12,12 +12,17 @@
  * AGREEMENT_GAIN below): the trigrams find almost any sentence likelier
  * with a word fewer. */
 #define DEL_LEVEL 50.0
+/* Two words written as one ("suggest to go" -> "going"): the pattern decides
+ * (el__learner_gerund_object), the trigrams only check the -ing form is no
+ * less likely there (CHECKED_FIX_LEVEL, below). */
+#define JOIN_LEVEL 50.0
 
 /* 1 % of the places of each kind in correct English are flagged at these
  * gains, in el__ngram_edit's order (docs/GED.md, "The English n-gram model
  * beside hunspell"; tests/bench/ngram_levels measures them). An added word
  * makes a sentence less likely whatever it is, so adding needs least. */
-const double EL__NGRAM_GAIN[EL__NGRAM_EDITS] = {6.07, 4.69, 3.57, 2.18, 1.28, DEL_LEVEL, 2.16};
+const double EL__NGRAM_GAIN[EL__NGRAM_EDITS] = {6.07, 4.69, 3.57, 2.18, 1.28, DEL_LEVEL, 2.16,
+                                                JOIN_LEVEL};
 
 #define NO_GAIN (-1e30)
 #define MAX_ALT 8
@@ -97,6 +102,15 @@ static double add_gain(el__ngram *m, const sentence *s, int p, int32_t id) {
   memcpy(s->alt + p + 1, s->ids + p, (size_t)(s->len - p) * sizeof *s->alt);
   return el__ngram_span_logp(m, s->alt, s->len + 1, p, p + 3) -
          el__ngram_span_logp(m, s->ids, s->len, p, p + 2);
+}
+
+/* ... with ids[p] and ids[p + 1] replaced by the one id. */
+static double join_gain(el__ngram *m, const sentence *s, int p, int32_t id) {
+  memcpy(s->alt, s->ids, (size_t)p * sizeof *s->alt);
+  s->alt[p] = id;
+  memcpy(s->alt + p + 1, s->ids + p + 2, (size_t)(s->len - p - 2) * sizeof *s->alt);
+  return el__ngram_span_logp(m, s->alt, s->len - 1, p, p + 3) -
+         el__ngram_span_logp(m, s->ids, s->len, p, p + 4);
 }
 
 /* A word the model may judge: known to it, and not a name (capitalised
@@ -179,7 +193,9 @@ static void word_gains(el__ngram *m, const el__learner *l, const sentence *s,
  * at least CHECKED_FIX_LEVEL likelier: after a noun the pattern alone cannot
  * tell a verb from a second noun ("my mother tongue", "my brother name").
  * A time phrase that ends the clause ("I go to the cinema yesterday") is out
- * of the trigrams' reach from the verb: there they only choose the form. */
+ * of the trigrams' reach from the verb: there they only choose the form.
+ * "your" for "you" after a preposition and "going" for "to go" after
+ * "suggest" count the same way; an opening phrase's comma by the pattern. */
 #define AGREEMENT_GAIN 100.0
 #define CHECKED_FIX_LEVEL 0.0
 static int agreement(el__ngram *m, const el__learner *l, const sentence *s, const char *const *words,
@@ -206,6 +222,7 @@ static int agreement(el__ngram *m, const el__learner *l, const sentence *s, cons
     if (el__learner_missing_word(l, w, n, i, fix)) keep(g, a, EL__NGRAM_ADD, AGREEMENT_GAIN, fix);
     if (el__learner_phrase_prep(w, n, i, fix)) keep(g, a, EL__NGRAM_PREP, AGREEMENT_GAIN, fix);
     if (el__learner_phrase_noun(w, n, i, fix)) keep(g, a, EL__NGRAM_NOUN, AGREEMENT_GAIN, fix);
+    if (el__learner_opening_comma(l, w, n, i)) keep(g, a, EL__NGRAM_ADD, AGREEMENT_GAIN, ",");
   }
   for (int p = 1; p + 1 < s->len; p++) {
     const int i = s->word_at[p];
@@ -220,9 +237,19 @@ static int agreement(el__ngram *m, const el__learner *l, const sentence *s, cons
       const double g = id == EL__NGRAM_NONE ? NO_GAIN : replace_gain(m, s, p, id);
       if (g > best) best = g, memcpy(fix, past[a], EL__LWORD_MAX);
     }
+    double *g = gain + EL__NGRAM_EDITS * (size_t)i;
+    char(*a)[EL__LWORD_MAX] = alt ? alt + EL__NGRAM_EDITS * (size_t)i : NULL;
     if (k && (last ? best > NO_GAIN : best >= CHECKED_FIX_LEVEL))
-      keep(gain + EL__NGRAM_EDITS * (size_t)i, alt ? alt + EL__NGRAM_EDITS * (size_t)i : NULL,
-           EL__NGRAM_VERB, AGREEMENT_GAIN, fix);
+      keep(g, a, EL__NGRAM_VERB, AGREEMENT_GAIN, fix);
+    /* "for you letter" -> "your", "suggest to go" -> "going": when the trigrams agree
+     * (and not before a name: "worthy of you Rose") */
+    if (el__learner_you_your(l, w, n, i) && !(words[i + 1][0] >= 'A' && words[i + 1][0] <= 'Z') &&
+        replace_gain(m, s, p, el__ngram_id(m, "your")) >= CHECKED_FIX_LEVEL)
+      keep(g, a, EL__NGRAM_CONF, AGREEMENT_GAIN, "your");
+    if (s->word_at[p + 1] == i + 1 && el__learner_gerund_object(l, w, n, i, fix) &&
+        el__ngram_id(m, fix) != EL__NGRAM_NONE &&
+        join_gain(m, s, p, el__ngram_id(m, fix)) >= CHECKED_FIX_LEVEL)
+      keep(g, a, EL__NGRAM_JOIN, AGREEMENT_GAIN, fix);
   }
   free(low);
   free(w);

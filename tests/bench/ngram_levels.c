@@ -79,7 +79,7 @@ int main(int argc, char **argv) {
     }
   }
   fclose(f);
-  static const char *const names[EL__NGRAM_EDITS] = {"prep", "verb", "noun", "a/an", "add", "delete", "confused"};
+  static const char *const names[EL__NGRAM_EDITS] = {"prep", "verb", "noun", "a/an", "add", "delete", "confused", "joined"};
   static const double shares[] = {0.05, 0.02, 0.01, 0.005};
   printf("%ld lines of %s\n", lines, argv[1]);
   for (int k = 0; k < EL__NGRAM_EDITS; k++) {

@@ -16,9 +16,10 @@
 
 #define MAX_WORDS 512
 
-enum { MISSING, REPLACED, UNNECESSARY, PAST_AT_END, N_FAMILIES };
-static const char *const NAMES[N_FAMILIES] = {"missing word", "phrase replacement",
-                                              "unnecessary word", "past phrase at the end"};
+enum { MISSING, REPLACED, UNNECESSARY, PAST_AT_END, GERUND, YOUR, COMMA, N_FAMILIES };
+static const char *const NAMES[N_FAMILIES] = {
+    "missing word",       "phrase replacement", "unnecessary word",         "past phrase at the end",
+    "to + verb for -ing", "you for your",       "comma after an opening"};
 
 /* Which families flag word i of low[0..n). */
 static void families(const el__learner *l, const char *const *low, int n, int i, int *on) {
@@ -28,6 +29,9 @@ static void families(const el__learner *l, const char *const *low, int n, int i,
   on[REPLACED] = el__learner_phrase_prep(low, n, i, fix) || el__learner_phrase_noun(low, n, i, fix);
   on[UNNECESSARY] = el__learner_extra_word(l, low, n, i) || el__learner_perfect_in_past(l, low, n, i);
   on[PAST_AT_END] = el__learner_past_fixes(l, low, n, i, past, 4, &last) > 0 && last;
+  on[GERUND] = el__learner_gerund_object(l, low, n, i, fix);
+  on[YOUR] = el__learner_you_your(l, low, n, i); /* before the trigrams' check */
+  on[COMMA] = el__learner_opening_comma(l, low, n, i);
 }
 
 /* Lower-cases s into store and splits it into words (punctuation at a

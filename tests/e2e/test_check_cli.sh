@@ -21,7 +21,7 @@ trap 'rm -rf "$T"' EXIT
 . tests/tap.sh
 
 for i in $(seq 60); do
-  echo "she goes to school every day . he likes the red ball . we went to the river yesterday ."
+  echo "she goes to school every day . he likes the red ball . we went to the river yesterday . thank you for your letter ."
 done >"$T/text.txt"
 "$BIN" vocab --input "$T/text.txt" --vocab-size 80 --out "$T/vocab.txt" 2>/dev/null
 "$BIN" pretrain --input "$T/text.txt" --vocab "$T/vocab.txt" --out "$T/run" --max-steps 2 \
@@ -196,6 +196,35 @@ rc=$?
 check "no --model and no models/default: exit 2, says make run builds it (rc $rc)" [ $rc -eq 2 ] &&
   grep -q "no model at models/default: \`make run\` builds" "$T/err"
 check "check is in electra-train's usage" sh -c "'$BIN' --help | grep -q '^  check '"
+
+# The n-gram model's rules through the checker, whatever the detector says:
+# the tiny model with the dictionary and the trigram model switched on in
+# its config.json (a threshold no noise reaches). Two words mended as one
+# ("to go" -> "going", one match over both), "you" -> "your", an opening's
+# comma typed PUNCT with its message.
+if [ -f /usr/share/pocketsphinx/model/en-us/en-us.lm.bin ]; then
+  cp -r "$M" "$T/ngram"
+  "$PY" - "$T/ngram/config.json" <<'PYEOF'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c.update(score_dictionary_weight=0.5, score_dictionary_threshold=0.999, score_dictionary_ngram=True)
+json.dump(c, open(sys.argv[1], "w"))
+PYEOF
+  printf 'I suggest to go to the cinema.\nThank you for you letter.\nHowever I think it is too late.\n' >"$T/rules.txt"
+  "$BIN" check --model "$T/ngram" "$T/rules.txt" >"$T/out" 2>&1
+  sed 's/^/#   /' "$T/out"
+  check "\"suggest to go\": \"to go\" -> \"going\" as one match at \"to\"" grep -qE ':1:11: VERB:FORM: .*\[going\]$' "$T/out"
+  check "\"go\" is no match of its own there" sh -c "! grep -q ':1:14:' '$T/out'"
+  check "\"for you letter\": \"your\"" grep -qE ':2:15: SPELL: .*\[your\]' "$T/out"
+  check "\"However I\": a comma after \"However\"" grep -qE ':3:8: PUNCT: A comma may be missing after "However"\. \[, I\]' "$T/out"
+  "$BIN" check --model "$T/ngram" --format json "$T/rules.txt" >"$T/json" 2>&1
+  check "JSON: the match covers \"to go\" (offset 10, length 5), replacement \"going\"" "$PY" -c "
+import json, sys
+m = [x for x in json.load(open('$T/json'))['matches'] if x['offset'] == 10]
+sys.exit(not (m and m[0]['length'] == 5 and m[0]['replacements'][0]['value'] == 'going'))"
+else
+  skip "the n-gram rules need pocketsphinx-en-us"
+fi
 
 if REAL=$("$PY" tests/e2e/trained_model.py 2>"$T/why"); then
   printf 'She go to school yesterday.\nI am agree with you.\nI go to the cinema yesterday.\n' >"$T/real.txt"

@@ -43,7 +43,7 @@ static void test_rules(void) {
   CHECK(e && e->by_rule, "She: vouched by rule (an uncased detector cannot see case)");
   expect("school", EL__EDIT_INSERT, "the", EL__ET_MISSING);
   expect("school", EL__EDIT_INSERT, "to", EL__ET_MISSING);
-  expect("school", EL__EDIT_INSERT, ",", EL__ET_MISSING);
+  expect("school", EL__EDIT_INSERT, ",", EL__ET_PUNCT);
   absent("she", EL__EDIT_INSERT, ",", "no comma before a sentence's first word");
   absent("recieve", EL__EDIT_INSERT, "the", "a misspelling is corrected, not kept with a word before it");
   expect("to", EL__EDIT_DELETE, "", EL__ET_UNNECESSARY);

@@ -565,7 +565,7 @@ int main(void) {
     expect(s, "go", EL__EDIT_REPLACE, "went", "She went to school yesterday.", EL__ET_VERB_TENSE, "\"went\"");
     expect(s, "school", EL__EDIT_INSERT, "the", "She go to the school yesterday.", EL__ET_MISSING,
            "A word may be missing before \"school\": \"the\"?");
-    expect(s, "yesterday", EL__EDIT_INSERT, ",", "She go to school, yesterday.", EL__ET_MISSING, "comma");
+    expect(s, "yesterday", EL__EDIT_INSERT, ",", "She go to school, yesterday.", EL__ET_PUNCT, "comma");
     expect(s, "to", EL__EDIT_DELETE, "", "She go school yesterday.", EL__ET_UNNECESSARY, "unnecessary");
     expect("School is fun.", "School", EL__EDIT_INSERT, "the", "The school is fun.", EL__ET_MISSING, "\"the\"");
     expect("The music is good.", "The", EL__EDIT_DELETE, "", "Music is good.", EL__ET_UNNECESSARY, "unnecessary");

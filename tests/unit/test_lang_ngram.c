@@ -143,6 +143,13 @@ static void test_alternatives(void) {
            {"I look forward for your answer .", 3, EL__NGRAM_PREP, "to"},
            {"The reason of my letter is the show .", 2, EL__NGRAM_PREP, "for"},
            {"He looked forward and saw the ship .", 3, -1, ""},
+           {"I suggest to go to the cinema .", 2, EL__NGRAM_JOIN, "going"}, /* two words as one */
+           {"She enjoys to swim in the sea .", 2, EL__NGRAM_JOIN, "swimming"},
+           {"I want to go to the cinema .", 2, -1, ""},
+           {"Thank you for you letter .", 3, EL__NGRAM_CONF, "your"},   /* the trigrams agree */
+           {"I will write to you tomorrow .", 4, -1, ""},
+           {"However I think it is too expensive .", 1, EL__NGRAM_ADD, ","}, /* the comma */
+           {"However , I think it is too expensive .", 2, -1, ""},
            {"There were many people where I live .", 4, -1, ""},
            /* the pattern proposes "tongues", "names"; the trigrams find them unlikelier */
            {"My mother tongue is French .", 2, -1, ""},

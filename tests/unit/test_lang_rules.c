@@ -1,7 +1,8 @@
 /* The learner library's rules for the checker and the n-gram reading
  * (lang/learner.h): agreement with a pronoun or a noun subject, verb forms
  * the words before decide, a present verb a past time phrase puts in the
- * past, words a rule shows unnecessary, fixed phrases, confusable words. On
+ * past, words a rule shows unnecessary, fixed phrases, confusable words,
+ * the -ing object, "your", an opening phrase's comma. On
  * hand-written sentences, each with the places it must leave alone. Needs
  * WordNet (Debian wordnet-base); skips without. */
 #include <stdio.h>
@@ -268,12 +269,56 @@ static void test_confusables(void) {
         "\"all kind of\" -> \"kinds\", not \"a kind of\" (%s)", fix);
 }
 
+/* The patterns of learner_patterns.c: "to" + a verb after a verb taking an
+ * -ing object, "you" for "your" after a preposition, an opening phrase's
+ * comma; each with the uses they must leave alone. */
+static void test_patterns(void) {
+  static const struct {
+    const char *s;
+    int at;
+    const char *ing; /* el__learner_gerund_object's fix, "" none */
+    int your, comma;
+  } P[] = {{"I suggest to go to the cinema", 2, "going", 0, 0},
+           {"she enjoys to swim", 2, "swimming", 0, 0},
+           {"I avoided to answer", 2, "answering", 0, 0},
+           {"it was suggested to them", 3, "", 0, 0},       /* the passive; no verb */
+           {"it is considered to be rude", 3, "", 0, 0},    /* the passive */
+           {"he had in mind to see her", 4, "", 0, 0},      /* "mind" the noun */
+           {"I want to go", 2, "", 0, 0},                   /* "want" takes "to" */
+           {"I suggest to the board", 2, "", 0, 0},         /* no verb after "to" */
+           {"thank you for you letter", 3, "", 1, 0},
+           {"about you advertisement", 1, "", 1, 0},
+           {"this is for you guys", 3, "", 0, 0},
+           {"I will write to you tomorrow", 4, "", 0, 0},
+           {"I bought it from you last year", 4, "", 0, 0},
+           {"I sent you letters", 2, "", 0, 0},             /* no preposition before */
+           {"like you said", 1, "", 0, 0},                  /* "like" opens a clause */
+           {"however I think so", 1, "", 0, 1},
+           {"first of all I want", 3, "", 0, 1},
+           {"for example the food", 2, "", 0, 1},
+           {"however much he tried", 1, "", 0, 0},          /* "however much": no opening */
+           {"however , I think so", 2, "", 0, 0},           /* the comma is there */
+           {"I think however I am right", 3, "", 0, 0},     /* not the sentence's opening */
+           {"it ended . however I stayed", 4, "", 0, 1}};   /* a new sentence */
+  for (size_t p = 0; p < sizeof P / sizeof P[0]; p++) {
+    char buf[256], ing[EL__LWORD_MAX] = "";
+    const char *w[32];
+    int n = low_words(P[p].s, buf, sizeof buf, w, 32);
+    if (!el__learner_gerund_object(L, w, n, P[p].at, ing)) ing[0] = 0;
+    int your = el__learner_you_your(L, w, n, P[p].at), comma = el__learner_opening_comma(L, w, n, P[p].at);
+    CHECK(!strcmp(ing, P[p].ing) && your == P[p].your && comma == P[p].comma,
+          "\"%s\" word %d: -ing \"%s\", your %d, comma %d (got \"%s\", %d, %d)", P[p].s, P[p].at,
+          P[p].ing, P[p].your, P[p].comma, ing, your, comma);
+  }
+}
+
 int main(void) {
   if (!(L = el_test_learner_load())) return el_test_done();
   test_agreement();
   test_extra_word();
   test_phrases();
   test_confusables();
+  test_patterns();
   el__learner_free(L);
   return el_test_done();
 }

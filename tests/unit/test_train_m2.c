@@ -119,6 +119,12 @@ static void test_bytes(void) {
   int rc = el__m2_add_byte_edit(s, 17, 2, "x", "OTHER", &es, &err);
   CHECK(rc == EL_EINVAL, "bytes past the text refused (%s)", err.msg);
   el__m2_edits_free(&es);
+  /* a checker's match spans the words it keeps: only what changes is the edit */
+  el__m2_add_byte_edit(s, 9, 7, ", school", "PUNCT", &es, &err);
+  CHECK(es.n == 1 && has(&es, 3, 3, ","), "' school' -> ', school': ',' inserted before token 3");
+  el__m2_add_byte_edit(s, 4, 5, "goes to", "VERB:SVA", &es, &err);
+  CHECK(es.n == 2 && has(&es, 1, 2, "goes"), "'go to' -> 'goes to': 'go' -> 'goes' (1 2)");
+  el__m2_edits_free(&es);
 }
 
 static void test_score(void) {

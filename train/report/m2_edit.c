@@ -92,6 +92,9 @@ int el__m2_add_edit(const el__m2_sent *s, int start, int end, const char *repl, 
   return rc;
 }
 
+static int byte_edit(const el__m2_sent *s, size_t off, size_t len, const char *repl,
+                     const char *type, el__m2_edits *out, el_error *err);
+
 /* The tokens [*first, *last] that the byte span [off, off + len) touches: for
  * a non-empty span those overlapping it or adjacent to it (a span of the
  * space between two tokens joins them), for an insertion the token it falls
@@ -108,11 +111,42 @@ static int touched(const el__m2_sent *s, size_t off, size_t len, int *first, int
   return *first >= 0;
 }
 
-int el__m2_add_byte_edit(const el__m2_sent *s, size_t off, size_t len, const char *repl,
+/* Whole words the replacement keeps at either end of the span, cut from
+ * both: a checker's match for a comma ("However I": bytes " I" -> ", I") is
+ * the comma's insertion after "However", a token of its own as in the M2
+ * files, not "However" rewritten as "However,". Only runs that start (end)
+ * at a space are cut, so "go" -> "goes" stays a rewrite of the token. */
+static void cut_kept(const char *text, size_t *off, size_t *len, const char **repl, size_t *rl) {
+  const char *t = text + *off;
+  size_t keep = 0; /* the longest common tail that starts at a space */
+  for (size_t k = 1; k <= *len && k <= *rl && t[*len - k] == (*repl)[*rl - k]; k++)
+    if (is_space(t[*len - k])) keep = k;
+  *len -= keep, *rl -= keep;
+  keep = 0; /* the longest common head that ends at a space */
+  for (size_t k = 1; k <= *len && k <= *rl && t[k - 1] == (*repl)[k - 1]; k++)
+    if (is_space(t[k - 1])) keep = k;
+  *off += keep, *len -= keep, *repl += keep, *rl -= keep;
+}
+
+int el__m2_add_byte_edit(const el__m2_sent *s, size_t off, size_t len, const char *repl_in,
                          const char *type, el__m2_edits *out, el_error *err) {
   if (off > s->len || len > s->len - off)
     return el_error_set(err, EL_EINVAL, "M2 edit: bytes %zu..%zu outside the sentence's %zu",
                         off, off + len, s->len);
+  size_t rl = strlen(repl_in);
+  cut_kept(s->text, &off, &len, &repl_in, &rl);
+  char *repl = malloc(rl + 1);
+  if (!repl) return el_error_set(err, EL_ENOMEM, "M2 edits: out of memory");
+  memcpy(repl, repl_in, rl);
+  repl[rl] = 0;
+  int rc = byte_edit(s, off, len, repl, type, out, err);
+  free(repl);
+  return rc;
+}
+
+/* el__m2_add_byte_edit's edit once the kept words are cut. */
+static int byte_edit(const el__m2_sent *s, size_t off, size_t len, const char *repl,
+                     const char *type, el__m2_edits *out, el_error *err) {
   int first, last;
   if (!touched(s, off, len, &first, &last)) {
     /* an insertion between tokens: a new token before the next one */
