@@ -6,6 +6,7 @@
  * The generator's proposals join them (check_gencands.c). */
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -174,6 +175,20 @@ static int add_insertions(el__checker *c, el__flag *f, el_error *err) {
   return 0;
 }
 
+/* A JOIN's type: ORTH where the two words are written as one or hyphened
+ * ("May be" -> "Maybe", "forty five" -> "forty-five"), else the verb form
+ * ("to go" -> "going"). */
+static int joined_type(const el__checker *c, const el__flag *f) {
+  char a[EL__LWORD_MAX], b[EL__LWORD_MAX], both[2 * EL__LWORD_MAX], alt[EL__LWORD_MAX];
+  if (!el__word_low(c, f->word, a) || !el__word_low(c, f->word + 1, b)) return EL__ET_VERB_FORM;
+  snprintf(both, sizeof both, "%s%s", a, b);
+  size_t k = 0;
+  for (const char *p = f->ngram_alt; *p && k + 1 < sizeof alt; p++)
+    if (*p != '-') alt[k++] = *p;
+  alt[k] = 0;
+  return strcmp(both, alt) ? EL__ET_VERB_FORM : EL__ET_ORTH;
+}
+
 /* The n-gram model's correction (check.h o.ngram), first and already
  * verified: the model found it far likelier than the writer's word there. */
 static int add_ngram(el__checker *c, el__flag *f, const char *word, const char *low,
@@ -184,15 +199,19 @@ static int add_ngram(el__checker *c, el__flag *f, const char *word, const char *
   if (f->ngram_kind == EL__NGRAM_ADD) {
     rc = el__cand_add(c, f, EL__EDIT_INSERT, inserted_type(f->ngram_alt), f->ngram_alt, err);
   } else if (f->ngram_kind == EL__NGRAM_DEL) {
-    rc = el__cand_add(c, f, EL__EDIT_DELETE, EL__ET_UNNECESSARY, "", err);
+    int punct = el__learner_token_kind(low) == EL__LK_PUNCT; /* "I think, it is" */
+    rc = el__cand_add(c, f, EL__EDIT_DELETE, punct ? EL__ET_PUNCT : EL__ET_UNNECESSARY, "", err);
   } else if (f->ngram_kind == EL__NGRAM_JOIN) {
     if (f->word + 1 >= c->sents[f->sent].w1) return 0;
     el__learner_recase(word, f->ngram_alt, cased);
-    rc = el__cand_add(c, f, EL__EDIT_JOIN, EL__ET_VERB_FORM, cased, err);
+    rc = el__cand_add(c, f, EL__EDIT_JOIN, joined_type(c, f), cased, err);
   } else {
     el__learner_recase(word, f->ngram_alt, cased);
-    rc = el__cand_add(c, f, EL__EDIT_REPLACE, el__type_of_replacement(c, low, f->ngram_alt), cased,
-                      err);
+    /* the kind says what changed: "holidays" -> "holiday" is a noun's number, though a verb's too */
+    int type = f->ngram_kind == EL__NGRAM_NOUN ? EL__ET_NOUN_NUM
+               : f->ngram_kind == EL__NGRAM_PREP ? EL__ET_PREP
+                                                 : el__type_of_replacement(c, low, f->ngram_alt);
+    rc = el__cand_add(c, f, EL__EDIT_REPLACE, type, cased, err);
   }
   if (rc < 0) return err->code;
   if (rc) c->cands[c->n_cands - 1].by_rule = 1, c->cands[c->n_cands - 1].prior = -1.0f;

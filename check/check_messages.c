@@ -35,6 +35,12 @@ void el__match_describe(el__match *m, const el__cand *e, const char *word, const
   snprintf(m->short_message, sizeof m->short_message, "%s", TYPES[t].short_message);
   if (!e) {
     snprintf(m->message, sizeof m->message, "%s: \"%s\" looks wrong here.", lead, word);
+  } else if (e->kind == EL__EDIT_JOIN && t == EL__ET_ORTH) {
+    snprintf(m->short_message, sizeof m->short_message, "Spacing");
+    snprintf(m->message, sizeof m->message, "Possible spacing error: did you mean \"%s\"?", e->text);
+  } else if (e->kind == EL__EDIT_DELETE && !strcmp(word, ",") && before[0]) {
+    snprintf(m->short_message, sizeof m->short_message, "Unnecessary comma");
+    snprintf(m->message, sizeof m->message, "The comma after \"%s\" may be unnecessary.", before);
   } else if (e->kind == EL__EDIT_DELETE) {
     snprintf(m->message, sizeof m->message, "\"%s\" may be unnecessary here.", word);
   } else if (e->kind == EL__EDIT_INSERT && !strcmp(e->text, ",") && before[0]) {

@@ -267,6 +267,16 @@ int el__learner_you_your(const el__learner *l, const char *const *low, int n, in
  * think"): 1 where low[i] is the word after the gap, else 0. */
 int el__learner_opening_comma(const el__learner *l, const char *const *low, int n, int i);
 
+/* Two words that are one ("May be I will come" -> "Maybe", "forty five" ->
+ * "forty-five", "costumes, make up and" -> "make-up"), low[i] the first:
+ * 1 and the word into fix[EL__LWORD_MAX], which replaces low[i] and
+ * low[i + 1]; else 0. */
+int el__learner_joined_words(const char *const *low, int n, int i, char *fix);
+
+/* "Your sincerely" -> "Yours" (faithfully, truly) closing a letter (first
+ * in its sentence, before the end, a comma or a name): 1 and the word into fix. */
+int el__learner_letter_close(const el__learner *l, const char *const *low, int n, int i, char *fix);
+
 /* The words the lower-case word w is often confused with, real words all
  * ("then" -> "than", "hole" -> "whole", "though" -> "thought" "through"),
  * into out[0..max), lower-case; returns how many (0: none). Which one a

@@ -81,8 +81,20 @@ static int extra_fixed(const char *const *low, int n, int i) {
          LISTED(low[i - 1], MODAL_NO_TO) && el__learner_token_kind(low[i + 1]) == EL__LK_WORD;
 }
 
+/* "I think, it is": a comma between a sentence's opening "I/we/they think"
+ * and the clause it introduces (its subject or "that"); not "I think,
+ * however, ...", nor the aside "It was the first time, I think, I ...". */
+static int extra_comma(const char *const *low, int n, int i) {
+  if (i < 2 || i + 1 >= n || !low[i - 1] || !low[i - 2] || !low[i + 1] || strcmp(low[i], ",") ||
+      strcmp(low[i - 1], "think") || !el__lv_plain_subject(low[i - 2]))
+    return 0;
+  if (i > 2 && (!low[i - 3] || !el__learner_ends_sentence(low[i - 3]))) return 0;
+  return el__lv_plain_subject(low[i + 1]) || el__lv_3sg_subject(low[i + 1]) ||
+         !strcmp(low[i + 1], "that") || !strcmp(low[i + 1], "this") || !strcmp(low[i + 1], "there");
+}
+
 int el__learner_extra_word(const el__learner *l, const char *const *low, int n, int i) {
   if (i < 0 || i >= n || !low[i]) return 0;
   return extra_be(low, n, i) || extra_prep(l, low, n, i) || extra_more(low, n, i) ||
-         extra_fixed(low, n, i);
+         extra_fixed(low, n, i) || extra_comma(low, n, i);
 }

@@ -1,8 +1,10 @@
-/* Three patterns of learners' English a few words decide (learner.h:
- * el__learner_gerund_object, el__learner_you_your, el__learner_opening_comma):
- * "to" and a verb after a verb that takes an -ing form ("I suggest to go"),
- * "you" for "your" between a preposition and a noun ("thank you for you
- * letter"), and an opening "However" or "For example" without its comma.
+/* Patterns of learners' English a few words decide (learner.h:
+ * el__learner_gerund_object, el__learner_you_your, el__learner_opening_comma,
+ * el__learner_joined_words, el__learner_letter_close): "to" and a verb after
+ * a verb that takes an -ing form ("I suggest to go"), "you" for "your"
+ * between a preposition and a noun ("thank you for you letter"), an opening
+ * "However" or "For example" without its comma, two words written for one
+ * ("May be I", "forty five", "the make up"), "Your sincerely".
  * Chosen from FCE train's labels (tests/bench/rule_hits counts them). */
 #include <stdio.h>
 #include <string.h>
@@ -89,4 +91,46 @@ int el__learner_opening_comma(const el__learner *l, const char *const *low, int 
       return 1;
   }
   return 0;
+}
+
+/* Tens and units a hyphen joins ("forty five" -> "forty-five"). */
+static const char *const TENS[] = {"twenty", "thirty", "forty",   "fifty",
+                                   "sixty",  "seventy", "eighty", "ninety"};
+static const char *const UNITS[] = {"one", "two", "three", "four", "five", "six", "seven", "eight", "nine"};
+/* What "make up" the noun stands between ("costumes, make up and lights");
+ * not after "to", a pronoun or "and" ("kiss and make up"), where it is the verb. */
+static const char *const BEFORE_NOUN[] = {",", "the", "their", "her", "his", "my", "with", "of", "no"};
+static const char *const AFTER_NOUN[] = {"and", "or", ",", ".", "was", "were", "is", "are"};
+
+int el__learner_joined_words(const char *const *low, int n, int i, char *fix) {
+  if (i + 1 >= n || !low[i] || !low[i + 1]) return 0;
+  const char *a = low[i], *b = low[i + 1], *prev = i > 0 && low[i - 1] ? low[i - 1] : "";
+  const char *next = i + 2 < n && low[i + 2] ? low[i + 2] : "";
+  if (LISTED(a, TENS) && LISTED(b, UNITS)) return snprintf(fix, EL__LWORD_MAX, "%s-%s", a, b), 1;
+  /* "May be I will come" -> "Maybe": opening a clause, a subject after it
+   * ("it may be late" keeps the verb) */
+  if (!strcmp(a, "may") && !strcmp(b, "be") &&
+      (i == 0 || el__learner_ends_sentence(prev) || !strcmp(prev, ",") || !strcmp(prev, "but")) &&
+      (el__lv_plain_subject(next) || el__lv_3sg_subject(next) || !strcmp(next, "there")))
+    return strcpy(fix, "maybe"), 1;
+  if (!strcmp(a, "make") && !strcmp(b, "up") && LISTED(prev, BEFORE_NOUN) && LISTED(next, AFTER_NOUN))
+    return strcpy(fix, "make-up"), 1;
+  return 0;
+}
+
+/* "Your sincerely," closing a letter: first in its sentence, then the end,
+ * a comma or a name (no word WordNet or the function words know): not "Your
+ * truly loving parents", "of your faithfully kept promise". */
+int el__learner_letter_close(const el__learner *l, const char *const *low, int n, int i, char *fix) {
+  static const char *const CLOSE[] = {"sincerely", "faithfully", "truly"};
+  if (i + 1 >= n || !low[i] || !low[i + 1] || strcmp(low[i], "your") || !LISTED(low[i + 1], CLOSE))
+    return 0;
+  if (i > 0 && low[i - 1] && !el__learner_ends_sentence(low[i - 1])) return 0;
+  const char *next = i + 2 < n && low[i + 2] ? low[i + 2] : NULL;
+  char other[EL__LWORD_MAX], lemma[EL__LWORD_MAX];
+  if (next && el__learner_token_kind(next) == EL__LK_WORD &&
+      (el__learner_word_class(l, next) || el__lm_noun(l, next, other) || el__lm_verb(l, next, lemma) ||
+       el__lword(l, next) >= 0))
+    return 0;
+  return strcpy(fix, "yours"), 1;
 }

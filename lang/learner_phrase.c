@@ -22,8 +22,25 @@ static const char *const BE_3SG[] = {"is", "was", "isn't", "wasn't"};
  * ideas"), "them", "him" (the thing explained as often: "I cannot explain them") */
 static const char *const OBJECT[] = {"me", "you", "us"};
 
+/* "I am writing you to complain" -> "writing to you": British English (FCE's)
+ * writes "to" before the person written to, unless a thing written follows
+ * ("write me a letter", "I write you this"). */
+static int write_to(const el__learner *l, const char *const *low, int n, int i) {
+  static const char *const WRITE[] = {"write", "writes", "writing", "wrote", "written", "writting"};
+  static const char *const THING[] = {"this", "that", "these", "those", "back", "a", "an", "some"};
+  if (!LISTED(low[i - 1], WRITE) || !LISTED(low[i], OBJECT)) return 0;
+  return i + 1 >= n || !low[i + 1] ||
+         (!LISTED(low[i + 1], THING) && !(el__learner_word_class(l, low[i + 1]) & EL__LC_DET));
+}
+
 int el__learner_missing_word(const el__learner *l, const char *const *low, int n, int i, char *word) {
   if (i < 1 || i >= n || !low[i] || !low[i - 1]) return 0;
+  /* "I am writing you" -> "writing to you"; "reply your letter" -> "reply to" */
+  if (write_to(l, low, n, i)) return strcpy(word, "to"), 1;
+  /* (not "replied", which opens an inverted quotation: "replied the master") */
+  static const char *const POSSESSIVE[] = {"your", "my", "his", "her", "our", "their"};
+  if ((!strcmp(low[i - 1], "reply") || !strcmp(low[i - 1], "replying")) && LISTED(low[i], POSSESSIVE))
+    return strcpy(word, "to"), 1;
   /* "because is cheap" -> "because it is"; "if is possible" */
   if (LISTED(low[i], BE_3SG) && LISTED(low[i - 1], CONJ_IT)) return strcpy(word, "it"), 1;
   /* "I would appreciate if you" -> "appreciate it if" */
@@ -55,8 +72,28 @@ int el__learner_missing_word(const el__learner *l, const char *const *low, int n
  * with hope", "looking forward at the road"). */
 static const char *const NOT_TO[] = {"for", "of", "about"};
 
+/* Months ("in July"; "on July 4th" names a day). Not "may", a verb as often. */
+static const char *const MONTHS[] = {"january", "february", "march",     "april",   "june",
+                                     "july",    "august",   "september", "october", "november",
+                                     "december"};
+
+/* "on July" -> "in July": "on" or "at" before a month no day follows. */
+static int month_prep(const char *const *low, int n, int i) {
+  if (i + 1 >= n || !low[i + 1] || (strcmp(low[i], "on") && strcmp(low[i], "at")) ||
+      !LISTED(low[i + 1], MONTHS))
+    return 0;
+  const char *after = i + 2 < n && low[i + 2] ? low[i + 2] : "";
+  return !(after[0] >= '0' && after[0] <= '9') && strcmp(after, "the");
+}
+
 int el__learner_phrase_prep(const char *const *low, int n, int i, char *fix) {
-  if (i < 2 || i + 1 >= n || !low[i] || !low[i - 1] || !low[i - 2] || !low[i + 1]) return 0;
+  if (i < 1 || i + 1 >= n || !low[i] || !low[i - 1] || !low[i + 1]) return 0;
+  if (month_prep(low, n, i)) return strcpy(fix, "in"), 1;
+  if (i < 2 || !low[i - 2]) return 0;
+  /* "the advertisement of the show" -> "for" */
+  if (!strcmp(low[i], "of") && (!strcmp(low[i - 1], "advertisement") || !strcmp(low[i - 1], "advert")) &&
+      (!strcmp(low[i - 2], "the") || !strcmp(low[i - 2], "your") || !strcmp(low[i - 2], "an")))
+    return strcpy(fix, "for"), 1;
   /* "I look forward for your answer" -> "to" */
   if (!strcmp(low[i - 1], "forward") && !strncmp(low[i - 2], "look", 4) && LISTED(low[i], NOT_TO))
     return strcpy(fix, "to"), 1;
@@ -67,8 +104,11 @@ int el__learner_phrase_prep(const char *const *low, int n, int i, char *fix) {
   return 0;
 }
 
-/* "all kind of" -> "all kinds of": a plural after "all" that "of" follows. */
+/* "all kind of" -> "all kinds of": a plural after "all" that "of" follows;
+ * "on holidays" -> "on holiday". */
 int el__learner_phrase_noun(const char *const *low, int n, int i, char *fix) {
+  if (i >= 1 && i < n && low[i] && low[i - 1] && !strcmp(low[i], "holidays") && !strcmp(low[i - 1], "on"))
+    return strcpy(fix, "holiday"), 1;
   if (i < 1 || i + 1 >= n || !low[i] || !low[i - 1] || !low[i + 1] || strcmp(low[i - 1], "all") ||
       strcmp(low[i + 1], "of"))
     return 0;

@@ -74,7 +74,8 @@ int el__ngram_best(el__ngram *m, const el__learner *l, const char *const *words,
                    char (*best)[EL__LWORD_MAX], el_error *err);
 
 /* 1 where a word's gain of some kind reaches EL__NGRAM_GAIN: an alternative
- * is far likelier there (out[i]; else 0). */
+ * is far likelier there (out[i]; else 0). Of two words a hyphen joins
+ * ("forty five" -> "forty-five") the second is marked, the one that changes. */
 int el__ngram_read_words(el__ngram *m, const el__learner *l, const char *const *words, int n,
                          unsigned char *out, el_error *err);
 

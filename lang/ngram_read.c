@@ -223,6 +223,8 @@ static int agreement(el__ngram *m, const el__learner *l, const sentence *s, cons
     if (el__learner_phrase_prep(w, n, i, fix)) keep(g, a, EL__NGRAM_PREP, AGREEMENT_GAIN, fix);
     if (el__learner_phrase_noun(w, n, i, fix)) keep(g, a, EL__NGRAM_NOUN, AGREEMENT_GAIN, fix);
     if (el__learner_opening_comma(l, w, n, i)) keep(g, a, EL__NGRAM_ADD, AGREEMENT_GAIN, ",");
+    if (el__learner_joined_words(w, n, i, fix)) keep(g, a, EL__NGRAM_JOIN, AGREEMENT_GAIN, fix);
+    if (el__learner_letter_close(l, w, n, i, fix)) keep(g, a, EL__NGRAM_CONF, AGREEMENT_GAIN, fix);
   }
   for (int p = 1; p + 1 < s->len; p++) {
     const int i = s->word_at[p];
@@ -319,6 +321,10 @@ int el__ngram_read_words(el__ngram *m, const el__learner *l, const char *const *
   int rc = kind && best ? el__ngram_best(m, l, words, n, kind, best, err)
                         : el_error_set(err, EL_ENOMEM, "n-gram model: out of memory");
   for (int i = 0; i < n; i++) out[i] = !rc && kind[i] >= 0;
+  /* two words a hyphen joins ("forty five", "make up"): the second is the
+   * one that changes, where FCE's annotators mark the error */
+  for (int i = 0; !rc && i + 1 < n; i++)
+    if (kind[i] == EL__NGRAM_JOIN && strchr(best[i], '-')) out[i] = 0, out[i + 1] = 1;
   free(kind);
   free(best);
   return rc;

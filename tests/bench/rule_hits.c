@@ -16,10 +16,11 @@
 
 #define MAX_WORDS 512
 
-enum { MISSING, REPLACED, UNNECESSARY, PAST_AT_END, GERUND, YOUR, COMMA, N_FAMILIES };
+enum { MISSING, REPLACED, UNNECESSARY, PAST_AT_END, GERUND, YOUR, COMMA, JOINED, LETTER, N_FAMILIES };
 static const char *const NAMES[N_FAMILIES] = {
-    "missing word",       "phrase replacement", "unnecessary word",         "past phrase at the end",
-    "to + verb for -ing", "you for your",       "comma after an opening"};
+    "missing word",       "phrase replacement", "unnecessary word",       "past phrase at the end",
+    "to + verb for -ing", "you for your",       "comma after an opening", "two words as one",
+    "Your sincerely"};
 
 /* Which families flag word i of low[0..n). */
 static void families(const el__learner *l, const char *const *low, int n, int i, int *on) {
@@ -32,6 +33,8 @@ static void families(const el__learner *l, const char *const *low, int n, int i,
   on[GERUND] = el__learner_gerund_object(l, low, n, i, fix);
   on[YOUR] = el__learner_you_your(l, low, n, i); /* before the trigrams' check */
   on[COMMA] = el__learner_opening_comma(l, low, n, i);
+  on[JOINED] = el__learner_joined_words(low, n, i, fix);
+  on[LETTER] = el__learner_letter_close(l, low, n, i, fix);
 }
 
 /* Lower-cases s into store and splits it into words (punctuation at a

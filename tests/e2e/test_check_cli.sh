@@ -200,8 +200,9 @@ check "check is in electra-train's usage" sh -c "'$BIN' --help | grep -q '^  che
 # The n-gram model's rules through the checker, whatever the detector says:
 # the tiny model with the dictionary and the trigram model switched on in
 # its config.json (a threshold no noise reaches). Two words mended as one
-# ("to go" -> "going", one match over both), "you" -> "your", an opening's
-# comma typed PUNCT with its message.
+# ("to go" -> "going", one match over both; "May be" -> "Maybe"), "you" ->
+# "your", an opening's comma and an unnecessary one typed PUNCT with their
+# messages.
 if [ -f /usr/share/pocketsphinx/model/en-us/en-us.lm.bin ]; then
   cp -r "$M" "$T/ngram"
   "$PY" - "$T/ngram/config.json" <<'PYEOF'
@@ -210,13 +211,15 @@ c = json.load(open(sys.argv[1]))
 c.update(score_dictionary_weight=0.5, score_dictionary_threshold=0.999, score_dictionary_ngram=True)
 json.dump(c, open(sys.argv[1], "w"))
 PYEOF
-  printf 'I suggest to go to the cinema.\nThank you for you letter.\nHowever I think it is too late.\n' >"$T/rules.txt"
+  printf 'I suggest to go to the cinema.\nThank you for you letter.\nHowever I think it is too late.\nMay be I will come.\nI think, it is late.\n' >"$T/rules.txt"
   "$BIN" check --model "$T/ngram" "$T/rules.txt" >"$T/out" 2>&1
   sed 's/^/#   /' "$T/out"
   check "\"suggest to go\": \"to go\" -> \"going\" as one match at \"to\"" grep -qE ':1:11: VERB:FORM: .*\[going\]$' "$T/out"
   check "\"go\" is no match of its own there" sh -c "! grep -q ':1:14:' '$T/out'"
   check "\"for you letter\": \"your\"" grep -qE ':2:15: SPELL: .*\[your\]' "$T/out"
   check "\"However I\": a comma after \"However\"" grep -qE ':3:8: PUNCT: A comma may be missing after "However"\. \[, I\]' "$T/out"
+  check "\"May be I\": \"Maybe\", a spacing error over both words" grep -qE ':4:1: ORTH: Possible spacing error: did you mean "Maybe"\? \[Maybe\]$' "$T/out"
+  check "\"I think, it\": the comma offered for removal" grep -qE ':5:8: PUNCT: The comma after "think" may be unnecessary\. \[\(remove\)\]' "$T/out"
   "$BIN" check --model "$T/ngram" --format json "$T/rules.txt" >"$T/json" 2>&1
   check "JSON: the match covers \"to go\" (offset 10, length 5), replacement \"going\"" "$PY" -c "
 import json, sys

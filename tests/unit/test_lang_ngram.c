@@ -150,6 +150,12 @@ static void test_alternatives(void) {
            {"I will write to you tomorrow .", 4, -1, ""},
            {"However I think it is too expensive .", 1, EL__NGRAM_ADD, ","}, /* the comma */
            {"However , I think it is too expensive .", 2, -1, ""},
+           {"May be I will come later .", 0, EL__NGRAM_JOIN, "maybe"},
+           {"It may be late .", 1, -1, ""},
+           {"Your sincerely , Anna", 0, EL__NGRAM_CONF, "yours"},
+           {"I will travel on July because of my exams .", 3, EL__NGRAM_PREP, "in"},
+           {"I am writing you to complain .", 3, EL__NGRAM_ADD, "to"},
+           {"I think , it is a good idea .", 2, EL__NGRAM_DEL, ""},
            {"There were many people where I live .", 4, -1, ""},
            /* the pattern proposes "tongues", "names"; the trigrams find them unlikelier */
            {"My mother tongue is French .", 2, -1, ""},

@@ -173,6 +173,9 @@ static void test_extra_word(void) {
     const char *s;
     int at, extra, perfect;
   } X[] = {{"I am agree with you .", 1, 1, 0},
+           {"I think , it is good .", 2, 1, 0},            /* the comma before the clause */
+           {"I think , however , that", 2, 0, 0},
+           {"the first time , I think , I heard", 5, 0, 0}, /* an aside */
            {"We hope you are agree with us .", 3, 1, 0},
            {"they are believe it", 1, 1, 0},
            {"I am sure .", 1, 0, 0},                     /* no verb after it */
@@ -231,6 +234,12 @@ static void test_phrases(void) {
            {"the reason of my letter", 2, "", "for"},
            {"by reason of his age", 2, "", ""},
            {"the reason for my letter", 2, "", ""},
+           {"I will travel on july because", 3, "", "in"},
+           {"the festival is on july 4th", 3, "", ""},      /* a day: "on" */
+           {"the advertisement of the show", 2, "", "for"},
+           {"I am writing you to complain", 3, "to", ""},
+           {"please write me a letter", 2, "", ""},         /* the thing written follows */
+           {"please reply my letter", 2, "to", ""},
            {"thank for your letter", 1, "you", ""},
            {"nobody to thank for it", 3, "", ""},
            {"can you explain me the rules", 3, "to", ""},
@@ -300,6 +309,31 @@ static void test_patterns(void) {
            {"however , I think so", 2, "", 0, 0},           /* the comma is there */
            {"I think however I am right", 3, "", 0, 0},     /* not the sentence's opening */
            {"it ended . however I stayed", 4, "", 0, 1}};   /* a new sentence */
+  static const struct {
+    const char *s;
+    int at;
+    const char *joined, *letter; /* el__learner_joined_words's, el__learner_letter_close's; "" none */
+  } J[] = {{"there were forty five people", 2, "forty-five", ""},
+           {"may be I will come", 0, "maybe", ""},
+           {"it is late , may be you know", 4, "maybe", ""},
+           {"it may be late", 1, "", ""},                  /* the verb */
+           {"the costumes , make up and lights", 3, "make-up", ""},
+           {"they kiss and make up .", 3, "", ""},         /* the verb */
+           {"we have to make up and go", 3, "", ""},
+           {"your sincerely ,", 0, "", "yours"},
+           {"your letter", 0, "", ""},
+           {"your truly loving parents", 0, "", ""},   /* no letter's close */
+           {"your faithfully", 0, "", "yours"}};       /* the letter ends */
+  for (size_t j = 0; j < sizeof J / sizeof J[0]; j++) {
+    char buf[256], joined[EL__LWORD_MAX] = "", letter[EL__LWORD_MAX] = "";
+    const char *w[32];
+    int n = low_words(J[j].s, buf, sizeof buf, w, 32);
+    if (!el__learner_joined_words(w, n, J[j].at, joined)) joined[0] = 0;
+    if (!el__learner_letter_close(L, w, n, J[j].at, letter)) letter[0] = 0;
+    CHECK(!strcmp(joined, J[j].joined) && !strcmp(letter, J[j].letter),
+          "\"%s\" word %d: joined \"%s\", letter \"%s\" (got \"%s\", \"%s\")", J[j].s, J[j].at,
+          J[j].joined, J[j].letter, joined, letter);
+  }
   for (size_t p = 0; p < sizeof P / sizeof P[0]; p++) {
     char buf[256], ing[EL__LWORD_MAX] = "";
     const char *w[32];
