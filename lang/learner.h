@@ -227,8 +227,9 @@ int el__learner_perfect_in_past(const el__learner *l, const char *const *low, in
  * a verb that takes its object directly ("we discussed about the plan",
  * "mention about", "emphasise on"), "more" before an "-er" comparative and
  * "than" or before "better"/"worse" ("more taller than"), "of" after
- * "despite", "to" after a pronoun and "must"/"should" ("you must to go").
- * low as el__learner_agreement's. 1 or 0. */
+ * "despite", "to" after a pronoun and "must"/"should" ("you must to go"),
+ * the comma after a sentence's opening "I think" before its clause ("I
+ * think, it is"). low as el__learner_agreement's. 1 or 0. */
 int el__learner_extra_word(const el__learner *l, const char *const *low, int n, int i);
 
 /* A word a fixed phrase wants before low[i] that the writer left out: "it"
@@ -236,17 +237,20 @@ int el__learner_extra_word(const el__learner *l, const char *const *low, int n, 
  * although, though) and between "appreciate" and "if", "to" between "look
  * forward" and an -ing form ("forward hearing from you"), "you" after
  * "thank" before "for", "to" between "explain" and an object pronoun,
- * "from" in "forward to hearing you". 1 and the word
+ * "from" in "forward to hearing you", "to" in "I am writing you" (not "write
+ * me a letter") and "reply your letter". 1 and the word
  * into word[EL__LWORD_MAX], else 0. low as el__learner_agreement's. */
 int el__learner_missing_word(const el__learner *l, const char *const *low, int n, int i, char *word);
 
-/* The plural a fixed phrase wants where low[i] is singular: "all kind of"
- * -> "kinds" ("sort", "type" too). 1 and the plural into fix, else 0. */
+/* The number a fixed phrase wants for low[i]: "all kind of" -> "kinds"
+ * ("sort", "type" too), "on holidays" -> "holiday". 1 and the form into fix,
+ * else 0. */
 int el__learner_phrase_noun(const char *const *low, int n, int i, char *fix);
 
 /* The preposition a fixed phrase wants where low[i] is another: "look
  * forward for/of/about ..." -> "to", "the reason of" -> "for" (not "by reason
- * of"). 1 and the preposition into fix[EL__LWORD_MAX], else 0. */
+ * of"), "on July" -> "in" (not "on July 4th"), "the advertisement of" ->
+ * "for". 1 and the preposition into fix[EL__LWORD_MAX], else 0. */
 int el__learner_phrase_prep(const char *const *low, int n, int i, char *fix);
 
 /* "to" and a base verb after a verb that takes an -ing object ("I suggest

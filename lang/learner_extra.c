@@ -2,7 +2,8 @@
  * (learner.h: el__learner_extra_word): "be" before a verb of thinking or
  * wanting ("I am agree"), a preposition after a verb that takes its object
  * directly ("we discussed about the plan"), "more" before a comparative
- * ("more taller than"). The trigrams see such a word only weakly (deleting
+ * ("more taller than"), a comma after an opening "I think" ("I think, it
+ * is"). The trigrams see such a word only weakly (deleting
  * any word makes a sentence likelier), so these places are read by rule. */
 #include <string.h>
 

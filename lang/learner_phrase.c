@@ -4,8 +4,10 @@
  * ("because is cheap") or after "appreciate" ("I would appreciate if you"),
  * "to" dropped or replaced in "look forward to" ("forward hearing",
  * "forward for your answer"), "you" in "thank you for", "to" in "explain to
- * me", "from" in "hearing from you", "the reason of" for "the reason for",
- * "all kind of" for "all kinds of". Each is a place the trigrams judge
+ * me", "from" in "hearing from you", "to" in "writing to you" and "reply to
+ * your", "the reason of" for "the reason for", "on July" for "in July", "the
+ * advertisement of" for "for", "all kind of" for "all kinds of", "on
+ * holidays" for "on holiday". Each is a place the trigrams judge
  * weakly: a word added or another preposition changes little of a short
  * window. */
 #include <stdio.h>
