@@ -198,19 +198,9 @@ static void word_gains(el__ngram *m, const el__learner *l, const sentence *s,
  * "suggest" count the same way; an opening phrase's comma by the pattern. */
 #define AGREEMENT_GAIN 100.0
 #define CHECKED_FIX_LEVEL 0.0
-static int agreement(el__ngram *m, const el__learner *l, const sentence *s, const char *const *words,
-                     int n, double *gain, char (*alt)[EL__LWORD_MAX], el_error *err) {
-  char(*low)[EL__LWORD_MAX] = malloc(((size_t)n + 1) * sizeof *low);
-  const char **w = malloc(((size_t)n + 1) * sizeof *w);
-  if (!low || !w) {
-    free(low);
-    free(w);
-    return el_error_set(err, EL_ENOMEM, "n-gram model: out of memory");
-  }
-  for (int i = 0; i < n; i++) {
-    lower(words[i], low[i]);
-    w[i] = strlen(words[i]) < EL__LWORD_MAX - 1 ? low[i] : NULL;
-  }
+/* The rules the pattern decides alone, at every word i of w. */
+static void pattern_rules(const el__learner *l, const char *const *w, int n, double *gain,
+                          char (*alt)[EL__LWORD_MAX]) {
   char fix[EL__LWORD_MAX];
   for (int i = 0; i < n; i++) {
     double *g = gain + EL__NGRAM_EDITS * (size_t)i;
@@ -226,6 +216,14 @@ static int agreement(el__ngram *m, const el__learner *l, const sentence *s, cons
     if (el__learner_joined_words(w, n, i, fix)) keep(g, a, EL__NGRAM_JOIN, AGREEMENT_GAIN, fix);
     if (el__learner_letter_close(l, w, n, i, fix)) keep(g, a, EL__NGRAM_CONF, AGREEMENT_GAIN, fix);
   }
+}
+
+/* The rules whose fix the trigrams must find at least as likely, at every
+ * position p of s (words: the writer's, w: lower-case). */
+static void checked_rules(el__ngram *m, const el__learner *l, const sentence *s,
+                          const char *const *words, const char *const *w, int n, double *gain,
+                          char (*alt)[EL__LWORD_MAX]) {
+  char fix[EL__LWORD_MAX];
   for (int p = 1; p + 1 < s->len; p++) {
     const int i = s->word_at[p];
     if (i < 0) continue;
@@ -243,16 +241,33 @@ static int agreement(el__ngram *m, const el__learner *l, const sentence *s, cons
     char(*a)[EL__LWORD_MAX] = alt ? alt + EL__NGRAM_EDITS * (size_t)i : NULL;
     if (k && (last ? best > NO_GAIN : best >= CHECKED_FIX_LEVEL))
       keep(g, a, EL__NGRAM_VERB, AGREEMENT_GAIN, fix);
-    /* "for you letter" -> "your", "suggest to go" -> "going": when the trigrams agree
-     * (and not before a name: "worthy of you Rose") */
+    /* "for you letter" -> "your" (not before a name: "worthy of you Rose") */
     if (el__learner_you_your(l, w, n, i) && !(words[i + 1][0] >= 'A' && words[i + 1][0] <= 'Z') &&
         replace_gain(m, s, p, el__ngram_id(m, "your")) >= CHECKED_FIX_LEVEL)
       keep(g, a, EL__NGRAM_CONF, AGREEMENT_GAIN, "your");
+    /* "suggest to go" -> "going" */
     if (s->word_at[p + 1] == i + 1 && el__learner_gerund_object(l, w, n, i, fix) &&
         el__ngram_id(m, fix) != EL__NGRAM_NONE &&
         join_gain(m, s, p, el__ngram_id(m, fix)) >= CHECKED_FIX_LEVEL)
       keep(g, a, EL__NGRAM_JOIN, AGREEMENT_GAIN, fix);
   }
+}
+
+static int agreement(el__ngram *m, const el__learner *l, const sentence *s, const char *const *words,
+                     int n, double *gain, char (*alt)[EL__LWORD_MAX], el_error *err) {
+  char(*low)[EL__LWORD_MAX] = malloc(((size_t)n + 1) * sizeof *low);
+  const char **w = malloc(((size_t)n + 1) * sizeof *w);
+  if (!low || !w) {
+    free(low);
+    free(w);
+    return el_error_set(err, EL_ENOMEM, "n-gram model: out of memory");
+  }
+  for (int i = 0; i < n; i++) {
+    lower(words[i], low[i]);
+    w[i] = strlen(words[i]) < EL__LWORD_MAX - 1 ? low[i] : NULL;
+  }
+  pattern_rules(l, w, n, gain, alt);
+  checked_rules(m, l, s, words, w, n, gain, alt);
   free(low);
   free(w);
   return EL_OK;
