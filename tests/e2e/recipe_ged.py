@@ -133,6 +133,16 @@ def plan_checks(work, text):
     ok(r.returncode == 0 and plan and measured and measured[2] == 0 and plan[2] == 5,
        "10s: the GED stage's 30 % (3 s, run as the 5 s floor) is below what its epochs take: nothing moved",
        r.stderr[-800:])
+    r = run(*(base + ["--time-limit", "10s", "--overwrite", "--pretrain-learner-text", "0.2"]))
+    lt = os.path.join(out + ".work", "learner_text.txt")
+    size = os.path.getsize(lt) if os.path.exists(lt) else 0
+    ok(r.returncode == 0 and "without an error" in r.stderr and size >= 0.2 / 0.8 * os.path.getsize(text) and
+       re.search(r"electra-train vocab --input \S+ \S*learner_text\.txt", r.stderr) is not None,
+       "--pretrain-learner-text 0.2: the training file's correct sentences, %d bytes (a quarter of the corpus's "
+       "at least), read by the vocabulary" % size, r.stderr[-800:])
+    r = run("recipe", "ged", "--out", out, "--corpus", text, "--pretrain-learner-text", "0.1")
+    ok(r.returncode == 2 and "--pretrain-learner-text needs --train" in r.stderr,
+       "--pretrain-learner-text without --train: exit 2", r.stderr)
     r = run("recipe", "ged", "--out", out + "2", "--corpus", text, "--train", os.path.join(work, "nosuch.txt"),
             "--dev", ged, "--vocab-size", "2000", "--time-limit", "4h")
     ok(r.returncode != 0 and "nosuch.txt" in r.stderr and not os.path.exists(os.path.join(out + "2.work", "pretrain")),

@@ -28,6 +28,7 @@
 #include "el_cli.h"
 #include "trainer_api.h"
 #include "commands.h"
+#include "data_learner_text.h"
 #include "finetune.h"
 #include "ged_quality.h"
 #include "precision.h"
@@ -58,6 +59,7 @@ typedef struct recipe_args {
   double time;
   long threads, vocab_size, seed, synth_sentences;
   double rate, pretrain_corruption, pretrain_share, pairs, joined; /* share, pairs, joined: -1 = not given */
+  double learner_text; /* share of the pretraining text from --train's correct sentences (0: none) */
   int cased, plan_only, overwrite, dictionary, ngram;
 } recipe_args;
 
@@ -69,7 +71,7 @@ static void recipe_defaults(recipe_args *a) {
                      .pairs = -1, .joined = -1};
 }
 
-enum { N_OPTS = 25 };
+enum { N_OPTS = 26 };
 /* One entry per option, read as data; --help lists them in this order. */
 static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
   const el_opt d[N_OPTS] = {
@@ -91,6 +93,7 @@ static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
       {"--synthetic-joined", EL_OPT_FLOAT, &a->joined, 0, 1, "X", "share of synthetic sentences also kept joined to the one before them (see electra-train finetune --help)", 0},
       {"--synthetic-mix", EL_OPT_STR, &a->mix, 0, 0, "TYPE=X,...", "scale error types' shares in the synthetic stage: R:SPELL=0.5 (see electra-train corrupt --help)", 0},
       {"--pretrain-corruption", EL_OPT_FLOAT, &a->pretrain_corruption, 0, 1, "X", "learner errors per token in pretraining (0.1; 0 = plain ELECTRA)", 0},
+      {"--pretrain-learner-text", EL_OPT_FLOAT, &a->learner_text, 0, 0.5, "X", "with --train: this share of the pretraining text is the training file's sentences without an error, repeated (the learners' own domain; 0 = none, the default; 0.08 measured in docs/RESULTS.md); not in the synthetic stage", 0},
       {"--pretrain-share", EL_OPT_FLOAT, &a->pretrain_share, 0.05, 0.95, "X", "share of the budget for pretraining (0.45; 0.5 with --train)", 0},
       {"--dictionary", EL_OPT_FLAG, &a->dictionary, 0, 0, NULL, "combine hunspell's verdicts with the model (finetune --dictionary): weight and threshold calibrated on dev, in config.json", 0},
       {"--ngram", EL_OPT_FLAG, &a->ngram, 0, 0, NULL, "with --dictionary: an English n-gram model reads beside hunspell (finetune --ngram)", 0},
@@ -128,7 +131,8 @@ static void usage(FILE *f) {
 /* Paths, budget and progress shared by the stages. */
 typedef struct recipe {
   const recipe_args *a;
-  char work[4200], vocab[4300], run[4300], synth_dir[4300], words[4300];
+  char work[4200], vocab[4300], run[4300], synth_dir[4300], words[4300], learner_text[4300];
+  el_strlist pre_inputs; /* the vocabulary's and pretraining's text: the corpus (and learner_text) */
   double pre, syn, real; /* each stage's share of the budget, seconds */
   double deadline;       /* el__mono_s() by which the recipe must end */
   double ts[4];          /* time each stage took: vocabulary, pretraining, synthetic, real data */
@@ -210,6 +214,10 @@ static int check_args(const recipe_args *a) {
     fprintf(stderr, PROG ": --train needs --dev (the threshold is calibrated on it)\n");
     return 2;
   }
+  if (a->learner_text > 0 && !a->train) {
+    fprintf(stderr, PROG ": --pretrain-learner-text needs --train (its sentences are the text)\n");
+    return 2;
+  }
   el_error err = {0}; /* before any work: the stages apply it again */
   if (el__precision_apply(a->precision, &err)) {
     fprintf(stderr, PROG ": %s\n", err.msg);
@@ -237,7 +245,7 @@ static int stage_vocab(recipe *r) {
   el__vocab_args v, dflt;
   el__vocab_args_init(&v);
   el__vocab_args_init(&dflt);
-  v.inputs = r->a->corpus;
+  v.inputs = r->pre_inputs;
   v.word_counts = r->words; /* the checker's word frequencies (keep_word_counts) */
   v.no_lower_case = r->a->cased;
   if (r->a->vocab) {
@@ -396,7 +404,7 @@ static void print_plan(const recipe *r) {
 static int stage_pretrain(recipe *r) {
   el__pt_args p;
   pretrain_common(r, &p);
-  p.inputs = r->a->corpus;
+  p.inputs = r->pre_inputs;
   p.out = r->run;
   r->pre = time_left(r) - END_RESERVE - r->syn - (r->a->train ? r->real : 0);
   p.time_limit = stage_limit(r->pre);
@@ -543,6 +551,49 @@ static int plan(recipe *r) {
   return 0;
 }
 
+/* The corpus's bytes (0 where a file cannot be read: the stages name it). */
+static size_t corpus_bytes(const el_strlist *c) {
+  size_t n = 0;
+  struct stat st;
+  for (int i = 0; i < c->n; i++)
+    if (!stat(c->v[i], &st)) n += (size_t)st.st_size;
+  return n;
+}
+
+/* r->pre_inputs: the corpus, and with --pretrain-learner-text the training
+ * file's correct sentences written to DIR.work/learner_text.txt, repeated to
+ * that share of the whole. Prints and returns an exit status on failure. */
+static int learner_text(recipe *r, char **v) {
+  const recipe_args *a = r->a;
+  memcpy(v, a->corpus.v, (size_t)a->corpus.n * sizeof *v);
+  r->pre_inputs = (el_strlist){.v = v, .n = a->corpus.n};
+  if (a->learner_text <= 0) return 0;
+  snprintf(r->learner_text, sizeof r->learner_text, "%s/learner_text.txt", r->work);
+  size_t target = (size_t)(a->learner_text / (1 - a->learner_text) * (double)corpus_bytes(&a->corpus));
+  el__learner_text_stats st;
+  el_error err = {0};
+  if (el__learner_text_write(a->train, r->learner_text, target, &st, &err)) {
+    fprintf(stderr, PROG ": %s\n", err.msg);
+    return 1;
+  }
+  fprintf(stderr, PROG ": %ld of %ld sentences of %s without an error, %d times: %s (%.1f MB)\n",
+          st.kept, st.sentences, a->train, st.repeats, r->learner_text, (double)st.bytes / 1e6);
+  v[a->corpus.n] = r->learner_text;
+  r->pre_inputs.n++;
+  return 0;
+}
+
+/* Pretraining, the synthetic stage, the GED stage, the report. */
+static int run_stages(recipe *r, double t0) {
+  const recipe_args *a = r->a;
+  int rc;
+  if ((rc = stage_pretrain(r)) || (rc = keep_word_counts(r)) || (rc = stage_synthetic(r)) ||
+      (a->train && (rc = stage_real(r))))
+    return rc;
+  final_report(r, t0);
+  return write_quality(r);
+}
+
 /* The stages, one after the other. */
 static int recipe_run(const recipe_args *a) {
   int rc = check_args(a);
@@ -552,14 +603,15 @@ static int recipe_run(const recipe_args *a) {
   memset(&r, 0, sizeof r);
   r.a = a;
   r.deadline = t0 + a->time;
-  if ((rc = plan(&r)) || (rc = stage_vocab(&r)) || (a->train && (rc = stage_probe(&r))))
-    return rc;
-  print_plan(&r);
-  if (a->plan_only) return 0;
-  if ((rc = stage_pretrain(&r)) || (rc = keep_word_counts(&r)) || (rc = stage_synthetic(&r)) || (a->train && (rc = stage_real(&r))))
-    return rc;
-  final_report(&r, t0);
-  return write_quality(&r);
+  char **inputs = malloc(((size_t)a->corpus.n + 1) * sizeof *inputs);
+  if (!inputs) return 1;
+  if (!(rc = plan(&r)) && !(rc = learner_text(&r, inputs)) && !(rc = stage_vocab(&r)) &&
+      !(a->train && (rc = stage_probe(&r)))) {
+    print_plan(&r);
+    if (!a->plan_only) rc = run_stages(&r, t0);
+  }
+  free(inputs);
+  return rc;
 }
 
 int el__cmd_recipe(int argc, char **argv) {
