@@ -14,7 +14,7 @@
 
 struct el__ngram {
   ngram_model_t *lm;
-  logmath_t *lmath; /* owned by lm (ngram_model_read takes it) */
+  logmath_t *lmath; /* logmath_init's reference; lm holds one of its own */
   int32 unk, start, end;
   pthread_mutex_t lock;
 };
@@ -30,7 +30,8 @@ int el__ngram_load(const char *path, el__ngram **out, el_error *err) {
   err_set_logfp(NULL); /* libsphinxbase logs every step of loading to stderr */
   m->lmath = logmath_init(1.0001, 0, 0);
   m->lm = m->lmath ? ngram_model_read(NULL, path, NGRAM_AUTO, m->lmath) : NULL;
-  if (!m->lm) { /* the model owns lmath even when reading fails, so it stays */
+  if (!m->lm) {
+    logmath_free(m->lmath);
     free(m);
     return el_error_set(err, EL_EIO, "n-gram model: %s: not an ARPA or Sphinx binary language "
                         "model (or truncated)", path);
@@ -46,6 +47,7 @@ int el__ngram_load(const char *path, el__ngram **out, el_error *err) {
 void el__ngram_free(el__ngram *m) {
   if (!m) return;
   ngram_model_free(m->lm);
+  logmath_free(m->lmath); /* the model took a reference of its own; this is logmath_init's */
   pthread_mutex_destroy(&m->lock);
   free(m);
 }
