@@ -207,9 +207,12 @@ static int add_ngram(el__checker *c, el__flag *f, const char *word, const char *
     rc = el__cand_add(c, f, EL__EDIT_JOIN, joined_type(c, f), cased, err);
   } else {
     el__learner_recase(word, f->ngram_alt, cased);
-    /* the kind says what changed: "holidays" -> "holiday" is a noun's number, though a verb's too */
-    int type = f->ngram_kind == EL__NGRAM_NOUN ? EL__ET_NOUN_NUM
+    /* the kind says what changed: "holidays" -> "holiday" is a noun's number, though a verb's
+     * too; a confused word ("hole", "for you letter", "Your sincerely") is a spelling
+     * mistake no dictionary sees, as LanguageTool files its confusion pairs */
+    int type = f->ngram_kind == EL__NGRAM_NOUN   ? EL__ET_NOUN_NUM
                : f->ngram_kind == EL__NGRAM_PREP ? EL__ET_PREP
+               : f->ngram_kind == EL__NGRAM_CONF ? EL__ET_SPELL
                                                  : el__type_of_replacement(c, low, f->ngram_alt);
     rc = el__cand_add(c, f, EL__EDIT_REPLACE, type, cased, err);
   }

@@ -46,11 +46,9 @@ void el__match_describe(el__match *m, const el__cand *e, const char *word, const
   } else if (e->kind == EL__EDIT_INSERT && !strcmp(e->text, ",") && before[0]) {
     snprintf(m->short_message, sizeof m->short_message, "Missing comma");
     snprintf(m->message, sizeof m->message, "A comma may be missing after \"%s\".", before);
-  } else if (e->kind == EL__EDIT_INSERT) {
-    const char *what = strcmp(e->text, ",") ? "A word" : "A comma";
-    snprintf(m->short_message, sizeof m->short_message, "%s",
-             strcmp(e->text, ",") ? "Missing word" : "Missing comma");
-    snprintf(m->message, sizeof m->message, "%s may be missing before \"%s\": \"%s\"?", what, word,
+  } else if (e->kind == EL__EDIT_INSERT) { /* a comma is never first: it goes after a word */
+    snprintf(m->short_message, sizeof m->short_message, "Missing word");
+    snprintf(m->message, sizeof m->message, "A word may be missing before \"%s\": \"%s\"?", word,
              e->text);
   } else {
     snprintf(m->message, sizeof m->message, "%s: did you mean \"%s\"?", lead, e->text);

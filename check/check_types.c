@@ -23,8 +23,7 @@ static int confused(const char *orig, const char *cand) {
   int k = el__learner_confusables(orig, alt, 4);
   for (int j = 0; j < k; j++)
     if (!strcmp(alt[j], cand)) return 1;
-  /* "for you letter", "Your sincerely": lang/ offers "your", "yours" there by rule */
-  return (!strcmp(orig, "you") && !strcmp(cand, "your")) || (!strcmp(orig, "your") && !strcmp(cand, "yours"));
+  return 0;
 }
 
 int el__type_of_replacement(el__checker *c, const char *orig, const char *cand) {

@@ -10,6 +10,7 @@
 
 #include "../test.h"
 #include "data_learner_text.h"
+#include "fileio.h"
 
 static void test_join(void) {
   static const struct {
@@ -33,14 +34,15 @@ static void test_join(void) {
   CHECK(len < sizeof small && !strcmp(small, "a"), "cut to fit whole tokens (got \"%s\")", small);
 }
 
-static char *slurp(const char *path) {
-  FILE *f = fopen(path, "rb");
-  if (!f) return NULL;
-  static char buf[1 << 16];
-  size_t n = fread(buf, 1, sizeof buf - 1, f);
-  fclose(f);
-  buf[n] = 0;
-  return buf;
+/* The file's text (the library's reader), kept until the next call. */
+static const char *slurp(const char *path) {
+  static char *text;
+  size_t len = 0;
+  el_error err = {0};
+  free(text);
+  text = NULL;
+  if (el__read_file(path, 1 << 20, &text, &len, &err)) return NULL;
+  return text;
 }
 
 static void test_write(void) {
@@ -67,7 +69,8 @@ static void test_write(void) {
   CHECK(text && !strcmp(text, "I don't know.\nWe went home.\n\n"), "the two as text lines (got \"%s\")",
         text ? text : "");
   rc = el__learner_text_write(ged, out, 100, &st, &err);
-  CHECK(rc == EL_OK && st.repeats == 4 && st.bytes >= 100 && st.bytes == strlen(slurp(out)),
+  text = slurp(out);
+  CHECK(rc == EL_OK && st.repeats == 4 && st.bytes >= 100 && text && st.bytes == strlen(text),
         "repeated until 100 bytes: %d passes, %zu bytes", st.repeats, st.bytes);
   f = fopen(bad, "w");
   fputs("She\tc\ngo\ti\nhome\tc\n", f);
