@@ -163,6 +163,22 @@ check "stsb learns (dev spearman $sp >= 0.8)" ge "$sp" 0.8
 near() { python3 -c 'import sys; sys.exit(0 if abs(float(sys.argv[1]) - float(sys.argv[2])) <= 1e-4 else 1)' "$1" "$2"; }
 pe=$(json_get - pearson <<<"$out"); pe_train=$(json_get $T/sts/eval.json dev/pearson)
 check "engine eval of the saved model = trainer's dev eval (pearson $pe vs $pe_train, 1e-4)" near "$pe" "$pe_train"
+# --average-weights: dev and the checkpoint read the weights' moving average, so the saved
+# model is the one dev scored, and it is not the last step's
+$FT --task stsb --train $T/sts_train.tsv --dev $T/sts_dev.tsv --out $T/sts_avg --epochs 15 \
+  --average-weights 0.99 2>$T/sts_avg.log
+check "finetune --average-weights exits 0 and says so" grep -q "moving average (decay 0.99)" $T/sts_avg.log
+out=$($BIN eval --task stsb --data $T/sts_dev.tsv --model $T/sts_avg)
+pa=$(json_get - pearson <<<"$out"); pa_train=$(json_get $T/sts_avg/eval.json dev/pearson)
+check "averaged: engine eval of the saved model = trainer's dev eval (pearson $pa vs $pa_train)" \
+  near "$pa" "$pa_train"
+check "averaged: still learns (spearman $(json_get - spearman <<<"$out") >= 0.8)" \
+  ge "$(json_get - spearman <<<"$out")" 0.8
+check "averaged: eval.json records the decay" [ "$(json_get $T/sts_avg/eval.json average_weights)" = 0.99 ]
+same=$(cmp -s $T/sts/model.safetensors $T/sts_avg/model.safetensors && echo same || echo differ)
+check "averaged: other weights than the same run's last-step ones ($same)" [ "$same" = differ ]
+msg=$($FT --task stsb --train $T/sts_train.tsv --dev $T/sts_dev.tsv --out $T/x --average-weights 1 2>&1); rc=$?
+check "--average-weights 1 refused (exit 2: $msg)" [ $rc -eq 2 -a ! -e $T/x ]
 
 # ---- GED ----
 $FT --task ged --train $T/ged_train.tsv --dev $T/ged_dev.txt --out $T/ged --epochs 10 2>/dev/null

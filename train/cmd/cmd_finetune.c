@@ -174,6 +174,7 @@ static void fill_opts(el__ft_opts *o, const el__ft_args *a, const el__task *t, i
   o->layer_decay = a->decay ? a->decay : 0.8;
   o->warmup = a->warmup;
   o->weight_decay = a->wd;
+  o->average_weights = a->average;
   o->random_init = a->random_init;
   o->overwrite = a->overwrite;
   o->dictionary = a->dictionary;
@@ -263,6 +264,9 @@ void el__ft_table(el__ft_args *a, el_opt t[EL_FT_N_OPTS]) {
       {"--layer-decay", EL_OPT_FLOAT, &a->decay, 0.01, 1, "X", "layer-wise LR decay (0.8; 0.9 large)", 0},
       {"--warmup-proportion", EL_OPT_FLOAT, &a->warmup, 0, 1, "X", "warmup share of the steps (0.1)", 0},
       {"--weight-decay", EL_OPT_FLOAT, &a->wd, 0, 1, "X", "decoupled weight decay (0.01)", 0},
+      {"--average-weights", EL_OPT_FLOAT, &a->average, 0, 0.99999, "D",
+       "dev and the saved checkpoint read an exponential moving average of the weights with "
+       "decay D (0.999: about the last thousand steps; 0 = the last step's weights) (0)", 0},
       {"--seed", EL_OPT_INT, &a->seed, 0, 1e15, "N", "seed of init, shuffle, dropout (0)", 0},
       {"--doc-stride", EL_OPT_INT, &a->stride, 1, 4096, "N", "QA: context pieces between windows (128)", 0},
       {"--max-query-len", EL_OPT_INT, &a->max_query, 1, 4096, "N", "QA: question pieces kept (64)", 0},

@@ -63,11 +63,11 @@ typedef struct el__ft_args {
   el_strlist synth;
   long synth_n, synth_dev;
   double synth_rate, synth_coverage, synth_word_share, synth_third, synth_pairs, synth_joined;
-  double joined;
+  double joined, average;
   const char *synth_mix;
   const char *precision; /* --precision auto|fp32|bf16 (precision.h) */
 } el__ft_args;
-enum { EL_FT_N_OPTS = 42 };
+enum { EL_FT_N_OPTS = 43 };
 void el__ft_args_init(el__ft_args *a);
 void el__ft_table(el__ft_args *a, el_opt t[EL_FT_N_OPTS]);
 int el__finetune_parse(int argc, char **argv, el__ft_args *a);

@@ -39,6 +39,7 @@
 #include "progress.h"
 #include "replicas.h"
 #include "save_trial.h"
+#include "weight_avg.h"
 #include "schedule.h"
 
 static double now_cpu(void) {
@@ -180,6 +181,7 @@ static int write_eval_json(const el__ft_opts *o, const el__ft_run_summary *r, el
   cJSON_AddNumberToObject(j, "layer_decay", o->layer_decay);
   cJSON_AddNumberToObject(j, "warmup_proportion", o->warmup);
   cJSON_AddNumberToObject(j, "weight_decay", o->weight_decay);
+  cJSON_AddNumberToObject(j, "average_weights", o->average_weights);
   cJSON_AddNumberToObject(j, "max_seq_len", (double)o->max_seq_len);
   cJSON_AddNumberToObject(j, "steps", (double)r->steps);
   cJSON_AddNumberToObject(j, "steps_per_epoch", (double)r->steps_per_epoch);
@@ -274,6 +276,7 @@ typedef struct ft_run {
   el__lr_ramp ramp; /* no LR jump when the plan replaces the provisional total (synced: same on every rank) */
   int *order;
   el__adamw opt;
+  el__weight_avg avg; /* --average-weights: avg.avg non-NULL */
   long total, warm, step;
   el__plan plan, *pl; /* pl: &plan with --time-limit, else NULL */
   cJSON *epochs;
@@ -466,6 +469,14 @@ static void start_schedule(ft_run *r) {
   r->last_plot = el__mono_s();
 }
 
+/* --average-weights: the average starts as the initial weights. */
+static int start_average(ft_run *r, el_error *err) {
+  if (!(r->o->average_weights > 0)) return EL_OK;
+  fprintf(r->log, "finetune: dev and the checkpoint read the weights' moving average (decay %g)\n",
+          r->o->average_weights);
+  return el__weight_avg_init(&r->avg, r->p.params, r->p.numel, r->o->average_weights, err);
+}
+
 static void shuffle(ft_run *r) { /* Fisher-Yates */
   for (int i = r->dtr.n - 1; i > 0; i--) {
     int j = (int)el__rng_below(&r->r_shuf, (uint32_t)(i + 1)), tmp = r->order[i];
@@ -544,6 +555,7 @@ static int train_step(ft_run *r, int a, int nb, double *lr, double *loss, el_err
   if ((rc = el__dist_sum_f32(r->p.grads, r->p.numel, err))) return rc;
   *lr = el__lr_ramped(&r->ramp, r->o->lr, r->step, r->total, r->warm);
   if ((rc = el__adamw_step(&r->p, &r->opt, *lr, NULL, err))) return rc;
+  if (r->avg.avg) el__weight_avg_update(&r->avg, r->p.params);
   r->step++;
   return EL_OK;
 }
@@ -661,7 +673,21 @@ static int save_best(ft_run *r, long ep, const el__ft_metrics *mt, el_error *err
 
 /* Dev evaluation after an epoch: the log line, eval.json's epoch entry, a
  * metrics row, the checkpoint when it is the best so far, the curves. */
+static int end_epoch_of(ft_run *r, long ep, double t_ep, double loss_sum, long n_loss,
+                        el_error *err);
+
+/* With --average-weights, the epoch's evaluation and save read the average
+ * (swapped into the parameter block and back: training goes on from the
+ * last step's weights). */
 static int end_epoch(ft_run *r, long ep, double t_ep, double loss_sum, long n_loss, el_error *err) {
+  if (r->avg.avg) el__weight_avg_swap(&r->avg, r->p.params);
+  int rc = end_epoch_of(r, ep, t_ep, loss_sum, n_loss, err);
+  if (r->avg.avg) el__weight_avg_swap(&r->avg, r->p.params);
+  return rc;
+}
+
+static int end_epoch_of(ft_run *r, long ep, double t_ep, double loss_sum, long n_loss,
+                        el_error *err) {
   el__ft_metrics mt;
   el__ft_tmodel_ctx rctx = {r->copy[0].m, r->t->kind, r->K};
   el__ft_runner runner = {el__ft_tmodel_run, &rctx};
@@ -737,6 +763,7 @@ static void ft_run_free(ft_run *r) {
     el__tmodel_free(c->m);
   }
   el__replicas_free(&r->reps);
+  el__weight_avg_free(&r->avg);
   el__params_free(&r->p);
   el__config_free(&r->cfg);
   el__ft_data_free(&r->dtr);
@@ -772,6 +799,7 @@ int el__ft_run(const el__ft_opts *o, FILE *log, el__ft_result *res, el_error *er
   if (!rc) rc = build_model(r, err);
   if (!rc) rc = time_save(r, err);
   if (!rc) start_schedule(r);
+  if (!rc) rc = start_average(r, err);
   const int precision = el__precision_train_begin();
   for (long ep = 1; !rc && ep <= o->epochs; ep++) {
     double t_ep = el__mono_s(), loss_sum = 0;

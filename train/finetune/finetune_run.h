@@ -31,6 +31,8 @@ typedef struct el__ft_opts {
   el__synth_opts synth;    /* ged: n_paths > 0 -> synthetic training data instead of train */
   double ged_joined;       /* ged --train: share of its sentences also trained on joined to the one
                               before them (el__ged_join_neighbours) */
+  double average_weights;  /* > 0: dev and the checkpoint read an exponential moving average of the
+                              weights with this decay (weight_avg.h); 0 = the last step's */
 } el__ft_opts;
 
 /* What a run found, as DIR/eval.json records it: for a caller that goes on
