@@ -227,7 +227,9 @@ int el__learner_perfect_in_past(const el__learner *l, const char *const *low, in
  * a verb that takes its object directly ("we discussed about the plan",
  * "mention about", "emphasise on"), "more" before an "-er" comparative and
  * "than" or before "better"/"worse" ("more taller than"), "of" after
- * "despite", "to" after a pronoun and "must"/"should" ("you must to go"),
+ * "despite", "to" after "told" before whom ("told to her"), the comma after
+ * "because" before its subject ("because, I"), "to" after a pronoun and
+ * "must"/"should" ("you must to go"),
  * the comma after a sentence's opening "I think" before its clause ("I
  * think, it is"). low as el__learner_agreement's. 1 or 0. */
 int el__learner_extra_word(const el__learner *l, const char *const *low, int n, int i);
@@ -250,7 +252,7 @@ int el__learner_phrase_noun(const char *const *low, int n, int i, char *fix);
 /* The preposition a fixed phrase wants where low[i] is another: "look
  * forward for/of/about ..." -> "to", "the reason of" -> "for" (not "by reason
  * of"), "on July" -> "in" (not "on July 4th"), "the advertisement of" ->
- * "for". 1 and the preposition into fix[EL__LWORD_MAX], else 0. */
+ * "for", "I am good in tennis" -> "at" (not "good in his role"). 1 and the preposition into fix[EL__LWORD_MAX], else 0. */
 int el__learner_phrase_prep(const char *const *low, int n, int i, char *fix);
 
 /* "to" and a base verb after a verb that takes an -ing object ("I suggest

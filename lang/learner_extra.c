@@ -70,13 +70,42 @@ static int extra_more(const char *const *low, int n, int i) {
   return i + 2 < n && low[i + 2] && !strcmp(low[i + 2], "than");
 }
 
-/* "despite of the rain"; "you must to go": "to" after "must" or "should"
- * after a subject pronoun ("could" and "would" leave "do" out as often:
- * "all I could to help"; "will" and "can" are nouns too). */
+/* "despite of the rain"; "told to her"; "because, I"; "you must to go":
+ * "to" after "must" or "should" after a subject pronoun ("could" and
+ * "would" leave "do" out as often: "all I could to help"; "will" and "can"
+ * are nouns too). */
 static const char *const MODAL_NO_TO[] = {"must", "should"};
+/* Whom something is told: "told to her" -> "told her" (not "told to go"). */
+static const char *const TOLD_WHOM[] = {"me", "him", "her", "us", "them", "his", "my", "our",
+                                        "their", "your"};
+/* A clause's subject: the comma between "because" and it goes ("because, I
+ * have"), unless it opens an aside. */
+static const char *const SUBJECT[] = {"i", "we", "you", "he", "she", "it", "they", "the"};
+/* An aside closes with a comma within a few words ("because, you see, it
+ * was"; "because, he said, there was"): its opening comma stays. */
+static int aside(const char *const *low, int n, int from) {
+  for (int k = from; k < n && k < from + 4; k++)
+    if (low[k] && !strcmp(low[k], ",")) return 1;
+  return 0;
+}
+
+/* "told to" before whom and then what was told ("told to her that", "told to
+ * his sister Sally"): not the passive, where what was told is the subject
+ * ("it was told to me", "as 'twas told to me"), nor "told to me." ending a
+ * clause ("everything he told to her."). */
+static int told_to(const char *const *low, int n, int i) {
+  static const char *const PASSIVE[] = {"was", "were", "is", "are", "be", "been", "being", "'twas", "twas"};
+  if (i >= 2 && low[i - 2] && LISTED(low[i - 2], PASSIVE)) return 0;
+  return i + 2 < n && low[i + 2] && el__learner_token_kind(low[i + 2]) == EL__LK_WORD;
+}
+
 static int extra_fixed(const char *const *low, int n, int i) {
   if (i < 1 || i + 1 >= n || !low[i - 1] || !low[i + 1]) return 0;
   if (!strcmp(low[i], "of") && !strcmp(low[i - 1], "despite")) return 1;
+  if (!strcmp(low[i], "to") && !strcmp(low[i - 1], "told") && LISTED(low[i + 1], TOLD_WHOM))
+    return told_to(low, n, i);
+  if (!strcmp(low[i], ",") && !strcmp(low[i - 1], "because") && LISTED(low[i + 1], SUBJECT))
+    return !aside(low, n, i + 2);
   return i >= 2 && low[i - 2] && (el__lv_3sg_subject(low[i - 2]) || el__lv_plain_subject(low[i - 2])) &&
          !strcmp(low[i], "to") &&
          LISTED(low[i - 1], MODAL_NO_TO) && el__learner_token_kind(low[i + 1]) == EL__LK_WORD;

@@ -194,6 +194,13 @@ static void test_extra_word(void) {
            {"more water than", 0, 0, 0},
            {"He is taller than me .", 2, 0, 0},
            {"despite of the rain", 1, 1, 0},
+           {"she told to her friends what happened", 2, 1, 0},
+           {"I was told to go home", 3, 0, 0},           /* "told to" and a verb */
+           {"it was told to me by my son", 3, 0, 0},     /* the passive */
+           {"everything he told to her .", 3, 0, 0},     /* what was told before it */
+           {"because , I have two tickets", 1, 1, 0},
+           {"because , you see , it was late", 1, 0, 0}, /* an aside */
+           {"because , in the end , we left", 1, 0, 0},  /* no subject after it */
            {"you must to go", 2, 1, 0},
            {"all I could to help", 3, 0, 0},             /* "could (do) to" */
            {"the will to live", 2, 0, 0},
@@ -245,7 +252,13 @@ static void test_phrases(void) {
            {"can you explain me the rules", 3, "to", ""},
            {"she explained her ideas", 2, "", ""},      /* a possessive */
            {"I cannot explain them", 3, "", ""},         /* the thing explained */
-           {"look forward to hearing you soon", 4, "from", ""}};
+           {"look forward to hearing you soon", 4, "from", ""},
+           {"I am very good in tennis", 4, "", "at"},
+           {"I 'm not so good in swimming", 5, "", "at"},
+           {"she was good in it", 3, "", "at"},
+           {"he was good in his role", 3, "", ""},          /* a possessive after it */
+           {"the food is good in Italy", 4, "", ""},        /* no person as the subject */
+           {"everything is good in moderation", 3, "", ""}};
   for (size_t p = 0; p < sizeof P / sizeof P[0]; p++) {
     char buf[256], got[EL__LWORD_MAX] = "", prep[EL__LWORD_MAX] = "";
     const char *w[32];
