@@ -236,7 +236,8 @@ int el__learner_extra_word(const el__learner *l, const char *const *low, int n, 
 
 /* A word a fixed phrase wants before low[i] that the writer left out: "it"
  * after a conjunction before "is"/"was" ("because is cheap"; because, if,
- * although, though) and between "appreciate" and "if", "to" between "look
+ * although, though), between "I/we think" and "is" ("I think is a good
+ * idea"; not "what I think is") and between "appreciate" and "if", "to" between "look
  * forward" and an -ing form ("forward hearing from you"), "you" after
  * "thank" before "for", "to" between "explain" and an object pronoun,
  * "from" in "forward to hearing you", "to" in "I am writing you" (not "write
@@ -252,7 +253,8 @@ int el__learner_phrase_noun(const char *const *low, int n, int i, char *fix);
 /* The preposition a fixed phrase wants where low[i] is another: "look
  * forward for/of/about ..." -> "to", "the reason of" -> "for" (not "by reason
  * of"), "on July" -> "in" (not "on July 4th"), "the advertisement of" ->
- * "for", "I am good in tennis" -> "at" (not "good in his role"). 1 and the preposition into fix[EL__LWORD_MAX], else 0. */
+ * "for", "I am good in tennis" -> "at" (not "good in his role"), "reply
+ * for your letter" -> "to". 1 and the preposition into fix[EL__LWORD_MAX], else 0. */
 int el__learner_phrase_prep(const char *const *low, int n, int i, char *fix);
 
 /* "to" and a base verb after a verb that takes an -ing object ("I suggest

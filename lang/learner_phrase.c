@@ -1,11 +1,12 @@
 /* Fixed phrases learners break in ways the pattern alone decides
  * (learner.h: el__learner_missing_word, el__learner_phrase_prep,
  * el__learner_phrase_noun): a subject "it" dropped after a conjunction
- * ("because is cheap") or after "appreciate" ("I would appreciate if you"),
+ * ("because is cheap"), after "I think" ("I think is a good idea") or after
+ * "appreciate" ("I would appreciate if you"),
  * "to" dropped or replaced in "look forward to" ("forward hearing",
  * "forward for your answer"), "you" in "thank you for", "to" in "explain to
  * me", "from" in "hearing from you", "to" in "writing to you" and "reply to
- * your", "the reason of" for "the reason for", "on July" for "in July", "the
+ * your" ("reply for your letter"), "the reason of" for "the reason for", "on July" for "in July", "the
  * advertisement of" for "for", "good in tennis" for "good at", "all kind
  * of" for "all kinds of", "on holidays" for "on holiday". Each is a place the trigrams judge
  * weakly: a word added or another preposition changes little of a short
@@ -35,6 +36,18 @@ static int write_to(const el__learner *l, const char *const *low, int n, int i) 
          (!LISTED(low[i + 1], THING) && !(el__learner_word_class(l, low[i + 1]) & EL__LC_DET));
 }
 
+/* "is" right after "I/we think" that opens a sentence or follows "because",
+ * "so" or "but": no object of "think" before it, as in "what I think is
+ * right", "who do you think is here", "the best way I think is". */
+static int think_is(const char *const *low, int i) {
+  static const char *const SUBJ[] = {"i", "we"};
+  static const char *const OPENS[] = {"because", "so", "but"};
+  if (i < 2 || strcmp(low[i], "is") || strcmp(low[i - 1], "think") || !low[i - 2] ||
+      !LISTED(low[i - 2], SUBJ))
+    return 0;
+  return i == 2 || !low[i - 3] || el__learner_ends_sentence(low[i - 3]) || LISTED(low[i - 3], OPENS);
+}
+
 int el__learner_missing_word(const el__learner *l, const char *const *low, int n, int i, char *word) {
   if (i < 1 || i >= n || !low[i] || !low[i - 1]) return 0;
   /* "I am writing you" -> "writing to you"; "reply your letter" -> "reply to" */
@@ -45,6 +58,8 @@ int el__learner_missing_word(const el__learner *l, const char *const *low, int n
     return strcpy(word, "to"), 1;
   /* "because is cheap" -> "because it is"; "if is possible" */
   if (LISTED(low[i], BE_3SG) && LISTED(low[i - 1], CONJ_IT)) return strcpy(word, "it"), 1;
+  /* "I think is a good idea" -> "I think it is"; not "what I think is right" */
+  if (think_is(low, i)) return strcpy(word, "it"), 1;
   /* "I would appreciate if you" -> "appreciate it if" */
   if (!strcmp(low[i], "if") && !strcmp(low[i - 1], "appreciate")) return strcpy(word, "it"), 1;
   /* "looking forward hearing from you" -> "forward to hearing"; an -ing form
@@ -89,10 +104,10 @@ static int month_prep(const char *const *low, int n, int i) {
 }
 
 /* "I am very good in tennis" -> "good at": a person is good at a skill. "in"
- * after "good" after a form of "be" (adverbs between) whose subject is a
- * person pronoun, not before a determiner or possessive ("good in his role",
- * "good in one way", "good in the kitchen"): 33 of FCE train's 37 "good in"
- * are marked, the 4 others all such. */
+ * or "on" after "good" after a form of "be" (adverbs between) whose subject
+ * is a person pronoun, not before a determiner or possessive ("good in his
+ * role", "good in one way", "good in the kitchen"): 33 of FCE train's 37
+ * "good in" are marked, the 4 others all such; "good on" 7 of 7. */
 static int good_at(const char *const *low, int i) {
   static const char *const BE_FORMS[] = {"am", "'m", "is", "'s", "are", "'re", "was", "were",
                                          "i'm", "he's", "she's", "we're", "you're", "they're"};
@@ -101,7 +116,8 @@ static int good_at(const char *const *low, int i) {
                                        "pretty", "reasonably", "extremely", "too", "also"};
   static const char *const NOT_SKILL[] = {"the", "a", "an", "his", "her", "my", "your", "our",
                                           "their", "its", "one", "that", "some", "every", "any"};
-  if (strcmp(low[i], "in") || strcmp(low[i - 1], "good") || LISTED(low[i + 1], NOT_SKILL) ||
+  if ((strcmp(low[i], "in") && strcmp(low[i], "on")) || strcmp(low[i - 1], "good") ||
+      LISTED(low[i + 1], NOT_SKILL) ||
       el__learner_token_kind(low[i + 1]) != EL__LK_WORD)
     return 0;
   int j = i - 2;
@@ -120,6 +136,12 @@ int el__learner_phrase_prep(const char *const *low, int n, int i, char *fix) {
   if (!strcmp(low[i], "of") && (!strcmp(low[i - 1], "advertisement") || !strcmp(low[i - 1], "advert")) &&
       (!strcmp(low[i - 2], "the") || !strcmp(low[i - 2], "your") || !strcmp(low[i - 2], "an")))
     return strcpy(fix, "for"), 1;
+  /* "to reply for your letter", "a reply for my questions" -> "to" */
+  static const char *const REPLIED_TO[] = {"your", "my", "his", "her", "our", "their", "you",
+                                           "me", "it", "this", "that", "the"};
+  if (!strcmp(low[i], "for") && (!strcmp(low[i - 1], "reply") || !strcmp(low[i - 1], "replying")) &&
+      LISTED(low[i + 1], REPLIED_TO)) /* not "made no reply for a while" */
+    return strcpy(fix, "to"), 1;
   /* "I look forward for your answer" -> "to" */
   if (!strcmp(low[i - 1], "forward") && !strncmp(low[i - 2], "look", 4) && LISTED(low[i], NOT_TO))
     return strcpy(fix, "to"), 1;

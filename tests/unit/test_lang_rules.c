@@ -254,6 +254,12 @@ static void test_phrases(void) {
            {"I cannot explain them", 3, "", ""},         /* the thing explained */
            {"look forward to hearing you soon", 4, "from", ""},
            {"I am very good in tennis", 4, "", "at"},
+           {"I 'm good on it", 3, "", "at"},
+           {"I am writing to reply for your letter", 5, "", "to"},
+           {"he made no reply for a while", 4, "", ""},
+           {"because I think is a great fun", 3, "it", ""},
+           {"what I think is right", 3, "", ""},
+           {"who do you think is here", 4, "", ""},
            {"I 'm not so good in swimming", 5, "", "at"},
            {"she was good in it", 3, "", "at"},
            {"he was good in his role", 3, "", ""},          /* a possessive after it */
