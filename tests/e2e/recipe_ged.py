@@ -140,6 +140,13 @@ def plan_checks(work, text):
        re.search(r"electra-train vocab --input \S+ \S*learner_text\.txt", r.stderr) is not None,
        "--pretrain-learner-text 0.2: the training file's correct sentences, %d bytes (a quarter of the corpus's "
        "at least), read by the vocabulary" % size, r.stderr[-800:])
+    r = run(*(base + ["--time-limit", "10s", "--overwrite"]))
+    ok(r.returncode == 0 and "without an error" in r.stderr and
+       re.search(r"electra-train vocab --input \S+ \S*learner_text\.txt", r.stderr) is not None,
+       "with --train the learner text is on by default (0.08)", r.stderr[-800:])
+    r = run(*(base + ["--time-limit", "10s", "--overwrite", "--pretrain-learner-text", "0"]))
+    ok(r.returncode == 0 and "without an error" not in r.stderr and "learner_text" not in r.stderr,
+       "--pretrain-learner-text 0 turns it off", r.stderr[-800:])
     r = run("recipe", "ged", "--out", out, "--corpus", text, "--pretrain-learner-text", "0.1")
     ok(r.returncode == 2 and "--pretrain-learner-text needs --train" in r.stderr,
        "--pretrain-learner-text without --train: exit 2", r.stderr)

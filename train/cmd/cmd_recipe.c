@@ -50,6 +50,10 @@
  * of GED fine-tuning timed. */
 #define PROBE_TEXT_BYTES (256 << 10)
 #define PROBE_SECONDS 8
+/* --pretrain-learner-text's default with --train: at one hour on two cores
+ * the FCE model alone gained ~0.018 F0.5 on dev at every epoch of the GED
+ * stage (docs/RESULTS.md) */
+#define LEARNER_TEXT 0.08
 #define SYNTH_PER_SECOND 2000 /* generated sentences per second of the synthetic stage */
 
 /* The command line's values. */
@@ -59,7 +63,8 @@ typedef struct recipe_args {
   double time;
   long threads, vocab_size, seed, synth_sentences;
   double rate, pretrain_corruption, pretrain_share, pairs, joined; /* share, pairs, joined: -1 = not given */
-  double learner_text; /* share of the pretraining text from --train's correct sentences (0: none) */
+  double learner_text; /* share of the pretraining text from --train's correct sentences (0: none;
+                          < 0 until given: LEARNER_TEXT with --train, else 0) */
   int cased, plan_only, overwrite, dictionary, ngram;
 } recipe_args;
 
@@ -68,7 +73,7 @@ typedef struct recipe_args {
 static void recipe_defaults(recipe_args *a) {
   *a = (recipe_args){.preset = "tiny", .position = "relative_key", .time = 600, .vocab_size = 8192,
                      .seed = 1, .rate = 0.12, .pretrain_corruption = 0.1, .pretrain_share = -1,
-                     .pairs = -1, .joined = -1};
+                     .pairs = -1, .joined = -1, .learner_text = -1};
 }
 
 enum { N_OPTS = 26 };
@@ -93,7 +98,7 @@ static void recipe_table(recipe_args *a, el_opt t[N_OPTS]) {
       {"--synthetic-joined", EL_OPT_FLOAT, &a->joined, 0, 1, "X", "share of synthetic sentences also kept joined to the one before them (see electra-train finetune --help)", 0},
       {"--synthetic-mix", EL_OPT_STR, &a->mix, 0, 0, "TYPE=X,...", "scale error types' shares in the synthetic stage: R:SPELL=0.5 (see electra-train corrupt --help)", 0},
       {"--pretrain-corruption", EL_OPT_FLOAT, &a->pretrain_corruption, 0, 1, "X", "learner errors per token in pretraining (0.1; 0 = plain ELECTRA)", 0},
-      {"--pretrain-learner-text", EL_OPT_FLOAT, &a->learner_text, 0, 0.5, "X", "with --train: this share of the pretraining text is the training file's sentences without an error, repeated (the learners' own domain; 0 = none, the default; 0.08 measured in docs/RESULTS.md); not in the synthetic stage", 0},
+      {"--pretrain-learner-text", EL_OPT_FLOAT, &a->learner_text, 0, 0.5, "X", "with --train: this share of the pretraining text is the training file's sentences without an error, repeated (the learners' own domain; 0 = none; 0.08 with --train, measured in docs/RESULTS.md, else 0); not in the synthetic stage", 0},
       {"--pretrain-share", EL_OPT_FLOAT, &a->pretrain_share, 0.05, 0.95, "X", "share of the budget for pretraining (0.45; 0.5 with --train)", 0},
       {"--dictionary", EL_OPT_FLAG, &a->dictionary, 0, 0, NULL, "combine hunspell's verdicts with the model (finetune --dictionary): weight and threshold calibrated on dev, in config.json", 0},
       {"--ngram", EL_OPT_FLAG, &a->ngram, 0, 0, NULL, "with --dictionary: an English n-gram model reads beside hunspell (finetune --ngram)", 0},
@@ -629,5 +634,6 @@ int el__cmd_recipe(int argc, char **argv) {
   recipe_table(&a, t);
   int rc = el__cli_parse(PROG, t, N_OPTS, argc - 1, argv + 1, usage);
   if (rc != EL_CLI_OK) return rc == EL_CLI_HELP ? 0 : 2;
+  if (a.learner_text < 0) a.learner_text = a.train ? LEARNER_TEXT : 0;
   return recipe_run(&a);
 }
