@@ -78,9 +78,6 @@ static const char *const MODAL_NO_TO[] = {"must", "should"};
 /* Whom something is told: "told to her" -> "told her" (not "told to go"). */
 static const char *const TOLD_WHOM[] = {"me", "him", "her", "us", "them", "his", "my", "our",
                                         "their", "your"};
-/* A clause's subject: the comma between "because" and it goes ("because, I
- * have"), unless it opens an aside. */
-static const char *const SUBJECT[] = {"i", "we", "you", "he", "she", "it", "they", "the"};
 /* An aside closes with a comma within a few words ("because, you see, it
  * was"; "because, he said, there was"): its opening comma stays. */
 static int aside(const char *const *low, int n, int from) {
@@ -94,8 +91,9 @@ static int aside(const char *const *low, int n, int from) {
  * ("it was told to me", "as 'twas told to me"), nor "told to me." ending a
  * clause ("everything he told to her."). */
 static int told_to(const char *const *low, int n, int i) {
-  static const char *const PASSIVE[] = {"was", "were", "is", "are", "be", "been", "being", "'twas", "twas"};
-  if (i >= 2 && low[i - 2] && LISTED(low[i - 2], PASSIVE)) return 0;
+  if (i >= 2 && low[i - 2] &&
+      (el__lv_be(low[i - 2]) || !strcmp(low[i - 2], "'twas") || !strcmp(low[i - 2], "twas")))
+    return 0;
   return i + 2 < n && low[i + 2] && el__learner_token_kind(low[i + 2]) == EL__LK_WORD;
 }
 
@@ -104,7 +102,10 @@ static int extra_fixed(const char *const *low, int n, int i) {
   if (!strcmp(low[i], "of") && !strcmp(low[i - 1], "despite")) return 1;
   if (!strcmp(low[i], "to") && !strcmp(low[i - 1], "told") && LISTED(low[i + 1], TOLD_WHOM))
     return told_to(low, n, i);
-  if (!strcmp(low[i], ",") && !strcmp(low[i - 1], "because") && LISTED(low[i + 1], SUBJECT))
+  /* the comma between "because" and its clause's subject ("because, I have"),
+   * unless it opens an aside */
+  if (!strcmp(low[i], ",") && !strcmp(low[i - 1], "because") &&
+      (el__lv_plain_subject(low[i + 1]) || el__lv_3sg_subject(low[i + 1]) || !strcmp(low[i + 1], "the")))
     return !aside(low, n, i + 2);
   return i >= 2 && low[i - 2] && (el__lv_3sg_subject(low[i - 2]) || el__lv_plain_subject(low[i - 2])) &&
          !strcmp(low[i], "to") &&

@@ -117,6 +117,8 @@ static inline int el__lw_listed(const char *w, const char *const *list, size_t n
 /* he/she/it; I/you/we/they (lower-case). */
 int el__lv_3sg_subject(const char *w);
 int el__lv_plain_subject(const char *w);
+/* A form of "be": am is are was were be been being (lower-case). */
+int el__lv_be(const char *w);
 /* Whether a pronoun after the lower-case word prev may be a subject: not
  * after an auxiliary or modal ("do you like"), nor a verb whose object a
  * bare infinitive follows ("let you go"). */

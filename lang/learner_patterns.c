@@ -18,7 +18,6 @@
 static const char *const GERUND_VERBS[] = {"suggest",  "enjoy",   "avoid", "mind",      "finish",
                                            "consider", "imagine", "miss",  "recommend", "risk",
                                            "deny",     "postpone", "quit"};
-static const char *const BE[] = {"is", "are", "was", "were", "be", "been", "being", "am"};
 
 int el__learner_gerund_object(const el__learner *l, const char *const *low, int n, int i, char *fix) {
   if (i < 1 || i + 1 >= n || !low[i] || !low[i - 1] || !low[i + 1] || strcmp(low[i], "to"))
@@ -28,7 +27,7 @@ int el__learner_gerund_object(const el__learner *l, const char *const *low, int 
   /* "it was suggested to them", "is considered to be": the passive takes "to";
    * "had in mind to see", "a mind to dine": the noun */
   if (i >= 2 && low[i - 2] &&
-      (LISTED(low[i - 2], BE) || (el__learner_word_class(l, low[i - 2]) & (EL__LC_DET | EL__LC_PREP))))
+      (el__lv_be(low[i - 2]) || (el__learner_word_class(l, low[i - 2]) & (EL__LC_DET | EL__LC_PREP))))
     return 0;
   if (!(el__lm_verb(l, low[i + 1], verb) & EL__VF_BASE) || strcmp(verb, low[i + 1])) return 0;
   if (el__lm_verb_make(l, verb, EL__VF_ING, ing, 2) < 1) return 0;

@@ -2,15 +2,15 @@
  * (learner.h: el__learner_missing_word, el__learner_phrase_prep,
  * el__learner_phrase_noun): a subject "it" dropped after a conjunction
  * ("because is cheap"), after "I think" ("I think is a good idea") or after
- * "appreciate" ("I would appreciate if you"),
- * "to" dropped or replaced in "look forward to" ("forward hearing",
- * "forward for your answer"), "you" in "thank you for", "to" in "explain to
- * me", "from" in "hearing from you", "to" in "writing to you" and "reply to
- * your" ("reply for your letter"), "the reason of" for "the reason for", "on July" for "in July", "the
- * advertisement of" for "for", "good in tennis" for "good at", "all kind
- * of" for "all kinds of", "on holidays" for "on holiday". Each is a place the trigrams judge
- * weakly: a word added or another preposition changes little of a short
- * window. */
+ * "appreciate" ("I would appreciate if you"), "to" dropped or replaced in
+ * "look forward to" ("forward hearing", "forward for your answer"), "you" in
+ * "thank you for", "to" in "explain to me", "from" in "hearing from you",
+ * "to" in "writing to you" and "reply to your" ("reply for your letter"),
+ * "the reason of" for "the reason for", "on July" for "in July", "the
+ * advertisement of" for "for", "good in tennis" for "good at", "all kind of"
+ * for "all kinds of", "on holidays" for "on holiday". Each is a place the
+ * trigrams judge weakly: a word added or another preposition changes little
+ * of a short window. */
 #include <stdio.h>
 #include <string.h>
 
@@ -48,13 +48,16 @@ static int think_is(const char *const *low, int i) {
   return i == 2 || !low[i - 3] || el__learner_ends_sentence(low[i - 3]) || LISTED(low[i - 3], OPENS);
 }
 
+/* "reply", "replying" (not "replied", which opens an inverted quotation:
+ * "replied the master"). */
+static int reply_verb(const char *w) { return !strcmp(w, "reply") || !strcmp(w, "replying"); }
+
 int el__learner_missing_word(const el__learner *l, const char *const *low, int n, int i, char *word) {
   if (i < 1 || i >= n || !low[i] || !low[i - 1]) return 0;
   /* "I am writing you" -> "writing to you"; "reply your letter" -> "reply to" */
   if (write_to(l, low, n, i)) return strcpy(word, "to"), 1;
-  /* (not "replied", which opens an inverted quotation: "replied the master") */
   static const char *const POSSESSIVE[] = {"your", "my", "his", "her", "our", "their"};
-  if ((!strcmp(low[i - 1], "reply") || !strcmp(low[i - 1], "replying")) && LISTED(low[i], POSSESSIVE))
+  if (reply_verb(low[i - 1]) && LISTED(low[i], POSSESSIVE))
     return strcpy(word, "to"), 1;
   /* "because is cheap" -> "because it is"; "if is possible" */
   if (LISTED(low[i], BE_3SG) && LISTED(low[i - 1], CONJ_IT)) return strcpy(word, "it"), 1;
@@ -111,7 +114,6 @@ static int month_prep(const char *const *low, int n, int i) {
 static int good_at(const char *const *low, int i) {
   static const char *const BE_FORMS[] = {"am", "'m", "is", "'s", "are", "'re", "was", "were",
                                          "i'm", "he's", "she's", "we're", "you're", "they're"};
-  static const char *const PERSON[] = {"i", "you", "he", "she", "we", "they"};
   static const char *const ADVERB[] = {"very", "quite", "really", "so", "rather", "not", "n't",
                                        "pretty", "reasonably", "extremely", "too", "also"};
   static const char *const NOT_SKILL[] = {"the", "a", "an", "his", "her", "my", "your", "our",
@@ -124,7 +126,10 @@ static int good_at(const char *const *low, int i) {
   while (j >= 0 && low[j] && LISTED(low[j], ADVERB) && j > i - 5) j--;
   if (j < 0 || !low[j] || !LISTED(low[j], BE_FORMS)) return 0;
   if (strchr(low[j], '\'') && low[j][0] != '\'') return 1; /* "I'm", "she's": subject inside */
-  return j >= 1 && low[j - 1] && LISTED(low[j - 1], PERSON);
+  /* a person: not "it" ("it is good in winter") */
+  const char *subject = j >= 1 ? low[j - 1] : NULL;
+  return subject && (el__lv_plain_subject(subject) || el__lv_3sg_subject(subject)) &&
+         strcmp(subject, "it");
 }
 
 int el__learner_phrase_prep(const char *const *low, int n, int i, char *fix) {
@@ -139,8 +144,8 @@ int el__learner_phrase_prep(const char *const *low, int n, int i, char *fix) {
   /* "to reply for your letter", "a reply for my questions" -> "to" */
   static const char *const REPLIED_TO[] = {"your", "my", "his", "her", "our", "their", "you",
                                            "me", "it", "this", "that", "the"};
-  if (!strcmp(low[i], "for") && (!strcmp(low[i - 1], "reply") || !strcmp(low[i - 1], "replying")) &&
-      LISTED(low[i + 1], REPLIED_TO)) /* not "made no reply for a while" */
+  /* (not "made no reply for a while") */
+  if (!strcmp(low[i], "for") && reply_verb(low[i - 1]) && LISTED(low[i + 1], REPLIED_TO))
     return strcpy(fix, "to"), 1;
   /* "I look forward for your answer" -> "to" */
   if (!strcmp(low[i - 1], "forward") && !strncmp(low[i - 2], "look", 4) && LISTED(low[i], NOT_TO))

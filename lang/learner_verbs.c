@@ -16,6 +16,10 @@ int el__lv_3sg_subject(const char *w) {
 int el__lv_plain_subject(const char *w) {
   return !strcmp(w, "i") || !strcmp(w, "you") || !strcmp(w, "we") || !strcmp(w, "they");
 }
+int el__lv_be(const char *w) {
+  static const char *const BE[] = {"am", "is", "are", "was", "were", "be", "been", "being"};
+  return LISTED(w, BE);
+}
 
 /* An open-class word the families may rewrite: a lower-case word (or the
  * sentence's first), not a name in the middle of the sentence. */

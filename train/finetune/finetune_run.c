@@ -30,6 +30,7 @@
 #include "trainer_api.h"
 #include "dist.h"
 #include "finetune_heads.h"
+#include "finetune_evaljson.h"
 #include "finetune_run.h"
 #include "keep_generator.h"
 #include "metrics_log.h"
@@ -65,13 +66,6 @@ const char *el__ft_resolve_model_dir(const char *dir, char *buf, int n) {
     }
   }
   return buf;
-}
-
-/* Writes text to dir/name atomically (el__write_atomic). */
-static int write_atomic(const char *dir, const char *name, const char *text, el_error *err) {
-  char path[4096];
-  snprintf(path, sizeof path, "%s/%s", dir, name);
-  return el__write_atomic(path, text, strlen(text), err);
 }
 
 /* Synthetic GED examples: generated sentences for training, and for dev the
@@ -122,88 +116,6 @@ static int read_examples(const el__ft_opts *o, const el_tokenizer *tok, el__ft_e
   el__ft_skip_note(dv, note, sizeof note);
   if (note[0]) fprintf(log, "finetune: dev: %s\n", note);
   return EL_OK;
-}
-
-static void add_epoch(cJSON *epochs, const el__task *t, long ep, double train_loss,
-                      const el__ft_metrics *mt) {
-  cJSON *e = cJSON_CreateObject();
-  if (!e) return;
-  cJSON_AddNumberToObject(e, "epoch", (double)ep);
-  cJSON_AddNumberToObject(e, "train_loss", train_loss);
-  cJSON *d = el__ft_metrics_object(t, mt);
-  if (d) cJSON_AddItemToObject(e, "dev", d);
-  cJSON_AddItemToArray(epochs, e);
-}
-
-typedef struct el__ft_run_summary {
-  int best_epoch;
-  const el__ft_metrics *best;
-  const cJSON *epochs;
-  int train_examples;
-  long steps, steps_per_epoch;
-  double wall_s, cpu_s;
-  double train_s; /* inside training steps (no dev evaluation, logging or saving) */
-  const char *init_dir;
-} el__ft_run_summary;
-
-/* DIR/eval.json: the best epoch's dev metrics, every epoch, and the
- * settings that produced them. */
-static int write_eval_json(const el__ft_opts *o, const el__ft_run_summary *r, el_error *err) {
-  const el__task *t = o->task;
-  cJSON *j = cJSON_CreateObject();
-  if (!j) return el_error_set(err, EL_ENOMEM, "eval.json: out of memory");
-  cJSON_AddStringToObject(j, "task", t->name);
-  cJSON_AddStringToObject(j, "metric", t->metric);
-  cJSON_AddNumberToObject(j, "best_epoch", r->best_epoch);
-  cJSON *d = el__ft_metrics_object(t, r->best);
-  if (d) cJSON_AddItemToObject(j, "dev", d);
-  cJSON_AddItemToObject(j, "epochs", cJSON_Duplicate(r->epochs, 1));
-  if (o->synth.n_paths) {
-    cJSON *sy = cJSON_AddObjectToObject(j, "synthetic");
-    cJSON *files = cJSON_AddArrayToObject(sy, "from");
-    for (int i = 0; i < o->synth.n_paths; i++)
-      cJSON_AddItemToArray(files, cJSON_CreateString(o->synth.paths[i]));
-    cJSON_AddNumberToObject(sy, "sentences", (double)o->synth.sentences);
-    cJSON_AddNumberToObject(sy, "rate", o->synth.rate);
-    if (o->synth.mix) cJSON_AddStringToObject(sy, "mix", o->synth.mix);
-  } else {
-    cJSON_AddStringToObject(j, "train", o->train);
-  }
-  if (o->dev) cJSON_AddStringToObject(j, "dev_file", o->dev);
-  else cJSON_AddNullToObject(j, "dev_file");
-  cJSON_AddStringToObject(j, "init", r->init_dir);
-  cJSON_AddBoolToObject(j, "random_init", o->random_init);
-  cJSON_AddNumberToObject(j, "train_examples", r->train_examples);
-  cJSON_AddNumberToObject(j, "seed", (double)o->seed);
-  cJSON_AddNumberToObject(j, "lr", o->lr);
-  cJSON_AddNumberToObject(j, "batch_size", (double)o->batch);
-  cJSON_AddNumberToObject(j, "epochs_run", (double)cJSON_GetArraySize(r->epochs));
-  cJSON_AddNumberToObject(j, "layer_decay", o->layer_decay);
-  cJSON_AddNumberToObject(j, "warmup_proportion", o->warmup);
-  cJSON_AddNumberToObject(j, "weight_decay", o->weight_decay);
-  cJSON_AddNumberToObject(j, "average_weights", o->average_weights);
-  cJSON_AddNumberToObject(j, "max_seq_len", (double)o->max_seq_len);
-  cJSON_AddNumberToObject(j, "steps", (double)r->steps);
-  cJSON_AddNumberToObject(j, "steps_per_epoch", (double)r->steps_per_epoch);
-  cJSON_AddNumberToObject(j, "train_seconds", r->train_s); /* with steps: the step time */
-  if (o->time_limit > 0) { /* a time-planned run ends when its plan is complete */
-    cJSON_AddNumberToObject(j, "time_limit_seconds", o->time_limit);
-    cJSON_AddNumberToObject(j, "planned_steps", (double)r->steps);
-  }
-  cJSON_AddNumberToObject(j, "wall_seconds", r->wall_s);
-  cJSON_AddNumberToObject(j, "cpu_seconds", r->cpu_s);
-  char *txt = cJSON_Print(j);
-  cJSON_Delete(j);
-  if (!txt) return el_error_set(err, EL_ENOMEM, "eval.json: out of memory");
-  size_t n = strlen(txt);
-  char *nl = realloc(txt, n + 2);
-  if (nl) {
-    txt = nl;
-    strcpy(txt + n, "\n");
-  }
-  int rc = write_atomic(o->out, "eval.json", txt, err);
-  cJSON_free(txt);
-  return rc;
 }
 
 /* After a step of a time-planned run: re-plan, keeping free the time the
@@ -705,7 +617,7 @@ static int end_epoch_of(ft_run *r, long ep, double t_ep, double loss_sum, long n
   el__ft_metrics_json(r->t, &mt, 1, mj, sizeof mj);
   el__progress_note(&r->prog, "epoch %ld: train loss %.4f, dev %s (%.0f s)", ep, loss_sum / n_loss,
                     mj, el__mono_s() - t_ep);
-  add_epoch(r->epochs, r->t, ep, loss_sum / n_loss, &mt);
+  el__ft_add_epoch(r->epochs, r->t, ep, loss_sum / n_loss, &mt);
   el__mrow row;
   memset(&row, 0, sizeof row);
   row.val = 1;
@@ -736,7 +648,7 @@ static int finish(ft_run *r, el__ft_result *res, el_error *err) {
                             r->train_s, r->mdir};
   *res = (el__ft_result){r->best_epoch, r->best_m, r->step, steps_per_epoch(r), r->train_s};
   if (r->rank) return EL_OK; /* rank 0 writes */
-  int rc = write_eval_json(r->o, &sum, err);
+  int rc = el__ft_write_eval_json(r->o, &sum, err);
   int kept = rc ? 0 : el__ft_keep_generator(r->o->init, r->o->out, err);
   if (rc || kept < 0) return rc ? rc : kept;
   if (kept) el__progress_note(&r->prog, "finetune: kept %s/generator/ as %s/generator/", r->o->init,
