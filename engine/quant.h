@@ -110,15 +110,30 @@ int el__qdense_by_columns(const el__qdense *d);
  * EL_QGEMM_NR); d must run on the engine's kernels. */
 void el__qdense_run_cols(const el__qdense *d, const uint8_t *a, int32_t *acc, int M,
                          const el__qdeq *deq, int n0, int n1);
-/* A workspace's int8 buffers for max_tokens rows of up to width columns. */
+/* A workspace's int8 buffers for max_tokens rows of up to width columns:
+ * two slots of quantized activations (a product reads one while its
+ * epilogue quantizes its output into the other for the next product) and
+ * one buffer of int32 products. */
 int el__qws_alloc(el__qws **out, int max_tokens, int width, size_t scratch, el_error *err);
-/* Its buffers: returns the u8 activations, sets the row scales, zero points
- * and the int32 products. */
-uint8_t *el__qws_act(el__qws *q, float **sa, int32_t **za, int32_t **acc);
+/* Slot 0 or 1: returns its u8 activations, sets its row scales and zero
+ * points, and the int32 products. */
+uint8_t *el__qws_act(el__qws *q, int slot, float **sa, int32_t **za, int32_t **acc);
+/* The hand-over from one product to the next (quant_forward.c): slot holds
+ * the quantized rows of the floats at `of`, made by the last product's
+ * epilogue; of NULL: nothing handed over. */
+typedef struct el__qready {
+  const float *of;
+  int slot;
+} el__qready;
+el__qready *el__qws_ready(el__qws *q);
 
 /* Kernel pieces (quant_act.c), exposed for the unit tests. */
-/* Row-wise asymmetric u8 quantization of x [N,C]: q [N,C], scale[N], zp[N]. */
+/* Row-wise asymmetric u8 quantization of x [N,C]: q [N,C], scale[N], zp[N];
+ * el__quant_rows_avx512 (CPUs of the VNNI kernel) where el__qgemm_isa() is
+ * EL__QGEMM_VNNI, else el__quant_rows_ref, the plain loop (same codes). */
 void el__quant_rows(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C);
+void el__quant_rows_ref(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C);
+void el__quant_rows_avx512(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C);
 /* Symmetric per-row (output channel) quantization of w [N,K] to |q| <= qmax:
  * q [N,K], scale[N], colsum[N] = sum_k q[n,k] (colsum may be NULL). */
 void el__quant_weights(int8_t *q, float *scale, int32_t *colsum, const float *w, int N, int K,

@@ -1,13 +1,15 @@
 /* The arithmetic of the int8 path (quant.h): quantizing weights and
  * activation rows, and dequantizing int32 products. Plain loops GCC
  * vectorises; no library needed, so the unit tests check them in every
- * build. */
+ * build. Activation rows take quant_act_avx512.c's intrinsics where the
+ * VNNI kernel runs (the same codes, faster). */
 #include <math.h>
+#include "infer_kernels.h"
 #include "ops.h"
 #include "quant.h"
 #include "quant_gemm.h"
 
-void el__quant_rows(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C) {
+void el__quant_rows_ref(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C) {
   for (int n = 0; n < N; n++) {
     const float *row = x + (size_t)n * C;
     uint8_t *qr = q + (size_t)n * C;
@@ -32,6 +34,11 @@ void el__quant_rows(uint8_t *q, float *scale, int32_t *zp, const float *x, int N
       qr[c] = (uint8_t)(int)v;
     }
   }
+}
+
+void el__quant_rows(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C) {
+  if (el__qgemm_isa() == EL__QGEMM_VNNI) el__quant_rows_avx512(q, scale, zp, x, N, C);
+  else el__quant_rows_ref(q, scale, zp, x, N, C);
 }
 
 void el__quant_weights(int8_t *q, float *scale, int32_t *colsum, const float *w, int N, int K,
@@ -88,5 +95,6 @@ void el__qdeq_apart(const el__qdeq *deq, const int32_t *acc, int M, int N, int n
     el__dequant(o, acc + (size_t)m * N + n0, deq->sa + m, deq->za + m, deq->sw + n0, deq->cs + n0,
                 1, n1 - n0, deq->accumulate);
     if (deq->bias) el__add_inplace(o, deq->bias + n0, (size_t)(n1 - n0));
+    if (deq->gelu) el__gelu_vec(o, o, (size_t)(n1 - n0));
   }
 }

@@ -39,10 +39,11 @@ struct el__qdense {
 struct el__qws {
   dnnl_stream_t stream[EL_QWS_WORKERS]; /* one per worker, made on its first run */
   void *wscratch[EL_QWS_WORKERS];       /* scratchpad per worker, likewise */
-  uint8_t *a;      /* [max_tokens, max(H, I)] quantized activations */
-  float *sa;       /* [max_tokens] */
-  int32_t *za;     /* [max_tokens] */
+  uint8_t *a[2];   /* two slots of [max_tokens, max(H, I)] quantized activations */
+  float *sa[2];    /* [max_tokens] each */
+  int32_t *za[2];  /* [max_tokens] each */
   int32_t *acc;    /* [max_tokens, max(H, I)] */
+  el__qready ready;
   size_t scratch_bytes;
 };
 
@@ -264,9 +265,11 @@ int el__qws_alloc(el__qws **out, int max_tokens, int width, size_t scratch, el_e
   if (rc) return rc;
   el__qws *q = calloc(1, sizeof *q);
   const size_t T = (size_t)max_tokens, cells = T * (size_t)width;
-  if (!q || !(q->a = aligned_alloc(64, (cells + 63) & ~(size_t)63)) ||
-      !(q->sa = malloc(sizeof(float) * T)) || !(q->za = malloc(sizeof(int32_t) * T)) ||
-      !(q->acc = aligned_alloc(64, sizeof(int32_t) * ((cells + 15) & ~(size_t)15)))) {
+  int ok = q != NULL;
+  for (int i = 0; ok && i < 2; i++)
+    ok = (q->a[i] = aligned_alloc(64, (cells + 63) & ~(size_t)63)) &&
+         (q->sa[i] = malloc(sizeof(float) * T)) && (q->za[i] = malloc(sizeof(int32_t) * T));
+  if (!ok || !(q->acc = aligned_alloc(64, sizeof(int32_t) * ((cells + 15) & ~(size_t)15)))) {
     el__qws_free(q);
     return el_error_set(err, EL_ENOMEM, "int8: cannot allocate the workspace for %d tokens",
                         max_tokens);
@@ -287,17 +290,21 @@ void el__qws_free(el__qws *q) {
     if (q->stream[w]) dnnl_stream_destroy(q->stream[w]);
     free(q->wscratch[w]);
   }
-  free(q->a);
-  free(q->sa);
-  free(q->za);
+  for (int i = 0; i < 2; i++) {
+    free(q->a[i]);
+    free(q->sa[i]);
+    free(q->za[i]);
+  }
   free(q->acc);
   free(q);
 }
 
-uint8_t *el__qws_act(el__qws *q, float **sa, int32_t **za, int32_t **acc) {
-  *sa = q->sa, *za = q->za, *acc = q->acc;
-  return q->a;
+uint8_t *el__qws_act(el__qws *q, int slot, float **sa, int32_t **za, int32_t **acc) {
+  *sa = q->sa[slot], *za = q->za[slot], *acc = q->acc;
+  return q->a[slot];
 }
+
+el__qready *el__qws_ready(el__qws *q) { return &q->ready; }
 
 
 #else /* no oneDNN: the int8 path is refused at load */
@@ -335,9 +342,13 @@ void el__qdense_run_cols(const el__qdense *d, const uint8_t *a, int32_t *acc, in
                          const el__qdeq *deq, int n0, int n1) {
   (void)d, (void)a, (void)acc, (void)M, (void)deq, (void)n0, (void)n1;
 }
-uint8_t *el__qws_act(el__qws *q, float **sa, int32_t **za, int32_t **acc) {
-  (void)q;
+uint8_t *el__qws_act(el__qws *q, int slot, float **sa, int32_t **za, int32_t **acc) {
+  (void)q, (void)slot;
   *sa = NULL, *za = NULL, *acc = NULL;
+  return NULL;
+}
+el__qready *el__qws_ready(el__qws *q) {
+  (void)q;
   return NULL;
 }
 #endif

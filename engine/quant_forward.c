@@ -28,12 +28,14 @@ static int rows_per_task(int M) {
 }
 
 /* What follows a product on the same rows, while they are in cache: the
- * fp32 path's fused kernels (infer_kernels.h), row-wise like everything here. */
-typedef enum { EPI_NONE, EPI_GELU, EPI_LAYERNORM } epilogue;
+ * fp32 path's fused kernel (infer_kernels.h), row-wise like everything here.
+ * (GELU needs no pass of its own: the product's dequantization ends with it,
+ * quant_gemm.h.) */
+typedef enum { EPI_NONE, EPI_LAYERNORM } epilogue;
 
-/* out_i (= or += when accumulate) x W_i^T for the n products reading the
- * same input x [M,K] (q, k and v all read x), then the epilogue on out_0:
- * gelu(out + b), or LayerNorm(out + b) * g + beta. */
+/* out_i (= or += when accumulate) x W_i^T (+ bias_i, then GELU when gelu)
+ * for the n products reading the same input x [M,K] (q, k and v all read
+ * x), then the epilogue on out_0: LayerNorm(out + b) * g + beta. */
 typedef struct qjob {
   el__qws *ws;
   const float *x;
@@ -42,39 +44,35 @@ typedef struct qjob {
   float *out[3];
   int N[3];
   const float *bias[3]; /* each product's own bias, added on its rows (NULL: none) */
+  int gelu;
   epilogue epi;
   const float *b, *g, *beta;
   float eps;
+  int in_slot, quantized_in; /* the activation slot x's codes are in; already there */
+  int out_slot;              /* >= 0: out_0 after the epilogue quantized into this slot */
 } qjob;
-
-/* gelu(out + b) on columns [c0, c1) of rows [0, rows) of out (ld floats
- * apart), as the fp32 epilogue computes it. */
-static void bias_gelu(float *out, size_t ld, const float *b, int rows, int c0, int c1) {
-  for (int r = 0; r < rows; r++) {
-    float *seg = out + (size_t)r * ld + c0;
-    el__add_inplace(seg, b + c0, (size_t)(c1 - c0));
-    el__gelu_vec(seg, seg, (size_t)(c1 - c0));
-  }
-}
 
 static void qjob_task(void *ctx, int task, int worker) {
   const qjob *j = ctx;
   const int lo = task * j->rows, rows = j->M - lo < j->rows ? j->M - lo : j->rows;
   float *sa;
   int32_t *za, *acc;
-  uint8_t *a = el__qws_act(j->ws, &sa, &za, &acc);
+  uint8_t *a = el__qws_act(j->ws, j->in_slot, &sa, &za, &acc);
   a += (size_t)lo * j->K, sa += lo, za += lo;
-  el__quant_rows(a, sa, za, j->x + (size_t)lo * j->K, rows, j->K);
+  if (!j->quantized_in) el__quant_rows(a, sa, za, j->x + (size_t)lo * j->K, rows, j->K);
   for (int i = 0; i < j->n; i++) {
     int32_t *acc_i = acc + (size_t)lo * j->N[i]; /* this block's rows of an [M, N_i] product */
     /* dequantized and biased in the product's kernel where it can (quant_gemm.h) */
     const el__qdeq deq = {j->out[i] + (size_t)lo * j->N[i], sa, el__qdense_scale(j->d[i]), j->bias[i],
-                          za, el__qdense_colsum(j->d[i]), j->accumulate};
+                          za, el__qdense_colsum(j->d[i]), j->accumulate, j->gelu};
     el__qdense_run(j->d[i], j->ws, worker, a, acc_i, rows, &deq);
   }
   float *o = j->out[0] + (size_t)lo * j->N[0];
-  if (j->epi == EPI_GELU) bias_gelu(o, (size_t)j->N[0], j->b, rows, 0, j->N[0]);
   if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
+  if (j->out_slot >= 0) { /* the next product's codes, while these rows are in cache */
+    uint8_t *qo = el__qws_act(j->ws, j->out_slot, &sa, &za, &acc);
+    el__quant_rows(qo + (size_t)lo * j->N[0], sa + lo, za + lo, o, rows, j->N[0]);
+  }
 }
 
 /* ---- few rows (a sentence or two): the columns shared out instead ----
@@ -82,8 +80,8 @@ static void qjob_task(void *ctx, int task, int worker) {
  * rows each, and 42 rows cut into blocks of 32 give one thread three times
  * the other's work. Cut by columns, each thread reads its share of the
  * weights once: the rows are quantized first (blocks of QUANT_ROWS over the
- * pool), then each product's column blocks go over the pool, GELU on each
- * block's own columns; a LayerNorm, which needs whole rows, follows on the
+ * pool), then each product's column blocks go over the pool (GELU in their
+ * dequantization); a LayerNorm, which needs whole rows, follows on the
  * calling thread. The floats are the row split's: each is the same exact
  * integer sum, dequantized the same way. */
 #define COLUMN_ROWS 96 /* products of at most this many rows are split by columns */
@@ -102,7 +100,7 @@ static void quant_task(void *ctx, int task, int worker) {
   const int lo = task * QUANT_ROWS, rows = j->M - lo < QUANT_ROWS ? j->M - lo : QUANT_ROWS;
   float *sa;
   int32_t *za, *acc;
-  uint8_t *a = el__qws_act(j->ws, &sa, &za, &acc);
+  uint8_t *a = el__qws_act(j->ws, j->in_slot, &sa, &za, &acc);
   el__quant_rows(a + (size_t)lo * j->K, sa + lo, za + lo, j->x + (size_t)lo * j->K, rows, j->K);
 }
 
@@ -118,15 +116,14 @@ static void column_task(void *ctx, int task, int worker) {
   const int i = c->i, N = j->N[i], n0 = task * c->cols, n1 = n0 + c->cols < N ? n0 + c->cols : N;
   float *sa;
   int32_t *za, *acc;
-  const uint8_t *a = el__qws_act(j->ws, &sa, &za, &acc);
+  const uint8_t *a = el__qws_act(j->ws, j->in_slot, &sa, &za, &acc);
   const el__qdeq deq = {j->out[i], sa, el__qdense_scale(j->d[i]), j->bias[i], za,
-                        el__qdense_colsum(j->d[i]), j->accumulate};
+                        el__qdense_colsum(j->d[i]), j->accumulate, j->gelu};
   el__qdense_run_cols(j->d[i], a, acc, j->M, &deq, n0, n1);
-  if (i == 0 && j->epi == EPI_GELU) bias_gelu(j->out[0], (size_t)N, j->b, j->M, n0, n1);
 }
 
 static void qgemm_by_columns(const qjob *j) {
-  el__pool_run(el__blocks(j->M, QUANT_ROWS), quant_task, (void *)j);
+  if (!j->quantized_in) el__pool_run(el__blocks(j->M, QUANT_ROWS), quant_task, (void *)j);
   for (int i = 0; i < j->n; i++) { /* one after another: they share the int32 buffer */
     const int per = (j->N[i] + 4 * el__pool_width() - 1) / (4 * el__pool_width());
     cjob c = {.j = j, .i = i, .cols = (per + EL_QGEMM_NR - 1) / EL_QGEMM_NR * EL_QGEMM_NR};
@@ -135,11 +132,24 @@ static void qgemm_by_columns(const qjob *j) {
   if (j->epi == EPI_LAYERNORM) el__bias_layernorm(j->out[0], j->b, j->g, j->beta, j->M, j->N[0], j->eps);
 }
 
-static void qgemm(qjob *j, el__qws *ws, const float *x, int M, int K, int N) {
+/* The products of j on x [M,K]. x's codes are taken from the last product
+ * when its epilogue made them (el__qws_ready); with hand_over, this one's
+ * epilogue (row split only) makes the codes of its output for the next. */
+static void qgemm(qjob *j, el__qws *ws, const float *x, int M, int K, int N, int hand_over) {
   j->ws = ws, j->x = x, j->M = M, j->K = K, j->rows = rows_per_task(M);
   for (int i = 0; i < j->n; i++) j->N[i] = N;
-  if (by_columns(j)) qgemm_by_columns(j);
-  else el__pool_run(el__blocks(M, j->rows), qjob_task, j);
+  el__qready *ready = el__qws_ready(ws);
+  j->quantized_in = ready->of == x;
+  j->in_slot = j->quantized_in ? ready->slot : 0;
+  ready->of = NULL;
+  j->out_slot = -1;
+  if (by_columns(j)) {
+    qgemm_by_columns(j);
+    return;
+  }
+  if (hand_over) j->out_slot = 1 - j->in_slot;
+  el__pool_run(el__blocks(M, j->rows), qjob_task, j);
+  if (j->out_slot >= 0) ready->of = j->out[0], ready->slot = j->out_slot;
 }
 
 void el__quant_layer(const el_model *m, int l, const el_workspace *ws, float *x, float *ctx,
@@ -149,20 +159,24 @@ void el__quant_layer(const el_model *m, int l, const el_workspace *ws, float *x,
   const int H = ws->H, In = ws->inter;
   const float eps = m->cfg.layer_norm_eps;
   float *q = big, *k = q + (size_t)Tc * H, *v = k + (size_t)Tc * H;
+  /* x of layer 0 is new (the embeddings'): nothing handed over to it; the
+   * last layer's output feeds no product */
+  if (l == 0) el__qws_ready(ws->q)->of = NULL;
+  const int more = l + 1 < m->cfg.num_layers;
   qjob j_qkv = {.n = 3, .d = {ql->q, ql->k, ql->v}, .out = {q, k, v},
                 .bias = {lw->q.b, lw->k.b, lw->v.b}};
-  qgemm(&j_qkv, ws->q, x, Tc, H, H);
+  qgemm(&j_qkv, ws->q, x, Tc, H, H, 0);
   el__relpos rp; /* fp32, shared with the fp32 path */
   el__attention(ctx, q, k, v, seq_len, n_seqs, H, ws->nh, el__layer_relpos(lw, ws->max_pos, &rp), 1);
   qjob j_ao = {.n = 1, .accumulate = 1, .d = {ql->attn_out}, .out = {x}, .epi = EPI_LAYERNORM,
                .b = lw->attn_out.b, .g = lw->attn_ln.g, .beta = lw->attn_ln.b, .eps = eps};
-  qgemm(&j_ao, ws->q, ctx, Tc, H, H);
+  qgemm(&j_ao, ws->q, ctx, Tc, H, H, 1);
   float *f = big;
-  qjob j_in = {.n = 1, .d = {ql->inter}, .out = {f}, .epi = EPI_GELU, .b = lw->inter.b};
-  qgemm(&j_in, ws->q, x, Tc, H, In);
+  qjob j_in = {.n = 1, .d = {ql->inter}, .out = {f}, .bias = {lw->inter.b}, .gelu = 1};
+  qgemm(&j_in, ws->q, x, Tc, H, In, 1);
   qjob j_out = {.n = 1, .accumulate = 1, .d = {ql->out}, .out = {x}, .epi = EPI_LAYERNORM,
                 .b = lw->out.b, .g = lw->out_ln.g, .beta = lw->out_ln.b, .eps = eps};
-  qgemm(&j_out, ws->q, f, Tc, In, H);
+  qgemm(&j_out, ws->q, f, Tc, In, H, more);
 }
 
 void el__quant_embed(const el_model *m, float *out, const int *ids, const int *type_ids,

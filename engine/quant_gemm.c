@@ -13,6 +13,7 @@
 #include <string.h>
 #include "infer_gemm.h"
 #include "lanes.h"
+#include "op_fastmath_avx512.h"
 
 #define QKC 512   /* most k per block: a panel's block is then 16 KiB */
 #define QROW 128  /* bytes of one group of 4 k in a panel: 32 columns x 4 codes */
@@ -137,6 +138,7 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) static void sto
       v1 = _mm512_mul_ps(_mm512_mul_ps(s, sw1), x1);
     }
     if (deq->bias) v0 = _mm512_add_ps(v0, b0), v1 = _mm512_add_ps(v1, b1);
+    if (deq->gelu) v0 = el__gelu512(v0), v1 = el__gelu512(v1);
     _mm512_mask_storeu_ps(o, m0, v0);
     _mm512_mask_storeu_ps(o + 16, m1, v1);
   }

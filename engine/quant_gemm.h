@@ -47,12 +47,14 @@ void el__qgemm_pack(int8_t *dst, const int8_t *q, int N, int K);
  * in registers (quant.h's el__dequant, then the bias, on the same values in
  * the same order, so the floats are el__dequant's bit for bit):
  * out[m,n] (= or += when accumulate) sa[m] sw[n] (acc[m,n] - za[m] cs[n]),
- * then out[m,n] += bias[n] when bias is not NULL. out is [M,N] row-major. */
+ * then out[m,n] += bias[n] when bias is not NULL, then out[m,n] =
+ * gelu(out[m,n]) when gelu (the FFN's first product: its floats are written
+ * once instead of read back for the activation). out is [M,N] row-major. */
 typedef struct el__qdeq {
   float *out;
   const float *sa, *sw, *bias;
   const int32_t *za, *cs;
-  int accumulate;
+  int accumulate, gelu;
 } el__qdeq;
 
 /* The dequantization of deq on an int32 product acc [M,N] already made (the

@@ -98,7 +98,9 @@ static void run_deq(kernel *kn, const int8_t *packed, const el__qdense *d, el__q
   for (int g = 0; g < GUARD; g++) out[n + g] = -1234.5f;
   const int accumulate = (M + N) & 1;
   const float *b = (M + K) & 1 ? bias : NULL;
-  const el__qdeq dw = {want, sa, sw, b, za, cs, accumulate}, dq = {out, sa, sw, b, za, cs, accumulate};
+  const int gelu = (M + N + K) % 3 == 0;
+  const el__qdeq dw = {want, sa, sw, b, za, cs, accumulate, gelu},
+                 dq = {out, sa, sw, b, za, cs, accumulate, gelu};
   float *cols = malloc(sizeof(float) * n); /* the same by column ranges */
   memcpy(cols, out, sizeof(float) * n);
   el__qdeq_apart(&dw, exact, M, N, 0, N);
@@ -110,7 +112,7 @@ static void run_deq(kernel *kn, const int8_t *packed, const el__qdense *d, el__q
   for (int g = 0; g < GUARD; g++) kn->deq_spill += out[n + g] != -1234.5f;
   if (kn->isa != EL__QGEMM_NONE) { /* the second range first: each writes only its own */
     const int cut = N / 2 / EL_QGEMM_NR * EL_QGEMM_NR;
-    const el__qdeq dc = {cols, sa, sw, b, za, cs, accumulate};
+    const el__qdeq dc = {cols, sa, sw, b, za, cs, accumulate, gelu};
     el__qgemm_cols(kn->isa, M, N, K, a, packed, acc, &dc, cut, N);
     el__qgemm_cols(kn->isa, M, N, K, a, packed, acc, &dc, 0, cut);
     for (size_t i = 0; i < n; i++) kn->cols_wrong += memcmp(&cols[i], &want[i], sizeof(float)) != 0;

@@ -2,6 +2,9 @@
  * oneDNN product (engine/quant_dnnl.c) where the build has it:
  *  - activation rows: every value within half a step of its dequantized
  *    code, the codes span [0, 255], a zero row and constant rows survive;
+ *    the AVX-512 rows (where the CPU has the VNNI kernel) equal the plain
+ *    loop's codes, scales and zero points for every row length 1..300, and
+ *    for rows at the ends of the range (the packs' saturation);
  *  - weights: |q| <= 63, within half a step, column sums exact;
  *  - the oneDNN product equals the naive int32 product exactly for codes at
  *    the extremes (255 x +-63: the AVX2 int16 pair sums must not saturate),
@@ -50,6 +53,38 @@ static void test_rows(void) {
   CHECK(lo == 0 && hi == 255, "a row's codes span [0, 255] (%d..%d)", lo, hi);
   CHECK(zp[1] == 0 && q[1][5] == 0, "a zero row quantizes to zero codes, zero point 0");
   CHECK(zp[3] == 255, "an all-negative row has zero point 255 (%d)", zp[3]);
+}
+
+/* el__quant_rows_avx512 against the loop: its 64-code packs, its tails of
+ * 1-63 and masked 16-lane blocks, every width up to 300 (the model's are
+ * 128-4096), rows of mixed sign, all-negative, all-positive, all-zero. */
+static void test_rows_avx512(void) {
+  if (el__qgemm_isa() != EL__QGEMM_VNNI) {
+    printf("SKIP: AVX-512 activation rows: this CPU has no VNNI kernel\n");
+    return;
+  }
+  enum { N = 5, CMAX = 300 };
+  float *x = malloc(sizeof(float) * N * CMAX);
+  uint8_t *q0 = malloc(N * CMAX), *q1 = malloc(N * CMAX);
+  float s0[N], s1[N];
+  int32_t z0[N], z1[N];
+  unsigned s = 3;
+  int bad = 0, widths = 0;
+  for (int C = 1; C <= CMAX; C++, widths++) {
+    for (int c = 0; c < C; c++) {
+      x[0 * C + c] = 7.0f * frand(&s);
+      x[1 * C + c] = frand(&s) - 2.0f;
+      x[2 * C + c] = frand(&s) + 2.0f;
+      x[3 * C + c] = 0.0f;
+      x[4 * C + c] = (c & 1) ? 1e-3f * frand(&s) : 50.0f * frand(&s);
+    }
+    el__quant_rows_ref(q0, s0, z0, x, N, C);
+    el__quant_rows_avx512(q1, s1, z1, x, N, C);
+    bad += memcmp(q0, q1, (size_t)N * C) || memcmp(s0, s1, sizeof s0) || memcmp(z0, z1, sizeof z0);
+  }
+  CHECK(bad == 0, "AVX-512 activation rows equal the loop's bit for bit (%d of %d widths differ)",
+        bad, widths);
+  free(x), free(q0), free(q1);
 }
 
 static void test_weights(void) {
@@ -107,7 +142,7 @@ static void test_product(void) {
   el__quant_weights(q, sw, cs, w, N, K, EL_QUANT_WMAX);
   float *sa;
   int32_t *za, *acc;
-  uint8_t *a = el__qws_act(ws, &sa, &za, &acc);
+  uint8_t *a = el__qws_act(ws, 0, &sa, &za, &acc);
   const int Ms[] = {1, 7, MAXM};
   for (int t = 0; t < 3; t++) {
     const int M = Ms[t];
@@ -184,6 +219,7 @@ static void test_dtype_names(void) {
 
 int main(void) {
   test_rows();
+  test_rows_avx512();
   test_weights();
   test_product();
   test_dtype_names();

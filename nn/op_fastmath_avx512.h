@@ -1,0 +1,45 @@
+/* Internal: el__geluf (op_fastmath.h) on the 16 lanes of an AVX-512
+ * register, for kernels that end with GELU while a tile is in registers
+ * (engine/quant_gemm.c's int8 epilogue). The scalar form's operations in its
+ * order, as GCC compiles it with FMA contraction: two Horner chains in x^2,
+ * x p / q, 0.5 + 0.5 erf as one multiply-add, times x; at the clamp the ends
+ * the compiler folds (x, and 0). Compiled for
+ * AVX-512 by its target attribute whatever the build's -march; call it only
+ * from code that runs where the CPU has AVX-512F. tests/unit/test_engine_ops.c
+ * compares it with el__geluf. */
+#ifndef EL_OP_FASTMATH_AVX512_H
+#define EL_OP_FASTMATH_AVX512_H
+
+#include <immintrin.h>
+#include "op_fastmath.h"
+
+#define EL__TGT512 __attribute__((target("avx512f,fma"), always_inline)) static inline
+
+EL__TGT512 __m512 el__horner512(__m512 x2, float c5, float c4, float c3, float c2, float c1,
+                                float c0) {
+  __m512 p = _mm512_fmadd_ps(_mm512_set1_ps(c5), x2, _mm512_set1_ps(c4));
+  p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(c3));
+  p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(c2));
+  p = _mm512_fmadd_ps(p, x2, _mm512_set1_ps(c1));
+  return _mm512_fmadd_ps(p, x2, _mm512_set1_ps(c0));
+}
+
+EL__TGT512 __m512 el__gelu512(__m512 x) {
+  const __m512 t = _mm512_mul_ps(x, _mm512_set1_ps(0.70710678118654752440f));
+  const __m512 t2 = _mm512_mul_ps(t, t);
+  const __m512 p = el__horner512(t2, EL__ERF_P5, EL__ERF_P4, EL__ERF_P3, EL__ERF_P2, EL__ERF_P1,
+                                 EL__ERF_P0);
+  const __m512 q = el__horner512(t2, EL__ERF_Q5, EL__ERF_Q4, EL__ERF_Q3, EL__ERF_Q2, EL__ERF_Q1,
+                                 1.0f);
+  const __m512 erf = _mm512_div_ps(_mm512_mul_ps(t, p), q);
+  const __m512 half = _mm512_set1_ps(0.5f);
+  const __m512 gelu = _mm512_mul_ps(x, _mm512_fmadd_ps(half, erf, half));
+  /* at the clamp erf is +-1 in float: x above it, x 0 (a signed zero)
+   * below, as GCC folds the scalar form's constant ends */
+  const __mmask16 above = _mm512_cmp_ps_mask(t, _mm512_set1_ps(EL__ERF_CLAMP), _CMP_GE_OQ);
+  const __mmask16 inside = _mm512_cmp_ps_mask(t, _mm512_set1_ps(-EL__ERF_CLAMP), _CMP_GT_OQ);
+  const __m512 ends = _mm512_mask_mov_ps(_mm512_mul_ps(x, _mm512_setzero_ps()), above, x);
+  return _mm512_mask_mov_ps(ends, inside & ~above, gelu);
+}
+
+#endif
