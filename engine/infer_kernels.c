@@ -16,7 +16,9 @@
 #include "bf16_gemm.h"
 #include "infer_gemm.h"
 #include "infer_kernels.h"
+#include "lanes.h"
 #include "op_fastmath.h"
+#include "op_fastmath_avx512.h"
 #include "op_pool.h"
 
 EL_SIMD_CLONES
@@ -26,9 +28,26 @@ void el__expf_vec(float *out, const float *in, size_t n) {
 }
 
 EL_SIMD_CLONES
-void el__gelu_vec(float *out, const float *in, size_t n) {
+static void gelu_loop(float *out, const float *in, size_t n) {
 #pragma omp simd
   for (size_t i = 0; i < n; i++) out[i] = el__geluf(in[i]);
+}
+
+/* The int8 kernels' epilogue computes GELU with el__gelu512 in registers;
+ * here the same, so a product's GELU does not depend on which kernel made it */
+__attribute__((target("avx512f,fma"))) static void gelu_avx512(float *out, const float *in,
+                                                                size_t n) {
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) _mm512_storeu_ps(out + i, el__gelu512(_mm512_loadu_ps(in + i)));
+  if (i < n) {
+    const __mmask16 m = el__first_lanes((int)(n - i));
+    _mm512_mask_storeu_ps(out + i, m, el__gelu512(_mm512_maskz_loadu_ps(m, in + i)));
+  }
+}
+
+void el__gelu_vec(float *out, const float *in, size_t n) {
+  if (el__gemm_isa() == EL__GEMM_AVX512) gelu_avx512(out, in, n);
+  else gelu_loop(out, in, n);
 }
 
 EL_SIMD_CLONES

@@ -1,12 +1,13 @@
 /* Internal: el__geluf (op_fastmath.h) on the 16 lanes of an AVX-512
- * register, for kernels that end with GELU while a tile is in registers
- * (engine/quant_gemm.c's int8 epilogue). The scalar form's operations in its
- * order, as GCC compiles it with FMA contraction: two Horner chains in x^2,
- * x p / q, 0.5 + 0.5 erf as one multiply-add, times x; at the clamp the ends
- * the compiler folds (x, and 0). Compiled for
- * AVX-512 by its target attribute whatever the build's -march; call it only
- * from code that runs where the CPU has AVX-512F. tests/unit/test_engine_ops.c
- * compares it with el__geluf. */
+ * register: the inference engine's GELU wherever the CPU has AVX-512
+ * (engine/infer_kernels.c's el__gelu_vec, and engine/quant_gemm.c's int8
+ * epilogue while a tile is in registers). The scalar form's rational erf:
+ * two Horner chains in x^2, x p times 1/q (a reciprocal estimate refined by
+ * one Newton step, not a division), 0.5 + 0.5 erf as one multiply-add,
+ * times x; beyond the clamp erf is +-1: x, and 0. Within a float rounding
+ * or two of el__geluf (tests/unit/test_engine_ops.c). Compiled for AVX-512
+ * by its target attribute whatever the build's -march; call it only where
+ * the CPU has AVX-512F. */
 #ifndef EL_OP_FASTMATH_AVX512_H
 #define EL_OP_FASTMATH_AVX512_H
 
@@ -31,11 +32,15 @@ EL__TGT512 __m512 el__gelu512(__m512 x) {
                                  EL__ERF_P0);
   const __m512 q = el__horner512(t2, EL__ERF_Q5, EL__ERF_Q4, EL__ERF_Q3, EL__ERF_Q2, EL__ERF_Q1,
                                  1.0f);
-  const __m512 erf = _mm512_div_ps(_mm512_mul_ps(t, p), q);
+  /* 1/q: the 14-bit estimate and one Newton step (~2^-28, below float's
+   * rounding) instead of a division, which is slow on zmm registers */
+  __m512 r = _mm512_rcp14_ps(q);
+  r = _mm512_mul_ps(r, _mm512_fnmadd_ps(q, r, _mm512_set1_ps(2.0f)));
+  const __m512 erf = _mm512_mul_ps(_mm512_mul_ps(t, p), r);
   const __m512 half = _mm512_set1_ps(0.5f);
   const __m512 gelu = _mm512_mul_ps(x, _mm512_fmadd_ps(half, erf, half));
-  /* at the clamp erf is +-1 in float: x above it, x 0 (a signed zero)
-   * below, as GCC folds the scalar form's constant ends */
+  /* beyond the clamp erf is +-1 in float: x above it, x 0 (a signed zero)
+   * below (as GCC folds the scalar form's ends) */
   const __mmask16 above = _mm512_cmp_ps_mask(t, _mm512_set1_ps(EL__ERF_CLAMP), _CMP_GE_OQ);
   const __mmask16 inside = _mm512_cmp_ps_mask(t, _mm512_set1_ps(-EL__ERF_CLAMP), _CMP_GT_OQ);
   const __m512 ends = _mm512_mask_mov_ps(_mm512_mul_ps(x, _mm512_setzero_ps()), above, x);
