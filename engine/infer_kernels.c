@@ -50,36 +50,6 @@ void el__gelu_vec(float *out, const float *in, size_t n) {
   else gelu_loop(out, in, n);
 }
 
-EL_SIMD_CLONES
-void el__bias_layernorm(float *x, const float *b, const float *g, const float *beta, int N, int C,
-                        float eps) {
-  const float invC = 1.0f / (float)C;
-  for (int r = 0; r < N; r++) {
-    float *row = x + (size_t)r * C;
-    float sum = 0.0f;
-    if (b) {
-#pragma omp simd reduction(+ : sum)
-      for (int c = 0; c < C; c++) {
-        row[c] += b[c];
-        sum += row[c];
-      }
-    } else {
-#pragma omp simd reduction(+ : sum)
-      for (int c = 0; c < C; c++) sum += row[c];
-    }
-    const float mean = sum * invC;
-    float var = 0.0f;
-#pragma omp simd reduction(+ : var)
-    for (int c = 0; c < C; c++) {
-      float d = row[c] - mean;
-      var += d * d;
-    }
-    const float rstd = 1.0f / sqrtf(var * invC + eps);
-#pragma omp simd
-    for (int c = 0; c < C; c++) row[c] = (row[c] - mean) * rstd * g[c] + beta[c];
-  }
-}
-
 /* Scores of one task: rows x L floats on the stack, at most this many. */
 #define ATT_SCRATCH 8192
 

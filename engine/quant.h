@@ -133,7 +133,13 @@ el__qready *el__qws_ready(el__qws *q);
  * EL__QGEMM_VNNI, else el__quant_rows_ref, the plain loop (same codes). */
 void el__quant_rows(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C);
 void el__quant_rows_ref(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C);
-void el__quant_rows_avx512(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C);
+/* lo/hi NULL: the rows' ranges found here; else given (el__quant_rows_ranged) */
+void el__quant_rows_avx512(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C,
+                           const float *lo, const float *hi);
+/* The same with each row's range given, lo[n] = min(0, row n), hi[n] =
+ * max(0, row n) (el__bias_layernorm_range's): the same codes, one pass. */
+void el__quant_rows_ranged(uint8_t *q, float *scale, int32_t *zp, const float *x, const float *lo,
+                           const float *hi, int N, int C);
 /* Symmetric per-row (output channel) quantization of w [N,K] to |q| <= qmax:
  * q [N,K], scale[N], colsum[N] = sum_k q[n,k] (colsum may be NULL). */
 void el__quant_weights(int8_t *q, float *scale, int32_t *colsum, const float *w, int N, int K,

@@ -9,36 +9,52 @@
 #include "quant.h"
 #include "quant_gemm.h"
 
+/* One row's codes, scale and zero point from its range lo = min(0, row),
+ * hi = max(0, row) (holding 0, so z is in [0, 255]). */
+static void codes_ref(uint8_t *qr, float *scale, int32_t *zp, const float *row, float lo, float hi,
+                      int C) {
+  const float s = hi > lo ? (hi - lo) / 255.0f : 1.0f;
+  const float inv = 1.0f / s;
+  const float z = nearbyintf(-lo * inv);
+  *scale = s;
+  *zp = (int32_t)z;
+  /* +0.5 then truncation rounds the non-negative value to nearest; the
+   * clamp only catches rounding at the ends of the range */
+#pragma omp simd
+  for (int c = 0; c < C; c++) {
+    float v = row[c] * inv + z + 0.5f;
+    v = v < 0.0f ? 0.0f : v;
+    v = v > 255.0f ? 255.0f : v;
+    qr[c] = (uint8_t)(int)v;
+  }
+}
+
 void el__quant_rows_ref(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C) {
   for (int n = 0; n < N; n++) {
     const float *row = x + (size_t)n * C;
-    uint8_t *qr = q + (size_t)n * C;
-    float lo = 0.0f, hi = 0.0f; /* the range always holds 0, so z is in [0, 255] */
+    float lo = 0.0f, hi = 0.0f;
 #pragma omp simd reduction(min : lo) reduction(max : hi)
     for (int c = 0; c < C; c++) {
       lo = row[c] < lo ? row[c] : lo;
       hi = row[c] > hi ? row[c] : hi;
     }
-    const float s = hi > lo ? (hi - lo) / 255.0f : 1.0f;
-    const float inv = 1.0f / s;
-    const float z = nearbyintf(-lo * inv);
-    scale[n] = s;
-    zp[n] = (int32_t)z;
-    /* +0.5 then truncation rounds the non-negative value to nearest; the
-     * clamp only catches rounding at the ends of the range */
-#pragma omp simd
-    for (int c = 0; c < C; c++) {
-      float v = row[c] * inv + z + 0.5f;
-      v = v < 0.0f ? 0.0f : v;
-      v = v > 255.0f ? 255.0f : v;
-      qr[c] = (uint8_t)(int)v;
-    }
+    codes_ref(q + (size_t)n * C, scale + n, zp + n, row, lo, hi, C);
   }
 }
 
 void el__quant_rows(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C) {
-  if (el__qgemm_isa() == EL__QGEMM_VNNI) el__quant_rows_avx512(q, scale, zp, x, N, C);
+  if (el__qgemm_isa() == EL__QGEMM_VNNI) el__quant_rows_avx512(q, scale, zp, x, N, C, NULL, NULL);
   else el__quant_rows_ref(q, scale, zp, x, N, C);
+}
+
+void el__quant_rows_ranged(uint8_t *q, float *scale, int32_t *zp, const float *x, const float *lo,
+                           const float *hi, int N, int C) {
+  if (el__qgemm_isa() == EL__QGEMM_VNNI) {
+    el__quant_rows_avx512(q, scale, zp, x, N, C, lo, hi);
+    return;
+  }
+  for (int n = 0; n < N; n++)
+    codes_ref(q + (size_t)n * C, scale + n, zp + n, x + (size_t)n * C, lo[n], hi[n], C);
 }
 
 void el__quant_weights(int8_t *q, float *scale, int32_t *colsum, const float *w, int N, int K,

@@ -37,7 +37,8 @@ TGT static __m512i code32(__m512 x, __m512 inv, __m512 z) {
   return _mm512_cvttps_epi32(_mm512_add_ps(_mm512_fmadd_ps(x, inv, z), _mm512_set1_ps(0.5f)));
 }
 
-TGT void el__quant_rows_avx512(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C) {
+TGT void el__quant_rows_avx512(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C,
+                               const float *lo_given, const float *hi_given) {
   /* the two packs interleave 128-bit lanes: dword j of the result holds
    * codes 4 (j % 4) .. of vector j / 4 ... this puts them back in order */
   const __m512i order = _mm512_setr_epi32(0, 4, 8, 12, 1, 5, 9, 13, 2, 6, 10, 14, 3, 7, 11, 15);
@@ -45,7 +46,8 @@ TGT void el__quant_rows_avx512(uint8_t *q, float *scale, int32_t *zp, const floa
     const float *row = x + (size_t)n * C;
     uint8_t *qr = q + (size_t)n * C;
     float lo, hi;
-    row_range(row, C, &lo, &hi);
+    if (lo_given) lo = lo_given[n], hi = hi_given[n];
+    else row_range(row, C, &lo, &hi);
     const float s = hi > lo ? (hi - lo) / 255.0f : 1.0f;
     const float inv = 1.0f / s;
     const float z = nearbyintf(-lo * inv);

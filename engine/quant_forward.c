@@ -21,9 +21,10 @@
  * and each block's product reads the whole weight matrix for few rows (and
  * oneDNN's kernel packs the weights on every call), more and the tasks get
  * too coarse to share. */
+#define MAX_TASK_ROWS 256
 static int rows_per_task(int M) {
   int r = (M + 4 * el__pool_width() - 1) / (4 * el__pool_width());
-  r = r < 32 ? 32 : r > 256 ? 256 : r;
+  r = r < 32 ? 32 : r > MAX_TASK_ROWS ? MAX_TASK_ROWS : r;
   return (r + 7) & ~7;
 }
 
@@ -68,11 +69,22 @@ static void qjob_task(void *ctx, int task, int worker) {
     el__qdense_run(j->d[i], j->ws, worker, a, acc_i, rows, &deq);
   }
   float *o = j->out[0] + (size_t)lo * j->N[0];
-  if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
-  if (j->out_slot >= 0) { /* the next product's codes, while these rows are in cache */
-    uint8_t *qo = el__qws_act(j->ws, j->out_slot, &sa, &za, &acc);
-    el__quant_rows(qo + (size_t)lo * j->N[0], sa + lo, za + lo, o, rows, j->N[0]);
+  if (j->out_slot < 0) {
+    if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
+    return;
   }
+  /* the next product's codes, while these rows are in cache; after a
+   * LayerNorm that found their ranges (the same floats), in one pass */
+  uint8_t *qo = el__qws_act(j->ws, j->out_slot, &sa, &za, &acc);
+  qo += (size_t)lo * j->N[0], sa += lo, za += lo;
+  if (j->epi == EPI_LAYERNORM && el__layernorm_ranges()) {
+    float rlo[MAX_TASK_ROWS], rhi[MAX_TASK_ROWS];
+    el__bias_layernorm_range(o, j->b, j->g, j->beta, rows, j->N[0], j->eps, rlo, rhi);
+    el__quant_rows_ranged(qo, sa, za, o, rlo, rhi, rows, j->N[0]);
+    return;
+  }
+  if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
+  el__quant_rows(qo, sa, za, o, rows, j->N[0]);
 }
 
 /* ---- few rows (a sentence or two): the columns shared out instead ----

@@ -127,6 +127,45 @@ static void bf16_attention(float *ctx, const float *ref, const float *q, const f
         "and not equal to it (%.3g)", rel ? "relative-key " : "", H, nh, d);
 }
 
+
+/* el__bias_layernorm over widths with and without AVX-512 tails (37, 1030)
+ * and the model's (256, 1024) against the naive op; where it runs,
+ * el__bias_layernorm_range gives the same floats bit for bit and each row's
+ * exact min(0, row) / max(0, row). */
+static void layernorm_widths(void) {
+  const int widths[] = {37, 256, 1024, 1030}, R = 5;
+  for (int wi = 0; wi < 4; wi++) {
+    const int C = widths[wi];
+    float *x = malloc(sizeof(float) * R * C), *y = malloc(sizeof(float) * R * C),
+          *z = malloc(sizeof(float) * R * C), *r = malloc(sizeof(float) * R * C);
+    float *b = malloc(sizeof(float) * C), *g = malloc(sizeof(float) * C), *be = malloc(sizeof(float) * C);
+    fill(x, (size_t)R * C, 2.0f), fill(b, C, 1.0f), fill(g, C, 0.3f), fill(be, C, 0.3f);
+    for (int c = 0; c < C; c++) g[c] += 1.0f;
+    for (int c = 0; c < C; c++) x[c] += 3.0f; /* row 0 far from zero mean */
+    for (int i = 0; i < R * C; i++) r[i] = x[i] + b[i % C];
+    memcpy(y, x, sizeof(float) * R * C);
+    el__bias_layernorm(y, b, g, be, R, C, 1e-12f);
+    el__layernorm_forward_naive(r, NULL, NULL, r, g, be, R, C, 1e-12f);
+    CHECK(max_abs_diff(y, r, (size_t)R * C) <= 1e-5, "LayerNorm of width %d matches naive (%.3g)", C,
+          max_abs_diff(y, r, (size_t)R * C));
+    if (el__layernorm_ranges()) {
+      float lo[5], hi[5];
+      int bad = 0;
+      memcpy(z, x, sizeof(float) * R * C);
+      el__bias_layernorm_range(z, b, g, be, R, C, 1e-12f, lo, hi);
+      for (int rr = 0; rr < R; rr++) {
+        float l = 0.0f, h = 0.0f;
+        for (int c = 0; c < C; c++) l = fminf(l, z[rr * C + c]), h = fmaxf(h, z[rr * C + c]);
+        bad += l != lo[rr] || h != hi[rr];
+      }
+      CHECK(!memcmp(y, z, sizeof(float) * R * C) && bad == 0,
+            "LayerNorm of width %d with ranges: the same floats, each row's range exact (%d rows off)",
+            C, bad);
+    }
+    free(x), free(y), free(z), free(r), free(b), free(g), free(be);
+  }
+}
+
 static void test_kernels(void) {
   enum { N = 200001 };
   float *x = malloc(sizeof(float) * N), *y = malloc(sizeof(float) * N),
@@ -189,6 +228,7 @@ static void test_kernels(void) {
   el__bias_layernorm(y, NULL, g, be, R, C, 1e-12f);
   el__layernorm_forward_naive(r, NULL, NULL, x, g, be, R, C, 1e-12f);
   CHECK(max_abs_diff(y, r, (size_t)R * C) <= 1e-5, "LayerNorm without bias matches naive");
+  layernorm_widths();
 
   /* attention vs naive attention; 200 tokens take several blocks of query rows, 300 two
    * blocks of k in the packed kernel's S V (infer_gemm.c's KC, 256) */

@@ -79,11 +79,25 @@ static void test_rows_avx512(void) {
       x[4 * C + c] = (c & 1) ? 1e-3f * frand(&s) : 50.0f * frand(&s);
     }
     el__quant_rows_ref(q0, s0, z0, x, N, C);
-    el__quant_rows_avx512(q1, s1, z1, x, N, C);
+    el__quant_rows_avx512(q1, s1, z1, x, N, C, NULL, NULL);
     bad += memcmp(q0, q1, (size_t)N * C) || memcmp(s0, s1, sizeof s0) || memcmp(z0, z1, sizeof z0);
   }
   CHECK(bad == 0, "AVX-512 activation rows equal the loop's bit for bit (%d of %d widths differ)",
         bad, widths);
+  /* with the ranges given (as the LayerNorm finds them): the same codes */
+  float lo[N], hi[N];
+  bad = 0;
+  for (int C = 1; C <= CMAX; C += 13) {
+    for (int i = 0; i < N * C; i++) x[i] = 5.0f * frand(&s) - (i % 3 == 0 ? 1.0f : 0.0f);
+    for (int n = 0; n < N; n++) {
+      lo[n] = hi[n] = 0.0f;
+      for (int c = 0; c < C; c++) lo[n] = fminf(lo[n], x[n * C + c]), hi[n] = fmaxf(hi[n], x[n * C + c]);
+    }
+    el__quant_rows_ref(q0, s0, z0, x, N, C);
+    el__quant_rows_ranged(q1, s1, z1, x, lo, hi, N, C);
+    bad += memcmp(q0, q1, (size_t)N * C) || memcmp(s0, s1, sizeof s0) || memcmp(z0, z1, sizeof z0);
+  }
+  CHECK(bad == 0, "activation rows with given ranges equal the loop's (%d widths differ)", bad);
   free(x), free(q0), free(q1);
 }
 
