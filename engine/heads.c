@@ -15,6 +15,7 @@
 #include "infer_kernels.h"
 #include "op_pool.h"
 #include "ops.h"
+#include "quant.h"
 #include "weights.h"
 
 #define SLOT(field) offsetof(el__weights, field)
@@ -123,7 +124,10 @@ int el_run_replaced(const el_model *m, el_workspace *ws, const el_batch *b, floa
   const el__weights *w = &m->w;
   const int H = m->cfg.hidden_size;
   float *d = ws->big;
-  el__dense_fused(1, &d, ws->x, &w->disc_dense, NULL, 0, T, H, H, EL__EPI_BIAS_GELU);
+  if (m->q && m->q->disc_dense) /* int8 (quant.h) */
+    el__quant_dense(ws, m->q->disc_dense, ws->x, d, w->disc_dense.b, 1, T, H, H);
+  else
+    el__dense_fused(1, &d, ws->x, &w->disc_dense, NULL, 0, T, H, H, EL__EPI_BIAS_GELU);
   const float bp = w->disc_pred.b[0];
   for (int t = 0; t < T; t++) prob[t] = el__sigmoidf(dot(d + (size_t)t * H, w->disc_pred.w, H) + bp);
   el__blas_single_end();

@@ -15,8 +15,11 @@
  *                quant_gemm.h, else oneDNN's matmul; chosen at run time),
  *                y = s_a[m] s_w[n] (acc[m,n] - z[m] colsum_w[n]) in fp32,
  *                then the fp32 epilogue (bias, GELU, residual, LayerNorm).
- * Attention, LayerNorm, GELU, the position/type embeddings, the E->H
- * projection and the task heads stay fp32. The word embeddings are stored
+ * Also int8: the discriminator head's dense layer (ONNX Runtime's
+ * quantize_dynamic quantizes every MatMul). Attention, LayerNorm, GELU, the
+ * position/type embeddings, the E->H projection (quantized, it moved the
+ * int8 reference suite's logits from 0.075 to 0.094 of its 0.1 bound) and
+ * the other task heads stay fp32. The word embeddings are stored
  * int8 per row (dequantized on lookup), which brings a loaded model under
  * 40 % of its fp32 memory (docs/QUANT.md).
  *
@@ -43,6 +46,7 @@ typedef struct el__qlayer {
 typedef struct el__qmodel {
   int num_layers;
   el__qlayer layer[EL_MAX_LAYERS];
+  el__qdense *disc_dense; /* the discriminator head's dense layer; NULL for other heads */
   /* The word embeddings [V,E], symmetric per row to |q| <= 127 (the largest
    * fp32 tensor left; a MASKED_LM model keeps them fp32: its head is tied to
    * them). NULL: fp32 word embeddings. */
@@ -73,6 +77,12 @@ void el__qws_free(el__qws *q);
  * int8 dense layers, over the Tc tokens in x (quant_forward.c). */
 void el__quant_layer(const el_model *m, int l, const el_workspace *ws, float *x, float *ctx,
                      float *big, const int *seq_len, int n_seqs, int Tc);
+
+/* out [M,N] = x [M,K] d^T + bias, then GELU when gelu: one int8 dense
+ * layer outside the encoder layers (the discriminator head's), its rows
+ * spread over the op pool as the layers' are (quant_forward.c). */
+void el__quant_dense(const el_workspace *ws, const el__qdense *d, const float *x, float *out,
+                     const float *bias, int gelu, int M, int K, int N);
 
 /* out[T,E] = word[ids] + pos + type from the int8 word table (as
  * el__embed_forward, nn/ops.h). */

@@ -193,6 +193,12 @@ void el__quant_layer(const el_model *m, int l, const el_workspace *ws, float *x,
   qgemm(&j_out, ws->q, f, Tc, In, H, more);
 }
 
+void el__quant_dense(const el_workspace *ws, const el__qdense *d, const float *x, float *out,
+                     const float *bias, int gelu, int M, int K, int N) {
+  qjob j = {.n = 1, .d = {d}, .out = {out}, .bias = {bias}, .gelu = gelu};
+  qgemm(&j, ws->q, x, M, K, N, 0);
+}
+
 void el__quant_embed(const el_model *m, float *out, const int *ids, const int *type_ids,
                      const int *seq_len, int n_seqs) {
   const int E = m->cfg.embedding_size;

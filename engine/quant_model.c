@@ -94,6 +94,8 @@ int el__quant_build(el_model *m, el_error *err) {
         (rc = quant_dense(m, &lw->out, H, I, &ql->out, err)))
       break;
   }
+  if (!rc && c->arch == EL_ARCH_PRETRAINING)
+    rc = quant_dense(m, &m->w.disc_dense, H, H, &m->q->disc_dense, err);
   if (!rc && c->arch != EL_ARCH_MASKED_LM) rc = quant_word(m, err);
   m->dtype = EL_DTYPE_INT8;
   return rc; /* on failure the caller frees m, and with it m->q */
@@ -106,6 +108,7 @@ void el__quant_free(el__qmodel *q) {
     el__qdense *all[6] = {ql->q, ql->k, ql->v, ql->attn_out, ql->inter, ql->out};
     for (int i = 0; i < 6; i++) el__qdense_free(all[i]);
   }
+  el__qdense_free(q->disc_dense);
   free(q->word);
   free(q->word_scale);
   free(q);
@@ -120,6 +123,8 @@ int el__qws_new(const el_model *m, int max_tokens, el__qws **out, el_error *err)
     for (int i = 0; i < 6; i++)
       if (el__qdense_scratch(all[i]) > scratch) scratch = el__qdense_scratch(all[i]);
   }
+  if (q->disc_dense && el__qdense_scratch(q->disc_dense) > scratch)
+    scratch = el__qdense_scratch(q->disc_dense);
   const int H = m->cfg.hidden_size, I = m->cfg.intermediate_size;
   return el__qws_alloc(out, max_tokens, H > I ? H : I, scratch, err);
 }
