@@ -14,7 +14,7 @@
 #include <immintrin.h>
 #include "op_fastmath.h"
 
-#define EL__TGT512 __attribute__((target("avx512f,fma"), always_inline)) static inline
+#define EL__TGT512 __attribute__((target("avx512f"), always_inline)) static inline
 
 EL__TGT512 __m512 el__horner512(__m512 x2, float c5, float c4, float c3, float c2, float c1,
                                 float c0) {

@@ -67,7 +67,7 @@ static int add_edit(el__m2 *m, const char *s, size_t n, const m2_pos *p, el_erro
   memcpy(line, s, n); /* NUL-terminated, so strtol and strstr stop at the line's end */
   line[n] = 0;
   const char *end = line + n;
-  size_t tlen, clen, alen;
+  size_t tlen = 0, clen = 0, alen = 0; /* set with each field found (the warning of -O2 builds) */
   const char *type = field(line, end, 1, &tlen), *corr = field(line, end, 2, &clen);
   const char *ann = field(line, end, 5, &alen);
   if (!type || !corr || !ann || field(line, end, 6, &alen))
