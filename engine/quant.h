@@ -138,9 +138,10 @@ typedef struct el__qready {
 el__qready *el__qws_ready(el__qws *q);
 
 /* Kernel pieces (quant_act.c), exposed for the unit tests. */
-/* Row-wise asymmetric u8 quantization of x [N,C]: q [N,C], scale[N], zp[N];
- * el__quant_rows_avx512 (CPUs of the VNNI kernel) where el__qgemm_isa() is
- * EL__QGEMM_VNNI, else el__quant_rows_ref, the plain loop (same codes). */
+/* Row-wise asymmetric u8 quantization of x [N,C]: q [N,C], scale[N], zp[N]
+ * (quant_rows.c): el__quant_rows_avx512 where el__qgemm_isa() is
+ * EL__QGEMM_VNNI, else el__quant_rows_ref, the plain loop (quant_act.c; the
+ * same codes). */
 void el__quant_rows(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C);
 void el__quant_rows_ref(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C);
 /* lo/hi NULL: the rows' ranges found here; else given (el__quant_rows_ranged) */
@@ -150,6 +151,8 @@ void el__quant_rows_avx512(uint8_t *q, float *scale, int32_t *zp, const float *x
  * max(0, row n) (el__bias_layernorm_range's): the same codes, one pass. */
 void el__quant_rows_ranged(uint8_t *q, float *scale, int32_t *zp, const float *x, const float *lo,
                            const float *hi, int N, int C);
+void el__quant_rows_ranged_ref(uint8_t *q, float *scale, int32_t *zp, const float *x,
+                               const float *lo, const float *hi, int N, int C);
 /* Symmetric per-row (output channel) quantization of w [N,K] to |q| <= qmax:
  * q [N,K], scale[N], colsum[N] = sum_k q[n,k] (colsum may be NULL). */
 void el__quant_weights(int8_t *q, float *scale, int32_t *colsum, const float *w, int N, int K,

@@ -1,8 +1,8 @@
 /* The arithmetic of the int8 path (quant.h): quantizing weights and
  * activation rows, and dequantizing int32 products. Plain loops GCC
  * vectorises; no library needed, so the unit tests check them in every
- * build. Activation rows take quant_act_avx512.c's intrinsics where the
- * VNNI kernel runs (the same codes, faster). */
+ * build. These loops are the references of the activation rows' codes
+ * (quant_rows.c chooses between them and its AVX-512 intrinsics). */
 #include <math.h>
 #include "infer_kernels.h"
 #include "ops.h"
@@ -42,17 +42,8 @@ void el__quant_rows_ref(uint8_t *q, float *scale, int32_t *zp, const float *x, i
   }
 }
 
-void el__quant_rows(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C) {
-  if (el__qgemm_isa() == EL__QGEMM_VNNI) el__quant_rows_avx512(q, scale, zp, x, N, C, NULL, NULL);
-  else el__quant_rows_ref(q, scale, zp, x, N, C);
-}
-
-void el__quant_rows_ranged(uint8_t *q, float *scale, int32_t *zp, const float *x, const float *lo,
-                           const float *hi, int N, int C) {
-  if (el__qgemm_isa() == EL__QGEMM_VNNI) {
-    el__quant_rows_avx512(q, scale, zp, x, N, C, lo, hi);
-    return;
-  }
+void el__quant_rows_ranged_ref(uint8_t *q, float *scale, int32_t *zp, const float *x,
+                               const float *lo, const float *hi, int N, int C) {
   for (int n = 0; n < N; n++)
     codes_ref(q + (size_t)n * C, scale + n, zp + n, x + (size_t)n * C, lo[n], hi[n], C);
 }

@@ -6,8 +6,9 @@
 # so no other test sees it; it once made the image's inference 4.5x slower
 # than a native build (fmaf without FMA at compile time is a library call;
 # this check finds the three functions it was in).
-# Also checks that the portable build gives the engine kernels their AVX2 and
-# AVX-512 clones (target_clones, nn/op_fastmath.h).
+# Also checks that the portable build gives the engine kernels' loops their
+# AVX2 and AVX-512 clones (target_clones, nn/op_fastmath.h): GELU's and
+# LayerNorm's, which an AVX2 CPU runs (an AVX-512 one takes their intrinsics).
 set -u
 cd "$(dirname "$0")/../.."
 CC=${CC:-cc}
@@ -17,7 +18,7 @@ trap 'rm -rf "$T"' EXIT
 
 # the portable flags of the Makefile (PORTABLE=1), without dependency output
 flags=$(make -s --no-print-directory PORTABLE=1 print-cflags | sed 's/ -MMD//; s/ -MP//')
-kernels="engine/infer_kernels.c nn/op_gelu.c nn/op_layernorm.c nn/op_attention.c"
+kernels="engine/infer_kernels.c engine/infer_layernorm.c nn/op_gelu.c nn/op_layernorm.c nn/op_attention.c"
 LIBM='(fmaf|fma|expf|exp|erff|erf|erfcf|erfc|logf|log|tanhf|powf)'
 for src in $kernels; do
   obj=$T/$(basename "$src" .c).o
@@ -39,12 +40,15 @@ for src in $kernels; do
   fi
 done
 
-clones=$(nm "$T/infer_kernels.o" 2>/dev/null | grep -c 'el__gelu_vec\.arch_x86_64_v[34]')
-if [ "$(uname -m)" != x86_64 ]; then
-  echo "ok - # SKIP clones are built for x86-64 only (this is $(uname -m))"
-elif [ "$clones" = 2 ]; then
-  ok "portable el__gelu_vec has its x86-64-v3 and v4 clones"
-else
-  nok "portable el__gelu_vec has its x86-64-v3 and v4 clones (found $clones)"
-fi
+for pair in infer_kernels:gelu_loop infer_layernorm:layernorm_loop; do
+  obj=${pair%%:*} fn=${pair#*:}
+  clones=$(nm "$T/$obj.o" 2>/dev/null | grep -c "$fn\.arch_x86_64_v[34]")
+  if [ "$(uname -m)" != x86_64 ]; then
+    echo "ok - # SKIP clones are built for x86-64 only (this is $(uname -m))"
+  elif [ "$clones" = 2 ]; then
+    ok "portable $fn ($obj.c) has its x86-64-v3 and v4 clones"
+  else
+    nok "portable $fn ($obj.c) has its x86-64-v3 and v4 clones (found $clones)"
+  fi
+done
 exit $((fails > 0))

@@ -17,6 +17,7 @@
 #include "fileio.h"
 #include "infer_gemm.h"
 #include "model_internal.h"
+#include "quant.h"
 #include "safetensors.h"
 #include "../test.h"
 #include "checkpoint_util.h"
@@ -494,9 +495,13 @@ static void test_inference_layout(void) {
     el_model *q = NULL;
     el_load_options lo = {.dtype = EL_DTYPE_INT8};
     rc = el_model_load_opts(dir, &lo, &q, &err);
-    CHECK(!rc && is_layout(q->w.disc_dense.w, hf->w.disc_dense.w, H, H, want) &&
-              q->w.disc_dense.layout == want,
-          "an int8 model's fp32 head is in the same inference layout (%s)", rc ? err.msg : "ok");
+    const int E = c.embedding_size;
+    CHECK(!rc && is_layout(q->w.project.w, hf->w.project.w, H, E, want) &&
+              q->w.project.layout == want,
+          "an int8 model's fp32 projection is in the same inference layout (%s)",
+          rc ? err.msg : "ok");
+    CHECK(!rc && q->w.disc_dense.w == NULL && q->q->disc_dense != NULL,
+          "an int8 model's discriminator dense layer is int8, its fp32 weights released");
     if (!rc) rc = el__checkpoint_save(again, &q->cfg, &q->w, vocab, &err);
     CHECK(rc == EL_EINVAL && has(err.msg, "int8") && !path_exists(again),
           "saving an int8-loaded model (its fp32 dense weights released) is refused: %s", err.msg);

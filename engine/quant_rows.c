@@ -1,5 +1,6 @@
-/* el__quant_rows (quant.h) in AVX-512 intrinsics, for CPUs with the VNNI
- * kernel (quant_gemm.h). GCC's code for the plain loops of quant_act.c keeps
+/* The activation rows' codes (quant.h's el__quant_rows): quant_act.c's
+ * plain loops, or where the CPU has the VNNI kernel (quant_gemm.h) these
+ * AVX-512 intrinsics. GCC's code for the plain loops of quant_act.c keeps
  * the min/max reduction in memory and narrows each float to a byte one
  * vector at a time; here four vectors of accumulators, and 64 codes made at
  * once by two saturating packs (which are also the clamp to [0, 255]).
@@ -11,6 +12,7 @@
 #include <math.h>
 #include "lanes.h"
 #include "quant.h"
+#include "quant_gemm.h"
 
 #define TGT __attribute__((target("avx512f,avx512bw,fma")))
 
@@ -68,4 +70,15 @@ TGT void el__quant_rows_avx512(uint8_t *q, float *scale, int32_t *zp, const floa
       _mm512_mask_cvtusepi32_storeu_epi8(qr + c, m, _mm512_max_epi32(v, _mm512_setzero_si512()));
     }
   }
+}
+
+void el__quant_rows(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C) {
+  if (el__qgemm_isa() == EL__QGEMM_VNNI) el__quant_rows_avx512(q, scale, zp, x, N, C, NULL, NULL);
+  else el__quant_rows_ref(q, scale, zp, x, N, C);
+}
+
+void el__quant_rows_ranged(uint8_t *q, float *scale, int32_t *zp, const float *x, const float *lo,
+                           const float *hi, int N, int C) {
+  if (el__qgemm_isa() == EL__QGEMM_VNNI) el__quant_rows_avx512(q, scale, zp, x, N, C, lo, hi);
+  else el__quant_rows_ranged_ref(q, scale, zp, x, lo, hi, N, C);
 }
