@@ -149,11 +149,10 @@ static char *span_text(const char *text, size_t s, const edit *d, size_t e) {
 }
 
 /* The text of word i into out[EL__LWORD_MAX] (cut to fit). */
+/* Word i's text for a message; "?" for one too long to quote (as
+ * el__sent_texts). */
 static void word_at(const el__checker *c, int i, char *out) {
-  const el__word *w = &c->words.w[i];
-  size_t len = w->end - w->start < EL__LWORD_MAX ? w->end - w->start : EL__LWORD_MAX - 1;
-  memcpy(out, c->text + w->start, len);
-  out[len] = 0;
+  if (!el__word_text(c, i, out, EL__LWORD_MAX)) strcpy(out, "?");
 }
 
 /* Long because: the span is the union of the edits, and every replacement
