@@ -1,9 +1,12 @@
 /* One encoder layer with int8 dense layers: the steps of encoder.c's
  * encoder_layer (infer_internal.h has the layer's equations), each x W^T
  * becoming quantize rows -> int32 product -> dequantize (in the product's
- * kernel where it can, quant_gemm.h's el__qdeq) into the same fp32 buffer
- * the fp32 path fills, so attention and the fused epilogues of
- * infer_kernels.c are shared unchanged.
+ * kernel where it can, quant_gemm.h's el__qdeq, bias and GELU included) into
+ * the same fp32 buffer the fp32 path fills, so attention and the LayerNorm
+ * of infer_kernels.h are shared unchanged. A product whose output the next
+ * one reads (attention output -> FFN in -> FFN out -> the next layer's Q, K,
+ * V) quantizes its rows for it in the same task, into the other of the
+ * workspace's two activation slots, and hands them over (el__qws_ready).
  *
  * The three steps run per block of token rows, the blocks spread over the op
  * pool (nn/op_pool.h; why not oneDNN's OpenMP threads: quant.h). Every step
@@ -55,6 +58,29 @@ typedef struct qjob {
   int out_slot;              /* >= 0: out_0 after the epilogue quantized into this slot */
 } qjob;
 
+/* After a block's products: the LayerNorm when the job has one, and with an
+ * out_slot the codes of the block's output rows for the next product, while
+ * they are in cache (after a LayerNorm that found their ranges, the same
+ * floats, in one pass). */
+static void finish_rows(const qjob *j, float *o, int lo, int rows) {
+  if (j->out_slot < 0) {
+    if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
+    return;
+  }
+  float *sa;
+  int32_t *za, *acc;
+  uint8_t *qo = el__qws_act(j->ws, j->out_slot, &sa, &za, &acc);
+  qo += (size_t)lo * j->N[0], sa += lo, za += lo;
+  if (j->epi == EPI_LAYERNORM && el__layernorm_ranges()) {
+    float rlo[MAX_TASK_ROWS], rhi[MAX_TASK_ROWS];
+    el__bias_layernorm_range(o, j->b, j->g, j->beta, rows, j->N[0], j->eps, rlo, rhi);
+    el__quant_rows_ranged(qo, sa, za, o, rlo, rhi, rows, j->N[0]);
+    return;
+  }
+  if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
+  el__quant_rows(qo, sa, za, o, rows, j->N[0]);
+}
+
 static void qjob_task(void *ctx, int task, int worker) {
   const qjob *j = ctx;
   const int lo = task * j->rows, rows = j->M - lo < j->rows ? j->M - lo : j->rows;
@@ -70,23 +96,7 @@ static void qjob_task(void *ctx, int task, int worker) {
                           za, el__qdense_colsum(j->d[i]), j->accumulate, j->gelu};
     el__qdense_run(j->d[i], j->ws, worker, a, acc_i, rows, &deq);
   }
-  float *o = j->out[0] + (size_t)lo * j->N[0];
-  if (j->out_slot < 0) {
-    if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
-    return;
-  }
-  /* the next product's codes, while these rows are in cache; after a
-   * LayerNorm that found their ranges (the same floats), in one pass */
-  uint8_t *qo = el__qws_act(j->ws, j->out_slot, &sa, &za, &acc);
-  qo += (size_t)lo * j->N[0], sa += lo, za += lo;
-  if (j->epi == EPI_LAYERNORM && el__layernorm_ranges()) {
-    float rlo[MAX_TASK_ROWS], rhi[MAX_TASK_ROWS];
-    el__bias_layernorm_range(o, j->b, j->g, j->beta, rows, j->N[0], j->eps, rlo, rhi);
-    el__quant_rows_ranged(qo, sa, za, o, rlo, rhi, rows, j->N[0]);
-    return;
-  }
-  if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
-  el__quant_rows(qo, sa, za, o, rows, j->N[0]);
+  finish_rows(j, j->out[0] + (size_t)lo * j->N[0], lo, rows);
 }
 
 /* ---- few rows (a sentence or two): the columns shared out instead ----
