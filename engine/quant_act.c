@@ -9,6 +9,18 @@
 #include "quant.h"
 #include "quant_gemm.h"
 
+/* o + p x: one fused multiply-add where the target has FMA, as the VNNI
+ * kernel's epilogue (quant_gemm.c) and the AVX-512 activation codes
+ * (quant_rows.c) compute it, so they give the same bits whatever the
+ * compiler would contract (a SANITIZE or PORTABLE build has no FMA). */
+static inline float add_product(float o, float p, float x) {
+#ifdef __FMA__
+  return fmaf(p, x, o);
+#else
+  return o + p * x;
+#endif
+}
+
 /* One row's codes, scale and zero point from its range lo = min(0, row),
  * hi = max(0, row) (holding 0, so z is in [0, 255]). */
 static void codes_ref(uint8_t *qr, float *scale, int32_t *zp, const float *row, float lo, float hi,
@@ -22,7 +34,7 @@ static void codes_ref(uint8_t *qr, float *scale, int32_t *zp, const float *row, 
    * clamp only catches rounding at the ends of the range */
 #pragma omp simd
   for (int c = 0; c < C; c++) {
-    float v = row[c] * inv + z + 0.5f;
+    float v = add_product(z, row[c], inv) + 0.5f;
     v = v < 0.0f ? 0.0f : v;
     v = v > 255.0f ? 255.0f : v;
     qr[c] = (uint8_t)(int)v;
@@ -66,17 +78,6 @@ void el__quant_weights(int8_t *q, float *scale, int32_t *colsum, const float *w,
     scale[n] = s;
     if (colsum) colsum[n] = sum;
   }
-}
-
-/* o + p x: one fused multiply-add where the target has FMA, as the VNNI
- * kernel's epilogue computes it (quant_gemm.c), so both give the same bits
- * whatever the compiler would contract. */
-static inline float add_product(float o, float p, float x) {
-#ifdef __FMA__
-  return fmaf(p, x, o);
-#else
-  return o + p * x;
-#endif
 }
 
 void el__dequant(float *out, const int32_t *acc, const float *sa, const int32_t *za,

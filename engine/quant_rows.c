@@ -5,8 +5,8 @@
  * vector at a time; here four vectors of accumulators, and 64 codes made at
  * once by two saturating packs (which are also the clamp to [0, 255]).
  * The codes, scales and zero points are the loop's: same operations in the
- * same order (x inv + z as one fused multiply-add, as the loop compiles
- * where the target has FMA, then + 0.5 and truncation);
+ * same order (x inv + z as the loop's add_product, then + 0.5 and
+ * truncation);
  * tests/unit/test_engine_quant.c compares the two. */
 #include <immintrin.h>
 #include <math.h>
@@ -34,9 +34,16 @@ TGT static void row_range(const float *row, int C, float *lo_out, float *hi_out)
   *hi_out = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_max_ps(hi[0], hi[1]), _mm512_max_ps(hi[2], hi[3])));
 }
 
-/* trunc(x inv + z + 0.5) as int32 lanes; below 0 or above 255 only by rounding */
+/* trunc(x inv + z + 0.5) as int32 lanes; below 0 or above 255 only by
+ * rounding. x inv + z as quant_act.c's add_product computes it in this
+ * build: one multiply-add where the build targets FMA, else two steps. */
 TGT static __m512i code32(__m512 x, __m512 inv, __m512 z) {
-  return _mm512_cvttps_epi32(_mm512_add_ps(_mm512_fmadd_ps(x, inv, z), _mm512_set1_ps(0.5f)));
+#ifdef __FMA__
+  const __m512 v = _mm512_fmadd_ps(x, inv, z);
+#else
+  const __m512 v = _mm512_add_ps(_mm512_mul_ps(x, inv), z);
+#endif
+  return _mm512_cvttps_epi32(_mm512_add_ps(v, _mm512_set1_ps(0.5f)));
 }
 
 TGT void el__quant_rows_avx512(uint8_t *q, float *scale, int32_t *zp, const float *x, int N, int C,
