@@ -15,7 +15,12 @@
 #include "lanes.h"
 #include "op_fastmath_avx512.h"
 
-#define QKC 512   /* most k per block: a panel's block is then 16 KiB */
+/* Most k per block: a panel's block is then 32 KiB. 1,024 (not 512) makes the
+ * FFN's second product of ELECTRA-Small one block, dequantized from the tile
+ * in L1 instead of the int32 buffer: int8 batch 32 145.0 -> 141.3 ms (Zen 4,
+ * alternating 12 rounds), the large shape's batch 32 2-6 % faster, the AVX2
+ * kernel unchanged within noise. */
+#define QKC 1024
 #define QROW 128  /* bytes of one group of 4 k in a panel: 32 columns x 4 codes */
 
 static int min_int(int a, int b) { return a < b ? a : b; }

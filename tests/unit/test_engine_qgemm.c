@@ -6,7 +6,7 @@
  * {1,3,4,5,64,130,768,3072}: partial panels and tiles, K not a multiple of
  * 4 (the activations get a buffer of exactly M x K bytes, so a sanitizer
  * build sees any read past a row's end), K over one block
- * of k (512), codes at the extremes (a = 255 against rows of +63 and of -63:
+ * of k (1,024), codes at the extremes (a = 255 against rows of +63 and of -63:
  * the AVX2 int16 pair sums must not saturate). Also: nothing past acc
  * [M,N] is written and what acc held before does not leak in; the packed
  * layout and its zero padding; a layer on the engine's kernel counts only
