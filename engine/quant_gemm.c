@@ -125,25 +125,30 @@ __attribute__((target("avx512f,avx512bw,avx512vnni"), noinline)) static void sto
   const __m512i cs0 = _mm512_maskz_loadu_epi32(m0, deq->cs + col), cs1 = _mm512_maskz_loadu_epi32(m1, deq->cs + col + 16);
   const __m512 b0 = deq->bias ? _mm512_maskz_loadu_ps(m0, deq->bias + col) : _mm512_setzero_ps();
   const __m512 b1 = deq->bias ? _mm512_maskz_loadu_ps(m1, deq->bias + col + 16) : _mm512_setzero_ps();
+  /* read once: the stores below could alias *deq as far as the compiler knows */
+  const float *sa = deq->sa + r0;
+  const int32_t *za = deq->za + r0;
+  float *out = deq->out + (size_t)r0 * ldo + col;
+  const int accumulate = deq->accumulate, bias = deq->bias != NULL, gelu = deq->gelu;
 #pragma GCC unroll 12
   for (int r = 0; r < m; r++) {
     const __m512i c0 = _mm512_maskz_loadu_epi32(m0, C + r * ldc), c1 = _mm512_maskz_loadu_epi32(m1, C + r * ldc + 16);
-    const __m512 s = _mm512_set1_ps(deq->sa[r0 + r]);
-    const __m512i z = _mm512_set1_epi32(deq->za[r0 + r]);
-    float *o = deq->out + (size_t)(r0 + r) * ldo + col;
+    const __m512 s = _mm512_set1_ps(sa[r]);
+    const __m512i z = _mm512_set1_epi32(za[r]);
+    float *o = out + (size_t)r * ldo;
     /* (sa sw) (float)(acc - za cs), as el__dequant evaluates it */
     const __m512 x0 = _mm512_cvtepi32_ps(_mm512_sub_epi32(c0, _mm512_mullo_epi32(z, cs0)));
     const __m512 x1 = _mm512_cvtepi32_ps(_mm512_sub_epi32(c1, _mm512_mullo_epi32(z, cs1)));
     __m512 v0, v1;
-    if (deq->accumulate) { /* o + (sa sw) x, as add_product says */
+    if (accumulate) { /* o + (sa sw) x, as add_product says */
       v0 = add_product(_mm512_maskz_loadu_ps(m0, o), s, sw0, x0);
       v1 = add_product(_mm512_maskz_loadu_ps(m1, o + 16), s, sw1, x1);
     } else {
       v0 = _mm512_mul_ps(_mm512_mul_ps(s, sw0), x0);
       v1 = _mm512_mul_ps(_mm512_mul_ps(s, sw1), x1);
     }
-    if (deq->bias) v0 = _mm512_add_ps(v0, b0), v1 = _mm512_add_ps(v1, b1);
-    if (deq->gelu) v0 = el__gelu512(v0), v1 = el__gelu512(v1);
+    if (bias) v0 = _mm512_add_ps(v0, b0), v1 = _mm512_add_ps(v1, b1);
+    if (gelu) v0 = el__gelu512(v0), v1 = el__gelu512(v1);
     _mm512_mask_storeu_ps(o, m0, v0);
     _mm512_mask_storeu_ps(o + 16, m1, v1);
   }
