@@ -74,6 +74,33 @@ static void softmax_unnormalised(float *S, float *inv, int rows, int L) {
   }
 }
 
+/* The bf16 path's softmax: as softmax_unnormalised, with the exponentials
+ * written straight into bf16 rows P (ld elements apart, a zero after an odd
+ * L, as el__bf16_rows pads) for the P V product instead of stored as floats
+ * and rounded in a pass of their own; the sums are of the floats, as there. */
+__attribute__((target("avx512f,avx512bw,avx512bf16"))) static void softmax_bf16(
+    const float *S, float *inv, uint16_t *P, size_t ld, int rows, int L) {
+  for (int i = 0; i < rows; i++) {
+    const float *row = S + (size_t)i * L;
+    uint16_t *p = P + (size_t)i * ld;
+    __m512 mx = _mm512_set1_ps(row[0]);
+    for (int j = 0; j < L; j += 16) {
+      const __mmask16 m = el__first_lanes(L - j);
+      mx = _mm512_mask_max_ps(mx, m, mx, _mm512_maskz_loadu_ps(m, row + j));
+    }
+    const __m512 top = _mm512_set1_ps(_mm512_reduce_max_ps(mx));
+    __m512 sum = _mm512_setzero_ps();
+    for (int j = 0; j < L; j += 16) {
+      const __mmask16 m = el__first_lanes(L - j);
+      const __m512 e = _mm512_maskz_mov_ps(m, el__exp512(_mm512_sub_ps(_mm512_maskz_loadu_ps(m, row + j), top)));
+      sum = _mm512_add_ps(sum, e);
+      _mm256_mask_storeu_epi16(p + j, m, (__m256i)_mm512_cvtneps_pbh(e));
+    }
+    if (L % 2) p[L] = 0;
+    inv[i] = 1.0f / _mm512_reduce_add_ps(sum);
+  }
+}
+
 /* One sequence of L tokens from token t0 on. */
 typedef struct att_job {
   float *ctx;
@@ -220,15 +247,17 @@ static void att_block(const att_job *j, size_t off, const head_pack *hp, int pac
     if (packed && j->dist) relpos_packed(j, hp, qs, i0, n, S, G);
     else el__relpos_scores(S, L, qs, H, i0, n, L, dh, j->rel, j->scale, G);
   }
-  softmax_unnormalised(S, inv, n, L);
   if (rows) {
-    el__bf16_rows(rows, lp, S, (size_t)L, n, L);
+    softmax_bf16(S, inv, rows, lp, n, L);
     el__bgemm(n, dh, L, rows, lp, hp->bv, cs, (size_t)H, 0);
-  } else if (packed)
-    el__gemm_packed(el__gemm_isa(), n, dh, L, S, (size_t)L, hp->v, dh, 0, hp->zeros, cs, (size_t)H);
-  else
-    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dh, L, 1.0f, S, L, j->v + off, H,
-                0.0f, cs, H);
+  } else {
+    softmax_unnormalised(S, inv, n, L);
+    if (packed)
+      el__gemm_packed(el__gemm_isa(), n, dh, L, S, (size_t)L, hp->v, dh, 0, hp->zeros, cs, (size_t)H);
+    else
+      cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, dh, L, 1.0f, S, L, j->v + off, H,
+                  0.0f, cs, H);
+  }
   for (int i = 0; i < n; i++) {
     float *row = cs + (size_t)i * H;
     const float w = inv[i];
