@@ -78,7 +78,7 @@ static void softmax_unnormalised(float *S, float *inv, int rows, int L) {
  * written straight into bf16 rows P (ld elements apart, a zero after an odd
  * L, as el__bf16_rows pads) for the P V product instead of stored as floats
  * and rounded in a pass of their own; the sums are of the floats, as there. */
-__attribute__((target("avx512f,avx512bw,avx512bf16"))) static void softmax_bf16(
+__attribute__((target("avx512f,avx512bw,avx512vl,avx512bf16"))) static void softmax_bf16(
     const float *S, float *inv, uint16_t *P, size_t ld, int rows, int L) {
   for (int i = 0; i < rows; i++) {
     const float *row = S + (size_t)i * L;
