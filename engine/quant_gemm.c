@@ -15,12 +15,16 @@
 #include "lanes.h"
 #include "op_fastmath_avx512.h"
 
-/* Most k per block: a panel's block is then 32 KiB. 1,024 (not 512) makes the
- * FFN's second product of ELECTRA-Small one block, dequantized from the tile
- * in L1 instead of the int32 buffer: int8 batch 32 145.0 -> 141.3 ms (Zen 4,
- * alternating 12 rounds), the large shape's batch 32 2-6 % faster, the AVX2
- * kernel unchanged within noise. */
-#define QKC 1024
+/* Most k per block. A product of one block is dequantized from the tile in
+ * L1 instead of the int32 buffer. AVX2: 1,024 (a panel's block 32 KiB; 1,024
+ * rather than 512 makes ELECTRA-Small's FFN-out product one block: int8
+ * batch 32 145.0 -> 141.3 ms on the VNNI kernel, Zen 4, alternating 12
+ * rounds; the AVX2 kernel unchanged within noise). VNNI: 4,096 (a block of
+ * 128 KiB streams from L2 at a fraction of its rate), so the large shape's
+ * FFN-out product is one block too: its batch 1 45.0 -> 42.9 ms, best of 5
+ * alternating rounds. */
+#define QKC_AVX2 1024
+#define QKC_VNNI 4096
 #define QROW 128  /* bytes of one group of 4 k in a panel: 32 columns x 4 codes */
 
 static int min_int(int a, int b) { return a < b ? a : b; }
@@ -325,7 +329,8 @@ __attribute__((target("avx2"))) static void rows_avx2(int M, kblock kb, const ui
 static void product(el__qgemm_isa_t isa, int M, int N, int K, const uint8_t *a, const int8_t *W,
                     int32_t *acc, const el__qdeq *deq, int n0, int n1) {
   const size_t Kp = (size_t)round_up(K, 4), lda = (size_t)K, ldc = (size_t)N;
-  const int blocks = (K + QKC - 1) / QKC, kc = round_up((K + blocks - 1) / blocks, 4);
+  const int most = isa == EL__QGEMM_VNNI ? QKC_VNNI : QKC_AVX2;
+  const int blocks = (K + most - 1) / most, kc = round_up((K + blocks - 1) / blocks, 4);
   for (int j = n0; j < n1; j += EL_QGEMM_NR) {
     const int cols = min_int(EL_QGEMM_NR, n1 - j);
     const int8_t *panel = W + (size_t)j * Kp;

@@ -3,10 +3,10 @@
  * reported as skipped, never run) and for oneDNN's (where the build has
  * it), acc = a x Wq^T equals a naive integer product bit for bit on every
  * shape of M {1,2,3,7,16,33,129} x N {1,15,16,17,33,64,100,768} x K
- * {1,3,4,5,64,130,768,3072}: partial panels and tiles, K not a multiple of
+ * {1,3,4,5,64,130,768,3072,4100}: partial panels and tiles, K not a multiple of
  * 4 (the activations get a buffer of exactly M x K bytes, so a sanitizer
  * build sees any read past a row's end), K over one block
- * of k (1,024), codes at the extremes (a = 255 against rows of +63 and of -63:
+ * of k (1,024 on AVX2, 4,096 on VNNI), codes at the extremes (a = 255 against rows of +63 and of -63:
  * the AVX2 int16 pair sums must not saturate). Also: nothing past acc
  * [M,N] is written and what acc held before does not leak in; the packed
  * layout and its zero padding; a layer on the engine's kernel counts only
@@ -22,7 +22,7 @@
 
 static const int Ms[] = {1, 2, 3, 7, 16, 33, 129};
 static const int Ns[] = {1, 15, 16, 17, 33, 64, 100, 768};
-static const int Ks[] = {1, 3, 4, 5, 64, 130, 768, 3072};
+static const int Ks[] = {1, 3, 4, 5, 64, 130, 768, 3072, 4100};
 #define NM (int)(sizeof Ms / sizeof *Ms)
 #define MAXM 129
 #define GUARD 16
@@ -179,8 +179,9 @@ static void test_products(void) {
   for (size_t b = 0; b < sizeof Ns / sizeof *Ns; b++)
     for (size_t c = 0; c < sizeof Ks / sizeof *Ks; c++) one_shape(ks, nk, Ns[b], Ks[c]);
   for (int i = 0; i < nk; i++) {
-    CHECK(ks[i].shapes == 448 && ks[i].wrong == 0,
-          "%s: %ld shapes (M 1..129, N 1..768, K 1..3072, codes 255 x +-63) equal the naive "
+    const long all = (long)NM * (long)(sizeof Ns / sizeof *Ns) * (long)(sizeof Ks / sizeof *Ks);
+    CHECK(ks[i].shapes == all && ks[i].wrong == 0,
+          "%s: %ld shapes (M 1..129, N 1..768, K 1..4100, codes 255 x +-63) equal the naive "
           "integer product bit for bit (%ld elements wrong)", ks[i].name, ks[i].shapes,
           ks[i].wrong);
     CHECK(ks[i].spill == 0, "%s: nothing written past acc [M,N] (%ld guards overwritten)",
