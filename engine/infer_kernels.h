@@ -27,11 +27,10 @@ void el__gelu_vec(float *out, const float *in, size_t n);
  * holds residual + product, b is the product's bias. */
 void el__bias_layernorm(float *x, const float *b, const float *g, const float *beta, int N, int C,
                         float eps);
-/* Whether el__bias_layernorm_range runs here (AVX-512 CPUs, infer_layernorm.c). */
-int el__layernorm_ranges(void);
 /* el__bias_layernorm (the same floats), also setting lo[r] = min(0, row r)
  * and hi[r] = max(0, row r) of the result: the range quant.h's activation
- * rows need. Only where el__layernorm_ranges(). */
+ * rows need (found in the normalising pass on AVX-512 CPUs, in a pass of
+ * its own elsewhere). */
 void el__bias_layernorm_range(float *x, const float *b, const float *g, const float *beta, int N,
                               int C, float eps, float *lo, float *hi);
 

@@ -109,15 +109,25 @@ TGT static void layernorm_avx512(float *x, const float *b, const float *g, const
   }
 }
 
-int el__layernorm_ranges(void) { return el__gemm_isa() == EL__GEMM_AVX512; }
+static int use_avx512(void) { return el__gemm_isa() == EL__GEMM_AVX512; }
 
 void el__bias_layernorm(float *x, const float *b, const float *g, const float *beta, int N, int C,
                         float eps) {
-  if (el__layernorm_ranges()) layernorm_avx512(x, b, g, beta, N, C, eps, NULL, NULL);
+  if (use_avx512()) layernorm_avx512(x, b, g, beta, N, C, eps, NULL, NULL);
   else layernorm_loop(x, b, g, beta, N, C, eps);
 }
 
 void el__bias_layernorm_range(float *x, const float *b, const float *g, const float *beta, int N,
                               int C, float eps, float *lo, float *hi) {
-  layernorm_avx512(x, b, g, beta, N, C, eps, lo, hi);
+  if (use_avx512()) {
+    layernorm_avx512(x, b, g, beta, N, C, eps, lo, hi);
+    return;
+  }
+  layernorm_loop(x, b, g, beta, N, C, eps); /* then the ranges in a pass of their own */
+  for (int r = 0; r < N; r++) {
+    const float *row = x + (size_t)r * C;
+    float l = 0.0f, h = 0.0f;
+    for (int c = 0; c < C; c++) l = row[c] < l ? row[c] : l, h = row[c] > h ? row[c] : h;
+    lo[r] = l, hi[r] = h;
+  }
 }

@@ -63,22 +63,17 @@ typedef struct qjob {
  * they are in cache (after a LayerNorm that found their ranges, the same
  * floats, in one pass). */
 static void finish_rows(const qjob *j, float *o, int lo, int rows) {
-  if (j->out_slot < 0) {
-    if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
-    return;
-  }
+  const int N = j->N[0], ranged = j->out_slot >= 0 && j->epi == EPI_LAYERNORM;
+  float rlo[MAX_TASK_ROWS], rhi[MAX_TASK_ROWS];
+  if (ranged) el__bias_layernorm_range(o, j->b, j->g, j->beta, rows, N, j->eps, rlo, rhi);
+  else if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, N, j->eps);
+  if (j->out_slot < 0) return;
   float *sa;
   int32_t *za, *acc;
   uint8_t *qo = el__qws_act(j->ws, j->out_slot, &sa, &za, &acc);
-  qo += (size_t)lo * j->N[0], sa += lo, za += lo;
-  if (j->epi == EPI_LAYERNORM && el__layernorm_ranges()) {
-    float rlo[MAX_TASK_ROWS], rhi[MAX_TASK_ROWS];
-    el__bias_layernorm_range(o, j->b, j->g, j->beta, rows, j->N[0], j->eps, rlo, rhi);
-    el__quant_rows_ranged(qo, sa, za, o, rlo, rhi, rows, j->N[0]);
-    return;
-  }
-  if (j->epi == EPI_LAYERNORM) el__bias_layernorm(o, j->b, j->g, j->beta, rows, j->N[0], j->eps);
-  el__quant_rows(qo, sa, za, o, rows, j->N[0]);
+  qo += (size_t)lo * N, sa += lo, za += lo;
+  if (ranged) el__quant_rows_ranged(qo, sa, za, o, rlo, rhi, rows, N);
+  else el__quant_rows(qo, sa, za, o, rows, N);
 }
 
 static void qjob_task(void *ctx, int task, int worker) {

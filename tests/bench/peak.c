@@ -33,14 +33,19 @@ static double now(void) {
   return t.tv_sec + t.tv_nsec * 1e-9;
 }
 
-/* Each body returns the operations of `iters` iterations of its chains. */
+/* The timed part of every body: `iters` rounds of `step` on each of the
+ * CHAINS accumulators a[i] (independent, so the core can issue them back to
+ * back). Each body returns the operations of its rounds. */
+#define RUN_CHAINS(a, step)                                       \
+  for (long n = 0; n < iters; n++) {                              \
+    _Pragma("GCC unroll 12") for (int i = 0; i < CHAINS; i++) a[i] = step; \
+  }
+
 __attribute__((target("avx512f"))) static long fma512(long iters, float *sink) {
   __m512 a[CHAINS];
   const __m512 b = _mm512_set1_ps(0.999999f), c = _mm512_set1_ps(1e-6f);
   for (int i = 0; i < CHAINS; i++) a[i] = _mm512_set1_ps((float)i);
-  for (long n = 0; n < iters; n++)
-#pragma GCC unroll 12
-    for (int i = 0; i < CHAINS; i++) a[i] = _mm512_fmadd_ps(a[i], b, c);
+  RUN_CHAINS(a, _mm512_fmadd_ps(a[i], b, c));
   for (int i = 0; i < CHAINS; i++) *sink += _mm512_reduce_add_ps(a[i]);
   return iters * CHAINS * 16 * 2;
 }
@@ -49,9 +54,7 @@ __attribute__((target("avx2,fma"))) static long fma256(long iters, float *sink) 
   __m256 a[CHAINS];
   const __m256 b = _mm256_set1_ps(0.999999f), c = _mm256_set1_ps(1e-6f);
   for (int i = 0; i < CHAINS; i++) a[i] = _mm256_set1_ps((float)i);
-  for (long n = 0; n < iters; n++)
-#pragma GCC unroll 12
-    for (int i = 0; i < CHAINS; i++) a[i] = _mm256_fmadd_ps(a[i], b, c);
+  RUN_CHAINS(a, _mm256_fmadd_ps(a[i], b, c));
   float out[8];
   for (int i = 0; i < CHAINS; i++) {
     _mm256_storeu_ps(out, a[i]);
@@ -64,9 +67,7 @@ __attribute__((target("avx512f,avx512bf16"))) static long bf16dot(long iters, fl
   __m512 a[CHAINS];
   const __m512bh b = (__m512bh)_mm512_set1_epi16(0x3f80); /* bf16 1.0 */
   for (int i = 0; i < CHAINS; i++) a[i] = _mm512_set1_ps((float)i);
-  for (long n = 0; n < iters; n++)
-#pragma GCC unroll 12
-    for (int i = 0; i < CHAINS; i++) a[i] = _mm512_dpbf16_ps(a[i], b, b);
+  RUN_CHAINS(a, _mm512_dpbf16_ps(a[i], b, b));
   for (int i = 0; i < CHAINS; i++) *sink += _mm512_reduce_add_ps(a[i]);
   return iters * CHAINS * 32 * 2;
 }
@@ -75,9 +76,7 @@ __attribute__((target("avx512f,avx512vnni"))) static long vnni(long iters, float
   __m512i a[CHAINS];
   const __m512i b = _mm512_set1_epi8(3), c = _mm512_set1_epi8(5);
   for (int i = 0; i < CHAINS; i++) a[i] = _mm512_set1_epi32(i);
-  for (long n = 0; n < iters; n++)
-#pragma GCC unroll 12
-    for (int i = 0; i < CHAINS; i++) a[i] = _mm512_dpbusd_epi32(a[i], b, c);
+  RUN_CHAINS(a, _mm512_dpbusd_epi32(a[i], b, c));
   for (int i = 0; i < CHAINS; i++) *sink += (float)_mm512_reduce_add_epi32(a[i]);
   return iters * CHAINS * 64 * 2;
 }

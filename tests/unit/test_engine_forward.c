@@ -127,11 +127,10 @@ static void bf16_attention(float *ctx, const float *ref, const float *q, const f
         "and not equal to it (%.3g)", rel ? "relative-key " : "", H, nh, d);
 }
 
-
 /* el__bias_layernorm over widths with and without AVX-512 tails (37, 1030)
- * and the model's (256, 1024) against the naive op; where it runs,
+ * and the model's (256, 1024) against the naive op;
  * el__bias_layernorm_range gives the same floats bit for bit and each row's
- * exact min(0, row) / max(0, row). */
+ * exact min(0, row) / max(0, row) (under ELECTRA_GEMM=avx2: its loop). */
 static void layernorm_widths(void) {
   const int widths[] = {37, 256, 1024, 1030}, R = 5;
   for (int wi = 0; wi < 4; wi++) {
@@ -148,20 +147,18 @@ static void layernorm_widths(void) {
     el__layernorm_forward_naive(r, NULL, NULL, r, g, be, R, C, 1e-12f);
     CHECK(max_abs_diff(y, r, (size_t)R * C) <= 1e-5, "LayerNorm of width %d matches naive (%.3g)", C,
           max_abs_diff(y, r, (size_t)R * C));
-    if (el__layernorm_ranges()) {
-      float lo[5], hi[5];
-      int bad = 0;
-      memcpy(z, x, sizeof(float) * R * C);
-      el__bias_layernorm_range(z, b, g, be, R, C, 1e-12f, lo, hi);
-      for (int rr = 0; rr < R; rr++) {
-        float l = 0.0f, h = 0.0f;
-        for (int c = 0; c < C; c++) l = fminf(l, z[rr * C + c]), h = fmaxf(h, z[rr * C + c]);
-        bad += l != lo[rr] || h != hi[rr];
-      }
-      CHECK(!memcmp(y, z, sizeof(float) * R * C) && bad == 0,
-            "LayerNorm of width %d with ranges: the same floats, each row's range exact (%d rows off)",
-            C, bad);
+    float lo[5], hi[5];
+    int bad = 0;
+    memcpy(z, x, sizeof(float) * R * C);
+    el__bias_layernorm_range(z, b, g, be, R, C, 1e-12f, lo, hi);
+    for (int rr = 0; rr < R; rr++) {
+      float l = 0.0f, h = 0.0f;
+      for (int c = 0; c < C; c++) l = fminf(l, z[rr * C + c]), h = fmaxf(h, z[rr * C + c]);
+      bad += l != lo[rr] || h != hi[rr];
     }
+    CHECK(!memcmp(y, z, sizeof(float) * R * C) && bad == 0,
+          "LayerNorm of width %d with ranges: the same floats, each row's range exact (%d rows off)",
+          C, bad);
     free(x), free(y), free(z), free(r), free(b), free(g), free(be);
   }
 }
