@@ -21,7 +21,7 @@
  * batch 32 145.0 -> 141.3 ms on the VNNI kernel, Zen 4, alternating 12
  * rounds; the AVX2 kernel unchanged within noise). VNNI: 4,096 (a block of
  * 128 KiB streams from L2 at a fraction of its rate), so the large shape's
- * FFN-out product is one block too: its batch 1 45.0 -> 42.9 ms, best of 5
+ * FFN-out product is one block too: its batch 1 44.8 -> 42.9 ms, best of 5
  * alternating rounds. */
 #define QKC_AVX2 1024
 #define QKC_VNNI 4096
